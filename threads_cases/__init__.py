@@ -1,0 +1,40 @@
+"""threads-cases: save agent turns as cases and replay them against several implementations.
+
+The public API (spec/ holds the normative text):
+
+* :func:`reduce`, :func:`read_log`, :func:`validate_log`, :func:`encode_log` - thread logs
+  (spec/thread-log.md, spec/reducer.md);
+* :func:`canonical_line`, :func:`canonical_document`, :func:`parse_json` - strict and
+  canonical JSON (spec/strict-json.md);
+* :func:`get_dialect` - per-language spellings (spec/dialects.md);
+* :class:`CaseError` - every refusal, with a reason code (spec/reason-codes.md).
+"""
+
+from __future__ import annotations
+
+from .dialects import Dialect, dialect_names, get_dialect
+from .errors import CaseError, Problem
+from .log import encode_log, read_log, reduce, validate_log
+from .reducer import Reducer, initial_state
+from .strictjson import canonical_document, canonical_line
+from .strictjson import parse as parse_json
+
+__version__ = "0.1.0"
+
+__all__ = [
+    "CaseError",
+    "Dialect",
+    "Problem",
+    "Reducer",
+    "__version__",
+    "canonical_document",
+    "canonical_line",
+    "dialect_names",
+    "encode_log",
+    "get_dialect",
+    "initial_state",
+    "parse_json",
+    "read_log",
+    "reduce",
+    "validate_log",
+]

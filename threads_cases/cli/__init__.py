@@ -1,0 +1,13 @@
+"""The ``threads-cases`` command line: a thin layer over the library API.
+
+Each command module registers its commands on :data:`app`; :func:`main` runs it and turns a
+:class:`~threads_cases.errors.CaseError` into ``error[code]: location: message`` plus a hint on
+stderr and the exit status of the code, never a traceback.
+"""
+
+from __future__ import annotations
+
+from . import log_commands as _log_commands  # noqa: F401 - registers commands
+from .app import app, main
+
+__all__ = ["app", "main"]

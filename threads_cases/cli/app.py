@@ -1,0 +1,85 @@
+"""The typer application, error rendering and output helpers shared by the commands."""
+
+from __future__ import annotations
+
+import os
+import sys
+from typing import Any
+
+import typer
+from rich.console import Console
+
+from .. import __version__
+from ..errors import CaseError
+from ..strictjson import canonical_document
+
+app = typer.Typer(
+    name="threads-cases",
+    help="Save agent turns as cases, replay them, and check implementations against the spec.",
+    no_args_is_help=True,
+    add_completion=False,
+    pretty_exceptions_enable=False,
+    rich_markup_mode=None,
+)
+
+stdout = Console(highlight=False, soft_wrap=True)
+stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+def _version(value: bool) -> None:
+    if value:
+        typer.echo(f"threads-cases {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def _root(
+    version: bool = typer.Option(
+        False, "--version", callback=_version, is_eager=True, help="Print the version and exit."
+    ),
+) -> None:
+    """threads-cases: keep agents honest with saved, replayable cases."""
+
+
+def render_error(err: CaseError) -> None:
+    """Print ``error[code]: location: message`` and ``  hint: ...`` on stderr."""
+    print(err.render(), file=sys.stderr)
+    if err.hint:
+        print(f"  hint: {err.hint}", file=sys.stderr)
+
+
+def fail(err: CaseError) -> typer.Exit:
+    render_error(err)
+    return typer.Exit(err.exit_status)
+
+
+def print_json(value: Any) -> None:
+    """Write a value to stdout as a canonical JSON document."""
+    sys.stdout.buffer.write(canonical_document(value))
+    sys.stdout.flush()
+
+
+def wants_json(fmt: str | None) -> bool:
+    """JSON when asked, or when stdout is not a terminal and no format was given."""
+    if fmt is None:
+        return not sys.stdout.isatty()
+    return fmt == "json"
+
+
+def main() -> None:
+    """Console-script entry point."""
+    try:
+        app()
+    except CaseError as err:
+        render_error(err)
+        sys.exit(err.exit_status)
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        sys.exit(130)
+    except Exception as exc:  # never a traceback for the user
+        if os.environ.get("THREADS_CASES_DEBUG"):
+            raise
+        print(f"error[internal_error]: {type(exc).__name__}: {exc}", file=sys.stderr)
+        print("  hint: this is a bug in threads-cases; rerun with THREADS_CASES_DEBUG=1 "
+              "for a traceback and report it", file=sys.stderr)
+        sys.exit(1)

@@ -1,0 +1,133 @@
+"""The one error type of threads-cases, carrying a stable reason code and a location.
+
+Every refusal and failure the library raises is a :class:`CaseError`. Reason codes are
+listed in ``spec/reason-codes.md``; the CLI renders an error as::
+
+    error[log_invalid]: path/to/log.jsonl:12: /data/tool_use_id: tool_result with no call
+      hint: every tool_result must answer a tool_called event earlier in the same turn
+
+and exits with the status the spec assigns to the code (see :data:`EXIT_STATUS`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+#: Reason codes of the spec (spec/reason-codes.md) with the hint printed under each error.
+REASON_HINTS: dict[str, str] = {
+    "log_invalid": "the log must follow spec/thread-log.md; run `threads-cases validate LOG`",
+    "json_invalid": "the file must be strict JSON as described in spec/strict-json.md",
+    "unsafe_value": "use values that survive every language: finite numbers, "
+    "integers within +-(2^53-1), string keys",
+    "invalid_request": "check the command's arguments with --help",
+    "dialect_unknown": "use one of the dialects under spec/dialects/",
+    "io_error": "check that the path exists and is readable",
+}
+
+#: Exit status per reason code; anything not listed exits 1.
+EXIT_STATUS: dict[str, int] = {
+    "invalid_request": 2,
+    "dialect_unknown": 2,
+}
+
+
+@dataclass(frozen=True)
+class Location:
+    """Where a problem is: a file (or ``None``), a 1-based line (or ``None``) and a JSON pointer."""
+
+    file: str | None = None
+    line: int | None = None
+    pointer: str | None = None
+
+    def render(self) -> str:
+        parts: list[str] = []
+        if self.file is not None:
+            parts.append(self.file if self.line is None else f"{self.file}:{self.line}")
+        elif self.line is not None:
+            parts.append(f"line {self.line}")
+        if self.pointer is not None:
+            parts.append(self.pointer or "/")
+        return ": ".join(parts)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One problem found: ``{code, message, file, line, pointer}``."""
+
+    code: str
+    message: str
+    location: Location = field(default_factory=Location)
+
+    def render(self) -> str:
+        where = self.location.render()
+        return f"{where}: {self.message}" if where else self.message
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "code": self.code,
+            "message": self.message,
+            "file": self.location.file,
+            "line": self.location.line,
+            "pointer": self.location.pointer,
+        }
+
+
+class CaseError(Exception):
+    """A refusal or failure with a stable reason ``code``.
+
+    Attributes: ``code`` (a reason code from spec/reason-codes.md), ``message`` (one
+    sentence, never containing secret values), ``location`` (file, line, JSON pointer) and
+    ``hint`` (one line telling the user what to do).
+    """
+
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        *,
+        file: str | None = None,
+        line: int | None = None,
+        pointer: str | None = None,
+        hint: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.location = Location(file, line, pointer)
+        self.hint = hint if hint is not None else REASON_HINTS.get(code, "")
+
+    @property
+    def exit_status(self) -> int:
+        return EXIT_STATUS.get(self.code, 1)
+
+    def at(
+        self, *, file: str | None = None, line: int | None = None, pointer: str | None = None
+    ) -> CaseError:
+        """Return this error with missing location parts filled in (existing parts win)."""
+        loc = self.location
+        self.location = replace(
+            loc,
+            file=loc.file if loc.file is not None else file,
+            line=loc.line if loc.line is not None else line,
+            pointer=loc.pointer if loc.pointer is not None else pointer,
+        )
+        return self
+
+    def problem(self) -> Problem:
+        return Problem(self.code, self.message, self.location)
+
+    def render(self) -> str:
+        return f"error[{self.code}]: {self.problem().render()}"
+
+    def __str__(self) -> str:
+        return self.problem().render()
+
+
+def pointer_join(parts: list[str | int] | tuple[str | int, ...]) -> str:
+    """RFC 6901 JSON pointer for a path of keys and indexes (``[]`` gives ``""``)."""
+    out = []
+    for p in parts:
+        s = str(p).replace("~", "~0").replace("/", "~1")
+        out.append("/" + s)
+    return "".join(out)

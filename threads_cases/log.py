@@ -1,0 +1,297 @@
+"""Thread logs: reading, checking and writing JSON Lines event logs (spec/thread-log.md).
+
+A log is strict JSON Lines, one event envelope per line, in one dialect. Reading turns each
+line into a *canonical* envelope (``threads-py`` keys)::
+
+    {"event_id": str, "thread_id": str, "seq": int, "type": str, "actor_kind": str,
+     "epoch": int, "branch_id": str, "critical": bool, "ts": str, "data": {...}}
+
+and checks, in this order: the strict JSON rules (spec/strict-json.md), the dialect's key
+spelling, ``schemas/event.schema.json`` (envelope, then the data of the type), one thread_id,
+seq 0, 1, 2, ... without gaps, and unique event_ids. Every refusal is
+``CaseError("log_invalid")`` with the file, the line and a JSON pointer.
+
+Duplicate event_ids are found with a table of 64-bit hashes (8 bytes an event, not the ids
+themselves), so memory stays small on logs of millions of events; a hash that repeats is
+confirmed against the file before it is reported.
+"""
+
+from __future__ import annotations
+
+import os
+from array import array
+from collections.abc import Iterable, Iterator
+from hashlib import blake2b
+from typing import IO, Any
+
+from .dialects import CANONICAL, Dialect, get_dialect
+from .errors import CaseError, Problem
+from .reducer import Reducer
+from .schemas import schema_problems, validator
+from .strictjson import canonical_line, iter_lines, parse, source_name
+
+Source = str | os.PathLike[str] | IO[bytes]
+
+
+class _IdTable:
+    """An open-addressing set of 64-bit event_id hashes in a flat ``array('Q')``."""
+
+    def __init__(self) -> None:
+        self._table = array("Q", bytes(8 * 1024))
+        self._mask = 1023
+        self._count = 0
+
+    @staticmethod
+    def _hash(event_id: str) -> int:
+        h = int.from_bytes(blake2b(event_id.encode(), digest_size=8).digest(), "little")
+        return h or 1
+
+    def add(self, event_id: str) -> bool:
+        """Add; return True if an equal hash was present (a possible duplicate)."""
+        h = self._hash(event_id)
+        table, mask = self._table, self._mask
+        i = h & mask
+        while True:
+            slot = table[i]
+            if slot == 0:
+                table[i] = h
+                self._count += 1
+                if self._count * 2 > mask:
+                    self._grow()
+                return False
+            if slot == h:
+                return True
+            i = (i + 1) & mask
+
+    def _grow(self) -> None:
+        old = self._table
+        self._mask = self._mask * 2 + 1
+        self._table = array("Q", bytes(8 * (self._mask + 1)))
+        table, mask = self._table, self._mask
+        for h in old:
+            if h:
+                i = h & mask
+                while table[i]:
+                    i = (i + 1) & mask
+                table[i] = h
+
+
+class LogChecker:
+    """Checks envelopes one at a time: dialect spelling, schema, thread_id, seq, event_id.
+
+    :meth:`check` returns the canonical envelope or raises ``CaseError("log_invalid")``
+    (without a file or line: the caller adds them).
+    """
+
+    def __init__(self, dialect: str | Dialect = CANONICAL) -> None:
+        self.dialect = get_dialect(dialect) if isinstance(dialect, str) else dialect
+        self._envelope = validator("event.schema.json", f"envelope.{CANONICAL}")
+        self._thread_id: str | None = None
+        self._next_seq = 0
+        self._ids = _IdTable()
+        self.maybe_duplicate: set[str] = set()
+
+    def check(self, raw: Any) -> dict[str, Any]:
+        if not isinstance(raw, dict):
+            raise CaseError("log_invalid", "a log line must be a JSON object", pointer="")
+        ev = self.dialect.decode_event(raw)
+        if not self._envelope.is_valid(ev) or (
+            not ev["type"].startswith("x_")
+            and not validator("event.schema.json", f"data.{ev['type']}").is_valid(ev["data"])
+        ):
+            problems = schema_problems(ev, "event.schema.json", f"envelope.{CANONICAL}")
+            if not problems:
+                problems = schema_problems(
+                    ev["data"], "event.schema.json", f"data.{ev['type']}", prefix="/data"
+                )
+            pointer, message = problems[0]
+            more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+            raise CaseError("log_invalid", f"schema: {message}{more}", pointer=pointer)
+        if self._thread_id is None:
+            self._thread_id = ev["thread_id"]
+        elif ev["thread_id"] != self._thread_id:
+            raise CaseError(
+                "log_invalid",
+                f"thread_id {ev['thread_id']!r} differs from {self._thread_id!r} of line 1",
+                pointer="/thread_id",
+            )
+        if ev["seq"] != self._next_seq:
+            raise CaseError(
+                "log_invalid", f"seq gap: seq {ev['seq']} where {self._next_seq} is expected",
+                pointer="/seq",
+            )
+        self._next_seq += 1
+        if self._ids.add(ev["event_id"]):
+            self.maybe_duplicate.add(ev["event_id"])
+        return ev
+
+
+def _confirm_duplicates(source: Source, dialect: Dialect, candidates: set[str]) -> CaseError | None:
+    """Re-read ``source`` to find the first real repeat among ``candidates``."""
+    if not isinstance(source, (str, os.PathLike)):
+        # A stream cannot be read twice: a repeated 64-bit hash is taken as a repeat.
+        eid = sorted(candidates)[0]
+        return CaseError("log_invalid", f"duplicate event_id {eid!r}", file=source_name(source),
+                         pointer="/event_id")
+    seen: set[str] = set()
+    key = dialect.envelope.get("event_id", "event_id")
+    for lineno, body in iter_lines(source):
+        if isinstance(body, CaseError):
+            continue
+        eid = parse(body).get(key)
+        if eid in candidates:
+            if eid in seen:
+                return CaseError("log_invalid", f"duplicate event_id {eid!r}",
+                                 file=str(source), line=lineno, pointer="/event_id")
+            seen.add(eid)
+    return None
+
+
+def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[dict[str, Any]]:
+    """Stream the canonical envelopes of a log file or binary stream.
+
+    Raises ``CaseError("log_invalid")`` with file, line and pointer at the first problem;
+    a duplicate event_id is raised after the last event (it needs the whole log).
+    """
+    checker = LogChecker(dialect)
+    name = source_name(source)
+    for lineno, body in iter_lines(source):
+        if isinstance(body, CaseError):
+            raise body
+        raw = parse(body, code="log_invalid", file=name, line=lineno)
+        try:
+            yield checker.check(raw)
+        except CaseError as exc:
+            raise exc.at(file=name, line=lineno) from None
+    if checker.maybe_duplicate:
+        err = _confirm_duplicates(source, checker.dialect, checker.maybe_duplicate)
+        if err is not None:
+            raise err
+
+
+def check_events(
+    events: Iterable[dict[str, Any]], *, dialect: str | Dialect = CANONICAL
+) -> Iterator[dict[str, Any]]:
+    """Check in-memory envelopes as :func:`read_log` checks lines; locations say ``event N``
+    (0-based index) instead of a line. Each envelope goes through the strict JSON rules by
+    way of its canonical bytes, so a value a file could not hold is refused too."""
+    checker = LogChecker(dialect)
+    seen: set[str] = set()
+    for index, ev in enumerate(events):
+        try:
+            canonical_line(ev)
+            out = checker.check(ev)
+        except CaseError as exc:
+            if exc.code == "unsafe_value":
+                exc = CaseError("log_invalid", exc.message, pointer=exc.location.pointer)
+            raise exc.at(file=f"event {index}") from None
+        if out["event_id"] in seen:
+            raise CaseError("log_invalid", f"duplicate event_id {out['event_id']!r}",
+                            file=f"event {index}", pointer="/event_id")
+        seen.add(out["event_id"])
+        yield out
+
+
+def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> dict[str, Any]:
+    """Read, check and reduce a log file; returns the canonical state (spec/reducer.md).
+
+    Raises ``CaseError("log_invalid")`` with file and line for any reader or reducer refusal.
+    """
+    reducer = Reducer(copy_data=False)
+    name = source_name(source)
+    line = 0
+    it = read_log(source, dialect=dialect)
+    for ev in it:
+        line += 1
+        try:
+            reducer.apply(ev)
+        except CaseError as exc:
+            raise exc.at(file=name, line=line) from None
+    return reducer.state
+
+
+def validate_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> list[Problem]:
+    """Every problem of a log, not only the first: line rules, strict JSON, schema, thread_id,
+    seq, duplicates and reducer rules. An event with a problem is skipped and checking goes
+    on with the next line. Returns ``[]`` for a valid log."""
+    d = get_dialect(dialect) if isinstance(dialect, str) else dialect
+    name = source_name(source)
+    problems: list[Problem] = []
+    checker = LogChecker(d)
+    reducer = Reducer(copy_data=False)
+    try:
+        lines = iter_lines(source)
+        for lineno, body in lines:
+            try:
+                if isinstance(body, CaseError):
+                    raise body
+                raw = parse(body, code="log_invalid", file=name, line=lineno)
+                expected = checker._next_seq
+                try:
+                    ev = checker.check(raw)
+                except CaseError:
+                    # keep counting seq from what the line said, so one gap gives one problem
+                    if isinstance(raw, dict):
+                        seq = d.decode_event(raw).get("seq") if _decodes(d, raw) else None
+                        if isinstance(seq, int) and not isinstance(seq, bool) and seq >= expected:
+                            checker._next_seq = seq + 1
+                    raise
+                if reducer.state["last_seq"] is not None and ev["seq"] != reducer.state["last_seq"] + 1:
+                    reducer.state["last_seq"] = ev["seq"] - 1
+                reducer.apply(ev)
+            except CaseError as exc:
+                problems.append(exc.at(file=name, line=lineno).problem())
+    except CaseError as exc:  # the file itself could not be opened
+        problems.append(exc.problem())
+        return problems
+    if checker.maybe_duplicate:
+        err = _confirm_duplicates(source, d, checker.maybe_duplicate)
+        if err is not None:
+            problems.append(err.problem())
+    return problems
+
+
+def _decodes(d: Dialect, raw: dict[str, Any]) -> bool:
+    try:
+        d.decode_event(raw)
+    except CaseError:
+        return False
+    return True
+
+
+def write_log(events: Iterable[dict[str, Any]], fh: IO[bytes], *, dialect: str | Dialect = CANONICAL) -> None:
+    """Write canonical envelopes to ``fh`` as canonical JSON Lines in ``dialect``."""
+    import jsonlines
+
+    d = get_dialect(dialect) if isinstance(dialect, str) else dialect
+    writer = jsonlines.Writer(fh, dumps=lambda v: canonical_line(v).decode("utf-8"))
+    for ev in events:
+        writer.write(d.encode_event(ev))
+    writer.close()
+
+
+def encode_log(events: Iterable[dict[str, Any]], *, dialect: str | Dialect = CANONICAL) -> bytes:
+    """The canonical bytes of a log in ``dialect`` (one JCS line per event, ``\\n`` ends)."""
+    d = get_dialect(dialect) if isinstance(dialect, str) else dialect
+    return b"".join(canonical_line(d.encode_event(ev)) + b"\n" for ev in events)
+
+
+def reduce(
+    events: Source | Iterable[dict[str, Any]], *, dialect: str | Dialect = CANONICAL
+) -> dict[str, Any]:
+    """Reduce a log to its canonical state (spec/reducer.md).
+
+    ``events`` is a path or binary stream of a JSON Lines log, or an iterable of envelope
+    dicts in ``dialect``. Everything is checked as the log reader checks it. Returns the
+    canonical state (``get_dialect(name).encode_state`` spells it in another dialect).
+    Raises ``CaseError("log_invalid")`` with a file and line (or ``event N``) and a pointer.
+    """
+    if isinstance(events, (str, os.PathLike)) or hasattr(events, "readline"):
+        return reduce_log(events, dialect=dialect)  # type: ignore[arg-type]
+    reducer = Reducer()
+    for index, ev in enumerate(check_events(events, dialect=dialect)):  # type: ignore[arg-type]
+        try:
+            reducer.apply(ev)
+        except CaseError as exc:
+            raise exc.at(file=f"event {index}") from None
+    return reducer.state

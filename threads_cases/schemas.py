@@ -1,0 +1,77 @@
+"""JSON Schema validation against the shipped ``schemas/`` documents (JSON Schema 2020-12).
+
+Every document under ``schemas/`` is registered by its ``$id`` so cross-file ``$ref``s
+resolve offline. :func:`validator` returns a cached validator for a whole document or for one
+``$defs`` entry of it; :func:`schema_problems` turns validation errors into problems with
+JSON pointers.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from .errors import pointer_join
+from .resources import schemas_dir
+from .strictjson import read_json_file
+
+BASE = "https://threads-cases.dev/schemas/"
+
+
+@cache
+def _registry() -> Registry[Any]:
+    resources = []
+    for path in sorted(schemas_dir().rglob("*.schema.json")):
+        doc = read_json_file(path)
+        resources.append((doc["$id"], Resource.from_contents(doc)))
+    return Registry().with_resources(resources)
+
+
+def schema_document(name: str) -> dict[str, Any]:
+    """The schema document ``schemas/<name>`` (for example ``"event.schema.json"``)."""
+    doc: dict[str, Any] = _registry().contents(BASE + name)
+    return doc
+
+
+@cache
+def validator(name: str, definition: str | None = None) -> Draft202012Validator:
+    """A validator for ``schemas/<name>``, or for its ``$defs/<definition>`` entry."""
+    if definition is None:
+        schema: dict[str, Any] = {"$ref": BASE + name}
+    else:
+        schema = {"$ref": f"{BASE}{name}#/$defs/{definition}"}
+    return Draft202012Validator(schema, registry=_registry())
+
+
+def schema_problems(
+    value: Any, name: str, definition: str | None = None, *, prefix: str = ""
+) -> list[tuple[str, str]]:
+    """Every schema violation of ``value`` as ``(json_pointer, message)``, deepest first.
+
+    ``prefix`` is prepended to each pointer (for a value nested in a larger document).
+    """
+    out = []
+    for err in validator(name, definition).iter_errors(value):
+        leaf = _deepest(err)
+        out.append((prefix + pointer_join(list(leaf.absolute_path)), _message(leaf)))
+    return sorted(set(out))
+
+
+def _deepest(err: Any) -> Any:
+    """For oneOf/anyOf failures pick the sub-error deepest in the instance: the useful one."""
+    best = err
+    for sub in err.context or ():
+        cand = _deepest(sub)
+        if len(cand.absolute_path) > len(best.absolute_path):
+            best = cand
+    return best
+
+
+def _message(err: Any) -> str:
+    msg = str(err.message)
+    if len(msg) > 200:
+        msg = msg[:197] + "..."
+    return msg
