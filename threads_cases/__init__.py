@@ -19,7 +19,7 @@ from .reducer import Reducer, initial_state
 from .strictjson import canonical_document, canonical_line
 from .strictjson import parse as parse_json
 
-__version__ = "0.1.0"
+from ._version import __version__
 
 __all__ = [
     "CaseError",

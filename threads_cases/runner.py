@@ -1,0 +1,371 @@
+"""Running cases: checks, verdicts and suites (spec/replay.md sections 4-6).
+
+For one case and one implementation :func:`run_case` (1) reduces the case's log with the
+implementation and compares the state with the expected file, (2) has the implementation
+replay the turn, (3) checks ``must`` (any order) and ``expect`` (ordered subsequence),
+(4) accounts for the recording (unused replies and stubs, diverged request hashes), and
+returns a :class:`CaseResult` with one verdict:
+
+==========  =============================================================================
+pass        the state matches, every must and expect holds, everything was consumed
+drifted     state and musts hold, but an expect missed, a recording went unused or a request
+            hash differed (passing unless ``strict``)
+fail        state_mismatch, must_unmatched, log_invalid, or a stop (model_exhausted,
+            missing_stub, egress_blocked, step_limit)
+error       the case could not be run (case_invalid, format_unsupported, driver errors)
+skip        the case does not list the implementation (or it is unavailable)
+==========  =============================================================================
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .agent import AgentSpec
+from .case import Case, computed_fingerprint, load_case, read_case_files
+from .dialects import get_dialect
+from .errors import CaseError
+from .implementations import Implementation, PythonImplementation
+from .matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
+
+VERDICTS = ("pass", "drifted", "fail", "error", "skip")
+ERROR_CODES = frozenset({
+    "case_invalid", "format_unsupported", "json_invalid", "driver_crashed", "driver_timeout",
+    "driver_unavailable", "protocol_error", "internal_error", "io_error", "invalid_request",
+    "dialect_unknown",
+})
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a case run: ``{id, result: pass|fail|warn|skip, detail}``."""
+
+    id: str
+    result: str
+    detail: str = ""
+    code: str | None = None
+    differences: tuple[Difference, ...] = ()
+    matcher: dict[str, Any] | None = None
+    nearest_event: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "result": self.result, "detail": self.detail}
+        if self.code:
+            out["code"] = self.code
+        if self.differences:
+            out["differences"] = [d.to_json() for d in self.differences]
+        if self.matcher is not None:
+            out["matcher"] = self.matcher
+        if self.nearest_event is not None:
+            out["nearest_event"] = self.nearest_event
+        return out
+
+
+@dataclass
+class CaseResult:
+    """The result of one case on one implementation (a line of the JSON report)."""
+
+    case: str
+    path: str
+    implementation: str
+    verdict: str
+    reasons: list[str] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    duration_ms: float = 0.0
+    stop: dict[str, Any] | None = None
+    message: str = ""
+
+    def passed(self, strict: bool = False) -> bool:
+        return self.verdict in ("pass", "skip") or (self.verdict == "drifted" and not strict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "result",
+            "case": self.case,
+            "path": self.path,
+            "implementation": self.implementation,
+            "verdict": self.verdict,
+            "reasons": self.reasons,
+            "warnings": self.warnings,
+            "checks": [c.to_json() for c in self.checks],
+            "stop": self.stop,
+            "message": self.message,
+            "duration_ms": round(self.duration_ms, 3),
+        }
+
+
+@dataclass
+class SuiteResult:
+    """Every :class:`CaseResult` of a run, with counts and the exit status."""
+
+    results: list[CaseResult]
+    implementations: list[str]
+    strict: bool = False
+    started_at: str = ""
+    duration_ms: float = 0.0
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(VERDICTS, 0)
+        for r in self.results:
+            out[r.verdict] += 1
+        return out
+
+    @property
+    def exit_status(self) -> int:
+        """0 when everything passed (drifted too unless strict), else 3."""
+        return 0 if all(r.passed(self.strict) for r in self.results) else 3
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Case directories under ``paths`` (a case directory is one holding case.json), sorted,
+    skipping hidden folders (temporary saves)."""
+    found: set[Path] = set()
+    for p in map(Path, paths):
+        if (p / "case.json").is_file():
+            found.add(p)
+            continue
+        if p.is_dir():
+            for c in p.rglob("case.json"):
+                rel = c.parent.relative_to(p)
+                if not any(part.startswith(".") for part in rel.parts):
+                    found.add(c.parent)
+    return sorted(found)
+
+
+def _nearest_event(matcher: dict[str, Any], events: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+    hit = nearest(matcher, events)
+    return None if hit is None else events[hit[0]]
+
+
+def check_case(
+    case: Case, impl: Implementation, *, supply: dict[str, Any] | None = None
+) -> tuple[list[Check], dict[str, Any] | None]:
+    """Run every check of one case on one implementation; returns the checks and the stop."""
+    checks: list[Check] = []
+    d = get_dialect(impl.dialect)
+    # 1. the prefix state
+    expected = d.decode_state(case.read(f"expected.{impl.dialect}.json"))
+    try:
+        answer = impl.request({"cmd": "reduce", "path": str(case.log_path(impl.dialect)),
+                               "dialect": impl.dialect})
+        actual = d.decode_state(answer["state"])
+        diffs = diff_values(expected, actual)
+        if diffs:
+            checks.append(Check("state", "fail", f"{len(diffs)} difference(s) from "
+                                f"expected.{impl.dialect}.json", "state_mismatch", tuple(diffs)))
+        else:
+            checks.append(Check("state", "pass"))
+    except CaseError as err:
+        if err.code in ERROR_CODES:
+            raise
+        checks.append(Check("state", "fail", str(err), err.code))
+    # 2. the replay
+    msg: dict[str, Any] = {"cmd": "replay", "case": {"path": str(case.path)}}
+    if supply:
+        msg["case"]["supply"] = {"calls": supply}
+    out = impl.request(msg)
+    events = [d.decode_event(e) for e in out["events"]]
+    stop = out.get("stop")
+    if stop:
+        checks.append(Check("stop", "fail", f"{stop['code']} at {stop['stop_key']}: "
+                            f"{stop.get('message', '')}", stop["code"]))
+    # 3. expectations
+    must = case.meta["expect"]["must"]
+    for i, hit in enumerate(find_all(must, events)):
+        if hit is None:
+            near = nearest(must[i], events)
+            checks.append(Check(
+                f"must[{i}]", "fail", explain(must[i], events), "must_unmatched",
+                tuple(near[1]) if near else (), must[i], _nearest_event(must[i], events)))
+        else:
+            checks.append(Check(f"must[{i}]", "pass", f"matched seq {events[hit]['seq']}"))
+    exp = case.meta["expect"]["expect"]
+    if exp:
+        ok, count = match_in_order(exp, events)
+        if ok:
+            checks.append(Check("expect", "pass", f"{count} matcher(s) in order"))
+        else:
+            rest = events
+            checks.append(Check(
+                "expect", "warn", f"expect[{count}] did not match after the first {count} in "
+                f"order: {explain(exp[count], rest)}", "expect_unmatched",
+                tuple((nearest(exp[count], rest) or (0, []))[1]), exp[count],
+                _nearest_event(exp[count], rest)))
+    # 4. the recording
+    replies = case.read("model.json")["replies"]
+    consumed = out.get("consumed") or {}
+    used = int(consumed.get("replies", len(replies)))
+    if used < len(replies) and not stop:
+        checks.append(Check("model", "warn", f"{len(replies) - used} of {len(replies)} recorded "
+                            "replies were never used", "reply_unused"))
+    else:
+        checks.append(Check("model", "pass"))
+    stub_used = list(consumed.get("stubs", []))
+    unused = [i for i, u in enumerate(stub_used) if not u]
+    if unused and not stop:
+        checks.append(Check("stubs", "warn", f"stubs {unused} were never used", "stub_unused"))
+    else:
+        checks.append(Check("stubs", "pass"))
+    diverged = [i for i, (got, rec) in enumerate(zip(out.get("requests", []), replies, strict=False))
+                if got != rec["request_sha256"]]
+    if diverged:
+        checks.append(Check("requests", "warn", f"model request(s) {diverged} differ from the "
+                            "recorded request_sha256", "request_diverged"))
+    else:
+        checks.append(Check("requests", "pass"))
+    return checks, stop
+
+
+def verdict_of(checks: Sequence[Check]) -> tuple[str, list[str]]:
+    """The verdict and ordered reason codes of a case's checks."""
+    fails = [c.code or c.id for c in checks if c.result == "fail"]
+    warns = [c.code or c.id for c in checks if c.result == "warn"]
+    reasons = list(dict.fromkeys(fails + warns))
+    if fails:
+        return "fail", reasons
+    if warns:
+        return "drifted", reasons
+    return "pass", reasons
+
+
+def run_case(
+    path: str | os.PathLike[str],
+    implementation: str | Implementation = "threads-py",
+    agent: AgentSpec | None = None,
+    strict: bool = False,
+    *,
+    supply: dict[str, Any] | None = None,
+) -> CaseResult:
+    """Run one case on one implementation (spec/replay.md); never raises for a bad case.
+
+    ``implementation`` is ``"threads-py"`` (in process) or an :class:`Implementation`.
+    ``agent`` replays your own agent (system prompt, tools and sandbox handlers) on the
+    Python runtime. Returns a :class:`CaseResult`; ``result.passed(strict)`` says whether it
+    counts as passing.
+    """
+    if isinstance(implementation, str):
+        if implementation != "threads-py":
+            from .registry import open_implementation
+
+            impl = open_implementation(implementation)
+        else:
+            impl = PythonImplementation(agent)
+    else:
+        impl = implementation
+    return _run_one(Path(path), impl, supply)
+
+
+def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) -> CaseResult:
+    started = time.perf_counter()
+    name = path.name
+    result = CaseResult(name, str(path), impl.name, "error")
+    try:
+        case = load_case(path)
+        result.case = case.name
+        if impl.name not in case.implementations:
+            result.verdict = "skip"
+            result.reasons = ["not_listed"]
+            result.message = f"the case does not list {impl.name}"
+            return result
+        for f in (f"log.{impl.dialect}.jsonl", f"expected.{impl.dialect}.json", "model.json",
+                  "stubs.json", "sandbox.json"):
+            if not (path / f).is_file():
+                raise CaseError("case_invalid", f"{f} is missing", file=str(path / f))
+        files = read_case_files(path)
+        if computed_fingerprint(files) != case.meta["fingerprint"]:
+            result.warnings.append("fingerprint_stale")
+        checks, stop = check_case(case, impl, supply=supply)
+        result.checks = checks
+        result.stop = stop
+        result.verdict, result.reasons = verdict_of(checks)
+    except CaseError as err:
+        result.verdict = "skip" if err.code == "driver_unavailable" else "error"
+        result.reasons = [err.code]
+        result.message = err.render()
+    finally:
+        result.duration_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def run_suite(
+    paths: Iterable[str | os.PathLike[str]],
+    implementations: Sequence[str | Implementation] = ("threads-py",),
+    *,
+    agent: AgentSpec | None = None,
+    strict: bool = False,
+    pattern: str | None = None,
+    only: set[tuple[str, str]] | None = None,
+    max_fail: int | None = None,
+    jobs: int = 1,
+    supply: dict[str, Any] | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> SuiteResult:
+    """Run every case under ``paths`` on every implementation.
+
+    ``pattern`` selects case names (a glob, or a substring); ``only`` keeps just these
+    ``(case path, implementation)`` pairs (``--last-failed``); ``max_fail`` stops starting
+    new cases after that many failures or errors; ``jobs`` runs that many cases at once.
+    Raises ``CaseError("invalid_request")`` when no case is found.
+    """
+    from .registry import open_implementation
+
+    cases = discover(paths)
+    if pattern:
+        cases = [c for c in cases if _selected(c.name, pattern)]
+    if not cases:
+        raise CaseError("invalid_request", "no cases found", hint="pass a directory holding case "
+                        "directories (each with a case.json), or check -k")
+    impls: list[Implementation] = []
+    for i in implementations:
+        if isinstance(i, str):
+            impls.append(PythonImplementation(agent) if i == "threads-py" else open_implementation(i))
+        else:
+            impls.append(i)
+    work = [(c, i) for c in cases for i in impls
+            if only is None or (str(c), i.name) in only]
+    started = time.time()
+    t0 = time.perf_counter()
+    results: list[CaseResult | None] = [None] * len(work)
+    failures = 0
+
+    def one(index: int) -> None:
+        nonlocal failures
+        if max_fail is not None and failures >= max_fail:
+            return
+        c, impl = work[index]
+        r = _run_one(c, impl, supply)
+        if not r.passed(strict):
+            failures += 1
+        results[index] = r
+        if on_result is not None:
+            on_result(r)
+
+    try:
+        if jobs <= 1:
+            for k in range(len(work)):
+                one(k)
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                list(pool.map(one, range(len(work))))
+    finally:
+        for impl in impls:
+            impl.close()
+    done = [r for r in results if r is not None]
+    return SuiteResult(done, [i.name for i in impls], strict,
+                       time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+                       (time.perf_counter() - t0) * 1000)
+
+
+def _selected(name: str, pattern: str) -> bool:
+    if any(ch in pattern for ch in "*?["):
+        return fnmatch.fnmatchcase(name, pattern)
+    return pattern in name
