@@ -99,7 +99,39 @@ def handle_request(message: dict[str, Any], *, dialect: str = "threads-py",
         d = get_dialect(dialect)
         out["events"] = [d.encode_event(e) for e in out["events"]]
         return out
+    if cmd == "write_case":
+        return {"files": write_case_files(message)}
     raise CaseError("invalid_request", f"unknown command {cmd!r}")
+
+
+def write_case_files(message: dict[str, Any]) -> dict[str, str]:
+    """The ``write_case`` request: every file of the case, base64 (spec/driver-protocol.md).
+
+    ``thread`` is ``{log: [envelopes], dialect?, artifacts?: {sha256 hex: base64},
+    portable?}``; ``expect`` is ``{must, expect}``.
+    """
+    from .case import CaseExpectation, check_case_name
+    from .matchers import validate_matcher
+    from .runtime import ArtifactStore
+    from .save import build_case_files
+
+    thread = message["thread"]
+    events = list(check_events(thread["log"], dialect=thread.get("dialect", "threads-py")))
+    store = ArtifactStore({k: base64.b64decode(v)
+                           for k, v in (thread.get("artifacts") or {}).items()})
+    exp = message.get("expect") or {}
+    expectation = CaseExpectation(
+        [validate_matcher(m, pointer=f"/must/{i}") for i, m in enumerate(exp.get("must", []))],
+        [validate_matcher(m, pointer=f"/expect/{i}") for i, m in enumerate(exp.get("expect", []))],
+    )
+    if message.get("external_effects") not in ("stub", "forbid"):
+        raise CaseError("invalid_request", "external_effects must be 'stub' or 'forbid'")
+    files, _meta = build_case_files(
+        events=events, name=check_case_name(message["name"]), expect=expectation,
+        at=message["at"], external_effects=message["external_effects"],
+        portable=bool(thread.get("portable", True)), store=store,
+    )
+    return {k: base64.b64encode(v).decode() for k, v in sorted(files.items())}
 
 
 class PythonImplementation:

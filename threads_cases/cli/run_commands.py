@@ -1,0 +1,135 @@
+"""``run``: replay cases on implementations and report verdicts (spec/replay.md)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from ..errors import CaseError
+from ..report import junit_xml, print_suite, read_report, report_lines, write_jsonl
+from ..runner import SuiteResult, run_suite
+from ..schemas import schema_document
+from ..strictjson import canonical_line, read_json_file
+from .app import app, print_json, render_error, stderr, stdout
+
+LAST_REPORT = Path(".threads-cases") / "last-report.jsonl"
+FORMATS = ("pretty", "json", "github")
+
+
+def refuse(err: CaseError, fmt: str) -> typer.Exit:
+    """A refusal before start: exit 2, ``{"code","message"}`` on stdout under --format json."""
+    if fmt == "json":
+        print_json({"code": err.code, "message": err.message})
+    else:
+        render_error(err)
+    return typer.Exit(2)
+
+
+def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: str) -> None:
+    """Write the chosen output, the JUnit file and the last report."""
+    lines = list(report_lines(suite, command))
+    if fmt == "json":
+        for line in lines:
+            sys.stdout.buffer.write(canonical_line(line) + b"\n")
+        sys.stdout.flush()
+    elif fmt == "github":
+        from ..github import write_github
+
+        write_github(suite, title)
+    else:
+        print_suite(stdout, suite, title)
+    if junit is not None:
+        junit.parent.mkdir(parents=True, exist_ok=True)
+        junit.write_bytes(junit_xml(suite))
+    try:
+        write_jsonl(lines, LAST_REPORT)
+    except OSError as exc:
+        print(f"warning: cannot keep the last report in {LAST_REPORT}: {exc}", file=sys.stderr)
+
+
+def last_failed_pairs() -> set[tuple[str, str]] | None:
+    """(case path, implementation) pairs that failed or errored in the last report."""
+    if not LAST_REPORT.is_file():
+        return None
+    pairs = {(r["path"], r["implementation"]) for r in read_report(LAST_REPORT)
+             if r.get("verdict") in ("fail", "error", "drifted")}
+    return pairs or None
+
+
+def load_supply(path: Path | None) -> dict[str, Any] | None:
+    from ..replay import check_supply
+
+    if path is None:
+        return None
+    return check_supply(read_json_file(path, code="invalid_request"), source=str(path))
+
+
+@app.command()
+def run(
+    paths: Annotated[list[Path] | None, typer.Argument(
+        help="Case directories, or folders holding them (default: current folder).")] = None,
+    impl: Annotated[list[str] | None, typer.Option(
+        "--impl", help="Implementation to run (repeatable; default: every available).")] = None,
+    fmt: Annotated[str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")] = "pretty",
+    junit: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.")] = None,
+    strict: Annotated[bool, typer.Option("--strict", help="Count drifted cases as failing.")] = False,
+    pattern: Annotated[str | None, typer.Option("-k", help="Only case names matching (glob or substring).")] = None,
+    max_fail: Annotated[int | None, typer.Option("--max-fail", min=1, help="Stop after N failures.")] = None,
+    last_failed: Annotated[bool, typer.Option("--last-failed", help="Rerun what failed last time.")] = False,
+    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Cases run at once (default: CPU count).")] = None,
+    supply: Annotated[Path | None, typer.Option("--supply", help='Answers the recording lacks: {"calls": {...}}.')] = None,
+    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per driver request.")] = 60.0,
+    isolated: Annotated[bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")] = False,
+    validate_protocol: Annotated[bool, typer.Option("--validate-protocol", help="Check every driver message against schemas/driver/.")] = False,
+    show_schema: Annotated[bool, typer.Option("--schema", help="Print the JSON report's schema and exit.")] = False,
+) -> None:
+    """Replay every case under PATHS on each implementation and report one verdict per pair.
+
+    Exit status: 0 all passed (drifted too, unless --strict); 3 a case failed or errored;
+    2 refused before start; 1 operational error.
+    """
+    if show_schema:
+        print_json(schema_document("report.schema.json"))
+        return
+    if fmt not in FORMATS:
+        raise refuse(CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty")
+    from ..registry import available_implementations, resolve_implementations
+
+    try:
+        supplied = load_supply(supply)
+        names = impl or available_implementations()
+        impls = resolve_implementations(names, timeout=timeout, isolated=isolated,
+                                        validate_protocol=validate_protocol)
+        only = last_failed_pairs() if last_failed else None
+        if last_failed and only is None:
+            stderr.print("no failures in the last report: running everything")
+        total_hint = None
+        progress = None
+        if fmt == "pretty" and sys.stderr.isatty():
+            progress = Progress(TextColumn("{task.description}"), BarColumn(),
+                                MofNCompleteColumn(), console=stderr, transient=True)
+            progress.start()
+            total_hint = progress.add_task("running", total=None)
+
+        def tick(_r: Any) -> None:
+            if progress is not None and total_hint is not None:
+                progress.advance(total_hint)
+
+        try:
+            suite = run_suite(paths or [Path(".")], impls, strict=strict, pattern=pattern,
+                              only=only, max_fail=max_fail, jobs=jobs or os.cpu_count() or 1,
+                              supply=supplied, on_result=tick)
+        finally:
+            if progress is not None:
+                progress.stop()
+    except CaseError as err:
+        if err.code in ("invalid_request", "dialect_unknown", "implementation_unknown", "json_invalid"):
+            raise refuse(err, fmt) from None
+        raise
+    emit(suite, fmt, junit, "run", "case")
+    raise typer.Exit(suite.exit_status)
