@@ -96,7 +96,10 @@ class Reducer:
         # (the log reader does), so later changes to a caller's events cannot leak in.
         self._copy: Any = copy.deepcopy if copy_data else _identity
         self._saved: dict[str, dict[str, Any]] = {}
-        self._started = self.state["agent"] is not None or self.state["last_seq"] is not None
+        # Started means "thread_started was applied", which is exactly "agent is not null"
+        # (thread_started always sets an agent object and nothing clears it). Looking at
+        # last_seq as well would wrongly count a prefix of x_ events as a start.
+        self._started = self.state["agent"] is not None
 
     # ------------------------------------------------------------------ envelope rules
     def _check_envelope(self, ev: dict[str, Any]) -> None:
@@ -142,7 +145,11 @@ class Reducer:
     def _in_turn(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         st = self.state
         if st["status"] != "in_turn":
-            why = "after turn_failed without a new turn" if st["status"] == "failed" else "outside a turn"
+            why = (
+                "after turn_failed without a new turn"
+                if st["status"] == "failed"
+                else "outside a turn"
+            )
             raise _fail(ev, f"{ev['type']} {why}", "/type")
         if data["turn_id"] != st["current_turn"]:
             raise _fail(
@@ -186,16 +193,18 @@ class Reducer:
     def _on_tool_called(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         self._in_turn(ev, data)
         if data["tool_use_id"] in self.state["pending_tool_calls"]:
-            raise _fail(ev, f"tool_use_id {data['tool_use_id']!r} is already pending",
-                        "/data/tool_use_id")
+            raise _fail(
+                ev, f"tool_use_id {data['tool_use_id']!r} is already pending", "/data/tool_use_id"
+            )
         self.state["pending_tool_calls"].append(data["tool_use_id"])
 
     def _on_tool_result(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         self._in_turn(ev, data)
         st = self.state
         if data["tool_use_id"] not in st["pending_tool_calls"]:
-            raise _fail(ev, f"tool_result with no call: {data['tool_use_id']!r}",
-                        "/data/tool_use_id")
+            raise _fail(
+                ev, f"tool_result with no call: {data['tool_use_id']!r}", "/data/tool_use_id"
+            )
         st["pending_tool_calls"].remove(data["tool_use_id"])
         block = {
             "type": "tool_result",
@@ -226,8 +235,7 @@ class Reducer:
             if data["artifact"] is not None or data["size"] != 0:
                 raise _fail(ev, "a deletion (sha256 null) has size 0 and no artifact", "/data")
             if data["path"] not in files:
-                raise _fail(ev, f"deleting {data['path']!r}, which the log never saw",
-                            "/data/path")
+                raise _fail(ev, f"deleting {data['path']!r}, which the log never saw", "/data/path")
             del files[data["path"]]
             return
         self._check_artifact(ev, data)
@@ -243,16 +251,18 @@ class Reducer:
         if known is None:
             raise _fail(ev, f"artifact {art} was not added before", "/data/artifact")
         if known["size"] != data["size"]:
-            raise _fail(ev, f"size {data['size']} differs from the artifact's {known['size']}",
-                        "/data/size")
+            raise _fail(
+                ev, f"size {data['size']} differs from the artifact's {known['size']}", "/data/size"
+            )
 
     def _on_artifact_added(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         arts = self.state["artifacts"]
         entry = {"media_type": data["media_type"], "size": data["size"]}
         old = arts.get(data["artifact_id"])
         if old is not None and old != entry:
-            raise _fail(ev, f"artifact {data['artifact_id']} added again with other details",
-                        "/data")
+            raise _fail(
+                ev, f"artifact {data['artifact_id']} added again with other details", "/data"
+            )
         arts[data["artifact_id"]] = entry
 
     def _on_snapshot_taken(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
@@ -288,11 +298,16 @@ class Reducer:
         self._in_turn(ev, data)
         st = self.state
         if st["pending_tool_calls"]:
-            raise _fail(ev, f"turn completed with tool calls pending: {st['pending_tool_calls']}",
-                        "/type")
+            raise _fail(
+                ev, f"turn completed with tool calls pending: {st['pending_tool_calls']}", "/type"
+            )
         st["turns"].append(
-            {"turn_id": data["turn_id"], "status": "completed",
-             "stop_reason": data["stop_reason"], "error": None}
+            {
+                "turn_id": data["turn_id"],
+                "status": "completed",
+                "stop_reason": data["stop_reason"],
+                "error": None,
+            }
         )
         st["status"] = "idle"
         st["current_turn"] = None
@@ -301,8 +316,12 @@ class Reducer:
         self._in_turn(ev, data)
         st = self.state
         st["turns"].append(
-            {"turn_id": data["turn_id"], "status": "failed", "stop_reason": None,
-             "error": self._copy(data["error"])}
+            {
+                "turn_id": data["turn_id"],
+                "status": "failed",
+                "stop_reason": None,
+                "error": self._copy(data["error"]),
+            }
         )
         st["pending_tool_calls"] = []
         st["status"] = "failed"

@@ -1,0 +1,188 @@
+"""Bad-input corpus for thread logs: the real CLI refuses each file cleanly.
+
+Every file under tests/badinput/logs/ breaks one rule of spec/thread-log.md or
+spec/strict-json.md. ``python -m threads_cases reduce FILE`` must exit 1 with
+``error[log_invalid]: FILE:LINE: ...`` on stderr, never a traceback, within 5 seconds.
+The 64 MiB line is made in a temporary folder, never committed.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from threads_cases import canonical_line
+from threads_cases.strictjson import MAX_LINE_BYTES
+
+CORPUS = Path(__file__).resolve().parent / "badinput" / "logs"
+ROOT = Path(__file__).resolve().parent.parent
+LIMIT_SECONDS = 5.0
+
+#: The line each file's first problem is on.
+EXPECTED_LINE = {
+    "big-integer": 2,
+    "blank-line": 2,
+    "bom": 1,
+    "crlf": 1,
+    "duplicate-event-id": 4,
+    "duplicate-key": 2,
+    "empty-object-line": 2,
+    "infinity": 2,
+    "invalid-utf8": 2,
+    "lone-surrogate": 2,
+    "mixed-thread-id": 3,
+    "nan": 2,
+    "nesting-100000": 2,
+    "nesting-257": 2,
+    "not-an-object-line": 2,
+    "schema-bad-event-id": 2,
+    "schema-bad-ts": 2,
+    "schema-missing-key": 2,
+    "schema-path-dotdot": 2,
+    "schema-wrong-type": 2,
+    "seq-gap": 3,
+    "several-problems": 2,
+    "tool-result-without-call": 3,
+    "truncated-last-line": 2,
+}
+
+FILES = sorted(CORPUS.glob("*.jsonl"))
+
+
+@dataclass
+class Run:
+    returncode: int
+    stdout: str
+    stderr: str
+    seconds: float
+
+
+def run_cli(*args: str) -> Run:
+    start = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-m", "threads_cases", *args],
+        capture_output=True,
+        timeout=30,
+        cwd=ROOT,
+        env={**os.environ, "THREADS_CASES_DEBUG": ""},
+        stdin=subprocess.DEVNULL,
+    )
+    return Run(
+        proc.returncode,
+        proc.stdout.decode("utf-8", "replace"),
+        proc.stderr.decode("utf-8", "replace"),
+        time.monotonic() - start,
+    )
+
+
+def long_line_log(directory: Path) -> Path:
+    """A log whose line 2 is one byte over the 64 MiB limit."""
+    first = canonical_line(
+        {
+            "event_id": "e0",
+            "thread_id": "th-1",
+            "seq": 0,
+            "type": "thread_started",
+            "actor_kind": "system",
+            "epoch": 0,
+            "branch_id": "main",
+            "critical": False,
+            "ts": "2026-11-29T20:05:00.000Z",
+            "data": {
+                "agent": {"name": "a", "model": "m", "system": "s", "tools": []},
+                "metadata": {},
+            },
+        }
+    )
+    head = b'{"v":"'
+    tail = b'"}'
+    body = head + b"a" * (MAX_LINE_BYTES + 1 - len(head) - len(tail)) + tail
+    assert len(body) == MAX_LINE_BYTES + 1
+    path = directory / "line-over-64-mib.jsonl"
+    path.write_bytes(first + b"\n" + body + b"\n")
+    return path
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Run]:
+    """Run the CLI on every corpus file (and the generated long line) in parallel."""
+    big = long_line_log(tmp_path_factory.mktemp("long"))
+    jobs = {p.stem: str(p.relative_to(ROOT)) for p in FILES}
+    jobs["line-over-64-mib"] = str(big)
+    workers = max(2, min(8, os.cpu_count() or 2))
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        futures = {name: pool.submit(run_cli, "reduce", path) for name, path in jobs.items()}
+        out = {name: f.result() for name, f in futures.items()}
+    big.unlink()
+    return out
+
+
+def test_corpus_lists_every_file() -> None:
+    assert sorted(p.stem for p in FILES) == sorted(EXPECTED_LINE)
+
+
+@pytest.mark.parametrize("name", [*sorted(EXPECTED_LINE), "line-over-64-mib"])
+def test_reduce_refuses_cleanly(name: str, runs: dict[str, Run]) -> None:
+    run = runs[name]
+    path = str((CORPUS / f"{name}.jsonl").relative_to(ROOT)) if name in EXPECTED_LINE else None
+    line = EXPECTED_LINE.get(name, 2)
+    assert run.returncode == 1, run.stderr
+    assert "Traceback" not in run.stderr + run.stdout
+    assert run.stdout == ""
+    first = run.stderr.splitlines()[0]
+    assert first.startswith("error[log_invalid]: ")
+    where = first[len("error[log_invalid]: ") :]
+    if path is not None:
+        assert where.startswith(f"{path}:{line}: "), first
+    else:
+        assert where.split(": ")[0].endswith(f".jsonl:{line}"), first
+        assert "64 MiB" in first
+    assert "  hint: " in run.stderr
+    # timed from the start of this process (the pool queues jobs before starting them)
+    assert run.seconds < LIMIT_SECONDS, f"took {run.seconds:.1f}s"
+
+
+def test_validate_reports_every_problem() -> None:
+    run = run_cli("validate", str((CORPUS / "several-problems.jsonl").relative_to(ROOT)))
+    assert run.returncode == 1
+    assert "Traceback" not in run.stderr + run.stdout
+    assert run.seconds < LIMIT_SECONDS
+    name = str((CORPUS / "several-problems.jsonl").relative_to(ROOT))
+    found = sorted(
+        int(line.split(":")[2])
+        for line in run.stderr.splitlines()
+        if line.startswith(f"error[log_invalid]: {name}:")
+    )
+    # schema, seq gap, reducer rule, duplicate event_id, blank line, NaN
+    assert found == [2, 3, 4, 5, 6, 7], run.stderr
+    assert "duplicate event_id" in run.stderr
+    assert "seq gap" in run.stderr
+    assert "blank line" in run.stderr
+    assert "outside a turn" in run.stderr
+    assert run.stderr.rstrip().endswith("6 problem(s)")
+
+
+def test_validate_json_format_lists_the_same_problems() -> None:
+    run = run_cli(
+        "validate", "--format", "json", str((CORPUS / "several-problems.jsonl").relative_to(ROOT))
+    )
+    assert run.returncode == 1
+    from threads_cases import parse_json
+
+    report = parse_json(run.stdout.encode())
+    assert report["valid"] is False
+    assert sorted(p["line"] for p in report["problems"]) == [2, 3, 4, 5, 6, 7]
+    assert {p["code"] for p in report["problems"]} == {"log_invalid"}
+
+
+def test_each_corpus_file_alone_is_quick() -> None:
+    run = run_cli("reduce", str((CORPUS / "nesting-100000.jsonl").relative_to(ROOT)))
+    assert run.returncode == 1
+    assert run.seconds < LIMIT_SECONDS
