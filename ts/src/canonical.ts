@@ -1,0 +1,132 @@
+/**
+ * Canonical JSON writing (RFC 8785, JCS; spec/strict-json.md).
+ *
+ * {@link canonicalLine} gives the JCS text of a value (one JSON Lines line, without the newline);
+ * {@link canonicalDocument} the same value indented by two spaces with `": "` after keys and a
+ * final newline, the form of every `.json` file the project writes. Keys are sorted by UTF-16
+ * code units, numbers use ECMAScript Number-to-String and strings only the escapes JSON needs:
+ * exactly what `JSON.stringify` does for a string or a finite number, and RFC 8785 was designed
+ * so. Values that would not survive another language throw `CaseError("unsafe_value")`.
+ */
+
+import { CaseError, pointerJoin } from "./errors.js";
+import { MAX_DEPTH, MAX_SAFE_INTEGER } from "./strictjson.js";
+
+const LONE_SURROGATE = /\p{Surrogate}/u; // with the u flag only unpaired surrogates match
+
+function unsafe(message: string, path: ReadonlyArray<string | number>): CaseError {
+  return new CaseError("unsafe_value", message, { pointer: pointerJoin(path) });
+}
+
+function isPlainObject(value: object): value is Record<string, unknown> {
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null;
+}
+
+function scalar(value: unknown, path: Array<string | number>): string | null {
+  switch (typeof value) {
+    case "string":
+      if (LONE_SURROGATE.test(value)) throw unsafe("string holds a lone surrogate", path);
+      return JSON.stringify(value);
+    case "number":
+      if (!Number.isFinite(value)) throw unsafe(`${String(value)} is not a finite number`, path);
+      if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE_INTEGER && Math.abs(value) < 1e21) {
+        // Its canonical form would be an integer token that the strict reader refuses
+        // (spec/strict-json.md 4.1); from 1e21 on, JCS writes an exponent.
+        throw unsafe(`${String(value)} would be written as an integer outside +-(2^53-1)`, path);
+      }
+      return String(value); // ECMAScript Number-to-String is the JCS number form; -0 gives "0"
+    case "bigint":
+      if (value > BigInt(MAX_SAFE_INTEGER) || value < -BigInt(MAX_SAFE_INTEGER)) {
+        throw unsafe(`integer ${value} is outside +-(2^53-1)`, path);
+      }
+      return value.toString();
+    case "boolean":
+      return value ? "true" : "false";
+    case "object":
+      if (value === null) return "null";
+      if (Array.isArray(value) || isPlainObject(value)) return null;
+      throw unsafe(`a ${value.constructor?.name ?? "object"} is not a JSON value`, path);
+    default:
+      throw unsafe(`a ${typeof value} is not a JSON value`, path);
+  }
+}
+
+function sortedKeys(obj: Record<string, unknown>): string[] {
+  // The default sort compares UTF-16 code units: the order RFC 8785 asks for.
+  return Object.keys(obj).sort();
+}
+
+function write(value: unknown, indent: string | null, depth: number, path: Array<string | number>, out: string[]): void {
+  const text = scalar(value, path);
+  if (text !== null) {
+    out.push(text);
+    return;
+  }
+  if (depth >= MAX_DEPTH) throw unsafe(`nesting deeper than ${MAX_DEPTH} levels`, path);
+  const inner = indent === null ? null : indent + "  ";
+  const open = inner === null ? "" : "\n" + inner;
+  const sep = inner === null ? "," : ",\n" + inner;
+  const close = inner === null ? "" : "\n" + indent;
+  if (Array.isArray(value)) {
+    if (value.length === 0) {
+      out.push("[]");
+      return;
+    }
+    out.push("[" + open);
+    value.forEach((item: unknown, index) => {
+      if (index > 0) out.push(sep);
+      path.push(index);
+      write(item, inner, depth + 1, path, out);
+      path.pop();
+    });
+    out.push(close + "]");
+    return;
+  }
+  const obj = value as Record<string, unknown>;
+  const keys = sortedKeys(obj);
+  if (keys.length === 0) {
+    out.push("{}");
+    return;
+  }
+  out.push("{" + open);
+  keys.forEach((key, index) => {
+    if (index > 0) out.push(sep);
+    path.push(key);
+    if (LONE_SURROGATE.test(key)) throw unsafe("object key holds a lone surrogate", path);
+    out.push(JSON.stringify(key) + (inner === null ? ":" : ": "));
+    write(obj[key], inner, depth + 1, path, out);
+    path.pop();
+  });
+  out.push(close + "}");
+}
+
+/**
+ * The RFC 8785 (JCS) text of `value`, without a newline. Throws `CaseError("unsafe_value")`
+ * with a JSON pointer for non-finite numbers, lone surrogates, bigints outside +-(2^53-1),
+ * non-JSON values (undefined, functions, class instances) and nesting deeper than 256.
+ */
+export function canonicalLine(value: unknown): string {
+  const out: string[] = [];
+  write(value, null, 0, [], out);
+  return out.join("");
+}
+
+/**
+ * The canonical text of a `.json` file: JCS key order, numbers and strings, indented by two
+ * spaces, `": "` after keys, `,` and a newline between members, `{}`/`[]` for empty
+ * containers, and a final newline.
+ */
+export function canonicalDocument(value: unknown): string {
+  const out: string[] = [];
+  write(value, "", 0, [], out);
+  out.push("\n");
+  return out.join("");
+}
+
+/** The canonical text of a JSON Lines file: one canonical line per value, each ending in `\n`. */
+export function canonicalJsonl(values: Iterable<unknown>): string {
+  let out = "";
+  for (const v of values) out += canonicalLine(v) + "\n";
+  return out;
+}

@@ -1,0 +1,103 @@
+/**
+ * The one error type of threads-cases: a stable reason code plus a location
+ * (spec/reason-codes.md). Mirrors the Python `CaseError`.
+ */
+
+export type ReasonCode =
+  | "log_invalid"
+  | "json_invalid"
+  | "unsafe_value"
+  | "invalid_request"
+  | "dialect_unknown"
+  | "io_error";
+
+export const REASON_HINTS: Readonly<Record<ReasonCode, string>> = {
+  log_invalid: "the log must follow spec/thread-log.md; run `threads-cases validate LOG`",
+  json_invalid: "the file must be strict JSON as described in spec/strict-json.md",
+  unsafe_value:
+    "use values that survive every language: finite numbers, integers within +-(2^53-1), string keys",
+  invalid_request: "check the command's arguments with --help",
+  dialect_unknown: "use one of the dialects under spec/dialects/",
+  io_error: "check that the path exists and is readable",
+};
+
+/** Exit status per reason code; anything not listed exits 1. */
+export const EXIT_STATUS: Readonly<Partial<Record<ReasonCode, number>>> = {
+  invalid_request: 2,
+  dialect_unknown: 2,
+};
+
+export interface Location {
+  file?: string | undefined;
+  line?: number | undefined;
+  pointer?: string | undefined;
+}
+
+export interface CaseErrorOptions extends Location {
+  hint?: string | undefined;
+}
+
+/** A refusal or failure with a stable reason `code`, a one-sentence message and a location. */
+export class CaseError extends Error {
+  readonly code: ReasonCode;
+  file: string | undefined;
+  line: number | undefined;
+  pointer: string | undefined;
+  readonly hint: string;
+
+  constructor(code: ReasonCode, message: string, options: CaseErrorOptions = {}) {
+    super(message);
+    this.name = "CaseError";
+    this.code = code;
+    this.file = options.file;
+    this.line = options.line;
+    this.pointer = options.pointer;
+    this.hint = options.hint ?? REASON_HINTS[code] ?? "";
+  }
+
+  get exitStatus(): number {
+    return EXIT_STATUS[this.code] ?? 1;
+  }
+
+  /** Fill in missing location parts (parts already set win); returns `this`. */
+  at(location: Location): this {
+    this.file ??= location.file;
+    this.line ??= location.line;
+    this.pointer ??= location.pointer;
+    return this;
+  }
+
+  /** `file:line: pointer: message`, as the Python CLI renders a problem. */
+  where(): string {
+    const parts: string[] = [];
+    if (this.file !== undefined) {
+      parts.push(this.line === undefined ? this.file : `${this.file}:${this.line}`);
+    } else if (this.line !== undefined) {
+      parts.push(`line ${this.line}`);
+    }
+    if (this.pointer !== undefined) parts.push(this.pointer || "/");
+    return parts.join(": ");
+  }
+
+  render(): string {
+    const where = this.where();
+    return `error[${this.code}]: ${where ? `${where}: ${this.message}` : this.message}`;
+  }
+
+  toJSON(): { code: string; message: string; file: string | null; line: number | null; pointer: string | null } {
+    return {
+      code: this.code,
+      message: this.message,
+      file: this.file ?? null,
+      line: this.line ?? null,
+      pointer: this.pointer ?? null,
+    };
+  }
+}
+
+/** RFC 6901 JSON pointer for a path of keys and indexes (`[]` gives `""`). */
+export function pointerJoin(parts: ReadonlyArray<string | number>): string {
+  let out = "";
+  for (const p of parts) out += "/" + String(p).replace(/~/g, "~0").replace(/\//g, "~1");
+  return out;
+}

@@ -1,0 +1,364 @@
+/**
+ * The reducer: the state a thread log reduces to (spec/reducer.md).
+ *
+ * A pure streaming fold over canonical envelopes (`threads-py` keys). Memory is the state plus
+ * one saved copy per `snapshot_taken`. Every broken rule throws `CaseError("log_invalid")` with
+ * the JSON pointer of the offending field and the event's seq in the message; {@link Reducer.apply}
+ * checks everything before it changes anything, so a refused event leaves the state as it was.
+ */
+
+import { CaseError } from "./errors.js";
+import { setOwn, type JsonObject, type JsonValue } from "./strictjson.js";
+
+/** A canonical event envelope (schema-valid; see schemas/event.schema.json). */
+export interface Envelope {
+  event_id: string;
+  thread_id: string;
+  seq: number;
+  type: string;
+  actor_kind: string;
+  epoch: number;
+  branch_id: string;
+  critical: boolean;
+  ts: string;
+  data: JsonObject;
+}
+
+export type Status = "idle" | "in_turn" | "failed";
+
+export interface Turn {
+  turn_id: string;
+  status: "completed" | "failed";
+  stop_reason: string | null;
+  error: JsonValue;
+}
+
+export interface Message {
+  role: "user" | "assistant";
+  content: JsonValue;
+}
+
+export interface Artifact {
+  media_type: string;
+  size: number;
+}
+
+/** The canonical state (spec/reducer.md); `Dialect.encodeState` spells it in another dialect. */
+export interface State {
+  thread_id: string | null;
+  branch_id: string;
+  epoch: number;
+  last_seq: number | null;
+  last_event_id: string | null;
+  status: Status;
+  current_turn: string | null;
+  turns: Turn[];
+  agent: JsonValue;
+  messages: Message[];
+  pending_tool_calls: string[];
+  sandbox: { files: Record<string, string> };
+  artifacts: Record<string, Artifact>;
+  usage: { input_tokens: number; output_tokens: number };
+  snapshots: string[];
+}
+
+/** State keys that `restored` brings back from the snapshot. */
+export const RESTORED_KEYS = [
+  "status",
+  "current_turn",
+  "turns",
+  "agent",
+  "messages",
+  "pending_tool_calls",
+  "sandbox",
+  "artifacts",
+  "usage",
+] as const satisfies ReadonlyArray<keyof State>;
+
+type Saved = Pick<State, (typeof RESTORED_KEYS)[number]>;
+
+/** The state of an empty log. */
+export function initialState(): State {
+  return {
+    thread_id: null,
+    branch_id: "main",
+    epoch: 0,
+    last_seq: null,
+    last_event_id: null,
+    status: "idle",
+    current_turn: null,
+    turns: [],
+    agent: null,
+    messages: [],
+    pending_tool_calls: [],
+    sandbox: { files: {} },
+    artifacts: {},
+    usage: { input_tokens: 0, output_tokens: 0 },
+    snapshots: [],
+  };
+}
+
+/** A deep copy of a JSON value (keeps `__proto__` keys as data). */
+export function deepCopy<T>(value: T): T {
+  if (Array.isArray(value)) return value.map((v: unknown) => deepCopy(v)) as T;
+  if (value !== null && typeof value === "object") {
+    const out: JsonObject = {};
+    for (const [k, v] of Object.entries(value)) setOwn(out, k, deepCopy(v as JsonValue));
+    return out as T;
+  }
+  return value;
+}
+
+const str = (v: JsonValue | undefined): string => v as string;
+const num = (v: JsonValue | undefined): number => v as number;
+const obj = (v: JsonValue | undefined): JsonObject => v as JsonObject;
+const repr = (v: string | null): string => (v === null ? "None" : `'${v}'`);
+
+type Handler = (ev: Envelope, data: JsonObject) => void;
+
+export interface ReducerOptions {
+  /** Copy values taken from events into the state (default true); the log reader hands over fresh objects and turns this off. */
+  copyData?: boolean;
+}
+
+/**
+ * A streaming reducer: feed canonical envelopes to {@link apply}, read {@link state}.
+ * `new Reducer(state)` resumes from a state produced earlier; snapshots taken before that are
+ * then unknown, so restoring one throws `log_invalid`.
+ */
+export class Reducer {
+  readonly state: State;
+  private readonly copy: <T>(value: T) => T;
+  private readonly saved = new Map<string, Saved>();
+  private started: boolean;
+
+  constructor(state?: State | null, options: ReducerOptions = {}) {
+    this.state = state ? deepCopy(state) : initialState();
+    this.copy = options.copyData === false ? (v) => v : deepCopy;
+    // Started means "thread_started was applied", which is exactly "agent is not null": a
+    // prefix of x_ events moves last_seq but does not start the thread.
+    this.started = this.state.agent !== null;
+  }
+
+  private fail(ev: Envelope, message: string, pointer = ""): CaseError {
+    return new CaseError("log_invalid", `seq ${ev.seq}: ${message}`, { pointer });
+  }
+
+  private checkEnvelope(ev: Envelope): void {
+    const st = this.state;
+    const expectedSeq = st.last_seq === null ? 0 : st.last_seq + 1;
+    if (ev.seq !== expectedSeq) throw this.fail(ev, `seq gap: expected seq ${expectedSeq}`, "/seq");
+    if (st.thread_id !== null && ev.thread_id !== st.thread_id) {
+      throw this.fail(ev, `thread_id ${repr(ev.thread_id)} differs from ${repr(st.thread_id)}`, "/thread_id");
+    }
+    const wantEpoch = ev.type === "restored" ? st.epoch + 1 : st.epoch;
+    if (ev.epoch !== wantEpoch) throw this.fail(ev, `epoch ${ev.epoch} where ${wantEpoch} is expected`, "/epoch");
+    if (ev.type === "forked") {
+      if (ev.branch_id !== ev.data["branch_id"]) throw this.fail(ev, "a forked event carries its new branch_id", "/branch_id");
+    } else if (ev.branch_id !== st.branch_id) {
+      throw this.fail(ev, `branch_id ${repr(ev.branch_id)} differs from ${repr(st.branch_id)}`, "/branch_id");
+    }
+  }
+
+  /** Fold one canonical envelope into the state; throws `log_invalid` (state unchanged) for a broken rule. */
+  apply(ev: Envelope): void {
+    this.checkEnvelope(ev);
+    if (!ev.type.startsWith("x_")) {
+      if (!this.started && ev.type !== "thread_started") {
+        throw this.fail(ev, `the first event must be thread_started, not ${ev.type}`, "/type");
+      }
+      const handler = this.handlers[ev.type];
+      if (handler === undefined) throw this.fail(ev, `unknown event type ${ev.type}`, "/type");
+      handler(ev, ev.data);
+    }
+    const st = this.state;
+    st.thread_id ??= ev.thread_id;
+    st.last_seq = ev.seq;
+    st.last_event_id = ev.event_id;
+  }
+
+  private inTurn(ev: Envelope, data: JsonObject): void {
+    const st = this.state;
+    if (st.status !== "in_turn") {
+      const why = st.status === "failed" ? "after turn_failed without a new turn" : "outside a turn";
+      throw this.fail(ev, `${ev.type} ${why}`, "/type");
+    }
+    if (data["turn_id"] !== st.current_turn) {
+      throw this.fail(ev, `turn_id ${repr(str(data["turn_id"]))} is not the current turn ${repr(st.current_turn)}`, "/data/turn_id");
+    }
+  }
+
+  private checkArtifact(ev: Envelope, data: JsonObject): void {
+    const art = data["artifact"];
+    if (art === null || art === undefined) return;
+    if (art !== "sha256:" + str(data["sha256"])) {
+      throw this.fail(ev, "artifact must be 'sha256:' + the file's sha256", "/data/artifact");
+    }
+    const known = Object.hasOwn(this.state.artifacts, art) ? this.state.artifacts[art] : undefined;
+    if (known === undefined) throw this.fail(ev, `artifact ${art} was not added before`, "/data/artifact");
+    if (known.size !== data["size"]) {
+      throw this.fail(ev, `size ${num(data["size"])} differs from the artifact's ${known.size}`, "/data/size");
+    }
+  }
+
+  private readonly handlers: Readonly<Record<string, Handler>> = {
+    thread_started: (ev, data) => {
+      if (this.started) throw this.fail(ev, "a second thread_started", "/type");
+      this.started = true;
+      this.state.agent = this.copy(data["agent"] ?? null);
+    },
+
+    user_message: (ev, data) => {
+      if (this.state.status === "in_turn") throw this.fail(ev, "user_message during a turn", "/type");
+      this.state.messages.push({ role: "user", content: this.copy(data["content"] ?? null) });
+    },
+
+    turn_started: (ev, data) => {
+      const st = this.state;
+      const turnId = str(data["turn_id"]);
+      if (st.status === "in_turn") throw this.fail(ev, `turn_started while turn ${repr(st.current_turn)} is open`, "/type");
+      if (st.turns.some((t) => t.turn_id === turnId)) throw this.fail(ev, `turn_id ${repr(turnId)} was used before`, "/data/turn_id");
+      st.status = "in_turn";
+      st.current_turn = turnId;
+    },
+
+    model_requested: (ev, data) => this.inTurn(ev, data),
+
+    model_responded: (ev, data) => {
+      this.inTurn(ev, data);
+      const st = this.state;
+      const usage = obj(data["usage"]);
+      st.messages.push({ role: "assistant", content: this.copy(obj(data["message"])["content"] ?? null) });
+      st.usage.input_tokens += num(usage["input_tokens"]);
+      st.usage.output_tokens += num(usage["output_tokens"]);
+    },
+
+    tool_called: (ev, data) => {
+      this.inTurn(ev, data);
+      const id = str(data["tool_use_id"]);
+      if (this.state.pending_tool_calls.includes(id)) throw this.fail(ev, `tool_use_id ${repr(id)} is already pending`, "/data/tool_use_id");
+      this.state.pending_tool_calls.push(id);
+    },
+
+    tool_result: (ev, data) => {
+      this.inTurn(ev, data);
+      const st = this.state;
+      const id = str(data["tool_use_id"]);
+      const pending = st.pending_tool_calls.indexOf(id);
+      if (pending === -1) throw this.fail(ev, `tool_result with no call: ${repr(id)}`, "/data/tool_use_id");
+      st.pending_tool_calls.splice(pending, 1);
+      const block: JsonObject = {
+        type: "tool_result",
+        tool_use_id: id,
+        content: this.copy(data["content"] ?? null),
+        is_error: data["is_error"] ?? false,
+      };
+      const last = st.messages[st.messages.length - 1];
+      const content = last?.content;
+      if (
+        last !== undefined &&
+        last.role === "user" &&
+        Array.isArray(content) &&
+        content.length > 0 &&
+        content.every((b) => b !== null && typeof b === "object" && !Array.isArray(b) && b["type"] === "tool_result")
+      ) {
+        content.push(block);
+      } else {
+        st.messages.push({ role: "user", content: [block] });
+      }
+    },
+
+    sandbox_read: (ev, data) => {
+      this.checkArtifact(ev, data);
+      setOwn(this.state.sandbox.files as JsonObject, str(data["path"]), str(data["sha256"]));
+    },
+
+    sandbox_wrote: (ev, data) => {
+      const files = this.state.sandbox.files;
+      const path = str(data["path"]);
+      if (data["sha256"] === null) {
+        if (data["artifact"] !== null || data["size"] !== 0) {
+          throw this.fail(ev, "a deletion (sha256 null) has size 0 and no artifact", "/data");
+        }
+        if (!Object.hasOwn(files, path)) throw this.fail(ev, `deleting ${repr(path)}, which the log never saw`, "/data/path");
+        delete files[path];
+        return;
+      }
+      this.checkArtifact(ev, data);
+      setOwn(files as JsonObject, path, str(data["sha256"]));
+    },
+
+    artifact_added: (ev, data) => {
+      const arts = this.state.artifacts;
+      const id = str(data["artifact_id"]);
+      const entry: Artifact = { media_type: str(data["media_type"]), size: num(data["size"]) };
+      const old = Object.hasOwn(arts, id) ? arts[id] : undefined;
+      if (old !== undefined && (old.media_type !== entry.media_type || old.size !== entry.size)) {
+        throw this.fail(ev, `artifact ${id} added again with other details`, "/data");
+      }
+      setOwn(arts as unknown as JsonObject, id, entry as unknown as JsonObject);
+    },
+
+    snapshot_taken: (ev, data) => {
+      const sid = str(data["snapshot_id"]);
+      if (this.state.snapshots.includes(sid)) throw this.fail(ev, `snapshot_id ${repr(sid)} was taken before`, "/data/snapshot_id");
+      this.state.snapshots.push(sid);
+      this.saved.set(sid, this.pickRestored(this.state));
+    },
+
+    restored: (ev, data) => {
+      const sid = str(data["snapshot_id"]);
+      const saved = this.saved.get(sid);
+      if (saved === undefined) throw this.fail(ev, `restored an unknown snapshot ${repr(sid)}`, "/data/snapshot_id");
+      Object.assign(this.state, this.pickRestored(saved));
+      this.state.epoch += 1;
+    },
+
+    forked: (ev, data) => {
+      const st = this.state;
+      const from = str(data["from_event_id"]);
+      const branch = str(data["branch_id"]);
+      if (from !== st.last_event_id) {
+        throw this.fail(ev, `forked from ${repr(from)}, but the previous event is ${repr(st.last_event_id)}`, "/data/from_event_id");
+      }
+      if (branch === st.branch_id) throw this.fail(ev, "a fork starts a new branch_id", "/data/branch_id");
+      st.branch_id = branch;
+    },
+
+    turn_completed: (ev, data) => {
+      this.inTurn(ev, data);
+      const st = this.state;
+      if (st.pending_tool_calls.length > 0) {
+        throw this.fail(ev, `turn completed with tool calls pending: ${JSON.stringify(st.pending_tool_calls)}`, "/type");
+      }
+      st.turns.push({ turn_id: str(data["turn_id"]), status: "completed", stop_reason: str(data["stop_reason"]), error: null });
+      st.status = "idle";
+      st.current_turn = null;
+    },
+
+    turn_failed: (ev, data) => {
+      this.inTurn(ev, data);
+      const st = this.state;
+      st.turns.push({ turn_id: str(data["turn_id"]), status: "failed", stop_reason: null, error: this.copy(data["error"] ?? null) });
+      st.pending_tool_calls = [];
+      st.status = "failed";
+      st.current_turn = null;
+    },
+  };
+
+  private pickRestored(from: Saved): Saved {
+    const out: Partial<Record<keyof Saved, unknown>> = {};
+    for (const k of RESTORED_KEYS) out[k] = deepCopy(from[k]);
+    return out as Saved;
+  }
+}
+
+/**
+ * Reduce canonical envelopes (assumed schema-valid: the log reader checks that) to a canonical
+ * state. Throws `log_invalid` for a broken reducer rule.
+ */
+export function reduceEnvelopes(events: Iterable<Envelope>, state?: State | null): State {
+  const r = new Reducer(state);
+  for (const ev of events) r.apply(ev);
+  return r.state;
+}
