@@ -11,7 +11,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
-from jsonschema import Draft202012Validator
+import re
+
+from jsonschema import Draft202012Validator, validators
+from jsonschema.exceptions import ValidationError
 from referencing import Registry, Resource
 
 from .errors import pointer_join
@@ -36,14 +39,32 @@ def schema_document(name: str) -> dict[str, Any]:
     return doc
 
 
+_END = re.compile(r"(?<!\\)\$$")
+
+
 @cache
-def validator(name: str, definition: str | None = None) -> Draft202012Validator:
+def _ecma_pattern(pattern: str) -> re.Pattern[str]:
+    # ECMA-262 (what JSON Schema specifies) lets ``$`` match only at the end of the input;
+    # Python's ``$`` also matches before a final newline, so "e0\n" would pass ^...$ here.
+    return re.compile(_END.sub(r"\\Z", pattern))
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    if isinstance(instance, str) and not _ecma_pattern(pattern).search(instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+
+
+@cache
+def validator(name: str, definition: str | None = None) -> Any:
     """A validator for ``schemas/<name>``, or for its ``$defs/<definition>`` entry."""
     if definition is None:
         schema: dict[str, Any] = {"$ref": BASE + name}
     else:
         schema = {"$ref": f"{BASE}{name}#/$defs/{definition}"}
-    return Draft202012Validator(schema, registry=_registry())
+    return _Validator(schema, registry=_registry())
 
 
 def schema_problems(

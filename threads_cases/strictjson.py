@@ -262,7 +262,15 @@ def iter_jsonl(
 # --------------------------------------------------------------------------- writing
 
 
-def _check_writable(value: Any, path: list[str | int]) -> None:
+#: Doubles from 2^53 up to (not including) 1e21 are written as integer digits by JCS, which a
+#: strict reader then refuses as an unsafe integer; writing refuses them (spec/strict-json.md).
+_INTEGRAL_FORM_LIMIT = 1e21
+
+
+def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> None:
+    if isinstance(value, (dict, list)) and depth >= MAX_DEPTH:
+        raise CaseError("unsafe_value", f"nesting deeper than {MAX_DEPTH} levels",
+                        pointer=pointer_join(path[:16]) + ("/..." if len(path) > 16 else ""))
     if isinstance(value, dict):
         for k, v in value.items():
             if not isinstance(k, str):
@@ -270,21 +278,23 @@ def _check_writable(value: Any, path: list[str | int]) -> None:
                     "unsafe_value", f"object key {k!r} is not a string", pointer=pointer_join(path)
                 )
             path.append(k)
-            _check_writable(v, path)
+            _check_writable(k, path, depth + 1)
+            _check_writable(v, path, depth + 1)
             path.pop()
     elif isinstance(value, list):
         for i, v in enumerate(value):
             path.append(i)
-            _check_writable(v, path)
+            _check_writable(v, path, depth + 1)
             path.pop()
-    elif isinstance(value, bool) or value is None or isinstance(value, str):
-        if isinstance(value, str):
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                raise CaseError(
-                    "unsafe_value", "string holds a lone surrogate", pointer=pointer_join(path)
-                ) from None
+    elif isinstance(value, bool) or value is None:
+        return
+    elif isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise CaseError(
+                "unsafe_value", "string holds a lone surrogate", pointer=pointer_join(path)
+            ) from None
     elif isinstance(value, int):
         if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             raise CaseError(
@@ -296,6 +306,12 @@ def _check_writable(value: Any, path: list[str | int]) -> None:
         if value != value or value in (float("inf"), float("-inf")):
             raise CaseError(
                 "unsafe_value", f"{value!r} is not a finite number", pointer=pointer_join(path)
+            )
+        if MAX_SAFE_INTEGER < abs(value) < _INTEGRAL_FORM_LIMIT:
+            raise CaseError(
+                "unsafe_value",
+                f"{value!r} would be written as integer digits outside +-(2^53-1)",
+                pointer=pointer_join(path),
             )
     else:
         raise CaseError(
@@ -309,12 +325,14 @@ def canonical_line(value: Any) -> bytes:
     """The RFC 8785 (JCS) bytes of ``value``, without a newline.
 
     Raises ``CaseError("unsafe_value")`` with a JSON pointer for non-string keys, non-finite
-    floats, integers outside +-(2^53-1), lone surrogates and non-JSON types.
+    floats, integers outside +-(2^53-1), doubles that JCS would write as such integers,
+    nesting deeper than 256, lone surrogates and non-JSON types (spec/strict-json.md).
     """
+    _check_writable(value, [])
     try:
         return rfc8785.dumps(value)
-    except (rfc8785.CanonicalizationError, TypeError, ValueError, UnicodeEncodeError):
-        _check_writable(value, [])
+    except (rfc8785.CanonicalizationError, TypeError, ValueError, UnicodeEncodeError,
+            RecursionError):
         raise CaseError("unsafe_value", "value cannot be written as canonical JSON") from None
 
 
@@ -351,7 +369,7 @@ def canonical_document(value: Any) -> bytes:
 
     Raises ``CaseError("unsafe_value")`` as :func:`canonical_line` does.
     """
-    canonical_line(value)  # validates the whole value with a pointer on failure
+    _check_writable(value, [])
     out: list[bytes] = []
     _pretty(value, "", out)
     out.append(b"\n")
