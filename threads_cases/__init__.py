@@ -12,17 +12,35 @@ The public API (spec/ holds the normative text):
 
 from __future__ import annotations
 
+from .agent import AgentSpec, ToolResult, ToolSpec
+from .case import CaseExpectation
 from .dialects import Dialect, dialect_names, get_dialect
 from .errors import CaseError, Problem
 from .log import encode_log, read_log, reduce, validate_log
+from .model import ScriptedModel
 from .reducer import Reducer, initial_state
+from .runner import CaseResult, SuiteResult, run_case, run_suite
+from .sandbox import DirectorySandbox, FakeSandbox
+from .save import SaveResult
+from .thread import Thread
 from .strictjson import canonical_document, canonical_line
 from .strictjson import parse as parse_json
 
 from ._version import __version__
 
 __all__ = [
+    "AgentSpec",
     "CaseError",
+    "CaseExpectation",
+    "CaseResult",
+    "DirectorySandbox",
+    "FakeSandbox",
+    "SaveResult",
+    "ScriptedModel",
+    "SuiteResult",
+    "Thread",
+    "ToolResult",
+    "ToolSpec",
     "Dialect",
     "Problem",
     "Reducer",
@@ -36,5 +54,7 @@ __all__ = [
     "parse_json",
     "read_log",
     "reduce",
+    "run_case",
+    "run_suite",
     "validate_log",
 ]

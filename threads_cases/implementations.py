@@ -86,6 +86,8 @@ def handle_request(message: dict[str, Any], *, dialect: str = "threads-py",
 
         if "text" in message:
             value = parse(message["text"].encode("utf-8"), code="json_invalid")
+        elif "text_base64" in message:
+            value = parse(base64.b64decode(message["text_base64"]), code="json_invalid")
         else:
             value = message["value"]
         return {"text": canonical_line(value).decode("utf-8"),

@@ -37,6 +37,8 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
         for line in lines:
             sys.stdout.buffer.write(canonical_line(line) + b"\n")
         sys.stdout.flush()
+    elif fmt == "none":
+        pass
     elif fmt == "github":
         from ..github import write_github
 

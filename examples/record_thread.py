@@ -1,0 +1,50 @@
+"""Record a small thread with the Python API and a scripted model, then write its log.
+
+    python examples/record_thread.py OUT_DIR
+
+writes OUT_DIR/thread.jsonl (the log), OUT_DIR/artifacts/ (the bytes the log refers to) and
+prints the event_id to save a case at. No model provider is needed: ScriptedModel answers.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread, ToolSpec
+from threads_cases.agent import BUILTIN_TOOLS
+from threads_cases.model import text_reply, tool_reply
+
+
+def lookup_ticket(inp: dict[str, object]) -> str:
+    """An external tool: in a live run it would call a ticket system."""
+    return f"ticket {inp['id']}: open, assigned to Ana"
+
+
+def main(out: Path) -> None:
+    agent = AgentSpec(
+        name="support-bot",
+        model="model-x-1",
+        system="You answer questions about the repository and its tickets.",
+        tools=(*BUILTIN_TOOLS.values(),
+               ToolSpec("lookup_ticket", "Look a ticket up by id.",
+                        {"type": "object", "properties": {"id": {"type": "string"}}},
+                        kind="external", effect="read", handler=lookup_ticket)),
+    )
+    thread = Thread.create(agent=agent, thread_id="demo-thread",
+                           sandbox=FakeSandbox({"NOTES.md": "Release 1.2 is blocked by T-42.\n"}))
+    thread.run_turn("Hi!", ScriptedModel([text_reply("Hello! What do you need?")]))
+    fork_point = thread.events[-1]["event_id"]
+    thread.run_turn("Why is the release blocked?", ScriptedModel([
+        tool_reply(("tu_1", "read_file", {"path": "NOTES.md"})),
+        tool_reply(("tu_2", "lookup_ticket", {"id": "T-42"})),
+        text_reply("Release 1.2 waits for T-42, which is open and assigned to Ana."),
+    ]))
+    out.mkdir(parents=True, exist_ok=True)
+    thread.write_log(out / "thread.jsonl")
+    thread.write_artifacts(out / "artifacts")
+    print(fork_point)
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1] if len(sys.argv) > 1 else "demo-out"))
