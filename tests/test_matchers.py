@@ -26,7 +26,7 @@ from threads_cases.matchers import (
 from threads_cases.schemas import validator
 
 ROOT = Path(__file__).resolve().parent.parent
-EVENTS = list(read_log(ROOT / "examples" / "sample-thread.jsonl"))  # seq 0..8, e0..e8
+EVENTS = list(read_log(ROOT / "tests" / "data" / "sample-thread.jsonl"))  # seq 0..8, e0..e8
 
 
 def by_type(type_: str) -> dict[str, Any]:
