@@ -88,7 +88,7 @@ class DriverImplementation:
             self._proc = subprocess.Popen(
                 self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE, cwd=self.cwd,
-                env={**os.environ, **(self.env or {})}, bufsize=0,
+                env={**os.environ, **(self.env or {})},
             )
         except OSError as exc:
             self._dead = True
@@ -152,7 +152,7 @@ class DriverImplementation:
         if self.validate_protocol:
             _schema_check(message, "request", body["cmd"])
         try:
-            self._proc.stdin.write(canonical_line(message) + b"\n")
+            self._proc.stdin.write(orjson.dumps(message) + b"\n")
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._fail("driver_crashed", f"{self.name} exited before the request "
@@ -241,7 +241,9 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
     from .strictjson import parse
 
     def answer(obj: dict[str, Any]) -> None:
-        stdout.write(canonical_line(obj) + b"\n")
+        # Lines need not be canonical (spec/driver-protocol.md); orjson keeps the per-request
+        # overhead small. Values that JSON cannot hold never reach here: the runtime refuses them.
+        stdout.write(orjson.dumps(obj) + b"\n")
         stdout.flush()
 
     for raw in iter(stdin.readline, b""):

@@ -1,0 +1,205 @@
+"""threads-cases benchmarks. Every figure is reported next to a baseline measured in the same
+run, as a ratio, so the numbers travel between machines.
+
+    python benchmarks/run.py [--only NAME ...] [--big-mb 1024] [--cases 1000]
+
+Benchmarks:
+  reduce    100,000-event log: `reduce_log` vs plain orjson parsing of the same lines (aim <= 1.5x)
+  memory    peak RSS of `threads-cases reduce` on a generated --big-mb log (aim < 256 MiB),
+            beside the peak RSS of the same interpreter importing the package
+  runner    --cases generated small cases run in process: case runs per second, and suite
+            wall time / sum of per-case replay times (aim <= 1.2)
+  driver    median per-request overhead of the subprocess driver over the in-process call,
+            for a small replay (aim <= 1 ms)
+  ts        TypeScript / Python time to reduce the 100,000-event log, both through their driver
+
+Inputs are generated under benchmarks/.work/ (ignored by git). Results are printed and
+written to benchmarks/.work/results.json.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+WORK = HERE / ".work"
+
+from gen import write_log  # noqa: E402
+
+
+def best_of(n: int, fn: Any) -> float:
+    times = []
+    for _ in range(n):
+        t = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t)
+    return min(times)
+
+
+def log_100k() -> Path:
+    p = WORK / "log-100k.jsonl"
+    if not p.exists():
+        write_log(p, target_events=100_000)
+    return p
+
+
+def bench_reduce(_: argparse.Namespace) -> dict[str, Any]:
+    from threads_cases.log import reduce_log
+
+    p = log_100k()
+
+    def baseline() -> None:
+        with open(p, "rb") as fh:
+            for line in fh:
+                orjson.loads(line)
+
+    base = best_of(3, baseline)
+    ours = best_of(3, lambda: reduce_log(p))
+    cli = best_of(1, lambda: subprocess.run(
+        [sys.executable, "-m", "threads_cases", "reduce", str(p)], check=True,
+        stdout=subprocess.DEVNULL))
+    return {"events": 100_002, "orjson_parse_s": round(base, 3), "reduce_s": round(ours, 3),
+            "cli_reduce_s": round(cli, 3), "ratio": round(ours / base, 2), "aim": "<= 1.5"}
+
+
+def _peak_rss_mib(cmd: list[str]) -> float:
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise SystemExit(f"{cmd} failed with status {status}")
+    return usage.ru_maxrss / 1024
+
+
+def bench_memory(args: argparse.Namespace) -> dict[str, Any]:
+    p = WORK / f"log-{args.big_mb}mb.jsonl"
+    if not p.exists():
+        t = time.perf_counter()
+        n, size = write_log(p, target_bytes=args.big_mb * 1024 * 1024)
+        print(f"  generated {size / 2**20:.0f} MiB, {n} events in {time.perf_counter() - t:.0f}s")
+    base = _peak_rss_mib([sys.executable, "-c", "import threads_cases.cli"])
+    t = time.perf_counter()
+    peak = _peak_rss_mib([sys.executable, "-m", "threads_cases", "reduce", str(p)])
+    secs = time.perf_counter() - t
+    return {"log_mib": round(p.stat().st_size / 2**20), "peak_rss_mib": round(peak, 1),
+            "import_only_rss_mib": round(base, 1), "ratio_to_import": round(peak / base, 2),
+            "seconds": round(secs, 1), "mib_per_s": round(p.stat().st_size / 2**20 / secs, 1),
+            "aim": "< 256 MiB"}
+
+
+def make_cases(n: int) -> Path:
+    from threads_cases import AgentSpec, CaseExpectation, FakeSandbox, ScriptedModel, Thread
+    from threads_cases.model import text_reply, tool_reply
+    from threads_cases.runtime import Clock
+
+    root = WORK / f"cases-{n}"
+    if root.exists() and len(list(root.iterdir())) == n:
+        return root
+    shutil.rmtree(root, ignore_errors=True)
+    for i in range(n):
+        t = Thread.create(agent=AgentSpec("bench", "m"), sandbox=FakeSandbox({"f.txt": f"v{i}"}),
+                          thread_id=f"bench-{i}", clock=Clock(1_795_982_400_000))
+        at = t.events[-1]["event_id"]
+        t.run_turn(f"read f.txt ({i})", ScriptedModel([
+            tool_reply(("tu_1", "read_file", {"path": "f.txt"})), text_reply(f"v{i}")]))
+        r = t.save_case(f"case-{i:04d}", at=at, dir=root,
+                        expect=CaseExpectation(must=[{"type": "turn_completed"}]))
+        assert r.ok, r.error
+    return root
+
+
+def bench_runner(args: argparse.Namespace) -> dict[str, Any]:
+    from threads_cases.runner import run_suite
+
+    root = make_cases(args.cases)
+    t = time.perf_counter()
+    suite = run_suite([root], ["threads-py"], jobs=1)
+    wall = time.perf_counter() - t
+    per_case = sum(r.duration_ms for r in suite.results) / 1000
+    assert suite.counts["pass"] == args.cases, suite.counts
+    return {"cases": args.cases, "wall_s": round(wall, 3), "sum_case_s": round(per_case, 3),
+            "case_runs_per_s": round(args.cases / wall, 1), "ratio": round(wall / per_case, 3),
+            "aim": "<= 1.2"}
+
+
+def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
+    from threads_cases.driver import DriverImplementation
+    from threads_cases.implementations import PythonImplementation
+
+    case = make_cases(args.cases) / "case-0000"
+    msg = {"cmd": "replay", "case": {"path": str(case)}}
+    inproc = PythonImplementation()
+    drv = DriverImplementation("threads-py", [sys.executable, "-m", "threads_cases.driver"],
+                               dialect="threads-py")
+    drv.request(msg)  # start-up is paid once per run
+    a, b = [], []
+    for _ in range(200):
+        t = time.perf_counter()
+        inproc.request(msg)
+        a.append(time.perf_counter() - t)
+        t = time.perf_counter()
+        drv.request(msg)
+        b.append(time.perf_counter() - t)
+    drv.close()
+    ma, mb = statistics.median(a) * 1000, statistics.median(b) * 1000
+    return {"in_process_ms": round(ma, 3), "driver_ms": round(mb, 3),
+            "overhead_ms": round(mb - ma, 3), "ratio": round(mb / ma, 2), "aim": "<= 1 ms"}
+
+
+def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
+    from threads_cases.driver import DriverImplementation
+    from threads_cases.registry import ts_driver_path
+
+    node = shutil.which("node")
+    if node is None or not ts_driver_path().is_file():
+        return {"skipped": "the TypeScript driver is not built (nox -s ts)"}
+    p = str(log_100k())
+    py = DriverImplementation("threads-py", [sys.executable, "-m", "threads_cases.driver"],
+                              dialect="threads-py", timeout=600)
+    ts = DriverImplementation("threads-ts", [node, str(ts_driver_path())], dialect="threads-ts",
+                              timeout=600)
+    try:
+        py.hello()
+        ts.hello()
+        tp = best_of(3, lambda: py.request({"cmd": "reduce", "path": p, "dialect": "threads-py"}))
+        tt = best_of(3, lambda: ts.request({"cmd": "reduce", "path": p, "dialect": "threads-py"}))
+    finally:
+        py.close()
+        ts.close()
+    return {"python_s": round(tp, 3), "typescript_s": round(tt, 3), "ts_over_py": round(tt / tp, 2)}
+
+
+BENCHES = {"reduce": bench_reduce, "memory": bench_memory, "runner": bench_runner,
+           "driver": bench_driver, "ts": bench_ts}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--only", nargs="*", choices=sorted(BENCHES), help="run only these")
+    ap.add_argument("--big-mb", type=int, default=1024, help="size of the memory benchmark's log")
+    ap.add_argument("--cases", type=int, default=1000, help="cases for the runner benchmark")
+    args = ap.parse_args()
+    WORK.mkdir(exist_ok=True)
+    results = {}
+    for name in args.only or list(BENCHES):
+        print(f"[{name}] ...", flush=True)
+        results[name] = BENCHES[name](args)
+        print(f"[{name}] {orjson.dumps(results[name]).decode()}", flush=True)
+    (WORK / "results.json").write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
+    print(f"written to {WORK / 'results.json'}")
+    _ = resource  # the memory figures come from os.wait4's rusage
+
+
+if __name__ == "__main__":
+    main()

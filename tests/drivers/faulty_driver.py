@@ -1,0 +1,76 @@
+"""A driver that misbehaves on purpose, for the runner's fault tests.
+
+    python faulty_driver.py MODE
+
+Serves the real Python implementation (threads_cases.driver.serve semantics), except (replay
+requests are counted across restarts in ./.faulty-replays, so a restarted driver behaves):
+  crash-start   exits with status 3 before reading anything
+  crash-mid     exits with status 1 on the 2nd replay request
+  hang          never answers the 1st replay request
+  garbage       answers the 1st replay request with a line that is not JSON
+  wrong-id      answers every replay request with another id
+  huge-line     answers the 1st replay request with a 100 MB line
+  exit0         exits with status 0 on the 1st replay request, answering nothing
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+import orjson
+
+from threads_cases.errors import CaseError
+from threads_cases.implementations import handle_request
+
+MODE = sys.argv[1]
+
+
+def main() -> None:
+    out = sys.stdout.buffer
+    if MODE == "crash-start":
+        print("faulty driver: crashing on start", file=sys.stderr, flush=True)
+        sys.exit(3)
+    counter = Path(".faulty-replays")
+    for raw in iter(sys.stdin.buffer.readline, b""):
+        msg = orjson.loads(raw)
+        if msg.get("cmd") == "shutdown":
+            return
+        if msg.get("cmd") == "replay":
+            replays = int(counter.read_text()) + 1 if counter.exists() else 1
+            counter.write_text(str(replays))
+            if MODE == "crash-mid" and replays == 2:
+                print("faulty driver: boom in the middle", file=sys.stderr, flush=True)
+                os._exit(1)
+            if MODE == "hang" and replays == 1:
+                print("faulty driver: hanging", file=sys.stderr, flush=True)
+                time.sleep(3600)
+            if MODE == "garbage" and replays == 1:
+                out.write(b"Traceback? no: just garbage on stdout\n")
+                out.flush()
+                continue
+            if MODE == "huge-line" and replays == 1:
+                chunk = b"x" * (1024 * 1024)
+                for _ in range(100):
+                    out.write(chunk)
+                out.write(b"\n")
+                out.flush()
+                continue
+            if MODE == "exit0" and replays == 1:
+                os._exit(0)
+        rid = msg.get("id")
+        if MODE == "wrong-id" and msg.get("cmd") == "replay":
+            rid = (rid or 0) + 100
+        try:
+            body = handle_request(msg)
+            answer = {"id": rid, "ok": True, **body}
+        except CaseError as err:
+            answer = {"id": rid, "ok": False, "error": {"code": err.code, "message": err.message}}
+        out.write(orjson.dumps(answer) + b"\n")
+        out.flush()
+
+
+if __name__ == "__main__":
+    main()

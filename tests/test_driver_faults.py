@@ -1,0 +1,84 @@
+"""Broken drivers: each fault gets its own verdict and reason, and the suite goes on."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "spec" / "conformance" / "cases"
+DRIVER = Path(__file__).resolve().parent / "drivers" / "faulty_driver.py"
+PICK = ["reads-notes", "weather-stub", "writes-summary"]
+
+
+def _suite(tmp_path: Path, mode: str, timeout: float = 60) -> list[dict[str, object]]:
+    cases = tmp_path / "cases"
+    for name in PICK:
+        shutil.copytree(CASES / name, cases / name)
+    (tmp_path / "threads-cases.toml").write_text(
+        f'[implementations.faulty]\ncommand = [{json.dumps(sys.executable)}, '
+        f'{json.dumps(str(DRIVER))}, "{mode}"]\ndialect = "threads-py"\ntimeout = {timeout}\n'
+    )
+    proc = subprocess.run(
+        [sys.executable, "-m", "threads_cases", "run", "cases", "--impl", "faulty",
+         "--impl", "threads-py", "--format", "json", "--jobs", "1"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+    )
+    assert "Traceback" not in proc.stderr
+    lines = [json.loads(line) for line in proc.stdout.splitlines()]
+    assert lines[0]["kind"] == "header" and lines[-1]["kind"] == "footer"
+    results = [r for r in lines if r["kind"] == "result"]
+    # the healthy implementation ran every case: the suite went on
+    assert sorted(r["case"] for r in results if r["implementation"] == "threads-py") == sorted(PICK)
+    assert all(r["verdict"] == "pass" for r in results if r["implementation"] == "threads-py")
+    assert proc.returncode == (0 if all(r["verdict"] in ("pass", "skip") for r in results) else 3)
+    return sorted((r for r in results if r["implementation"] == "faulty"), key=lambda r: r["case"])
+
+
+def _by_case(results: list[dict[str, object]]) -> dict[object, tuple[object, object]]:
+    return {r["case"]: (r["verdict"], r["reasons"]) for r in results}
+
+
+def test_a_driver_that_crashes_on_start_errors_every_case_then_gives_up(tmp_path: Path) -> None:
+    got = _suite(tmp_path, "crash-start")
+    assert [r["verdict"] for r in got] == ["error"] * 3
+    reasons = [r["reasons"][0] for r in got]
+    assert set(reasons) <= {"driver_crashed", "driver_unavailable"}
+    assert "crashing on start" in got[0]["message"]  # the stderr tail is shown
+
+
+def test_a_driver_that_crashes_mid_run_is_restarted(tmp_path: Path) -> None:
+    got = _by_case(_suite(tmp_path, "crash-mid"))
+    verdicts = sorted(v for v, _ in got.values())
+    assert verdicts == ["error", "pass", "pass"]
+    crashed = [r for v, r in got.values() if v == "error"]
+    assert crashed == [["driver_crashed"]]
+
+
+def test_a_hanging_driver_times_out_and_the_next_case_runs(tmp_path: Path) -> None:
+    got = _suite(tmp_path, "hang", timeout=2)
+    assert got[0]["verdict"] == "error" and got[0]["reasons"] == ["driver_timeout"]
+    assert "hanging" in got[0]["message"]
+    assert [r["verdict"] for r in got[1:]] == ["pass", "pass"]
+
+
+@pytest.mark.parametrize("mode", ["garbage", "wrong-id", "huge-line"])
+def test_a_driver_breaking_the_protocol_gets_protocol_error(tmp_path: Path, mode: str) -> None:
+    got = _suite(tmp_path, mode)
+    if mode == "wrong-id":
+        assert all(r["reasons"] in (["protocol_error"], ["driver_unavailable"]) for r in got)
+        assert got[0]["reasons"] == ["protocol_error"]
+    else:
+        assert got[0]["verdict"] == "error" and got[0]["reasons"] == ["protocol_error"]
+        assert [r["verdict"] for r in got[1:]] == ["pass", "pass"]
+
+
+def test_a_driver_exiting_with_status_0_mid_request_is_a_crash(tmp_path: Path) -> None:
+    got = _suite(tmp_path, "exit0")
+    assert got[0]["verdict"] == "error" and got[0]["reasons"] == ["driver_crashed"]
+    assert [r["verdict"] for r in got[1:]] == ["pass", "pass"]
