@@ -101,8 +101,8 @@ class DriverImplementation:
         threading.Thread(target=self._pump_err, args=(self._proc.stderr,), daemon=True).start()
         hello = self._exchange({"cmd": "hello", "protocol": PROTOCOL})
         if hello.get("protocol") != PROTOCOL:
-            raise CaseError("protocol_error",
-                            f"{self.name} speaks protocol {hello.get('protocol')!r}, not {PROTOCOL}")
+            raise self._fail("protocol_error",
+                             f"{self.name} speaks protocol {hello.get('protocol')!r}, not {PROTOCOL}")
         self._hello = hello
 
     @staticmethod
@@ -204,12 +204,7 @@ class DriverImplementation:
             self._dead = True
             raise CaseError("driver_unavailable",
                             f"{self.name} was restarted {MAX_RESTARTS} times; giving up")
-        try:
-            self._start()
-        except CaseError as err:
-            if err.code != "driver_unavailable":
-                self.restarts += 1
-            raise
+        self._start()  # a failed start is counted once, by _fail
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         """Send one request and return the body of its ``ok`` answer (see module docstring)."""

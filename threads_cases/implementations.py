@@ -46,8 +46,18 @@ def handle_request(message: dict[str, Any], *, dialect: str = "threads-py",
                    agent: AgentSpec | None = None) -> dict[str, Any]:
     """Answer one protocol request with the Python runtime (the body of an ``ok`` answer).
 
-    Raises ``CaseError`` for a failed request (its code goes into the ``error`` answer).
+    Raises ``CaseError`` for a failed request (its code goes into the ``error`` answer); a
+    request missing a field, or with a field of the wrong type, is ``invalid_request``.
     """
+    try:
+        return _handle(message, dialect, agent)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise CaseError("invalid_request",
+                        f"{message.get('cmd')!r} request is malformed: {type(exc).__name__}: {exc}"
+                        ) from None
+
+
+def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> dict[str, Any]:
     cmd = message.get("cmd")
     if cmd == "hello":
         return {
@@ -88,8 +98,10 @@ def handle_request(message: dict[str, Any], *, dialect: str = "threads-py",
             value = parse(message["text"].encode("utf-8"), code="json_invalid")
         elif "text_base64" in message:
             value = parse(base64.b64decode(message["text_base64"]), code="json_invalid")
-        else:
+        elif "value" in message:
             value = message["value"]
+        else:
+            raise CaseError("invalid_request", "canonicalize needs value, text or text_base64")
         return {"text": canonical_line(value).decode("utf-8"),
                 "document": canonical_document(value).decode("utf-8")}
     if cmd == "replay":

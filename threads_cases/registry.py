@@ -95,9 +95,13 @@ class UnavailableImplementation:
 
 
 def open_implementation(
-    name: str, *, timeout: float = 60.0, isolated: bool = False, validate_protocol: bool = False
+    name: str, *, timeout: float | None = None, isolated: bool = False,
+    validate_protocol: bool = False,
 ) -> Implementation:
     """Start implementation ``name`` (lazily: the driver process starts on first request).
+
+    ``timeout`` (seconds per request) overrides the implementation's configured timeout;
+    without it the configured one, else 60 s, applies.
 
     Raises ``CaseError("invalid_request")`` for an unknown name.
     """
@@ -105,7 +109,7 @@ def open_implementation(
         if not isolated:
             return PythonImplementation()
         return DriverImplementation(name, [sys.executable, "-m", "threads_cases.driver"],
-                                    dialect="threads-py", timeout=timeout,
+                                    dialect="threads-py", timeout=timeout or 60.0,
                                     validate_protocol=validate_protocol)
     if name == "threads-ts":
         node = shutil.which("node")
@@ -116,19 +120,19 @@ def open_implementation(
             return UnavailableImplementation(name, "threads-ts",
                                              f"the TypeScript driver is not built ({driver})")
         return DriverImplementation(name, [node, str(driver)], dialect="threads-ts",
-                                    timeout=timeout, validate_protocol=validate_protocol)
+                                    timeout=timeout or 60.0, validate_protocol=validate_protocol)
     user = configured()
     if name in user:
         spec = user[name]
         return DriverImplementation(name, spec["command"], dialect=spec["dialect"],
-                                    timeout=min(timeout, spec["timeout"]) if timeout != 60.0
-                                    else spec["timeout"], validate_protocol=validate_protocol)
+                                    timeout=timeout or spec["timeout"],
+                                    validate_protocol=validate_protocol)
     raise CaseError("invalid_request",
                     f"unknown implementation {name!r}; known: {', '.join(available_implementations())}")
 
 
 def resolve_implementations(
-    names: list[str], *, timeout: float = 60.0, isolated: bool = False,
+    names: list[str], *, timeout: float | None = None, isolated: bool = False,
     validate_protocol: bool = False,
 ) -> list[Implementation]:
     """:func:`open_implementation` for each name, refusing unknown names before any start."""

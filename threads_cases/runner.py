@@ -33,6 +33,7 @@ from .case import Case, computed_fingerprint, load_case, read_case_files
 from .dialects import get_dialect
 from .errors import CaseError
 from .implementations import Implementation, PythonImplementation
+from .schemas import schema_problems
 from .matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
 
 VERDICTS = ("pass", "drifted", "fail", "error", "skip")
@@ -167,7 +168,9 @@ def check_case(
     except CaseError as err:
         if err.code in ERROR_CODES:
             raise
+        # the implementation refuses the case's log: nothing to replay from
         checks.append(Check("state", "fail", str(err), err.code))
+        return checks, None
     # 2. the replay
     msg: dict[str, Any] = {"cmd": "replay", "case": {"path": str(case.path)}}
     if supply:
@@ -294,6 +297,12 @@ def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) ->
                   "stubs.json", "sandbox.json"):
             if not (path / f).is_file():
                 raise CaseError("case_invalid", f"{f} is missing", file=str(path / f))
+        for f, schema in (("model.json", "model.schema.json"), ("stubs.json", "stubs.schema.json"),
+                          ("sandbox.json", "sandbox.schema.json")):
+            problems = schema_problems(case.read(f), schema)
+            if problems:
+                raise CaseError("case_invalid", f"schema: {problems[0][1]}", file=str(path / f),
+                                pointer=problems[0][0])
         files = read_case_files(path)
         if computed_fingerprint(files) != case.meta["fingerprint"]:
             result.warnings.append("fingerprint_stale")

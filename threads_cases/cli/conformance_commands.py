@@ -71,7 +71,7 @@ def conformance(
     pattern: Annotated[str | None, typer.Option("-k", help="Only tests whose area/id contains this.")] = None,
     area: Annotated[list[str] | None, typer.Option("--area", help="reduce, match, canonical or cases (repeatable).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every test, not only failures.")] = False,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per driver request.")] = 60.0,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds per driver request (default: the implementation's, else 60).")] = None,
     isolated: Annotated[bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")] = False,
     validate_protocol: Annotated[bool, typer.Option("--validate-protocol", help="Check every driver message against schemas/driver/.")] = False,
     diff: Annotated[tuple[Path, Path] | None, typer.Option("--diff", help="Compare two JSON reports: REPORT_A REPORT_B.")] = None,

@@ -59,7 +59,7 @@ def last_failed_pairs() -> set[tuple[str, str]] | None:
     if not LAST_REPORT.is_file():
         return None
     pairs = {(r["path"], r["implementation"]) for r in read_report(LAST_REPORT)
-             if r.get("verdict") in ("fail", "error", "drifted")}
+             if r.get("verdict") in ("fail", "error")}
     return pairs or None
 
 
@@ -85,7 +85,7 @@ def run(
     last_failed: Annotated[bool, typer.Option("--last-failed", help="Rerun what failed last time.")] = False,
     jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Cases run at once (default: CPU count).")] = None,
     supply: Annotated[Path | None, typer.Option("--supply", help='Answers the recording lacks: {"calls": {...}}.')] = None,
-    timeout: Annotated[float, typer.Option("--timeout", min=0.1, help="Seconds per driver request.")] = 60.0,
+    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds per driver request (default: the implementation's, else 60).")] = None,
     isolated: Annotated[bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")] = False,
     validate_protocol: Annotated[bool, typer.Option("--validate-protocol", help="Check every driver message against schemas/driver/.")] = False,
     show_schema: Annotated[bool, typer.Option("--schema", help="Print the JSON report's schema and exit.")] = False,
@@ -130,7 +130,7 @@ def run(
             if progress is not None:
                 progress.stop()
     except CaseError as err:
-        if err.code in ("invalid_request", "dialect_unknown", "implementation_unknown", "json_invalid"):
+        if err.code in ("invalid_request", "dialect_unknown", "json_invalid"):
             raise refuse(err, fmt) from None
         raise
     emit(suite, fmt, junit, "run", "case")
