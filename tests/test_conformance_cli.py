@@ -1,0 +1,114 @@
+"""The conformance and implementations commands through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+from threads_cases.schemas import validator
+from threads_cases.strictjson import canonical_document, read_json_file
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = ROOT / "spec" / "conformance"
+
+
+def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run([sys.executable, "-m", "threads_cases", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def small_suite(tmp_path: Path) -> Path:
+    suite = tmp_path / "suite"
+    for area in ("reduce", "match", "canonical"):
+        (suite / area).mkdir(parents=True)
+        for p in sorted((SUITE / area).glob("*.json"))[:5]:
+            shutil.copy(p, suite / area / p.name)
+    shutil.copytree(SUITE / "cases" / "reads-notes", suite / "cases" / "reads-notes")
+    return suite
+
+
+def test_the_shipped_suite_passes_on_python_and_the_report_follows_its_schema(tmp_path: Path) -> None:
+    proc = cli("conformance", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    lines = [json.loads(x) for x in proc.stdout.splitlines()]
+    v = validator("report.schema.json")
+    for line in lines:
+        assert v.is_valid(line), line
+    results = [x for x in lines if x["kind"] == "result"]
+    areas = {r["case"].split("/")[0] for r in results}
+    assert areas == {"reduce", "match", "canonical", "cases"}
+    assert len(results) >= 150
+    assert lines[-1]["counts"]["pass"] == len(results)
+
+
+def test_the_matrix_groups_by_area_and_sums_up_per_implementation(tmp_path: Path) -> None:
+    proc = cli("conformance", str(small_suite(tmp_path)), "--impl", "threads-py", cwd=tmp_path)
+    assert proc.returncode == 0
+    for area in ("reduce", "match", "canonical", "cases"):
+        assert area in proc.stdout
+    assert "threads-py: 16 passed, 0 failed, 0 errored, 0 skipped" in proc.stdout
+
+
+def test_a_wrong_expectation_fails_and_a_skip_list_entry_marks_it_known(tmp_path: Path) -> None:
+    suite = small_suite(tmp_path)
+    victim = sorted((suite / "match").glob("*.json"))[0]
+    doc = read_json_file(victim)
+    doc["matched"] = not doc["matched"]
+    victim.write_bytes(canonical_document(doc))
+    proc = cli("conformance", str(suite), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 3
+    failed = [json.loads(x) for x in proc.stdout.splitlines() if '"verdict":"fail"' in x]
+    assert [f["case"] for f in failed] == [f"match/{victim.stem}"]
+    assert failed[0]["reasons"] == ["match_differs"]
+    first = cli("conformance", str(suite), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    (tmp_path / "a.jsonl").write_text(first.stdout)
+
+    (suite / "skips").mkdir()
+    (suite / "skips" / "threads-py.json").write_bytes(canonical_document(
+        {"format": 1, "skips": [{"test": f"match/{victim.stem}", "reason": "known: see issue"}]}))
+    proc = cli("conformance", str(suite), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0
+    (tmp_path / "b.jsonl").write_text(proc.stdout)
+    skipped = [json.loads(x) for x in proc.stdout.splitlines() if '"verdict":"skip"' in x]
+    assert skipped[0]["reasons"] == ["known_failure"] and skipped[0]["message"] == "known: see issue"
+
+    diff = cli("conformance", "--diff", "a.jsonl", "b.jsonl", "--format", "json", cwd=tmp_path)
+    assert diff.returncode == 1
+    assert json.loads(diff.stdout)["changes"] == [
+        {"case": f"match/{victim.stem}", "implementation": "threads-py",
+         "before": "fail", "after": "skip"}]
+    same = cli("conformance", "--diff", "a.jsonl", "a.jsonl", cwd=tmp_path)
+    assert same.returncode == 0 and "no result changed" in same.stdout
+
+
+def test_refusals_exit_2_with_a_code_on_stdout(tmp_path: Path) -> None:
+    proc = cli("conformance", "--impl", "nope", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 2
+    assert json.loads(proc.stdout)["code"] == "invalid_request"
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    proc = cli("conformance", str(empty), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 2 and json.loads(proc.stdout)["code"] == "invalid_request"
+
+
+def test_the_isolated_python_driver_passes_with_protocol_validation(tmp_path: Path) -> None:
+    proc = cli("conformance", str(small_suite(tmp_path)), "--impl", "threads-py", "--isolated",
+               "--validate-protocol", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+
+
+def test_implementations_lists_the_builtins_and_configured_ones(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.threads-cases.implementations.mine]\n'
+        f'command = [{json.dumps(sys.executable)}, "-m", "threads_cases.driver"]\n'
+        'dialect = "threads-py"\n')
+    proc = cli("implementations", cwd=tmp_path)
+    assert proc.returncode == 0
+    for name in ("threads-py", "threads-ts", "mine"):
+        assert name in proc.stdout
+    assert "0.1.0" in proc.stdout
