@@ -10,6 +10,7 @@
  */
 
 import { CaseError, pointerJoin } from "./errors.js";
+import { pyReprFloat } from "./pyrepr.js";
 import { MAX_DEPTH, MAX_SAFE_INTEGER } from "./strictjson.js";
 
 const LONE_SURROGATE = /\p{Surrogate}/u; // with the u flag only unpaired surrogates match
@@ -29,11 +30,12 @@ function scalar(value: unknown, path: Array<string | number>): string | null {
       if (LONE_SURROGATE.test(value)) throw unsafe("string holds a lone surrogate", path);
       return JSON.stringify(value);
     case "number":
-      if (!Number.isFinite(value)) throw unsafe(`${String(value)} is not a finite number`, path);
+      // messages as the Python writer words them (they can end up in a turn_failed event)
+      if (!Number.isFinite(value)) throw unsafe(`${pyReprFloat(value)} is not a finite number`, path);
       if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE_INTEGER && Math.abs(value) < 1e21) {
         // Its canonical form would be an integer token that the strict reader refuses
         // (spec/strict-json.md 4.1); from 1e21 on, JCS writes an exponent.
-        throw unsafe(`${String(value)} would be written as an integer outside +-(2^53-1)`, path);
+        throw unsafe(`${pyReprFloat(value)} would be written as integer digits outside +-(2^53-1)`, path);
       }
       return String(value); // ECMAScript Number-to-String is the JCS number form; -0 gives "0"
     case "bigint":
@@ -63,7 +65,11 @@ function write(value: unknown, indent: string | null, depth: number, path: Array
     out.push(text);
     return;
   }
-  if (depth >= MAX_DEPTH) throw unsafe(`nesting deeper than ${MAX_DEPTH} levels`, path);
+  if (depth >= MAX_DEPTH) {
+    // the pointer names at most the first 16 steps (spec/strict-json.md 4.1)
+    const shown = pointerJoin(path.slice(0, 16)) + (path.length > 16 ? "/..." : "");
+    throw new CaseError("unsafe_value", `nesting deeper than ${MAX_DEPTH} levels`, { pointer: shown });
+  }
   const inner = indent === null ? null : indent + "  ";
   const open = inner === null ? "" : "\n" + inner;
   const sep = inner === null ? "," : ",\n" + inner;

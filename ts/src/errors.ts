@@ -9,9 +9,23 @@ export type ReasonCode =
   | "unsafe_value"
   | "invalid_request"
   | "dialect_unknown"
-  | "io_error";
+  | "io_error"
+  // cases, replay, drivers (spec/case-format.md, spec/replay.md, spec/driver-protocol.md)
+  | "case_invalid"
+  | "format_unsupported"
+  | "event_not_found"
+  | "no_turn_after_fork"
+  | "turn_incomplete"
+  | "egress_policy_unsupported"
+  | "case_exists"
+  | "model_exhausted"
+  | "missing_stub"
+  | "egress_blocked"
+  | "step_limit"
+  | "protocol_error"
+  | "internal_error";
 
-export const REASON_HINTS: Readonly<Record<ReasonCode, string>> = {
+export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {
   log_invalid: "the log must follow spec/thread-log.md; run `threads-cases validate LOG`",
   json_invalid: "the file must be strict JSON as described in spec/strict-json.md",
   unsafe_value:

@@ -19,7 +19,7 @@ import {
   type JsonObject,
 } from "../src/index.js";
 
-const SAMPLE = join(specDir(), "..", "examples", "sample-thread.jsonl");
+const SAMPLE = join(specDir(), "..", "tests", "data", "sample-thread.jsonl"); // moved from examples/
 const enc = new TextEncoder();
 
 function refusal(fn: () => unknown): CaseError {

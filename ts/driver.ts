@@ -1,0 +1,4 @@
+/** `node ts/dist/driver.js`: the threads-ts driver (see src/driver.ts). */
+import { serve } from "./src/driver.js";
+
+serve();

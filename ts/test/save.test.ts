@@ -1,0 +1,118 @@
+/** Thread.saveCase: a saved case, its atomic write, and every refusal code. */
+
+import { strict as assert } from "node:assert";
+import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+
+import { AgentSpec, BUILTIN_TOOLS, type ExternalHandler, type ToolSpec } from "../src/agent.js";
+import type { JsonObject } from "../src/index.js";
+import { readCaseFiles } from "../src/case.js";
+import { ScriptedModel, textReply, toolReply } from "../src/model.js";
+import { replayCase } from "../src/replay.js";
+import { Clock } from "../src/runtime.js";
+import { DirectorySandbox, FakeSandbox } from "../src/sandbox.js";
+import { Thread } from "../src/thread.js";
+
+const work = mkdtempSync(join(tmpdir(), "threads-cases-save-"));
+after(() => rmSync(work, { recursive: true, force: true }));
+
+const weather: ToolSpec = {
+  name: "get_weather",
+  description: "Current weather for a city.",
+  input_schema: { type: "object" },
+  kind: "external",
+  effect: "read",
+  handler: ((input: JsonObject) => `${String(input["city"])}: 4°C`) as ExternalHandler,
+};
+const agent = new AgentSpec("a", "model-x", "Be brief.", [...Object.values(BUILTIN_TOOLS), weather]);
+
+function recorded(): { thread: Thread; at: string } {
+  const thread = Thread.create({ agent, sandbox: new FakeSandbox({ "notes.txt": "buy milk\n" }), threadId: "t-save", clock: new Clock(1_795_982_400_000, 7) });
+  const at = thread.events[0]?.event_id as string;
+  thread.runTurn("What is on my list?", new ScriptedModel([toolReply([["tu_1", "read_file", { path: "notes.txt" }]]), textReply("Milk.")]));
+  return { thread, at };
+}
+
+describe("saveCase", () => {
+  test("saves a case that replays with no stop; unchanged, case_exists, replaced", () => {
+    const { thread, at } = recorded();
+    const dir = join(work, "ok");
+    const expect = { must: [{ type: "sandbox_read", data: { path: "notes.txt" } }], expect: [] };
+    const r = thread.saveCase("reads-notes", { expect, at, dir });
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.equal(r.value.portable, true);
+    assert.match(r.value.fingerprint, /^sha256:[0-9a-f]{64}$/);
+    assert.equal(r.value.outcome, "created");
+    assert.ok([...readCaseFiles(r.value.path).keys()].some((k) => k.startsWith("artifacts/")), "the read file's bytes are saved");
+    const out = replayCase(r.value.path);
+    assert.equal(out.stop, null);
+    assert.equal(out.consumed.replies, 2);
+    const again = thread.saveCase("reads-notes", { expect, at, dir });
+    assert.ok(again.ok && again.value.outcome === "unchanged");
+    const other = thread.saveCase("reads-notes", { expect: { must: [], expect: [] }, at, dir });
+    assert.ok(!other.ok && other.error.code === "case_exists", JSON.stringify(other));
+    const replaced = thread.saveCase("reads-notes", { expect: { must: [], expect: [] }, at, dir, overwrite: true });
+    assert.ok(replaced.ok && replaced.value.outcome === "replaced");
+    assert.deepEqual(readdirSync(dir), ["reads-notes"], "no temporary folders are left");
+  });
+
+  const refusals: Array<[string, () => ReturnType<Thread["saveCase"]>]> = [];
+  const { thread, at } = recorded();
+  const dir = join(work, "refused");
+  const add = (code: string, fn: () => ReturnType<Thread["saveCase"]>): void => {
+    refusals.push([code, fn]);
+  };
+  add("invalid_request", () => thread.saveCase("bad name!", { at, dir }));
+  add("invalid_request", () => thread.saveCase("CON", { at, dir }));
+  add("invalid_request", () => thread.saveCase("nul.txt", { at, dir }));
+  add("invalid_request", () => thread.saveCase(".hidden", { at, dir }));
+  add("invalid_request", () => thread.saveCase("x", { at, dir, externalEffects: "maybe" }));
+  add("invalid_request", () => thread.saveCase("x", { at: "", dir }));
+  add("invalid_request", () => thread.saveCase("x", { at, dir, expect: { must: [{ type: "x", sqe: 1 }] } }));
+  add("invalid_request", () => thread.saveCase("x", { at, dir, expect: { must: [{ type: "nope" }] } }));
+  add("invalid_request", () => thread.saveCase("x", { at, dir, implementations: ["threads-py", "no-such"] }));
+  add("event_not_found", () => thread.saveCase("x", { at: "nope", dir }));
+  add("no_turn_after_fork", () => thread.saveCase("x", { at: thread.events.at(-1)?.event_id as string, dir }));
+  add("egress_policy_unsupported", () => {
+    const t = Thread.create({ agent, sandbox: new DirectorySandbox(join(work, "real")) });
+    t.runTurn("hi", new ScriptedModel([textReply("hello")]));
+    return t.saveCase("x", { at: t.events[0]?.event_id as string, dir });
+  });
+  add("turn_incomplete", () => {
+    const events = thread.events.slice(0, 4); // thread_started, user_message, turn_started, model_requested
+    return Thread.open(events).saveCase("x", { at: events[0]?.event_id as string, dir });
+  });
+  add("turn_incomplete", () => {
+    const events = thread.events.slice(0, 2); // a user_message that starts no turn
+    return Thread.open(events).saveCase("x", { at: events[0]?.event_id as string, dir });
+  });
+  add("unsafe_value", () => {
+    const t = Thread.create({ agent });
+    const outcome = t.runTurn("hi", new ScriptedModel([{ ...textReply("x"), message: { role: "assistant", content: [{ type: "text", text: "x", n: 1e16 }] } }]));
+    assert.equal(outcome.stop?.code, "unsafe_value");
+    assert.equal(outcome.stop?.stop_key, "model:0");
+    return t.saveCase("x", { at: t.events[0]?.event_id as string, dir });
+  });
+  add("invalid_request", () => {
+    const t = Thread.create({ agent });
+    t.runTurn("weather?", new ScriptedModel([toolReply([["tu_1", "get_weather", { city: "Oslo" }]]), textReply("4°C")]));
+    return t.saveCase("x", { at: t.events[0]?.event_id as string, dir, externalEffects: "forbid" });
+  });
+  add("case_exists", () => {
+    thread.saveCase("taken", { at, dir });
+    return thread.saveCase("taken", { at, dir, expect: { must: [{ type: "turn_completed" }] } });
+  });
+  refusals.forEach(([code, fn], i) => {
+    test(`refusal ${i}: ${code}`, () => {
+      const r = fn();
+      assert.ok(!r.ok, "refused");
+      assert.equal(r.error.code, code, r.error.message);
+      assert.ok(r.error.message.length > 0);
+    });
+  });
+  test("refusals write nothing", () => {
+    assert.ok(!existsSync(join(dir, "x")));
+  });
+});
