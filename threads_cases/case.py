@@ -45,7 +45,8 @@ _NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
 def check_case_name(name: Any) -> str:
     """Return ``name`` if it is a valid case name (spec/case-format.md, section 1).
 
-    1 to 64 of letters, digits, ``.``, ``_``, ``-``; not ``.`` or ``..``; no Windows device
+    1 to 64 of letters, digits, ``.``, ``_``, ``-``; not ``.`` or ``..`` nor any other name
+    starting with ``.`` (hidden; reserved for a save's temporary directories); no Windows device
     name (CON, NUL, COM1, ...) in any case or with any extension. Raises
     ``CaseError("invalid_request")``.
     """
@@ -56,6 +57,11 @@ def check_case_name(name: Any) -> str:
         )
     if set(name) == {"."}:
         raise CaseError("invalid_request", f"case name {name!r} is not a directory name")
+    if name.startswith("."):
+        # hidden names are where a save keeps its temporary directories (.<name>.tmp-*,
+        # .<name>.old-*), and discover() skips hidden folders: such a case could be deleted
+        # by another save and would never run
+        raise CaseError("invalid_request", f"case name {name!r} must not start with '.'")
     if is_device_name(name):
         raise CaseError("invalid_request", f"case name {name!r} is a Windows device name")
     return name

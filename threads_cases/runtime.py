@@ -24,6 +24,7 @@ from .errors import CaseError
 from .model import Model, request_sha256
 from .reducer import Reducer
 from .sandbox import SandboxProvider, check_path, sha256_hex
+from .strictjson import canonical_line
 
 STEP_LIMIT = 64
 
@@ -110,6 +111,9 @@ class Recorder:
 
     def append(self, etype: str, data: dict[str, Any], *, critical: bool = False,
                actor: str | None = None) -> dict[str, Any]:
+        """Record one event. Raises ``CaseError("unsafe_value")`` (recording nothing) when
+        ``data`` holds a value a log cannot hold (spec/strict-json.md 4.1)."""
+        canonical_line(data)
         st = self.reducer.state
         seq = 0 if st["last_seq"] is None else st["last_seq"] + 1
         epoch = st["epoch"] + 1 if etype == "restored" else st["epoch"]
@@ -153,9 +157,9 @@ class EgressBlocked(CaseError):
 
 @contextmanager
 def block_egress() -> Iterator[list[EgressBlocked]]:
-    """Within the block, every socket connect raises :class:`EgressBlocked` (spec/replay.md,
-    "egress"). Yields a list that collects each attempt, so a tool that swallows the error
-    still fails the replay."""
+    """Within the block, every socket connect (and every datagram sent to an address) raises
+    :class:`EgressBlocked` (spec/replay.md, "egress"). Yields a list that collects each
+    attempt, so a tool that swallows the error still fails the replay."""
     attempts: list[EgressBlocked] = []
     real_connect = socket.socket.connect
     real_connect_ex = socket.socket.connect_ex
@@ -179,15 +183,34 @@ def block_egress() -> Iterator[list[EgressBlocked]]:
     def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
         raise refuse(address)
 
+    def sendto(self: socket.socket, data: Any, *args: Any) -> int:
+        # a datagram needs no connect(): UDP to any address is egress too
+        if self.family == getattr(socket, "AF_UNIX", None):
+            return real_sendto(self, data, *args)
+        raise refuse(args[-1] if args else None)
+
+    def sendmsg(self: socket.socket, buffers: Any, *args: Any) -> int:
+        if self.family == getattr(socket, "AF_UNIX", None) or len(args) < 3 or args[2] is None:
+            return int(real_sendmsg(self, buffers, *args))  # no address: a connected socket
+        raise refuse(args[2])
+
+    real_sendto = socket.socket.sendto
+    real_sendmsg: Any = getattr(socket.socket, "sendmsg", None)
     socket.socket.connect = connect  # type: ignore[method-assign]
     socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
     socket.create_connection = create_connection  # type: ignore[assignment]
+    socket.socket.sendto = sendto  # type: ignore[method-assign,assignment]
+    if real_sendmsg is not None:
+        socket.socket.sendmsg = sendmsg  # type: ignore[method-assign,assignment]
     try:
         yield attempts
     finally:
         socket.socket.connect = real_connect  # type: ignore[method-assign]
         socket.socket.connect_ex = real_connect_ex  # type: ignore[method-assign]
         socket.create_connection = real_create
+        socket.socket.sendto = real_sendto  # type: ignore[method-assign]
+        if real_sendmsg is not None:
+            socket.socket.sendmsg = real_sendmsg  # type: ignore[method-assign]
 
 
 class SandboxContext:
@@ -268,6 +291,16 @@ def _as_result(out: ToolOutput) -> ToolResult:
     return ToolResult(out, False)
 
 
+def _unwritable(err: CaseError, what: str, stop_key: str) -> CaseError:
+    """A value that cannot enter the log stops the turn: ``unsafe_value`` at ``stop_key``."""
+    if err.code != "unsafe_value":
+        raise err
+    where = err.location.pointer or "/"
+    out = CaseError("unsafe_value", f"{what} cannot be recorded: {where}: {err.message}")
+    out.stop_key = stop_key  # type: ignore[attr-defined]
+    return out
+
+
 def run_turn(
     rec: Recorder,
     agent: AgentSpec,
@@ -309,9 +342,12 @@ def run_turn(
             reply = model.respond(request, index)
         except CaseError as err:
             return stop(err)
-        rec.append("model_responded", {"turn_id": turn_id, "message": reply["message"],
-                                       "stop_reason": reply["stop_reason"],
-                                       "usage": reply["usage"]})
+        try:
+            rec.append("model_responded", {"turn_id": turn_id, "message": reply["message"],
+                                           "stop_reason": reply["stop_reason"],
+                                           "usage": reply["usage"]})
+        except CaseError as err:
+            return stop(_unwritable(err, f"model reply {index}", f"model:{index}"))
         usage["input_tokens"] += reply["usage"]["input_tokens"]
         usage["output_tokens"] += reply["usage"]["output_tokens"]
         for block in reply["message"]["content"]:
@@ -347,13 +383,17 @@ def run_turn(
                 return stop(err)
             if egress:  # a tool tried the network, even if it swallowed the error
                 return stop(egress[0])
-            rec.append("tool_result", {"turn_id": turn_id, "tool_use_id": block["id"],
-                                       "name": block["name"], "content": result.content,
-                                       "is_error": result.is_error},
-                       critical=kind == "external")
+            try:
+                rec.append("tool_result", {"turn_id": turn_id, "tool_use_id": block["id"],
+                                           "name": block["name"], "content": result.content,
+                                           "is_error": result.is_error},
+                           critical=kind == "external")
+            except CaseError as err:
+                return stop(_unwritable(err, f"the result of tool {block['name']!r}",
+                                        f"tool:{block['name']}"))
         if reply["stop_reason"] != "tool_use":
             rec.append("turn_completed", {"turn_id": turn_id, "stop_reason": reply["stop_reason"],
                                           "usage": usage})
             return TurnOutcome(turn_id, "completed", rec.events[start:])
-    err = CaseError("step_limit", f"the turn made {step_limit} model calls without finishing")
-    return stop(err)
+    limit = CaseError("step_limit", f"the turn made {step_limit} model calls without finishing")
+    return stop(limit)

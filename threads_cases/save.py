@@ -83,6 +83,23 @@ def _expectation(expect: Any) -> CaseExpectation:
     return CaseExpectation(must, exp)
 
 
+def _implementations(implementations: Any) -> list[str]:
+    """The case's implementations: a non-empty list of distinct dialect names (case.json
+    requires minItems 1 and uniqueItems; a case without them could never be loaded)."""
+    if isinstance(implementations, str) or not isinstance(implementations, Sequence):
+        raise CaseError("invalid_request", "implementations must be a list of names")
+    impls = list(implementations)
+    if not impls:
+        raise CaseError("invalid_request", "implementations must name at least one implementation")
+    if len(set(impls)) != len(impls):
+        raise CaseError("invalid_request", f"implementations {impls} repeat a name")
+    for impl in impls:
+        if not isinstance(impl, str):
+            raise CaseError("invalid_request", f"implementation {impl!r} is not a name")
+        get_dialect(impl)
+    return impls
+
+
 def _split_turn(events: Sequence[dict[str, Any]], at: str) -> tuple[int, list[dict[str, Any]]]:
     """Index of ``at`` and the turn events after it (user_message .. terminal event)."""
     idx = next((i for i, e in enumerate(events) if e["event_id"] == at), None)
@@ -169,6 +186,12 @@ def build_case_files(
     from .matchers import explain, find_all
 
     idx, turn = _split_turn(events, at)
+    end = turn[-1]
+    if end["type"] == "turn_failed" and end["data"]["error"].get("code") == "unsafe_value":
+        # the runtime stopped the turn on a value a log cannot hold: the recording is
+        # missing that value, so the case could never replay the turn
+        raise CaseError("unsafe_value", f"the turn after {at!r} stopped on a value that cannot "
+                        f"be recorded: {end['data']['error'].get('message', '')}")
     prefix = list(events[: idx + 1])
     reducer = Reducer()
     for e in prefix:
@@ -253,8 +276,7 @@ def save_case(
         if not isinstance(at, str) or not at:
             raise CaseError("invalid_request", "at must be an event_id")
         exp = _expectation(expect)
-        for impl in implementations:
-            get_dialect(impl)
+        implementations = _implementations(implementations)
         if not sandbox.blocks_egress:
             raise CaseError(
                 "egress_policy_unsupported",

@@ -71,6 +71,7 @@ class Thread:
         self._agent = agent
         self._sandbox_snapshots: dict[str, Any] = {}
         self._ids = {e["event_id"] for e in events}
+        self._next_branch: str | None = None  # the branch a forked event being recorded opens
         self._recorder = Recorder(self._events, self._reducer, thread_id=thread_id,
                                   id_for=self._event_id, clock=clock)
 
@@ -149,11 +150,15 @@ class Thread:
         return self._agent
 
     def _event_id(self, seq: int) -> str:
-        branch = _SAFE.sub("-", self._reducer.state["branch_id"])[:40]
+        """``<branch>.<seq>`` (the new branch for a ``forked`` event), with ``.2``, ``.3``...
+        on a clash: deterministic, so a recording with a fixed clock is byte-stable."""
+        branch = _SAFE.sub("-", self._next_branch or self._reducer.state["branch_id"])[:40]
         base = f"{branch}.{seq}"
         eid = base
+        n = 1
         while eid in self._ids:
-            eid = f"{base}.{secrets.token_hex(2)}"
+            n += 1
+            eid = f"{base}.{n}"
         self._ids.add(eid)
         return eid
 
@@ -161,7 +166,9 @@ class Thread:
     def fork(self, at: str, *, branch_id: str | None = None) -> Thread:
         """A new thread handle on a branch: the log up to ``at``, then a ``forked`` event.
 
-        The new handle gets a copy of the current sandbox. Raises
+        The new handle gets its own copy of an in-memory sandbox as it was at ``at``: files
+        the log wrote (or first read) after ``at`` are put back from the artifacts, files
+        first written after ``at`` are left out; any other sandbox is shared. Raises
         ``CaseError("event_not_found")`` when ``at`` is not in the log.
         """
         idx = next((i for i, e in enumerate(self._events) if e["event_id"] == at), None)
@@ -171,13 +178,47 @@ class Thread:
         if _SAFE.search(new_branch):
             raise CaseError("invalid_request",
                             f"branch_id {new_branch!r} may hold only letters, digits, '.', '_', '-'")
-        sandbox = copy.deepcopy(self.sandbox) if isinstance(self.sandbox, FakeSandbox) else self.sandbox
+        if isinstance(self.sandbox, FakeSandbox):
+            sandbox: SandboxProvider = FakeSandbox(self._files_at(idx))
+        else:
+            sandbox = self.sandbox
         child = Thread(copy.deepcopy(self._events[: idx + 1]), sandbox=sandbox,
                        artifacts=ArtifactStore(self.artifacts.blobs), thread_id=self.thread_id,
                        clock=self.clock, agent=self._agent)
         child._ids |= self._ids
-        child._recorder.append("forked", {"from_event_id": at, "branch_id": new_branch})
+        child._next_branch = new_branch
+        try:
+            child._recorder.append("forked", {"from_event_id": at, "branch_id": new_branch})
+        finally:
+            child._next_branch = None
         return child
+
+    def _files_at(self, idx: int) -> dict[str, bytes | str]:
+        """The in-memory sandbox's files as of event ``idx``: the current files with every
+        path the log touched after ``idx`` put back (from the artifacts) as it was then. A
+        path first written after ``idx`` (never seen before) is left out."""
+        files: dict[str, bytes | str] = dict(self.sandbox.files)  # type: ignore[attr-defined]
+        then = Reducer()
+        for ev in self._events[: idx + 1]:
+            then.apply(ev)
+        known = then.state["sandbox"]["files"]
+        first: dict[str, dict[str, Any]] = {}
+        for ev in self._events[idx + 1:]:
+            if ev["type"] in ("sandbox_read", "sandbox_wrote"):
+                first.setdefault(ev["data"]["path"], ev)
+        for path, ev in first.items():
+            if path in known:
+                sha: str | None = known[path]
+            elif ev["type"] == "sandbox_read":
+                sha = ev["data"]["sha256"]  # it was there, unseen, at the fork point
+            else:
+                sha = None  # created after the fork point
+            data = self.artifacts.get(sha) if sha else None
+            if data is not None:
+                files[path] = data
+            elif sha is None:
+                files.pop(path, None)
+        return files
 
     def snapshot(self) -> str:
         """Record ``snapshot_taken`` and keep the sandbox's files; returns the snapshot_id."""

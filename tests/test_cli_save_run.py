@@ -1,0 +1,323 @@
+"""The `save` and `run` commands, run as real subprocesses (cwd = tmp_path, so the last
+report goes to tmp_path/.threads-cases/)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import EXPECT, build_thread
+
+from threads_cases.schemas import validator
+from threads_cases.strictjson import canonical_document, read_json_file
+
+CopyCase = Callable[[str], Path]
+
+
+def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("THREADS_CASES_CRASH_AT", "THREADS_CASES_DEBUG")}
+    return subprocess.run([sys.executable, "-m", "threads_cases", *map(str, args)], cwd=cwd,
+                          capture_output=True, text=True, timeout=120, env=env)
+
+
+def cli_many(cwd: Path, *argvs: tuple[str | Path, ...]) -> list[subprocess.CompletedProcess[str]]:
+    """Several independent invocations at once (each is a fresh interpreter)."""
+    with ThreadPoolExecutor(max_workers=4) as pool:
+        return list(pool.map(lambda a: cli(cwd, *a), argvs))
+
+
+def parse_run(p: subprocess.CompletedProcess[str]) -> tuple[int, list[dict[str, Any]]]:
+    """A JSON Lines report, or a refusal: one (indented) ``{"code","message"}`` document."""
+    assert "Traceback" not in p.stderr, p.stderr
+    if p.returncode == 2:
+        return 2, [json.loads(p.stdout)]
+    lines = [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+    return p.returncode, lines
+
+
+def run_json(cwd: Path, *args: str | Path) -> tuple[int, list[dict[str, Any]]]:
+    return parse_run(cli(cwd, "run", "--impl", "threads-py", "--format", "json", *args))
+
+
+def results(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
+    return {r["case"]: r for r in lines if r.get("kind") == "result"}
+
+
+def rewrite(path: Path, change: Callable[[Any], None]) -> None:
+    doc = read_json_file(path)
+    change(doc)
+    path.write_bytes(canonical_document(doc))
+
+
+def drop_last_reply(case: Path) -> dict[str, Any]:
+    doc = read_json_file(case / "model.json")
+    dropped = doc["replies"].pop()
+    (case / "model.json").write_bytes(canonical_document(doc))
+    return {k: dropped[k] for k in ("message", "stop_reason", "usage")}
+
+
+def files_of(path: Path) -> dict[str, bytes]:
+    return {p.relative_to(path).as_posix(): p.read_bytes()
+            for p in sorted(path.rglob("*")) if p.is_file()}
+
+
+# --------------------------------------------------------------------------- save
+
+
+@pytest.fixture
+def log_on_disk(tmp_path: Path) -> tuple[Path, Path, str, Path]:
+    """A recorded thread written as a log and an artifacts folder, and the same case saved
+    through the API (for comparison)."""
+    t, at = build_thread()
+    t.write_log(tmp_path / "thread.jsonl")
+    t.write_artifacts(tmp_path / "artifacts")
+    assert t.save_case("api", at=at, expect=EXPECT, dir=tmp_path / "api").ok
+    return tmp_path / "thread.jsonl", tmp_path / "artifacts", at, tmp_path / "api" / "api"
+
+
+def musts() -> list[str]:
+    args = []
+    for m in EXPECT.must:
+        args += ["--must", json.dumps(m, ensure_ascii=False)]
+    for m in EXPECT.expect:
+        args += ["--expect", json.dumps(m)]
+    return args
+
+
+def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -> None:  # type: ignore[no-untyped-def]
+    log, arts, at, api_case = log_on_disk
+    p = cli(tmp_path, "save", log, "--at", at, "--name", "api", "--dir", "out",
+            "--artifacts", arts, "--json", *musts())
+    assert p.returncode == 0, p.stderr
+    out = json.loads(p.stdout)
+    assert out["outcome"] == "created" and out["portable"] is True
+    assert Path(out["path"]) == Path("out") / "api"
+    assert "unredacted" in p.stderr  # the raw-data warning
+    assert files_of(tmp_path / "out" / "api") == files_of(api_case)
+    assert out["fingerprint"] == json.loads((api_case / "case.json").read_bytes())["fingerprint"]
+    # again: unchanged; a different case: case_exists (exit 2) unless --overwrite
+    p = cli(tmp_path, "save", log, "--at", at, "--name", "api", "--dir", "out",
+            "--artifacts", arts, "--json", *musts())
+    assert p.returncode == 0 and json.loads(p.stdout)["outcome"] == "unchanged"
+    p = cli(tmp_path, "save", log, "--at", at, "--name", "api", "--dir", "out",
+            "--artifacts", arts, "--json")
+    assert p.returncode == 2
+    assert json.loads(p.stdout)["code"] == "case_exists"
+    p = cli(tmp_path, "save", log, "--at", at, "--name", "api", "--dir", "out",
+            "--artifacts", arts, "--overwrite")
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("replaced ")
+
+
+def test_cli_save_refusals_exit_2_with_code_and_message(tmp_path: Path, log_on_disk) -> None:  # type: ignore[no-untyped-def]
+    log, arts, at, _ = log_on_disk
+    lines = log.read_bytes().splitlines(keepends=True)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(b"".join(lines[:3] + lines[4:]))  # a seq gap
+    t, _ = build_thread()
+    t.write_log(tmp_path / "ts.jsonl", dialect="threads-ts")
+    cases = [
+        ((broken, "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts),
+         "log_invalid"),
+        (("ts.jsonl", "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts),
+         "log_invalid"),  # a threads-ts log read as threads-py: keys of another dialect
+        ((log, "--at", at, "--name", "CON", "--dir", "out", "--artifacts", arts),
+         "invalid_request"),
+        ((log, "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts, "--must", "{bad"),
+         "invalid_request"),
+        ((log, "--at", at, "--name", "x", "--dir", "out"), "invalid_request"),  # no artifacts
+    ]
+    procs = cli_many(tmp_path, *[("save", *args, "--json") for args, _ in cases])
+    for (args, code), p in zip(cases, procs, strict=True):
+        assert p.returncode == 2, (args, p.stdout, p.stderr)
+        assert "Traceback" not in p.stderr
+        doc = json.loads(p.stdout)
+        assert set(doc) == {"code", "message"} and doc["code"] == code, (args, doc)
+        assert doc["message"]
+    assert not (tmp_path / "out" / "x").exists()
+    # without --json: one error line on stderr, nothing on stdout
+    p = cli(tmp_path, "save", broken, "--at", at, "--name", "x", "--dir", "out")
+    assert p.returncode == 2 and p.stdout == ""
+    assert p.stderr.startswith("error[log_invalid]: ")
+    assert "seq" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_cli_save_reads_a_threads_ts_log(tmp_path: Path, log_on_disk) -> None:  # type: ignore[no-untyped-def]
+    _log, arts, at, api_case = log_on_disk
+    t, _ = build_thread()
+    t.write_log(tmp_path / "ts.jsonl", dialect="threads-ts")
+    p = cli(tmp_path, "save", "ts.jsonl", "--dialect", "threads-ts", "--at", at, "--name", "api",
+            "--dir", "ts-out", "--artifacts", arts, "--json", *musts())
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert files_of(tmp_path / "ts-out" / "api") == files_of(api_case)
+
+
+# --------------------------------------------------------------------------- run
+
+
+@pytest.fixture
+def mixed_suite(tmp_path: Path, conformance_case: CopyCase) -> Path:
+    """cases/: reads-notes (pass), weather-stub (fail: a reply dropped), broken (error)."""
+    conformance_case("reads-notes")
+    drop_last_reply(conformance_case("weather-stub"))
+    broken = tmp_path / "cases" / "broken"
+    broken.mkdir()
+    (broken / "case.json").write_text('{"format": 1, "name": ')
+    return tmp_path / "cases"
+
+
+def test_run_json_report_junit_and_exit_3(tmp_path: Path, mixed_suite: Path) -> None:
+    status, lines = run_json(tmp_path, mixed_suite, "--junit", tmp_path / "out" / "junit.xml")
+    assert status == 3
+    v = validator("report.schema.json")
+    for line in lines:
+        assert list(v.iter_errors(line)) == [], line
+    assert [line["kind"] for line in lines] == ["header", "result", "result", "result", "footer"]
+    header, footer = lines[0], lines[-1]
+    assert header["command"] == "run" and header["implementations"] == ["threads-py"]
+    by = results(lines)
+    assert by["reads-notes"]["verdict"] == "pass"
+    assert by["weather-stub"]["verdict"] == "fail"
+    assert by["weather-stub"]["stop"]["stop_key"] == "model:1"
+    assert by["broken"]["verdict"] == "error" and by["broken"]["reasons"] == ["case_invalid"]
+    assert footer["counts"] == {"pass": 1, "drifted": 0, "fail": 1, "error": 1, "skip": 0}
+    assert footer["total"] == 3 and footer["exit_status"] == 3
+    # the last report holds the same lines
+    last = [json.loads(x) for x in
+            (tmp_path / ".threads-cases" / "last-report.jsonl").read_text().splitlines()]
+    assert results(last).keys() == by.keys()
+    # JUnit
+    root = ET.parse(tmp_path / "out" / "junit.xml").getroot()
+    assert root.tag == "testsuites"
+    assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == \
+        {"tests": "3", "failures": "1", "errors": "1", "skipped": "0"}
+    (suite,) = root.findall("testsuite")
+    assert suite.get("name") == "threads-py"
+    cases = {tc.get("name"): tc for tc in suite.findall("testcase")}
+    assert set(cases) == {"reads-notes", "weather-stub", "broken"}
+    assert list(cases["reads-notes"]) == []
+    failure = cases["weather-stub"].find("failure")
+    assert failure is not None and "model_exhausted" in (failure.get("type") or "")
+    error = cases["broken"].find("error")
+    assert error is not None and error.get("type") == "case_invalid"
+
+
+def test_run_all_pass_exits_0(tmp_path: Path, conformance_case: CopyCase) -> None:
+    for n in ("reads-notes", "on-a-fork", "binary-file"):
+        conformance_case(n)
+    status, lines = run_json(tmp_path, "cases")
+    assert status == 0
+    assert lines[-1]["counts"]["pass"] == 3 and lines[-1]["exit_status"] == 0
+    # the pretty format and the default path (the current folder)
+    p = cli(tmp_path / "cases", "run", "--impl", "threads-py")
+    assert p.returncode == 0, p.stderr
+    assert "3 pass" in p.stdout
+
+
+# (more shapes are checked through the API in test_runner.py)
+SUPPLIES = ['{"calls": []}', '{"calls": {"bogus": 1}}', '{"calls": {"model:1": "not a reply"}}']
+
+
+def test_run_refuses_a_malformed_supply(tmp_path: Path, conformance_case: CopyCase) -> None:
+    conformance_case("reads-notes")
+    for i, text in enumerate(SUPPLIES):
+        (tmp_path / f"supply{i}.json").write_text(text)
+    procs = cli_many(tmp_path, *[("run", "cases", "--impl", "threads-py", "--format", "json",
+                                  "--supply", f"supply{i}.json") for i in range(len(SUPPLIES))])
+    for text, p in zip(SUPPLIES, procs, strict=True):
+        status, lines = parse_run(p)
+        assert status == 2, (text, p.stdout, p.stderr)
+        assert len(lines) == 1 and set(lines[0]) == {"code", "message"}
+        assert lines[0]["code"] == "invalid_request", text
+    assert not (tmp_path / ".threads-cases").exists()
+
+
+def test_run_refusals_before_start_exit_2(tmp_path: Path, conformance_case: CopyCase) -> None:
+    (tmp_path / "empty").mkdir()
+    conformance_case("reads-notes")
+    js = ("--format", "json")
+    empty, impl, nothing = cli_many(
+        tmp_path, ("run", "empty", "--impl", "threads-py", *js),
+        ("run", "cases", "--impl", "no-such-impl", *js),
+        ("run", "cases", "--impl", "threads-py", "-k", "no-case-has-this-name", *js))
+    assert parse_run(empty) == (2, [{"code": "invalid_request", "message": "no cases found"}])
+    status, (doc,) = parse_run(impl)
+    assert status == 2 and set(doc) == {"code", "message"} and "no-such-impl" in doc["message"]
+    status, (doc,) = parse_run(nothing)
+    assert status == 2 and doc["code"] == "invalid_request"
+    assert not (tmp_path / ".threads-cases").exists()  # nothing ran, nothing reported
+
+
+def test_drifted_passes_unless_strict(tmp_path: Path, conformance_case: CopyCase) -> None:
+    path = conformance_case("weather-stub")
+    rewrite(path / "stubs.json", lambda d: d["calls"][0]["result"].__setitem__("content", "x"))
+    status, lines = run_json(tmp_path, "cases")
+    assert status == 0 and results(lines)["weather-stub"]["verdict"] == "drifted"
+    assert results(lines)["weather-stub"]["reasons"] == ["request_diverged"]
+    status, lines = run_json(tmp_path, "cases", "--strict", "--junit", "j.xml")
+    assert status == 3 and lines[-1]["exit_status"] == 3
+    assert ET.parse(tmp_path / "j.xml").getroot().get("failures") == "1"
+
+
+def test_k_max_fail_and_last_failed(tmp_path: Path, conformance_case: CopyCase) -> None:
+    for n in ("reads-notes", "weather-stub", "writes-summary", "lists-files"):
+        conformance_case(n)
+    dropped = {n: drop_last_reply(tmp_path / "cases" / n) for n in ("weather-stub", "lists-files")}
+    status, lines = run_json(tmp_path, "cases", "-k", "w*")
+    assert status == 3 and set(results(lines)) == {"weather-stub", "writes-summary"}
+    status, lines = run_json(tmp_path, "cases", "--max-fail", "1", "-j", "1")
+    assert status == 3
+    assert [(r["case"], r["verdict"]) for r in results(lines).values()] == [("lists-files", "fail")]
+    # the full run, then --last-failed runs only what failed
+    status, lines = run_json(tmp_path, "cases")
+    assert status == 3 and len(results(lines)) == 4
+    status, lines = run_json(tmp_path, "cases", "--last-failed")
+    assert status == 3
+    assert set(results(lines)) == {"weather-stub", "lists-files"}
+    # repair one: --last-failed now runs the two that failed, one passes
+    rewrite(tmp_path / "cases" / "lists-files" / "model.json",
+            lambda d: d["replies"].append({"request_sha256": "0" * 64, **dropped["lists-files"]}))
+    status, lines = run_json(tmp_path, "cases", "--last-failed")
+    assert {r["case"]: r["verdict"] for r in results(lines).values()} == \
+        {"weather-stub": "fail", "lists-files": "drifted"}
+
+
+def test_supply_and_missing_stub_on_the_cli(tmp_path: Path, conformance_case: CopyCase) -> None:
+    weather = conformance_case("weather-stub")
+    reply = drop_last_reply(weather)
+    email = conformance_case("email-write-effect")
+    rewrite(email / "stubs.json", lambda d: d.__setitem__("calls", []))
+    status, lines = run_json(tmp_path, "cases")
+    assert status == 3
+    by = results(lines)
+    assert by["weather-stub"]["stop"]["code"] == "model_exhausted"
+    assert by["email-write-effect"]["verdict"] == "fail"
+    assert by["email-write-effect"]["reasons"][0] == "missing_stub"
+    assert by["email-write-effect"]["stop"]["stop_key"] == "tool:send_email"
+    (tmp_path / "supply.json").write_text(json.dumps({"calls": {
+        "model:1": reply, "tool:send_email": "queued message to ana@example.com"}}))
+    status, lines = run_json(tmp_path, "cases", "--supply", "supply.json")
+    by = results(lines)
+    assert by["weather-stub"]["stop"] is None
+    assert by["weather-stub"]["verdict"] == "pass", by["weather-stub"]
+    assert by["weather-stub"]["warnings"] == ["fingerprint_stale"]
+    assert by["email-write-effect"]["stop"] is None
+    assert by["email-write-effect"]["verdict"] == "pass", by["email-write-effect"]
+    assert status == 0
+
+
+def test_run_schema_prints_the_report_schema(tmp_path: Path) -> None:
+    p = cli(tmp_path, "run", "--schema")
+    assert p.returncode == 0
+    doc = json.loads(p.stdout)
+    assert doc["$id"].endswith("/report.schema.json")
+    assert set(doc["$defs"]) >= {"header", "result", "footer"}
