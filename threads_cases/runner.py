@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -277,7 +278,18 @@ def run_case(
             impl = PythonImplementation(agent)
     else:
         impl = implementation
-    return _run_one(Path(path), impl, supply)
+    return _run_one(Path(path), impl, _supply_calls(supply))
+
+
+def _supply_calls(supply: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Accept a supply document ``{"calls": {...}}`` or its ``calls`` mapping; check it.
+    Raises ``CaseError("invalid_request")`` for a wrong shape (spec/replay.md, "supply")."""
+    if supply is None:
+        return None
+    from .replay import check_supply
+
+    doc = supply if set(supply) == {"calls"} else {"calls": supply}
+    return check_supply(doc, source="supply")
 
 
 def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) -> CaseResult:
@@ -342,6 +354,7 @@ def run_suite(
     """
     from .registry import open_implementation
 
+    supply = _supply_calls(supply)
     cases = discover(paths)
     if pattern:
         cases = [c for c in cases if _selected(c.name, pattern)]
@@ -360,15 +373,18 @@ def run_suite(
     t0 = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(work)
     failures = 0
+    lock = threading.Lock()
 
     def one(index: int) -> None:
         nonlocal failures
-        if max_fail is not None and failures >= max_fail:
-            return
+        with lock:
+            if max_fail is not None and failures >= max_fail:
+                return  # no new case starts; cases already running finish
         c, impl = work[index]
         r = _run_one(c, impl, supply)
-        if not r.passed(strict):
-            failures += 1
+        with lock:
+            if not r.passed(strict):
+                failures += 1
         results[index] = r
         if on_result is not None:
             on_result(r)
