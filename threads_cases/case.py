@@ -39,7 +39,7 @@ from .strictjson import canonical_document, read_json_file
 
 CASE_FORMAT = 1
 DEFAULT_IMPLEMENTATIONS = ("threads-py", "threads-ts")
-_NAME = re.compile(r"^[A-Za-z0-9._-]{1,64}$")
+_NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
 def check_case_name(name: Any) -> str:
@@ -50,7 +50,7 @@ def check_case_name(name: Any) -> str:
     name (CON, NUL, COM1, ...) in any case or with any extension. Raises
     ``CaseError("invalid_request")``.
     """
-    if not isinstance(name, str) or not _NAME.match(name):
+    if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise CaseError(
             "invalid_request",
             f"case name {name!r} must be 1-64 letters, digits, '.', '_' or '-'",

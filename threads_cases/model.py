@@ -31,7 +31,8 @@ class ModelExhausted(CaseError):
     def __init__(self, index: int) -> None:
         super().__init__(
             "model_exhausted",
-            f"the agent asked for model reply {index}, but only {index} were recorded",
+            f"the agent asked for model reply {index} (counting from 0), which the recording "
+            "does not hold",
             hint="record the missing reply, or answer it with --supply "
             f'\'{{"calls": {{"model:{index}": <reply>}}}}\'',
         )

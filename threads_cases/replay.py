@@ -64,7 +64,7 @@ def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
         raise CaseError("invalid_request", f"{source} is over 64 KiB", file=source)
     for key, value in calls.items():
         kind, _, rest = key.partition(":")
-        if kind == "model" and rest.isdigit():
+        if kind == "model" and rest.isascii() and rest.isdigit():
             normalize_reply(value, where=f"{source} calls[{key!r}]")
         elif kind == "tool" and rest:
             _tool_result(value, f"{source} calls[{key!r}]")

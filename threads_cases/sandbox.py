@@ -27,7 +27,7 @@ from typing import Any, Protocol, runtime_checkable
 
 from .errors import CaseError
 
-_SEGMENT = re.compile(r"^[^/\\\x00-\x1f]+$")
+_SEGMENT = re.compile(r"[^/\\\x00-\x1f]+")
 _DEVICE = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$", re.I)
 
 
@@ -46,7 +46,7 @@ def check_path(path: str) -> str:
     if not isinstance(path, str) or not path or len(path) > 4096:
         raise CaseError("invalid_request", f"sandbox path {path!r} is empty or too long")
     for seg in path.split("/"):
-        if not _SEGMENT.match(seg) or seg in (".", ".."):
+        if not _SEGMENT.fullmatch(seg) or seg in (".", ".."):
             raise CaseError(
                 "invalid_request",
                 f"sandbox path {path!r} is not a relative POSIX path inside the sandbox",

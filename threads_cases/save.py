@@ -4,7 +4,8 @@ The case is the log up to and including the fork point ``at``, the next user inp
 and the turn that input started. A refusal never raises: it comes back as
 ``SaveResult(ok=False, error=SaveError(code, message))`` with one of the codes
 ``invalid_request``, ``event_not_found``, ``no_turn_after_fork``, ``turn_incomplete``,
-``egress_policy_unsupported``, ``case_exists``, ``log_invalid``, ``unsafe_value``.
+``egress_policy_unsupported``, ``case_exists``, ``log_invalid``, ``unsafe_value``,
+``secret_detected``, ``case_too_large``.
 """
 
 from __future__ import annotations
@@ -34,6 +35,8 @@ from .sandbox import SandboxProvider
 from .strictjson import canonical_document
 
 TERMINAL = ("turn_completed", "turn_failed")
+MAX_CASE_BYTES = 512 * 1024 * 1024
+SECRETS_MODES = ("refuse", "redact", "allow")
 
 
 @dataclass(frozen=True)
@@ -250,6 +253,21 @@ def build_case_files(
     return files, parse(files["case.json"])
 
 
+def _refuse_secrets(files: dict[str, bytes]) -> None:
+    from .secrets import scan_files
+
+    found = scan_files(files)
+    if found:
+        where = "; ".join(f"{f.kind} at {f.where()}" for f in found[:5])
+        more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
+        raise CaseError(
+            "secret_detected",
+            f"values that look like credentials: {where}{more}",
+            hint="pass --redact to replace them with stable placeholders, or --allow-secrets "
+            "to save them knowingly",
+        )
+
+
 def save_case(
     events: Sequence[dict[str, Any]],
     *,
@@ -262,8 +280,15 @@ def save_case(
     external_effects: str = "stub",
     overwrite: bool = False,
     implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
+    secrets: str = "refuse",
 ) -> SaveResult:
     """Save the turn after ``at`` as ``dir/name`` (spec/case-format.md, section 3).
+
+    ``secrets`` decides what happens to values that look like credentials
+    (threads_cases.secrets): ``"refuse"`` (the default) refuses with ``secret_detected``
+    naming the file and JSON pointer, never the value; ``"redact"`` replaces each with
+    ``[REDACTED:<kind>:<8 hex>]`` everywhere so the case still replays; ``"allow"`` saves
+    them knowingly. A case over 512 MiB is refused with ``case_too_large``.
 
     Returns ``SaveResult(ok=True, value=SavedCase(path, portable, fingerprint, outcome))`` or
     ``SaveResult(ok=False, error=SaveError(code, message))``; it never raises for a refusal.
@@ -283,10 +308,24 @@ def save_case(
                 f"the thread's sandbox ({type(sandbox).__name__}) cannot block network access, "
                 "and a replay must never reach the outside world",
             )
+        if secrets not in SECRETS_MODES:
+            raise CaseError("invalid_request",
+                            f"secrets must be one of {', '.join(SECRETS_MODES)}, not {secrets!r}")
+        if secrets == "redact":
+            from .redact import redact_events
+
+            events, store = redact_events(events, store)
         files, meta = build_case_files(
             events=events, name=name, expect=exp, at=at, external_effects=external_effects,
             portable=bool(sandbox.portable), store=store, implementations=implementations,
         )
+        total = sum(len(b) for b in files.values())
+        if total > MAX_CASE_BYTES:
+            raise CaseError("case_too_large",
+                            f"the case would hold {total} bytes; at most {MAX_CASE_BYTES} (512 MiB)",
+                            hint="save a turn with smaller inputs, or fork later in the thread")
+        if secrets != "allow":
+            _refuse_secrets(files)
         outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite)
     except CaseError as err:
         code = "invalid_request" if err.code == "dialect_unknown" else err.code

@@ -285,6 +285,7 @@ class Thread:
         external_effects: str = "stub",
         overwrite: bool = False,
         implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
+        secrets: str = "refuse",
     ) -> SaveResult:
         """Save the turn after ``at`` as a case directory ``dir/name``.
 
@@ -293,7 +294,8 @@ class Thread:
         """
         return save_case(self._events, sandbox=self.sandbox, store=self.artifacts, name=name,
                          expect=expect, at=at, dir=dir, external_effects=external_effects,
-                         overwrite=overwrite, implementations=implementations)
+                         overwrite=overwrite, implementations=implementations,
+                         secrets=secrets)
 
     def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:
         """Write the log canonically to ``path`` in ``dialect``."""

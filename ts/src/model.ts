@@ -43,7 +43,7 @@ export class StopError extends CaseError {
 export function modelExhausted(index: number): StopError {
   return new StopError(
     "model_exhausted",
-    `the agent asked for model reply ${index}, but only ${index} were recorded`,
+    `the agent asked for model reply ${index} (counting from 0), which the recording does not hold`,
     `model:${index}`,
     `record the missing reply, or answer it with --supply '{"calls": {"model:${index}": <reply>}}'`,
   );
