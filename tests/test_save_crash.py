@@ -88,6 +88,7 @@ def strays(d: Path) -> list[str]:
 
 @pytest.mark.parametrize(("mode", "with_old", "exchange"), [
     ("fresh", False, True),
+    ("fresh-rename", False, False),
     ("overwrite", True, True),
     ("overwrite-rename", True, False),  # the fallback without renameat2(RENAME_EXCHANGE)
 ])

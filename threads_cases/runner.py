@@ -297,6 +297,7 @@ def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) ->
     name = path.name
     result = CaseResult(name, str(path), impl.name, "error")
     try:
+        read_case_files(path)  # refuses symlinks and special files before anything is read
         case = load_case(path)
         result.case = case.name
         if impl.name not in case.implementations and impl.dialect not in case.implementations:
