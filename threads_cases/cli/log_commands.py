@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.pretty import Pretty
@@ -44,24 +44,53 @@ def reduce(
 
 @app.command()
 def validate(
-    log: Annotated[Path, typer.Argument(help="A thread log (JSON Lines).")],
+    paths: Annotated[list[Path], typer.Argument(
+        help="Thread logs (JSON Lines) or case directories (or folders holding cases).")],
     dialect: DialectOpt = CANONICAL,
     fmt: FormatOpt = None,
 ) -> None:
-    """Check LOG and report every problem found; exit 0 when valid, 1 otherwise."""
+    """Check each LOG or CASE and report every problem found; exit 0 when all are valid, 1
+    otherwise.
+
+    A log is checked with the log reader (--dialect). A case directory is checked whole:
+    every file against its schema, the logs in each dialect, cross-file references, the
+    fingerprint (threads_cases.review.validate_case). With --format json one path prints
+    {"file" or "case", "valid", "problems"}; several print {"valid", "results": [...]}.
+    """
+    from ..review import validate_case
+    from ..runner import discover
+
+    if fmt not in (None, "json", "pretty"):
+        raise fail(CaseError("invalid_request", f"--format must be json or pretty, not {fmt!r}"))
     try:
         d = get_dialect(dialect)
     except CaseError as err:
         raise fail(err) from None
-    problems = validate_log(log, dialect=d)
-    if fmt == "json":
-        print_json({"file": str(log), "valid": not problems,
-                    "problems": [p.to_json() for p in problems]})
-    else:
-        for p in problems:
-            typer.echo(f"error[{p.code}]: {p.render()}", err=True)
-        if problems:
-            typer.echo(f"{log}: {len(problems)} problem(s)", err=True)
+    results: list[dict[str, Any]] = []
+    for path in paths:
+        if path.is_dir():
+            cases = discover([path])
+            if not cases:
+                problem = CaseError("case_invalid", "not a case directory: case.json is missing "
+                                    "and no case is under it", file=str(path)).problem()
+                results.append({"case": str(path), "valid": False, "problems": [problem]})
+            for case in cases:
+                problems = validate_case(case)
+                results.append({"case": str(case), "valid": not problems, "problems": problems})
         else:
-            typer.echo(f"{log}: valid")
-    raise typer.Exit(1 if problems else 0)
+            problems = validate_log(path, dialect=d)
+            results.append({"file": str(path), "valid": not problems, "problems": problems})
+    invalid = any(not r["valid"] for r in results)
+    if fmt == "json":
+        docs = [{**r, "problems": [p.to_json() for p in r["problems"]]} for r in results]
+        print_json(docs[0] if len(docs) == 1 else {"valid": not invalid, "results": docs})
+    else:
+        for r in results:
+            name = r.get("file", r.get("case"))
+            for p in r["problems"]:
+                typer.echo(f"error[{p.code}]: {p.render()}", err=True)
+            if r["problems"]:
+                typer.echo(f"{name}: {len(r['problems'])} problem(s)", err=True)
+            else:
+                typer.echo(f"{name}: valid")
+    raise typer.Exit(1 if invalid else 0)

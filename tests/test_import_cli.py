@@ -1,0 +1,154 @@
+"""The `import`, `turns`, `draft` and `save --from/--turn/--draft` commands, run as real
+subprocesses on the hand-written sample transcripts of tests/importers/, each saved turn
+then replayed with `threads-cases run`."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+SAMPLES = Path(__file__).resolve().parent / "importers"
+
+#: The implementations every saved case is run on (add "threads-ts" once its driver exists).
+IMPLEMENTATIONS: tuple[str, ...] = ("threads-py",)
+
+#: sample -> (format, turn to save, extra import arguments, expected number of turns)
+CASES: dict[str, tuple[str, int, tuple[str, ...], int]] = {
+    "claude-code-parallel.jsonl": ("claude-code", 1, (), 2),
+    "claude-code-fork.jsonl": ("claude-code", 2, (), 2),
+    "claude-code-sidechain.jsonl": ("claude-code", 3, (), 3),
+    "claude-code-sidechain-only.jsonl": ("claude-code", 1, (), 1),
+    "codex-exec-basic.jsonl": ("codex", 1, ("--prompt", "Résume le README"), 1),
+    "codex-exec-failed.jsonl": ("codex", 1, (), 2),
+    "codex-rollout-basic.jsonl": ("codex", 1, (), 1),
+    "codex-rollout-parallel.jsonl": ("codex", 1, (), 3),
+}
+
+
+def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "THREADS_CASES_DEBUG"}
+    p = subprocess.run([sys.executable, "-m", "threads_cases", *map(str, args)], cwd=cwd,
+                       capture_output=True, text=True, timeout=120, env=env)
+    assert "Traceback" not in p.stderr, p.stderr
+    return p
+
+
+def run_verdicts(cwd: Path, cases: Path, impls: tuple[str, ...] = IMPLEMENTATIONS
+                 ) -> dict[tuple[str, str], dict[str, Any]]:
+    """Run every case under ``cases`` on ``impls``; ``{(case, impl): result line}``."""
+    args: list[str] = ["run", str(cases), "--format", "json"]
+    for impl in impls:
+        args += ["--impl", impl]
+    p = cli(cwd, *args)
+    lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    return {(r["case"], r["implementation"]): r for r in lines if r.get("kind") == "result"}
+
+
+@pytest.mark.parametrize("sample", sorted(CASES))
+def test_sample_imports_lists_saves_and_replays(tmp_path: Path, sample: str) -> None:
+    fmt, n, extra, count = CASES[sample]
+    log = tmp_path / "thread.jsonl"
+    p = cli(tmp_path, "import", fmt, SAMPLES / sample, "-o", log, "--verbose", *extra)
+    assert p.returncode == 0, p.stderr
+    assert f"{count} turn(s)" in p.stdout
+    assert "skipped" in p.stderr  # --verbose always reports
+    assert cli(tmp_path, "validate", log).returncode == 0
+
+    p = cli(tmp_path, "turns", log, "--format", "json")
+    assert p.returncode == 0, p.stderr
+    turns = json.loads(p.stdout)
+    assert [t["index"] for t in turns] == list(range(1, count + 1))
+    turn = turns[n - 1]
+    assert turn["status"] == "completed"
+    events = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    ids = [e["event_id"] for e in events]
+    assert ids[ids.index(turn["user_message"]) - 1] == turn["fork_point"]
+    assert events[ids.index(turn["terminal"])]["type"] == "turn_completed"
+
+    p = cli(tmp_path, "save", log, "--turn", n, "--name", "imported", "--dir", "cases", "--draft")
+    assert p.returncode == 0, p.stderr
+    case = json.loads((tmp_path / "cases" / "imported" / "case.json").read_text("utf-8"))
+    assert case["at"] == turn["fork_point"]
+    assert case["expect"]["must"][-1]["type"] == "turn_completed"
+    assert all(t["kind"] == "external" for t in case["agent"]["tools"])
+
+    verdicts = run_verdicts(tmp_path, tmp_path / "cases")
+    for impl in IMPLEMENTATIONS:
+        r = verdicts[("imported", impl)]
+        assert r["verdict"] == "pass", r
+
+
+def test_save_from_transcript_in_memory(tmp_path: Path) -> None:
+    """`save --from` imports in memory: same case as import + save, nothing else written."""
+    src = SAMPLES / "claude-code-fork.jsonl"
+    p = cli(tmp_path, "save", "--from", "claude-code", src, "--turn", "1", "--name", "first",
+            "--dir", "cases", "--must", '{"type": "tool_result", "data": {"name": "Read"}}')
+    assert p.returncode == 0, p.stderr
+    assert cli(tmp_path, "import", "claude-code", src, "-o", "t.jsonl").returncode == 0
+    p = cli(tmp_path, "save", "t.jsonl", "--turn", "1", "--name", "second", "--dir", "cases",
+            "--must", '{"type": "tool_result", "data": {"name": "Read"}}')
+    assert p.returncode == 0, p.stderr
+    a, b = (tmp_path / "cases" / "first", tmp_path / "cases" / "second")
+    for f in ("log.threads-py.jsonl", "model.json", "stubs.json", "expected.threads-py.json"):
+        assert (a / f).read_bytes() == (b / f).read_bytes()
+    verdicts = run_verdicts(tmp_path, tmp_path / "cases")
+    assert {r["verdict"] for r in verdicts.values()} == {"pass"}
+
+
+def test_draft_prints_matchers(tmp_path: Path) -> None:
+    assert cli(tmp_path, "import", "claude-code", SAMPLES / "claude-code-sidechain.jsonl",
+               "-o", "t.jsonl").returncode == 0
+    p = cli(tmp_path, "draft", "t.jsonl", "--turn", "2")
+    assert p.returncode == 0, p.stderr
+    assert json.loads(p.stdout) == {
+        "must": [{"type": "turn_failed"}],
+        "expect": [{"type": "tool_called", "data": {"name": "Bash"}}],
+    }
+    p = cli(tmp_path, "draft", "t.jsonl", "--turn", "9")
+    assert p.returncode == 2 and "error[invalid_request]" in p.stderr
+
+
+def test_malformed_line_refused_and_nothing_written(tmp_path: Path) -> None:
+    out = tmp_path / "out.jsonl"
+    p = cli(tmp_path, "import", "claude-code", SAMPLES / "claude-code-malformed.jsonl", "-o", out)
+    assert p.returncode == 1
+    first = p.stderr.splitlines()[0]
+    assert first.startswith("error[import_invalid]: ")
+    assert "claude-code-malformed.jsonl:3: assistant: " in first
+    assert "hint:" in p.stderr and "Traceback" not in p.stderr
+    assert not out.exists()
+    assert [x.name for x in tmp_path.iterdir()] == []  # no temporary file left either
+    # save --from reports it the same way
+    p = cli(tmp_path, "save", "--from", "claude-code", SAMPLES / "claude-code-malformed.jsonl",
+            "--turn", "1", "--name", "x", "--dir", "cases")
+    assert p.returncode == 1 and ":3: assistant: " in p.stderr
+
+
+def test_skip_invalid_imports_the_rest(tmp_path: Path) -> None:
+    p = cli(tmp_path, "import", "claude-code", SAMPLES / "claude-code-malformed.jsonl", "-o",
+            "out.jsonl", "--skip-invalid")
+    assert p.returncode == 0, p.stderr
+    assert "skipped 1 invalid line(s)" in p.stderr
+    p = cli(tmp_path, "turns", "out.jsonl", "--format", "json")
+    assert [t["text"] for t in json.loads(p.stdout)] == ["Say hello in Greek", "And in Russian?"]
+
+
+def test_branch_option_and_unknown_format(tmp_path: Path) -> None:
+    src = SAMPLES / "claude-code-fork.jsonl"
+    p = cli(tmp_path, "import", "claude-code", src, "-o", "b.jsonl", "--branch",
+            "22222222-0005-4000-8000-000000000005", "-v")
+    assert p.returncode == 0, p.stderr
+    assert "branch not followed" in p.stderr
+    turns = json.loads(cli(tmp_path, "turns", "b.jsonl", "--format", "json").stdout)
+    assert turns[1]["text"] == "Change the port to 9090"
+    p = cli(tmp_path, "import", "claude-code", src, "-o", "c.jsonl", "--branch", "nope")
+    assert p.returncode == 2 and "error[invalid_request]" in p.stderr
+    p = cli(tmp_path, "import", "gemini", src, "-o", "c.jsonl")
+    assert p.returncode == 2 and "unknown format" in p.stderr
+    assert not (tmp_path / "c.jsonl").exists()

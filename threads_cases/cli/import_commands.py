@@ -1,0 +1,129 @@
+"""``import``, ``turns`` and ``draft``: real agent sessions in, turns listed, matchers drafted.
+
+``threads-cases import FORMAT FILE -o LOG`` writes a canonical thread log from a Claude Code
+or Codex transcript (threads_cases/importers/); ``turns LOG`` lists a log's turns with the
+event ids ``save`` needs; ``draft LOG --turn N`` prints proposed matchers as JSON
+``{"must": [...], "expect": [...]}``. Errors are ``error[code]: file:line: message`` plus a
+hint (``import_invalid`` and ``io_error`` exit 1, ``invalid_request`` exits 2).
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..dialects import CANONICAL
+from ..errors import CaseError
+from ..importers import FORMATS, Stats, import_to_file
+from ..log import read_log
+from ..turns import draft_matchers, list_turns
+from .app import app, fail, print_json, wants_json
+
+
+def report_stats(stats: Stats, *, verbose: bool) -> None:
+    """Notes and the --skip-invalid count always; with ``verbose`` every skipped kind."""
+    for note in stats.notes:
+        print(f"note: {note}", file=sys.stderr)
+    if stats.invalid:
+        print(f"skipped {stats.invalid} invalid line(s) (--skip-invalid)", file=sys.stderr)
+    if verbose:
+        if not stats.skipped:
+            print("skipped: nothing", file=sys.stderr)
+        for kind, n in sorted(stats.skipped.items()):
+            print(f"skipped {n:>6}  {kind}", file=sys.stderr)
+
+
+def _check_format(fmt: str) -> None:
+    if fmt not in FORMATS:
+        raise fail(CaseError("invalid_request",
+                             f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}"))
+
+
+@app.command("import")
+def import_(
+    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="claude-code or codex.")],
+    file: Annotated[Path, typer.Argument(help="The transcript (JSON Lines).")],
+    out: Annotated[Path, typer.Option("-o", "--output", help="The thread log to write.")],
+    branch: Annotated[str | None, typer.Option(
+        "--branch", help="claude-code: follow the branch holding this uuid.")] = None,
+    prompt: Annotated[str | None, typer.Option(
+        "--prompt", help="codex exec: the user prompt (the stream does not record it).")] = None,
+    skip_invalid: Annotated[bool, typer.Option(
+        "--skip-invalid", help="Skip malformed lines instead of refusing the file.")] = False,
+    verbose: Annotated[bool, typer.Option(
+        "--verbose", "-v", help="Report on stderr what was skipped, per kind.")] = False,
+) -> None:
+    """Import a Claude Code or Codex transcript as a thread log (atomic: a refused import
+    writes nothing).
+
+    Exit status: 0 written; 1 a malformed line (error[import_invalid]: FILE:LINE: <line
+    type>: message) or an I/O error; 2 bad arguments.
+    """
+    _check_format(fmt)
+    try:
+        report = import_to_file(fmt, file, out, branch=branch, prompt=prompt,
+                                skip_invalid=skip_invalid)
+    except CaseError as err:
+        raise fail(err) from None
+    report_stats(report.stats, verbose=verbose)
+    typer.echo(f"wrote {out}: {report.events} events, {report.turns} turn(s)")
+
+
+def _load(log: Path, dialect: str) -> list[dict[str, Any]]:
+    try:
+        return list(read_log(log, dialect=dialect))
+    except CaseError as err:
+        raise fail(err) from None
+
+
+@app.command()
+def turns(
+    log: Annotated[Path, typer.Argument(help="A thread log (JSON Lines).")],
+    fmt: Annotated[str | None, typer.Option(
+        "--format", help="json or pretty (default: json when piped, pretty on a terminal).")
+    ] = None,
+    dialect: Annotated[str, typer.Option("--dialect", help="The log's dialect.")] = CANONICAL,
+) -> None:
+    """List the turns of LOG, numbered from 1: the user input's first words, the tool calls
+    and the event ids (fork point = the --at of `save`, user_message, terminal event).
+
+    JSON: a list of {index, text, tools, fork_point, user_message, terminal, status,
+    stop_reason, turn_id}.
+    """
+    if fmt not in (None, "json", "pretty"):
+        raise fail(CaseError("invalid_request", f"--format must be json or pretty, not {fmt!r}"))
+    try:
+        found = list_turns(read_log(log, dialect=dialect))
+    except CaseError as err:
+        raise fail(err) from None
+    if wants_json(fmt):
+        print_json(found)
+        return
+    if not found:
+        typer.echo("no turns")
+        return
+    for t in found:
+        tools = ", ".join(t["tools"]) if t["tools"] else "-"
+        end = t["stop_reason"] if t["status"] == "completed" else t["status"]
+        typer.echo(f"{t['index']:>3}  {t['text']}")
+        typer.echo(f"     tools: {tools}")
+        typer.echo(f"     at: {t['fork_point']}  user: {t['user_message']}  "
+                   f"end: {t['terminal'] or '-'} ({end})")
+
+
+@app.command()
+def draft(
+    log: Annotated[Path, typer.Argument(help="A thread log (JSON Lines).")],
+    turn: Annotated[int, typer.Option("--turn", min=1, help="The turn number (see `turns`).")],
+    dialect: Annotated[str, typer.Option("--dialect", help="The log's dialect.")] = CANONICAL,
+) -> None:
+    """Print proposed matchers for turn N as JSON {"must": [...], "expect": [...]}: a must per
+    successful tool_result and for the terminal event, the tool calls in order as expect."""
+    events = _load(log, dialect)
+    try:
+        print_json(draft_matchers(events, turn))
+    except CaseError as err:
+        raise fail(err) from None

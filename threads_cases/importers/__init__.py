@@ -1,0 +1,164 @@
+"""Importers: real agent sessions (Claude Code, Codex CLI) as canonical thread logs.
+
+::
+
+    from threads_cases.importers import import_events, import_to_file
+
+    events = import_events("claude-code", "session.jsonl")            # in memory
+    report = import_to_file("codex", "rollout.jsonl", "thread.jsonl")  # streamed, atomic
+
+Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`) and ``codex``
+(:mod:`.codex`: ``codex exec --json`` streams and rollout files, detected from the file).
+The turn mapping shared by both is in :mod:`.common`; each module's docstring lists which
+source lines become which events, which are kept as ``x_`` extension events, and which are
+dropped.
+
+The log written is canonical (``threads_cases.log.encode_log``), every event checked with
+``threads_cases.log.check_events`` and the reducer on the way. Its thread_started is::
+
+    {"agent": {"name": "claude-code" | "codex", "model": <first model seen>, "system": "",
+               "tools": [{"name", "description": "", "input_schema": {"type": "object"},
+                          "kind": "external", "effect": "read" | "write"}]},
+     "metadata": {"source": "claude-code" | "codex", "session_id": str, "cwd"?: str, ...}}
+
+Reason codes: ``import_invalid`` (exit 1: a malformed transcript line, reported as
+``FILE:LINE: <line type>: message``; nothing is written), ``invalid_request`` (an unknown
+format or ``--branch`` uuid), ``io_error`` (the transcript or the output cannot be read or
+written).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import CaseError
+from ..log import encode_log
+from .claude_code import ClaudeCodeSource
+from .codex import CodexSource
+from .common import Emitter, Extra, Stats, Turn
+
+FORMATS = ("claude-code", "codex")
+
+__all__ = ["FORMATS", "ImportReport", "Stats", "import_events", "import_to_file", "iter_import",
+           "open_source"]
+
+
+def open_source(fmt: str, path: str | os.PathLike[str], *, branch: str | None = None,
+                prompt: str | None = None, skip_invalid: bool = False,
+                stats: Stats | None = None) -> ClaudeCodeSource | CodexSource:
+    """Scan a transcript (the first pass) and return its source.
+
+    Raises ``CaseError("invalid_request")`` for an unknown format, a ``branch`` with codex or
+    an unknown ``branch`` uuid, and ``CaseError("import_invalid")`` for a malformed line.
+    """
+    stats = stats if stats is not None else Stats()
+    if fmt == "claude-code":
+        if prompt is not None:
+            raise CaseError("invalid_request", "--prompt is for codex exec streams only")
+        return ClaudeCodeSource(path, branch=branch, skip_invalid=skip_invalid, stats=stats)
+    if fmt == "codex":
+        if branch is not None:
+            raise CaseError("invalid_request", "--branch is for claude-code transcripts only "
+                            "(codex transcripts do not fork)")
+        return CodexSource(path, prompt=prompt, skip_invalid=skip_invalid, stats=stats)
+    raise CaseError("invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
+
+
+def iter_import(fmt: str, path: str | os.PathLike[str], *, branch: str | None = None,
+                prompt: str | None = None, skip_invalid: bool = False,
+                stats: Stats | None = None) -> Iterator[dict[str, Any]]:
+    """Stream the canonical, checked events of a transcript (two passes over the file; one
+    turn held at a time). Raises as :func:`open_source`; a refusal can come after some
+    events were yielded, so write them somewhere temporary (:func:`import_to_file` does)."""
+    stats = stats if stats is not None else Stats()
+    src = open_source(fmt, path, branch=branch, prompt=prompt, skip_invalid=skip_invalid,
+                      stats=stats)
+    em = Emitter(file=str(path), thread_id=src.thread_id, agent=src.agent,
+                 metadata=src.metadata, start_ref=src.start_ref)
+    yield from em.start()
+    for item in src.items():
+        if isinstance(item, Turn):
+            yield from em.turn(item)
+        elif isinstance(item, Extra):
+            yield from em.extra(item)
+    if em.missing_results:
+        stats.skip("tool call with no result before the next reply (recorded as an error "
+                   "result)", em.missing_results)
+
+
+def import_events(fmt: str, path: str | os.PathLike[str], **options: Any) -> list[dict[str, Any]]:
+    """All events of a transcript in memory (see :func:`iter_import` for the options)."""
+    return list(iter_import(fmt, path, **options))
+
+
+@dataclass
+class ImportReport:
+    """What :func:`import_to_file` wrote: ``path``, ``events``, ``turns``, ``bytes`` and the
+    :class:`~threads_cases.importers.common.Stats` (skipped lines per kind, invalid lines,
+    notes)."""
+
+    path: Path
+    events: int = 0
+    turns: int = 0
+    bytes: int = 0
+    stats: Stats = field(default_factory=Stats)
+
+
+def import_to_file(fmt: str, path: str | os.PathLike[str], out: str | os.PathLike[str], *,
+                   branch: str | None = None, prompt: str | None = None,
+                   skip_invalid: bool = False, dialect: str = "threads-py",
+                   flush_every: int = 512) -> ImportReport:
+    """Import ``path`` and write the log to ``out`` atomically: a temporary file beside it,
+    fsync, rename. On any refusal the temporary file is removed and ``out`` is untouched.
+    Returns an :class:`ImportReport`."""
+    out = Path(out)
+    stats = Stats()
+    report = ImportReport(out, stats=stats)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.importing")
+    try:
+        fh = open(tmp, "wb")  # noqa: SIM115 - closed below
+    except OSError as exc:
+        raise CaseError("io_error", f"cannot write beside the output: {exc.strerror}",
+                        file=str(out)) from None
+    ok = False
+    try:
+        batch: list[dict[str, Any]] = []
+        for ev in iter_import(fmt, path, branch=branch, prompt=prompt,
+                              skip_invalid=skip_invalid, stats=stats):
+            batch.append(ev)
+            report.events += 1
+            if ev["type"] == "turn_started":
+                report.turns += 1
+            if len(batch) >= flush_every:
+                data = encode_log(batch, dialect=dialect)
+                fh.write(data)
+                report.bytes += len(data)
+                batch = []
+        data = encode_log(batch, dialect=dialect)
+        fh.write(data)
+        report.bytes += len(data)
+        fh.flush()
+        os.fsync(fh.fileno())
+        fh.close()
+        os.replace(tmp, out)
+        ok = True
+        try:
+            dfd = os.open(out.parent if str(out.parent) else ".", os.O_RDONLY)
+            try:
+                os.fsync(dfd)
+            finally:
+                os.close(dfd)
+        except OSError:
+            pass
+    except OSError as exc:
+        raise CaseError("io_error", f"cannot write the log: {exc.strerror}",
+                        file=str(out)) from None
+    finally:
+        if not ok:
+            fh.close()
+            tmp.unlink(missing_ok=True)
+    return report

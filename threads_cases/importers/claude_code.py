@@ -1,0 +1,498 @@
+"""Claude Code session transcripts (``~/.claude/projects/<project>/<session>.jsonl``).
+
+Each line is a JSON object with a ``type``; ``user`` and ``assistant`` lines carry
+``uuid``, ``parentUuid``, ``sessionId``, ``timestamp``, ``isSidechain``, ``isMeta`` and a
+``message`` in the Anthropic Messages shape (``{role, content, ...}``; assistant messages
+also ``id``, ``model``, ``stop_reason``, ``usage``).
+
+Mapping rules:
+
+* **Conversation.** A *real* user message (a ``user`` line that is not ``isMeta``, not only
+  ``tool_result`` blocks, not an interruption notice and not local command output) ends the
+  turn before it and starts one: ``user_message`` + ``turn_started``. A ``user`` line
+  holding only ``tool_result`` blocks answers tool calls: each block becomes the
+  ``tool_result`` of its ``tool_called`` (parallel calls come back as one user line per result).
+* **Replies.** Claude Code writes one model reply over several ``assistant`` lines sharing
+  ``message.id`` (one content block a line, possibly with tool results between them); they are
+  merged into one ``model_requested`` + ``model_responded`` whose usage is the last line's.
+  ``stop_reason`` is ``tool_use`` when the reply calls a tool, else the message's own (or
+  ``end_turn`` when it has none).
+* **Turn end.** The last reply before the next real user message ends the turn:
+  ``turn_completed`` (its stop_reason, usage summed over the turn) when it calls no tool;
+  ``turn_failed {code: "interrupted"}`` when the user interrupted (``[Request interrupted by
+  user...]``), when the transcript stops before the model answered its tool results, or when
+  no reply came at all.
+* **Kept as extension events** (not conversation; reducers skip them):
+  ``isMeta`` user lines and local command output (``<local-command-stdout>``...)
+  -> ``x_claude_code.meta {content}``; a slash command the model never answered
+  (``<command-name>...``) -> ``x_claude_code.command {content}``; ``system`` lines ->
+  ``x_claude_code.system {subtype?, content?, level?}``; ``summary`` lines ->
+  ``x_claude_code.summary {summary?, leafUuid?}``; an interruption notice outside a turn ->
+  ``x_claude_code.meta``.
+* **Dropped** (counted by ``--verbose``): ``progress``, ``queue-operation``,
+  ``file-history-snapshot``, lines of unknown type, blank lines, repeated uuids, tool results
+  whose call is not in the turn, lines of branches not followed, and sidechain lines.
+* **Sidechains.** ``isSidechain`` lines (sub-agent conversations) are dropped from the main
+  thread. A file holding only sidechain lines imports as a thread of its own (thread_id
+  ``<sessionId>:<agentId>``).
+* **Forks.** ``uuid``/``parentUuid`` form a tree. A parent with two or more children that are
+  real user messages is a fork (an edited or rewound message). At each fork the child whose
+  subtree holds the newest line is followed; ``branch`` (a uuid) follows the branch holding
+  that uuid instead. Other branching (for example tool results hanging off different lines of
+  one split reply) is not a fork and is kept.
+
+Unknown fields are ignored everywhere. Streaming: a first pass keeps, per line with a uuid,
+its parent, whether it is a real user message and whether it is a sidechain line (a few
+dozen bytes); a second pass maps the lines it keeps, holding one turn at a time.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from array import array
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..errors import CaseError
+from ..strictjson import parse
+from .common import Extra, Ref, Reply, Result, Stats, Turn, import_error, parse_ts_ms, tool_effect
+
+LINE_TYPES = ("user", "assistant", "system", "summary", "progress", "queue-operation",
+              "file-history-snapshot")
+DROPPED_TYPES = ("progress", "queue-operation", "file-history-snapshot")
+_TYPE_GUESS = re.compile(rb'"type"\s*:\s*"([A-Za-z_-]+)"')
+_ROLE_GUESS = re.compile(rb'"role"\s*:\s*"(user|assistant)"')
+_META_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>",
+                  "<bash-stderr>", "<bash-input>", "Caveat: The messages below were generated")
+_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<command-args>")
+_INTERRUPT = "[Request interrupted by user"
+_REAL = 1
+_SIDE = 2
+
+
+class _Invalid(Exception):
+    pass
+
+
+def guess_type(body: bytes) -> str:
+    """The line type named in a line that does not parse, or ``"unparseable"``."""
+    for m in _TYPE_GUESS.finditer(body):
+        t = m.group(1).decode()
+        if t in LINE_TYPES:
+            return t
+    role = _ROLE_GUESS.search(body)  # the top-level type often comes after the message
+    return role.group(1).decode() if role else "unparseable"
+
+
+def _block_problem(b: Any, where: str) -> str | None:
+    if not isinstance(b, dict) or not isinstance(b.get("type"), str) or not b["type"]:
+        return f"{where} must be an object with a non-empty string type"
+    t = b["type"]
+    if t == "text" and not isinstance(b.get("text"), str):
+        return f"{where}.text must be a string"
+    if t == "tool_use" and not (isinstance(b.get("id"), str) and b["id"]
+                                and isinstance(b.get("name"), str) and b["name"]
+                                and isinstance(b.get("input"), dict)):
+        return f"{where} (tool_use) needs a non-empty id and name and an object input"
+    if t == "tool_result":
+        if not isinstance(b.get("tool_use_id"), str) or not b["tool_use_id"]:
+            return f"{where}.tool_use_id must be a non-empty string"
+        if "is_error" in b and not isinstance(b["is_error"], (bool, type(None))):
+            return f"{where}.is_error must be a boolean"
+        c = b.get("content")
+        if isinstance(c, list):
+            for i, x in enumerate(c):
+                p = _block_problem(x, f"{where}.content[{i}]")
+                if p:
+                    return p
+    if t == "thinking" and not isinstance(b.get("thinking"), str):
+        return f"{where}.thinking must be a string"
+    if t == "image" and not isinstance(b.get("source"), dict):
+        return f"{where}.source must be an object"
+    return None
+
+
+def line_problem(obj: Any) -> str | None:
+    """Why a parsed line cannot be imported, or None. Unknown types and fields are fine."""
+    if not isinstance(obj, dict):
+        return "a transcript line must be a JSON object"
+    t = obj.get("type")
+    for key in ("uuid", "parentUuid", "sessionId"):
+        if key in obj and obj[key] is not None and not isinstance(obj[key], str):
+            return f"{key} must be a string"
+    if t not in ("user", "assistant"):
+        return None
+    msg = obj.get("message")
+    if not isinstance(msg, dict):
+        return "message must be an object"
+    content = msg.get("content")
+    if t == "user":
+        if isinstance(content, str):
+            return None
+        if not isinstance(content, list):
+            return "message.content must be a string or a list of blocks"
+    else:
+        if isinstance(content, str):
+            return None
+        if not isinstance(content, list):
+            return "message.content must be a list of blocks"
+        if "usage" in msg and msg["usage"] is not None and not isinstance(msg["usage"], dict):
+            return "message.usage must be an object"
+    for i, b in enumerate(content):
+        p = _block_problem(b, f"message.content[{i}]")
+        if p:
+            return p
+    return None
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    return "".join(b.get("text", "") for b in content
+                   if isinstance(b, dict) and b.get("type") == "text")
+
+
+def classify_user(obj: dict[str, Any]) -> str:
+    """``real``, ``results`` (tool_result blocks), ``meta``, ``interrupt`` or ``command``
+    (a slash command: real unless the model never answered it)."""
+    if obj.get("isMeta"):
+        return "meta"
+    content = obj["message"]["content"]
+    if isinstance(content, list) and content and any(
+            b.get("type") == "tool_result" for b in content):
+        return "results"
+    text = _text_of(content).lstrip()
+    if text.startswith(_INTERRUPT):
+        return "interrupt"
+    if text.startswith(_META_PREFIXES):
+        return "meta"
+    if text.startswith(_COMMAND_PREFIXES):
+        return "command"
+    return "real"
+
+
+def _result_content(b: dict[str, Any]) -> Any:
+    c = b.get("content")
+    if c is None:
+        return ""
+    return c
+
+
+class ClaudeCodeSource:
+    """One Claude Code transcript, scanned (pass 1) and ready to map (pass 2, :meth:`items`).
+
+    Attributes after construction: ``thread_id``, ``agent``, ``metadata``, ``start_ref``,
+    ``sidechain_only``. Raises ``CaseError("import_invalid")`` for a malformed line (unless
+    ``skip_invalid``) and ``CaseError("invalid_request")`` for an unknown ``branch`` uuid.
+    """
+
+    format = "claude-code"
+
+    def __init__(self, path: str | os.PathLike[str], *, branch: str | None = None,
+                 skip_invalid: bool = False, stats: Stats | None = None) -> None:
+        self.path = Path(path)
+        self.file = str(path)
+        self.stats = stats or Stats()
+        self.skip_invalid = skip_invalid
+        self._scan(branch)
+
+    # ------------------------------------------------------------------ pass 1
+    def _lines(self) -> Iterator[tuple[int, bytes]]:
+        try:
+            fh = open(self.path, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise CaseError("io_error", f"cannot read the transcript: {exc.strerror}",
+                            file=self.file) from None
+        with fh:
+            for lineno, raw in enumerate(fh, 1):
+                yield lineno, raw.rstrip(b"\r\n")
+
+    def _scan(self, branch: str | None) -> None:
+        st = self.stats
+        index: dict[str, int] = {}
+        node_line = array("l")
+        node_parent = array("l")
+        node_flags = bytearray()
+        late: list[tuple[int, str]] = []  # parents named before they appear
+        tools: dict[bool, dict[str, None]] = {False: {}, True: {}}
+        model: dict[bool, str] = {}
+        conv = {False: 0, True: 0}
+        self.keep = bytearray()
+        self.session_id = ""
+        self.cwd: str | None = None
+        self.agent_id: str | None = None
+        first_ts: int | None = None
+        for lineno, body in self._lines():
+            self.keep.append(0)
+            if not body.strip():
+                st.skip("blank line")
+                continue
+            try:
+                obj = parse(body, code="import_invalid", file=self.file, line=lineno)
+            except CaseError as err:
+                self._invalid(lineno, guess_type(body), err.message)
+                continue
+            problem = line_problem(obj)
+            if problem:
+                self._invalid(lineno, str(obj.get("type")) if isinstance(obj, dict) else
+                              "unparseable", problem)
+                continue
+            t = obj.get("type")
+            if first_ts is None:
+                first_ts = parse_ts_ms(obj.get("timestamp"))
+            if not self.session_id and isinstance(obj.get("sessionId"), str):
+                self.session_id = obj["sessionId"]
+            if self.cwd is None and isinstance(obj.get("cwd"), str):
+                self.cwd = obj["cwd"]
+            if self.agent_id is None and isinstance(obj.get("agentId"), str):
+                self.agent_id = obj["agentId"]
+            side = bool(obj.get("isSidechain"))
+            if t in ("user", "assistant"):
+                conv[side] += 1
+            if t == "assistant":
+                m = obj["message"].get("model")
+                if isinstance(m, str) and m and not m.startswith("<") and side not in model:
+                    model[side] = m
+                content = obj["message"]["content"]
+                if isinstance(content, list):
+                    for b in content:
+                        if b["type"] == "tool_use":
+                            tools[side].setdefault(b["name"], None)
+            self.keep[-1] = 1
+            uid = obj.get("uuid")
+            if not isinstance(uid, str) or not uid:
+                continue
+            if uid in index:
+                st.skip("line repeating an earlier uuid")
+                self.keep[-1] = 0
+                continue
+            node = len(node_line)
+            index[uid] = node
+            node_line.append(lineno)
+            parent = obj.get("parentUuid")
+            p = index.get(parent, -1) if isinstance(parent, str) else -1
+            if p < 0 and isinstance(parent, str):
+                late.append((node, parent))
+            node_parent.append(p)
+            flags = _SIDE if side else 0
+            if t == "user" and classify_user(obj) in ("real", "command"):
+                flags |= _REAL
+            node_flags.append(flags)
+        for node, parent in late:
+            node_parent[node] = index.get(parent, -1)
+        self.sidechain_only = conv[False] == 0 and conv[True] > 0
+        chosen = _SIDE if self.sidechain_only else 0
+        self.model = model.get(bool(chosen), "")
+        self.tools = list(tools[bool(chosen)])
+        self.first_ts = first_ts
+        target = None
+        if branch is not None:
+            target = index.get(branch)
+            if target is None or (node_flags[target] & _SIDE) != chosen:
+                raise CaseError("invalid_request",
+                                f"--branch {branch!r} is not the uuid of a "
+                                f"{'sidechain' if chosen else 'main'} line of {self.file}",
+                                hint="list the uuids with: grep -o '\"uuid\":\"[^\"]*\"' FILE")
+        self._select(node_line, node_parent, node_flags, chosen, target)
+        self.leaf_uuid = None
+        if self._leaf is not None:
+            self.leaf_uuid = next((u for u, n in index.items() if n == self._leaf), None)
+        self.forks = self._fork_count
+
+    def _invalid(self, lineno: int, kind: str, message: str) -> None:
+        if not self.skip_invalid:
+            raise import_error(message, file=self.file, line=lineno, kind=kind)
+        self.stats.invalid += 1
+        self.stats.skip("invalid line (--skip-invalid)")
+
+    def _select(self, node_line: array[int], parent: array[int], flags: bytearray,
+                chosen: int, target: int | None) -> None:
+        """Mark the lines of the followed branch in ``self.keep`` (see the module docstring)."""
+        n = len(node_line)
+        in_set = [(flags[i] & _SIDE) == chosen for i in range(n)]
+        newest = array("l", range(n))
+        for i in range(n - 1, -1, -1):
+            p = parent[i]
+            if p >= 0 and newest[i] > newest[p]:
+                newest[p] = newest[i]
+        forks: dict[int, list[int]] = {}
+        for i in range(n):
+            if in_set[i] and flags[i] & _REAL and parent[i] >= 0:
+                forks.setdefault(parent[i], []).append(i)
+        forks = {p: c for p, c in forks.items() if len(c) > 1}
+        self._fork_count = len(forks)
+        on_path: set[int] = set()
+        if target is not None:
+            i = target
+            while i >= 0 and i not in on_path:
+                on_path.add(i)
+                i = parent[i]
+        dropped = bytearray(n)
+        for children in forks.values():
+            keep = next((c for c in children if c in on_path), None)
+            if keep is None:
+                keep = max(children, key=lambda c: newest[c])
+            for c in children:
+                if c != keep:
+                    dropped[c] = 1
+        for i in range(n):
+            p = parent[i]
+            if p >= 0 and p < i and dropped[p]:
+                dropped[i] = 1
+        leaf = None
+        for i in range(n):
+            line = node_line[i] - 1
+            if not in_set[i]:
+                self.keep[line] = 0
+                self.stats.skip("sidechain line (not in the main thread)" if chosen == 0
+                                else "main-thread line in a sidechain file")
+            elif dropped[i]:
+                self.keep[line] = 0
+                self.stats.skip("line of a branch not followed (fork)")
+            else:
+                leaf = i
+        self._leaf = target if target is not None else leaf
+
+    # ------------------------------------------------------------------ header
+    @property
+    def thread_id(self) -> str:
+        sid = self.session_id or self.path.stem or "claude-code"
+        if self.sidechain_only:
+            return f"{sid}:{self.agent_id or 'sidechain'}"
+        return sid
+
+    @property
+    def agent(self) -> dict[str, Any]:
+        return {"name": "claude-code", "model": self.model, "system": "",
+                "tools": [{"name": n, "description": "", "input_schema": {"type": "object"},
+                           "kind": "external", "effect": tool_effect(n)} for n in self.tools]}
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        md: dict[str, Any] = {"source": "claude-code", "session_id": self.session_id}
+        if self.cwd is not None:
+            md["cwd"] = self.cwd
+        if self.sidechain_only:
+            md["sidechain"] = True
+            if self.agent_id:
+                md["agent_id"] = self.agent_id
+        if self.forks:
+            md["forks"] = self.forks
+            md["leaf_uuid"] = self.leaf_uuid
+        return md
+
+    @property
+    def start_ref(self) -> Ref:
+        return Ref("session", self.first_ts, 1, "session")
+
+    # ------------------------------------------------------------------ pass 2
+    def items(self) -> Iterator[Turn | Extra]:
+        """Map the kept lines to turns and extension events (module docstring)."""
+        st = self.stats
+        turn: Turn | None = None
+        reply: Reply | None = None
+        owners: dict[str, Reply] = {}
+        keep = self.keep
+
+        def place(extra: Extra) -> Iterator[Turn | Extra]:
+            if turn is None:
+                yield extra
+            else:
+                turn.items.append(extra)
+
+        def finish(t: Turn) -> Iterator[Turn | Extra]:
+            if not t.replies and t.failed is None and isinstance(t.content, (str, list)) \
+                    and _text_of(t.content).lstrip().startswith(_COMMAND_PREFIXES):
+                yield Extra("x_claude_code.command", {"content": t.content}, t.ref, "command")
+                yield from (i for i in t.items if isinstance(i, Extra))
+                return
+            yield t
+
+        for lineno, body in self._lines():
+            if lineno > len(keep) or not keep[lineno - 1]:
+                continue
+            obj = orjson.loads(body)
+            t = obj.get("type")
+            uid = obj.get("uuid")
+            ref = Ref(uid if isinstance(uid, str) and uid else f"L{lineno}",
+                      parse_ts_ms(obj.get("timestamp")), lineno, str(t))
+            if t == "assistant":
+                msg = obj["message"]
+                content = msg["content"]
+                blocks = [{"type": "text", "text": content}] if isinstance(content, str) \
+                    else content
+                mid = msg.get("id") if isinstance(msg.get("id"), str) else None
+                if turn is None:
+                    st.notes.append(f"line {lineno}: a reply with no user message before it "
+                                    "starts a turn without user input")
+                    turn = Turn(None, ref)
+                    reply = None
+                    owners = {}
+                if reply is not None and mid is not None and reply.msg_id == mid \
+                        and turn.items and reply in turn.items:
+                    for b in blocks:
+                        if b["type"] == "tool_use" and b["id"] in owners:
+                            continue
+                        reply.blocks.append(b)
+                        if b["type"] == "tool_use":
+                            owners[b["id"]] = reply
+                else:
+                    reply = Reply(list(blocks), ref, msg_id=mid)
+                    turn.items.append(reply)
+                    for b in blocks:
+                        if b["type"] == "tool_use":
+                            owners[b["id"]] = reply
+                if isinstance(msg.get("usage"), dict):
+                    reply.usage = msg["usage"]
+                if isinstance(msg.get("stop_reason"), str) and msg["stop_reason"]:
+                    reply.stop_reason = msg["stop_reason"]
+            elif t == "user":
+                kind = classify_user(obj)
+                content = obj["message"]["content"]
+                if kind == "results":
+                    rest = []
+                    for b in content:
+                        if b.get("type") != "tool_result":
+                            rest.append(b)
+                            continue
+                        owner = owners.get(b["tool_use_id"])
+                        if owner is None or turn is None:
+                            st.skip("tool result without its tool call in the turn")
+                            continue
+                        owner.results[b["tool_use_id"]] = Result(
+                            _result_content(b), bool(b.get("is_error")), ref)
+                    if rest:
+                        yield from place(Extra("x_claude_code.meta", {"content": rest}, ref,
+                                               "meta"))
+                elif kind == "meta":
+                    yield from place(Extra("x_claude_code.meta", {"content": content}, ref, "meta"))
+                elif kind == "interrupt":
+                    if turn is None:
+                        yield Extra("x_claude_code.meta", {"content": content}, ref, "meta")
+                    else:
+                        turn.failed = ("interrupted", _text_of(content).strip(), ref)
+                        yield from finish(turn)
+                        turn, reply, owners = None, None, {}
+                else:
+                    if turn is not None:
+                        yield from finish(turn)
+                    turn, reply, owners = Turn(content, ref), None, {}
+            elif t == "system":
+                data = {k: obj[k] for k in ("subtype", "content", "level")
+                        if isinstance(obj.get(k), str)}
+                yield from place(Extra("x_claude_code.system", data, ref, "system"))
+            elif t == "summary":
+                data = {k: obj[k] for k in ("summary", "leafUuid") if isinstance(obj.get(k), str)}
+                yield from place(Extra("x_claude_code.summary", data, ref, "summary"))
+            elif t in DROPPED_TYPES:
+                st.skip(f"{t} line")
+            elif isinstance(t, str):
+                st.skip(f"unknown line type {t!r}")
+            else:
+                st.skip("line without a type")
+        if turn is not None:
+            yield from finish(turn)

@@ -1,0 +1,394 @@
+"""What every importer shares: the turn model the format readers produce, and the
+:class:`Emitter` that turns it into checked canonical events.
+
+A format reader (``claude_code``, ``codex``) yields, in log order:
+
+* :class:`Extra` -- an ``x_`` extension event outside any turn;
+* :class:`Turn` -- one turn: the user input (or ``None``), then a list of :class:`Reply`
+  and :class:`Extra` items in order, and how it ended (:attr:`Turn.failed`).
+
+The :class:`Emitter` numbers events (``seq`` 0..), derives their ``event_id`` from the
+source (``<line uuid or L<line>>.<suffix>``), clamps ``ts`` so it never goes backwards,
+computes ``request_sha256`` for every ``model_requested`` from the state at that point
+(incrementally: the sealed messages are hashed once, so the cost is linear), and checks every
+event with :func:`threads_cases.log.check_events` and the :class:`~threads_cases.reducer.Reducer`
+before handing it on. The reducer keeps only the unsealed tail of the conversation, so memory
+follows the largest turn rather than the whole transcript.
+
+A turn becomes, in order::
+
+    user_message {content}            (unless Turn.content is None)
+    turn_started {turn_id}
+    per reply:  model_requested {turn_id, model, request_sha256}
+                model_responded {turn_id, message: {role: "assistant", content}, stop_reason, usage}
+                per tool_use block: tool_called {turn_id, tool_use_id, name, input,
+                                                 kind: "external", effect}
+                                    then tool_result {..., content, is_error}
+    turn_completed {turn_id, stop_reason, usage: {input_tokens, output_tokens}}
+      or turn_failed {turn_id, error: {code, message}}
+
+A turn completes when its last reply asks for no tool (the runtime's own rule, so a saved turn
+replays the same way); it fails with ``interrupted`` when the user or the end of the
+transcript cut it short, or with the code the source gave.
+
+Refusals raise ``CaseError("import_invalid")`` (exit status 1) with the source file, line and
+``<line type>: message``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections import Counter, deque
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..errors import CaseError
+from ..log import check_events
+from ..reducer import Reducer
+from ..runtime import ACTOR, format_ts
+from ..strictjson import canonical_line
+
+IMPORT_HINT = ("fix or remove the line, or pass --skip-invalid to import the rest "
+               "(the import writes nothing while a line is refused)")
+
+#: Tools that only read: effect "read" (every other tool is "write").
+READ_ONLY_TOOLS = frozenset({
+    "Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "NotebookRead", "TodoRead",
+    "ListMcpResourcesTool", "ReadMcpResourceTool", "BashOutput", "read_file", "list_files",
+    "web_search", "view_image", "list_dir", "grep_files", "find", "search",
+})
+
+MISSING_RESULT = "[no result for this tool call is recorded in the transcript]"
+PLACEHOLDER_PROMPT = "[the user prompt is not recorded in this transcript]"
+
+_ID_BAD = re.compile(r"[^A-Za-z0-9._:-]")
+_TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?"
+                 r"(Z|z|[+-]\d{2}:?\d{2})?$")
+
+
+def import_error(message: str, *, file: str, line: int | None, kind: str | None) -> CaseError:
+    """``CaseError("import_invalid")``: ``FILE:LINE: <line type>: message`` with the hint."""
+    text = f"{kind}: {message}" if kind else message
+    return CaseError("import_invalid", text, file=file, line=line, hint=IMPORT_HINT)
+
+
+def tool_effect(name: str) -> str:
+    """``"read"`` for the read-only tools of :data:`READ_ONLY_TOOLS`, else ``"write"``."""
+    return "read" if name in READ_ONLY_TOOLS else "write"
+
+
+def parse_ts_ms(value: Any) -> int | None:
+    """An RFC 3339 timestamp (any precision, ``Z`` or an offset) or epoch seconds/ms -> ms."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        v = float(value)
+        return int(v if v > 1e11 else v * 1000) if v >= 0 else None
+    if not isinstance(value, str):
+        return None
+    m = _TS.match(value.strip())
+    if not m:
+        return None
+    y, mo, d, h, mi, s, frac, tz = m.groups()
+    try:
+        dt = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), tzinfo=UTC)
+    except ValueError:
+        return None
+    ms = int(dt.timestamp()) * 1000 + int((frac or "0")[:3].ljust(3, "0"))
+    if tz and tz not in ("Z", "z"):
+        sign = 1 if tz[0] == "+" else -1
+        digits = tz[1:].replace(":", "")
+        ms -= sign * (int(digits[:2]) * 60 + int(digits[2:])) * 60_000
+    return ms if ms >= 0 else None
+
+
+@dataclass
+class Ref:
+    """Where an item came from: an id base (line uuid or ``L<line>``), a time and a line."""
+
+    base: str
+    ts: int | None
+    line: int | None
+    kind: str = ""
+
+
+@dataclass
+class Extra:
+    """An ``x_`` extension event: ``type`` (starting with ``x_``) and its ``data``."""
+
+    type: str
+    data: dict[str, Any]
+    ref: Ref
+    suffix: str = "x"
+
+
+@dataclass
+class Result:
+    content: Any
+    is_error: bool
+    ref: Ref
+
+
+@dataclass
+class Reply:
+    """One model reply: its blocks, the source's stop_reason, usage, and the results of its
+    tool_use blocks by tool_use_id."""
+
+    blocks: list[dict[str, Any]]
+    ref: Ref
+    stop_reason: str | None = None
+    usage: dict[str, Any] = field(default_factory=dict)
+    results: dict[str, Result] = field(default_factory=dict)
+    msg_id: str | None = None
+
+    def tool_uses(self) -> list[dict[str, Any]]:
+        return [b for b in self.blocks if b.get("type") == "tool_use"]
+
+
+@dataclass
+class Turn:
+    """A turn: ``content`` (the user input, or None), ``items`` (Reply and Extra in order),
+    ``failed`` (``(code, message, ref)`` when the source says it failed or was interrupted)."""
+
+    content: Any
+    ref: Ref
+    items: list[Reply | Extra] = field(default_factory=list)
+    failed: tuple[str, str, Ref] | None = None
+
+    @property
+    def replies(self) -> list[Reply]:
+        return [i for i in self.items if isinstance(i, Reply)]
+
+
+@dataclass
+class Stats:
+    """What an import skipped or changed, per kind (printed by ``--verbose``)."""
+
+    skipped: Counter[str] = field(default_factory=Counter)
+    invalid: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def skip(self, kind: str, n: int = 1) -> None:
+        self.skipped[kind] += n
+
+
+def usage_of(raw: Any) -> dict[str, Any]:
+    """A usage object: ``input_tokens`` and ``output_tokens`` (0 when missing) plus the other
+    integer counts of ``raw`` (cache tokens...); everything else is dropped."""
+    out: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 2**53 - 1:
+                out[k] = v
+    return out
+
+
+def stop_reason_of(reply: Reply) -> str:
+    """``tool_use`` when the reply calls a tool; else the source's reason or ``end_turn``."""
+    if reply.tool_uses():
+        return "tool_use"
+    sr = reply.stop_reason
+    return sr if isinstance(sr, str) and sr and sr != "tool_use" else "end_turn"
+
+
+class _Feed:
+    """An iterator fed one event at a time, so one ``check_events`` run checks the whole
+    stream (thread_id, seq, unique ids) while events are produced lazily."""
+
+    def __init__(self) -> None:
+        self.q: deque[dict[str, Any]] = deque()
+
+    def __iter__(self) -> _Feed:
+        return self
+
+    def __next__(self) -> dict[str, Any]:
+        return self.q.popleft()
+
+
+class RequestHasher:
+    """``request_sha256`` of ``{model, system, messages, tools}`` kept incrementally.
+
+    The RFC 8785 bytes of the request are ``{"messages":[m1,...,mk],"model":..,"system":..,
+    "tools":[..]}`` (keys in UTF-16 order). Messages before the last one can no longer change
+    (the reducer only ever extends the last message), so they are *sealed*: fed once into a
+    running sha256 and removed from the reducer's state. A request copies the running hash and
+    adds the last message and the tail.
+    """
+
+    def __init__(self, model: str, system: str, tools: list[dict[str, Any]]) -> None:
+        self._h = hashlib.sha256(b'{"messages":[')
+        self._count = 0
+        self._tail = (b'],"model":' + canonical_line(model) + b',"system":' + canonical_line(system)
+                      + b',"tools":' + canonical_line(
+                          [{"name": t["name"], "description": t["description"],
+                            "input_schema": t["input_schema"]} for t in tools]) + b"}")
+
+    def _feed(self, h: Any, message: dict[str, Any], first: bool) -> None:
+        if not first:
+            h.update(b",")
+        h.update(canonical_line(message))
+
+    def request_sha256(self, messages: list[dict[str, Any]]) -> str:
+        """Seal every message but the last (removing them from ``messages``), then hash."""
+        while len(messages) > 1:
+            self._feed(self._h, messages.pop(0), self._count == 0)
+            self._count += 1
+        h = self._h.copy()
+        if messages:
+            self._feed(h, messages[0], self._count == 0)
+        h.update(self._tail)
+        return h.hexdigest()
+
+
+class Emitter:
+    """Turns :class:`Turn` / :class:`Extra` items into checked canonical envelopes.
+
+    ``agent`` is the thread_started agent, ``metadata`` its metadata. :meth:`start` yields the
+    thread_started event; :meth:`turn` and :meth:`extra` yield the events of one item. Every
+    event has passed ``check_events`` and the reducer; a refusal raises ``import_invalid`` at
+    the source line of the item.
+    """
+
+    def __init__(self, *, file: str, thread_id: str, agent: dict[str, Any],
+                 metadata: dict[str, Any], start_ref: Ref) -> None:
+        self.file = file
+        self.thread_id = thread_id
+        self.agent = agent
+        self.metadata = metadata
+        self.start_ref = start_ref
+        self.seq = 0
+        self.last_ms = 0
+        self.reducer = Reducer(copy_data=False)
+        self.hasher = RequestHasher(agent["model"], agent["system"], agent["tools"])
+        self._feed = _Feed()
+        self._checked = check_events(self._feed)
+        self._ids: set[str] = set()
+        self.turn_count = 0
+        self.missing_results = 0
+        self._turn_ids: set[str] = set()
+
+    # ------------------------------------------------------------------ ids and clock
+    def _event_id(self, base: str, suffix: str) -> str:
+        base = _ID_BAD.sub("-", base)[:96] or "e"
+        eid = f"{base}.{suffix}"
+        n = 1
+        while eid in self._ids:
+            n += 1
+            eid = f"{base}.{suffix}{n}"
+        self._ids.add(eid)
+        return eid
+
+    def _ts(self, ref: Ref) -> str:
+        if ref.ts is not None and ref.ts > self.last_ms:
+            self.last_ms = ref.ts
+        return format_ts(self.last_ms)
+
+    def _emit(self, etype: str, data: dict[str, Any], ref: Ref, suffix: str, *,
+              critical: bool = False, actor: str | None = None) -> dict[str, Any]:
+        ev = {
+            "event_id": self._event_id(ref.base, suffix),
+            "thread_id": self.thread_id,
+            "seq": self.seq,
+            "type": etype,
+            "actor_kind": actor or ACTOR.get(etype, "system"),
+            "epoch": 0,
+            "branch_id": "main",
+            "critical": critical,
+            "ts": self._ts(ref),
+            "data": data,
+        }
+        self._feed.q.append(ev)
+        try:
+            out = next(self._checked)
+            self.reducer.apply(out)
+        except CaseError as err:
+            self._feed.q.clear()
+            where = err.location.pointer
+            msg = f"{etype} {where}: {err.message}" if where else f"{etype}: {err.message}"
+            raise import_error(f"cannot be imported as a valid event: {msg}",
+                               file=self.file, line=ref.line, kind=ref.kind or None) from None
+        self.seq += 1
+        return out
+
+    # ------------------------------------------------------------------ items
+    def start(self) -> Iterator[dict[str, Any]]:
+        yield self._emit("thread_started", {"agent": self.agent, "metadata": self.metadata},
+                         self.start_ref, "start")
+
+    def extra(self, item: Extra) -> Iterator[dict[str, Any]]:
+        yield self._emit(item.type, item.data, item.ref, item.suffix,
+                         actor="system")
+
+    def _turn_id(self, ref: Ref) -> str:
+        base = _ID_BAD.sub("-", ref.base)[:100] or "turn"
+        tid, n = f"turn-{base}", 1
+        while tid in self._turn_ids:
+            n += 1
+            tid = f"turn-{base}-{n}"
+        self._turn_ids.add(tid)
+        return tid
+
+    def turn(self, turn: Turn) -> Iterator[dict[str, Any]]:
+        """The events of one turn (module docstring)."""
+        self.turn_count += 1
+        if turn.content is not None:
+            yield self._emit("user_message", {"content": turn.content}, turn.ref, "user")
+        tid = self._turn_id(turn.ref)
+        yield self._emit("turn_started", {"turn_id": tid}, turn.ref, "turn")
+        usage = {"input_tokens": 0, "output_tokens": 0}
+        pending: list[str] = []
+        last: Reply | None = None
+        replies = turn.replies
+        final = replies[-1] if replies else None
+        for item in turn.items:
+            if isinstance(item, Extra):
+                yield from self.extra(item)
+                continue
+            last = item
+            messages = self.reducer.state["messages"]
+            sha = self.hasher.request_sha256(messages)
+            yield self._emit("model_requested", {"turn_id": tid, "model": self.agent["model"],
+                                                 "request_sha256": sha}, item.ref, "req")
+            u = usage_of(item.usage)
+            yield self._emit("model_responded", {
+                "turn_id": tid, "message": {"role": "assistant", "content": item.blocks},
+                "stop_reason": stop_reason_of(item), "usage": u}, item.ref, "resp")
+            usage["input_tokens"] += u["input_tokens"]
+            usage["output_tokens"] += u["output_tokens"]
+            for k, block in enumerate(item.tool_uses()):
+                name = block["name"]
+                effect = tool_effect(name)
+                yield self._emit("tool_called", {
+                    "turn_id": tid, "tool_use_id": block["id"], "name": name,
+                    "input": block["input"], "kind": "external", "effect": effect},
+                    item.ref, f"call{k}", critical=effect == "write")
+                res = item.results.get(block["id"])
+                if res is None and item is not final:
+                    # the model went on without it: record that no result was kept
+                    res = Result(MISSING_RESULT, True, item.ref)
+                    self.missing_results += 1
+                if res is None:
+                    pending.append(block["id"])
+                    continue
+                yield self._emit("tool_result", {
+                    "turn_id": tid, "tool_use_id": block["id"], "name": name,
+                    "content": res.content, "is_error": res.is_error},
+                    res.ref, f"result{k}", critical=True)
+        end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
+        if turn.failed is None and last is not None and not last.tool_uses() and not pending:
+            yield self._emit("turn_completed", {"turn_id": tid, "stop_reason": stop_reason_of(last),
+                                                "usage": usage}, end_ref, "end")
+            return
+        if turn.failed is not None:
+            code, message = turn.failed[0], turn.failed[1]
+        elif last is None:
+            code, message = "interrupted", "the turn ended before the model replied"
+        else:
+            code, message = "interrupted", ("the turn ended before the model answered "
+                                            "its tool results")
+        yield self._emit("turn_failed", {"turn_id": tid,
+                                         "error": {"code": code, "message": message}},
+                         end_ref, "end")
