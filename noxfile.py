@@ -69,6 +69,7 @@ def lint(session: nox.Session) -> None:
     session.install("-e", ".[dev]")
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
+    session.run("threads-cases", "fmt", "--check", "spec/conformance")
 
 
 @nox.session(python=PYTHON)

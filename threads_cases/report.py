@@ -168,7 +168,7 @@ def render_failure(r: CaseResult) -> Panel:
                 parts.append(Text("  " + d.render(), style="red"))
             if len(c.differences) > 30:
                 parts.append(Text(f"  ... {len(c.differences) - 30} more"))
-    title = f"{r.case} [{r.implementation}]: {r.verdict}"
+    title = Text(f"{r.case} [{r.implementation}]: {r.verdict}")  # Text: no markup in names
     return Panel(Group(*parts), title=title, border_style=MARKS[r.verdict][1], expand=False)
 
 

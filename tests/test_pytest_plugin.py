@@ -1,0 +1,128 @@
+"""The pytest plugin (entry point ``pytest11: threads_cases``), tested with pytester on
+copies of the conformance cases."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from threads_cases.strictjson import canonical_document, read_json_file
+
+pytest_plugins = ["pytester"]
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "spec" / "conformance" / "cases"
+SOME = ("weather-stub", "reads-notes", "writes-summary")
+
+
+def copy_cases(base: Path, names: tuple[str, ...] = SOME, folder: str = "cases") -> Path:
+    for name in names:
+        shutil.copytree(CASES / name, base / folder / name)
+    return base / folder
+
+
+def edit(path: Path, change) -> None:  # type: ignore[no-untyped-def]
+    doc = read_json_file(path)
+    change(doc)
+    path.write_bytes(canonical_document(doc))
+
+
+def test_collects_each_case_as_an_item(pytester: pytest.Pytester) -> None:
+    copy_cases(pytester.path)
+    result = pytester.runpytest("--threads-cases", "cases", "-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=3)
+    result.stdout.fnmatch_lines([
+        "*cases/reads-notes/case.json::reads-notes?threads-py? PASSED*",
+        "*cases/weather-stub/case.json::weather-stub?threads-py? PASSED*",
+    ])
+    assert result.ret == 0
+
+
+def test_a_failing_case_reports_like_the_cli(pytester: pytest.Pytester) -> None:
+    cases = copy_cases(pytester.path)
+    edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())
+    edit(cases / "reads-notes" / "expected.threads-py.json", lambda d: d.update(last_seq=9))
+    edit(cases / "writes-summary" / "case.json",
+         lambda d: d["expect"]["must"].append({"type": "tool_result", "data": {"is_error": True}}))
+    result = pytester.runpytest("--threads-cases", "cases", "-p", "no:cacheprovider")
+    result.assert_outcomes(failed=3)
+    out = result.stdout.str()
+    assert "threads-cases: weather-stub [threads-py] fail: model_exhausted" in out
+    assert "model_exhausted at model:1" in out
+    # state differences by pointer
+    assert "threads-cases: reads-notes [threads-py] fail: state_mismatch" in out
+    assert "/last_seq expected 9, got 0" in out
+    # the matcher beside the nearest replayed event
+    assert "must_unmatched" in out
+    assert "nearest replayed event" in out
+    assert '"is_error": false' in out
+    assert "Traceback" not in out
+    result.stdout.fnmatch_lines(["FAILED cases/weather-stub/case.json::weather-stub?threads-py?*"])
+
+
+def test_ini_option_impl_option_and_strict(pytester: pytest.Pytester) -> None:
+    cases = copy_cases(pytester.path, ("reads-notes", "weather-stub"), folder="saved")
+    edit(cases / "reads-notes" / "model.json", lambda d: d["replies"].append(d["replies"][-1]))
+    pytester.makeini("[pytest]\nthreads_cases_paths =\n    saved\n")
+    loose = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    loose.assert_outcomes(passed=2)
+    assert "drifted: reply_unused" in loose.stdout.str()
+    strict = pytester.runpytest("--threads-cases-strict", "-p", "no:cacheprovider")
+    strict.assert_outcomes(passed=1, failed=1)
+    assert "reads-notes [threads-py] drifted: reply_unused" in strict.stdout.str()
+    unknown = pytester.runpytest("--threads-cases-impl", "nope", "-p", "no:cacheprovider")
+    assert unknown.ret == pytest.ExitCode.USAGE_ERROR
+    assert "unknown implementation 'nope'" in unknown.stderr.str()
+    missing = pytester.runpytest("--threads-cases", "missing", "-p", "no:cacheprovider")
+    assert missing.ret == pytest.ExitCode.USAGE_ERROR
+
+
+def test_an_unlisted_implementation_is_skipped(pytester: pytest.Pytester) -> None:
+    cases = copy_cases(pytester.path, ("weather-stub",))
+    edit(cases / "weather-stub" / "case.json", lambda d: d.update(implementations=["threads-ts"]))
+    (cases / "weather-stub" / "log.threads-py.jsonl").unlink()
+    (cases / "weather-stub" / "expected.threads-py.json").unlink()
+    result = pytester.runpytest("--threads-cases", "cases", "-p", "no:cacheprovider", "-rs")
+    result.assert_outcomes(skipped=1)
+    assert "not_listed" in result.stdout.str()
+
+
+def test_plugin_is_inert_without_options(pytester: pytest.Pytester) -> None:
+    copy_cases(pytester.path, ("weather-stub",))
+    pytester.makepyfile("def test_one():\n    assert True\n")
+    result = pytester.runpytest("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+
+
+def test_fixture_and_cases_helper(pytester: pytest.Pytester) -> None:
+    copy_cases(pytester.path, ("weather-stub", "reads-notes"))
+    pytester.makepyfile(test_mine='''
+        import pytest
+        from threads_cases import run_case
+        from threads_cases.pytest import cases
+
+        @pytest.mark.parametrize("threads_case", cases("cases"), indirect=True)
+        def test_case(threads_case):
+            assert threads_case.name in ("weather-stub", "reads-notes")
+            assert threads_case.meta["at"]
+            assert run_case(threads_case.path).verdict == "pass"
+
+        def test_without_param(threads_case):
+            pass
+    ''')
+    result = pytester.runpytest("-v", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, errors=1)
+    result.stdout.fnmatch_lines(["*test_case?reads-notes? PASSED*",
+                                 "*test_case?weather-stub? PASSED*"])
+    assert "needs a case path" in result.stdout.str()
+
+
+def test_runs_under_xdist(pytester: pytest.Pytester) -> None:
+    cases = copy_cases(pytester.path)
+    edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())
+    result = pytester.runpytest_subprocess("--threads-cases", "cases", "-n", "2",
+                                           "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=2, failed=1)
+    assert "model_exhausted" in result.stdout.str()

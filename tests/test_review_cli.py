@@ -1,0 +1,437 @@
+"""The review commands (show, diff, fmt, list, validate, stale) through the real CLI, as
+subprocesses. Cases are copied from spec/conformance/cases into tmp_path before anything
+is changed."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from threads_cases.strictjson import canonical_document, canonical_line, read_json_file
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "spec" / "conformance" / "cases"
+
+
+def cli(cwd: Path, *args: str | Path, env: dict[str, str] | None = None
+        ) -> subprocess.CompletedProcess[str]:
+    base = {k: v for k, v in os.environ.items()
+            if k not in ("THREADS_CASES_CRASH_AT", "THREADS_CASES_DEBUG", "GITHUB_STEP_SUMMARY")}
+    p = subprocess.run([sys.executable, "-m", "threads_cases", *map(str, args)], cwd=cwd,
+                       capture_output=True, text=True, timeout=120, env={**base, **(env or {})})
+    assert "Traceback" not in p.stderr + p.stdout, p.stderr
+    return p
+
+
+def copy(tmp_path: Path, name: str, dest: str = "cases") -> Path:
+    target = tmp_path / dest / name
+    shutil.copytree(CASES / name, target)
+    return target
+
+
+def rewrite(path: Path, change: Callable[[Any], None]) -> None:
+    doc = read_json_file(path)
+    change(doc)
+    path.write_bytes(canonical_document(doc))
+
+
+def rewrite_event(log: Path, index: int, change: Callable[[dict[str, Any]], None]) -> None:
+    lines = log.read_bytes().splitlines()
+    ev = json.loads(lines[index])
+    change(ev)
+    lines[index] = canonical_line(ev)
+    log.write_bytes(b"".join(line + b"\n" for line in lines))
+
+
+# --------------------------------------------------------------------------- show
+
+
+def test_show_renders_the_case_without_values(tmp_path: Path) -> None:
+    case = copy(tmp_path, "weather-stub")
+    p = cli(tmp_path, "show", case)
+    assert p.returncode == 0, p.stderr
+    out = p.stdout
+    for text in ("case weather-stub", "main.0", "threads-py, threads-ts", "must (1)",
+                 '"name":"get_weather"', "expect (1)", '"kind":"external"', "thread_started",
+                 "model replies (2)", "tool_use", "end_turn", "stubs (1)", "get_weather",
+                 "text, 16 chars", "get_weather [external/read]"):
+        assert text in out, (text, out)
+    # no values without --values
+    assert "Weather in Oslo?" not in out
+    assert "light rain" not in out
+    assert p.stderr == ""
+
+
+def test_show_values_prints_them_and_warns_once(tmp_path: Path) -> None:
+    case = copy(tmp_path, "weather-stub")
+    p = cli(tmp_path, "show", case, "--values")
+    assert p.returncode == 0
+    assert "Weather in Oslo?" in p.stdout
+    assert "Oslo: 4°C, light rain" in p.stdout
+    assert '{"city":"Oslo"}' in p.stdout
+    warnings = [line for line in p.stderr.splitlines() if line.startswith("warning:")]
+    assert len(warnings) == 1 and "raw" in warnings[0], p.stderr
+
+
+def test_show_timeline_is_the_last_20_events_unless_all(tmp_path: Path) -> None:
+    case = copy(tmp_path, "multi-turn-prefix")
+    short = cli(tmp_path, "show", case)
+    assert short.returncode == 0
+    assert "23 event(s), the last 20 shown" in short.stdout
+    assert "thread_started" not in short.stdout  # seq 0 is cut
+    assert "turn-13 end_turn" in short.stdout
+    full = cli(tmp_path, "show", case, "--all")
+    assert full.returncode == 0
+    assert "thread_started" in full.stdout and "the last 20" not in full.stdout
+    assert "sandbox reads (1)" in full.stdout and "todo.txt" in full.stdout
+
+
+def test_show_refuses_a_folder_that_is_not_a_case(tmp_path: Path) -> None:
+    p = cli(tmp_path, "show", tmp_path)
+    assert p.returncode == 1
+    assert p.stderr.startswith("error[case_invalid]: ")
+
+
+# --------------------------------------------------------------------------- diff
+
+
+def _mutated_pair(tmp_path: Path) -> tuple[Path, Path]:
+    a = copy(tmp_path, "weather-stub", "a")
+    b = copy(tmp_path, "weather-stub", "b")
+
+    def case_change(d: dict[str, Any]) -> None:
+        d["expect"]["must"][0]["data"]["is_error"] = True
+        d["expect"]["expect"].append({"type": "turn_completed"})
+
+    rewrite(b / "case.json", case_change)
+    rewrite(b / "model.json", lambda d: d["replies"][1].update(stop_reason="max_tokens"))
+    rewrite(b / "stubs.json", lambda d: d["calls"][0]["result"].update(is_error=True))
+    rewrite(b / "expected.threads-py.json", lambda d: d.update(last_seq=7))
+    rewrite_event(b / "log.threads-py.jsonl", 0, lambda e: e.update(ts="2027-01-01T00:00:00.000Z"))
+    (b / "artifacts").mkdir()
+    (b / "artifacts" / ("ab" * 32)).write_bytes(b"new artifact")
+    return a, b
+
+
+def test_diff_equal_cases_exit_0(tmp_path: Path) -> None:
+    a = copy(tmp_path, "weather-stub", "a")
+    b = copy(tmp_path, "weather-stub", "b")
+    p = cli(tmp_path, "diff", a, b)
+    assert p.returncode == 0, p.stderr
+    assert "no difference" in p.stdout
+
+
+def test_diff_reports_every_change_by_pointer(tmp_path: Path) -> None:
+    a, b = _mutated_pair(tmp_path)
+    p = cli(tmp_path, "diff", a, b)
+    assert p.returncode == 1, p.stderr
+    out = p.stdout
+    assert "~ must[0] /data/is_error: false -> true" in out
+    assert '+ expect[1]: {"type":"turn_completed"}' in out
+    assert ('~ seq 0 thread_started /ts: "2026-11-29T20:00:00.000Z" -> '
+            '"2027-01-01T00:00:00.000Z"') in out
+    assert "~ /last_seq: 0 -> 7" in out
+    assert '~ replies[1] max_tokens /stop_reason: "end_turn" -> "max_tokens"' in out
+    assert "~ calls[0] get_weather /result/is_error: false -> true" in out
+    assert "artifacts/" + "ab" * 32 in out and "+ added: 12 bytes" in out
+    # the threads-ts files were not changed: only their bytes, so they do not appear
+    assert "log.threads-ts.jsonl" not in out
+
+    j = cli(tmp_path, "diff", "--format", "json", a, b)
+    assert j.returncode == 1
+    doc = json.loads(j.stdout)
+    assert doc["equal"] is False
+    found = {(c["file"], c["kind"], c["item"], c["pointer"]) for c in doc["changes"]}
+    assert ("model.json", "changed", "replies[1] max_tokens", "/stop_reason") in found
+    assert ("case.json", "added", "expect[1]", None) in found
+    assert ("log.threads-py.jsonl", "changed", "seq 0 thread_started", "/ts") in found
+
+
+def test_diff_events_added_and_removed_by_seq(tmp_path: Path) -> None:
+    a = copy(tmp_path, "writes-summary", "a")
+    b = copy(tmp_path, "writes-summary", "b")
+    for name in ("log.threads-py.jsonl", "log.threads-ts.jsonl"):
+        lines = (b / name).read_bytes().splitlines(keepends=True)
+        (b / name).write_bytes(b"".join(lines[:-1]))
+    p = cli(tmp_path, "diff", a, b)
+    assert p.returncode == 1
+    assert "- seq 5 " in p.stdout
+    assert "log.threads-ts.jsonl" in p.stdout
+    assert "the same 1 change(s) as log.threads-py.jsonl" in p.stdout
+    back = cli(tmp_path, "diff", b, a)
+    assert "+ seq 5 " in back.stdout
+
+
+def test_diff_bad_arguments_exit_2(tmp_path: Path) -> None:
+    a = copy(tmp_path, "weather-stub", "a")
+    one = cli(tmp_path, "diff", a)
+    assert one.returncode == 2 and one.stderr.startswith("error[invalid_request]: ")
+    notcase = cli(tmp_path, "diff", a, tmp_path)
+    assert notcase.returncode == 2 and "case.json is missing" in notcase.stderr
+    fmt = cli(tmp_path, "diff", "--format", "yaml", a, a)
+    assert fmt.returncode == 2
+
+
+def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
+                           "-c", "commit.gpgsign=false", *args], cwd=cwd, capture_output=True,
+                          text=True, timeout=60, check=True)
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_diff_git_revision_and_driver(tmp_path: Path) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    _git(repo, "init", "-q")
+    case = copy(repo, "weather-stub")
+    (repo / ".gitattributes").write_text("cases/**/*.json diff=threads-cases\n"
+                                         "cases/**/*.jsonl diff=threads-cases\n")
+    _git(repo, "add", "-A")
+    _git(repo, "commit", "-q", "-m", "case")
+
+    same = cli(repo, "diff", "--git", "HEAD", "cases/weather-stub")
+    assert same.returncode == 0, same.stderr
+    rewrite(case / "model.json", lambda d: d["replies"][1].update(stop_reason="max_tokens"))
+    changed = cli(repo, "diff", "--git", "HEAD", "cases/weather-stub")
+    assert changed.returncode == 1
+    assert "--- HEAD:cases/weather-stub" in changed.stdout
+    assert '~ replies[1] max_tokens /stop_reason: "end_turn" -> "max_tokens"' in changed.stdout
+
+    # refusals: unknown revision, a path the revision lacks, outside a work tree
+    bad_rev = cli(repo, "diff", "--git", "nope", "cases/weather-stub")
+    assert bad_rev.returncode == 2 and "unknown revision" in bad_rev.stderr
+    other = copy(repo, "reads-notes")
+    absent = cli(repo, "diff", "--git", "HEAD", other)
+    assert absent.returncode == 2 and "not a case directory in HEAD" in absent.stderr
+    outside = copy(tmp_path, "reads-notes", "plain")
+    no_git = cli(tmp_path, "diff", "--git", "HEAD", outside,
+                 env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    assert no_git.returncode == 2 and no_git.stderr.startswith("error[git_unavailable]: ")
+
+    # as git's external diff driver
+    driver = f"{sys.executable} -m threads_cases diff --git-driver"
+    out = _git(repo, "-c", f"diff.threads-cases.command={driver}", "diff").stdout
+    assert "diff --threads-cases a/cases/weather-stub/model.json" in out
+    assert '~ replies[1] max_tokens /stop_reason: "end_turn" -> "max_tokens"' in out
+
+
+def test_git_driver_on_single_files(tmp_path: Path) -> None:
+    old, new = tmp_path / "old.txt", tmp_path / "new.txt"
+    old.write_text("a\nb\n")
+    new.write_text("a\nc\n")
+    p = cli(tmp_path, "diff", "--git-driver", "x/notes.txt", old, "1" * 40, "100644", new,
+            "2" * 40, "100644")
+    assert p.returncode == 0
+    assert "-b\n+c\n" in p.stdout
+    log_a = CASES / "multi-turn-prefix" / "log.threads-py.jsonl"
+    log_b = tmp_path / "log.threads-py.jsonl"
+    shutil.copy(log_a, log_b)
+    rewrite_event(log_b, 12, lambda e: e["data"].update(content="Add more docs"))
+    p = cli(tmp_path, "diff", "--git-driver", "c/log.threads-py.jsonl", log_a, "1" * 40, "100644",
+            log_b, "2" * 40, "100644")
+    assert p.returncode == 0
+    assert '~ seq 12 user_message /data/content: "Add docs to it" -> "Add more docs"' in p.stdout
+    added = cli(tmp_path, "diff", "--git-driver", "c/case.json", "/dev/null", "0" * 40, ".",
+                CASES / "reads-notes" / "case.json", "2" * 40, "100644")
+    assert added.returncode == 0 and "+ added" in added.stdout
+    wrong = cli(tmp_path, "diff", "--git-driver", "a", "b")
+    assert wrong.returncode == 2 and "7 arguments" in wrong.stderr
+
+
+# --------------------------------------------------------------------------- fmt
+
+
+def test_fmt_check_and_rewrite(tmp_path: Path) -> None:
+    case = copy(tmp_path, "reads-notes")
+    artifacts = {p.name: p.read_bytes() for p in (case / "artifacts").iterdir()}
+    model = json.loads((case / "model.json").read_text())
+    (case / "model.json").write_text(json.dumps(model))  # valid, not canonical
+    lines = (case / "log.threads-ts.jsonl").read_text().splitlines()
+    (case / "log.threads-ts.jsonl").write_text(
+        "".join(json.dumps(json.loads(line), indent=None) + "\n" for line in lines))
+
+    check = cli(tmp_path, "fmt", "--check", "cases")
+    assert check.returncode == 1, check.stderr
+    assert f"{Path('cases/reads-notes/model.json')}: not canonical" in check.stdout
+    assert f"{Path('cases/reads-notes/log.threads-ts.jsonl')}: not canonical" in check.stdout
+    # once formatted the bytes are the saved ones again, so the fingerprint is current
+    assert "case.json" not in check.stdout
+    assert json.loads((case / "model.json").read_text()) == model
+    assert (case / "model.json").read_bytes() != canonical_document(model)  # untouched
+
+    done = cli(tmp_path, "fmt")  # default: the current folder
+    assert done.returncode == 0, done.stderr
+    assert "formatted cases/reads-notes/model.json" in done.stdout
+    assert (case / "model.json").read_bytes() == canonical_document(model)
+    assert {p.name: p.read_bytes() for p in (case / "artifacts").iterdir()} == artifacts
+    assert (case / "log.threads-ts.jsonl").read_bytes() == (
+        CASES / "reads-notes" / "log.threads-ts.jsonl").read_bytes()
+    assert cli(tmp_path, "fmt", "--check").returncode == 0
+    assert cli(tmp_path, "validate", case).returncode == 0
+    # formatting a canonical case with its own fingerprint gives back the saved bytes
+    assert (case / "case.json").read_bytes() == (CASES / "reads-notes" / "case.json").read_bytes()
+
+
+def test_fmt_check_names_a_stale_fingerprint_and_files_stand_for_their_case(tmp_path: Path) -> None:
+    case = copy(tmp_path, "weather-stub")
+    rewrite(case / "stubs.json", lambda d: d["calls"][0]["result"].update(content="sunny"))
+    # a file argument (as pre-commit passes them) stands for its case
+    p = cli(tmp_path, "fmt", "--check", case / "stubs.json")
+    assert p.returncode == 1
+    assert p.stdout.strip() == f"{case / 'case.json'}: fingerprint stale"
+    fixed = cli(tmp_path, "fmt", case / "stubs.json")
+    assert fixed.returncode == 0
+    assert cli(tmp_path, "fmt", "--check", case).returncode == 0
+    # files outside any case are ignored; a missing path is refused
+    (tmp_path / "other.json").write_text("{}")
+    assert cli(tmp_path, "fmt", "--check", tmp_path / "other.json").returncode == 0
+    missing = cli(tmp_path, "fmt", "--check", tmp_path / "nope")
+    assert missing.returncode == 2 and "no such file" in missing.stderr
+
+
+def test_fmt_refuses_a_file_it_cannot_read_and_writes_nothing(tmp_path: Path) -> None:
+    case = copy(tmp_path, "weather-stub")
+    (case / "sandbox.json").write_text('{"format": 1, "format": 1, "reads": []}')
+    before = (case / "case.json").read_bytes()
+    p = cli(tmp_path, "fmt", case)
+    assert p.returncode == 1
+    assert "error[json_invalid]: " in p.stderr and "duplicate key" in p.stderr
+    assert (case / "case.json").read_bytes() == before
+
+
+def test_fmt_check_passes_on_the_repository() -> None:
+    p = cli(ROOT, "fmt", "--check", "spec/conformance")
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "22 case(s) canonical" in p.stdout or "case(s) canonical" in p.stdout
+
+
+def test_pre_commit_hook_is_declared() -> None:
+    text = (ROOT / ".pre-commit-hooks.yaml").read_text()
+    assert "id: threads-cases-fmt" in text
+    assert "entry: threads-cases fmt --check" in text
+    assert "language: python" in text
+
+
+# --------------------------------------------------------------------------- list
+
+
+def test_list_pretty_and_json(tmp_path: Path) -> None:
+    a = copy(tmp_path, "weather-stub")
+    copy(tmp_path, "reads-notes")
+    rewrite(a / "stubs.json", lambda d: d["calls"][0]["result"].update(content="sunny"))
+    p = cli(tmp_path, "list", "cases")
+    assert p.returncode == 0
+    assert "weather-stub" in p.stdout and "reads-notes" in p.stdout
+    assert "stale" in p.stdout
+    assert "2 case(s)" in p.stdout
+    j = cli(tmp_path, "list", "cases", "--format", "json")
+    assert j.returncode == 0
+    rows = {r["name"]: r for r in json.loads(j.stdout)["cases"]}
+    assert set(rows) == {"weather-stub", "reads-notes"}
+    notes = rows["reads-notes"]
+    folder = tmp_path / "cases" / "reads-notes"
+    size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    assert notes["size"] == size
+    assert notes["implementations"] == ["threads-py", "threads-ts"]
+    assert notes["portable"] is True and notes["fingerprint_ok"] is True
+    assert rows["weather-stub"]["fingerprint_ok"] is False
+    assert notes["fingerprint"].startswith("sha256:")
+    empty = cli(tmp_path, "list", "--format", "json", folder / "artifacts")
+    assert json.loads(empty.stdout) == {"cases": []}
+
+
+# --------------------------------------------------------------------------- validate
+
+
+def test_validate_a_good_case_and_a_log(tmp_path: Path) -> None:
+    case = copy(tmp_path, "multi-turn-prefix")
+    p = cli(tmp_path, "validate", case, case / "log.threads-ts.jsonl", "--dialect", "threads-ts")
+    assert p.returncode == 0, p.stderr
+    assert f"{case}: valid" in p.stdout
+    assert f"{case / 'log.threads-ts.jsonl'}: valid" in p.stdout
+    folder = cli(tmp_path, "validate", "--format", "json", "cases")
+    assert folder.returncode == 0
+    assert json.loads(folder.stdout) == {"case": str(Path("cases/multi-turn-prefix")),
+                                         "problems": [], "valid": True}
+
+
+def test_validate_reports_every_problem_of_a_case(tmp_path: Path) -> None:
+    case = copy(tmp_path, "multi-turn-prefix")
+    rewrite(case / "model.json", lambda d: d["replies"][0].update(bogus=1))
+    rewrite(case / "stubs.json", lambda d: d.update(calls="none"))
+    rewrite(case / "expected.threads-py.json", lambda d: d.update(last_seq=5))
+    rewrite(case / "case.json", lambda d: d.update(at="main.21"))
+    artifact = sorted((case / "artifacts").iterdir())[0]
+    artifact.unlink()
+    (case / "notes.txt").write_text("stray")
+    rewrite_event(case / "log.threads-ts.jsonl", 12, lambda e: e["data"].update(content="changed"))
+    p = cli(tmp_path, "validate", case)
+    assert p.returncode == 1
+    err = p.stderr
+    assert "unknown file notes.txt" in err
+    assert "model.json: /replies/0: schema: " in err and "'bogus'" in err
+    assert "stubs.json: /calls: schema: " in err
+    assert f"artifact sha256:{artifact.name} is not in artifacts/" in err
+    assert "the fork point 'main.21' is event 21, not the last event" in err
+    assert "error[state_mismatch]: " in err and "/last_seq" in err
+    assert "log.threads-ts.jsonl:13: /data/content: event differs from log.threads-py.jsonl" in err
+    assert "error[fingerprint_stale]: " in err
+    count = int(err.strip().splitlines()[-1].split(": ")[1].split()[0])
+    assert count >= 10
+
+    j = cli(tmp_path, "validate", "--format", "json", case, CASES / "reads-notes")
+    doc = json.loads(j.stdout)
+    assert j.returncode == 1 and doc["valid"] is False
+    assert [r["valid"] for r in doc["results"]] == [False, True]
+    codes = {p["code"] for p in doc["results"][0]["problems"]}
+    assert codes == {"case_invalid", "state_mismatch", "fingerprint_stale"}
+
+
+def test_validate_a_case_with_broken_json_and_a_missing_file(tmp_path: Path) -> None:
+    case = copy(tmp_path, "weather-stub")
+    (case / "model.json").write_text('{"format": 1, "replies": [NaN]}')
+    (case / "expected.threads-ts.json").unlink()
+    (case / "log.threads-py.jsonl").write_bytes(b"\n")
+    p = cli(tmp_path, "validate", case)
+    assert p.returncode == 1
+    assert "expected.threads-ts.json is missing" in p.stderr
+    assert "error[case_invalid]: " in p.stderr and "model.json" in p.stderr
+    assert "error[log_invalid]: " in p.stderr and "blank line" in p.stderr
+    assert cli(tmp_path, "validate", tmp_path / "empty-nothing").returncode == 1
+
+
+# --------------------------------------------------------------------------- stale
+
+
+def test_stale_lists_cases_with_unused_recordings(tmp_path: Path) -> None:
+    extra = copy(tmp_path, "weather-stub")
+    copy(tmp_path, "reads-notes")
+    rewrite(extra / "model.json", lambda d: d["replies"].append(d["replies"][-1]))
+
+    none = cli(tmp_path, "stale")
+    assert none.returncode == 2 and "no report at" in none.stderr
+
+    run = cli(tmp_path, "run", "--impl", "threads-py", "--format", "json", "cases")
+    assert run.returncode == 0, run.stderr  # drifted still passes
+    p = cli(tmp_path, "stale")
+    assert p.returncode == 0
+    assert "weather-stub" in p.stdout and "reads-notes" not in p.stdout
+    assert "1 of 3 recorded replies were never used" in p.stdout
+    j = cli(tmp_path, "stale", "cases", "--format", "json")
+    doc = json.loads(j.stdout)
+    assert [e["case"] for e in doc["stale"]] == ["weather-stub"]
+    assert doc["stale"][0]["codes"] == ["reply_unused"]
+    assert doc["stale"][0]["implementations"] == ["threads-py"]
+    other = cli(tmp_path, "stale", tmp_path / "cases" / "reads-notes", "--format", "json")
+    assert json.loads(other.stdout)["stale"] == []
+    moved = tmp_path / "r.jsonl"
+    shutil.copy(tmp_path / ".threads-cases" / "last-report.jsonl", moved)
+    assert "weather-stub" in cli(tmp_path, "stale", "--report", moved).stdout

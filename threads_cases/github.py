@@ -1,0 +1,140 @@
+"""``--format github``: GitHub Actions annotations and a job summary for ``run`` and
+``conformance``.
+
+:func:`write_github` prints, for every result that failed or errored::
+
+    ::error file=<case dir>/case.json,title=<case> [<impl>] <reason>::<one-line detail>
+
+(``::warning`` for drifted), then one summary line
+``threads-cases: 20 pass, 1 fail in 1.23s``. Data is escaped as GitHub's toolkit does
+(``%`` -> ``%25``, CR -> ``%0D``, LF -> ``%0A``), properties also ``:`` -> ``%3A`` and
+``,`` -> ``%2C``. When ``$GITHUB_STEP_SUMMARY`` names a file, a Markdown section is
+appended to it: a table with cases as rows and implementations as columns (a mark and the
+reason per cell) and the counts.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import IO
+
+from .runner import VERDICTS, CaseResult, SuiteResult
+
+LEVELS = {"fail": "error", "error": "error", "drifted": "warning"}
+MARKS = {"pass": "✅", "drifted": "⚠️", "fail": "❌", "error": "❗", "skip": "⏭️"}
+_DETAIL_LIMIT = 900
+
+
+def escape_data(text: str) -> str:
+    """Escape a workflow command's message (after ``::``)."""
+    return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def escape_property(text: str) -> str:
+    """Escape a workflow command's property value (``file=``, ``title=``)."""
+    return escape_data(text).replace(":", "%3A").replace(",", "%2C")
+
+
+def annotation_file(r: CaseResult) -> str:
+    """The file an annotation points at: the case's case.json (a conformance test file as it
+    is), relative to the workspace (or the current folder) when it is inside it."""
+    p = Path(r.path)
+    target = p if p.is_file() else p / "case.json"
+    base = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())
+    try:
+        return target.resolve().relative_to(base.resolve()).as_posix()
+    except (ValueError, OSError):
+        return target.as_posix()
+
+
+def detail_line(r: CaseResult) -> str:
+    """One line: the message, then each failing (or warning) check's detail and its first
+    differences, joined by ``; ``."""
+    parts: list[str] = []
+    if r.message:
+        parts.append(r.message)
+    for c in r.checks:
+        if c.result not in ("fail", "warn"):
+            continue
+        text = f"{c.code or c.id}: {c.detail}" if c.detail else (c.code or c.id)
+        if c.differences and c.matcher is None:
+            text += " (" + "; ".join(d.render() for d in c.differences[:3])
+            text += f"; {len(c.differences) - 3} more)" if len(c.differences) > 3 else ")"
+        parts.append(text)
+    if r.warnings:
+        parts.append("warnings: " + ", ".join(r.warnings))
+    line = " | ".join(" ".join(p.split()) for p in parts) or r.verdict
+    return line if len(line) <= _DETAIL_LIMIT else line[: _DETAIL_LIMIT - 3] + "..."
+
+
+def annotation(r: CaseResult) -> str | None:
+    """The workflow command for one result (``None`` for pass and skip)."""
+    level = LEVELS.get(r.verdict)
+    if level is None:
+        return None
+    reason = ",".join(r.reasons) or r.verdict
+    title = f"{r.case} [{r.implementation}] {reason}"
+    return (f"::{level} file={escape_property(annotation_file(r))},"
+            f"title={escape_property(title)}::{escape_data(detail_line(r))}")
+
+
+def summary_line(suite: SuiteResult) -> str:
+    c = suite.counts
+    counts = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v]) or "nothing run"
+    return f"threads-cases: {counts} in {suite.duration_ms / 1000:.2f}s"
+
+
+def _cell(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+
+
+def markdown_summary(suite: SuiteResult, title: str) -> str:
+    """The job summary: a heading, the matrix and the counts, in GitHub Markdown."""
+    lines = [f"### threads-cases: {title}s", ""]
+    lines.append("| " + " | ".join([_cell(title), *map(_cell, suite.implementations)]) + " |")
+    lines.append("|" + "---|" * (len(suite.implementations) + 1))
+    rows: dict[str, dict[str, CaseResult]] = {}
+    for r in suite.results:
+        rows.setdefault(r.path, {})[r.implementation] = r
+    for by_impl in rows.values():
+        name = next(iter(by_impl.values())).case
+        cells = []
+        for impl in suite.implementations:
+            got = by_impl.get(impl)
+            if got is None:
+                cells.append("")
+                continue
+            cell = f"{MARKS[got.verdict]} {got.verdict}"
+            if got.reasons and got.verdict != "pass":
+                cell += " " + ", ".join(f"`{x}`" for x in got.reasons)
+            cells.append(_cell(cell))
+        lines.append("| " + " | ".join([_cell(name), *cells]) + " |")
+    c = suite.counts
+    lines.append("")
+    lines.append("**" + " · ".join(f"{c[v]} {v}" for v in VERDICTS) + f"** in "
+                 f"{suite.duration_ms / 1000:.2f}s; exit status {suite.exit_status}"
+                 + (" (strict)" if suite.strict else ""))
+    lines.append("")
+    return "\n".join(lines) + "\n"
+
+
+def write_github(suite: SuiteResult, title: str, out: IO[str] | None = None) -> None:
+    """Print the annotations and the summary line; append the Markdown summary to
+    ``$GITHUB_STEP_SUMMARY`` when it is set (a failure to write it is a warning on stderr)."""
+    stream = out or sys.stdout
+    for r in suite.results:
+        line = annotation(r)
+        if line is not None:
+            stream.write(line + "\n")
+    stream.write(summary_line(suite) + "\n")
+    stream.flush()
+    target = os.environ.get("GITHUB_STEP_SUMMARY")
+    if target:
+        try:
+            with open(target, "a", encoding="utf-8") as fh:
+                fh.write(markdown_summary(suite, title))
+        except OSError as exc:
+            print(f"warning: cannot append the job summary to {target}: {exc.strerror}",
+                  file=sys.stderr)
