@@ -277,11 +277,23 @@ def iter_jsonl(
 _INTEGRAL_FORM_LIMIT = 1e21
 
 
-def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> None:
+def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
+    """Raise ``unsafe_value`` for anything canonical JSON cannot hold; return True when
+    orjson's sorted output is already the JCS text (no floats, no key above U+D7FF, where
+    UTF-16 and code point order could differ)."""
     if isinstance(value, (dict, list)) and depth >= MAX_DEPTH:
         raise CaseError("unsafe_value", f"nesting deeper than {MAX_DEPTH} levels",
                         pointer=pointer_join(path[:16]) + ("/..." if len(path) > 16 else ""))
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise CaseError(
+                "unsafe_value", "string holds a lone surrogate", pointer=pointer_join(path)
+            ) from None
+        return True
     if isinstance(value, dict):
+        fast = True
         for k, v in value.items():
             if not isinstance(k, str):
                 raise CaseError(
@@ -289,30 +301,31 @@ def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> None:
                 )
             path.append(k)
             _check_writable(k, path, depth + 1)
-            _check_writable(v, path, depth + 1)
+            if k and max(k) > "\ud7ff":
+                fast = False
+            if not _check_writable(v, path, depth + 1):
+                fast = False
             path.pop()
-    elif isinstance(value, list):
+        return fast
+    if isinstance(value, list):
+        fast = True
         for i, v in enumerate(value):
             path.append(i)
-            _check_writable(v, path, depth + 1)
+            if not _check_writable(v, path, depth + 1):
+                fast = False
             path.pop()
-    elif isinstance(value, bool) or value is None:
-        return
-    elif isinstance(value, str):
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError:
-            raise CaseError(
-                "unsafe_value", "string holds a lone surrogate", pointer=pointer_join(path)
-            ) from None
-    elif isinstance(value, int):
+        return fast
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, int):
         if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             raise CaseError(
                 "unsafe_value",
                 f"integer {value} is outside +-(2^53-1)",
                 pointer=pointer_join(path),
             )
-    elif isinstance(value, float):
+        return True
+    if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
             raise CaseError(
                 "unsafe_value", f"{value!r} is not a finite number", pointer=pointer_join(path)
@@ -323,12 +336,12 @@ def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> None:
                 f"{value!r} would be written as integer digits outside +-(2^53-1)",
                 pointer=pointer_join(path),
             )
-    else:
-        raise CaseError(
-            "unsafe_value",
-            f"a {type(value).__name__} is not a JSON value",
-            pointer=pointer_join(path),
-        )
+        return False
+    raise CaseError(
+        "unsafe_value",
+        f"a {type(value).__name__} is not a JSON value",
+        pointer=pointer_join(path),
+    )
 
 
 def canonical_line(value: Any) -> bytes:
@@ -337,8 +350,14 @@ def canonical_line(value: Any) -> bytes:
     Raises ``CaseError("unsafe_value")`` with a JSON pointer for non-string keys, non-finite
     floats, integers outside +-(2^53-1), doubles that JCS would write as such integers,
     nesting deeper than 256, lone surrogates and non-JSON types (spec/strict-json.md).
+    Values without floats (and without keys whose UTF-16 order could differ) are written by
+    orjson with sorted keys, which gives the same bytes; the rest by the rfc8785 package.
     """
-    _check_writable(value, [])
+    if _check_writable(value, []):
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except (orjson.JSONEncodeError, TypeError):
+            pass  # deeper than orjson writes: the general path below
     try:
         return rfc8785.dumps(value)
     except (rfc8785.CanonicalizationError, TypeError, ValueError, UnicodeEncodeError,
@@ -357,7 +376,7 @@ def _pretty(value: Any, indent: str, out: list[bytes]) -> None:
         for n, key in enumerate(sorted(value, key=_utf16_key)):
             if n:
                 out.append(b",\n")
-            out.append(inner.encode() + rfc8785.dumps(key) + b": ")
+            out.append(inner.encode() + orjson.dumps(key) + b": ")
             _pretty(value[key], inner, out)
         out.append(b"\n" + indent.encode() + b"}")
     elif isinstance(value, list) and value:
@@ -369,8 +388,10 @@ def _pretty(value: Any, indent: str, out: list[bytes]) -> None:
             out.append(inner.encode())
             _pretty(item, inner, out)
         out.append(b"\n" + indent.encode() + b"]")
-    else:
+    elif isinstance(value, float):
         out.append(rfc8785.dumps(value))
+    else:
+        out.append(orjson.dumps(value))  # strings, integers, booleans, null: the JCS bytes
 
 
 def canonical_document(value: Any) -> bytes:

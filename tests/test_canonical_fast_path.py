@@ -1,0 +1,36 @@
+"""canonical_line writes most values with orjson; it must give rfc8785's bytes exactly."""
+
+from __future__ import annotations
+
+import rfc8785
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from threads_cases.strictjson import canonical_document, canonical_line, parse
+
+scalars = (st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1)
+           | st.floats(allow_nan=False, allow_infinity=False).filter(
+               lambda f: not (2**53 - 1 < abs(f) < 1e21))
+           | st.text())
+values = st.recursive(scalars, lambda c: st.lists(c, max_size=4)
+                      | st.dictionaries(st.text(), c, max_size=4), max_leaves=25)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(values)
+def test_canonical_line_equals_the_reference_jcs_writer(value: object) -> None:
+    assert canonical_line(value) == rfc8785.dumps(value)
+
+
+@settings(max_examples=300, deadline=None)
+@given(values)
+def test_a_canonical_document_reads_back_to_the_same_canonical_line(value: object) -> None:
+    assert canonical_line(parse(canonical_document(value))) == canonical_line(value)
+
+
+def test_keys_ordered_by_utf16_not_code_points() -> None:
+    # U+1F600 (a surrogate pair in UTF-16) sorts before U+E000 in UTF-16, after it by code point
+    value = {"\ue000": 1, "\U0001f600": 2}
+    assert canonical_line(value) == rfc8785.dumps(value)
+    assert canonical_line(value).index("\U0001f600".encode()) < canonical_line(value).index(
+        "\ue000".encode())
