@@ -86,3 +86,35 @@ def test_a_case_over_512_mib_is_refused(tmp_path: Path, monkeypatch: pytest.Monk
     assert r.error is not None and r.error.code == "case_too_large"
     assert not (tmp_path / "c").exists()
     _ = subprocess  # the CLI path is covered in test_cli_save_run
+
+
+def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "threads_cases", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=120)
+    assert "Traceback" not in proc.stderr
+    return proc
+
+
+def test_the_cli_refuses_redacts_or_allows(tmp_path: Path) -> None:
+    t, at = _thread()
+    t.write_log(tmp_path / "log.jsonl")
+    t.write_artifacts(tmp_path / "arts")
+    base = ["save", "log.jsonl", "--at", at, "--dir", "cases", "--artifacts", "arts"]
+    refused = _cli(*base, "--name", "a", "--json", cwd=tmp_path)
+    assert refused.returncode == 2
+    import json
+
+    err = json.loads(refused.stdout)
+    assert err["code"] == "secret_detected" and KEY not in refused.stdout + refused.stderr
+    assert not (tmp_path / "cases" / "a").exists()
+    redacted = _cli(*base, "--name", "b", "--redact", cwd=tmp_path)
+    assert redacted.returncode == 0, redacted.stderr
+    assert not _on_disk(tmp_path / "cases" / "b", KEY)
+    run = _cli("run", "cases/b", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert run.returncode == 0, run.stdout
+    allowed = _cli(*base, "--name", "c", "--allow-secrets", cwd=tmp_path)
+    assert allowed.returncode == 0 and _on_disk(tmp_path / "cases" / "c", KEY)
+    both = _cli(*base, "--name", "d", "--redact", "--allow-secrets", "--json", cwd=tmp_path)
+    assert both.returncode == 2 and json.loads(both.stdout)["code"] == "invalid_request"

@@ -45,6 +45,10 @@ def save(
         "--artifacts", help="Folder of artifact files named by sha256 hex.")] = None,
     dialect: Annotated[str, typer.Option("--dialect", help="LOG's dialect.")] = CANONICAL,
     overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a different case.")] = False,
+    redact: Annotated[bool, typer.Option(
+        "--redact", help="Replace credential-like values with [REDACTED:kind:hash].")] = False,
+    allow_secrets: Annotated[bool, typer.Option(
+        "--allow-secrets", help="Save credential-like values knowingly.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
     at: Annotated[str | None, typer.Option(
         "--at", help="The fork point: an event_id of LOG (or use --turn).")] = None,
@@ -105,8 +109,12 @@ def save(
                 expects = proposed["expect"] + expects
         assert at is not None
         exp = CaseExpectation(musts, expects)
+        if redact and allow_secrets:
+            raise CaseError("invalid_request", "--redact and --allow-secrets exclude each other")
         result = thread.save_case(name, expect=exp, at=at, dir=dir,
-                                  external_effects=external_effects, overwrite=overwrite)
+                                  external_effects=external_effects, overwrite=overwrite,
+                                  secrets="redact" if redact else "allow" if allow_secrets
+                                  else "refuse")
     except CaseError as err:
         from ..save import SaveError, SaveResult
 
