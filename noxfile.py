@@ -6,7 +6,7 @@ lint         ruff check, ruff format --check, fmt --check over spec/conformance
 typecheck    mypy --strict on threads_cases
 conformance  build the TypeScript driver and print the conformance matrix
 bench        benchmarks under benchmarks/ (ratios against baselines of the same run)
-demo         the main job on a sample thread: record, save a case, run it, conformance
+demo         the main job on a bundled session: import, turns, save a case, run it, conformance
 """
 
 from __future__ import annotations
@@ -97,21 +97,19 @@ def bench(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def demo(session: nox.Session) -> None:
-    """Record a sample thread, save one turn as a case, replay it on both implementations,
-    and print the conformance matrix."""
+    """The main job on a bundled agent session: import it, list its turns, save one as a
+    case, replay that case and the conformance suite on threads-py and threads-ts."""
     _build_ts(session, test=False)
     session.install("-e", ".")
     out = Path(session.create_tmp()) / "demo"
     shutil.rmtree(out, ignore_errors=True)
-    at = session.run("python", "examples/record_thread.py", str(out), silent=True).strip()  # type: ignore[union-attr]
-    log = str(out / "thread.jsonl")
-    session.run("threads-cases", "reduce", log, "--format", "pretty")
-    session.run(
-        "threads-cases", "save", log, "--at", at, "--name", "why-blocked",
-        "--dir", str(out / "cases"), "--artifacts", str(out / "artifacts"),
-        "--must", '{"type": "tool_result", "data": {"name": "lookup_ticket", "is_error": false}}',
-        "--expect", '{"type": "tool_called", "data": {"name": "read_file"}}',
-        "--expect", '{"type": "turn_completed"}',
-    )
+    out.mkdir(parents=True)
+    log = str(out / "session.jsonl")
+    session.run("threads-cases", "import", "claude-code",
+                "examples/sessions/claude-code-session.jsonl", "-o", log)
+    session.run("threads-cases", "turns", log, "--format", "pretty")
+    session.run("threads-cases", "save", log, "--turn", "1", "--name", "lists-and-reads-notes",
+                "--dir", str(out / "cases"), "--draft")
+    session.run("threads-cases", "show", str(out / "cases" / "lists-and-reads-notes"))
     session.run("threads-cases", "run", str(out / "cases"))
     session.run("threads-cases", "conformance")

@@ -16,7 +16,7 @@ import pytest
 SAMPLES = Path(__file__).resolve().parent / "importers"
 
 #: The implementations every saved case is run on (add "threads-ts" once its driver exists).
-IMPLEMENTATIONS: tuple[str, ...] = ("threads-py",)
+IMPLEMENTATIONS: tuple[str, ...] = ("threads-py", "threads-ts")
 
 #: sample -> (format, turn to save, extra import arguments, expected number of turns)
 CASES: dict[str, tuple[str, int, tuple[str, ...], int]] = {
