@@ -105,11 +105,27 @@ def demo(session: nox.Session) -> None:
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
     log = str(out / "session.jsonl")
-    session.run("threads-cases", "import", "claude-code",
-                "examples/sessions/claude-code-session.jsonl", "-o", log)
+    session.run(
+        "threads-cases",
+        "import",
+        "claude-code",
+        "examples/sessions/claude-code-session.jsonl",
+        "-o",
+        log,
+    )
     session.run("threads-cases", "turns", log, "--format", "pretty")
-    session.run("threads-cases", "save", log, "--turn", "1", "--name", "lists-and-reads-notes",
-                "--dir", str(out / "cases"), "--draft")
+    session.run(
+        "threads-cases",
+        "save",
+        log,
+        "--turn",
+        "1",
+        "--name",
+        "lists-and-reads-notes",
+        "--dir",
+        str(out / "cases"),
+        "--draft",
+    )
     session.run("threads-cases", "show", str(out / "cases" / "lists-and-reads-notes"))
     session.run("threads-cases", "run", str(out / "cases"))
     session.run("threads-cases", "conformance")

@@ -18,58 +18,154 @@ import orjson
 HEX = hashlib.sha256(b"bench").hexdigest()
 
 
-def events(target_events: int | None = None, target_bytes: int | None = None,
-           restore_every: int = 50) -> Iterator[dict[str, Any]]:
+def events(
+    target_events: int | None = None, target_bytes: int | None = None, restore_every: int = 50
+) -> Iterator[dict[str, Any]]:
     seq = 0
     epoch = 0
     size = 0
 
     def ev(etype: str, actor: str, data: dict[str, Any], critical: bool = False) -> dict[str, Any]:
         nonlocal seq, size
-        e = {"event_id": f"e{seq}", "thread_id": "bench", "seq": seq, "type": etype,
-             "actor_kind": actor, "epoch": epoch, "branch_id": "main", "critical": critical,
-             "ts": f"2026-11-29T20:{(seq // 60000) % 60:02d}:{(seq // 1000) % 60:02d}.{seq % 1000:03d}Z",
-             "data": data}
+        e = {
+            "event_id": f"e{seq}",
+            "thread_id": "bench",
+            "seq": seq,
+            "type": etype,
+            "actor_kind": actor,
+            "epoch": epoch,
+            "branch_id": "main",
+            "critical": critical,
+            "ts": (
+                f"2026-11-29T20:{(seq // 60000) % 60:02d}:"
+                f"{(seq // 1000) % 60:02d}.{seq % 1000:03d}Z"
+            ),
+            "data": data,
+        }
         seq += 1
         return e
 
     def done() -> bool:
         return (target_events is not None and seq >= target_events) or (
-            target_bytes is not None and size >= target_bytes)
+            target_bytes is not None and size >= target_bytes
+        )
 
-    tools = [{"name": "read_file", "description": "Read a file.", "input_schema": {"type": "object"},
-              "kind": "sandbox", "effect": "read"},
-             {"name": "write_file", "description": "Write a file.", "input_schema": {"type": "object"},
-              "kind": "sandbox", "effect": "write"}]
-    first = ev("thread_started", "system", {"agent": {"name": "bench", "model": "m", "system": "s" * 200,
-                                                       "tools": tools}, "metadata": {}})
+    tools = [
+        {
+            "name": "read_file",
+            "description": "Read a file.",
+            "input_schema": {"type": "object"},
+            "kind": "sandbox",
+            "effect": "read",
+        },
+        {
+            "name": "write_file",
+            "description": "Write a file.",
+            "input_schema": {"type": "object"},
+            "kind": "sandbox",
+            "effect": "write",
+        },
+    ]
+    first = ev(
+        "thread_started",
+        "system",
+        {
+            "agent": {"name": "bench", "model": "m", "system": "s" * 200, "tools": tools},
+            "metadata": {},
+        },
+    )
     yield first
     aid = "sha256:" + HEX
-    yield ev("artifact_added", "sandbox", {"artifact_id": aid, "media_type": "text/plain", "size": 120})
+    yield ev(
+        "artifact_added", "sandbox", {"artifact_id": aid, "media_type": "text/plain", "size": 120}
+    )
     yield ev("snapshot_taken", "system", {"snapshot_id": "base"})
     turn = 0
     while not done():
         turn += 1
         tid = f"t{turn}"
         out = [
-            ev("user_message", "user", {"content": f"Please update file {turn % 7}.txt with the new numbers."}),
+            ev(
+                "user_message",
+                "user",
+                {"content": f"Please update file {turn % 7}.txt with the new numbers."},
+            ),
             ev("turn_started", "system", {"turn_id": tid}),
             ev("model_requested", "system", {"turn_id": tid, "model": "m", "request_sha256": HEX}),
-            ev("model_responded", "model", {"turn_id": tid, "message": {"role": "assistant", "content": [
-                {"type": "text", "text": "I will read the file first."},
-                {"type": "tool_use", "id": f"tu{turn}a", "name": "read_file", "input": {"path": f"{turn % 7}.txt"}}]},
-                "stop_reason": "tool_use", "usage": {"input_tokens": 812, "output_tokens": 64}}),
-            ev("tool_called", "model", {"turn_id": tid, "tool_use_id": f"tu{turn}a", "name": "read_file",
-                                        "input": {"path": f"{turn % 7}.txt"}, "kind": "sandbox", "effect": "read"}),
-            ev("sandbox_read", "sandbox", {"path": f"{turn % 7}.txt", "sha256": HEX, "size": 120, "artifact": aid}),
-            ev("tool_result", "tool", {"turn_id": tid, "tool_use_id": f"tu{turn}a", "name": "read_file",
-                                       "content": "numbers: 1 2 3 4 5 6 7 8 9 10 " * 3, "is_error": False}),
+            ev(
+                "model_responded",
+                "model",
+                {
+                    "turn_id": tid,
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {"type": "text", "text": "I will read the file first."},
+                            {
+                                "type": "tool_use",
+                                "id": f"tu{turn}a",
+                                "name": "read_file",
+                                "input": {"path": f"{turn % 7}.txt"},
+                            },
+                        ],
+                    },
+                    "stop_reason": "tool_use",
+                    "usage": {"input_tokens": 812, "output_tokens": 64},
+                },
+            ),
+            ev(
+                "tool_called",
+                "model",
+                {
+                    "turn_id": tid,
+                    "tool_use_id": f"tu{turn}a",
+                    "name": "read_file",
+                    "input": {"path": f"{turn % 7}.txt"},
+                    "kind": "sandbox",
+                    "effect": "read",
+                },
+            ),
+            ev(
+                "sandbox_read",
+                "sandbox",
+                {"path": f"{turn % 7}.txt", "sha256": HEX, "size": 120, "artifact": aid},
+            ),
+            ev(
+                "tool_result",
+                "tool",
+                {
+                    "turn_id": tid,
+                    "tool_use_id": f"tu{turn}a",
+                    "name": "read_file",
+                    "content": "numbers: 1 2 3 4 5 6 7 8 9 10 " * 3,
+                    "is_error": False,
+                },
+            ),
             ev("model_requested", "system", {"turn_id": tid, "model": "m", "request_sha256": HEX}),
-            ev("model_responded", "model", {"turn_id": tid, "message": {"role": "assistant", "content": [
-                {"type": "text", "text": "Updated the numbers as asked. Anything else?"}]},
-                "stop_reason": "end_turn", "usage": {"input_tokens": 905, "output_tokens": 31}}),
-            ev("turn_completed", "system", {"turn_id": tid, "stop_reason": "end_turn",
-                                            "usage": {"input_tokens": 1717, "output_tokens": 95}}),
+            ev(
+                "model_responded",
+                "model",
+                {
+                    "turn_id": tid,
+                    "message": {
+                        "role": "assistant",
+                        "content": [
+                            {"type": "text", "text": "Updated the numbers as asked. Anything else?"}
+                        ],
+                    },
+                    "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 905, "output_tokens": 31},
+                },
+            ),
+            ev(
+                "turn_completed",
+                "system",
+                {
+                    "turn_id": tid,
+                    "stop_reason": "end_turn",
+                    "usage": {"input_tokens": 1717, "output_tokens": 95},
+                },
+            ),
         ]
         for e in out:
             size += 300

@@ -38,7 +38,8 @@ WORK = HERE / ".work"
 WORDS = (  # noqa: SIM905
     "le la les un une des données fichier test rapport τεστ データ файл naïve café "
     "function return value error import module class def self None True False "
-    "config port server client request response cache index query result").split()
+    "config port server client request response cache index query result"
+).split()
 
 
 def _text(rng: random.Random, n_words: int) -> str:
@@ -75,10 +76,19 @@ def generate(path: Path, target_mb: float, seed: int = 7) -> dict[str, Any]:
 
             ts = _t.strftime("%Y-%m-%dT%H:%M:%S", _t.gmtime(sec)) + f".{ms:03d}Z"
             uid = f"{n:08x}-0000-4000-8000-{n:012x}"
-            obj: dict[str, Any] = {"parentUuid": last, "isSidechain": False,
-                                   "userType": "external", "cwd": "/bench", "sessionId": session,
-                                   "version": "1.0.0", "gitBranch": "main", "type": typ,
-                                   "uuid": uid, "timestamp": ts, **kw}
+            obj: dict[str, Any] = {
+                "parentUuid": last,
+                "isSidechain": False,
+                "userType": "external",
+                "cwd": "/bench",
+                "sessionId": session,
+                "version": "1.0.0",
+                "gitBranch": "main",
+                "type": typ,
+                "uuid": uid,
+                "timestamp": ts,
+                **kw,
+            }
             if message is not None:
                 obj["message"] = message
             last = uid
@@ -91,35 +101,80 @@ def generate(path: Path, target_mb: float, seed: int = 7) -> dict[str, Any]:
             steps = rng.randint(1, 5)
             for step in range(steps + 1):
                 mid = f"msg_{turns}_{step}"
-                usage = {"input_tokens": rng.randint(10, 5000),
-                         "output_tokens": rng.randint(5, 900),
-                         "cache_read_input_tokens": rng.randint(0, 90000)}
+                usage = {
+                    "input_tokens": rng.randint(10, 5000),
+                    "output_tokens": rng.randint(5, 900),
+                    "cache_read_input_tokens": rng.randint(0, 90000),
+                }
                 final = step == steps
                 blocks: list[dict[str, Any]] = []
                 if rng.random() < 0.5:
-                    blocks.append({"type": "thinking", "thinking": _text(rng, rng.randint(20, 300)),
-                                   "signature": "c2ln"})
+                    blocks.append(
+                        {
+                            "type": "thinking",
+                            "thinking": _text(rng, rng.randint(20, 300)),
+                            "signature": "c2ln",
+                        }
+                    )
                 blocks.append({"type": "text", "text": _text(rng, rng.randint(10, 400))})
-                calls = [] if final else [
-                    {"type": "tool_use", "id": f"toolu_{turns}_{step}_{k}",
-                     "name": rng.choice(["Read", "Grep", "Bash", "Edit", "Glob"]),
-                     "input": {"path": f"src/{rng.choice(WORDS)}_{k}.py", "n": k}}
-                    for k in range(rng.randint(1, 4))]
+                calls = (
+                    []
+                    if final
+                    else [
+                        {
+                            "type": "tool_use",
+                            "id": f"toolu_{turns}_{step}_{k}",
+                            "name": rng.choice(["Read", "Grep", "Bash", "Edit", "Glob"]),
+                            "input": {"path": f"src/{rng.choice(WORDS)}_{k}.py", "n": k},
+                        }
+                        for k in range(rng.randint(1, 4))
+                    ]
+                )
                 for i, b in enumerate(blocks + calls):
                     last_line = i == len(blocks) + len(calls) - 1
                     stop = ("end_turn" if final else "tool_use") if last_line else None
-                    tsize += emit(line("assistant", {
-                        "id": mid, "type": "message", "role": "assistant",
-                        "model": "claude-bench-1", "content": [b], "stop_reason": stop,
-                        "usage": usage}, requestId=f"req_{turns}_{step}"))
+                    tsize += emit(
+                        line(
+                            "assistant",
+                            {
+                                "id": mid,
+                                "type": "message",
+                                "role": "assistant",
+                                "model": "claude-bench-1",
+                                "content": [b],
+                                "stop_reason": stop,
+                                "usage": usage,
+                            },
+                            requestId=f"req_{turns}_{step}",
+                        )
+                    )
                 for c in calls:
                     content = _text(rng, rng.randint(100, 2500))  # a file's contents
-                    tsize += emit(line("user", {"role": "user", "content": [
-                        {"type": "tool_result", "tool_use_id": c["id"], "content": content}]},
-                        toolUseResult={"bytes": len(content)}))
+                    tsize += emit(
+                        line(
+                            "user",
+                            {
+                                "role": "user",
+                                "content": [
+                                    {
+                                        "type": "tool_result",
+                                        "tool_use_id": c["id"],
+                                        "content": content,
+                                    }
+                                ],
+                            },
+                            toolUseResult={"bytes": len(content)},
+                        )
+                    )
                 if rng.random() < 0.1:
-                    tsize += emit({"type": "progress", "uuid": f"p{n}", "parentUuid": last,
-                                   "data": {"type": "hook_progress"}})
+                    tsize += emit(
+                        {
+                            "type": "progress",
+                            "uuid": f"p{n}",
+                            "parentUuid": last,
+                            "data": {"type": "hook_progress"},
+                        }
+                    )
             largest = max(largest, tsize)
     return {"bytes": size, "lines": n, "turns": turns, "largest_turn_bytes": largest}
 
@@ -144,8 +199,12 @@ print(json.dumps({"seconds": dt, "events": report.events, "turns": report.turns,
 
 
 def measure(src: Path, out: Path, mode: str = "normal") -> dict[str, Any]:
-    p = subprocess.run([sys.executable, "-c", CHILD, str(src), str(out), mode], capture_output=True,
-                       text=True, check=True)
+    p = subprocess.run(
+        [sys.executable, "-c", CHILD, str(src), str(out), mode],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     return json.loads(p.stdout)
 
 
@@ -154,10 +213,13 @@ def main() -> None:
     ap.add_argument("--mb", type=float, default=50.0)
     ap.add_argument("--small-mb", type=float, default=10.0)
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
-    ap.add_argument("--ceiling", action="store_true",
-                    help="also time the large file with strictjson.canonical_line replaced by a "
-                    "bare orjson encoder (unchecked, not RFC 8785 for floats): what a fast "
-                    "canonical writer would give")
+    ap.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="also time the large file with strictjson.canonical_line replaced by a "
+        "bare orjson encoder (unchecked, not RFC 8785 for floats): what a fast "
+        "canonical writer would give",
+    )
     args = ap.parse_args()
     WORK.mkdir(parents=True, exist_ok=True)
     results = {}
@@ -168,24 +230,32 @@ def main() -> None:
         mbs = shape["bytes"] / 1e6 / m["seconds"]
         extra = (m["peak_rss_kib"] - m["base_rss_kib"]) / 1024
         results[label] = {**shape, **m, "mb_per_s": round(mbs, 2), "extra_rss_mib": round(extra, 1)}
-        print(f"{label:>5}: {shape['bytes'] / 1e6:7.1f} MB, {shape['lines']} lines, "
-              f"{shape['turns']} turns, largest turn {shape['largest_turn_bytes'] / 1e6:.2f} MB -> "
-              f"{m['events']} events in {m['seconds']:.2f} s = {mbs:.1f} MB/s (aim >= 50); "
-              f"peak RSS {m['peak_rss_kib'] / 1024:.0f} MiB, {extra:.1f} MiB over the "
-              f"{m['base_rss_kib'] / 1024:.0f} MiB baseline")
+        print(
+            f"{label:>5}: {shape['bytes'] / 1e6:7.1f} MB, {shape['lines']} lines, "
+            f"{shape['turns']} turns, largest turn {shape['largest_turn_bytes'] / 1e6:.2f} MB -> "
+            f"{m['events']} events in {m['seconds']:.2f} s = {mbs:.1f} MB/s (aim >= 50); "
+            f"peak RSS {m['peak_rss_kib'] / 1024:.0f} MiB, {extra:.1f} MiB over the "
+            f"{m['base_rss_kib'] / 1024:.0f} MiB baseline"
+        )
         if args.ceiling and label == "large":
             c = measure(src, WORK / f"imported-{mb:g}mb.jsonl", "ceiling")
-            results["ceiling"] = {"seconds": c["seconds"],
-                                  "mb_per_s": round(shape["bytes"] / 1e6 / c["seconds"], 2)}
-            print(f"ceiling: {results['ceiling']['mb_per_s']:.1f} MB/s with a bare orjson "
-                  "encoder in place of strictjson.canonical_line (rfc8785, pure Python)")
+            results["ceiling"] = {
+                "seconds": c["seconds"],
+                "mb_per_s": round(shape["bytes"] / 1e6 / c["seconds"], 2),
+            }
+            print(
+                f"ceiling: {results['ceiling']['mb_per_s']:.1f} MB/s with a bare orjson "
+                "encoder in place of strictjson.canonical_line (rfc8785, pure Python)"
+            )
         if not args.keep:
             src.unlink()
             (WORK / f"imported-{mb:g}mb.jsonl").unlink()
     ratio = results["large"]["extra_rss_mib"] / max(results["small"]["extra_rss_mib"], 0.1)
-    print(f"memory large/small: {ratio:.2f}x for files "
-          f"{results['large']['bytes'] / results['small']['bytes']:.1f}x apart "
-          "(about 1x when memory tracks the largest turn)")
+    print(
+        f"memory large/small: {ratio:.2f}x for files "
+        f"{results['large']['bytes'] / results['small']['bytes']:.1f}x apart "
+        "(about 1x when memory tracks the largest turn)"
+    )
     (WORK / "import_results.json").write_text(json.dumps(results, indent=2) + "\n")
 
 

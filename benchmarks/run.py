@@ -67,11 +67,22 @@ def bench_reduce(_: argparse.Namespace) -> dict[str, Any]:
 
     base = best_of(3, baseline)
     ours = best_of(3, lambda: reduce_log(p))
-    cli = best_of(1, lambda: subprocess.run(
-        [sys.executable, "-m", "threads_cases", "reduce", str(p)], check=True,
-        stdout=subprocess.DEVNULL))
-    return {"events": 100_002, "orjson_parse_s": round(base, 3), "reduce_s": round(ours, 3),
-            "cli_reduce_s": round(cli, 3), "ratio": round(ours / base, 2), "aim": "<= 1.5"}
+    cli = best_of(
+        1,
+        lambda: subprocess.run(
+            [sys.executable, "-m", "threads_cases", "reduce", str(p)],
+            check=True,
+            stdout=subprocess.DEVNULL,
+        ),
+    )
+    return {
+        "events": 100_002,
+        "orjson_parse_s": round(base, 3),
+        "reduce_s": round(ours, 3),
+        "cli_reduce_s": round(cli, 3),
+        "ratio": round(ours / base, 2),
+        "aim": "<= 1.5",
+    }
 
 
 def _peak_rss_mib(cmd: list[str]) -> float:
@@ -92,10 +103,15 @@ def bench_memory(args: argparse.Namespace) -> dict[str, Any]:
     t = time.perf_counter()
     peak = _peak_rss_mib([sys.executable, "-m", "threads_cases", "reduce", str(p)])
     secs = time.perf_counter() - t
-    return {"log_mib": round(p.stat().st_size / 2**20), "peak_rss_mib": round(peak, 1),
-            "import_only_rss_mib": round(base, 1), "ratio_to_import": round(peak / base, 2),
-            "seconds": round(secs, 1), "mib_per_s": round(p.stat().st_size / 2**20 / secs, 1),
-            "aim": "< 256 MiB"}
+    return {
+        "log_mib": round(p.stat().st_size / 2**20),
+        "peak_rss_mib": round(peak, 1),
+        "import_only_rss_mib": round(base, 1),
+        "ratio_to_import": round(peak / base, 2),
+        "seconds": round(secs, 1),
+        "mib_per_s": round(p.stat().st_size / 2**20 / secs, 1),
+        "aim": "< 256 MiB",
+    }
 
 
 def make_cases(n: int) -> Path:
@@ -108,13 +124,25 @@ def make_cases(n: int) -> Path:
         return root
     shutil.rmtree(root, ignore_errors=True)
     for i in range(n):
-        t = Thread.create(agent=AgentSpec("bench", "m"), sandbox=FakeSandbox({"f.txt": f"v{i}"}),
-                          thread_id=f"bench-{i}", clock=Clock(1_795_982_400_000))
+        t = Thread.create(
+            agent=AgentSpec("bench", "m"),
+            sandbox=FakeSandbox({"f.txt": f"v{i}"}),
+            thread_id=f"bench-{i}",
+            clock=Clock(1_795_982_400_000),
+        )
         at = t.events[-1]["event_id"]
-        t.run_turn(f"read f.txt ({i})", ScriptedModel([
-            tool_reply(("tu_1", "read_file", {"path": "f.txt"})), text_reply(f"v{i}")]))
-        r = t.save_case(f"case-{i:04d}", at=at, dir=root,
-                        expect=CaseExpectation(must=[{"type": "turn_completed"}]))
+        t.run_turn(
+            f"read f.txt ({i})",
+            ScriptedModel(
+                [tool_reply(("tu_1", "read_file", {"path": "f.txt"})), text_reply(f"v{i}")]
+            ),
+        )
+        r = t.save_case(
+            f"case-{i:04d}",
+            at=at,
+            dir=root,
+            expect=CaseExpectation(must=[{"type": "turn_completed"}]),
+        )
         assert r.ok, r.error
     return root
 
@@ -128,9 +156,14 @@ def bench_runner(args: argparse.Namespace) -> dict[str, Any]:
     wall = time.perf_counter() - t
     per_case = sum(r.duration_ms for r in suite.results) / 1000
     assert suite.counts["pass"] == args.cases, suite.counts
-    return {"cases": args.cases, "wall_s": round(wall, 3), "sum_case_s": round(per_case, 3),
-            "case_runs_per_s": round(args.cases / wall, 1), "ratio": round(wall / per_case, 3),
-            "aim": "<= 1.2"}
+    return {
+        "cases": args.cases,
+        "wall_s": round(wall, 3),
+        "sum_case_s": round(per_case, 3),
+        "case_runs_per_s": round(args.cases / wall, 1),
+        "ratio": round(wall / per_case, 3),
+        "aim": "<= 1.2",
+    }
 
 
 def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
@@ -140,8 +173,9 @@ def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
     case = make_cases(args.cases) / "case-0000"
     msg = {"cmd": "replay", "case": {"path": str(case)}}
     inproc = PythonImplementation()
-    drv = DriverImplementation("threads-py", [sys.executable, "-m", "threads_cases.driver"],
-                               dialect="threads-py")
+    drv = DriverImplementation(
+        "threads-py", [sys.executable, "-m", "threads_cases.driver"], dialect="threads-py"
+    )
     drv.request(msg)  # start-up is paid once per run
     a, b = [], []
     for _ in range(200):
@@ -153,8 +187,13 @@ def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
         b.append(time.perf_counter() - t)
     drv.close()
     ma, mb = statistics.median(a) * 1000, statistics.median(b) * 1000
-    return {"in_process_ms": round(ma, 3), "driver_ms": round(mb, 3),
-            "overhead_ms": round(mb - ma, 3), "ratio": round(mb / ma, 2), "aim": "<= 1 ms"}
+    return {
+        "in_process_ms": round(ma, 3),
+        "driver_ms": round(mb, 3),
+        "overhead_ms": round(mb - ma, 3),
+        "ratio": round(mb / ma, 2),
+        "aim": "<= 1 ms",
+    }
 
 
 def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
@@ -165,10 +204,15 @@ def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
     if node is None or not ts_driver_path().is_file():
         return {"skipped": "the TypeScript driver is not built (nox -s ts)"}
     p = str(log_100k())
-    py = DriverImplementation("threads-py", [sys.executable, "-m", "threads_cases.driver"],
-                              dialect="threads-py", timeout=600)
-    ts = DriverImplementation("threads-ts", [node, str(ts_driver_path())], dialect="threads-ts",
-                              timeout=600)
+    py = DriverImplementation(
+        "threads-py",
+        [sys.executable, "-m", "threads_cases.driver"],
+        dialect="threads-py",
+        timeout=600,
+    )
+    ts = DriverImplementation(
+        "threads-ts", [node, str(ts_driver_path())], dialect="threads-ts", timeout=600
+    )
     try:
         py.hello()
         ts.hello()
@@ -180,12 +224,19 @@ def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
     return {"python_s": round(tp, 3), "typescript_s": round(tt, 3), "ts_over_py": round(tt / tp, 2)}
 
 
-BENCHES = {"reduce": bench_reduce, "memory": bench_memory, "runner": bench_runner,
-           "driver": bench_driver, "ts": bench_ts}
+BENCHES = {
+    "reduce": bench_reduce,
+    "memory": bench_memory,
+    "runner": bench_runner,
+    "driver": bench_driver,
+    "ts": bench_ts,
+}
 
 
 def main() -> None:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     ap.add_argument("--only", nargs="*", choices=sorted(BENCHES), help="run only these")
     ap.add_argument("--big-mb", type=int, default=1024, help="size of the memory benchmark's log")
     ap.add_argument("--cases", type=int, default=1000, help="cases for the runner benchmark")

@@ -26,20 +26,35 @@ def main(out: Path) -> None:
         name="support-bot",
         model="model-x-1",
         system="You answer questions about the repository and its tickets.",
-        tools=(*BUILTIN_TOOLS.values(),
-               ToolSpec("lookup_ticket", "Look a ticket up by id.",
-                        {"type": "object", "properties": {"id": {"type": "string"}}},
-                        kind="external", effect="read", handler=lookup_ticket)),
+        tools=(
+            *BUILTIN_TOOLS.values(),
+            ToolSpec(
+                "lookup_ticket",
+                "Look a ticket up by id.",
+                {"type": "object", "properties": {"id": {"type": "string"}}},
+                kind="external",
+                effect="read",
+                handler=lookup_ticket,
+            ),
+        ),
     )
-    thread = Thread.create(agent=agent, thread_id="demo-thread",
-                           sandbox=FakeSandbox({"NOTES.md": "Release 1.2 is blocked by T-42.\n"}))
+    thread = Thread.create(
+        agent=agent,
+        thread_id="demo-thread",
+        sandbox=FakeSandbox({"NOTES.md": "Release 1.2 is blocked by T-42.\n"}),
+    )
     thread.run_turn("Hi!", ScriptedModel([text_reply("Hello! What do you need?")]))
     fork_point = thread.events[-1]["event_id"]
-    thread.run_turn("Why is the release blocked?", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "NOTES.md"})),
-        tool_reply(("tu_2", "lookup_ticket", {"id": "T-42"})),
-        text_reply("Release 1.2 waits for T-42, which is open and assigned to Ana."),
-    ]))
+    thread.run_turn(
+        "Why is the release blocked?",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "NOTES.md"})),
+                tool_reply(("tu_2", "lookup_ticket", {"id": "T-42"})),
+                text_reply("Release 1.2 waits for T-42, which is open and assigned to Ana."),
+            ]
+        ),
+    )
     out.mkdir(parents=True, exist_ok=True)
     thread.write_log(out / "thread.jsonl")
     thread.write_artifacts(out / "artifacts")

@@ -36,21 +36,34 @@ def weather(inp: dict[str, Any]) -> str:
 
 
 WEATHER = ToolSpec(
-    "get_weather", "Current weather for a city.",
+    "get_weather",
+    "Current weather for a city.",
     {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-    "external", "read", weather,
+    "external",
+    "read",
+    weather,
 )
 
 
 def make_agent(system: str = SYSTEM, *extra: ToolSpec) -> AgentSpec:
-    return AgentSpec("test-agent", "model-t", system,
-                     tools=(*BUILTIN_TOOLS.values(), WEATHER, *extra))
+    return AgentSpec(
+        "test-agent", "model-t", system, tools=(*BUILTIN_TOOLS.values(), WEATHER, *extra)
+    )
 
 
-def new_thread(files: dict[str, bytes | str] | None = None, *, system: str = SYSTEM,
-               extra: tuple[ToolSpec, ...] = (), thread_id: str = "thread-test") -> Thread:
-    return Thread.create(agent=make_agent(system, *extra), sandbox=FakeSandbox(files or {}),
-                         thread_id=thread_id, clock=Clock(START_MS, 3))
+def new_thread(
+    files: dict[str, bytes | str] | None = None,
+    *,
+    system: str = SYSTEM,
+    extra: tuple[ToolSpec, ...] = (),
+    thread_id: str = "thread-test",
+) -> Thread:
+    return Thread.create(
+        agent=make_agent(system, *extra),
+        sandbox=FakeSandbox(files or {}),
+        thread_id=thread_id,
+        clock=Clock(START_MS, 3),
+    )
 
 
 def build_thread(extra_files: int = 0) -> tuple[Thread, str]:
@@ -59,33 +72,55 @@ def build_thread(extra_files: int = 0) -> tuple[Thread, str]:
     (the first reply holds two tool calls). ``extra_files`` more files are read in the
     warm-up (each one more artifact, so one more write step when saving)."""
     WEATHER_CALLS.clear()
-    files: dict[str, bytes | str] = {"notes.txt": "buy milk\n", "todo.md": "- ship it\n",
-                                     "bin.dat": b"\x00\xffbinary"}
+    files: dict[str, bytes | str] = {
+        "notes.txt": "buy milk\n",
+        "todo.md": "- ship it\n",
+        "bin.dat": b"\x00\xffbinary",
+    }
     for i in range(extra_files):
         files[f"extra/{i}.txt"] = f"extra file {i}\n"
     t = new_thread(files)
     warm = [("w1", "read_file", {"path": "todo.md"})]
     warm += [(f"w{i + 2}", "read_file", {"path": f"extra/{i}.txt"}) for i in range(extra_files)]
-    t.run_turn("Warm up: read todo.md", ScriptedModel([
-        tool_reply(*warm, input_tokens=5, output_tokens=2),
-        text_reply("Todo: ship it.", input_tokens=9, output_tokens=3),
-    ]))
+    t.run_turn(
+        "Warm up: read todo.md",
+        ScriptedModel(
+            [
+                tool_reply(*warm, input_tokens=5, output_tokens=2),
+                text_reply("Todo: ship it.", input_tokens=9, output_tokens=3),
+            ]
+        ),
+    )
     at = t.events[-1]["event_id"]
-    out = t.run_turn("Read notes.txt, check Oslo weather, write report.txt", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "notes.txt"}),
-                   ("tu_2", "get_weather", {"city": "Oslo"}), text="Two things first.",
-                   input_tokens=20, output_tokens=8),
-        tool_reply(("tu_3", "write_file", {"path": "report.txt", "content": "milk; sunny"}),
-                   input_tokens=30, output_tokens=9),
-        text_reply("Done: report.txt written.", input_tokens=40, output_tokens=6),
-    ]))
+    out = t.run_turn(
+        "Read notes.txt, check Oslo weather, write report.txt",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("tu_1", "read_file", {"path": "notes.txt"}),
+                    ("tu_2", "get_weather", {"city": "Oslo"}),
+                    text="Two things first.",
+                    input_tokens=20,
+                    output_tokens=8,
+                ),
+                tool_reply(
+                    ("tu_3", "write_file", {"path": "report.txt", "content": "milk; sunny"}),
+                    input_tokens=30,
+                    output_tokens=9,
+                ),
+                text_reply("Done: report.txt written.", input_tokens=40, output_tokens=6),
+            ]
+        ),
+    )
     assert out.status == "completed", out
     return t, at
 
 
 EXPECT = CaseExpectation(
-    must=[{"type": "sandbox_wrote", "data": {"path": "report.txt"}},
-          {"type": "tool_result", "data": {"name": "get_weather", "content": "Oslo: 12°C, sunny"}}],
+    must=[
+        {"type": "sandbox_wrote", "data": {"path": "report.txt"}},
+        {"type": "tool_result", "data": {"name": "get_weather", "content": "Oslo: 12°C, sunny"}},
+    ],
     expect=[{"type": "tool_called", "data": {"name": "read_file"}}, {"type": "turn_completed"}],
 )
 

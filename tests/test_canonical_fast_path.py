@@ -8,12 +8,20 @@ from hypothesis import strategies as st
 
 from threads_cases.strictjson import canonical_document, canonical_line, parse
 
-scalars = (st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1)
-           | st.floats(allow_nan=False, allow_infinity=False).filter(
-               lambda f: not (2**53 - 1 < abs(f) < 1e21))
-           | st.text())
-values = st.recursive(scalars, lambda c: st.lists(c, max_size=4)
-                      | st.dictionaries(st.text(), c, max_size=4), max_leaves=25)
+scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False).filter(
+        lambda f: not (2**53 - 1 < abs(f) < 1e21)
+    )
+    | st.text()
+)
+values = st.recursive(
+    scalars,
+    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(), c, max_size=4),
+    max_leaves=25,
+)
 
 
 @settings(max_examples=1500, deadline=None)
@@ -33,4 +41,5 @@ def test_keys_ordered_by_utf16_not_code_points() -> None:
     value = {"\ue000": 1, "\U0001f600": 2}
     assert canonical_line(value) == rfc8785.dumps(value)
     assert canonical_line(value).index("\U0001f600".encode()) < canonical_line(value).index(
-        "\ue000".encode())
+        "\ue000".encode()
+    )

@@ -23,10 +23,19 @@ CopyCase = Callable[[str], Path]
 
 
 def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("THREADS_CASES_CRASH_AT", "THREADS_CASES_DEBUG")}
-    return subprocess.run([sys.executable, "-m", "threads_cases", *map(str, args)], cwd=cwd,
-                          capture_output=True, text=True, timeout=120, env=env)
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("THREADS_CASES_CRASH_AT", "THREADS_CASES_DEBUG")
+    }
+    return subprocess.run(
+        [sys.executable, "-m", "threads_cases", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
 
 
 def cli_many(cwd: Path, *argvs: tuple[str | Path, ...]) -> list[subprocess.CompletedProcess[str]]:
@@ -66,8 +75,11 @@ def drop_last_reply(case: Path) -> dict[str, Any]:
 
 
 def files_of(path: Path) -> dict[str, bytes]:
-    return {p.relative_to(path).as_posix(): p.read_bytes()
-            for p in sorted(path.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(path).as_posix(): p.read_bytes()
+        for p in sorted(path.rglob("*"))
+        if p.is_file()
+    }
 
 
 # --------------------------------------------------------------------------- save
@@ -95,8 +107,21 @@ def musts() -> list[str]:
 
 def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -> None:  # type: ignore[no-untyped-def]
     log, arts, at, api_case = log_on_disk
-    p = cli(tmp_path, "save", log, "--at", at, "--name", "api", "--dir", "out",
-            "--artifacts", arts, "--json", *musts())
+    p = cli(
+        tmp_path,
+        "save",
+        log,
+        "--at",
+        at,
+        "--name",
+        "api",
+        "--dir",
+        "out",
+        "--artifacts",
+        arts,
+        "--json",
+        *musts(),
+    )
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["outcome"] == "created" and out["portable"] is True
@@ -105,15 +130,52 @@ def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -
     assert files_of(tmp_path / "out" / "api") == files_of(api_case)
     assert out["fingerprint"] == json.loads((api_case / "case.json").read_bytes())["fingerprint"]
     # again: unchanged; a different case: case_exists (exit 2) unless --overwrite
-    p = cli(tmp_path, "save", log, "--at", at, "--name", "api", "--dir", "out",
-            "--artifacts", arts, "--json", *musts())
+    p = cli(
+        tmp_path,
+        "save",
+        log,
+        "--at",
+        at,
+        "--name",
+        "api",
+        "--dir",
+        "out",
+        "--artifacts",
+        arts,
+        "--json",
+        *musts(),
+    )
     assert p.returncode == 0 and json.loads(p.stdout)["outcome"] == "unchanged"
-    p = cli(tmp_path, "save", log, "--at", at, "--name", "api", "--dir", "out",
-            "--artifacts", arts, "--json")
+    p = cli(
+        tmp_path,
+        "save",
+        log,
+        "--at",
+        at,
+        "--name",
+        "api",
+        "--dir",
+        "out",
+        "--artifacts",
+        arts,
+        "--json",
+    )
     assert p.returncode == 2
     assert json.loads(p.stdout)["code"] == "case_exists"
-    p = cli(tmp_path, "save", log, "--at", at, "--name", "api", "--dir", "out",
-            "--artifacts", arts, "--overwrite")
+    p = cli(
+        tmp_path,
+        "save",
+        log,
+        "--at",
+        at,
+        "--name",
+        "api",
+        "--dir",
+        "out",
+        "--artifacts",
+        arts,
+        "--overwrite",
+    )
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("replaced ")
 
@@ -126,14 +188,19 @@ def test_cli_save_refusals_exit_2_with_code_and_message(tmp_path: Path, log_on_d
     t, _ = build_thread()
     t.write_log(tmp_path / "ts.jsonl", dialect="threads-ts")
     cases = [
-        ((broken, "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts),
-         "log_invalid"),
-        (("ts.jsonl", "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts),
-         "log_invalid"),  # a threads-ts log read as threads-py: keys of another dialect
-        ((log, "--at", at, "--name", "CON", "--dir", "out", "--artifacts", arts),
-         "invalid_request"),
-        ((log, "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts, "--must", "{bad"),
-         "invalid_request"),
+        ((broken, "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts), "log_invalid"),
+        (
+            ("ts.jsonl", "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts),
+            "log_invalid",
+        ),  # a threads-ts log read as threads-py: keys of another dialect
+        (
+            (log, "--at", at, "--name", "CON", "--dir", "out", "--artifacts", arts),
+            "invalid_request",
+        ),
+        (
+            (log, "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts, "--must", "{bad"),
+            "invalid_request",
+        ),
         ((log, "--at", at, "--name", "x", "--dir", "out"), "invalid_request"),  # no artifacts
     ]
     procs = cli_many(tmp_path, *[("save", *args, "--json") for args, _ in cases])
@@ -155,8 +222,23 @@ def test_cli_save_reads_a_threads_ts_log(tmp_path: Path, log_on_disk) -> None:  
     _log, arts, at, api_case = log_on_disk
     t, _ = build_thread()
     t.write_log(tmp_path / "ts.jsonl", dialect="threads-ts")
-    p = cli(tmp_path, "save", "ts.jsonl", "--dialect", "threads-ts", "--at", at, "--name", "api",
-            "--dir", "ts-out", "--artifacts", arts, "--json", *musts())
+    p = cli(
+        tmp_path,
+        "save",
+        "ts.jsonl",
+        "--dialect",
+        "threads-ts",
+        "--at",
+        at,
+        "--name",
+        "api",
+        "--dir",
+        "ts-out",
+        "--artifacts",
+        arts,
+        "--json",
+        *musts(),
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert files_of(tmp_path / "ts-out" / "api") == files_of(api_case)
 
@@ -192,14 +274,20 @@ def test_run_json_report_junit_and_exit_3(tmp_path: Path, mixed_suite: Path) -> 
     assert footer["counts"] == {"pass": 1, "drifted": 0, "fail": 1, "error": 1, "skip": 0}
     assert footer["total"] == 3 and footer["exit_status"] == 3
     # the last report holds the same lines
-    last = [json.loads(x) for x in
-            (tmp_path / ".threads-cases" / "last-report.jsonl").read_text().splitlines()]
+    last = [
+        json.loads(x)
+        for x in (tmp_path / ".threads-cases" / "last-report.jsonl").read_text().splitlines()
+    ]
     assert results(last).keys() == by.keys()
     # JUnit
     root = ET.parse(tmp_path / "out" / "junit.xml").getroot()
     assert root.tag == "testsuites"
-    assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == \
-        {"tests": "3", "failures": "1", "errors": "1", "skipped": "0"}
+    assert {k: root.get(k) for k in ("tests", "failures", "errors", "skipped")} == {
+        "tests": "3",
+        "failures": "1",
+        "errors": "1",
+        "skipped": "0",
+    }
     (suite,) = root.findall("testsuite")
     assert suite.get("name") == "threads-py"
     cases = {tc.get("name"): tc for tc in suite.findall("testcase")}
@@ -231,8 +319,22 @@ def test_run_refuses_a_malformed_supply(tmp_path: Path, conformance_case: CopyCa
     conformance_case("reads-notes")
     for i, text in enumerate(SUPPLIES):
         (tmp_path / f"supply{i}.json").write_text(text)
-    procs = cli_many(tmp_path, *[("run", "cases", "--impl", "threads-py", "--format", "json",
-                                  "--supply", f"supply{i}.json") for i in range(len(SUPPLIES))])
+    procs = cli_many(
+        tmp_path,
+        *[
+            (
+                "run",
+                "cases",
+                "--impl",
+                "threads-py",
+                "--format",
+                "json",
+                "--supply",
+                f"supply{i}.json",
+            )
+            for i in range(len(SUPPLIES))
+        ],
+    )
     for text, p in zip(SUPPLIES, procs, strict=True):
         status, lines = parse_run(p)
         assert status == 2, (text, p.stdout, p.stderr)
@@ -246,9 +348,11 @@ def test_run_refusals_before_start_exit_2(tmp_path: Path, conformance_case: Copy
     conformance_case("reads-notes")
     js = ("--format", "json")
     empty, impl, nothing = cli_many(
-        tmp_path, ("run", "empty", "--impl", "threads-py", *js),
+        tmp_path,
+        ("run", "empty", "--impl", "threads-py", *js),
         ("run", "cases", "--impl", "no-such-impl", *js),
-        ("run", "cases", "--impl", "threads-py", "-k", "no-case-has-this-name", *js))
+        ("run", "cases", "--impl", "threads-py", "-k", "no-case-has-this-name", *js),
+    )
     assert parse_run(empty) == (2, [{"code": "invalid_request", "message": "no cases found"}])
     status, (doc,) = parse_run(impl)
     assert status == 2 and set(doc) == {"code", "message"} and "no-such-impl" in doc["message"]
@@ -284,11 +388,15 @@ def test_k_max_fail_and_last_failed(tmp_path: Path, conformance_case: CopyCase) 
     assert status == 3
     assert set(results(lines)) == {"weather-stub", "lists-files"}
     # repair one: --last-failed now runs the two that failed, one passes
-    rewrite(tmp_path / "cases" / "lists-files" / "model.json",
-            lambda d: d["replies"].append({"request_sha256": "0" * 64, **dropped["lists-files"]}))
+    rewrite(
+        tmp_path / "cases" / "lists-files" / "model.json",
+        lambda d: d["replies"].append({"request_sha256": "0" * 64, **dropped["lists-files"]}),
+    )
     status, lines = run_json(tmp_path, "cases", "--last-failed")
-    assert {r["case"]: r["verdict"] for r in results(lines).values()} == \
-        {"weather-stub": "fail", "lists-files": "drifted"}
+    assert {r["case"]: r["verdict"] for r in results(lines).values()} == {
+        "weather-stub": "fail",
+        "lists-files": "drifted",
+    }
 
 
 def test_supply_and_missing_stub_on_the_cli(tmp_path: Path, conformance_case: CopyCase) -> None:
@@ -303,8 +411,11 @@ def test_supply_and_missing_stub_on_the_cli(tmp_path: Path, conformance_case: Co
     assert by["email-write-effect"]["verdict"] == "fail"
     assert by["email-write-effect"]["reasons"][0] == "missing_stub"
     assert by["email-write-effect"]["stop"]["stop_key"] == "tool:send_email"
-    (tmp_path / "supply.json").write_text(json.dumps({"calls": {
-        "model:1": reply, "tool:send_email": "queued message to ana@example.com"}}))
+    (tmp_path / "supply.json").write_text(
+        json.dumps(
+            {"calls": {"model:1": reply, "tool:send_email": "queued message to ana@example.com"}}
+        )
+    )
     status, lines = run_json(tmp_path, "cases", "--supply", "supply.json")
     by = results(lines)
     assert by["weather-stub"]["stop"] is None

@@ -16,8 +16,13 @@ SUITE = ROOT / "spec" / "conformance"
 
 
 def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run([sys.executable, "-m", "threads_cases", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.run(
+        [sys.executable, "-m", "threads_cases", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     assert "Traceback" not in proc.stderr, proc.stderr
     return proc
 
@@ -32,7 +37,9 @@ def small_suite(tmp_path: Path) -> Path:
     return suite
 
 
-def test_the_shipped_suite_passes_on_python_and_the_report_follows_its_schema(tmp_path: Path) -> None:
+def test_the_shipped_suite_passes_on_python_and_the_report_follows_its_schema(
+    tmp_path: Path,
+) -> None:
     proc = cli("conformance", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0, proc.stdout[-2000:]
     lines = [json.loads(x) for x in proc.stdout.splitlines()]
@@ -69,19 +76,29 @@ def test_a_wrong_expectation_fails_and_a_skip_list_entry_marks_it_known(tmp_path
     (tmp_path / "a.jsonl").write_text(first.stdout)
 
     (suite / "skips").mkdir()
-    (suite / "skips" / "threads-py.json").write_bytes(canonical_document(
-        {"format": 1, "skips": [{"test": f"match/{victim.stem}", "reason": "known: see issue"}]}))
+    (suite / "skips" / "threads-py.json").write_bytes(
+        canonical_document(
+            {"format": 1, "skips": [{"test": f"match/{victim.stem}", "reason": "known: see issue"}]}
+        )
+    )
     proc = cli("conformance", str(suite), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0
     (tmp_path / "b.jsonl").write_text(proc.stdout)
     skipped = [json.loads(x) for x in proc.stdout.splitlines() if '"verdict":"skip"' in x]
-    assert skipped[0]["reasons"] == ["known_failure"] and skipped[0]["message"] == "known: see issue"
+    assert (
+        skipped[0]["reasons"] == ["known_failure"] and skipped[0]["message"] == "known: see issue"
+    )
 
     diff = cli("conformance", "--diff", "a.jsonl", "b.jsonl", "--format", "json", cwd=tmp_path)
     assert diff.returncode == 1
     assert json.loads(diff.stdout)["changes"] == [
-        {"case": f"match/{victim.stem}", "implementation": "threads-py",
-         "before": "fail", "after": "skip"}]
+        {
+            "case": f"match/{victim.stem}",
+            "implementation": "threads-py",
+            "before": "fail",
+            "after": "skip",
+        }
+    ]
     same = cli("conformance", "--diff", "a.jsonl", "a.jsonl", cwd=tmp_path)
     assert same.returncode == 0 and "no result changed" in same.stdout
 
@@ -97,16 +114,26 @@ def test_refusals_exit_2_with_a_code_on_stdout(tmp_path: Path) -> None:
 
 
 def test_the_isolated_python_driver_passes_with_protocol_validation(tmp_path: Path) -> None:
-    proc = cli("conformance", str(small_suite(tmp_path)), "--impl", "threads-py", "--isolated",
-               "--validate-protocol", "--format", "json", cwd=tmp_path)
+    proc = cli(
+        "conformance",
+        str(small_suite(tmp_path)),
+        "--impl",
+        "threads-py",
+        "--isolated",
+        "--validate-protocol",
+        "--format",
+        "json",
+        cwd=tmp_path,
+    )
     assert proc.returncode == 0, proc.stdout[-2000:]
 
 
 def test_implementations_lists_the_builtins_and_configured_ones(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
-        '[tool.threads-cases.implementations.mine]\n'
+        "[tool.threads-cases.implementations.mine]\n"
         f'command = [{json.dumps(sys.executable)}, "-m", "threads_cases.driver"]\n'
-        'dialect = "threads-py"\n')
+        'dialect = "threads-py"\n'
+    )
     proc = cli("implementations", cwd=tmp_path)
     assert proc.returncode == 0
     for name in ("threads-py", "threads-ts", "mine"):

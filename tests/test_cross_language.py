@@ -38,10 +38,18 @@ def drivers() -> Iterator[dict[str, DriverImplementation]]:
     node = shutil.which("node")
     assert node is not None
     out = {
-        "threads-py": DriverImplementation("threads-py", [sys.executable, "-m", "threads_cases.driver"],
-                                           dialect="threads-py", validate_protocol=True),
-        "threads-ts": DriverImplementation("threads-ts", [node, str(ts_driver_path())],
-                                           dialect="threads-ts", validate_protocol=True),
+        "threads-py": DriverImplementation(
+            "threads-py",
+            [sys.executable, "-m", "threads_cases.driver"],
+            dialect="threads-py",
+            validate_protocol=True,
+        ),
+        "threads-ts": DriverImplementation(
+            "threads-ts",
+            [node, str(ts_driver_path())],
+            dialect="threads-ts",
+            validate_protocol=True,
+        ),
     }
     yield out
     for d in out.values():
@@ -52,8 +60,14 @@ def _thread_of(case_dir: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
     """The case's prefix plus its replayed turn, and its artifacts as base64."""
     prefix = list(read_log(case_dir / "log.threads-py.jsonl"))
     turn = replay_case(case_dir)["events"]
-    arts = {p.name: base64.b64encode(p.read_bytes()).decode()
-            for p in sorted((case_dir / "artifacts").glob("*"))} if (case_dir / "artifacts").is_dir() else {}
+    arts = (
+        {
+            p.name: base64.b64encode(p.read_bytes()).decode()
+            for p in sorted((case_dir / "artifacts").glob("*"))
+        }
+        if (case_dir / "artifacts").is_dir()
+        else {}
+    )
     return prefix + turn, arts
 
 
@@ -66,13 +80,21 @@ def test_both_writers_rebuild_the_committed_case_byte_for_byte(
     committed = read_case_files(case_dir)
     for name, drv in drivers.items():
         d = get_dialect(drv.dialect)
-        answer = drv.request({
-            "cmd": "write_case",
-            "thread": {"log": [d.encode_event(e) for e in log], "dialect": drv.dialect,
-                       "artifacts": arts, "portable": case.meta["portable"]},
-            "name": case.name, "at": case.meta["at"], "expect": case.meta["expect"],
-            "external_effects": case.meta["external_effects"],
-        })
+        answer = drv.request(
+            {
+                "cmd": "write_case",
+                "thread": {
+                    "log": [d.encode_event(e) for e in log],
+                    "dialect": drv.dialect,
+                    "artifacts": arts,
+                    "portable": case.meta["portable"],
+                },
+                "name": case.name,
+                "at": case.meta["at"],
+                "expect": case.meta["expect"],
+                "external_effects": case.meta["external_effects"],
+            }
+        )
         files = {k: base64.b64decode(v) for k, v in answer["files"].items()}
         assert sorted(files) == sorted(committed), name
         for rel in committed:
@@ -93,22 +115,40 @@ def test_both_runtimes_replay_to_the_same_events(
     assert outs["threads-py"]["stop"] is None
 
 
-json_scalars = st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | \
-    st.floats(allow_nan=False, allow_infinity=False, width=64).filter(lambda f: abs(f) < 2**53) | \
-    st.text(max_size=8)
-json_values = st.recursive(json_scalars, lambda c: st.lists(c, max_size=3)
-                           | st.dictionaries(st.text(max_size=4), c, max_size=3), max_leaves=12)
+json_scalars = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**53) + 1, 2**53 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False, width=64).filter(lambda f: abs(f) < 2**53)
+    | st.text(max_size=8)
+)
+json_values = st.recursive(
+    json_scalars,
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=4), c, max_size=3),
+    max_leaves=12,
+)
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(matcher_data=json_values, event_data=json_values, same=st.booleans())
 def test_python_and_typescript_agree_on_matchers_over_random_values(
     drivers: dict[str, DriverImplementation], matcher_data: Any, event_data: Any, same: bool
 ) -> None:
     data = {"v": event_data}
-    event = {"event_id": "e1", "thread_id": "t", "seq": 1, "type": "x_probe", "actor_kind": "user",
-             "epoch": 0, "branch_id": "main", "critical": False, "ts": "2026-11-29T20:00:00.000Z",
-             "data": data}
+    event = {
+        "event_id": "e1",
+        "thread_id": "t",
+        "seq": 1,
+        "type": "x_probe",
+        "actor_kind": "user",
+        "epoch": 0,
+        "branch_id": "main",
+        "critical": False,
+        "ts": "2026-11-29T20:00:00.000Z",
+        "data": data,
+    }
     matcher = {"type": "x_probe", "data": data if same else {"v": matcher_data}}
     want = matches(matcher, event)
     for drv in drivers.values():

@@ -21,13 +21,29 @@ def _suite(tmp_path: Path, mode: str, timeout: float = 60) -> list[dict[str, obj
     for name in PICK:
         shutil.copytree(CASES / name, cases / name)
     (tmp_path / "threads-cases.toml").write_text(
-        f'[implementations.faulty]\ncommand = [{json.dumps(sys.executable)}, '
+        f"[implementations.faulty]\ncommand = [{json.dumps(sys.executable)}, "
         f'{json.dumps(str(DRIVER))}, "{mode}"]\ndialect = "threads-py"\ntimeout = {timeout}\n'
     )
     proc = subprocess.run(
-        [sys.executable, "-m", "threads_cases", "run", "cases", "--impl", "faulty",
-         "--impl", "threads-py", "--format", "json", "--jobs", "1"],
-        cwd=tmp_path, capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "threads_cases",
+            "run",
+            "cases",
+            "--impl",
+            "faulty",
+            "--impl",
+            "threads-py",
+            "--format",
+            "json",
+            "--jobs",
+            "1",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert "Traceback" not in proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]

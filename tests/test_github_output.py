@@ -23,14 +23,24 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
 
 
-def cli(cwd: Path, *args: str | Path, summary: Path | None = None
-        ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("THREADS_CASES_DEBUG", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")}
+def cli(
+    cwd: Path, *args: str | Path, summary: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("THREADS_CASES_DEBUG", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
+    }
     if summary is not None:
         env["GITHUB_STEP_SUMMARY"] = str(summary)
-    p = subprocess.run([sys.executable, "-m", "threads_cases", *map(str, args)], cwd=cwd,
-                       capture_output=True, text=True, timeout=120, env=env)
+    p = subprocess.run(
+        [sys.executable, "-m", "threads_cases", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert "Traceback" not in p.stderr + p.stdout, p.stderr
     return p
 
@@ -41,9 +51,15 @@ def test_escaping_follows_github_rules() -> None:
 
 
 def test_annotation_is_one_command_line() -> None:
-    r = CaseResult("c1", "cases/c1", "threads-py", "fail", ["state_mismatch"],
-                   [Check("state", "fail", "1 difference(s)\nsecond line", "state_mismatch")],
-                   message="100% broken: a, b")
+    r = CaseResult(
+        "c1",
+        "cases/c1",
+        "threads-py",
+        "fail",
+        ["state_mismatch"],
+        [Check("state", "fail", "1 difference(s)\nsecond line", "state_mismatch")],
+        message="100% broken: a, b",
+    )
     line = annotation(r)
     assert line is not None and "\n" not in line
     assert line.startswith("::error file=cases/c1/case.json,title=c1 [threads-py] state_mismatch::")
@@ -79,12 +95,15 @@ def test_run_format_github_annotations_and_summary(tmp_path: Path) -> None:
     errors = [x for x in lines if x.startswith("::error ")]
     warnings = [x for x in lines if x.startswith("::warning ")]
     assert len(errors) == 1 and len(warnings) == 1, p.stdout
-    assert errors[0].startswith("::error file=cases/weather-stub/case.json,"
-                                "title=weather-stub [threads-py] model_exhausted::")
+    assert errors[0].startswith(
+        "::error file=cases/weather-stub/case.json,"
+        "title=weather-stub [threads-py] model_exhausted::"
+    )
     assert "model_exhausted at model%3A1" not in errors[0]  # ':' is only escaped in properties
     assert "model_exhausted at model:1" in errors[0]
-    assert warnings[0].startswith("::warning file=cases/reads-notes/case.json,"
-                                  "title=reads-notes [threads-py] reply_unused::")
+    assert warnings[0].startswith(
+        "::warning file=cases/reads-notes/case.json,title=reads-notes [threads-py] reply_unused::"
+    )
     assert lines[-1].startswith("threads-cases: 1 pass, 1 drifted, 1 fail in ")
     md = summary.read_text()
     assert md.startswith("previous step\n### threads-cases: cases")
@@ -97,8 +116,18 @@ def test_run_format_github_annotations_and_summary(tmp_path: Path) -> None:
 
 def test_conformance_format_github(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
-    p = cli(tmp_path, "conformance", ROOT / "spec" / "conformance", "--impl", "threads-py",
-            "--format", "github", "-k", "cases/weather", summary=summary)
+    p = cli(
+        tmp_path,
+        "conformance",
+        ROOT / "spec" / "conformance",
+        "--impl",
+        "threads-py",
+        "--format",
+        "github",
+        "-k",
+        "cases/weather",
+        summary=summary,
+    )
     assert p.returncode == 0, p.stdout + p.stderr
     assert not [x for x in p.stdout.splitlines() if x.startswith("::")]
     assert p.stdout.splitlines()[-1].startswith("threads-cases: 1 pass in ")

@@ -33,14 +33,21 @@ CASES: dict[str, tuple[str, int, tuple[str, ...], int]] = {
 
 def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "THREADS_CASES_DEBUG"}
-    p = subprocess.run([sys.executable, "-m", "threads_cases", *map(str, args)], cwd=cwd,
-                       capture_output=True, text=True, timeout=120, env=env)
+    p = subprocess.run(
+        [sys.executable, "-m", "threads_cases", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert "Traceback" not in p.stderr, p.stderr
     return p
 
 
-def run_verdicts(cwd: Path, cases: Path, impls: tuple[str, ...] = IMPLEMENTATIONS
-                 ) -> dict[tuple[str, str], dict[str, Any]]:
+def run_verdicts(
+    cwd: Path, cases: Path, impls: tuple[str, ...] = IMPLEMENTATIONS
+) -> dict[tuple[str, str], dict[str, Any]]:
     """Run every case under ``cases`` on ``impls``; ``{(case, impl): result line}``."""
     args: list[str] = ["run", str(cases), "--format", "json"]
     for impl in impls:
@@ -87,12 +94,36 @@ def test_sample_imports_lists_saves_and_replays(tmp_path: Path, sample: str) -> 
 def test_save_from_transcript_in_memory(tmp_path: Path) -> None:
     """`save --from` imports in memory: same case as import + save, nothing else written."""
     src = SAMPLES / "claude-code-fork.jsonl"
-    p = cli(tmp_path, "save", "--from", "claude-code", src, "--turn", "1", "--name", "first",
-            "--dir", "cases", "--must", '{"type": "tool_result", "data": {"name": "Read"}}')
+    p = cli(
+        tmp_path,
+        "save",
+        "--from",
+        "claude-code",
+        src,
+        "--turn",
+        "1",
+        "--name",
+        "first",
+        "--dir",
+        "cases",
+        "--must",
+        '{"type": "tool_result", "data": {"name": "Read"}}',
+    )
     assert p.returncode == 0, p.stderr
     assert cli(tmp_path, "import", "claude-code", src, "-o", "t.jsonl").returncode == 0
-    p = cli(tmp_path, "save", "t.jsonl", "--turn", "1", "--name", "second", "--dir", "cases",
-            "--must", '{"type": "tool_result", "data": {"name": "Read"}}')
+    p = cli(
+        tmp_path,
+        "save",
+        "t.jsonl",
+        "--turn",
+        "1",
+        "--name",
+        "second",
+        "--dir",
+        "cases",
+        "--must",
+        '{"type": "tool_result", "data": {"name": "Read"}}',
+    )
     assert p.returncode == 0, p.stderr
     a, b = (tmp_path / "cases" / "first", tmp_path / "cases" / "second")
     for f in ("log.threads-py.jsonl", "model.json", "stubs.json", "expected.threads-py.json"):
@@ -102,8 +133,17 @@ def test_save_from_transcript_in_memory(tmp_path: Path) -> None:
 
 
 def test_draft_prints_matchers(tmp_path: Path) -> None:
-    assert cli(tmp_path, "import", "claude-code", SAMPLES / "claude-code-sidechain.jsonl",
-               "-o", "t.jsonl").returncode == 0
+    assert (
+        cli(
+            tmp_path,
+            "import",
+            "claude-code",
+            SAMPLES / "claude-code-sidechain.jsonl",
+            "-o",
+            "t.jsonl",
+        ).returncode
+        == 0
+    )
     p = cli(tmp_path, "draft", "t.jsonl", "--turn", "2")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == {
@@ -125,14 +165,32 @@ def test_malformed_line_refused_and_nothing_written(tmp_path: Path) -> None:
     assert not out.exists()
     assert [x.name for x in tmp_path.iterdir()] == []  # no temporary file left either
     # save --from reports it the same way
-    p = cli(tmp_path, "save", "--from", "claude-code", SAMPLES / "claude-code-malformed.jsonl",
-            "--turn", "1", "--name", "x", "--dir", "cases")
+    p = cli(
+        tmp_path,
+        "save",
+        "--from",
+        "claude-code",
+        SAMPLES / "claude-code-malformed.jsonl",
+        "--turn",
+        "1",
+        "--name",
+        "x",
+        "--dir",
+        "cases",
+    )
     assert p.returncode == 1 and ":3: assistant: " in p.stderr
 
 
 def test_skip_invalid_imports_the_rest(tmp_path: Path) -> None:
-    p = cli(tmp_path, "import", "claude-code", SAMPLES / "claude-code-malformed.jsonl", "-o",
-            "out.jsonl", "--skip-invalid")
+    p = cli(
+        tmp_path,
+        "import",
+        "claude-code",
+        SAMPLES / "claude-code-malformed.jsonl",
+        "-o",
+        "out.jsonl",
+        "--skip-invalid",
+    )
     assert p.returncode == 0, p.stderr
     assert "skipped 1 invalid line(s)" in p.stderr
     p = cli(tmp_path, "turns", "out.jsonl", "--format", "json")
@@ -141,8 +199,17 @@ def test_skip_invalid_imports_the_rest(tmp_path: Path) -> None:
 
 def test_branch_option_and_unknown_format(tmp_path: Path) -> None:
     src = SAMPLES / "claude-code-fork.jsonl"
-    p = cli(tmp_path, "import", "claude-code", src, "-o", "b.jsonl", "--branch",
-            "22222222-0005-4000-8000-000000000005", "-v")
+    p = cli(
+        tmp_path,
+        "import",
+        "claude-code",
+        src,
+        "-o",
+        "b.jsonl",
+        "--branch",
+        "22222222-0005-4000-8000-000000000005",
+        "-v",
+    )
     assert p.returncode == 0, p.stderr
     assert "branch not followed" in p.stderr
     turns = json.loads(cli(tmp_path, "turns", "b.jsonl", "--format", "json").stdout)

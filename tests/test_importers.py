@@ -42,14 +42,35 @@ def write_lines(path: Path, lines: list[Any]) -> Path:
     return path
 
 
-def cc(uuid: str, parent: str | None, typ: str, content: Any, *, mid: str | None = None,
-       stop: str | None = None, ts: str = "2025-01-01T00:00:00.000Z", **kw: Any) -> dict[str, Any]:
+def cc(
+    uuid: str,
+    parent: str | None,
+    typ: str,
+    content: Any,
+    *,
+    mid: str | None = None,
+    stop: str | None = None,
+    ts: str = "2025-01-01T00:00:00.000Z",
+    **kw: Any,
+) -> dict[str, Any]:
     msg: dict[str, Any] = {"role": typ, "content": content}
     if typ == "assistant":
-        msg.update(id=mid or f"m-{uuid}", model="claude-x", stop_reason=stop,
-                   usage={"input_tokens": 1, "output_tokens": 2})
-    return {"type": typ, "uuid": uuid, "parentUuid": parent, "sessionId": "s1",
-            "timestamp": ts, "isSidechain": False, "message": msg, **kw}
+        msg.update(
+            id=mid or f"m-{uuid}",
+            model="claude-x",
+            stop_reason=stop,
+            usage={"input_tokens": 1, "output_tokens": 2},
+        )
+    return {
+        "type": typ,
+        "uuid": uuid,
+        "parentUuid": parent,
+        "sessionId": "s1",
+        "timestamp": ts,
+        "isSidechain": False,
+        "message": msg,
+        **kw,
+    }
 
 
 # --------------------------------------------------------------------------- every sample
@@ -99,19 +120,29 @@ def test_parallel_results_and_tool_results_are_not_user_messages() -> None:
     events = load("claude-code-parallel.jsonl")
     users = of_type(events, "user_message")
     assert [first_words(u["data"]["content"], 3) for u in users] == [
-        "Liste les notes …", "Now write a …"]
+        "Liste les notes …",
+        "Now write a …",
+    ]
     results = of_type(events, "tool_result")
-    assert [r["data"]["tool_use_id"] for r in results] == ["toolu_01", "toolu_02", "toolu_03",
-                                                           "toolu_04"]
+    assert [r["data"]["tool_use_id"] for r in results] == [
+        "toolu_01",
+        "toolu_02",
+        "toolu_03",
+        "toolu_04",
+    ]
     assert results[2]["data"]["content"][0]["text"].endswith("🚀 launch")
     state = Reducer()
     for e in events:
         state.apply(e)
     # the two parallel results went into one user message, as the runtime builds it
     msgs = state.state["messages"]
-    assert [len(m["content"]) for m in msgs if m["role"] == "user"
-            and isinstance(m["content"], list) and m["content"][0]["type"] == "tool_result"] \
-        == [1, 2, 1]
+    assert [
+        len(m["content"])
+        for m in msgs
+        if m["role"] == "user"
+        and isinstance(m["content"], list)
+        and m["content"][0]["type"] == "tool_result"
+    ] == [1, 2, 1]
     done = of_type(events, "turn_completed")[0]["data"]
     assert done["stop_reason"] == "end_turn"
     assert done["usage"] == {"input_tokens": 10 + 40 + 90, "output_tokens": 30 + 44 + 60}
@@ -122,15 +153,25 @@ def test_kept_and_dropped_lines() -> None:
     events = load("claude-code-parallel.jsonl", stats=stats)
     types = [e["type"] for e in events]
     assert {"x_claude_code.summary", "x_claude_code.meta", "x_claude_code.system"} <= set(types)
-    assert stats.skipped == {"file-history-snapshot line": 1, "queue-operation line": 1,
-                             "progress line": 1, "unknown line type 'x-future-line'": 1}
+    assert stats.skipped == {
+        "file-history-snapshot line": 1,
+        "queue-operation line": 1,
+        "progress line": 1,
+        "unknown line type 'x-future-line'": 1,
+    }
     meta = events[0]["data"]["metadata"]
-    assert meta == {"source": "claude-code", "session_id": "a1b2c3d4-0000-4000-8000-000000000001",
-                    "cwd": "/home/dev/notes-app"}
+    assert meta == {
+        "source": "claude-code",
+        "session_id": "a1b2c3d4-0000-4000-8000-000000000001",
+        "cwd": "/home/dev/notes-app",
+    }
     agent = events[0]["data"]["agent"]
     assert agent["model"] == "claude-sonnet-4-5-20250929"
     assert [(t["name"], t["effect"]) for t in agent["tools"]] == [
-        ("Glob", "read"), ("Read", "read"), ("Write", "write")]
+        ("Glob", "read"),
+        ("Read", "read"),
+        ("Write", "write"),
+    ]
 
 
 def test_fork_follows_the_newest_branch_by_default() -> None:
@@ -154,19 +195,35 @@ def test_branch_option_picks_the_branch_holding_a_uuid() -> None:
 
 def test_fork_ignores_branching_that_is_not_two_user_messages(tmp_path: Path) -> None:
     """Tool results hanging off the first line of a split reply are kept."""
-    f = write_lines(tmp_path / "t.jsonl", [
-        cc("u1", None, "user", "go"),
-        cc("a1", "u1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Read",
-                                      "input": {}}], mid="m1"),
-        cc("a2", "a1", "assistant", [{"type": "tool_use", "id": "t2", "name": "Read",
-                                      "input": {"x": 1}}], mid="m1"),
-        cc("r1", "a1", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "A"}]),
-        cc("r2", "a2", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": "B"}]),
-        cc("a3", "r2", "assistant", [{"type": "text", "text": "done"}], stop="end_turn"),
-    ])
+    f = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            cc("u1", None, "user", "go"),
+            cc(
+                "a1",
+                "u1",
+                "assistant",
+                [{"type": "tool_use", "id": "t1", "name": "Read", "input": {}}],
+                mid="m1",
+            ),
+            cc(
+                "a2",
+                "a1",
+                "assistant",
+                [{"type": "tool_use", "id": "t2", "name": "Read", "input": {"x": 1}}],
+                mid="m1",
+            ),
+            cc("r1", "a1", "user", [{"type": "tool_result", "tool_use_id": "t1", "content": "A"}]),
+            cc("r2", "a2", "user", [{"type": "tool_result", "tool_use_id": "t2", "content": "B"}]),
+            cc("a3", "r2", "assistant", [{"type": "text", "text": "done"}], stop="end_turn"),
+        ],
+    )
     events = import_events("claude-code", f)
-    assert [e["type"] for e in events][-3:] == ["model_requested", "model_responded",
-                                                "turn_completed"]
+    assert [e["type"] for e in events][-3:] == [
+        "model_requested",
+        "model_responded",
+        "turn_completed",
+    ]
     assert len(of_type(events, "tool_result")) == 2
 
 
@@ -202,12 +259,20 @@ def test_interrupted_turn_and_unanswered_command() -> None:
 
 
 def test_transcript_ending_mid_turn_fails_it(tmp_path: Path) -> None:
-    f = write_lines(tmp_path / "t.jsonl", [
-        cc("u1", None, "user", "run it", ts="2025-01-01T00:00:05.000Z"),
-        cc("a1", "u1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
-                                      "input": {"command": "make"}}], stop="tool_use",
-           ts="2025-01-01T00:00:01+00:00"),  # earlier: ts is clamped
-    ])
+    f = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            cc("u1", None, "user", "run it", ts="2025-01-01T00:00:05.000Z"),
+            cc(
+                "a1",
+                "u1",
+                "assistant",
+                [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "make"}}],
+                stop="tool_use",
+                ts="2025-01-01T00:00:01+00:00",
+            ),  # earlier: ts is clamped
+        ],
+    )
     events = import_events("claude-code", f)
     assert events[-1]["type"] == "turn_failed"
     assert events[-1]["data"]["error"]["code"] == "interrupted"
@@ -216,12 +281,20 @@ def test_transcript_ending_mid_turn_fails_it(tmp_path: Path) -> None:
 
 
 def test_reply_going_on_without_a_result_gets_an_error_result(tmp_path: Path) -> None:
-    f = write_lines(tmp_path / "t.jsonl", [
-        cc("u1", None, "user", "go"),
-        cc("a1", "u1", "assistant", [{"type": "tool_use", "id": "t1", "name": "Bash",
-                                      "input": {}}], stop="tool_use"),
-        cc("a2", "a1", "assistant", [{"type": "text", "text": "never mind"}], stop="end_turn"),
-    ])
+    f = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            cc("u1", None, "user", "go"),
+            cc(
+                "a1",
+                "u1",
+                "assistant",
+                [{"type": "tool_use", "id": "t1", "name": "Bash", "input": {}}],
+                stop="tool_use",
+            ),
+            cc("a2", "a1", "assistant", [{"type": "text", "text": "never mind"}], stop="end_turn"),
+        ],
+    )
     events = import_events("claude-code", f)
     res = of_type(events, "tool_result")[0]["data"]
     assert res["is_error"] is True and "no result" in res["content"]
@@ -229,15 +302,27 @@ def test_reply_going_on_without_a_result_gets_an_error_result(tmp_path: Path) ->
 
 
 def test_unknown_fields_and_types_never_break(tmp_path: Path) -> None:
-    f = write_lines(tmp_path / "t.jsonl", [
-        {"type": "brand-new-kind", "whatever": [1, {"a": None}]},
-        {"no_type_at_all": True},
-        {**cc("u1", None, "user", "hi"), "futureField": {"x": 1}},
-        {**cc("a1", "u1", "assistant", [{"type": "text", "text": "hello", "citations": None},
-                                         {"type": "server_tool_use", "id": "s", "name": "w",
-                                          "input": {}}], stop="end_turn"),
-         "costUSD": 0.0012},
-    ])
+    f = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            {"type": "brand-new-kind", "whatever": [1, {"a": None}]},
+            {"no_type_at_all": True},
+            {**cc("u1", None, "user", "hi"), "futureField": {"x": 1}},
+            {
+                **cc(
+                    "a1",
+                    "u1",
+                    "assistant",
+                    [
+                        {"type": "text", "text": "hello", "citations": None},
+                        {"type": "server_tool_use", "id": "s", "name": "w", "input": {}},
+                    ],
+                    stop="end_turn",
+                ),
+                "costUSD": 0.0012,
+            },
+        ],
+    )
     stats = Stats()
     events = import_events("claude-code", f, stats=stats)
     assert events[-1]["type"] == "turn_completed"
@@ -252,10 +337,13 @@ def test_malformed_line_is_refused_with_its_line_and_type(tmp_path: Path) -> Non
     assert err.location.line == 3 and err.message.startswith("assistant: ")
     assert err.hint
     # a line that parses but breaks the shape names its type too
-    f = write_lines(tmp_path / "t.jsonl", [
-        cc("u1", None, "user", "go"),
-        cc("a1", "u1", "assistant", [{"type": "tool_use", "id": "", "name": "X", "input": {}}]),
-    ])
+    f = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            cc("u1", None, "user", "go"),
+            cc("a1", "u1", "assistant", [{"type": "tool_use", "id": "", "name": "X", "input": {}}]),
+        ],
+    )
     with pytest.raises(CaseError) as exc:
         import_events("claude-code", f)
     assert exc.value.location.line == 2 and exc.value.message.startswith("assistant: message")
@@ -268,8 +356,9 @@ def test_import_to_file_is_atomic(tmp_path: Path) -> None:
         import_to_file("claude-code", SAMPLES / "claude-code-malformed.jsonl", out)
     assert out.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
-    report = import_to_file("claude-code", SAMPLES / "claude-code-malformed.jsonl", out,
-                            skip_invalid=True)
+    report = import_to_file(
+        "claude-code", SAMPLES / "claude-code-malformed.jsonl", out, skip_invalid=True
+    )
     assert report.stats.invalid == 1 and report.turns == 2
     assert len(list(read_log(out))) == report.events
 
@@ -283,8 +372,10 @@ def test_codex_exec_prompt_and_placeholder() -> None:
     events = load("codex-exec-basic.jsonl", prompt="Résume")
     assert of_type(events, "user_message")[0]["data"]["content"] == "Résume"
     calls = of_type(events, "tool_called")
-    assert [c["data"]["input"] for c in calls] == [{"command": "bash -lc ls"},
-                                                   {"command": "bash -lc 'cat README.md'"}]
+    assert [c["data"]["input"] for c in calls] == [
+        {"command": "bash -lc ls"},
+        {"command": "bash -lc 'cat README.md'"},
+    ]
     done = of_type(events, "turn_completed")[0]["data"]
     assert done["usage"] == {"input_tokens": 24763, "output_tokens": 122}
     assert of_type(events, "x_codex.todo_list")
@@ -319,15 +410,17 @@ def test_codex_rollout_mapping() -> None:
     replies = of_type(events, "model_responded")
     assert replies[0]["data"]["usage"]["cached_input_tokens"] == 2048
     assert replies[1]["data"]["message"]["content"] == [
-        {"type": "text", "text": "main.py fait 42 lignes."}]
+        {"type": "text", "text": "main.py fait 42 lignes."}
+    ]
 
 
 def test_codex_rollout_parallel_abort_and_custom_tools() -> None:
     events = load("codex-rollout-parallel.jsonl")
     replies = of_type(events, "model_responded")
     assert [b["id"] for b in replies[0]["data"]["message"]["content"]] == ["call_B1", "call_B2"]
-    custom = next(c["data"] for c in of_type(events, "tool_called")
-                  if c["data"]["name"] == "apply_patch")
+    custom = next(
+        c["data"] for c in of_type(events, "tool_called") if c["data"]["name"] == "apply_patch"
+    )
     assert custom["input"]["input"].startswith("*** Begin Patch")
     turns = list_turns(events)
     assert [t["status"] for t in turns] == ["completed", "failed", "completed"]

@@ -33,10 +33,12 @@ def test_collects_each_case_as_an_item(pytester: pytest.Pytester) -> None:
     copy_cases(pytester.path)
     result = pytester.runpytest("--threads-cases", "cases", "-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=3)
-    result.stdout.fnmatch_lines([
-        "*cases/reads-notes/case.json::reads-notes?threads-py? PASSED*",
-        "*cases/weather-stub/case.json::weather-stub?threads-py? PASSED*",
-    ])
+    result.stdout.fnmatch_lines(
+        [
+            "*cases/reads-notes/case.json::reads-notes?threads-py? PASSED*",
+            "*cases/weather-stub/case.json::weather-stub?threads-py? PASSED*",
+        ]
+    )
     assert result.ret == 0
 
 
@@ -44,8 +46,10 @@ def test_a_failing_case_reports_like_the_cli(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path)
     edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())
     edit(cases / "reads-notes" / "expected.threads-py.json", lambda d: d.update(last_seq=9))
-    edit(cases / "writes-summary" / "case.json",
-         lambda d: d["expect"]["must"].append({"type": "tool_result", "data": {"is_error": True}}))
+    edit(
+        cases / "writes-summary" / "case.json",
+        lambda d: d["expect"]["must"].append({"type": "tool_result", "data": {"is_error": True}}),
+    )
     result = pytester.runpytest("--threads-cases", "cases", "-p", "no:cacheprovider")
     result.assert_outcomes(failed=3)
     out = result.stdout.str()
@@ -98,7 +102,8 @@ def test_plugin_is_inert_without_options(pytester: pytest.Pytester) -> None:
 
 def test_fixture_and_cases_helper(pytester: pytest.Pytester) -> None:
     copy_cases(pytester.path, ("weather-stub", "reads-notes"))
-    pytester.makepyfile(test_mine='''
+    pytester.makepyfile(
+        test_mine="""
         import pytest
         from threads_cases import run_case
         from threads_cases.pytest import cases
@@ -111,18 +116,21 @@ def test_fixture_and_cases_helper(pytester: pytest.Pytester) -> None:
 
         def test_without_param(threads_case):
             pass
-    ''')
+    """
+    )
     result = pytester.runpytest("-v", "-p", "no:cacheprovider")
     result.assert_outcomes(passed=2, errors=1)
-    result.stdout.fnmatch_lines(["*test_case?reads-notes? PASSED*",
-                                 "*test_case?weather-stub? PASSED*"])
+    result.stdout.fnmatch_lines(
+        ["*test_case?reads-notes? PASSED*", "*test_case?weather-stub? PASSED*"]
+    )
     assert "needs a case path" in result.stdout.str()
 
 
 def test_runs_under_xdist(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path)
     edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())
-    result = pytester.runpytest_subprocess("--threads-cases", "cases", "-n", "2",
-                                           "-p", "no:cacheprovider")
+    result = pytester.runpytest_subprocess(
+        "--threads-cases", "cases", "-n", "2", "-p", "no:cacheprovider"
+    )
     result.assert_outcomes(passed=2, failed=1)
     assert "model_exhausted" in result.stdout.str()

@@ -21,12 +21,22 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
 
 
-def cli(cwd: Path, *args: str | Path, env: dict[str, str] | None = None
-        ) -> subprocess.CompletedProcess[str]:
-    base = {k: v for k, v in os.environ.items()
-            if k not in ("THREADS_CASES_CRASH_AT", "THREADS_CASES_DEBUG", "GITHUB_STEP_SUMMARY")}
-    p = subprocess.run([sys.executable, "-m", "threads_cases", *map(str, args)], cwd=cwd,
-                       capture_output=True, text=True, timeout=120, env={**base, **(env or {})})
+def cli(
+    cwd: Path, *args: str | Path, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    base = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("THREADS_CASES_CRASH_AT", "THREADS_CASES_DEBUG", "GITHUB_STEP_SUMMARY")
+    }
+    p = subprocess.run(
+        [sys.executable, "-m", "threads_cases", *map(str, args)],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**base, **(env or {})},
+    )
     assert "Traceback" not in p.stderr + p.stdout, p.stderr
     return p
 
@@ -59,10 +69,23 @@ def test_show_renders_the_case_without_values(tmp_path: Path) -> None:
     p = cli(tmp_path, "show", case)
     assert p.returncode == 0, p.stderr
     out = p.stdout
-    for text in ("case weather-stub", "main.0", "threads-py, threads-ts", "must (1)",
-                 '"name":"get_weather"', "expect (1)", '"kind":"external"', "thread_started",
-                 "model replies (2)", "tool_use", "end_turn", "stubs (1)", "get_weather",
-                 "text, 16 chars", "get_weather [external/read]"):
+    for text in (
+        "case weather-stub",
+        "main.0",
+        "threads-py, threads-ts",
+        "must (1)",
+        '"name":"get_weather"',
+        "expect (1)",
+        '"kind":"external"',
+        "thread_started",
+        "model replies (2)",
+        "tool_use",
+        "end_turn",
+        "stubs (1)",
+        "get_weather",
+        "text, 16 chars",
+        "get_weather [external/read]",
+    ):
         assert text in out, (text, out)
     # no values without --values
     assert "Weather in Oslo?" not in out
@@ -136,8 +159,9 @@ def test_diff_reports_every_change_by_pointer(tmp_path: Path) -> None:
     out = p.stdout
     assert "~ must[0] /data/is_error: false -> true" in out
     assert '+ expect[1]: {"type":"turn_completed"}' in out
-    assert ('~ seq 0 thread_started /ts: "2026-11-29T20:00:00.000Z" -> '
-            '"2027-01-01T00:00:00.000Z"') in out
+    assert (
+        '~ seq 0 thread_started /ts: "2026-11-29T20:00:00.000Z" -> "2027-01-01T00:00:00.000Z"'
+    ) in out
     assert "~ /last_seq: 0 -> 7" in out
     assert '~ replies[1] max_tokens /stop_reason: "end_turn" -> "max_tokens"' in out
     assert "~ calls[0] get_weather /result/is_error: false -> true" in out
@@ -181,9 +205,23 @@ def test_diff_bad_arguments_exit_2(tmp_path: Path) -> None:
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["git", "-c", "user.name=t", "-c", "user.email=t@example.com",
-                           "-c", "commit.gpgsign=false", *args], cwd=cwd, capture_output=True,
-                          text=True, timeout=60, check=True)
+    return subprocess.run(
+        [
+            "git",
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.com",
+            "-c",
+            "commit.gpgsign=false",
+            *args,
+        ],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
 
 
 @pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
@@ -192,8 +230,9 @@ def test_diff_git_revision_and_driver(tmp_path: Path) -> None:
     repo.mkdir()
     _git(repo, "init", "-q")
     case = copy(repo, "weather-stub")
-    (repo / ".gitattributes").write_text("cases/**/*.json diff=threads-cases\n"
-                                         "cases/**/*.jsonl diff=threads-cases\n")
+    (repo / ".gitattributes").write_text(
+        "cases/**/*.json diff=threads-cases\ncases/**/*.jsonl diff=threads-cases\n"
+    )
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "case")
 
@@ -212,8 +251,9 @@ def test_diff_git_revision_and_driver(tmp_path: Path) -> None:
     absent = cli(repo, "diff", "--git", "HEAD", other)
     assert absent.returncode == 2 and "not a case directory in HEAD" in absent.stderr
     outside = copy(tmp_path, "reads-notes", "plain")
-    no_git = cli(tmp_path, "diff", "--git", "HEAD", outside,
-                 env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    no_git = cli(
+        tmp_path, "diff", "--git", "HEAD", outside, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)}
+    )
     assert no_git.returncode == 2 and no_git.stderr.startswith("error[git_unavailable]: ")
 
     # as git's external diff driver
@@ -227,20 +267,50 @@ def test_git_driver_on_single_files(tmp_path: Path) -> None:
     old, new = tmp_path / "old.txt", tmp_path / "new.txt"
     old.write_text("a\nb\n")
     new.write_text("a\nc\n")
-    p = cli(tmp_path, "diff", "--git-driver", "x/notes.txt", old, "1" * 40, "100644", new,
-            "2" * 40, "100644")
+    p = cli(
+        tmp_path,
+        "diff",
+        "--git-driver",
+        "x/notes.txt",
+        old,
+        "1" * 40,
+        "100644",
+        new,
+        "2" * 40,
+        "100644",
+    )
     assert p.returncode == 0
     assert "-b\n+c\n" in p.stdout
     log_a = CASES / "multi-turn-prefix" / "log.threads-py.jsonl"
     log_b = tmp_path / "log.threads-py.jsonl"
     shutil.copy(log_a, log_b)
     rewrite_event(log_b, 12, lambda e: e["data"].update(content="Add more docs"))
-    p = cli(tmp_path, "diff", "--git-driver", "c/log.threads-py.jsonl", log_a, "1" * 40, "100644",
-            log_b, "2" * 40, "100644")
+    p = cli(
+        tmp_path,
+        "diff",
+        "--git-driver",
+        "c/log.threads-py.jsonl",
+        log_a,
+        "1" * 40,
+        "100644",
+        log_b,
+        "2" * 40,
+        "100644",
+    )
     assert p.returncode == 0
     assert '~ seq 12 user_message /data/content: "Add docs to it" -> "Add more docs"' in p.stdout
-    added = cli(tmp_path, "diff", "--git-driver", "c/case.json", "/dev/null", "0" * 40, ".",
-                CASES / "reads-notes" / "case.json", "2" * 40, "100644")
+    added = cli(
+        tmp_path,
+        "diff",
+        "--git-driver",
+        "c/case.json",
+        "/dev/null",
+        "0" * 40,
+        ".",
+        CASES / "reads-notes" / "case.json",
+        "2" * 40,
+        "100644",
+    )
     assert added.returncode == 0 and "+ added" in added.stdout
     wrong = cli(tmp_path, "diff", "--git-driver", "a", "b")
     assert wrong.returncode == 2 and "7 arguments" in wrong.stderr
@@ -256,7 +326,8 @@ def test_fmt_check_and_rewrite(tmp_path: Path) -> None:
     (case / "model.json").write_text(json.dumps(model))  # valid, not canonical
     lines = (case / "log.threads-ts.jsonl").read_text().splitlines()
     (case / "log.threads-ts.jsonl").write_text(
-        "".join(json.dumps(json.loads(line), indent=None) + "\n" for line in lines))
+        "".join(json.dumps(json.loads(line), indent=None) + "\n" for line in lines)
+    )
 
     check = cli(tmp_path, "fmt", "--check", "cases")
     assert check.returncode == 1, check.stderr
@@ -273,7 +344,8 @@ def test_fmt_check_and_rewrite(tmp_path: Path) -> None:
     assert (case / "model.json").read_bytes() == canonical_document(model)
     assert {p.name: p.read_bytes() for p in (case / "artifacts").iterdir()} == artifacts
     assert (case / "log.threads-ts.jsonl").read_bytes() == (
-        CASES / "reads-notes" / "log.threads-ts.jsonl").read_bytes()
+        CASES / "reads-notes" / "log.threads-ts.jsonl"
+    ).read_bytes()
     assert cli(tmp_path, "fmt", "--check").returncode == 0
     assert cli(tmp_path, "validate", case).returncode == 0
     # formatting a canonical case with its own fingerprint gives back the saved bytes
@@ -359,8 +431,11 @@ def test_validate_a_good_case_and_a_log(tmp_path: Path) -> None:
     assert f"{case / 'log.threads-ts.jsonl'}: valid" in p.stdout
     folder = cli(tmp_path, "validate", "--format", "json", "cases")
     assert folder.returncode == 0
-    assert json.loads(folder.stdout) == {"case": str(Path("cases/multi-turn-prefix")),
-                                         "problems": [], "valid": True}
+    assert json.loads(folder.stdout) == {
+        "case": str(Path("cases/multi-turn-prefix")),
+        "problems": [],
+        "valid": True,
+    }
 
 
 def test_validate_reports_every_problem_of_a_case(tmp_path: Path) -> None:

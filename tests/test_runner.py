@@ -40,8 +40,7 @@ def test_a_freshly_saved_case_passes(saved_case: Path) -> None:
     assert checks["expect"].result == "pass"
 
 
-def test_a_suite_with_pass_fail_error_and_skip(tmp_path: Path,
-                                               conformance_case: CopyCase) -> None:
+def test_a_suite_with_pass_fail_error_and_skip(tmp_path: Path, conformance_case: CopyCase) -> None:
     ok = conformance_case("reads-notes")
     bad = conformance_case("weather-stub")
     drop_last_reply(bad)
@@ -87,8 +86,10 @@ def test_pattern_max_fail_and_only(tmp_path: Path, conformance_case: CopyCase) -
         drop_last_reply(tmp_path / "cases" / n)
     cases = tmp_path / "cases"
     assert [r.case for r in run_suite([cases], pattern="notes").results] == ["reads-notes"]
-    assert [r.case for r in run_suite([cases], pattern="w*").results] == \
-        ["weather-stub", "writes-summary"]
+    assert [r.case for r in run_suite([cases], pattern="w*").results] == [
+        "weather-stub",
+        "writes-summary",
+    ]
     stopped = run_suite([cases], max_fail=1, jobs=1)
     assert [r.verdict for r in stopped.results] == ["fail"]  # lists-files, then stop
     only = {(str(cases / "weather-stub"), "threads-py")}
@@ -107,14 +108,23 @@ def test_supply_answers_a_dropped_reply(conformance_case: CopyCase) -> None:
     assert r.stop is not None and r.stop["stop_key"] == "model:1"
 
 
-@pytest.mark.parametrize("supply", [
-    {"calls": []}, [], {"calls": {}, "more": 1}, {"calls": {"bogus": 1}}, {"calls": {"model:": {}}},
-    {"calls": {"model:1": "not a reply"}}, {"calls": {"model:0": {"message": {}}}},
-    {"calls": {"tool:x": 3}}, {"calls": {"tool:": "x"}},
-    {"calls": {"tool:x": {"content": "c", "is_error": "no"}}},
-    {"calls": {f"tool:t{i}": "x" for i in range(201)}},
-    {"calls": {"tool:x": "y" * 70_000}},
-])
+@pytest.mark.parametrize(
+    "supply",
+    [
+        {"calls": []},
+        [],
+        {"calls": {}, "more": 1},
+        {"calls": {"bogus": 1}},
+        {"calls": {"model:": {}}},
+        {"calls": {"model:1": "not a reply"}},
+        {"calls": {"model:0": {"message": {}}}},
+        {"calls": {"tool:x": 3}},
+        {"calls": {"tool:": "x"}},
+        {"calls": {"tool:x": {"content": "c", "is_error": "no"}}},
+        {"calls": {f"tool:t{i}": "x" for i in range(201)}},
+        {"calls": {"tool:x": "y" * 70_000}},
+    ],
+)
 def test_a_malformed_supply_is_invalid_request(supply: Any) -> None:
     with pytest.raises(CaseError) as exc:
         check_supply(supply)
@@ -190,16 +200,20 @@ def _closed_port() -> int:
     return int(port)
 
 
-def _agent_with_read_file(case: Path, handler: Callable[[ToolContext, dict[str, Any]], Any]) \
-        -> AgentSpec:
+def _agent_with_read_file(
+    case: Path, handler: Callable[[ToolContext, dict[str, Any]], Any]
+) -> AgentSpec:
     recorded = read_json_file(case / "expected.threads-py.json")["agent"]
     return AgentSpec.from_json(recorded, {"read_file": handler})
 
 
-@pytest.mark.parametrize("how", ["connect-caught", "connect", "create_connection-caught",
-                                 "connect_ex-caught", "udp-caught"])
-def test_a_tool_reaching_the_network_is_egress_blocked(conformance_case: CopyCase,
-                                                       how: str) -> None:
+@pytest.mark.parametrize(
+    "how",
+    ["connect-caught", "connect", "create_connection-caught", "connect_ex-caught", "udp-caught"],
+)
+def test_a_tool_reaching_the_network_is_egress_blocked(
+    conformance_case: CopyCase, how: str
+) -> None:
     path = conformance_case("reads-notes")
     port = _closed_port()
     tried: list[str] = []

@@ -33,8 +33,13 @@ def failing(r: CaseResult) -> dict[str, Any]:
 
 def test_every_conformance_case_is_here() -> None:
     assert len(CONFORMANCE_NAMES) == 22
-    assert set(STUBBED) == {"email-write-effect", "external-tool-error", "parallel-calls",
-                            "repeated-stub-order", "weather-stub"}
+    assert set(STUBBED) == {
+        "email-write-effect",
+        "external-tool-error",
+        "parallel-calls",
+        "repeated-stub-order",
+        "weather-stub",
+    }
 
 
 @pytest.mark.parametrize("name", CONFORMANCE_NAMES)
@@ -64,8 +69,10 @@ A_REASONS = {
 @pytest.mark.parametrize("name", STUBBED)
 def test_changed_stub_content_drifts(conformance_case: CopyCase, name: str) -> None:
     path = conformance_case(name)
-    rewrite(path / "stubs.json",
-            lambda d: d["calls"][0]["result"].__setitem__("content", "CHANGED by the test"))
+    rewrite(
+        path / "stubs.json",
+        lambda d: d["calls"][0]["result"].__setitem__("content", "CHANGED by the test"),
+    )
     r = run_case(path, "threads-py")
     assert r.verdict == "drifted", r.to_json()
     assert r.reasons == A_REASONS[name]
@@ -92,11 +99,16 @@ A2 = {
 
 
 @pytest.mark.parametrize("name", STUBBED)
-def test_flipped_stub_error_flag_fails_a_covering_must(conformance_case: CopyCase,
-                                                       name: str) -> None:
+def test_flipped_stub_error_flag_fails_a_covering_must(
+    conformance_case: CopyCase, name: str
+) -> None:
     path = conformance_case(name)
-    rewrite(path / "stubs.json", lambda d: d["calls"][0]["result"].__setitem__(
-        "is_error", not d["calls"][0]["result"]["is_error"]))
+    rewrite(
+        path / "stubs.json",
+        lambda d: d["calls"][0]["result"].__setitem__(
+            "is_error", not d["calls"][0]["result"]["is_error"]
+        ),
+    )
     r = run_case(path, "threads-py")
     assert (r.verdict, r.reasons) == A2[name], r.to_json()
     if r.verdict == "fail":
@@ -126,22 +138,27 @@ def test_dropped_last_reply_is_model_exhausted(conformance_case: CopyCase, name:
 def test_changed_expected_state_is_state_mismatch(conformance_case: CopyCase, name: str) -> None:
     path = conformance_case(name)
     old = read_json_file(path / "expected.threads-py.json")["usage"]["input_tokens"]
-    rewrite(path / "expected.threads-py.json",
-            lambda d: d["usage"].__setitem__("input_tokens", old + 1))
+    rewrite(
+        path / "expected.threads-py.json", lambda d: d["usage"].__setitem__("input_tokens", old + 1)
+    )
     r = run_case(path, "threads-py")
     assert (r.verdict, r.reasons) == ("fail", ["state_mismatch"]), r.to_json()
     state = failing(r)["state"]
     assert state.code == "state_mismatch"
-    assert [(d.pointer, d.expected, d.actual) for d in state.differences] == \
-        [("/usage/input_tokens", old + 1, old)]
+    assert [(d.pointer, d.expected, d.actual) for d in state.differences] == [
+        ("/usage/input_tokens", old + 1, old)
+    ]
 
 
 @pytest.mark.parametrize("name", CONFORMANCE_NAMES)
-def test_a_nested_expected_state_change_reports_its_pointer(conformance_case: CopyCase,
-                                                            name: str) -> None:
+def test_a_nested_expected_state_change_reports_its_pointer(
+    conformance_case: CopyCase, name: str
+) -> None:
     path = conformance_case(name)
-    rewrite(path / "expected.threads-py.json",
-            lambda d: d["agent"]["tools"][0].__setitem__("name", "renamed_tool"))
+    rewrite(
+        path / "expected.threads-py.json",
+        lambda d: d["agent"]["tools"][0].__setitem__("name", "renamed_tool"),
+    )
     r = run_case(path, "threads-py")
     assert (r.verdict, r.reasons) == ("fail", ["state_mismatch"])
     assert [d.pointer for d in failing(r)["state"].differences] == ["/agent/tools/0/name"]
@@ -165,23 +182,25 @@ def test_a_fixed_fingerprint_is_not_stale(conformance_case: CopyCase) -> None:
     path = conformance_case("reads-notes")
     rewrite(path / "case.json", lambda d: d["expect"]["must"].append({"type": "turn_completed"}))
     assert run_case(path).warnings == ["fingerprint_stale"]
-    rewrite(path / "case.json",
-            lambda d: d.__setitem__("fingerprint", computed_fingerprint(read_case_files(path))))
+    rewrite(
+        path / "case.json",
+        lambda d: d.__setitem__("fingerprint", computed_fingerprint(read_case_files(path))),
+    )
     r = run_case(path)
     assert (r.verdict, r.warnings) == ("pass", [])
 
 
 @pytest.mark.parametrize("name", CONFORMANCE_NAMES)
-def test_a_changed_system_prompt_is_request_diverged(conformance_case: CopyCase,
-                                                     name: str) -> None:
+def test_a_changed_system_prompt_is_request_diverged(conformance_case: CopyCase, name: str) -> None:
     path = conformance_case(name)
     events = list(read_log(path / "log.threads-py.jsonl"))
     assert events[0]["type"] == "thread_started"
     events[0]["data"]["agent"]["system"] += " Changed by the test."
     (path / "log.threads-py.jsonl").write_bytes(encode_log(events))
-    rewrite(path / "expected.threads-py.json",
-            lambda d: d["agent"].__setitem__("system", d["agent"]["system"]
-                                             + " Changed by the test."))
+    rewrite(
+        path / "expected.threads-py.json",
+        lambda d: d["agent"].__setitem__("system", d["agent"]["system"] + " Changed by the test."),
+    )
     r = run_case(path, "threads-py")
     assert (r.verdict, r.reasons) == ("drifted", ["request_diverged"]), r.to_json()
     replies = read_json_file(path / "model.json")["replies"]

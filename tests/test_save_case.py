@@ -25,11 +25,20 @@ from threads_cases.save import save_case
 from threads_cases.strictjson import canonical_document
 from threads_cases.thread import Thread
 
-TS_ENVELOPE = {"event_id": "eventId", "thread_id": "threadId", "actor_kind": "actorKind",
-               "branch_id": "branchId"}
-TS_STATE = {"thread_id": "threadId", "branch_id": "branchId", "last_seq": "lastSeq",
-            "last_event_id": "lastEventId", "current_turn": "currentTurn",
-            "pending_tool_calls": "pendingToolCalls"}
+TS_ENVELOPE = {
+    "event_id": "eventId",
+    "thread_id": "threadId",
+    "actor_kind": "actorKind",
+    "branch_id": "branchId",
+}
+TS_STATE = {
+    "thread_id": "threadId",
+    "branch_id": "branchId",
+    "last_seq": "lastSeq",
+    "last_event_id": "lastEventId",
+    "current_turn": "currentTurn",
+    "pending_tool_calls": "pendingToolCalls",
+}
 
 
 def sha(data: bytes) -> str:
@@ -37,8 +46,11 @@ def sha(data: bytes) -> str:
 
 
 def files_of(path: Path) -> dict[str, bytes]:
-    return {p.relative_to(path).as_posix(): p.read_bytes()
-            for p in sorted(path.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(path).as_posix(): p.read_bytes()
+        for p in sorted(path.rglob("*"))
+        if p.is_file()
+    }
 
 
 def jsonl(data: bytes) -> list[dict[str, Any]]:
@@ -49,13 +61,14 @@ def jsonl(data: bytes) -> list[dict[str, Any]]:
 # --------------------------------------------------------------------------- content
 
 
-def test_saved_case_files_hold_exactly_the_recorded_turn(recorded: tuple[Thread, str],
-                                                        tmp_path: Path) -> None:
+def test_saved_case_files_hold_exactly_the_recorded_turn(
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
     t, at = recorded
     assert WEATHER_CALLS == [{"city": "Oslo"}]  # the external handler really ran live
     events = t.events
     idx = next(i for i, e in enumerate(events) if e["event_id"] == at)
-    prefix, turn = events[: idx + 1], events[idx + 1:]
+    prefix, turn = events[: idx + 1], events[idx + 1 :]
     r = t.save_case("sample", at=at, expect=EXPECT, dir=tmp_path)
     assert r.ok and r.value is not None, r.error
     assert r.value.outcome == "created" and r.value.portable is True
@@ -66,9 +79,16 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(recorded: tuple[Thread,
     note_sha = sha(b"buy milk\n")
     todo_sha = sha(b"- ship it\n")
     assert set(files) == {
-        "case.json", "log.threads-py.jsonl", "log.threads-ts.jsonl", "expected.threads-py.json",
-        "expected.threads-ts.json", "model.json", "stubs.json", "sandbox.json",
-        f"artifacts/{note_sha}", f"artifacts/{todo_sha}",
+        "case.json",
+        "log.threads-py.jsonl",
+        "log.threads-ts.jsonl",
+        "expected.threads-py.json",
+        "expected.threads-ts.json",
+        "model.json",
+        "stubs.json",
+        "sandbox.json",
+        f"artifacts/{note_sha}",
+        f"artifacts/{todo_sha}",
     }
     # every JSON document is canonical
     for name, data in files.items():
@@ -102,8 +122,9 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(recorded: tuple[Thread,
         "created_with": {"tool": "threads-cases", "version": __version__},
     }
     assert meta["fingerprint"].startswith("sha256:")
-    assert meta["fingerprint"] == case_mod.computed_fingerprint(case_mod.read_case_files(
-        tmp_path / "sample"))
+    assert meta["fingerprint"] == case_mod.computed_fingerprint(
+        case_mod.read_case_files(tmp_path / "sample")
+    )
 
     # the logs: the prefix up to and including at, in each dialect
     py_log = jsonl(files["log.threads-py.jsonl"])
@@ -115,8 +136,9 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(recorded: tuple[Thread,
         for canon, spelled in TS_ENVELOPE.items():
             assert canon not in ts_ev and ts_ev[spelled] == ev[canon]
         assert {TS_ENVELOPE.get(k, k): v for k, v in ev.items()} == ts_ev
-    assert list(read_log(tmp_path / "sample" / "log.threads-ts.jsonl", dialect="threads-ts")) \
-        == prefix
+    assert (
+        list(read_log(tmp_path / "sample" / "log.threads-ts.jsonl", dialect="threads-ts")) == prefix
+    )
 
     # the expected states: the reduce of that log, state keys per dialect
     state = reduce(prefix)
@@ -132,20 +154,38 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(recorded: tuple[Thread,
     requested = [e["data"]["request_sha256"] for e in turn if e["type"] == "model_requested"]
     responded = [e["data"] for e in turn if e["type"] == "model_responded"]
     assert len(requested) == 3
-    assert model == {"format": 1, "replies": [
-        {"request_sha256": h, "message": d["message"], "stop_reason": d["stop_reason"],
-         "usage": d["usage"]} for h, d in zip(requested, responded, strict=True)]}
+    assert model == {
+        "format": 1,
+        "replies": [
+            {
+                "request_sha256": h,
+                "message": d["message"],
+                "stop_reason": d["stop_reason"],
+                "usage": d["usage"],
+            }
+            for h, d in zip(requested, responded, strict=True)
+        ],
+    }
     assert [len(r["message"]["content"]) for r in model["replies"]] == [3, 1, 1]
     assert [r["stop_reason"] for r in model["replies"]] == ["tool_use", "tool_use", "end_turn"]
 
     # stubs.json: the external call, with what the live handler answered
-    assert json.loads(files["stubs.json"]) == {"format": 1, "calls": [
-        {"tool": "get_weather", "input": {"city": "Oslo"},
-         "result": {"content": "Oslo: 12°C, sunny", "is_error": False}}]}
+    assert json.loads(files["stubs.json"]) == {
+        "format": 1,
+        "calls": [
+            {
+                "tool": "get_weather",
+                "input": {"city": "Oslo"},
+                "result": {"content": "Oslo: 12°C, sunny", "is_error": False},
+            }
+        ],
+    }
 
     # sandbox.json: the read of notes.txt (the write of report.txt is not a read)
-    assert json.loads(files["sandbox.json"]) == {"format": 1, "reads": [
-        {"path": "notes.txt", "sha256": note_sha, "artifact": "sha256:" + note_sha}]}
+    assert json.loads(files["sandbox.json"]) == {
+        "format": 1,
+        "reads": [{"path": "notes.txt", "sha256": note_sha, "artifact": "sha256:" + note_sha}],
+    }
 
     # artifacts named by sha256 hex hold those bytes
     for name, data in files.items():
@@ -166,8 +206,9 @@ def test_binary_artifact_of_the_prefix_is_saved_byte_for_byte(tmp_path: Path) ->
     assert data == b"\x00\xff\xfe binary"
 
 
-def test_saving_twice_is_unchanged_and_byte_identical(recorded: tuple[Thread, str],
-                                                     tmp_path: Path) -> None:
+def test_saving_twice_is_unchanged_and_byte_identical(
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
     t, at = recorded
     first = t.save_case("same", at=at, expect=EXPECT, dir=tmp_path)
     before = files_of(tmp_path / "same")
@@ -183,8 +224,9 @@ def test_saving_twice_is_unchanged_and_byte_identical(recorded: tuple[Thread, st
     assert files_of(tmp_path / "again" / "same") == before
 
 
-def test_a_different_case_at_the_path_needs_overwrite(recorded: tuple[Thread, str],
-                                                      tmp_path: Path) -> None:
+def test_a_different_case_at_the_path_needs_overwrite(
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
     t, at = recorded
     assert t.save_case("c", at=at, dir=tmp_path).ok
     old = files_of(tmp_path / "c")
@@ -203,8 +245,9 @@ def test_a_different_case_at_the_path_needs_overwrite(recorded: tuple[Thread, st
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".")]
 
 
-def test_a_file_at_the_case_path_is_case_exists(recorded: tuple[Thread, str],
-                                                tmp_path: Path) -> None:
+def test_a_file_at_the_case_path_is_case_exists(
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
     t, at = recorded
     (tmp_path / "c").write_text("not a case")
     r = t.save_case("c", at=at, dir=tmp_path, overwrite=True)
@@ -218,15 +261,17 @@ def test_implementations_choose_the_files(recorded: tuple[Thread, str], tmp_path
     assert r.ok, r.error
     names = set(files_of(tmp_path / "py-only"))
     assert "log.threads-py.jsonl" in names and "log.threads-ts.jsonl" not in names
-    assert json.loads((tmp_path / "py-only" / "case.json").read_bytes())["implementations"] == \
-        ["threads-py"]
+    assert json.loads((tmp_path / "py-only" / "case.json").read_bytes())["implementations"] == [
+        "threads-py"
+    ]
 
 
 def test_forbid_without_external_calls_saves(tmp_path: Path) -> None:
     t = new_thread({"a.txt": "A"})
     at = t.events[-1]["event_id"]
-    t.run_turn("read", ScriptedModel([tool_reply(("r", "read_file", {"path": "a.txt"})),
-                                      text_reply("A")]))
+    t.run_turn(
+        "read", ScriptedModel([tool_reply(("r", "read_file", {"path": "a.txt"})), text_reply("A")])
+    )
     r = t.save_case("forbid-ok", at=at, dir=tmp_path, external_effects="forbid")
     assert r.ok, r.error
     meta = json.loads((tmp_path / "forbid-ok" / "case.json").read_bytes())
@@ -243,10 +288,29 @@ def code_of(result: Any) -> str:
     return str(result.error.code)
 
 
-@pytest.mark.parametrize("name", ["", "x" * 65, "a/b", "..", ".", "CON", "nul.txt", "Com1.log",
-                                  "LPT9", "a b", "é", ".hidden", ".c.tmp-1-abcd", None, 7])
-def test_bad_names_are_invalid_request(recorded: tuple[Thread, str], tmp_path: Path,
-                                       name: Any) -> None:
+@pytest.mark.parametrize(
+    "name",
+    [
+        "",
+        "x" * 65,
+        "a/b",
+        "..",
+        ".",
+        "CON",
+        "nul.txt",
+        "Com1.log",
+        "LPT9",
+        "a b",
+        "é",
+        ".hidden",
+        ".c.tmp-1-abcd",
+        None,
+        7,
+    ],
+)
+def test_bad_names_are_invalid_request(
+    recorded: tuple[Thread, str], tmp_path: Path, name: Any
+) -> None:
     t, at = recorded
     assert code_of(t.save_case(name, at=at, dir=tmp_path)) == "invalid_request"
     assert not list(tmp_path.iterdir())
@@ -263,21 +327,26 @@ def test_good_names_save(recorded: tuple[Thread, str], tmp_path: Path, name: str
 @pytest.mark.parametrize("effects", ["", "allow", "STUB", None])
 def test_bad_external_effects(recorded: tuple[Thread, str], tmp_path: Path, effects: Any) -> None:
     t, at = recorded
-    assert code_of(t.save_case("c", at=at, dir=tmp_path, external_effects=effects)) == \
-        "invalid_request"
+    assert (
+        code_of(t.save_case("c", at=at, dir=tmp_path, external_effects=effects))
+        == "invalid_request"
+    )
 
 
-@pytest.mark.parametrize("impls", [[], ["threads-py", "threads-py"], ["no-such-dialect"],
-                                   "threads-py"])
+@pytest.mark.parametrize(
+    "impls", [[], ["threads-py", "threads-py"], ["no-such-dialect"], "threads-py"]
+)
 def test_bad_implementations(recorded: tuple[Thread, str], tmp_path: Path, impls: Any) -> None:
     t, at = recorded
-    assert code_of(t.save_case("c", at=at, dir=tmp_path, implementations=impls)) == \
-        "invalid_request"
+    assert (
+        code_of(t.save_case("c", at=at, dir=tmp_path, implementations=impls)) == "invalid_request"
+    )
     assert not (tmp_path / "c").exists()
 
 
 def test_a_must_that_cannot_pass_names_matcher_and_nearest_event(
-        recorded: tuple[Thread, str], tmp_path: Path) -> None:
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
     t, at = recorded
     must = {"type": "tool_result", "data": {"name": "get_weather", "content": "Oslo: snow"}}
     r = t.save_case("c", at=at, dir=tmp_path, expect=CaseExpectation(must=[must]))
@@ -285,27 +354,33 @@ def test_a_must_that_cannot_pass_names_matcher_and_nearest_event(
     msg = r.error.message  # type: ignore[union-attr]
     assert "must[0]" in msg
     assert '"Oslo: snow"' in msg  # the matcher
-    weather_result = next(e for e in t.events if e["type"] == "tool_result"
-                          and e["data"]["name"] == "get_weather")
+    weather_result = next(
+        e for e in t.events if e["type"] == "tool_result" and e["data"]["name"] == "get_weather"
+    )
     assert weather_result["event_id"] in msg  # the nearest event
     assert "/data/content" in msg
     assert not (tmp_path / "c").exists()
 
 
-@pytest.mark.parametrize("expect", [
-    CaseExpectation(must=[{"typo": "turn_completed"}]),
-    CaseExpectation(expect=[{"type": 3}]),
-    {"must": ["not an object"]},
-    "turn_completed",
-])
-def test_an_invalid_matcher_is_invalid_request(recorded: tuple[Thread, str], tmp_path: Path,
-                                               expect: Any) -> None:
+@pytest.mark.parametrize(
+    "expect",
+    [
+        CaseExpectation(must=[{"typo": "turn_completed"}]),
+        CaseExpectation(expect=[{"type": 3}]),
+        {"must": ["not an object"]},
+        "turn_completed",
+    ],
+)
+def test_an_invalid_matcher_is_invalid_request(
+    recorded: tuple[Thread, str], tmp_path: Path, expect: Any
+) -> None:
     t, at = recorded
     assert code_of(t.save_case("c", at=at, dir=tmp_path, expect=expect)) == "invalid_request"
 
 
-def test_forbid_with_an_external_call_is_invalid_request(recorded: tuple[Thread, str],
-                                                          tmp_path: Path) -> None:
+def test_forbid_with_an_external_call_is_invalid_request(
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
     t, at = recorded
     r = t.save_case("c", at=at, dir=tmp_path, external_effects="forbid")
     assert code_of(r) == "invalid_request"
@@ -318,8 +393,9 @@ def test_unknown_at_is_event_not_found(recorded: tuple[Thread, str], tmp_path: P
     assert code_of(t.save_case("c", at="", dir=tmp_path)) == "invalid_request"
 
 
-def test_at_the_last_event_is_no_turn_after_fork(recorded: tuple[Thread, str],
-                                                 tmp_path: Path) -> None:
+def test_at_the_last_event_is_no_turn_after_fork(
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
     t, _ = recorded
     r = t.save_case("c", at=t.events[-1]["event_id"], dir=tmp_path)
     assert code_of(r) == "no_turn_after_fork"
@@ -333,17 +409,27 @@ def test_at_followed_by_a_non_user_event_is_no_turn_after_fork(tmp_path: Path) -
     assert code_of(t.save_case("c", at=at, dir=tmp_path)) == "no_turn_after_fork"
     # inside a turn: after turn_started comes model_requested
     started = next(e for e in t.events if e["type"] == "turn_started")
-    assert code_of(t.save_case("c", at=started["event_id"], dir=tmp_path)) == \
-        "no_turn_after_fork"
+    assert code_of(t.save_case("c", at=started["event_id"], dir=tmp_path)) == "no_turn_after_fork"
 
 
 def _hand_log(*extra: tuple[str, str, dict[str, Any]]) -> list[dict[str, Any]]:
     agent = {"name": "a", "model": "m", "system": "", "tools": []}
     types = [("thread_started", "system", {"agent": agent, "metadata": {}}), *extra]
-    return [{"event_id": f"e{i}", "thread_id": "t", "seq": i, "type": ty, "actor_kind": actor,
-             "epoch": 0, "branch_id": "main", "critical": False,
-             "ts": f"2026-01-01T00:00:00.{i:03d}Z", "data": data}
-            for i, (ty, actor, data) in enumerate(types)]
+    return [
+        {
+            "event_id": f"e{i}",
+            "thread_id": "t",
+            "seq": i,
+            "type": ty,
+            "actor_kind": actor,
+            "epoch": 0,
+            "branch_id": "main",
+            "critical": False,
+            "ts": f"2026-01-01T00:00:00.{i:03d}Z",
+            "data": data,
+        }
+        for i, (ty, actor, data) in enumerate(types)
+    ]
 
 
 def test_a_turn_that_never_completes_is_turn_incomplete(tmp_path: Path) -> None:
@@ -361,8 +447,12 @@ def test_a_turn_that_never_completes_is_turn_incomplete(tmp_path: Path) -> None:
 def test_user_input_without_a_turn_is_turn_incomplete(tmp_path: Path) -> None:
     t = Thread.open(_hand_log(("user_message", "user", {"content": "hi"})))
     assert code_of(t.save_case("c", at="e0", dir=tmp_path)) == "turn_incomplete"
-    t = Thread.open(_hand_log(("user_message", "user", {"content": "hi"}),
-                              ("snapshot_taken", "system", {"snapshot_id": "s"})))
+    t = Thread.open(
+        _hand_log(
+            ("user_message", "user", {"content": "hi"}),
+            ("snapshot_taken", "system", {"snapshot_id": "s"}),
+        )
+    )
     assert code_of(t.save_case("c", at="e0", dir=tmp_path)) == "turn_incomplete"
 
 
@@ -372,8 +462,9 @@ def test_a_directory_sandbox_is_egress_policy_unsupported(tmp_path: Path) -> Non
     (box / "a.txt").write_text("A")
     t = Thread.create(agent=new_thread().agent, sandbox=DirectorySandbox(box))  # type: ignore[arg-type]
     at = t.events[-1]["event_id"]
-    out = t.run_turn("read", ScriptedModel([tool_reply(("r", "read_file", {"path": "a.txt"})),
-                                            text_reply("A")]))
+    out = t.run_turn(
+        "read", ScriptedModel([tool_reply(("r", "read_file", {"path": "a.txt"})), text_reply("A")])
+    )
     assert out.status == "completed"
     r = t.save_case("c", at=at, dir=tmp_path / "cases")
     assert code_of(r) == "egress_policy_unsupported"
@@ -396,10 +487,15 @@ def test_opening_a_broken_log_is_log_invalid(tmp_path: Path) -> None:
         Thread.open(events)
     assert exc.value.code == "log_invalid"
     # a reducer rule: a tool_result with no call
-    bad = _hand_log(("user_message", "user", {"content": "hi"}),
-                    ("turn_started", "system", {"turn_id": "t1"}),
-                    ("tool_result", "tool", {"turn_id": "t1", "tool_use_id": "x", "name": "n",
-                                             "content": "c", "is_error": False}))
+    bad = _hand_log(
+        ("user_message", "user", {"content": "hi"}),
+        ("turn_started", "system", {"turn_id": "t1"}),
+        (
+            "tool_result",
+            "tool",
+            {"turn_id": "t1", "tool_use_id": "x", "name": "n", "content": "c", "is_error": False},
+        ),
+    )
     with pytest.raises(CaseError) as exc:
         Thread.open(bad)
     assert exc.value.code == "log_invalid"
@@ -407,13 +503,19 @@ def test_opening_a_broken_log_is_log_invalid(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("bad", [float("nan"), float("inf"), 2**60, -(2**53)])
 def test_an_unwritable_external_result_stops_the_turn_and_save_refuses(
-        tmp_path: Path, bad: Any) -> None:
-    tool = ToolSpec("probe", "returns a number", {"type": "object"}, "external", "read",
-                    lambda inp: [{"type": "text", "text": "n", "value": bad}])
+    tmp_path: Path, bad: Any
+) -> None:
+    tool = ToolSpec(
+        "probe",
+        "returns a number",
+        {"type": "object"},
+        "external",
+        "read",
+        lambda inp: [{"type": "text", "text": "n", "value": bad}],
+    )
     t = new_thread(extra=(tool,))
     at = t.events[-1]["event_id"]
-    out = t.run_turn("probe it", ScriptedModel([tool_reply(("p1", "probe", {})),
-                                                text_reply("ok")]))
+    out = t.run_turn("probe it", ScriptedModel([tool_reply(("p1", "probe", {})), text_reply("ok")]))
     assert out.status == "stopped"
     assert out.stop is not None
     assert out.stop["code"] == "unsafe_value" and out.stop["stop_key"] == "tool:probe"
@@ -434,8 +536,14 @@ def test_an_unwritable_external_result_stops_the_turn_and_save_refuses(
 
 
 def test_an_unwritable_tool_result_object_is_refused_too(tmp_path: Path) -> None:
-    tool = ToolSpec("probe", "", {"type": "object"}, "external", "read",
-                    lambda inp: ToolResult([{"type": "text", "text": "x", 1: "int key"}]))
+    tool = ToolSpec(
+        "probe",
+        "",
+        {"type": "object"},
+        "external",
+        "read",
+        lambda inp: ToolResult([{"type": "text", "text": "x", 1: "int key"}]),
+    )
     t = new_thread(extra=(tool,))
     at = t.events[-1]["event_id"]
     out = t.run_turn("probe", ScriptedModel([tool_reply(("p1", "probe", {})), text_reply("ok")]))
@@ -455,13 +563,15 @@ def test_an_unwritable_model_reply_stops_the_turn(tmp_path: Path) -> None:
     assert code_of(t.save_case("c", at=at, dir=tmp_path)) == "unsafe_value"
 
 
-def test_save_case_on_raw_events_holding_nan_is_unsafe_value(recorded: tuple[Thread, str],
-                                                             tmp_path: Path) -> None:
+def test_save_case_on_raw_events_holding_nan_is_unsafe_value(
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
     t, at = recorded
     events = copy.deepcopy(t.events)
     events[0]["data"]["metadata"] = {"score": float("nan")}
-    r = save_case(events, sandbox=t.sandbox, store=t.artifacts, name="c", expect=None, at=at,
-                  dir=tmp_path)
+    r = save_case(
+        events, sandbox=t.sandbox, store=t.artifacts, name="c", expect=None, at=at, dir=tmp_path
+    )
     assert code_of(r) == "unsafe_value"
     assert not (tmp_path / "c").exists()
 
@@ -470,8 +580,9 @@ def test_unsafe_user_input_is_refused_before_anything_is_recorded() -> None:
     t = new_thread()
     before = t.events
     with pytest.raises(CaseError) as exc:
-        t.run_turn([{"type": "text", "text": "x", "n": float("inf")}],
-                   ScriptedModel([text_reply("ok")]))
+        t.run_turn(
+            [{"type": "text", "text": "x", "n": float("inf")}], ScriptedModel([text_reply("ok")])
+        )
     assert exc.value.code == "unsafe_value"
     assert t.events == before
 
@@ -505,8 +616,9 @@ def test_re_authoring_the_conformance_cases_gives_the_committed_bytes(tmp_path: 
     for round_ in ("one", "two"):
         for name, build in tool.CASES.items():
             thread, at, expect, effects = build()
-            r = thread.save_case(name, expect=expect, at=at, dir=tmp_path / round_,
-                                 external_effects=effects)
+            r = thread.save_case(
+                name, expect=expect, at=at, dir=tmp_path / round_, external_effects=effects
+            )
             assert r.ok, (name, r.error)
     for name in tool.CASES:
         got = files_of(tmp_path / "one" / name)

@@ -30,14 +30,19 @@ EXTRA = 3  # extra artifacts, so a save has more write steps
 
 
 def files_of(path: Path) -> dict[str, bytes]:
-    return {p.relative_to(path).as_posix(): p.read_bytes()
-            for p in sorted(path.rglob("*")) if p.is_file()}
+    return {
+        p.relative_to(path).as_posix(): p.read_bytes()
+        for p in sorted(path.rglob("*"))
+        if p.is_file()
+    }
 
 
 def tree(path: Path) -> dict[str, bytes | None]:
     """Every entry under ``path`` (directories as None)."""
-    return {p.relative_to(path).as_posix(): (p.read_bytes() if p.is_file() else None)
-            for p in sorted(path.rglob("*"))}
+    return {
+        p.relative_to(path).as_posix(): (p.read_bytes() if p.is_file() else None)
+        for p in sorted(path.rglob("*"))
+    }
 
 
 @pytest.fixture(scope="module")
@@ -86,15 +91,22 @@ def strays(d: Path) -> list[str]:
     return sorted(p.name for p in d.iterdir() if p.name.startswith(".c."))
 
 
-@pytest.mark.parametrize(("mode", "with_old", "exchange"), [
-    ("fresh", False, True),
-    ("fresh-rename", False, False),
-    ("overwrite", True, True),
-    ("overwrite-rename", True, False),  # the fallback without renameat2(RENAME_EXCHANGE)
-])
+@pytest.mark.parametrize(
+    ("mode", "with_old", "exchange"),
+    [
+        ("fresh", False, True),
+        ("fresh-rename", False, False),
+        ("overwrite", True, True),
+        ("overwrite-rename", True, False),  # the fallback without renameat2(RENAME_EXCHANGE)
+    ],
+)
 def test_a_save_killed_at_any_write_step_leaves_old_or_new(
-        thread_and_bytes, tmp_path: Path, mode: str, with_old: bool,  # type: ignore[no-untyped-def]
-        exchange: bool) -> None:
+    thread_and_bytes,
+    tmp_path: Path,
+    mode: str,
+    with_old: bool,  # type: ignore[no-untyped-def]
+    exchange: bool,
+) -> None:
     t, at, new, old = thread_and_bytes
     steps = len(new) + 1 + (1 if with_old else 0)  # one per file, the fsync, the swap
     assert steps >= 12
@@ -119,29 +131,31 @@ def test_a_save_killed_at_any_write_step_leaves_old_or_new(
         else:
             # only the rename-fallback may leave no target (between its two renames), and the
             # old case must then be waiting to be put back
-            assert not with_old or (not exchange and any(s.startswith(".c.old-")
-                                                         for s in strays(d))), (n, strays(d))
+            assert not with_old or (
+                not exchange and any(s.startswith(".c.old-") for s in strays(d))
+            ), (n, strays(d))
         if n == steps + 1:
             assert files_of(target) == new and strays(d) == []
         if strays(d):
             killed_with_stray += 1
         # the other entries of the folder are untouched
-        assert {k: v for k, v in tree(d).items()
-                if k.split("/")[0] != "c" and not k.startswith(".c.")} == beside, n
+        assert {
+            k: v for k, v in tree(d).items() if k.split("/")[0] != "c" and not k.startswith(".c.")
+        } == beside, n
         # the next save cleans up and leaves the complete new case
         r = t.save_case("c", at=at, expect=EXPECT, dir=d, overwrite=True)
         assert r.ok, (n, r.error)
         assert files_of(target) == new, n
         assert strays(d) == [], n
-        assert {k: v for k, v in tree(d).items()
-                if k.split("/")[0] != "c"} == beside, n
+        assert {k: v for k, v in tree(d).items() if k.split("/")[0] != "c"} == beside, n
     assert killed_with_stray == steps
     if with_old and exchange:
         assert saw_new_after_kill  # a kill after the exchange keeps the new case
 
 
 def test_the_next_save_puts_an_old_case_back_after_a_half_done_rename(
-        thread_and_bytes, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    thread_and_bytes, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     t, at, new, old = thread_and_bytes
     steps = len(new) + 2
     d = tmp_path / "d"
@@ -174,8 +188,12 @@ CHILD = textwrap.dedent("""
 def _child(d: Path, env: dict[str, str]) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, "-c", CHILD.format(tests=str(TESTS), extra=EXTRA), str(d)],
-        stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-        env=env)
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
 
 
 def test_a_fresh_interpreter_honours_the_crash_hook(thread_and_bytes, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -197,7 +215,8 @@ def test_a_fresh_interpreter_honours_the_crash_hook(thread_and_bytes, tmp_path: 
 
 
 def test_eight_processes_saving_the_same_case_leave_one_complete_case(
-        thread_and_bytes, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    thread_and_bytes, tmp_path: Path
+) -> None:  # type: ignore[no-untyped-def]
     _t, _at, new, _old = thread_and_bytes
     env = {k: v for k, v in os.environ.items() if k != "THREADS_CASES_CRASH_AT"}
     d = tmp_path / "cases"

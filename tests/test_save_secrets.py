@@ -18,16 +18,31 @@ AWS = "AKIAIOSFODNN7EXAMPLE"
 
 
 def _thread() -> tuple[Thread, str]:
-    vault = ToolSpec("vault", "Fetch a credential.", {"type": "object"}, "external", "read",
-                     lambda inp: f"token={AWS}")
+    vault = ToolSpec(
+        "vault",
+        "Fetch a credential.",
+        {"type": "object"},
+        "external",
+        "read",
+        lambda inp: f"token={AWS}",
+    )
     agent = AgentSpec("a", "m", "s", tools=(*BUILTIN_TOOLS.values(), vault))
-    t = Thread.create(agent=agent, sandbox=FakeSandbox({".env": f"ANTHROPIC_API_KEY={KEY}\n"}),
-                      thread_id="secrets", clock=Clock(1_795_982_400_000))
+    t = Thread.create(
+        agent=agent,
+        sandbox=FakeSandbox({".env": f"ANTHROPIC_API_KEY={KEY}\n"}),
+        thread_id="secrets",
+        clock=Clock(1_795_982_400_000),
+    )
     at = t.events[-1]["event_id"]
-    t.run_turn(f"use {KEY} please", ScriptedModel([
-        tool_reply(("t1", "read_file", {"path": ".env"}), ("t2", "vault", {})),
-        text_reply(f"the key is {KEY}"),
-    ]))
+    t.run_turn(
+        f"use {KEY} please",
+        ScriptedModel(
+            [
+                tool_reply(("t1", "read_file", {"path": ".env"}), ("t2", "vault", {})),
+                text_reply(f"the key is {KEY}"),
+            ]
+        ),
+    )
     return t, at
 
 
@@ -42,8 +57,12 @@ def test_a_turn_holding_credentials_is_refused_by_default_naming_places_not_valu
     r = t.save_case("c", at=at, dir=tmp_path)
     assert not r.ok and r.error is not None
     assert r.error.code == "secret_detected"
-    for where in ("case.json: /input", "model.json: /replies/1/message/content/0/text",
-                  "stubs.json: /calls/0/result/content", "artifacts/"):
+    for where in (
+        "case.json: /input",
+        "model.json: /replies/1/message/content/0/text",
+        "stubs.json: /calls/0/result/content",
+        "artifacts/",
+    ):
         assert where in r.error.message
     assert KEY not in r.error.message and AWS not in r.error.message
     assert not (tmp_path / "c").exists()
@@ -55,7 +74,9 @@ def test_redaction_replaces_every_copy_and_the_case_still_passes(tmp_path: Path)
     assert r.ok, r.error
     case = tmp_path / "c"
     assert not _on_disk(case, KEY) and not _on_disk(case, AWS)
-    text = b"".join(p.read_bytes() for p in case.rglob("*") if p.is_file()).decode("utf-8", "replace")
+    text = b"".join(p.read_bytes() for p in case.rglob("*") if p.is_file()).decode(
+        "utf-8", "replace"
+    )
     assert "[REDACTED:anthropic_api_key:" in text and "[REDACTED:aws_access_key_id:" in text
     assert computed_fingerprint(read_case_files(case)) == r.value.fingerprint  # type: ignore[union-attr]
     result = run_case(case)
@@ -91,8 +112,13 @@ def test_a_case_over_512_mib_is_refused(tmp_path: Path, monkeypatch: pytest.Monk
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     import sys
 
-    proc = subprocess.run([sys.executable, "-m", "threads_cases", *args], cwd=cwd,
-                          capture_output=True, text=True, timeout=120)
+    proc = subprocess.run(
+        [sys.executable, "-m", "threads_cases", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert "Traceback" not in proc.stderr
     return proc
 

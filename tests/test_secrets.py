@@ -30,10 +30,12 @@ SAMPLES = {
     "stripe_key": "sk_live_" + "d" * 24,
     "huggingface_token": "hf_" + "e" * 34,
     "npm_token": "npm_" + "f" * 36,
-    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+    "jwt": "eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0."
+    "dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
     "bearer_token": "Bearer abcdefghijklmnopqrstuvwxyz012345",
     "url_credentials": "postgres://admin:hunter22@db.internal/app",
-    "private_key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n-----END RSA PRIVATE KEY-----",
+    "private_key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n"
+    "-----END RSA PRIVATE KEY-----",
 }
 
 
@@ -60,8 +62,16 @@ def test_redaction_replaces_the_value_with_a_stable_placeholder(kind: str) -> No
 
 @pytest.mark.parametrize(
     "text",
-    ["sk-ant is short", "the word bearer alone", "tasks like this", "AKIA-not-a-key",
-     "https://example.com/path", "eyJ.only.dots", "hf_short", "ghp_short"],
+    [
+        "sk-ant is short",
+        "the word bearer alone",
+        "tasks like this",
+        "AKIA-not-a-key",
+        "https://example.com/path",
+        "eyJ.only.dots",
+        "hf_short",
+        "ghp_short",
+    ],
 )
 def test_ordinary_text_is_not_a_finding(text: str) -> None:
     assert kinds_in(text) == []
@@ -74,25 +84,37 @@ def test_the_same_secret_always_gives_the_same_placeholder() -> None:
 
 
 def test_findings_name_the_pointer_never_the_value() -> None:
-    value = {"data": {"content": [{"type": "text", "text": SAMPLES["stripe_key"]}]},
-             SAMPLES["npm_token"]: 1}
+    value = {
+        "data": {"content": [{"type": "text", "text": SAMPLES["stripe_key"]}]},
+        SAMPLES["npm_token"]: 1,
+    }
     found = sorted(find_in_value(value))
-    assert found == [("npm_token", "/" + SAMPLES["npm_token"]),
-                     ("stripe_key", "/data/content/0/text")]
-    files = {"log.threads-py.jsonl": b'{"a":"x"}\n{"b":"' + SAMPLES["jwt"].encode() + b'"}\n',
-             "stubs.json": b'{"calls":[{"result":"' + SAMPLES["slack_token"].encode() + b'"}]}',
-             "artifacts/ab": SAMPLES["private_key"].encode()}
+    assert found == [
+        ("npm_token", "/" + SAMPLES["npm_token"]),
+        ("stripe_key", "/data/content/0/text"),
+    ]
+    files = {
+        "log.threads-py.jsonl": b'{"a":"x"}\n{"b":"' + SAMPLES["jwt"].encode() + b'"}\n',
+        "stubs.json": b'{"calls":[{"result":"' + SAMPLES["slack_token"].encode() + b'"}]}',
+        "artifacts/ab": SAMPLES["private_key"].encode(),
+    }
     got = {(f.kind, f.file, f.line, f.pointer) for f in scan_files(files)}
-    assert got == {("jwt", "log.threads-py.jsonl", 2, "/b"),
-                   ("slack_token", "stubs.json", None, "/calls/0/result"),
-                   ("private_key", "artifacts/ab", None, None)}
+    assert got == {
+        ("jwt", "log.threads-py.jsonl", 2, "/b"),
+        ("slack_token", "stubs.json", None, "/calls/0/result"),
+        ("private_key", "artifacts/ab", None, None),
+    }
     for f in scan_files(files):
         assert SAMPLES[f.kind][:12] not in f.where()
 
 
-@given(st.recursive(st.text() | st.integers() | st.booleans() | st.none(),
-                    lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(), c, max_size=4),
-                    max_leaves=20))
+@given(
+    st.recursive(
+        st.text() | st.integers() | st.booleans() | st.none(),
+        lambda c: st.lists(c, max_size=4) | st.dictionaries(st.text(), c, max_size=4),
+        max_leaves=20,
+    )
+)
 def test_redaction_keeps_the_shape_and_is_idempotent(value: object) -> None:
     once = redact_value(value)
     assert redact_value(once) == once

@@ -41,15 +41,27 @@ def test_run_turn_records_the_turn_and_uses_the_sandbox() -> None:
     assert WEATHER_CALLS == [{"city": "Oslo"}]
     events = t.events
     idx = next(i for i, e in enumerate(events) if e["event_id"] == at)
-    turn = events[idx + 1:]
+    turn = events[idx + 1 :]
     assert types(turn) == [
-        "user_message", "turn_started",
-        "model_requested", "model_responded",
-        "tool_called", "artifact_added", "sandbox_read", "tool_result",
-        "tool_called", "tool_result",
-        "model_requested", "model_responded",
-        "tool_called", "artifact_added", "sandbox_wrote", "tool_result",
-        "model_requested", "model_responded", "turn_completed",
+        "user_message",
+        "turn_started",
+        "model_requested",
+        "model_responded",
+        "tool_called",
+        "artifact_added",
+        "sandbox_read",
+        "tool_result",
+        "tool_called",
+        "tool_result",
+        "model_requested",
+        "model_responded",
+        "tool_called",
+        "artifact_added",
+        "sandbox_wrote",
+        "tool_result",
+        "model_requested",
+        "model_responded",
+        "turn_completed",
     ]
     assert [e["seq"] for e in events] == list(range(len(events)))
     assert len({e["event_id"] for e in events}) == len(events)
@@ -60,8 +72,10 @@ def test_run_turn_records_the_turn_and_uses_the_sandbox() -> None:
     assert results["tu_2"]["data"]["content"] == "Oslo: 12°C, sunny"
     assert results["tu_2"]["critical"] is True  # an external result
     called = {e["data"]["tool_use_id"]: e for e in turn if e["type"] == "tool_called"}
-    assert (called["tu_2"]["data"]["kind"], called["tu_2"]["data"]["effect"]) == \
-        ("external", "read")
+    assert (called["tu_2"]["data"]["kind"], called["tu_2"]["data"]["effect"]) == (
+        "external",
+        "read",
+    )
     assert called["tu_3"]["critical"] is True  # a write
     assert t.sandbox.read("report.txt") == b"milk; sunny"
     st = t.state
@@ -74,11 +88,20 @@ def test_run_turn_records_the_turn_and_uses_the_sandbox() -> None:
 
 def test_tools_without_handler_and_unknown_tools_answer_errors() -> None:
     t = new_thread(extra=(ToolSpec("no_handler", kind="external"),))
-    out = t.run_turn("go", ScriptedModel([
-        tool_reply(("a", "no_handler", {}), ("b", "nope", {"x": 1}),
-                   ("c", "read_file", {"path": "missing.txt"}), ("d", "read_file", {})),
-        text_reply("ok"),
-    ]))
+    out = t.run_turn(
+        "go",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("a", "no_handler", {}),
+                    ("b", "nope", {"x": 1}),
+                    ("c", "read_file", {"path": "missing.txt"}),
+                    ("d", "read_file", {}),
+                ),
+                text_reply("ok"),
+            ]
+        ),
+    )
     assert out.status == "completed"
     res = {e["data"]["tool_use_id"]: e["data"] for e in out.events if e["type"] == "tool_result"}
     assert all(r["is_error"] for r in res.values())
@@ -93,9 +116,15 @@ def test_fork_starts_a_branch_after_the_fork_point() -> None:
     t = new_thread({"plan.md": "plan A"})
     t.run_turn("hi", ScriptedModel([text_reply("hello")]))
     point = t.events[-1]["event_id"]
-    t.run_turn("use plan B", ScriptedModel([
-        tool_reply(("w", "write_file", {"path": "plan.md", "content": "plan B"})),
-        text_reply("ok")]))
+    t.run_turn(
+        "use plan B",
+        ScriptedModel(
+            [
+                tool_reply(("w", "write_file", {"path": "plan.md", "content": "plan B"})),
+                text_reply("ok"),
+            ]
+        ),
+    )
     parent_events = t.events
     f = t.fork(point, branch_id="retry-1")
     fev = f.events
@@ -105,20 +134,29 @@ def test_fork_starts_a_branch_after_the_fork_point() -> None:
     assert forked["type"] == "forked"
     assert forked["data"] == {"from_event_id": point, "branch_id": "retry-1"}
     assert forked["branch_id"] == "retry-1" and forked["seq"] == idx + 1
-    out = f.run_turn("read plan", ScriptedModel([
-        tool_reply(("r", "read_file", {"path": "plan.md"})), text_reply("it says")]))
+    out = f.run_turn(
+        "read plan",
+        ScriptedModel([tool_reply(("r", "read_file", {"path": "plan.md"})), text_reply("it says")]),
+    )
     assert out.status == "completed"
-    assert all(e["branch_id"] == "retry-1" for e in f.events[idx + 1:])
+    assert all(e["branch_id"] == "retry-1" for e in f.events[idx + 1 :])
     assert f.state["branch_id"] == "retry-1"
     # event ids never repeat the parent's
-    new_ids = {e["event_id"] for e in f.events[idx + 1:]}
+    new_ids = {e["event_id"] for e in f.events[idx + 1 :]}
     assert not new_ids & {e["event_id"] for e in parent_events}
     assert forked["event_id"] == f"retry-1.{idx + 1}"  # deterministic, on the new branch
     assert t.events == parent_events  # the parent is untouched
     assert f.state == reduce(f.events)
     # the fork's sandbox is a copy: its writes do not reach the parent
-    f.run_turn("write", ScriptedModel([
-        tool_reply(("w2", "write_file", {"path": "fork.txt", "content": "x"})), text_reply("ok")]))
+    f.run_turn(
+        "write",
+        ScriptedModel(
+            [
+                tool_reply(("w2", "write_file", {"path": "fork.txt", "content": "x"})),
+                text_reply("ok"),
+            ]
+        ),
+    )
     assert "fork.txt" in f.sandbox.files and "fork.txt" not in t.sandbox.files  # type: ignore[attr-defined]
 
 
@@ -136,16 +174,26 @@ def test_fork_refusals() -> None:
 
 def test_snapshot_and_restore_bring_the_sandbox_back() -> None:
     t = new_thread({"state.txt": "v1"})
-    t.run_turn("read", ScriptedModel([tool_reply(("r", "read_file", {"path": "state.txt"})),
-                                      text_reply("v1")]))
+    t.run_turn(
+        "read",
+        ScriptedModel([tool_reply(("r", "read_file", {"path": "state.txt"})), text_reply("v1")]),
+    )
     sid = t.snapshot()
     assert t.events[-1]["type"] == "snapshot_taken"
     assert t.events[-1]["data"] == {"snapshot_id": sid}
     before = t.state
-    t.run_turn("overwrite", ScriptedModel([
-        tool_reply(("w", "write_file", {"path": "state.txt", "content": "v2"}),
-                   ("n", "write_file", {"path": "new.txt", "content": "new"})),
-        text_reply("done")]))
+    t.run_turn(
+        "overwrite",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("w", "write_file", {"path": "state.txt", "content": "v2"}),
+                    ("n", "write_file", {"path": "new.txt", "content": "new"}),
+                ),
+                text_reply("done"),
+            ]
+        ),
+    )
     assert t.sandbox.read("state.txt") == b"v2"
     t.restore(sid)
     last = t.events[-1]
@@ -158,8 +206,10 @@ def test_snapshot_and_restore_bring_the_sandbox_back() -> None:
     for key in ("messages", "sandbox", "turns", "usage", "status"):
         assert st[key] == before[key], key
     # the next turn runs in epoch 1 and sees v1
-    out = t.run_turn("read again", ScriptedModel([
-        tool_reply(("r2", "read_file", {"path": "state.txt"})), text_reply("v1")]))
+    out = t.run_turn(
+        "read again",
+        ScriptedModel([tool_reply(("r2", "read_file", {"path": "state.txt"})), text_reply("v1")]),
+    )
     assert all(e["epoch"] == 1 for e in out.events)
     assert next(e for e in out.events if e["type"] == "tool_result")["data"]["content"] == "v1"
     with pytest.raises(CaseError) as exc:
@@ -169,11 +219,20 @@ def test_snapshot_and_restore_bring_the_sandbox_back() -> None:
 
 def test_restore_on_an_opened_thread_rebuilds_files_from_artifacts(tmp_path: Path) -> None:
     t = new_thread({"state.txt": "v1"})
-    t.run_turn("read", ScriptedModel([tool_reply(("r", "read_file", {"path": "state.txt"})),
-                                      text_reply("v1")]))
+    t.run_turn(
+        "read",
+        ScriptedModel([tool_reply(("r", "read_file", {"path": "state.txt"})), text_reply("v1")]),
+    )
     sid = t.snapshot()
-    t.run_turn("write", ScriptedModel([
-        tool_reply(("w", "write_file", {"path": "state.txt", "content": "v2"})), text_reply("ok")]))
+    t.run_turn(
+        "write",
+        ScriptedModel(
+            [
+                tool_reply(("w", "write_file", {"path": "state.txt", "content": "v2"})),
+                text_reply("ok"),
+            ]
+        ),
+    )
     t.write_log(tmp_path / "log.jsonl")
     t.write_artifacts(tmp_path / "arts")
     o = Thread.open(tmp_path / "log.jsonl", artifacts=tmp_path / "arts")
@@ -198,16 +257,23 @@ def test_open_from_a_path_a_list_and_a_stream(tmp_path: Path) -> None:
         assert o.agent is not None and o.agent.to_json() == make_agent().to_json()
     # the sandbox is rebuilt from the files whose bytes are in the artifacts
     assert from_path.sandbox.files == {  # type: ignore[attr-defined]
-        "todo.md": b"- ship it\n", "notes.txt": b"buy milk\n", "report.txt": b"milk; sunny"}
+        "todo.md": b"- ship it\n",
+        "notes.txt": b"buy milk\n",
+        "report.txt": b"milk; sunny",
+    }
     assert from_list.sandbox.files == {}  # type: ignore[attr-defined]
     # an opened thread goes on: seq continues, time never goes back, built-ins still work
-    out = from_path.run_turn("read report", ScriptedModel([
-        tool_reply(("r", "read_file", {"path": "report.txt"})), text_reply("ok")]))
+    out = from_path.run_turn(
+        "read report",
+        ScriptedModel([tool_reply(("r", "read_file", {"path": "report.txt"})), text_reply("ok")]),
+    )
     assert out.status == "completed"
     assert out.events[0]["seq"] == len(t.events)
     assert parse_ts(out.events[0]["ts"]) > parse_ts(t.events[-1]["ts"])
-    assert next(e for e in out.events if e["type"] == "tool_result")["data"]["content"] == \
-        "milk; sunny"
+    assert (
+        next(e for e in out.events if e["type"] == "tool_result")["data"]["content"]
+        == "milk; sunny"
+    )
     assert from_path.state == reduce(from_path.events)
 
 
@@ -272,21 +338,32 @@ def test_run_turn_needs_an_agent() -> None:
 
 def test_a_fork_gets_the_sandbox_as_it_was_at_the_fork_point() -> None:
     t = new_thread({"plan.md": "plan A", "unseen.txt": "u"})
-    t.run_turn("read", ScriptedModel([tool_reply(("r", "read_file", {"path": "plan.md"})),
-                                      text_reply("plan A")]))
+    t.run_turn(
+        "read",
+        ScriptedModel([tool_reply(("r", "read_file", {"path": "plan.md"})), text_reply("plan A")]),
+    )
     point = t.events[-1]["event_id"]
-    t.run_turn("change things", ScriptedModel([
-        tool_reply(("w1", "write_file", {"path": "plan.md", "content": "plan B"}),
-                   ("w2", "write_file", {"path": "created.txt", "content": "new"}),
-                   ("r2", "read_file", {"path": "unseen.txt"}),
-                   ("d", "delete_file", {"path": "unseen.txt"})),
-        text_reply("ok")]))
+    t.run_turn(
+        "change things",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("w1", "write_file", {"path": "plan.md", "content": "plan B"}),
+                    ("w2", "write_file", {"path": "created.txt", "content": "new"}),
+                    ("r2", "read_file", {"path": "unseen.txt"}),
+                    ("d", "delete_file", {"path": "unseen.txt"}),
+                ),
+                text_reply("ok"),
+            ]
+        ),
+    )
     assert t.sandbox.files == {"plan.md": b"plan B", "created.txt": b"new"}  # type: ignore[attr-defined]
     f = t.fork(point, branch_id="back")
     assert f.sandbox.files == {"plan.md": b"plan A", "unseen.txt": b"u"}  # type: ignore[attr-defined]
-    out = f.run_turn("read plan", ScriptedModel([
-        tool_reply(("r3", "read_file", {"path": "plan.md"})), text_reply("A")]))
+    out = f.run_turn(
+        "read plan",
+        ScriptedModel([tool_reply(("r3", "read_file", {"path": "plan.md"})), text_reply("A")]),
+    )
     read = next(e for e in out.events if e["type"] == "sandbox_read")
-    assert read["data"]["sha256"] == f.state["sandbox"]["files"]["plan.md"] == \
-        sha256_hex(b"plan A")
+    assert read["data"]["sha256"] == f.state["sandbox"]["files"]["plan.md"] == sha256_hex(b"plan A")
     assert t.sandbox.files["plan.md"] == b"plan B"  # type: ignore[attr-defined]

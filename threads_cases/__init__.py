@@ -12,6 +12,7 @@ The public API (spec/ holds the normative text):
 
 from __future__ import annotations
 
+from ._version import __version__
 from .agent import AgentSpec, ToolResult, ToolSpec
 from .case import CaseExpectation
 from .dialects import Dialect, dialect_names, get_dialect
@@ -22,28 +23,26 @@ from .reducer import Reducer, initial_state
 from .runner import CaseResult, SuiteResult, run_case, run_suite
 from .sandbox import DirectorySandbox, FakeSandbox
 from .save import SaveResult
-from .thread import Thread
 from .strictjson import canonical_document, canonical_line
 from .strictjson import parse as parse_json
-
-from ._version import __version__
+from .thread import Thread
 
 __all__ = [
     "AgentSpec",
     "CaseError",
     "CaseExpectation",
     "CaseResult",
+    "Dialect",
     "DirectorySandbox",
     "FakeSandbox",
+    "Problem",
+    "Reducer",
     "SaveResult",
     "ScriptedModel",
     "SuiteResult",
     "Thread",
     "ToolResult",
     "ToolSpec",
-    "Dialect",
-    "Problem",
-    "Reducer",
     "__version__",
     "canonical_document",
     "canonical_line",

@@ -98,21 +98,36 @@ _PATH = {"type": "string", "description": "A relative POSIX path inside the sand
 #: The built-in sandbox tools (spec/replay.md, section 3).
 BUILTIN_TOOLS: dict[str, ToolSpec] = {
     "read_file": ToolSpec(
-        "read_file", "Read a UTF-8 text file from the sandbox.",
-        _text_input({"path": _PATH}, ["path"]), "sandbox", "read", _read_file,
+        "read_file",
+        "Read a UTF-8 text file from the sandbox.",
+        _text_input({"path": _PATH}, ["path"]),
+        "sandbox",
+        "read",
+        _read_file,
     ),
     "write_file": ToolSpec(
-        "write_file", "Write a UTF-8 text file in the sandbox, replacing it.",
+        "write_file",
+        "Write a UTF-8 text file in the sandbox, replacing it.",
         _text_input({"path": _PATH, "content": {"type": "string"}}, ["path", "content"]),
-        "sandbox", "write", _write_file,
+        "sandbox",
+        "write",
+        _write_file,
     ),
     "list_files": ToolSpec(
-        "list_files", "List the sandbox's files whose path starts with prefix.",
-        _text_input({"prefix": {"type": "string"}}, []), "sandbox", "read", _list_files,
+        "list_files",
+        "List the sandbox's files whose path starts with prefix.",
+        _text_input({"prefix": {"type": "string"}}, []),
+        "sandbox",
+        "read",
+        _list_files,
     ),
     "delete_file": ToolSpec(
-        "delete_file", "Delete a file from the sandbox.",
-        _text_input({"path": _PATH}, ["path"]), "sandbox", "write", _delete_file,
+        "delete_file",
+        "Delete a file from the sandbox.",
+        _text_input({"path": _PATH}, ["path"]),
+        "sandbox",
+        "write",
+        _delete_file,
     ),
 }
 
@@ -154,7 +169,13 @@ class AgentSpec:
             if handler is None and builtin is not None and t["kind"] == "sandbox":
                 handler = builtin.handler
             tools.append(
-                ToolSpec(t["name"], t.get("description", ""), t.get("input_schema", {}),
-                         t["kind"], t["effect"], handler)
+                ToolSpec(
+                    t["name"],
+                    t.get("description", ""),
+                    t.get("input_schema", {}),
+                    t["kind"],
+                    t["effect"],
+                    handler,
+                )
             )
         return cls(agent["name"], agent["model"], agent.get("system", ""), tuple(tools))

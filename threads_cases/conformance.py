@@ -22,12 +22,13 @@ from .errors import CaseError
 from .implementations import Implementation
 from .matchers import diff_values
 from .resources import conformance_dir
-from .runner import Check, CaseResult, SuiteResult, _run_one, discover
+from .runner import CaseResult, Check, SuiteResult, _run_one, discover
 from .strictjson import parse, read_json_file
 
 AREAS = ("reduce", "match", "canonical", "cases")
-DRIVER_FAULTS = frozenset({"driver_crashed", "driver_timeout", "driver_unavailable",
-                           "protocol_error", "internal_error"})
+DRIVER_FAULTS = frozenset(
+    {"driver_crashed", "driver_timeout", "driver_unavailable", "protocol_error", "internal_error"}
+)
 
 
 @dataclass(frozen=True)
@@ -43,7 +44,9 @@ class ConformanceTest:
         return f"{self.area}/{self.id}"
 
 
-def load_tests(root: str | Path | None = None, areas: Sequence[str] = AREAS) -> list[ConformanceTest]:
+def load_tests(
+    root: str | Path | None = None, areas: Sequence[str] = AREAS
+) -> list[ConformanceTest]:
     """Every test under a suite folder (default: the suite shipped in the package)."""
     base = Path(root) if root is not None else conformance_dir()
     if not base.is_dir():
@@ -69,10 +72,18 @@ def load_skips(root: str | Path | None, impl: str) -> dict[str, str]:
     doc = read_json_file(p, code="case_invalid")
     out = {}
     for i, entry in enumerate(doc.get("skips", []) if isinstance(doc, dict) else []):
-        if not (isinstance(entry, dict) and isinstance(entry.get("test"), str)
-                and isinstance(entry.get("reason"), str) and entry["reason"]):
-            raise CaseError("case_invalid", "each skip needs a test and a reason",
-                            file=str(p), pointer=f"/skips/{i}")
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("test"), str)
+            and isinstance(entry.get("reason"), str)
+            and entry["reason"]
+        ):
+            raise CaseError(
+                "case_invalid",
+                "each skip needs a test and a reason",
+                file=str(p),
+                pointer=f"/skips/{i}",
+            )
         out[entry["test"]] = entry["reason"]
     return out
 
@@ -85,8 +96,12 @@ def _expect_error(want: str, run: Callable[[], Any]) -> Check:
             raise
         if err.code == want:
             return Check("error", "pass", f"refused with {want}")
-        return Check("error", "fail", f"refused with {err.code}, expected {want}: {err.message}",
-                     "wrong_error")
+        return Check(
+            "error",
+            "fail",
+            f"refused with {err.code}, expected {want}: {err.message}",
+            "wrong_error",
+        )
     return Check("error", "fail", f"accepted, expected a refusal with {want}", "not_refused")
 
 
@@ -105,8 +120,13 @@ def _reduce_test(doc: dict[str, Any], impl: Implementation) -> Check:
         return Check("state", "fail", f"refused with {err.code}: {err.message}", err.code)
     diffs = diff_values(doc["state"], state)
     if diffs:
-        return Check("state", "fail", f"{len(diffs)} difference(s) from the expected state",
-                     "state_mismatch", tuple(diffs))
+        return Check(
+            "state",
+            "fail",
+            f"{len(diffs)} difference(s) from the expected state",
+            "state_mismatch",
+            tuple(diffs),
+        )
     return Check("state", "pass")
 
 
@@ -120,8 +140,12 @@ def _match_test(doc: dict[str, Any], impl: Implementation) -> Check:
             raise
         return Check("matched", "fail", f"refused with {err.code}: {err.message}", err.code)
     if got is not doc["matched"]:
-        return Check("matched", "fail", f"matched={str(got).lower()}, expected "
-                     f"{str(doc['matched']).lower()}", "match_differs")
+        return Check(
+            "matched",
+            "fail",
+            f"matched={str(got).lower()}, expected {str(doc['matched']).lower()}",
+            "match_differs",
+        )
     return Check("matched", "pass")
 
 
@@ -138,24 +162,39 @@ def _canonical_test(doc: dict[str, Any], impl: Implementation) -> Check:
         if err.code in DRIVER_FAULTS:
             raise
         return Check("canonical", "fail", f"refused with {err.code}: {err.message}", err.code)
-    bad = [k for k, want in (("text", doc["line"]), ("document", doc["document"]))
-           if out.get(k) != want]
+    bad = [
+        k
+        for k, want in (("text", doc["line"]), ("document", doc["document"]))
+        if out.get(k) != want
+    ]
     if bad:
-        return Check("canonical", "fail", f"{' and '.join(bad)} differ from the expected bytes",
-                     "bytes_differ")
+        return Check(
+            "canonical",
+            "fail",
+            f"{' and '.join(bad)} differ from the expected bytes",
+            "bytes_differ",
+        )
     return Check("canonical", "pass")
 
 
 RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
-    "reduce": _reduce_test, "match": _match_test, "canonical": _canonical_test,
+    "reduce": _reduce_test,
+    "match": _match_test,
+    "canonical": _canonical_test,
 }
 
 
 def run_test(test: ConformanceTest, impl: Implementation, skips: dict[str, str]) -> CaseResult:
     """Run one conformance test on one implementation; never raises for a bad test."""
     if test.name in skips:
-        return CaseResult(test.name, str(test.path), impl.name, "skip", ["known_failure"],
-                          message=skips[test.name])
+        return CaseResult(
+            test.name,
+            str(test.path),
+            impl.name,
+            "skip",
+            ["known_failure"],
+            message=skips[test.name],
+        )
     if test.area == "cases":
         r = _run_one(test.path, impl, None)
         r.case = test.name
@@ -219,9 +258,13 @@ def run_conformance(
         for impl in implementations:
             impl.close()
     results = [r for t_index in range(len(tests)) for r in (lane_[t_index] for lane_ in lanes)]
-    return SuiteResult(results, [i.name for i in implementations], strict,
-                       time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                       (time.perf_counter() - t0) * 1000)
+    return SuiteResult(
+        results,
+        [i.name for i in implementations],
+        strict,
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        (time.perf_counter() - t0) * 1000,
+    )
 
 
 def area_of(result: CaseResult) -> str:
@@ -236,8 +279,14 @@ def diff_reports(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict[
     out = []
     for key in sorted(set(before) | set(after)):
         if before.get(key) != after.get(key):
-            out.append({"case": key[0], "implementation": key[1],
-                        "before": before.get(key), "after": after.get(key)})
+            out.append(
+                {
+                    "case": key[0],
+                    "implementation": key[1],
+                    "before": before.get(key),
+                    "after": after.get(key),
+                }
+            )
     return out
 
 

@@ -86,23 +86,31 @@ class DriverImplementation:
     def _start(self) -> None:
         try:
             self._proc = subprocess.Popen(
-                self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE, cwd=self.cwd,
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd,
                 env={**os.environ, **(self.env or {})},
             )
         except OSError as exc:
             self._dead = True
-            raise CaseError("driver_unavailable",
-                            f"cannot start {self.name} ({' '.join(self.command)}): {exc.strerror}")
+            raise CaseError(
+                "driver_unavailable",
+                f"cannot start {self.name} ({' '.join(self.command)}): {exc.strerror}",
+            ) from None
         self._lines = queue.Queue()
         assert self._proc.stdout is not None and self._proc.stderr is not None
-        threading.Thread(target=self._pump_out, args=(self._proc.stdout, self._lines),
-                         daemon=True).start()
+        threading.Thread(
+            target=self._pump_out, args=(self._proc.stdout, self._lines), daemon=True
+        ).start()
         threading.Thread(target=self._pump_err, args=(self._proc.stderr,), daemon=True).start()
         hello = self._exchange({"cmd": "hello", "protocol": PROTOCOL})
         if hello.get("protocol") != PROTOCOL:
-            raise self._fail("protocol_error",
-                             f"{self.name} speaks protocol {hello.get('protocol')!r}, not {PROTOCOL}")
+            raise self._fail(
+                "protocol_error",
+                f"{self.name} speaks protocol {hello.get('protocol')!r}, not {PROTOCOL}",
+            )
         self._hello = hello
 
     @staticmethod
@@ -155,25 +163,31 @@ class DriverImplementation:
             self._proc.stdin.write(orjson.dumps(message) + b"\n")
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
-            raise self._fail("driver_crashed", f"{self.name} exited before the request "
-                             f"{body['cmd']!r} could be sent") from None
+            raise self._fail(
+                "driver_crashed",
+                f"{self.name} exited before the request {body['cmd']!r} could be sent",
+            ) from None
         try:
             line = self._lines.get(timeout=self.timeout)
         except queue.Empty:
-            raise self._fail("driver_timeout", f"{self.name} did not answer {body['cmd']!r} "
-                             f"within {self.timeout:g}s") from None
+            raise self._fail(
+                "driver_timeout",
+                f"{self.name} did not answer {body['cmd']!r} within {self.timeout:g}s",
+            ) from None
         if line is None:
             code = self._proc.wait(timeout=5) if self._proc else None
-            raise self._fail("driver_crashed", f"{self.name} exited (status {code}) during "
-                             f"{body['cmd']!r}")
+            raise self._fail(
+                "driver_crashed", f"{self.name} exited (status {code}) during {body['cmd']!r}"
+            )
         if line == b"\x00too-long":
             raise self._fail("protocol_error", f"{self.name} wrote a line over 64 MiB")
         try:
             answer = orjson.loads(line)
         except orjson.JSONDecodeError:
             shown = line[:80].decode("utf-8", "replace").rstrip()
-            raise self._fail("protocol_error",
-                             f"{self.name} wrote a line that is not JSON: {shown!r}") from None
+            raise self._fail(
+                "protocol_error", f"{self.name} wrote a line that is not JSON: {shown!r}"
+            ) from None
         if not isinstance(answer, dict) or answer.get("id") != rid or "ok" not in answer:
             got = answer.get("id") if isinstance(answer, dict) else None
             raise self._fail("protocol_error", f"{self.name} answered id {got!r} to request {rid}")
@@ -183,9 +197,11 @@ class DriverImplementation:
             except CaseError as err:
                 raise self._fail("protocol_error", err.message) from None
         if not answer["ok"]:
-            err = answer.get("error") or {}
-            raise CaseError(str(err.get("code", "internal_error")),
-                            f"{self.name}: {err.get('message', '')}")
+            failure = answer.get("error") or {}
+            raise CaseError(
+                str(failure.get("code", "internal_error")),
+                f"{self.name}: {failure.get('message', '')}",
+            )
         return {k: v for k, v in answer.items() if k not in ("id", "ok")}
 
     def hello(self) -> dict[str, Any]:
@@ -202,8 +218,9 @@ class DriverImplementation:
             self._kill()
         if self._dead or self.restarts > MAX_RESTARTS:
             self._dead = True
-            raise CaseError("driver_unavailable",
-                            f"{self.name} was restarted {MAX_RESTARTS} times; giving up")
+            raise CaseError(
+                "driver_unavailable", f"{self.name} was restarted {MAX_RESTARTS} times; giving up"
+            )
         self._start()  # a failed start is counted once, by _fail
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
@@ -250,13 +267,20 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
             rid = message.get("id")
             if message.get("cmd") == "shutdown":
                 return 0
-            body = handle_request(message, dialect=os.environ.get("THREADS_CASES_DIALECT", "threads-py"))
+            body = handle_request(
+                message, dialect=os.environ.get("THREADS_CASES_DIALECT", "threads-py")
+            )
             answer({"id": rid, "ok": True, **body})
         except CaseError as err:
             answer({"id": rid, "ok": False, "error": {"code": err.code, "message": str(err)}})
         except Exception as exc:  # a driver answers, it does not die
-            answer({"id": rid, "ok": False,
-                    "error": {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"}})
+            answer(
+                {
+                    "id": rid,
+                    "ok": False,
+                    "error": {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"},
+                }
+            )
     return 0
 
 

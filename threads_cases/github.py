@@ -76,8 +76,10 @@ def annotation(r: CaseResult) -> str | None:
         return None
     reason = ",".join(r.reasons) or r.verdict
     title = f"{r.case} [{r.implementation}] {reason}"
-    return (f"::{level} file={escape_property(annotation_file(r))},"
-            f"title={escape_property(title)}::{escape_data(detail_line(r))}")
+    return (
+        f"::{level} file={escape_property(annotation_file(r))},"
+        f"title={escape_property(title)}::{escape_data(detail_line(r))}"
+    )
 
 
 def summary_line(suite: SuiteResult) -> str:
@@ -113,9 +115,11 @@ def markdown_summary(suite: SuiteResult, title: str) -> str:
         lines.append("| " + " | ".join([_cell(name), *cells]) + " |")
     c = suite.counts
     lines.append("")
-    lines.append("**" + " · ".join(f"{c[v]} {v}" for v in VERDICTS) + f"** in "
-                 f"{suite.duration_ms / 1000:.2f}s; exit status {suite.exit_status}"
-                 + (" (strict)" if suite.strict else ""))
+    lines.append(
+        "**" + " · ".join(f"{c[v]} {v}" for v in VERDICTS) + f"** in "
+        f"{suite.duration_ms / 1000:.2f}s; exit status {suite.exit_status}"
+        + (" (strict)" if suite.strict else "")
+    )
     lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -136,5 +140,7 @@ def write_github(suite: SuiteResult, title: str, out: IO[str] | None = None) -> 
             with open(target, "a", encoding="utf-8") as fh:
                 fh.write(markdown_summary(suite, title))
         except OSError as exc:
-            print(f"warning: cannot append the job summary to {target}: {exc.strerror}",
-                  file=sys.stderr)
+            print(
+                f"warning: cannot append the job summary to {target}: {exc.strerror}",
+                file=sys.stderr,
+            )

@@ -7,7 +7,8 @@ An implementation answers the driver protocol's requests as Python dicts::
     request({"cmd": "reduce", "path"|"log"|"log_text"|"log_base64": ..., "dialect"?})
                                    -> {"state": {... in the implementation's dialect}}
     request({"cmd": "replay", "case": {"path": str, "supply": {...}}})
-                                   -> {"events": [... in its dialect], "stop": ..., "requests": [...],
+                                   -> {"events": [... in its dialect], "stop": ...,
+                                       "requests": [...],
                                        "consumed": {"replies": int, "stubs": [bool]}}
 
 A failed request raises ``CaseError`` with the code the implementation answered. The
@@ -42,8 +43,9 @@ class Implementation(Protocol):
     def close(self) -> None: ...
 
 
-def handle_request(message: dict[str, Any], *, dialect: str = "threads-py",
-                   agent: AgentSpec | None = None) -> dict[str, Any]:
+def handle_request(
+    message: dict[str, Any], *, dialect: str = "threads-py", agent: AgentSpec | None = None
+) -> dict[str, Any]:
     """Answer one protocol request with the Python runtime (the body of an ``ok`` answer).
 
     Raises ``CaseError`` for a failed request (its code goes into the ``error`` answer); a
@@ -52,9 +54,10 @@ def handle_request(message: dict[str, Any], *, dialect: str = "threads-py",
     try:
         return _handle(message, dialect, agent)
     except (KeyError, TypeError, AttributeError) as exc:
-        raise CaseError("invalid_request",
-                        f"{message.get('cmd')!r} request is malformed: {type(exc).__name__}: {exc}"
-                        ) from None
+        raise CaseError(
+            "invalid_request",
+            f"{message.get('cmd')!r} request is malformed: {type(exc).__name__}: {exc}",
+        ) from None
 
 
 def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> dict[str, Any]:
@@ -63,8 +66,11 @@ def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> d
         return {
             "protocol": 1,
             "implementation": {
-                "name": "threads-py", "language": "python", "version": __version__,
-                "dialect": dialect, "homepage": "https://threads-cases.dev",
+                "name": "threads-py",
+                "language": "python",
+                "version": __version__,
+                "dialect": dialect,
+                "homepage": "https://threads-cases.dev",
             },
             "capabilities": CAPABILITIES,
         }
@@ -81,8 +87,11 @@ def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> d
                     raise exc.at(file=f"event {i}") from None
             state = r.state
         elif "log_text" in message or "log_base64" in message:
-            raw = (message["log_text"].encode("utf-8") if "log_text" in message
-                   else base64.b64decode(message["log_base64"]))
+            raw = (
+                message["log_text"].encode("utf-8")
+                if "log_text" in message
+                else base64.b64decode(message["log_base64"])
+            )
             state = reduce_log(io.BytesIO(raw), dialect=d)
         else:
             raise CaseError("invalid_request", "reduce needs path, log, log_text or log_base64")
@@ -102,14 +111,20 @@ def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> d
             value = message["value"]
         else:
             raise CaseError("invalid_request", "canonicalize needs value, text or text_base64")
-        return {"text": canonical_line(value).decode("utf-8"),
-                "document": canonical_document(value).decode("utf-8")}
+        return {
+            "text": canonical_line(value).decode("utf-8"),
+            "document": canonical_document(value).decode("utf-8"),
+        }
     if cmd == "replay":
         from .replay import replay_case
 
         case = message.get("case") or {}
-        out = replay_case(case["path"], implementation=dialect, agent=agent,
-                          supply=(case.get("supply") or {}).get("calls", case.get("supply")))
+        out = replay_case(
+            case["path"],
+            implementation=dialect,
+            agent=agent,
+            supply=(case.get("supply") or {}).get("calls", case.get("supply")),
+        )
         d = get_dialect(dialect)
         out["events"] = [d.encode_event(e) for e in out["events"]]
         return out
@@ -131,8 +146,9 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
 
     thread = message["thread"]
     events = list(check_events(thread["log"], dialect=thread.get("dialect", "threads-py")))
-    store = ArtifactStore({k: base64.b64decode(v)
-                           for k, v in (thread.get("artifacts") or {}).items()})
+    store = ArtifactStore(
+        {k: base64.b64decode(v) for k, v in (thread.get("artifacts") or {}).items()}
+    )
     exp = message.get("expect") or {}
     expectation = CaseExpectation(
         [validate_matcher(m, pointer=f"/must/{i}") for i, m in enumerate(exp.get("must", []))],
@@ -141,9 +157,13 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     if message.get("external_effects") not in ("stub", "forbid"):
         raise CaseError("invalid_request", "external_effects must be 'stub' or 'forbid'")
     files, _meta = build_case_files(
-        events=events, name=check_case_name(message["name"]), expect=expectation,
-        at=message["at"], external_effects=message["external_effects"],
-        portable=bool(thread.get("portable", True)), store=store,
+        events=events,
+        name=check_case_name(message["name"]),
+        expect=expectation,
+        at=message["at"],
+        external_effects=message["external_effects"],
+        portable=bool(thread.get("portable", True)),
+        store=store,
     )
     return {k: base64.b64encode(v).decode() for k, v in sorted(files.items())}
 

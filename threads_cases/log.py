@@ -293,7 +293,7 @@ def reduce(
     if isinstance(events, (str, os.PathLike)) or hasattr(events, "readline"):
         return reduce_log(events, dialect=dialect)  # type: ignore[arg-type]
     reducer = Reducer()
-    for index, ev in enumerate(check_events(events, dialect=dialect)):  # type: ignore[arg-type]
+    for index, ev in enumerate(check_events(events, dialect=dialect)):
         try:
             reducer.apply(ev)
         except CaseError as exc:

@@ -102,13 +102,18 @@ def normalize_reply(reply: Any, *, where: str = "reply") -> dict[str, Any]:
             for k in ("input_tokens", "output_tokens")
         )
     ):
-        raise CaseError("invalid_request", f"{where}.usage must hold input_tokens and output_tokens")
+        raise CaseError(
+            "invalid_request", f"{where}.usage must hold input_tokens and output_tokens"
+        )
     for b in msg["content"]:
         if b["type"] == "tool_use" and not (
-            isinstance(b.get("id"), str) and isinstance(b.get("name"), str)
+            isinstance(b.get("id"), str)
+            and isinstance(b.get("name"), str)
             and isinstance(b.get("input"), dict)
         ):
-            raise CaseError("invalid_request", f"{where} has a tool_use block without id/name/input")
+            raise CaseError(
+                "invalid_request", f"{where} has a tool_use block without id/name/input"
+            )
     return {"message": msg, "stop_reason": stop, "usage": usage}
 
 

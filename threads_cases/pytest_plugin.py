@@ -50,17 +50,35 @@ _IMPLS = pytest.StashKey[dict[str, Any]]()
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("threads-cases", "threads-cases: replay saved agent cases")
-    group.addoption("--threads-cases", action="append", dest="threads_cases_paths",
-                    metavar="DIR", default=None,
-                    help="collect every case directory under DIR as a test (repeatable)")
-    group.addoption("--threads-cases-impl", action="append", dest="threads_cases_impl",
-                    metavar="NAME", default=None,
-                    help="implementation to run each case on (repeatable; default threads-py)")
-    group.addoption("--threads-cases-strict", action="store_true", dest="threads_cases_strict",
-                    default=False, help="count drifted cases as failures")
-    parser.addini("threads_cases_paths", type="linelist", default=[],
-                  help="folders whose case directories are collected as tests (relative to "
-                       "the ini file)")
+    group.addoption(
+        "--threads-cases",
+        action="append",
+        dest="threads_cases_paths",
+        metavar="DIR",
+        default=None,
+        help="collect every case directory under DIR as a test (repeatable)",
+    )
+    group.addoption(
+        "--threads-cases-impl",
+        action="append",
+        dest="threads_cases_impl",
+        metavar="NAME",
+        default=None,
+        help="implementation to run each case on (repeatable; default threads-py)",
+    )
+    group.addoption(
+        "--threads-cases-strict",
+        action="store_true",
+        dest="threads_cases_strict",
+        default=False,
+        help="count drifted cases as failures",
+    )
+    parser.addini(
+        "threads_cases_paths",
+        type="linelist",
+        default=[],
+        help="folders whose case directories are collected as tests (relative to the ini file)",
+    )
 
 
 def _configured_dirs(config: pytest.Config) -> list[Path]:
@@ -92,8 +110,9 @@ def pytest_configure(config: pytest.Config) -> None:
     known = available_implementations()
     unknown = [n for n in names if n not in known]
     if unknown:
-        raise pytest.UsageError(f"threads-cases: unknown implementation {unknown[0]!r}; "
-                                f"known: {', '.join(known)}")
+        raise pytest.UsageError(
+            f"threads-cases: unknown implementation {unknown[0]!r}; known: {', '.join(known)}"
+        )
     # Make sure pytest visits the case folders: add each one that no argument reaches
     # (neither an ancestor of it nor a path inside it). Workers of pytest-xdist compute the
     # same arguments from the same invocation, so they collect the same items.
@@ -152,10 +171,13 @@ def failure_text(result: CaseResult, width: int = 120) -> str:
     from threads_cases.report import render_failure
 
     buf = io.StringIO()
-    Console(file=buf, width=width, no_color=True, force_terminal=False, highlight=False,
-            emoji=False).print(render_failure(result))
-    head = (f"threads-cases: {result.case} [{result.implementation}] {result.verdict}: "
-            f"{', '.join(result.reasons) or '-'}")
+    Console(
+        file=buf, width=width, no_color=True, force_terminal=False, highlight=False, emoji=False
+    ).print(render_failure(result))
+    head = (
+        f"threads-cases: {result.case} [{result.implementation}] {result.verdict}: "
+        f"{', '.join(result.reasons) or '-'}"
+    )
     if result.warnings:
         head += f" (warnings: {', '.join(result.warnings)})"
     return head + "\n" + buf.getvalue().rstrip() + f"\ncase: {result.path}"
@@ -197,11 +219,13 @@ class CaseItem(pytest.Item):
         if not result.passed(strict):
             raise CaseFailure(result)
         if result.verdict == "drifted":
-            self.add_report_section("call", "threads-cases", f"drifted: "
-                                    f"{', '.join(result.reasons)}\n{describe(result)}")
+            self.add_report_section(
+                "call", "threads-cases", f"drifted: {', '.join(result.reasons)}\n{describe(result)}"
+            )
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException],
-                     style: Any = None) -> str | Any:
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | Any:
         if isinstance(excinfo.value, CaseFailure):
             return failure_text(excinfo.value.result)
         return super().repr_failure(excinfo, style=style)
@@ -218,7 +242,10 @@ def threads_case(request: pytest.FixtureRequest) -> Case:
 
     param = getattr(request, "param", None)
     if param is None:
-        pytest.fail("the threads_case fixture needs a case path: "
-                    '@pytest.mark.parametrize("threads_case", cases("DIR"), indirect=True) '
-                    "with cases from threads_cases.pytest", pytrace=False)
+        pytest.fail(
+            "the threads_case fixture needs a case path: "
+            '@pytest.mark.parametrize("threads_case", cases("DIR"), indirect=True) '
+            "with cases from threads_cases.pytest",
+            pytrace=False,
+        )
     return load_case(Path(param))

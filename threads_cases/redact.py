@@ -55,9 +55,10 @@ def redact_events(
             data["size"] = size
             if data.get("artifact"):
                 data["artifact"] = "sha256:" + new_sha
-        elif etype == "model_requested":
-            if data["request_sha256"] == request_sha256(build_request(before.state)):
-                data["request_sha256"] = request_sha256(build_request(after.state))
+        elif etype == "model_requested" and data["request_sha256"] == request_sha256(
+            build_request(before.state)
+        ):
+            data["request_sha256"] = request_sha256(build_request(after.state))
         new_ev = {**ev, "data": data}
         before.apply(ev)
         after.apply(new_ev)

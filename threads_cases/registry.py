@@ -52,13 +52,19 @@ def configured(start: Path | None = None) -> dict[str, dict[str, Any]]:
     for name, spec in table.items():
         cmd = spec.get("command") if isinstance(spec, dict) else None
         if not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
-            raise CaseError("invalid_request",
-                            f"implementation {name!r} in {src} needs command = [\"...\"]",
-                            file=str(src))
+            raise CaseError(
+                "invalid_request",
+                f'implementation {name!r} in {src} needs command = ["..."]',
+                file=str(src),
+            )
         dialect = spec.get("dialect", "threads-py")
         get_dialect(dialect)
-        out[name] = {"command": cmd, "dialect": dialect,
-                     "timeout": float(spec.get("timeout", 60)), "source": str(src)}
+        out[name] = {
+            "command": cmd,
+            "dialect": dialect,
+            "timeout": float(spec.get("timeout", 60)),
+            "source": str(src),
+        }
     return out
 
 
@@ -95,7 +101,10 @@ class UnavailableImplementation:
 
 
 def open_implementation(
-    name: str, *, timeout: float | None = None, isolated: bool = False,
+    name: str,
+    *,
+    timeout: float | None = None,
+    isolated: bool = False,
     validate_protocol: bool = False,
 ) -> Implementation:
     """Start implementation ``name`` (lazily: the driver process starts on first request).
@@ -108,38 +117,62 @@ def open_implementation(
     if name == "threads-py":
         if not isolated:
             return PythonImplementation()
-        return DriverImplementation(name, [sys.executable, "-m", "threads_cases.driver"],
-                                    dialect="threads-py", timeout=timeout or 60.0,
-                                    validate_protocol=validate_protocol)
+        return DriverImplementation(
+            name,
+            [sys.executable, "-m", "threads_cases.driver"],
+            dialect="threads-py",
+            timeout=timeout or 60.0,
+            validate_protocol=validate_protocol,
+        )
     if name == "threads-ts":
         node = shutil.which("node")
         driver = ts_driver_path()
         if node is None:
             return UnavailableImplementation(name, "threads-ts", "node is not installed")
         if not driver.is_file():
-            return UnavailableImplementation(name, "threads-ts",
-                                             f"the TypeScript driver is not built ({driver})")
-        return DriverImplementation(name, [node, str(driver)], dialect="threads-ts",
-                                    timeout=timeout or 60.0, validate_protocol=validate_protocol)
+            return UnavailableImplementation(
+                name, "threads-ts", f"the TypeScript driver is not built ({driver})"
+            )
+        return DriverImplementation(
+            name,
+            [node, str(driver)],
+            dialect="threads-ts",
+            timeout=timeout or 60.0,
+            validate_protocol=validate_protocol,
+        )
     user = configured()
     if name in user:
         spec = user[name]
-        return DriverImplementation(name, spec["command"], dialect=spec["dialect"],
-                                    timeout=timeout or spec["timeout"],
-                                    validate_protocol=validate_protocol)
-    raise CaseError("invalid_request",
-                    f"unknown implementation {name!r}; known: {', '.join(available_implementations())}")
+        return DriverImplementation(
+            name,
+            spec["command"],
+            dialect=spec["dialect"],
+            timeout=timeout or spec["timeout"],
+            validate_protocol=validate_protocol,
+        )
+    raise CaseError(
+        "invalid_request",
+        f"unknown implementation {name!r}; known: {', '.join(available_implementations())}",
+    )
 
 
 def resolve_implementations(
-    names: list[str], *, timeout: float | None = None, isolated: bool = False,
+    names: list[str],
+    *,
+    timeout: float | None = None,
+    isolated: bool = False,
     validate_protocol: bool = False,
 ) -> list[Implementation]:
     """:func:`open_implementation` for each name, refusing unknown names before any start."""
     known = available_implementations()
     for n in names:
         if n not in known:
-            raise CaseError("invalid_request",
-                            f"unknown implementation {n!r}; known: {', '.join(known)}")
-    return [open_implementation(n, timeout=timeout, isolated=isolated,
-                                validate_protocol=validate_protocol) for n in dict.fromkeys(names)]
+            raise CaseError(
+                "invalid_request", f"unknown implementation {n!r}; known: {', '.join(known)}"
+            )
+    return [
+        open_implementation(
+            n, timeout=timeout, isolated=isolated, validate_protocol=validate_protocol
+        )
+        for n in dict.fromkeys(names)
+    ]

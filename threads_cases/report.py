@@ -28,18 +28,34 @@ from ._version import __version__
 from .runner import CaseResult, SuiteResult
 from .strictjson import canonical_line, iter_jsonl
 
-MARKS = {"pass": ("✓", "green"), "drifted": ("~", "yellow"), "fail": ("✗", "red"),
-         "error": ("!", "magenta"), "skip": ("-", "dim")}
+MARKS = {
+    "pass": ("✓", "green"),
+    "drifted": ("~", "yellow"),
+    "fail": ("✗", "red"),
+    "error": ("!", "magenta"),
+    "skip": ("-", "dim"),
+}
 
 
 def header(implementations: list[str], started_at: str, command: str = "run") -> dict[str, Any]:
-    return {"kind": "header", "tool": "threads-cases", "version": __version__,
-            "command": command, "implementations": implementations, "started_at": started_at}
+    return {
+        "kind": "header",
+        "tool": "threads-cases",
+        "version": __version__,
+        "command": command,
+        "implementations": implementations,
+        "started_at": started_at,
+    }
 
 
 def footer(suite: SuiteResult) -> dict[str, Any]:
-    return {"kind": "footer", "counts": suite.counts, "total": len(suite.results),
-            "duration_ms": round(suite.duration_ms, 3), "exit_status": suite.exit_status}
+    return {
+        "kind": "footer",
+        "counts": suite.counts,
+        "total": len(suite.results),
+        "duration_ms": round(suite.duration_ms, 3),
+        "exit_status": suite.exit_status,
+    }
 
 
 def report_lines(suite: SuiteResult, command: str = "run") -> Iterator[dict[str, Any]]:
@@ -62,8 +78,11 @@ def write_jsonl(lines: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -
 
 def read_report(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     """The result lines of a JSON Lines report (strictly read; ``json_invalid`` on error)."""
-    return [v for _, v in iter_jsonl(path, code="json_invalid")
-            if isinstance(v, dict) and v.get("kind") == "result"]
+    return [
+        v
+        for _, v in iter_jsonl(path, code="json_invalid")
+        if isinstance(v, dict) and v.get("kind") == "result"
+    ]
 
 
 def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
@@ -71,34 +90,54 @@ def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
     skip -> skipped; drifted is a failure only under ``--strict``."""
     counts = suite.counts
     failures = counts["fail"] + (counts["drifted"] if suite.strict else 0)
-    root = ET.Element("testsuites", name=name, tests=str(len(suite.results)),
-                      failures=str(failures), errors=str(counts["error"]),
-                      skipped=str(counts["skip"]), time=f"{suite.duration_ms / 1000:.3f}")
+    root = ET.Element(
+        "testsuites",
+        name=name,
+        tests=str(len(suite.results)),
+        failures=str(failures),
+        errors=str(counts["error"]),
+        skipped=str(counts["skip"]),
+        time=f"{suite.duration_ms / 1000:.3f}",
+    )
     by_impl: dict[str, list[CaseResult]] = {}
     for r in suite.results:
         by_impl.setdefault(r.implementation, []).append(r)
     for impl, results in by_impl.items():
         c = {v: sum(1 for r in results if r.verdict == v) for v in MARKS}
-        ts = ET.SubElement(root, "testsuite", name=impl, tests=str(len(results)),
-                           failures=str(c["fail"] + (c["drifted"] if suite.strict else 0)),
-                           errors=str(c["error"]), skipped=str(c["skip"]),
-                           time=f"{sum(r.duration_ms for r in results) / 1000:.3f}")
+        ts = ET.SubElement(
+            root,
+            "testsuite",
+            name=impl,
+            tests=str(len(results)),
+            failures=str(c["fail"] + (c["drifted"] if suite.strict else 0)),
+            errors=str(c["error"]),
+            skipped=str(c["skip"]),
+            time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
+        )
         for r in results:
-            tc = ET.SubElement(ts, "testcase", classname=impl, name=r.case,
-                               file=r.path, time=f"{r.duration_ms / 1000:.3f}")
+            tc = ET.SubElement(
+                ts,
+                "testcase",
+                classname=impl,
+                name=r.case,
+                file=r.path,
+                time=f"{r.duration_ms / 1000:.3f}",
+            )
             text = describe(r)
             if r.verdict == "fail" or (r.verdict == "drifted" and suite.strict):
-                ET.SubElement(tc, "failure", type=",".join(r.reasons),
-                              message=", ".join(r.reasons)).text = text
+                ET.SubElement(
+                    tc, "failure", type=",".join(r.reasons), message=", ".join(r.reasons)
+                ).text = text
             elif r.verdict == "error":
-                ET.SubElement(tc, "error", type=",".join(r.reasons),
-                              message=r.message or ", ".join(r.reasons)).text = text
+                ET.SubElement(
+                    tc, "error", type=",".join(r.reasons), message=r.message or ", ".join(r.reasons)
+                ).text = text
             elif r.verdict == "skip":
                 ET.SubElement(tc, "skipped", message=r.message or ", ".join(r.reasons))
             elif r.verdict == "drifted":
                 ET.SubElement(tc, "system-out").text = text
     ET.indent(root)
-    return ET.tostring(root, encoding="utf-8", xml_declaration=True) + b"\n"
+    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True)) + b"\n"
 
 
 def describe(r: CaseResult) -> str:
@@ -137,7 +176,7 @@ def render_table(suite: SuiteResult, title: str = "cases") -> Table:
     rows: dict[str, dict[str, CaseResult]] = {}
     for r in suite.results:
         rows.setdefault(r.path, {})[r.implementation] = r
-    for path, by_impl in rows.items():
+    for by_impl in rows.values():
         name = next(iter(by_impl.values())).case
         table.add_row(name, *(_cell(by_impl.get(i)) for i in suite.implementations))
     return table
@@ -151,17 +190,25 @@ def render_failure(r: CaseResult) -> Panel:
     for c in r.checks:
         if c.result not in ("fail", "warn"):
             continue
-        parts.append(Text(f"{c.code or c.id}  ({c.id})", style="bold red" if c.result == "fail"
-                          else "bold yellow"))
+        parts.append(
+            Text(
+                f"{c.code or c.id}  ({c.id})",
+                style="bold red" if c.result == "fail" else "bold yellow",
+            )
+        )
         parts.append(Text(c.detail))
         if c.matcher is not None:
             grid = Table.grid(padding=(0, 2))
             grid.add_column("matcher")
             grid.add_column("nearest event")
             diff_paths = {d.pointer for d in c.differences}
-            grid.add_row(Text("matcher", style="bold"), Text("nearest replayed event", style="bold"))
-            grid.add_row(_json_text(c.matcher, set()),
-                         _json_text(c.nearest_event, diff_paths) if c.nearest_event else Text("-"))
+            grid.add_row(
+                Text("matcher", style="bold"), Text("nearest replayed event", style="bold")
+            )
+            grid.add_row(
+                _json_text(c.matcher, set()),
+                _json_text(c.nearest_event, diff_paths) if c.nearest_event else Text("-"),
+            )
             parts.append(grid)
         elif c.differences:
             for d in c.differences[:30]:

@@ -29,11 +29,21 @@ from .strictjson import canonical_line
 STEP_LIMIT = 64
 
 ACTOR = {
-    "thread_started": "system", "user_message": "user", "turn_started": "system",
-    "model_requested": "system", "model_responded": "model", "tool_called": "model",
-    "tool_result": "tool", "sandbox_read": "sandbox", "sandbox_wrote": "sandbox",
-    "artifact_added": "sandbox", "snapshot_taken": "system", "restored": "system",
-    "forked": "system", "turn_completed": "system", "turn_failed": "system",
+    "thread_started": "system",
+    "user_message": "user",
+    "turn_started": "system",
+    "model_requested": "system",
+    "model_responded": "model",
+    "tool_called": "model",
+    "tool_result": "tool",
+    "sandbox_read": "sandbox",
+    "sandbox_wrote": "sandbox",
+    "artifact_added": "sandbox",
+    "snapshot_taken": "system",
+    "restored": "system",
+    "forked": "system",
+    "turn_completed": "system",
+    "turn_failed": "system",
 }
 
 
@@ -109,8 +119,9 @@ class Recorder:
     def state(self) -> dict[str, Any]:
         return self.reducer.state
 
-    def append(self, etype: str, data: dict[str, Any], *, critical: bool = False,
-               actor: str | None = None) -> dict[str, Any]:
+    def append(
+        self, etype: str, data: dict[str, Any], *, critical: bool = False, actor: str | None = None
+    ) -> dict[str, Any]:
         """Record one event. Raises ``CaseError("unsafe_value")`` (recording nothing) when
         ``data`` holds a value a log cannot hold (spec/strict-json.md 4.1)."""
         canonical_line(data)
@@ -149,7 +160,8 @@ class TurnOutcome:
 class EgressBlocked(CaseError):
     def __init__(self, target: Any) -> None:
         super().__init__(
-            "egress_blocked", f"network access to {target!r} was blocked during a replay",
+            "egress_blocked",
+            f"network access to {target!r} was blocked during a replay",
             hint="a replay never reaches the outside world; record the call as a stub instead",
         )
         self.stop_key = "egress"
@@ -196,9 +208,9 @@ def block_egress() -> Iterator[list[EgressBlocked]]:
 
     real_sendto = socket.socket.sendto
     real_sendmsg: Any = getattr(socket.socket, "sendmsg", None)
-    socket.socket.connect = connect  # type: ignore[method-assign]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign]
-    socket.create_connection = create_connection  # type: ignore[assignment]
+    socket.socket.connect = connect  # type: ignore[method-assign,assignment]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
+    socket.create_connection = create_connection
     socket.socket.sendto = sendto  # type: ignore[method-assign,assignment]
     if real_sendmsg is not None:
         socket.socket.sendmsg = sendmsg  # type: ignore[method-assign,assignment]
@@ -226,36 +238,48 @@ class SandboxContext:
         h = self.store.put(data)
         aid = "sha256:" + h
         if aid not in self.rec.state["artifacts"]:
-            self.rec.append("artifact_added", {"artifact_id": aid, "media_type": media_type,
-                                               "size": len(data)})
+            self.rec.append(
+                "artifact_added", {"artifact_id": aid, "media_type": media_type, "size": len(data)}
+            )
         return h
 
     def _media(self, path: str) -> str:
-        return "text/plain" if path.endswith((".txt", ".md", ".py", ".json", ".csv")) else \
-            "application/octet-stream"
+        return (
+            "text/plain"
+            if path.endswith((".txt", ".md", ".py", ".json", ".csv"))
+            else "application/octet-stream"
+        )
 
     def read(self, path: str) -> bytes:
         check_path(path)
         data = self.sandbox.read(path)
         h = self._artifact(data, self._media(path))
-        self.rec.append("sandbox_read", {"path": path, "sha256": h, "size": len(data),
-                                         "artifact": "sha256:" + h})
+        self.rec.append(
+            "sandbox_read",
+            {"path": path, "sha256": h, "size": len(data), "artifact": "sha256:" + h},
+        )
         return data
 
     def write(self, path: str, data: bytes) -> None:
         check_path(path)
         self.sandbox.write(path, data)
         h = self._artifact(data, self._media(path))
-        self.rec.append("sandbox_wrote", {"path": path, "sha256": h, "size": len(data),
-                                          "artifact": "sha256:" + h}, critical=True)
+        self.rec.append(
+            "sandbox_wrote",
+            {"path": path, "sha256": h, "size": len(data), "artifact": "sha256:" + h},
+            critical=True,
+        )
 
     def delete(self, path: str) -> None:
         check_path(path)
         if path not in self.rec.state["sandbox"]["files"]:
             self.read(path)  # the log must have seen a file before it is deleted
         self.sandbox.delete(path)
-        self.rec.append("sandbox_wrote", {"path": path, "sha256": None, "size": 0,
-                                          "artifact": None}, critical=True)
+        self.rec.append(
+            "sandbox_wrote",
+            {"path": path, "sha256": None, "size": 0, "artifact": None},
+            critical=True,
+        )
 
     def list(self, prefix: str = "") -> list[str]:
         paths = self.sandbox.list(prefix)
@@ -328,24 +352,41 @@ def run_turn(
     usage = {"input_tokens": 0, "output_tokens": 0}
 
     def stop(err: CaseError) -> TurnOutcome:
-        rec.append("turn_failed", {"turn_id": turn_id,
-                                   "error": {"code": err.code, "message": err.message}})
+        rec.append(
+            "turn_failed", {"turn_id": turn_id, "error": {"code": err.code, "message": err.message}}
+        )
         key = getattr(err, "stop_key", err.code)
-        return TurnOutcome(turn_id, "stopped", rec.events[start:],
-                           {"code": err.code, "stop_key": key, "message": err.message})
+        return TurnOutcome(
+            turn_id,
+            "stopped",
+            rec.events[start:],
+            {"code": err.code, "stop_key": key, "message": err.message},
+        )
 
     for index in range(step_limit):
         request = build_request(rec.state)
-        rec.append("model_requested", {"turn_id": turn_id, "model": request["model"],
-                                       "request_sha256": request_sha256(request)})
+        rec.append(
+            "model_requested",
+            {
+                "turn_id": turn_id,
+                "model": request["model"],
+                "request_sha256": request_sha256(request),
+            },
+        )
         try:
             reply = model.respond(request, index)
         except CaseError as err:
             return stop(err)
         try:
-            rec.append("model_responded", {"turn_id": turn_id, "message": reply["message"],
-                                           "stop_reason": reply["stop_reason"],
-                                           "usage": reply["usage"]})
+            rec.append(
+                "model_responded",
+                {
+                    "turn_id": turn_id,
+                    "message": reply["message"],
+                    "stop_reason": reply["stop_reason"],
+                    "usage": reply["usage"],
+                },
+            )
         except CaseError as err:
             return stop(_unwritable(err, f"model reply {index}", f"model:{index}"))
         usage["input_tokens"] += reply["usage"]["input_tokens"]
@@ -356,10 +397,18 @@ def run_turn(
             tool = agent.tool(block["name"])
             kind = tool.kind if tool else "external"
             effect = tool.effect if tool else "pure"
-            rec.append("tool_called", {"turn_id": turn_id, "tool_use_id": block["id"],
-                                       "name": block["name"], "input": block["input"],
-                                       "kind": kind, "effect": effect},
-                       critical=effect == "write")
+            rec.append(
+                "tool_called",
+                {
+                    "turn_id": turn_id,
+                    "tool_use_id": block["id"],
+                    "name": block["name"],
+                    "input": block["input"],
+                    "kind": kind,
+                    "effect": effect,
+                },
+                critical=effect == "write",
+            )
             try:
                 if tool is None:
                     result = ToolResult(f"unknown tool {block['name']!r}", is_error=True)
@@ -384,16 +433,28 @@ def run_turn(
             if egress:  # a tool tried the network, even if it swallowed the error
                 return stop(egress[0])
             try:
-                rec.append("tool_result", {"turn_id": turn_id, "tool_use_id": block["id"],
-                                           "name": block["name"], "content": result.content,
-                                           "is_error": result.is_error},
-                           critical=kind == "external")
+                rec.append(
+                    "tool_result",
+                    {
+                        "turn_id": turn_id,
+                        "tool_use_id": block["id"],
+                        "name": block["name"],
+                        "content": result.content,
+                        "is_error": result.is_error,
+                    },
+                    critical=kind == "external",
+                )
             except CaseError as err:
-                return stop(_unwritable(err, f"the result of tool {block['name']!r}",
-                                        f"tool:{block['name']}"))
+                return stop(
+                    _unwritable(
+                        err, f"the result of tool {block['name']!r}", f"tool:{block['name']}"
+                    )
+                )
         if reply["stop_reason"] != "tool_use":
-            rec.append("turn_completed", {"turn_id": turn_id, "stop_reason": reply["stop_reason"],
-                                          "usage": usage})
+            rec.append(
+                "turn_completed",
+                {"turn_id": turn_id, "stop_reason": reply["stop_reason"], "usage": usage},
+            )
             return TurnOutcome(turn_id, "completed", rec.events[start:])
     limit = CaseError("step_limit", f"the turn made {step_limit} model calls without finishing")
     return stop(limit)

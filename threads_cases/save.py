@@ -66,8 +66,13 @@ class SaveResult:
 
     def to_json(self) -> dict[str, Any]:
         if self.ok and self.value is not None:
-            return {"ok": True, "path": str(self.value.path), "portable": self.value.portable,
-                    "fingerprint": self.value.fingerprint, "outcome": self.value.outcome}
+            return {
+                "ok": True,
+                "path": str(self.value.path),
+                "portable": self.value.portable,
+                "fingerprint": self.value.fingerprint,
+                "outcome": self.value.outcome,
+            }
         assert self.error is not None
         return {"ok": False, "code": self.error.code, "message": self.error.message}
 
@@ -80,7 +85,9 @@ def _expectation(expect: Any) -> CaseExpectation:
     if isinstance(expect, dict):
         expect = CaseExpectation(list(expect.get("must", [])), list(expect.get("expect", [])))
     if not isinstance(expect, CaseExpectation):
-        raise CaseError("invalid_request", "expect must be a CaseExpectation(must=[...], expect=[...])")
+        raise CaseError(
+            "invalid_request", "expect must be a CaseExpectation(must=[...], expect=[...])"
+        )
     must = [validate_matcher(m, pointer=f"/must/{i}") for i, m in enumerate(expect.must)]
     exp = [validate_matcher(m, pointer=f"/expect/{i}") for i, m in enumerate(expect.expect)]
     return CaseExpectation(must, exp)
@@ -117,14 +124,17 @@ def _split_turn(events: Sequence[dict[str, Any]], at: str) -> tuple[int, list[di
     for e in rest[1:]:
         if turn_id is None:
             if e["type"] != "turn_started":
-                raise CaseError("turn_incomplete",
-                                f"the user input after {at!r} starts no turn (next: {e['type']})")
+                raise CaseError(
+                    "turn_incomplete",
+                    f"the user input after {at!r} starts no turn (next: {e['type']})",
+                )
             turn_id = e["data"]["turn_id"]
         turn.append(e)
         if e["type"] in TERMINAL and e["data"].get("turn_id") == turn_id:
             return idx, turn
-    raise CaseError("turn_incomplete",
-                    f"the turn after {at!r} has no turn_completed or turn_failed")
+    raise CaseError(
+        "turn_incomplete", f"the turn after {at!r} has no turn_completed or turn_failed"
+    )
 
 
 def _recorded(turn: list[dict[str, Any]], agent: dict[str, Any] | None) -> dict[str, Any]:
@@ -140,15 +150,26 @@ def _recorded(turn: list[dict[str, Any]], agent: dict[str, Any] | None) -> dict[
         if t == "model_requested":
             last_sha = d["request_sha256"]
         elif t == "model_responded":
-            replies.append({"request_sha256": last_sha or "0" * 64, "message": d["message"],
-                            "stop_reason": d["stop_reason"], "usage": d["usage"]})
+            replies.append(
+                {
+                    "request_sha256": last_sha or "0" * 64,
+                    "message": d["message"],
+                    "stop_reason": d["stop_reason"],
+                    "usage": d["usage"],
+                }
+            )
         elif t == "tool_called":
             called[d["tool_use_id"]] = d
         elif t == "tool_result":
             call = called.get(d["tool_use_id"])
             if call is not None and call["kind"] == "external" and call["name"] in external:
-                calls.append({"tool": call["name"], "input": call["input"],
-                              "result": {"content": d["content"], "is_error": d["is_error"]}})
+                calls.append(
+                    {
+                        "tool": call["name"],
+                        "input": call["input"],
+                        "result": {"content": d["content"], "is_error": d["is_error"]},
+                    }
+                )
         elif t == "sandbox_wrote":
             written.add(d["path"])
         elif t == "sandbox_read" and d["path"] not in written:
@@ -193,26 +214,33 @@ def build_case_files(
     if end["type"] == "turn_failed" and end["data"]["error"].get("code") == "unsafe_value":
         # the runtime stopped the turn on a value a log cannot hold: the recording is
         # missing that value, so the case could never replay the turn
-        raise CaseError("unsafe_value", f"the turn after {at!r} stopped on a value that cannot "
-                        f"be recorded: {end['data']['error'].get('message', '')}")
+        raise CaseError(
+            "unsafe_value",
+            f"the turn after {at!r} stopped on a value that cannot "
+            f"be recorded: {end['data']['error'].get('message', '')}",
+        )
     prefix = list(events[: idx + 1])
     reducer = Reducer()
     for e in prefix:
         reducer.apply(e)
     state = reducer.state
     if state["pending_tool_calls"]:
-        raise CaseError("turn_incomplete",
-                        f"tool calls are in flight at {at!r}: {state['pending_tool_calls']}")
+        raise CaseError(
+            "turn_incomplete", f"tool calls are in flight at {at!r}: {state['pending_tool_calls']}"
+        )
     rec = _recorded(turn, state["agent"])
     if external_effects == "forbid" and rec["calls"]:
         names = sorted({c["tool"] for c in rec["calls"]})
-        raise CaseError("invalid_request",
-                        f"external_effects is 'forbid' but the turn called external tools: {names}")
+        raise CaseError(
+            "invalid_request",
+            f"external_effects is 'forbid' but the turn called external tools: {names}",
+        )
     hits = find_all(expect.must, turn)
     for i, hit in enumerate(hits):
         if hit is None:
-            raise CaseError("invalid_request",
-                            f"must[{i}] cannot pass: {explain(expect.must[i], turn)}")
+            raise CaseError(
+                "invalid_request", f"must[{i}] cannot pass: {explain(expect.must[i], turn)}"
+            )
     files: dict[str, bytes] = {}
     for impl in implementations:
         d = get_dialect(impl)
@@ -224,9 +252,11 @@ def build_case_files(
     for aid in sorted(_artifact_ids(prefix, rec["reads"])):
         data = store.get(aid)
         if data is None:
-            raise CaseError("invalid_request",
-                            f"artifact {aid} referred to by the log is not available",
-                            hint="pass the folder holding the artifacts with --artifacts DIR")
+            raise CaseError(
+                "invalid_request",
+                f"artifact {aid} referred to by the log is not available",
+                hint="pass the folder holding the artifacts with --artifacts DIR",
+            )
         files[f"artifacts/{aid.removeprefix('sha256:')}"] = data
     agent = state["agent"] or {"name": "", "model": "", "system": "", "tools": []}
     meta = {
@@ -242,8 +272,10 @@ def build_case_files(
             "name": agent["name"],
             "model": agent["model"],
             "system_sha256": hashlib.sha256(agent["system"].encode("utf-8")).hexdigest(),
-            "tools": [{"name": t["name"], "kind": t["kind"], "effect": t["effect"]}
-                      for t in agent["tools"]],
+            "tools": [
+                {"name": t["name"], "kind": t["kind"], "effect": t["effect"]}
+                for t in agent["tools"]
+            ],
         },
         "created_with": {"tool": "threads-cases", "version": __version__},
     }
@@ -296,8 +328,10 @@ def save_case(
     try:
         check_case_name(name)
         if external_effects not in ("stub", "forbid"):
-            raise CaseError("invalid_request",
-                            f"external_effects must be 'stub' or 'forbid', not {external_effects!r}")
+            raise CaseError(
+                "invalid_request",
+                f"external_effects must be 'stub' or 'forbid', not {external_effects!r}",
+            )
         if not isinstance(at, str) or not at:
             raise CaseError("invalid_request", "at must be an event_id")
         exp = _expectation(expect)
@@ -309,21 +343,31 @@ def save_case(
                 "and a replay must never reach the outside world",
             )
         if secrets not in SECRETS_MODES:
-            raise CaseError("invalid_request",
-                            f"secrets must be one of {', '.join(SECRETS_MODES)}, not {secrets!r}")
+            raise CaseError(
+                "invalid_request",
+                f"secrets must be one of {', '.join(SECRETS_MODES)}, not {secrets!r}",
+            )
         if secrets == "redact":
             from .redact import redact_events
 
             events, store = redact_events(events, store)
         files, meta = build_case_files(
-            events=events, name=name, expect=exp, at=at, external_effects=external_effects,
-            portable=bool(sandbox.portable), store=store, implementations=implementations,
+            events=events,
+            name=name,
+            expect=exp,
+            at=at,
+            external_effects=external_effects,
+            portable=bool(sandbox.portable),
+            store=store,
+            implementations=implementations,
         )
         total = sum(len(b) for b in files.values())
         if total > MAX_CASE_BYTES:
-            raise CaseError("case_too_large",
-                            f"the case would hold {total} bytes; at most {MAX_CASE_BYTES} (512 MiB)",
-                            hint="save a turn with smaller inputs, or fork later in the thread")
+            raise CaseError(
+                "case_too_large",
+                f"the case would hold {total} bytes; at most {MAX_CASE_BYTES} (512 MiB)",
+                hint="save a turn with smaller inputs, or fork later in the thread",
+            )
         if secrets != "allow":
             _refuse_secrets(files)
         outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite)

@@ -14,10 +14,9 @@ data and the bad-input corpus.
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
-
-import re
 
 import jsonschema_rs
 from jsonschema import Draft202012Validator, validators
@@ -61,7 +60,7 @@ def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})
+_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
 
 
 @cache

@@ -72,8 +72,9 @@ class Thread:
         self._sandbox_snapshots: dict[str, Any] = {}
         self._ids = {e["event_id"] for e in events}
         self._next_branch: str | None = None  # the branch a forked event being recorded opens
-        self._recorder = Recorder(self._events, self._reducer, thread_id=thread_id,
-                                  id_for=self._event_id, clock=clock)
+        self._recorder = Recorder(
+            self._events, self._reducer, thread_id=thread_id, id_for=self._event_id, clock=clock
+        )
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -88,8 +89,14 @@ class Thread:
     ) -> Thread:
         """Start a new thread: records ``thread_started`` with ``agent.to_json()``."""
         tid = thread_id or f"thread-{secrets.token_hex(6)}"
-        t = cls([], sandbox=sandbox or FakeSandbox(), artifacts=ArtifactStore(), thread_id=tid,
-                clock=clock or Clock(), agent=agent)
+        t = cls(
+            [],
+            sandbox=sandbox or FakeSandbox(),
+            artifacts=ArtifactStore(),
+            thread_id=tid,
+            clock=clock or Clock(),
+            agent=agent,
+        )
         t._recorder.append("thread_started", {"agent": agent.to_json(), "metadata": metadata or {}})
         return t
 
@@ -112,7 +119,7 @@ class Thread:
         if isinstance(log, (str, os.PathLike)) or hasattr(log, "readline"):
             events = list(read_log(log, dialect=dialect))  # type: ignore[arg-type]
         else:
-            events = list(check_events(copy.deepcopy(list(log)), dialect=dialect))  # type: ignore[arg-type]
+            events = list(check_events(copy.deepcopy(list(log)), dialect=dialect))
         store = _artifact_store(artifacts)
         reducer = Reducer()
         for i, ev in enumerate(events):
@@ -130,9 +137,14 @@ class Thread:
             sandbox = FakeSandbox(files)  # type: ignore[arg-type]
         last_ms = parse_ts(events[-1]["ts"]) if events else None
         agent = AgentSpec.from_json(state["agent"], handlers) if state["agent"] else None
-        return cls(events, sandbox=sandbox, artifacts=store,
-                   thread_id=state["thread_id"] or f"thread-{secrets.token_hex(6)}",
-                   clock=Clock() if last_ms is None else _AfterClock(last_ms), agent=agent)
+        return cls(
+            events,
+            sandbox=sandbox,
+            artifacts=store,
+            thread_id=state["thread_id"] or f"thread-{secrets.token_hex(6)}",
+            clock=Clock() if last_ms is None else _AfterClock(last_ms),
+            agent=agent,
+        )
 
     # ------------------------------------------------------------------ views
     @property
@@ -176,15 +188,22 @@ class Thread:
             raise CaseError("event_not_found", f"event {at!r} is not in the log")
         new_branch = branch_id or f"fork-{secrets.token_hex(3)}"
         if _SAFE.search(new_branch):
-            raise CaseError("invalid_request",
-                            f"branch_id {new_branch!r} may hold only letters, digits, '.', '_', '-'")
+            raise CaseError(
+                "invalid_request",
+                f"branch_id {new_branch!r} may hold only letters, digits, '.', '_', '-'",
+            )
         if isinstance(self.sandbox, FakeSandbox):
             sandbox: SandboxProvider = FakeSandbox(self._files_at(idx))
         else:
             sandbox = self.sandbox
-        child = Thread(copy.deepcopy(self._events[: idx + 1]), sandbox=sandbox,
-                       artifacts=ArtifactStore(self.artifacts.blobs), thread_id=self.thread_id,
-                       clock=self.clock, agent=self._agent)
+        child = Thread(
+            copy.deepcopy(self._events[: idx + 1]),
+            sandbox=sandbox,
+            artifacts=ArtifactStore(self.artifacts.blobs),
+            thread_id=self.thread_id,
+            clock=self.clock,
+            agent=self._agent,
+        )
         child._ids |= self._ids
         child._next_branch = new_branch
         try:
@@ -203,7 +222,7 @@ class Thread:
             then.apply(ev)
         known = then.state["sandbox"]["files"]
         first: dict[str, dict[str, Any]] = {}
-        for ev in self._events[idx + 1:]:
+        for ev in self._events[idx + 1 :]:
             if ev["type"] in ("sandbox_read", "sandbox_wrote"):
                 first.setdefault(ev["data"]["path"], ev)
         for path, ev in first.items():
@@ -272,8 +291,16 @@ class Thread:
             out = tool.handler(inp)
             return out if isinstance(out, ToolResult) else ToolResult(out)
 
-        return run_turn(self._recorder, agent, self.sandbox, self.artifacts, model, text,
-                        external=external, step_limit=step_limit)
+        return run_turn(
+            self._recorder,
+            agent,
+            self.sandbox,
+            self.artifacts,
+            model,
+            text,
+            external=external,
+            step_limit=step_limit,
+        )
 
     def save_case(
         self,
@@ -292,10 +319,19 @@ class Thread:
         See :func:`threads_cases.save.save_case`; returns a :class:`SaveResult` and never
         raises for a refusal.
         """
-        return save_case(self._events, sandbox=self.sandbox, store=self.artifacts, name=name,
-                         expect=expect, at=at, dir=dir, external_effects=external_effects,
-                         overwrite=overwrite, implementations=implementations,
-                         secrets=secrets)
+        return save_case(
+            self._events,
+            sandbox=self.sandbox,
+            store=self.artifacts,
+            name=name,
+            expect=expect,
+            at=at,
+            dir=dir,
+            external_effects=external_effects,
+            overwrite=overwrite,
+            implementations=implementations,
+            secrets=secrets,
+        )
 
     def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:
         """Write the log canonically to ``path`` in ``dialect``."""
@@ -334,4 +370,3 @@ def _artifact_store(
         if p.is_file() and re.fullmatch(r"[0-9a-f]{64}", p.name):
             blobs[p.name] = p.read_bytes()
     return ArtifactStore(blobs)
-

@@ -36,8 +36,9 @@ def first_words(content: Any, words: int = TEXT_WORDS) -> str:
     if isinstance(content, str):
         text = content
     elif isinstance(content, list):
-        text = " ".join(b.get("text", "") for b in content
-                        if isinstance(b, dict) and b.get("type") == "text")
+        text = " ".join(
+            b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+        )
         if not text and content:
             text = f"[{', '.join(str(b.get('type')) for b in content if isinstance(b, dict))}]"
     else:
@@ -47,8 +48,9 @@ def first_words(content: Any, words: int = TEXT_WORDS) -> str:
     return out + (" …" if len(parts) > words else "")
 
 
-def list_turns(events: Iterable[dict[str, Any]], *, keep_events: bool = False
-               ) -> list[dict[str, Any]]:
+def list_turns(
+    events: Iterable[dict[str, Any]], *, keep_events: bool = False
+) -> list[dict[str, Any]]:
     """The turns of a log (module docstring). Streams: it holds one turn's summary at a time
     (plus, with ``keep_events``, the turn's events under ``"events"``)."""
     turns: list[dict[str, Any]] = []
@@ -57,9 +59,17 @@ def list_turns(events: Iterable[dict[str, Any]], *, keep_events: bool = False
     for ev in events:
         t = ev["type"]
         if t == "user_message":
-            cur = {"index": len(turns) + 1, "text": first_words(ev["data"]["content"]),
-                   "tools": [], "fork_point": prev_id, "user_message": ev["event_id"],
-                   "terminal": None, "status": "open", "stop_reason": None, "turn_id": None}
+            cur = {
+                "index": len(turns) + 1,
+                "text": first_words(ev["data"]["content"]),
+                "tools": [],
+                "fork_point": prev_id,
+                "user_message": ev["event_id"],
+                "terminal": None,
+                "status": "open",
+                "stop_reason": None,
+                "turn_id": None,
+            }
             if keep_events:
                 cur["events"] = [ev]
             turns.append(cur)
@@ -70,8 +80,7 @@ def list_turns(events: Iterable[dict[str, Any]], *, keep_events: bool = False
                 cur["turn_id"] = ev["data"]["turn_id"]
             elif t == "tool_called":
                 cur["tools"].append(ev["data"]["name"])
-            elif t in ("turn_completed", "turn_failed") \
-                    and ev["data"]["turn_id"] == cur["turn_id"]:
+            elif t in ("turn_completed", "turn_failed") and ev["data"]["turn_id"] == cur["turn_id"]:
                 cur["terminal"] = ev["event_id"]
                 cur["status"] = "completed" if t == "turn_completed" else "failed"
                 cur["stop_reason"] = ev["data"].get("stop_reason")
@@ -79,17 +88,20 @@ def list_turns(events: Iterable[dict[str, Any]], *, keep_events: bool = False
     return turns
 
 
-def turn_events(events: list[dict[str, Any]], n: int
-                ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+def turn_events(
+    events: list[dict[str, Any]], n: int
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Turn ``n`` (1-based) of ``events`` and its events (user_message .. terminal, no ``x_``).
 
     Raises ``CaseError("invalid_request")`` when there is no such turn.
     """
     turns = list_turns(events, keep_events=True)
     if not 1 <= n <= len(turns):
-        raise CaseError("invalid_request",
-                        f"--turn {n} is out of range: the log has {len(turns)} turn(s)",
-                        hint="list them with `threads-cases turns LOG`")
+        raise CaseError(
+            "invalid_request",
+            f"--turn {n} is out of range: the log has {len(turns)} turn(s)",
+            hint="list them with `threads-cases turns LOG`",
+        )
     turn = turns[n - 1]
     return turn, turn.pop("events")
 
@@ -109,8 +121,11 @@ def draft_matchers(events: list[dict[str, Any]], n: int) -> dict[str, list[dict[
     """
     turn, evs = turn_events(events, n)
     if turn["terminal"] is None:
-        raise CaseError("invalid_request", f"turn {n} has no turn_completed or turn_failed",
-                        hint="only a finished turn can be saved as a case")
+        raise CaseError(
+            "invalid_request",
+            f"turn {n} has no turn_completed or turn_failed",
+            hint="only a finished turn can be saved as a case",
+        )
     must: list[dict[str, Any]] = []
     expect: list[dict[str, Any]] = []
     for ev in evs:

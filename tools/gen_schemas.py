@@ -30,15 +30,32 @@ SANDBOX_PATH = {
 }
 
 TYPES = [
-    "thread_started", "user_message", "turn_started", "model_requested", "model_responded",
-    "tool_called", "tool_result", "sandbox_read", "sandbox_wrote", "artifact_added",
-    "snapshot_taken", "restored", "forked", "turn_completed", "turn_failed",
+    "thread_started",
+    "user_message",
+    "turn_started",
+    "model_requested",
+    "model_responded",
+    "tool_called",
+    "tool_result",
+    "sandbox_read",
+    "sandbox_wrote",
+    "artifact_added",
+    "snapshot_taken",
+    "restored",
+    "forked",
+    "turn_completed",
+    "turn_failed",
 ]
 
 
-def obj(props: dict[str, Any], required: list[str] | None = None, extra: bool = False) -> dict[str, Any]:
-    out: dict[str, Any] = {"type": "object", "properties": props,
-                           "required": sorted(props) if required is None else required}
+def obj(
+    props: dict[str, Any], required: list[str] | None = None, extra: bool = False
+) -> dict[str, Any]:
+    out: dict[str, Any] = {
+        "type": "object",
+        "properties": props,
+        "required": sorted(props) if required is None else required,
+    }
     if not extra:
         out["additionalProperties"] = False
     return out
@@ -55,73 +72,144 @@ def content() -> dict[str, Any]:
 def event_schema() -> dict[str, Any]:
     defs: dict[str, Any] = {}
     defs["usage"] = obj({"input_tokens": COUNT, "output_tokens": COUNT}, extra=True)
-    defs["tool"] = obj({
-        "name": NONEMPTY, "description": {"type": "string"}, "input_schema": {"type": "object"},
-        "kind": {"enum": ["sandbox", "external"]}, "effect": {"enum": ["read", "write", "pure"]},
-    })
-    defs["agent"] = obj({
-        "name": {"type": "string"}, "model": {"type": "string"}, "system": {"type": "string"},
-        "tools": {"type": "array", "items": ref("tool")},
-    })
+    defs["tool"] = obj(
+        {
+            "name": NONEMPTY,
+            "description": {"type": "string"},
+            "input_schema": {"type": "object"},
+            "kind": {"enum": ["sandbox", "external"]},
+            "effect": {"enum": ["read", "write", "pure"]},
+        }
+    )
+    defs["agent"] = obj(
+        {
+            "name": {"type": "string"},
+            "model": {"type": "string"},
+            "system": {"type": "string"},
+            "tools": {"type": "array", "items": ref("tool")},
+        }
+    )
     defs["block"] = {
         "type": "object",
         "required": ["type"],
         "properties": {"type": NONEMPTY},
         "allOf": [
-            {"if": {"properties": {"type": {"const": "text"}}},
-             "then": {"required": ["text"], "properties": {"text": {"type": "string"}}}},
-            {"if": {"properties": {"type": {"const": "tool_use"}}},
-             "then": {"required": ["id", "name", "input"],
-                      "properties": {"id": NONEMPTY, "name": NONEMPTY, "input": {"type": "object"}}}},
-            {"if": {"properties": {"type": {"const": "tool_result"}}},
-             "then": {"required": ["tool_use_id"],
-                      "properties": {"tool_use_id": NONEMPTY, "content": content(),
-                                     "is_error": {"type": "boolean"}}}},
-            {"if": {"properties": {"type": {"const": "thinking"}}},
-             "then": {"required": ["thinking"], "properties": {"thinking": {"type": "string"}}}},
-            {"if": {"properties": {"type": {"const": "image"}}},
-             "then": {"required": ["source"], "properties": {"source": {"type": "object"}}}},
+            {
+                "if": {"properties": {"type": {"const": "text"}}},
+                "then": {"required": ["text"], "properties": {"text": {"type": "string"}}},
+            },
+            {
+                "if": {"properties": {"type": {"const": "tool_use"}}},
+                "then": {
+                    "required": ["id", "name", "input"],
+                    "properties": {"id": NONEMPTY, "name": NONEMPTY, "input": {"type": "object"}},
+                },
+            },
+            {
+                "if": {"properties": {"type": {"const": "tool_result"}}},
+                "then": {
+                    "required": ["tool_use_id"],
+                    "properties": {
+                        "tool_use_id": NONEMPTY,
+                        "content": content(),
+                        "is_error": {"type": "boolean"},
+                    },
+                },
+            },
+            {
+                "if": {"properties": {"type": {"const": "thinking"}}},
+                "then": {"required": ["thinking"], "properties": {"thinking": {"type": "string"}}},
+            },
+            {
+                "if": {"properties": {"type": {"const": "image"}}},
+                "then": {"required": ["source"], "properties": {"source": {"type": "object"}}},
+            },
         ],
     }
     data = {
         "thread_started": obj({"agent": ref("agent"), "metadata": {"type": "object"}}),
         "user_message": obj({"content": content()}),
         "turn_started": obj({"turn_id": NONEMPTY}),
-        "model_requested": obj({"turn_id": NONEMPTY, "model": {"type": "string"}, "request_sha256": HEX64}),
-        "model_responded": obj({
-            "turn_id": NONEMPTY,
-            "message": obj({"role": {"const": "assistant"},
-                            "content": {"type": "array", "items": ref("block")}}),
-            "stop_reason": NONEMPTY, "usage": ref("usage"),
-        }),
-        "tool_called": obj({
-            "turn_id": NONEMPTY, "tool_use_id": NONEMPTY, "name": NONEMPTY, "input": {"type": "object"},
-            "kind": {"enum": ["sandbox", "external"]}, "effect": {"enum": ["read", "write", "pure"]},
-        }),
-        "tool_result": obj({"turn_id": NONEMPTY, "tool_use_id": NONEMPTY, "name": NONEMPTY,
-                            "content": content(), "is_error": {"type": "boolean"}}),
-        "sandbox_read": obj({"path": SANDBOX_PATH, "sha256": HEX64, "size": COUNT,
-                             "artifact": {"oneOf": [ARTIFACT_ID, {"type": "null"}]}}),
-        "sandbox_wrote": obj({"path": SANDBOX_PATH,
-                              "sha256": {"oneOf": [HEX64, {"type": "null"}]}, "size": COUNT,
-                              "artifact": {"oneOf": [ARTIFACT_ID, {"type": "null"}]}}),
+        "model_requested": obj(
+            {"turn_id": NONEMPTY, "model": {"type": "string"}, "request_sha256": HEX64}
+        ),
+        "model_responded": obj(
+            {
+                "turn_id": NONEMPTY,
+                "message": obj(
+                    {
+                        "role": {"const": "assistant"},
+                        "content": {"type": "array", "items": ref("block")},
+                    }
+                ),
+                "stop_reason": NONEMPTY,
+                "usage": ref("usage"),
+            }
+        ),
+        "tool_called": obj(
+            {
+                "turn_id": NONEMPTY,
+                "tool_use_id": NONEMPTY,
+                "name": NONEMPTY,
+                "input": {"type": "object"},
+                "kind": {"enum": ["sandbox", "external"]},
+                "effect": {"enum": ["read", "write", "pure"]},
+            }
+        ),
+        "tool_result": obj(
+            {
+                "turn_id": NONEMPTY,
+                "tool_use_id": NONEMPTY,
+                "name": NONEMPTY,
+                "content": content(),
+                "is_error": {"type": "boolean"},
+            }
+        ),
+        "sandbox_read": obj(
+            {
+                "path": SANDBOX_PATH,
+                "sha256": HEX64,
+                "size": COUNT,
+                "artifact": {"oneOf": [ARTIFACT_ID, {"type": "null"}]},
+            }
+        ),
+        "sandbox_wrote": obj(
+            {
+                "path": SANDBOX_PATH,
+                "sha256": {"oneOf": [HEX64, {"type": "null"}]},
+                "size": COUNT,
+                "artifact": {"oneOf": [ARTIFACT_ID, {"type": "null"}]},
+            }
+        ),
         "artifact_added": obj({"artifact_id": ARTIFACT_ID, "media_type": NONEMPTY, "size": COUNT}),
         "snapshot_taken": obj({"snapshot_id": NONEMPTY}),
         "restored": obj({"snapshot_id": NONEMPTY}),
         "forked": obj({"from_event_id": ID, "branch_id": NONEMPTY}),
-        "turn_completed": obj({"turn_id": NONEMPTY, "stop_reason": NONEMPTY, "usage": ref("usage")}),
-        "turn_failed": obj({"turn_id": NONEMPTY,
-                            "error": obj({"code": NONEMPTY, "message": {"type": "string"}})}),
+        "turn_completed": obj(
+            {"turn_id": NONEMPTY, "stop_reason": NONEMPTY, "usage": ref("usage")}
+        ),
+        "turn_failed": obj(
+            {"turn_id": NONEMPTY, "error": obj({"code": NONEMPTY, "message": {"type": "string"}})}
+        ),
     }
     for name, schema in data.items():
         defs[f"data.{name}"] = schema
-    type_schema = {"oneOf": [{"enum": TYPES}, {"type": "string", "pattern": "^x_[A-Za-z0-9_.:-]{1,120}$"}]}
+    type_schema = {
+        "oneOf": [{"enum": TYPES}, {"type": "string", "pattern": "^x_[A-Za-z0-9_.:-]{1,120}$"}]
+    }
     envelope_props = {
-        "event_id": ID, "thread_id": NONEMPTY, "seq": COUNT, "type": type_schema,
+        "event_id": ID,
+        "thread_id": NONEMPTY,
+        "seq": COUNT,
+        "type": type_schema,
         "actor_kind": {"enum": ["user", "model", "tool", "sandbox", "system"]},
-        "epoch": COUNT, "branch_id": NONEMPTY, "critical": {"type": "boolean"},
-        "ts": {"type": "string",
-               "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$"},
+        "epoch": COUNT,
+        "branch_id": NONEMPTY,
+        "critical": {"type": "boolean"},
+        "ts": {
+            "type": "string",
+            "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\\.[0-9]{3}Z$",
+        },
         "data": {"type": "object"},
     }
     dialects = {}
@@ -129,8 +217,10 @@ def event_schema() -> dict[str, Any]:
         d = read_json_file(path)
         dialects[d["name"]] = d["envelope"]
     by_type = [
-        {"if": {"properties": {"type": {"const": t}}, "required": ["type"]},
-         "then": {"properties": {"data": ref(f"data.{t}")}}}
+        {
+            "if": {"properties": {"type": {"const": t}}, "required": ["type"]},
+            "then": {"properties": {"data": ref(f"data.{t}")}},
+        }
         for t in TYPES
     ]
     for name, renames in dialects.items():
@@ -142,8 +232,8 @@ def event_schema() -> dict[str, Any]:
         "$id": BASE + "event.schema.json",
         "title": "threads-cases event envelope (thread log v1, spec/thread-log.md)",
         "description": "One line of a thread log in any dialect. $defs/event.<dialect> is one "
-                       "dialect's event; $defs/envelope.<dialect> its envelope alone; "
-                       "$defs/data.<type> the data of one event type.",
+        "dialect's event; $defs/envelope.<dialect> its envelope alone; "
+        "$defs/data.<type> the data of one event type.",
         "anyOf": [ref(f"event.{n}") for n in dialects],
         "$defs": defs,
     }
@@ -152,11 +242,24 @@ def event_schema() -> dict[str, Any]:
 def state_schema() -> dict[str, Any]:
     ev = BASE + "event.schema.json#/$defs/"
     defs: dict[str, Any] = {}
-    turn = obj({"turn_id": NONEMPTY, "status": {"enum": ["completed", "failed"]},
-                "stop_reason": {"type": ["string", "null"]},
-                "error": {"oneOf": [{"type": "null"}, {"$ref": ev + "data.turn_failed/properties/error"}]}})
-    message = obj({"role": {"enum": ["user", "assistant"]},
-                   "content": {"oneOf": [{"type": "string"}, {"type": "array", "items": {"$ref": ev + "block"}}]}})
+    turn = obj(
+        {
+            "turn_id": NONEMPTY,
+            "status": {"enum": ["completed", "failed"]},
+            "stop_reason": {"type": ["string", "null"]},
+            "error": {
+                "oneOf": [{"type": "null"}, {"$ref": ev + "data.turn_failed/properties/error"}]
+            },
+        }
+    )
+    message = obj(
+        {
+            "role": {"enum": ["user", "assistant"]},
+            "content": {
+                "oneOf": [{"type": "string"}, {"type": "array", "items": {"$ref": ev + "block"}}]
+            },
+        }
+    )
     props = {
         "thread_id": {"type": ["string", "null"]},
         "branch_id": NONEMPTY,
@@ -169,10 +272,20 @@ def state_schema() -> dict[str, Any]:
         "agent": {"oneOf": [{"type": "null"}, {"$ref": ev + "agent"}]},
         "messages": {"type": "array", "items": ref("message")},
         "pending_tool_calls": {"type": "array", "items": NONEMPTY},
-        "sandbox": obj({"files": {"type": "object", "additionalProperties": HEX64,
-                                  "propertyNames": SANDBOX_PATH}}),
-        "artifacts": {"type": "object", "propertyNames": ARTIFACT_ID,
-                      "additionalProperties": obj({"media_type": NONEMPTY, "size": COUNT})},
+        "sandbox": obj(
+            {
+                "files": {
+                    "type": "object",
+                    "additionalProperties": HEX64,
+                    "propertyNames": SANDBOX_PATH,
+                }
+            }
+        ),
+        "artifacts": {
+            "type": "object",
+            "propertyNames": ARTIFACT_ID,
+            "additionalProperties": obj({"media_type": NONEMPTY, "size": COUNT}),
+        },
         "usage": obj({"input_tokens": COUNT, "output_tokens": COUNT}),
         "snapshots": {"type": "array", "items": NONEMPTY},
     }
@@ -187,7 +300,10 @@ def state_schema() -> dict[str, Any]:
         "$schema": "https://json-schema.org/draft/2020-12/schema",
         "$id": BASE + "state.schema.json",
         "title": "threads-cases reduced state (spec/reducer.md)",
-        "description": "The state a thread log reduces to, in any dialect; $defs/state.<dialect> is one dialect's.",
+        "description": (
+            "The state a thread log reduces to, in any dialect; "
+            "$defs/state.<dialect> is one dialect's."
+        ),
         "anyOf": [ref(f"state.{n}") for n in names],
         "$defs": defs,
     }

@@ -42,28 +42,49 @@ def flaky(inp: dict[str, Any]) -> ToolResult:
 
 
 EXTERNAL = (
-    ToolSpec("get_weather", "Current weather for a city.",
-             {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
-             "external", "read", weather),
-    ToolSpec("web_search", "Search the web.",
-             {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
-             "external", "read", search),
-    ToolSpec("send_email", "Send an email.", {"type": "object"}, "external", "write",
-             lambda inp: f"queued message to {inp.get('to')}"),
+    ToolSpec(
+        "get_weather",
+        "Current weather for a city.",
+        {"type": "object", "properties": {"city": {"type": "string"}}, "required": ["city"]},
+        "external",
+        "read",
+        weather,
+    ),
+    ToolSpec(
+        "web_search",
+        "Search the web.",
+        {"type": "object", "properties": {"q": {"type": "string"}}, "required": ["q"]},
+        "external",
+        "read",
+        search,
+    ),
+    ToolSpec(
+        "send_email",
+        "Send an email.",
+        {"type": "object"},
+        "external",
+        "write",
+        lambda inp: f"queued message to {inp.get('to')}",
+    ),
     ToolSpec("flaky_api", "An API that is down.", {"type": "object"}, "external", "read", flaky),
 )
 
 
 def agent(system: str = "You are a careful assistant. Use tools when they help.") -> AgentSpec:
-    return AgentSpec("conformance-agent", "model-x-1", system,
-                     tools=(*BUILTIN_TOOLS.values(), *EXTERNAL))
+    return AgentSpec(
+        "conformance-agent", "model-x-1", system, tools=(*BUILTIN_TOOLS.values(), *EXTERNAL)
+    )
 
 
-def new_thread(name: str, files: dict[str, bytes | str] | None = None,
-               system: str | None = None) -> Thread:
-    return Thread.create(agent=agent(system) if system else agent(),
-                         sandbox=FakeSandbox(files or {}), thread_id=f"thread-{name}",
-                         clock=Clock(START_MS, 7))
+def new_thread(
+    name: str, files: dict[str, bytes | str] | None = None, system: str | None = None
+) -> Thread:
+    return Thread.create(
+        agent=agent(system) if system else agent(),
+        sandbox=FakeSandbox(files or {}),
+        thread_id=f"thread-{name}",
+        clock=Clock(START_MS, 7),
+    )
 
 
 def u(n: int, i: int = 0, o: int = 0) -> dict[str, int]:
@@ -71,8 +92,10 @@ def u(n: int, i: int = 0, o: int = 0) -> dict[str, int]:
 
 
 def warmup(t: Thread) -> None:
-    t.run_turn("Hello!", ScriptedModel([text_reply("Hi. How can I help?", input_tokens=12,
-                                                   output_tokens=7)]))
+    t.run_turn(
+        "Hello!",
+        ScriptedModel([text_reply("Hi. How can I help?", input_tokens=12, output_tokens=7)]),
+    )
 
 
 CASES: dict[str, Callable[[], tuple[Thread, str, CaseExpectation, str]]] = {}
@@ -91,15 +114,30 @@ def last_id(t: Thread) -> str:
 def reads_notes() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("reads-notes", {"notes.txt": "buy milk\ncall Ana\n"})
     at = last_id(t)
-    t.run_turn("What is on my list?", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "notes.txt"}), **u(40)),
-        text_reply("Buy milk and call Ana.", **u(60)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "sandbox_read", "data": {"path": "notes.txt"}},
-              {"type": "tool_result", "data": {"is_error": False}}],
-        expect=[{"type": "tool_called", "data": {"name": "read_file"}}, {"type": "turn_completed"}],
-    ), "stub"
+    t.run_turn(
+        "What is on my list?",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "notes.txt"}), **u(40)),
+                text_reply("Buy milk and call Ana.", **u(60)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {"type": "sandbox_read", "data": {"path": "notes.txt"}},
+                {"type": "tool_result", "data": {"is_error": False}},
+            ],
+            expect=[
+                {"type": "tool_called", "data": {"name": "read_file"}},
+                {"type": "turn_completed"},
+            ],
+        ),
+        "stub",
+    )
 
 
 @case
@@ -107,139 +145,255 @@ def writes_summary() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("writes-summary", {"draft.md": "# Draft\nlong text\n"})
     warmup(t)
     at = last_id(t)
-    t.run_turn("Summarise draft.md into summary.md", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "draft.md"}), **u(50)),
-        tool_reply(("tu_2", "write_file", {"path": "summary.md", "content": "Draft: long text."}),
-                   **u(70)),
-        text_reply("Wrote summary.md.", **u(80)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "sandbox_wrote", "data": {"path": "summary.md"}, "critical": True}],
-        expect=[{"type": "tool_called", "data": {"name": "read_file"}},
+    t.run_turn(
+        "Summarise draft.md into summary.md",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "draft.md"}), **u(50)),
+                tool_reply(
+                    ("tu_2", "write_file", {"path": "summary.md", "content": "Draft: long text."}),
+                    **u(70),
+                ),
+                text_reply("Wrote summary.md.", **u(80)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "sandbox_wrote", "data": {"path": "summary.md"}, "critical": True}],
+            expect=[
+                {"type": "tool_called", "data": {"name": "read_file"}},
                 {"type": "tool_called", "data": {"name": "write_file"}},
-                {"type": "turn_completed", "data": {"stop_reason": "end_turn"}}],
-    ), "forbid"
+                {"type": "turn_completed", "data": {"stop_reason": "end_turn"}},
+            ],
+        ),
+        "forbid",
+    )
 
 
 @case
 def weather_stub() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("weather-stub")
     at = last_id(t)
-    t.run_turn("Weather in Oslo?", ScriptedModel([
-        tool_reply(("tu_1", "get_weather", {"city": "Oslo"}), **u(30)),
-        text_reply("It is 4°C with light rain in Oslo.", **u(45)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"name": "get_weather", "is_error": False}}],
-        expect=[{"type": "tool_called", "data": {"kind": "external"}}],
-    ), "stub"
+    t.run_turn(
+        "Weather in Oslo?",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "get_weather", {"city": "Oslo"}), **u(30)),
+                text_reply("It is 4°C with light rain in Oslo.", **u(45)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"name": "get_weather", "is_error": False}}],
+            expect=[{"type": "tool_called", "data": {"kind": "external"}}],
+        ),
+        "stub",
+    )
 
 
 @case
 def parallel_calls() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("parallel-calls", {"a.txt": "alpha", "b.txt": "beta"})
     at = last_id(t)
-    t.run_turn("Compare a.txt and b.txt, and check the weather in Paris.", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "a.txt"}), ("tu_2", "read_file", {"path": "b.txt"}),
-                   ("tu_3", "get_weather", {"city": "Paris"}), text="Reading both.", **u(40)),
-        text_reply("a.txt says alpha, b.txt says beta; Paris is rainy.", **u(90)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"tool_use_id": "tu_1", "content": "alpha"}},
-              {"type": "tool_result", "data": {"tool_use_id": "tu_2", "content": "beta"}}],
-        expect=[{"type": "model_responded", "data": {"stop_reason": "tool_use"}},
+    t.run_turn(
+        "Compare a.txt and b.txt, and check the weather in Paris.",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("tu_1", "read_file", {"path": "a.txt"}),
+                    ("tu_2", "read_file", {"path": "b.txt"}),
+                    ("tu_3", "get_weather", {"city": "Paris"}),
+                    text="Reading both.",
+                    **u(40),
+                ),
+                text_reply("a.txt says alpha, b.txt says beta; Paris is rainy.", **u(90)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {"type": "tool_result", "data": {"tool_use_id": "tu_1", "content": "alpha"}},
+                {"type": "tool_result", "data": {"tool_use_id": "tu_2", "content": "beta"}},
+            ],
+            expect=[
+                {"type": "model_responded", "data": {"stop_reason": "tool_use"}},
                 {"type": "tool_result", "data": {"tool_use_id": "tu_3"}},
-                {"type": "model_responded", "data": {"stop_reason": "end_turn"}}],
-    ), "stub"
+                {"type": "model_responded", "data": {"stop_reason": "end_turn"}},
+            ],
+        ),
+        "stub",
+    )
 
 
 @case
 def missing_file_error() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("missing-file-error")
     at = last_id(t)
-    t.run_turn("Open config.yaml", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "config.yaml"}), **u(20)),
-        text_reply("There is no config.yaml.", **u(25)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"is_error": True, "name": "read_file"}}],
-    ), "forbid"
+    t.run_turn(
+        "Open config.yaml",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "config.yaml"}), **u(20)),
+                text_reply("There is no config.yaml.", **u(25)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"is_error": True, "name": "read_file"}}],
+        ),
+        "forbid",
+    )
 
 
 @case
 def external_tool_error() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("external-tool-error")
     at = last_id(t)
-    t.run_turn("Ping the status API", ScriptedModel([
-        tool_reply(("tu_1", "flaky_api", {"endpoint": "/status"}), **u(20)),
-        text_reply("The API is down (503).", **u(30)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"name": "flaky_api", "is_error": True}}],
-    ), "stub"
+    t.run_turn(
+        "Ping the status API",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "flaky_api", {"endpoint": "/status"}), **u(20)),
+                text_reply("The API is down (503).", **u(30)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"name": "flaky_api", "is_error": True}}],
+        ),
+        "stub",
+    )
 
 
 @case
 def unknown_tool() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("unknown-tool")
     at = last_id(t)
-    t.run_turn("Run the linter", ScriptedModel([
-        tool_reply(("tu_1", "run_linter", {"path": "."}), **u(20)),
-        text_reply("I have no linter tool.", **u(20)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"name": "run_linter", "is_error": True}}],
-        expect=[{"type": "tool_called", "data": {"kind": "external", "effect": "pure"}}],
-    ), "stub"
+    t.run_turn(
+        "Run the linter",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "run_linter", {"path": "."}), **u(20)),
+                text_reply("I have no linter tool.", **u(20)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"name": "run_linter", "is_error": True}}],
+            expect=[{"type": "tool_called", "data": {"kind": "external", "effect": "pure"}}],
+        ),
+        "stub",
+    )
 
 
 @case
 def deletes_file() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("deletes-file", {"tmp/cache.bin": b"\x00\x01\x02", "keep.txt": "keep"})
     at = last_id(t)
-    t.run_turn("Delete tmp/cache.bin", ScriptedModel([
-        tool_reply(("tu_1", "delete_file", {"path": "tmp/cache.bin"}), **u(20)),
-        text_reply("Deleted.", **u(10)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "sandbox_wrote", "data": {"path": "tmp/cache.bin", "sha256": None}}],
-    ), "forbid"
+    t.run_turn(
+        "Delete tmp/cache.bin",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "delete_file", {"path": "tmp/cache.bin"}), **u(20)),
+                text_reply("Deleted.", **u(10)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "sandbox_wrote", "data": {"path": "tmp/cache.bin", "sha256": None}}],
+        ),
+        "forbid",
+    )
 
 
 @case
 def lists_files() -> tuple[Thread, str, CaseExpectation, str]:
-    t = new_thread("lists-files", {"src/a.py": "print(1)\n", "src/b.py": "print(2)\n",
-                                   "README.md": "# x\n"})
+    t = new_thread(
+        "lists-files", {"src/a.py": "print(1)\n", "src/b.py": "print(2)\n", "README.md": "# x\n"}
+    )
     at = last_id(t)
-    t.run_turn("What is in src/?", ScriptedModel([
-        tool_reply(("tu_1", "list_files", {"prefix": "src/"}), **u(20)),
-        text_reply("src/a.py and src/b.py.", **u(20)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"content": "src/a.py\nsrc/b.py"}}],
-    ), "forbid"
+    t.run_turn(
+        "What is in src/?",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "list_files", {"prefix": "src/"}), **u(20)),
+                text_reply("src/a.py and src/b.py.", **u(20)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"content": "src/a.py\nsrc/b.py"}}],
+        ),
+        "forbid",
+    )
 
 
 @case
 def multi_turn_prefix() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("multi-turn-prefix", {"todo.txt": "1. tests\n"})
-    t.run_turn("Read todo.txt", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "todo.txt"}), **u(20)),
-        text_reply("One item: tests.", **u(20)),
-    ]))
-    t.run_turn("Add docs to it", ScriptedModel([
-        tool_reply(("tu_2", "write_file", {"path": "todo.txt", "content": "1. tests\n2. docs\n"}),
-                   **u(30)),
-        text_reply("Added.", **u(10)),
-    ]))
+    t.run_turn(
+        "Read todo.txt",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "todo.txt"}), **u(20)),
+                text_reply("One item: tests.", **u(20)),
+            ]
+        ),
+    )
+    t.run_turn(
+        "Add docs to it",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("tu_2", "write_file", {"path": "todo.txt", "content": "1. tests\n2. docs\n"}),
+                    **u(30),
+                ),
+                text_reply("Added.", **u(10)),
+            ]
+        ),
+    )
     at = last_id(t)
-    t.run_turn("How many items now?", ScriptedModel([
-        tool_reply(("tu_3", "read_file", {"path": "todo.txt"}), **u(40)),
-        text_reply("Two items.", **u(10)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"content": "1. tests\n2. docs\n"}}],
-    ), "forbid"
+    t.run_turn(
+        "How many items now?",
+        ScriptedModel(
+            [
+                tool_reply(("tu_3", "read_file", {"path": "todo.txt"}), **u(40)),
+                text_reply("Two items.", **u(10)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"content": "1. tests\n2. docs\n"}}],
+        ),
+        "forbid",
+    )
 
 
 @case
@@ -247,19 +401,34 @@ def after_restore() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("after-restore", {"state.txt": "v1"})
     warmup(t)
     snap = t.snapshot()
-    t.run_turn("Overwrite state.txt with v2", ScriptedModel([
-        tool_reply(("tu_1", "write_file", {"path": "state.txt", "content": "v2"}), **u(20)),
-        text_reply("Done.", **u(5)),
-    ]))
+    t.run_turn(
+        "Overwrite state.txt with v2",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "write_file", {"path": "state.txt", "content": "v2"}), **u(20)),
+                text_reply("Done.", **u(5)),
+            ]
+        ),
+    )
     t.restore(snap)
     at = last_id(t)
-    t.run_turn("What does state.txt say?", ScriptedModel([
-        tool_reply(("tu_2", "read_file", {"path": "state.txt"}), **u(20)),
-        text_reply("It says v1.", **u(5)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"content": "v1"}, "epoch": 1}],
-    ), "forbid"
+    t.run_turn(
+        "What does state.txt say?",
+        ScriptedModel(
+            [
+                tool_reply(("tu_2", "read_file", {"path": "state.txt"}), **u(20)),
+                text_reply("It says v1.", **u(5)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"content": "v1"}, "epoch": 1}],
+        ),
+        "forbid",
+    )
 
 
 @case
@@ -270,13 +439,23 @@ def on_a_fork() -> tuple[Thread, str, CaseExpectation, str]:
     t.run_turn("Use plan B instead", ScriptedModel([text_reply("OK, plan B.", **u(10))]))
     f = t.fork(point, branch_id="retry-1")
     at = last_id(f)
-    f.run_turn("Read plan.md", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "plan.md"}), **u(20)),
-        text_reply("It says plan A.", **u(5)),
-    ]))
-    return f, at, CaseExpectation(
-        must=[{"type": "turn_completed", "branch_id": "retry-1"}],
-    ), "forbid"
+    f.run_turn(
+        "Read plan.md",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "plan.md"}), **u(20)),
+                text_reply("It says plan A.", **u(5)),
+            ]
+        ),
+    )
+    return (
+        f,
+        at,
+        CaseExpectation(
+            must=[{"type": "turn_completed", "branch_id": "retry-1"}],
+        ),
+        "forbid",
+    )
 
 
 @case
@@ -284,64 +463,132 @@ def repeated_stub_order() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("repeated-stub-order")
     calls = iter(["first page", "second page"])
     t2 = t
-    spec = ToolSpec("web_search", "Search the web.", EXTERNAL[1].input_schema, "external", "read",
-                    lambda inp: next(calls))
-    t2._agent = AgentSpec(t.agent.name, t.agent.model, t.agent.system,  # type: ignore[union-attr]
-                          tools=(*BUILTIN_TOOLS.values(), spec, *EXTERNAL[2:], EXTERNAL[0]))
+    spec = ToolSpec(
+        "web_search",
+        "Search the web.",
+        EXTERNAL[1].input_schema,
+        "external",
+        "read",
+        lambda inp: next(calls),
+    )
+    t2._agent = AgentSpec(
+        t.agent.name,
+        t.agent.model,
+        t.agent.system,  # type: ignore[union-attr]
+        tools=(*BUILTIN_TOOLS.values(), spec, *EXTERNAL[2:], EXTERNAL[0]),
+    )
     at = last_id(t)
-    t.run_turn("Search twice for threads", ScriptedModel([
-        tool_reply(("tu_1", "web_search", {"q": "threads"}), **u(20)),
-        tool_reply(("tu_2", "web_search", {"q": "threads"}), **u(20)),
-        text_reply("Two pages read.", **u(5)),
-    ]))
-    return t, at, CaseExpectation(
-        expect=[{"type": "tool_result", "data": {"content": "first page"}},
-                {"type": "tool_result", "data": {"content": "second page"}}],
-    ), "stub"
+    t.run_turn(
+        "Search twice for threads",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "web_search", {"q": "threads"}), **u(20)),
+                tool_reply(("tu_2", "web_search", {"q": "threads"}), **u(20)),
+                text_reply("Two pages read.", **u(5)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            expect=[
+                {"type": "tool_result", "data": {"content": "first page"}},
+                {"type": "tool_result", "data": {"content": "second page"}},
+            ],
+        ),
+        "stub",
+    )
 
 
 @case
 def non_ascii_text() -> tuple[Thread, str, CaseExpectation, str]:
-    t = new_thread("non-ascii-text", {"日本/メモ.txt": "こんにちは 🌸\n", "café.txt": "crème brûlée"})
+    t = new_thread(
+        "non-ascii-text", {"日本/メモ.txt": "こんにちは 🌸\n", "café.txt": "crème brûlée"}
+    )
     at = last_id(t)
-    t.run_turn("Lis 日本/メモ.txt et café.txt, s'il te plaît", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "日本/メモ.txt"}),
-                   ("tu_2", "read_file", {"path": "café.txt"}), **u(30)),
-        text_reply("« こんにちは 🌸 » et « crème brûlée ».", **u(20)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"content": "こんにちは 🌸\n"}},
-              {"type": "sandbox_read", "data": {"path": "café.txt"}}],
-    ), "forbid"
+    t.run_turn(
+        "Lis 日本/メモ.txt et café.txt, s'il te plaît",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("tu_1", "read_file", {"path": "日本/メモ.txt"}),
+                    ("tu_2", "read_file", {"path": "café.txt"}),
+                    **u(30),
+                ),
+                text_reply("« こんにちは 🌸 » et « crème brûlée ».", **u(20)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {"type": "tool_result", "data": {"content": "こんにちは 🌸\n"}},
+                {"type": "sandbox_read", "data": {"path": "café.txt"}},
+            ],
+        ),
+        "forbid",
+    )
 
 
 @case
 def binary_file() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("binary-file", {"logo.png": b"\x89PNG\r\n\x1a\n\x00\x00\xff"})
     at = last_id(t)
-    t.run_turn("What is logo.png?", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "logo.png"}), **u(20)),
-        text_reply("It is a binary image.", **u(10)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_result", "data": {"is_error": True}},
-              {"type": "sandbox_read", "data": {"size": 11}}],
-    ), "forbid"
+    t.run_turn(
+        "What is logo.png?",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "logo.png"}), **u(20)),
+                text_reply("It is a binary image.", **u(10)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {"type": "tool_result", "data": {"is_error": True}},
+                {"type": "sandbox_read", "data": {"size": 11}},
+            ],
+        ),
+        "forbid",
+    )
 
 
 @case
 def blocks_input() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("blocks-input")
     at = last_id(t)
-    content = [{"type": "text", "text": "Describe this picture."},
-               {"type": "image", "source": {"type": "base64", "media_type": "image/png",
-                                            "data": "iVBORw0KGgo="}}]
+    content = [
+        {"type": "text", "text": "Describe this picture."},
+        {
+            "type": "image",
+            "source": {"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="},
+        },
+    ]
     t.run_turn(content, ScriptedModel([text_reply("A tiny PNG.", **u(50))]))
-    return t, at, CaseExpectation(
-        must=[{"type": "user_message", "data": {"content": [{"type": "text",
-                                                             "text": "Describe this picture."},
-                                                            {"type": "image"}]}}],
-    ), "forbid"
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {
+                    "type": "user_message",
+                    "data": {
+                        "content": [
+                            {"type": "text", "text": "Describe this picture."},
+                            {"type": "image"},
+                        ]
+                    },
+                }
+            ],
+        ),
+        "forbid",
+    )
 
 
 @case
@@ -349,30 +596,60 @@ def thinking_blocks() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("thinking-blocks", {"n.txt": "41"})
     at = last_id(t)
     reply = tool_reply(("tu_1", "read_file", {"path": "n.txt"}), **u(20))
-    reply["message"]["content"].insert(0, {"type": "thinking", "thinking": "Read the file first.",
-                                           "signature": "sig-1"})
-    t.run_turn("Add one to the number in n.txt", ScriptedModel([
-        reply, text_reply("42", **u(5)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "model_responded", "data": {"message": {"role": "assistant"},
-                                                   "stop_reason": "end_turn"}}],
-    ), "forbid"
+    reply["message"]["content"].insert(
+        0, {"type": "thinking", "thinking": "Read the file first.", "signature": "sig-1"}
+    )
+    t.run_turn(
+        "Add one to the number in n.txt",
+        ScriptedModel(
+            [
+                reply,
+                text_reply("42", **u(5)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {
+                    "type": "model_responded",
+                    "data": {"message": {"role": "assistant"}, "stop_reason": "end_turn"},
+                }
+            ],
+        ),
+        "forbid",
+    )
 
 
 @case
 def email_write_effect() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("email-write-effect")
     at = last_id(t)
-    t.run_turn("Email ana@example.com that the build is green", ScriptedModel([
-        tool_reply(("tu_1", "send_email", {"to": "ana@example.com", "body": "Build is green."}),
-                   **u(30)),
-        text_reply("Sent.", **u(5)),
-    ]))
-    return t, at, CaseExpectation(
-        must=[{"type": "tool_called", "critical": True, "data": {"effect": "write"}},
-              {"type": "tool_result", "critical": True}],
-    ), "stub"
+    t.run_turn(
+        "Email ana@example.com that the build is green",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("tu_1", "send_email", {"to": "ana@example.com", "body": "Build is green."}),
+                    **u(30),
+                ),
+                text_reply("Sent.", **u(5)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {"type": "tool_called", "critical": True, "data": {"effect": "write"}},
+                {"type": "tool_result", "critical": True},
+            ],
+        ),
+        "stub",
+    )
 
 
 @case
@@ -382,10 +659,15 @@ def extension_events() -> tuple[Thread, str, CaseExpectation, str]:
     warmup(t)
     t._recorder.append("x_note", {"text": "user paused"})
     at = last_id(t)
-    t.run_turn("Read x.txt", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "x.txt"}), **u(10)),
-        text_reply("x", **u(2)),
-    ]))
+    t.run_turn(
+        "Read x.txt",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "x.txt"}), **u(10)),
+                text_reply("x", **u(2)),
+            ]
+        ),
+    )
     return t, at, CaseExpectation(must=[{"type": "turn_completed"}]), "forbid"
 
 
@@ -394,18 +676,30 @@ def long_tool_chain() -> tuple[Thread, str, CaseExpectation, str]:
     files = {f"part{i}.txt": f"chunk {i}" for i in range(1, 6)}
     t = new_thread("long-tool-chain", files)
     at = last_id(t)
-    replies = [tool_reply((f"tu_{i}", "read_file", {"path": f"part{i}.txt"}), **u(10 * i))
-               for i in range(1, 6)]
-    replies.append(tool_reply(("tu_6", "write_file", {"path": "all.txt",
-                                                      "content": " ".join(files.values())}),
-                              **u(70)))
+    replies = [
+        tool_reply((f"tu_{i}", "read_file", {"path": f"part{i}.txt"}), **u(10 * i))
+        for i in range(1, 6)
+    ]
+    replies.append(
+        tool_reply(
+            ("tu_6", "write_file", {"path": "all.txt", "content": " ".join(files.values())}),
+            **u(70),
+        )
+    )
     replies.append(text_reply("Joined five parts into all.txt.", **u(80)))
     t.run_turn("Join part1..part5 into all.txt", ScriptedModel(replies))
-    return t, at, CaseExpectation(
-        must=[{"type": "sandbox_wrote", "data": {"path": "all.txt"}}],
-        expect=[{"type": "tool_called", "data": {"input": {"path": f"part{i}.txt"}}}
-                for i in range(1, 6)],
-    ), "forbid"
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "sandbox_wrote", "data": {"path": "all.txt"}}],
+            expect=[
+                {"type": "tool_called", "data": {"input": {"path": f"part{i}.txt"}}}
+                for i in range(1, 6)
+            ],
+        ),
+        "forbid",
+    )
 
 
 @case
@@ -415,26 +709,45 @@ def stop_reason_max_tokens() -> tuple[Thread, str, CaseExpectation, str]:
     reply = text_reply("This answer was cut o", **u(10, 0, 4096))
     reply["stop_reason"] = "max_tokens"
     t.run_turn("Write a long essay", ScriptedModel([reply]))
-    return t, at, CaseExpectation(
-        must=[{"type": "turn_completed", "data": {"stop_reason": "max_tokens"}}],
-    ), "forbid"
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "turn_completed", "data": {"stop_reason": "max_tokens"}}],
+        ),
+        "forbid",
+    )
 
 
 @case
 def overwrite_then_read() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("overwrite-then-read", {"cfg.json": '{"debug": false}'})
     at = last_id(t)
-    t.run_turn("Turn debug on and show the file", ScriptedModel([
-        tool_reply(("tu_1", "read_file", {"path": "cfg.json"}), **u(10)),
-        tool_reply(("tu_2", "write_file", {"path": "cfg.json", "content": '{"debug": true}'}),
-                   **u(20)),
-        tool_reply(("tu_3", "read_file", {"path": "cfg.json"}), **u(30)),
-        text_reply("debug is now true.", **u(5)),
-    ]))
-    return t, at, CaseExpectation(
-        expect=[{"type": "tool_result", "data": {"content": '{"debug": false}'}},
-                {"type": "tool_result", "data": {"content": '{"debug": true}'}}],
-    ), "forbid"
+    t.run_turn(
+        "Turn debug on and show the file",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "cfg.json"}), **u(10)),
+                tool_reply(
+                    ("tu_2", "write_file", {"path": "cfg.json", "content": '{"debug": true}'}),
+                    **u(20),
+                ),
+                tool_reply(("tu_3", "read_file", {"path": "cfg.json"}), **u(30)),
+                text_reply("debug is now true.", **u(5)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            expect=[
+                {"type": "tool_result", "data": {"content": '{"debug": false}'}},
+                {"type": "tool_result", "data": {"content": '{"debug": true}'}},
+            ],
+        ),
+        "forbid",
+    )
 
 
 def main() -> None:

@@ -80,6 +80,9 @@ def main() -> None:
         if os.environ.get("THREADS_CASES_DEBUG"):
             raise
         print(f"error[internal_error]: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print("  hint: this is a bug in threads-cases; rerun with THREADS_CASES_DEBUG=1 "
-              "for a traceback and report it", file=sys.stderr)
+        print(
+            "  hint: this is a bug in threads-cases; rerun with THREADS_CASES_DEBUG=1 "
+            "for a traceback and report it",
+            file=sys.stderr,
+        )
         sys.exit(1)

@@ -31,35 +31,68 @@ def _matchers(values: list[str], flag: str) -> list[dict]:  # type: ignore[type-
 
 @app.command()
 def save(
-    log: Annotated[Path, typer.Argument(
-        help="The thread log (JSON Lines) holding the turn, or a transcript with --from.")],
+    log: Annotated[
+        Path,
+        typer.Argument(
+            help="The thread log (JSON Lines) holding the turn, or a transcript with --from."
+        ),
+    ],
     name: Annotated[str, typer.Option("--name", help="The case name (letters, digits, . _ -).")],
     dir: Annotated[Path, typer.Option("--dir", help="Folder the case directory is created in.")],
-    must: Annotated[list[str] | None, typer.Option(
-        "--must", help="A matcher (JSON) some replayed event must match; repeatable.")] = None,
-    expect: Annotated[list[str] | None, typer.Option(
-        "--expect", help="A matcher (JSON) for the ordered expect list; repeatable.")] = None,
-    external_effects: Annotated[str, typer.Option(
-        "--external-effects", help="stub: record external results; forbid: refuse them.")] = "stub",
-    artifacts: Annotated[Path | None, typer.Option(
-        "--artifacts", help="Folder of artifact files named by sha256 hex.")] = None,
+    must: Annotated[
+        list[str] | None,
+        typer.Option("--must", help="A matcher (JSON) some replayed event must match; repeatable."),
+    ] = None,
+    expect: Annotated[
+        list[str] | None,
+        typer.Option("--expect", help="A matcher (JSON) for the ordered expect list; repeatable."),
+    ] = None,
+    external_effects: Annotated[
+        str,
+        typer.Option(
+            "--external-effects", help="stub: record external results; forbid: refuse them."
+        ),
+    ] = "stub",
+    artifacts: Annotated[
+        Path | None,
+        typer.Option("--artifacts", help="Folder of artifact files named by sha256 hex."),
+    ] = None,
     dialect: Annotated[str, typer.Option("--dialect", help="LOG's dialect.")] = CANONICAL,
-    overwrite: Annotated[bool, typer.Option("--overwrite", help="Replace a different case.")] = False,
-    redact: Annotated[bool, typer.Option(
-        "--redact", help="Replace credential-like values with [REDACTED:kind:hash].")] = False,
-    allow_secrets: Annotated[bool, typer.Option(
-        "--allow-secrets", help="Save credential-like values knowingly.")] = False,
+    overwrite: Annotated[
+        bool, typer.Option("--overwrite", help="Replace a different case.")
+    ] = False,
+    redact: Annotated[
+        bool,
+        typer.Option("--redact", help="Replace credential-like values with [REDACTED:kind:hash]."),
+    ] = False,
+    allow_secrets: Annotated[
+        bool, typer.Option("--allow-secrets", help="Save credential-like values knowingly.")
+    ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
-    at: Annotated[str | None, typer.Option(
-        "--at", help="The fork point: an event_id of LOG (or use --turn).")] = None,
-    turn: Annotated[int | None, typer.Option(
-        "--turn", min=1, help="Save turn N (see `threads-cases turns`) instead of --at.")] = None,
-    from_format: Annotated[str | None, typer.Option(
-        "--from", help="LOG is a transcript in this format (claude-code or codex): import it "
-        "in memory first.")] = None,
-    draft: Annotated[bool, typer.Option(
-        "--draft", help="Use the matchers `threads-cases draft` proposes (plus any --must/"
-        "--expect).")] = False,
+    at: Annotated[
+        str | None, typer.Option("--at", help="The fork point: an event_id of LOG (or use --turn).")
+    ] = None,
+    turn: Annotated[
+        int | None,
+        typer.Option(
+            "--turn", min=1, help="Save turn N (see `threads-cases turns`) instead of --at."
+        ),
+    ] = None,
+    from_format: Annotated[
+        str | None,
+        typer.Option(
+            "--from",
+            help="LOG is a transcript in this format (claude-code or codex): import it "
+            "in memory first.",
+        ),
+    ] = None,
+    draft: Annotated[
+        bool,
+        typer.Option(
+            "--draft",
+            help="Use the matchers `threads-cases draft` proposes (plus any --must/--expect).",
+        ),
+    ] = False,
 ) -> None:
     """Save the turn after --at (or turn --turn N) in LOG as a case directory DIR/NAME
     (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript,
@@ -84,8 +117,9 @@ def save(
                 raise
         else:
             source = log
-        thread = Thread.open(source, artifacts=artifacts,
-                             dialect=CANONICAL if from_format is not None else dialect)
+        thread = Thread.open(
+            source, artifacts=artifacts, dialect=CANONICAL if from_format is not None else dialect
+        )
         if turn is not None or draft:
             from ..turns import draft_matchers, fork_point, list_turns
 
@@ -98,11 +132,17 @@ def save(
                 n = turn
                 at = fork_point(events, n)
             listed = list_turns(events)
-            imported = bool(events) and events[0]["type"] == "thread_started" and \
-                events[0]["data"]["metadata"].get("source") in ("claude-code", "codex")
+            imported = (
+                bool(events)
+                and events[0]["type"] == "thread_started"
+                and events[0]["data"]["metadata"].get("source") in ("claude-code", "codex")
+            )
             if imported and n <= len(listed) and listed[n - 1]["status"] == "failed":
-                print(f"warning: imported turn {n} was interrupted or failed; its replay will "
-                      "stop where the recording ends (model_exhausted)", file=sys.stderr)
+                print(
+                    f"warning: imported turn {n} was interrupted or failed; its replay will "
+                    "stop where the recording ends (model_exhausted)",
+                    file=sys.stderr,
+                )
             if draft:
                 proposed = draft_matchers(events, n)
                 musts = proposed["must"] + musts
@@ -111,10 +151,15 @@ def save(
         exp = CaseExpectation(musts, expects)
         if redact and allow_secrets:
             raise CaseError("invalid_request", "--redact and --allow-secrets exclude each other")
-        result = thread.save_case(name, expect=exp, at=at, dir=dir,
-                                  external_effects=external_effects, overwrite=overwrite,
-                                  secrets="redact" if redact else "allow" if allow_secrets
-                                  else "refuse")
+        result = thread.save_case(
+            name,
+            expect=exp,
+            at=at,
+            dir=dir,
+            external_effects=external_effects,
+            overwrite=overwrite,
+            secrets="redact" if redact else "allow" if allow_secrets else "refuse",
+        )
     except CaseError as err:
         from ..save import SaveError, SaveResult
 
@@ -130,8 +175,14 @@ def save(
     print(RAW_DATA_WARNING, file=sys.stderr)
     v = result.value
     if as_json:
-        print_json({"path": str(v.path), "portable": v.portable, "fingerprint": v.fingerprint,
-                    "outcome": v.outcome})
+        print_json(
+            {
+                "path": str(v.path),
+                "portable": v.portable,
+                "fingerprint": v.fingerprint,
+                "outcome": v.outcome,
+            }
+        )
     else:
         typer.echo(f"{v.outcome} {v.path}")
         typer.echo(f"portable: {str(v.portable).lower()}")

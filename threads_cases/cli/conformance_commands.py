@@ -30,16 +30,23 @@ def render_matrix(suite: SuiteResult, verbose: bool) -> None:
     cells: dict[str, dict[str, str]] = {}
     for r in suite.results:
         area = area_of(r)
-        by_area.setdefault(area, {}).setdefault(r.implementation, {}).setdefault(r.verdict, []).append(r.case)
+        by_area.setdefault(area, {}).setdefault(r.implementation, {}).setdefault(
+            r.verdict, []
+        ).append(r.case)
         cells.setdefault(r.case, {})[r.implementation] = r.verdict + (
-            f" {r.reasons[0]}" if r.reasons and r.verdict != "pass" else "")
+            f" {r.reasons[0]}" if r.reasons and r.verdict != "pass" else ""
+        )
     for area in [a for a in AREAS if a in by_area]:
         row: list[Text | str] = [Text(area, style="bold")]
         for impl in suite.implementations:
             counts = by_area[area].get(impl, {})
             total = sum(len(v) for v in counts.values())
             ok = len(counts.get("pass", [])) + len(counts.get("drifted", []))
-            style = "green" if ok == total else ("red" if counts.get("fail") or counts.get("error") else "yellow")
+            style = (
+                "green"
+                if ok == total
+                else ("red" if counts.get("fail") or counts.get("error") else "yellow")
+            )
             row.append(Text(f"{ok}/{total} passed", style=style))
         table.add_row(*row, end_section=False)
         for case, by_impl in cells.items():
@@ -47,9 +54,16 @@ def render_matrix(suite: SuiteResult, verbose: bool) -> None:
                 continue
             if not verbose and all(v.startswith("pass") for v in by_impl.values()):
                 continue
-            table.add_row("  " + case.split("/", 1)[1],
-                          *(Text(by_impl.get(i, ""), style=MARKS.get(by_impl.get(i, "skip").split()[0], ("", ""))[1])
-                            for i in suite.implementations))
+            table.add_row(
+                "  " + case.split("/", 1)[1],
+                *(
+                    Text(
+                        by_impl.get(i, ""),
+                        style=MARKS.get(by_impl.get(i, "skip").split()[0], ("", ""))[1],
+                    )
+                    for i in suite.implementations
+                ),
+            )
         table.add_section()
     stdout.print(table)
     for impl in suite.implementations:
@@ -57,24 +71,61 @@ def render_matrix(suite: SuiteResult, verbose: bool) -> None:
         for r in suite.results:
             if r.implementation == impl:
                 c[r.verdict] += 1
-        stdout.print(f"{impl}: {c['pass'] + c['drifted']} passed, {c['fail']} failed, "
-                     f"{c['error']} errored, {c['skip']} skipped")
+        stdout.print(
+            f"{impl}: {c['pass'] + c['drifted']} passed, {c['fail']} failed, "
+            f"{c['error']} errored, {c['skip']} skipped"
+        )
 
 
 @app.command()
 def conformance(
-    path: Annotated[Path | None, typer.Argument(help="A conformance suite folder (default: the shipped suite).")] = None,
-    impl: Annotated[list[str] | None, typer.Option("--impl", help="Implementation (repeatable; default: every available).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")] = "pretty",
-    junit: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Count drifted cases as failing.")] = False,
-    pattern: Annotated[str | None, typer.Option("-k", help="Only tests whose area/id contains this.")] = None,
-    area: Annotated[list[str] | None, typer.Option("--area", help="reduce, match, canonical or cases (repeatable).")] = None,
-    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every test, not only failures.")] = False,
-    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds per driver request (default: the implementation's, else 60).")] = None,
-    isolated: Annotated[bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")] = False,
-    validate_protocol: Annotated[bool, typer.Option("--validate-protocol", help="Check every driver message against schemas/driver/.")] = False,
-    diff: Annotated[tuple[Path, Path] | None, typer.Option("--diff", help="Compare two JSON reports: REPORT_A REPORT_B.")] = None,
+    path: Annotated[
+        Path | None, typer.Argument(help="A conformance suite folder (default: the shipped suite).")
+    ] = None,
+    impl: Annotated[
+        list[str] | None,
+        typer.Option("--impl", help="Implementation (repeatable; default: every available)."),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")
+    ] = "pretty",
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write JUnit XML here.")
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Count drifted cases as failing.")
+    ] = False,
+    pattern: Annotated[
+        str | None, typer.Option("-k", help="Only tests whose area/id contains this.")
+    ] = None,
+    area: Annotated[
+        list[str] | None,
+        typer.Option("--area", help="reduce, match, canonical or cases (repeatable)."),
+    ] = None,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="List every test, not only failures.")
+    ] = False,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.1,
+            help="Seconds per driver request (default: the implementation's, else 60).",
+        ),
+    ] = None,
+    isolated: Annotated[
+        bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")
+    ] = False,
+    validate_protocol: Annotated[
+        bool,
+        typer.Option(
+            "--validate-protocol", help="Check every driver message against schemas/driver/."
+        ),
+    ] = False,
+    diff: Annotated[
+        tuple[Path, Path] | None,
+        typer.Option("--diff", help="Compare two JSON reports: REPORT_A REPORT_B."),
+    ] = None,
 ) -> None:
     """Run the conformance suite against every implementation and print the matrix.
 
@@ -94,7 +145,9 @@ def conformance(
             stdout.print(table)
         raise typer.Exit(1 if changes else 0)
     if fmt not in FORMATS:
-        raise refuse(CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty")
+        raise refuse(
+            CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty"
+        )
     from ..registry import available_implementations, resolve_implementations
 
     try:
@@ -102,10 +155,15 @@ def conformance(
         for a in areas:
             if a not in AREAS:
                 raise CaseError("invalid_request", f"unknown area {a!r}; areas: {', '.join(AREAS)}")
-        impls = resolve_implementations(impl or available_implementations(), timeout=timeout,
-                                        isolated=isolated, validate_protocol=validate_protocol)
-        suite = run_conformance(path, impls, areas=areas, pattern=pattern, strict=strict,
-                                jobs=os.cpu_count() or 1)
+        impls = resolve_implementations(
+            impl or available_implementations(),
+            timeout=timeout,
+            isolated=isolated,
+            validate_protocol=validate_protocol,
+        )
+        suite = run_conformance(
+            path, impls, areas=areas, pattern=pattern, strict=strict, jobs=os.cpu_count() or 1
+        )
     except CaseError as err:
         if err.code in ("invalid_request", "dialect_unknown", "json_invalid"):
             raise refuse(err, fmt) from None
@@ -131,9 +189,13 @@ def implementations() -> None:
         impl = open_implementation(name)
         try:
             info = impl.hello()["implementation"]
-            table.add_row(name, info["version"], info["language"], info["dialect"], Text("ok", style="green"))
+            table.add_row(
+                name, info["version"], info["language"], info["dialect"], Text("ok", style="green")
+            )
         except CaseError as err:
-            table.add_row(name, "-", "-", impl.dialect, Text(f"{err.code}: {err.message}", style="yellow"))
+            table.add_row(
+                name, "-", "-", impl.dialect, Text(f"{err.code}: {err.message}", style="yellow")
+            )
         finally:
             impl.close()
     stdout.print(table)

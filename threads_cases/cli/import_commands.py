@@ -38,8 +38,9 @@ def report_stats(stats: Stats, *, verbose: bool) -> None:
 
 def _check_format(fmt: str) -> None:
     if fmt not in FORMATS:
-        raise fail(CaseError("invalid_request",
-                             f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}"))
+        raise fail(
+            CaseError("invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
+        )
 
 
 @app.command("import")
@@ -47,14 +48,23 @@ def import_(
     fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="claude-code or codex.")],
     file: Annotated[Path, typer.Argument(help="The transcript (JSON Lines).")],
     out: Annotated[Path, typer.Option("-o", "--output", help="The thread log to write.")],
-    branch: Annotated[str | None, typer.Option(
-        "--branch", help="claude-code: follow the branch holding this uuid.")] = None,
-    prompt: Annotated[str | None, typer.Option(
-        "--prompt", help="codex exec: the user prompt (the stream does not record it).")] = None,
-    skip_invalid: Annotated[bool, typer.Option(
-        "--skip-invalid", help="Skip malformed lines instead of refusing the file.")] = False,
-    verbose: Annotated[bool, typer.Option(
-        "--verbose", "-v", help="Report on stderr what was skipped, per kind.")] = False,
+    branch: Annotated[
+        str | None,
+        typer.Option("--branch", help="claude-code: follow the branch holding this uuid."),
+    ] = None,
+    prompt: Annotated[
+        str | None,
+        typer.Option(
+            "--prompt", help="codex exec: the user prompt (the stream does not record it)."
+        ),
+    ] = None,
+    skip_invalid: Annotated[
+        bool,
+        typer.Option("--skip-invalid", help="Skip malformed lines instead of refusing the file."),
+    ] = False,
+    verbose: Annotated[
+        bool, typer.Option("--verbose", "-v", help="Report on stderr what was skipped, per kind.")
+    ] = False,
 ) -> None:
     """Import a Claude Code or Codex transcript as a thread log (atomic: a refused import
     writes nothing).
@@ -64,8 +74,9 @@ def import_(
     """
     _check_format(fmt)
     try:
-        report = import_to_file(fmt, file, out, branch=branch, prompt=prompt,
-                                skip_invalid=skip_invalid)
+        report = import_to_file(
+            fmt, file, out, branch=branch, prompt=prompt, skip_invalid=skip_invalid
+        )
     except CaseError as err:
         raise fail(err) from None
     report_stats(report.stats, verbose=verbose)
@@ -82,8 +93,11 @@ def _load(log: Path, dialect: str) -> list[dict[str, Any]]:
 @app.command()
 def turns(
     log: Annotated[Path, typer.Argument(help="A thread log (JSON Lines).")],
-    fmt: Annotated[str | None, typer.Option(
-        "--format", help="json or pretty (default: json when piped, pretty on a terminal).")
+    fmt: Annotated[
+        str | None,
+        typer.Option(
+            "--format", help="json or pretty (default: json when piped, pretty on a terminal)."
+        ),
     ] = None,
     dialect: Annotated[str, typer.Option("--dialect", help="The log's dialect.")] = CANONICAL,
 ) -> None:
@@ -110,8 +124,10 @@ def turns(
         end = t["stop_reason"] if t["status"] == "completed" else t["status"]
         typer.echo(f"{t['index']:>3}  {t['text']}")
         typer.echo(f"     tools: {tools}")
-        typer.echo(f"     at: {t['fork_point']}  user: {t['user_message']}  "
-                   f"end: {t['terminal'] or '-'} ({end})")
+        typer.echo(
+            f"     at: {t['fork_point']}  user: {t['user_message']}  "
+            f"end: {t['terminal'] or '-'} ({end})"
+        )
 
 
 @app.command()

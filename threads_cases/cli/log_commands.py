@@ -18,7 +18,9 @@ DialectOpt = Annotated[
 ]
 FormatOpt = Annotated[
     str | None,
-    typer.Option("--format", help="json or pretty (default: json when piped, pretty on a terminal)."),
+    typer.Option(
+        "--format", help="json or pretty (default: json when piped, pretty on a terminal)."
+    ),
 ]
 
 
@@ -44,8 +46,12 @@ def reduce(
 
 @app.command()
 def validate(
-    paths: Annotated[list[Path], typer.Argument(
-        help="Thread logs (JSON Lines) or case directories (or folders holding cases).")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(
+            help="Thread logs (JSON Lines) or case directories (or folders holding cases)."
+        ),
+    ],
     dialect: DialectOpt = CANONICAL,
     fmt: FormatOpt = None,
 ) -> None:
@@ -71,8 +77,11 @@ def validate(
         if path.is_dir():
             cases = discover([path])
             if not cases:
-                problem = CaseError("case_invalid", "not a case directory: case.json is missing "
-                                    "and no case is under it", file=str(path)).problem()
+                problem = CaseError(
+                    "case_invalid",
+                    "not a case directory: case.json is missing and no case is under it",
+                    file=str(path),
+                ).problem()
                 results.append({"case": str(path), "valid": False, "problems": [problem]})
             for case in cases:
                 problems = validate_case(case)

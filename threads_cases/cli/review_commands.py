@@ -58,19 +58,25 @@ def _refuse(err: CaseError) -> typer.Exit:
 @app.command()
 def show(
     case: Annotated[Path, typer.Argument(help="A case directory.")],
-    values: Annotated[bool, typer.Option(
-        "--values", help="Also show text, tool inputs and results (raw, unredacted data).",
-    )] = False,
-    all_events: Annotated[bool, typer.Option(
-        "--all", help="Every event of the prefix, not only the last 20.")] = False,
+    values: Annotated[
+        bool,
+        typer.Option(
+            "--values",
+            help="Also show text, tool inputs and results (raw, unredacted data).",
+        ),
+    ] = False,
+    all_events: Annotated[
+        bool, typer.Option("--all", help="Every event of the prefix, not only the last 20.")
+    ] = False,
 ) -> None:
     """Render a case: fork point, input, matchers, the prefix timeline, replies and stubs.
 
     Values (text, tool inputs and results) are shown only with --values.
     """
     if not (case / "case.json").is_file():
-        raise fail(CaseError("case_invalid", "not a case directory: case.json is missing",
-                             file=str(case)))
+        raise fail(
+            CaseError("case_invalid", "not a case directory: case.json is missing", file=str(case))
+        )
     try:
         panel = render_case(case, values=values, all_events=all_events)
     except CaseError as err:
@@ -106,9 +112,14 @@ def _git_driver(args: list[str]) -> None:
     if len(args) == 9:  # a rename: the 7 arguments, the new path, git's rename header
         args = args[:7]
     if len(args) != 7:
-        raise _refuse(CaseError("invalid_request", f"--git-driver takes the 7 arguments git "
-                                f"passes (PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX "
-                                f"NEW-MODE), got {len(args)}"))
+        raise _refuse(
+            CaseError(
+                "invalid_request",
+                f"--git-driver takes the 7 arguments git "
+                f"passes (PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX "
+                f"NEW-MODE), got {len(args)}",
+            )
+        )
     path, old_file, old_hex, _old_mode, new_file, new_hex, _new_mode = args
 
     def read(file: str, hexsum: str) -> bytes | None:
@@ -138,14 +149,23 @@ def _git_driver(args: list[str]) -> None:
 
 @app.command(context_settings={"allow_extra_args": False})
 def diff(
-    paths: Annotated[list[str] | None, typer.Argument(
-        help="CASE_A CASE_B; or CASE with --git REV; or git's 7 arguments with --git-driver.",
-    )] = None,
-    git: Annotated[str | None, typer.Option(
-        "--git", help="Compare CASE with its committed version at this revision.")] = None,
-    git_driver: Annotated[bool, typer.Option(
-        "--git-driver", help="Act as git's external diff for one file (diff.<name>.command).",
-    )] = False,
+    paths: Annotated[
+        list[str] | None,
+        typer.Argument(
+            help="CASE_A CASE_B; or CASE with --git REV; or git's 7 arguments with --git-driver.",
+        ),
+    ] = None,
+    git: Annotated[
+        str | None,
+        typer.Option("--git", help="Compare CASE with its committed version at this revision."),
+    ] = None,
+    git_driver: Annotated[
+        bool,
+        typer.Option(
+            "--git-driver",
+            help="Act as git's external diff for one file (diff.<name>.command).",
+        ),
+    ] = False,
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "pretty",
 ) -> None:
     """Semantic diff of two cases: matchers, prefix events by seq and JSON pointer, model
@@ -167,18 +187,23 @@ def diff(
             label_a = f"{git}:{args[0]}"
         else:
             if len(args) != 2:
-                raise CaseError("invalid_request", "diff takes two case directories "
-                                "(or one with --git REV)")
+                raise CaseError(
+                    "invalid_request", "diff takes two case directories (or one with --git REV)"
+                )
             case_a = Path(args[0])
             case_b = Path(args[1])
             if not (case_a / "case.json").is_file():
-                raise CaseError("invalid_request", "not a case directory: case.json is missing",
-                                file=str(case_a))
+                raise CaseError(
+                    "invalid_request",
+                    "not a case directory: case.json is missing",
+                    file=str(case_a),
+                )
             a_files, _ = walk_case(case_a)
             label_a = args[0]
         if not (case_b / "case.json").is_file():
-            raise CaseError("invalid_request", "not a case directory: case.json is missing",
-                            file=str(case_b))
+            raise CaseError(
+                "invalid_request", "not a case directory: case.json is missing", file=str(case_b)
+            )
         b_files, _ = walk_case(case_b)
     except CaseError as err:
         if fmt == "json":
@@ -187,8 +212,14 @@ def diff(
         raise _refuse(err) from None
     changes = diff_case_files(a_files, b_files)
     if fmt == "json":
-        print_json({"a": label_a, "b": str(case_b), "equal": not changes,
-                    "changes": [c.to_json() for c in changes]})
+        print_json(
+            {
+                "a": label_a,
+                "b": str(case_b),
+                "equal": not changes,
+                "changes": [c.to_json() for c in changes],
+            }
+        )
     else:
         _print_changes(changes, label_a, str(case_b))
     raise typer.Exit(1 if changes else 0)
@@ -196,10 +227,18 @@ def diff(
 
 @app.command()
 def fmt(
-    paths: Annotated[list[Path] | None, typer.Argument(
-        help="Cases, folders holding cases, or files of cases (default: current folder).")] = None,
-    check: Annotated[bool, typer.Option(
-        "--check", help="Write nothing; exit 1 naming every file that is not canonical.")] = False,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Cases, folders holding cases, or files of cases (default: current folder)."
+        ),
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option(
+            "--check", help="Write nothing; exit 1 naming every file that is not canonical."
+        ),
+    ] = False,
 ) -> None:
     """Rewrite every JSON/JSONL file of each case canonically and recompute its fingerprint.
 
@@ -231,8 +270,11 @@ def fmt(
         for line in pending:
             typer.echo(line)
         if pending:
-            typer.echo(f"{len(pending)} file(s) to format in {len(cases)} case(s); run "
-                       "`threads-cases fmt`", err=True)
+            typer.echo(
+                f"{len(pending)} file(s) to format in {len(cases)} case(s); run "
+                "`threads-cases fmt`",
+                err=True,
+            )
         elif not unreadable:
             typer.echo(f"{len(cases)} case(s) canonical")
         raise typer.Exit(1 if pending or unreadable else 0)
@@ -244,8 +286,9 @@ def fmt(
 
 @app.command(name="list")
 def list_cases(
-    path: Annotated[Path | None, typer.Argument(
-        help="A folder holding cases (default: .).")] = None,
+    path: Annotated[
+        Path | None, typer.Argument(help="A folder holding cases (default: .).")
+    ] = None,
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "pretty",
 ) -> None:
     """List the cases found: name, implementations, portable, fingerprint, size in bytes."""
@@ -267,14 +310,26 @@ def list_cases(
         table.add_column(col, justify="right" if col == "size" else "left")
     for r in rows:
         if r["error"]:
-            table.add_row(Text(r["name"]), Text(r["error"], style="red"), "", "", str(r["size"]),
-                          Text(r["path"]))
+            table.add_row(
+                Text(r["name"]),
+                Text(r["error"], style="red"),
+                "",
+                "",
+                str(r["size"]),
+                Text(r["path"]),
+            )
             continue
         fp = Text(short_fingerprint(r["fingerprint"]))
         if not r["fingerprint_ok"]:
             fp.append(" stale", style="yellow")
-        table.add_row(Text(r["name"]), ", ".join(r["implementations"]),
-                      str(r["portable"]).lower(), fp, str(r["size"]), Text(r["path"]))
+        table.add_row(
+            Text(r["name"]),
+            ", ".join(r["implementations"]),
+            str(r["portable"]).lower(),
+            fp,
+            str(r["size"]),
+            Text(r["path"]),
+        )
     stdout.print(table, width=_width())
     typer.echo(f"{len(rows)} case(s), {sum(r['size'] for r in rows)} bytes")
 
@@ -282,9 +337,13 @@ def list_cases(
 @app.command()
 def stale(
     path: Annotated[Path | None, typer.Argument(help="Only cases under this folder.")] = None,
-    report: Annotated[Path, typer.Option(
-        "--report", help="A JSON Lines report of `run`.",
-    )] = Path(".threads-cases/last-report.jsonl"),
+    report: Annotated[
+        Path,
+        typer.Option(
+            "--report",
+            help="A JSON Lines report of `run`.",
+        ),
+    ] = Path(".threads-cases/last-report.jsonl"),
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "pretty",
 ) -> None:
     """List the cases whose recorded replies or stubs the last run never used
@@ -293,8 +352,13 @@ def stale(
 
     _check_format(fmt)
     if not report.is_file():
-        raise _refuse(CaseError("invalid_request", f"no report at {report}",
-                                hint="run `threads-cases run` first, or pass --report FILE"))
+        raise _refuse(
+            CaseError(
+                "invalid_request",
+                f"no report at {report}",
+                hint="run `threads-cases run` first, or pass --report FILE",
+            )
+        )
     try:
         entries = stale_entries(read_report(report), path)
     except CaseError as err:
@@ -309,8 +373,11 @@ def stale(
     for col in ("case", "implementations", "unused", "path"):
         table.add_column(col)
     for e in entries:
-        table.add_row(Text(e["case"]), Text(", ".join(e["implementations"])),
-                      Text("\n".join(e["details"])),
-                      Text(e["path"] + ("" if e["exists"] else " (gone)")))
+        table.add_row(
+            Text(e["case"]),
+            Text(", ".join(e["implementations"])),
+            Text("\n".join(e["details"])),
+            Text(e["path"] + ("" if e["exists"] else " (gone)")),
+        )
     stdout.print(table, width=_width())
     typer.echo(f"{len(entries)} case(s) with unused recordings")

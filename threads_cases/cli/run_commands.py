@@ -58,8 +58,11 @@ def last_failed_pairs() -> set[tuple[str, str]] | None:
     """(case path, implementation) pairs that failed or errored in the last report."""
     if not LAST_REPORT.is_file():
         return None
-    pairs = {(r["path"], r["implementation"]) for r in read_report(LAST_REPORT)
-             if r.get("verdict") in ("fail", "error")}
+    pairs = {
+        (r["path"], r["implementation"])
+        for r in read_report(LAST_REPORT)
+        if r.get("verdict") in ("fail", "error")
+    }
     return pairs or None
 
 
@@ -73,22 +76,61 @@ def load_supply(path: Path | None) -> dict[str, Any] | None:
 
 @app.command()
 def run(
-    paths: Annotated[list[Path] | None, typer.Argument(
-        help="Case directories, or folders holding them (default: current folder).")] = None,
-    impl: Annotated[list[str] | None, typer.Option(
-        "--impl", help="Implementation to run (repeatable; default: every available).")] = None,
-    fmt: Annotated[str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")] = "pretty",
-    junit: Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.")] = None,
-    strict: Annotated[bool, typer.Option("--strict", help="Count drifted cases as failing.")] = False,
-    pattern: Annotated[str | None, typer.Option("-k", help="Only case names matching (glob or substring).")] = None,
-    max_fail: Annotated[int | None, typer.Option("--max-fail", min=1, help="Stop after N failures.")] = None,
-    last_failed: Annotated[bool, typer.Option("--last-failed", help="Rerun what failed last time.")] = False,
-    jobs: Annotated[int | None, typer.Option("--jobs", "-j", min=1, help="Cases run at once (default: CPU count).")] = None,
-    supply: Annotated[Path | None, typer.Option("--supply", help='Answers the recording lacks: {"calls": {...}}.')] = None,
-    timeout: Annotated[float | None, typer.Option("--timeout", min=0.1, help="Seconds per driver request (default: the implementation's, else 60).")] = None,
-    isolated: Annotated[bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")] = False,
-    validate_protocol: Annotated[bool, typer.Option("--validate-protocol", help="Check every driver message against schemas/driver/.")] = False,
-    show_schema: Annotated[bool, typer.Option("--schema", help="Print the JSON report's schema and exit.")] = False,
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Case directories, or folders holding them (default: current folder)."),
+    ] = None,
+    impl: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--impl", help="Implementation to run (repeatable; default: every available)."
+        ),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")
+    ] = "pretty",
+    junit: Annotated[
+        Path | None, typer.Option("--junit", help="Also write JUnit XML here.")
+    ] = None,
+    strict: Annotated[
+        bool, typer.Option("--strict", help="Count drifted cases as failing.")
+    ] = False,
+    pattern: Annotated[
+        str | None, typer.Option("-k", help="Only case names matching (glob or substring).")
+    ] = None,
+    max_fail: Annotated[
+        int | None, typer.Option("--max-fail", min=1, help="Stop after N failures.")
+    ] = None,
+    last_failed: Annotated[
+        bool, typer.Option("--last-failed", help="Rerun what failed last time.")
+    ] = False,
+    jobs: Annotated[
+        int | None,
+        typer.Option("--jobs", "-j", min=1, help="Cases run at once (default: CPU count)."),
+    ] = None,
+    supply: Annotated[
+        Path | None, typer.Option("--supply", help='Answers the recording lacks: {"calls": {...}}.')
+    ] = None,
+    timeout: Annotated[
+        float | None,
+        typer.Option(
+            "--timeout",
+            min=0.1,
+            help="Seconds per driver request (default: the implementation's, else 60).",
+        ),
+    ] = None,
+    isolated: Annotated[
+        bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")
+    ] = False,
+    validate_protocol: Annotated[
+        bool,
+        typer.Option(
+            "--validate-protocol", help="Check every driver message against schemas/driver/."
+        ),
+    ] = False,
+    show_schema: Annotated[
+        bool, typer.Option("--schema", help="Print the JSON report's schema and exit.")
+    ] = False,
 ) -> None:
     """Replay every case under PATHS on each implementation and report one verdict per pair.
 
@@ -99,22 +141,30 @@ def run(
         print_json(schema_document("report.schema.json"))
         return
     if fmt not in FORMATS:
-        raise refuse(CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty")
+        raise refuse(
+            CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty"
+        )
     from ..registry import available_implementations, resolve_implementations
 
     try:
         supplied = load_supply(supply)
         names = impl or available_implementations()
-        impls = resolve_implementations(names, timeout=timeout, isolated=isolated,
-                                        validate_protocol=validate_protocol)
+        impls = resolve_implementations(
+            names, timeout=timeout, isolated=isolated, validate_protocol=validate_protocol
+        )
         only = last_failed_pairs() if last_failed else None
         if last_failed and only is None:
             stderr.print("no failures in the last report: running everything")
         total_hint = None
         progress = None
         if fmt == "pretty" and sys.stderr.isatty():
-            progress = Progress(TextColumn("{task.description}"), BarColumn(),
-                                MofNCompleteColumn(), console=stderr, transient=True)
+            progress = Progress(
+                TextColumn("{task.description}"),
+                BarColumn(),
+                MofNCompleteColumn(),
+                console=stderr,
+                transient=True,
+            )
             progress.start()
             total_hint = progress.add_task("running", total=None)
 
@@ -123,9 +173,17 @@ def run(
                 progress.advance(total_hint)
 
         try:
-            suite = run_suite(paths or [Path(".")], impls, strict=strict, pattern=pattern,
-                              only=only, max_fail=max_fail, jobs=jobs or os.cpu_count() or 1,
-                              supply=supplied, on_result=tick)
+            suite = run_suite(
+                paths or [Path(".")],
+                impls,
+                strict=strict,
+                pattern=pattern,
+                only=only,
+                max_fail=max_fail,
+                jobs=jobs or os.cpu_count() or 1,
+                supply=supplied,
+                on_result=tick,
+            )
         finally:
             if progress is not None:
                 progress.stop()
