@@ -2,30 +2,58 @@
 
 The public API (spec/ holds the normative text):
 
+* :class:`Thread`, :class:`AgentSpec`, :class:`ToolSpec`, :class:`FakeSandbox`,
+  :class:`ScriptedModel`, :class:`CaseExpectation` - record threads and save turns as cases
+  (spec/case-format.md);
+* :func:`run_case`, :func:`run_suite` - replay cases and get verdicts (spec/replay.md);
 * :func:`reduce`, :func:`read_log`, :func:`validate_log`, :func:`encode_log` - thread logs
   (spec/thread-log.md, spec/reducer.md);
 * :func:`canonical_line`, :func:`canonical_document`, :func:`parse_json` - strict and
   canonical JSON (spec/strict-json.md);
 * :func:`get_dialect` - per-language spellings (spec/dialects.md);
 * :class:`CaseError` - every refusal, with a reason code (spec/reason-codes.md).
+
+Names are imported on first use, so importing the package (as the pytest plugin does in
+every pytest run) stays cheap.
 """
 
 from __future__ import annotations
 
-from ._version import __version__
-from .agent import AgentSpec, ToolResult, ToolSpec
-from .case import CaseExpectation
-from .dialects import Dialect, dialect_names, get_dialect
-from .errors import CaseError, Problem
-from .log import encode_log, read_log, reduce, validate_log
-from .model import ScriptedModel
-from .reducer import Reducer, initial_state
-from .runner import CaseResult, SuiteResult, run_case, run_suite
-from .sandbox import DirectorySandbox, FakeSandbox
-from .save import SaveResult
-from .strictjson import canonical_document, canonical_line
-from .strictjson import parse as parse_json
-from .thread import Thread
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from ._version import __version__ as __version__
+
+#: public name -> (module, attribute)
+_EXPORTS: dict[str, tuple[str, str]] = {
+    "AgentSpec": (".agent", "AgentSpec"),
+    "ToolResult": (".agent", "ToolResult"),
+    "ToolSpec": (".agent", "ToolSpec"),
+    "CaseExpectation": (".case", "CaseExpectation"),
+    "Dialect": (".dialects", "Dialect"),
+    "dialect_names": (".dialects", "dialect_names"),
+    "get_dialect": (".dialects", "get_dialect"),
+    "CaseError": (".errors", "CaseError"),
+    "Problem": (".errors", "Problem"),
+    "encode_log": (".log", "encode_log"),
+    "read_log": (".log", "read_log"),
+    "reduce": (".log", "reduce"),
+    "validate_log": (".log", "validate_log"),
+    "ScriptedModel": (".model", "ScriptedModel"),
+    "Reducer": (".reducer", "Reducer"),
+    "initial_state": (".reducer", "initial_state"),
+    "CaseResult": (".runner", "CaseResult"),
+    "SuiteResult": (".runner", "SuiteResult"),
+    "run_case": (".runner", "run_case"),
+    "run_suite": (".runner", "run_suite"),
+    "DirectorySandbox": (".sandbox", "DirectorySandbox"),
+    "FakeSandbox": (".sandbox", "FakeSandbox"),
+    "SaveResult": (".save", "SaveResult"),
+    "canonical_document": (".strictjson", "canonical_document"),
+    "canonical_line": (".strictjson", "canonical_line"),
+    "parse_json": (".strictjson", "parse"),
+    "Thread": (".thread", "Thread"),
+}
 
 __all__ = [
     "AgentSpec",
@@ -57,3 +85,33 @@ __all__ = [
     "run_suite",
     "validate_log",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module, attr = _EXPORTS[name]
+    except KeyError:
+        raise AttributeError(f"module 'threads_cases' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module, __name__), attr)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+if TYPE_CHECKING:
+    from .agent import AgentSpec, ToolResult, ToolSpec
+    from .case import CaseExpectation
+    from .dialects import Dialect, dialect_names, get_dialect
+    from .errors import CaseError, Problem
+    from .log import encode_log, read_log, reduce, validate_log
+    from .model import ScriptedModel
+    from .reducer import Reducer, initial_state
+    from .runner import CaseResult, SuiteResult, run_case, run_suite
+    from .sandbox import DirectorySandbox, FakeSandbox
+    from .save import SaveResult
+    from .strictjson import canonical_document, canonical_line
+    from .strictjson import parse as parse_json
+    from .thread import Thread

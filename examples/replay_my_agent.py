@@ -1,0 +1,48 @@
+"""Replay your own agent on a saved case: `run_case(path, agent=...)`.
+
+    python examples/replay_my_agent.py [CASE_DIR]
+
+The case's recorded model replies and stubs answer the turn; your agent supplies the system
+prompt, the tools and the handlers of its sandbox tools. Here the agent is the recorded one
+with a different read_file handler (it upper-cases what it reads), so the replay produces
+other tool results: the must matchers still hold, but the model requests no longer match the
+recording, and the verdict is `drifted` with the reason `request_diverged`.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+from threads_cases import AgentSpec, run_case
+from threads_cases.agent import ToolContext, ToolSpec
+from threads_cases.case import load_case
+from threads_cases.log import read_log
+from threads_cases.reducer import reduce
+
+DEFAULT = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "cases" / "reads-notes"
+
+
+def shouting_read_file(ctx: ToolContext, inp: dict[str, Any]) -> str:
+    """A sandbox tool handler: reads through ctx (so the read is recorded) and shouts."""
+    return ctx.read(str(inp["path"])).decode("utf-8").upper()
+
+
+def main(case_dir: Path) -> None:
+    case = load_case(case_dir)
+    recorded = reduce(read_log(case.log_path("threads-py")))["agent"]
+    agent = AgentSpec.from_json(recorded, handlers={"read_file": shouting_read_file})
+
+    same = run_case(case_dir)
+    mine = run_case(case_dir, agent=agent)
+    print(f"recorded agent: {same.verdict} {same.reasons}")
+    print(f"my agent:       {mine.verdict} {mine.reasons}")
+    for check in mine.checks:
+        if check.result != "pass":
+            print(f"  {check.id}: {check.detail}")
+    _ = ToolSpec  # ToolSpec(name, description, input_schema, kind, effect, handler) adds tools
+
+
+if __name__ == "__main__":
+    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT)
