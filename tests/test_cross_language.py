@@ -153,3 +153,19 @@ def test_python_and_typescript_agree_on_matchers_over_random_values(
     want = matches(matcher, event)
     for drv in drivers.values():
         assert drv.request({"cmd": "match", "matcher": matcher, "event": event})["matched"] is want
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(value=json_values)
+def test_canonical_write_read_write_is_a_fixed_point_in_both_languages(
+    drivers: dict[str, DriverImplementation], value: Any
+) -> None:
+    from threads_cases.strictjson import canonical_document, canonical_line
+
+    line = canonical_line(value).decode("utf-8")
+    document = canonical_document(value).decode("utf-8")
+    for drv in drivers.values():
+        once = drv.request({"cmd": "canonicalize", "text": line})
+        assert once == {"text": line, "document": document}
+        again = drv.request({"cmd": "canonicalize", "text": once["document"]})
+        assert again == once
