@@ -246,7 +246,7 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
     """The terminal view: failure panels, the table, and the summary line."""
     for r in suite.results:
         if r.verdict in ("fail", "error") or (r.verdict == "drifted"):
-            console.print(render_failure(r))
+            console.print(render_failure(r), soft_wrap=False)
     console.print(render_table(suite, title))
     c = suite.counts
     summary = ", ".join(f"{c[v]} {v}" for v in ("pass", "drifted", "fail", "error", "skip") if c[v])

@@ -171,7 +171,7 @@ def conformance(
     if fmt == "pretty":
         for r in suite.results:
             if r.verdict in ("fail", "error"):
-                stdout.print(render_failure(r))
+                stdout.print(render_failure(r), soft_wrap=False)
         render_matrix(suite, verbose)
         emit(suite, "none", junit, "conformance", "test")
     else:
