@@ -155,7 +155,9 @@ def test_python_and_typescript_agree_on_matchers_over_random_values(
         assert drv.request({"cmd": "match", "matcher": matcher, "event": event})["matched"] is want
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(value=json_values)
 def test_canonical_write_read_write_is_a_fixed_point_in_both_languages(
     drivers: dict[str, DriverImplementation], value: Any

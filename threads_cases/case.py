@@ -8,7 +8,8 @@ A case is a directory ``<dir>/<name>/``::
                                  created_with {tool, version}}
     log.<impl>.jsonl            the log up to and including ``at``, in each dialect
     expected.<impl>.json        the state that log reduces to, in that dialect
-    model.json                  {format: 1, replies: [{request_sha256, message, stop_reason, usage}]}
+    model.json                  {format: 1,
+                                 replies: [{request_sha256, message, stop_reason, usage}]}
     stubs.json                  {format: 1, calls: [{tool, input, result: {content, is_error}}]}
     sandbox.json                {format: 1, reads: [{path, sha256, artifact}]}
     artifacts/<sha256 hex>      bytes the log and sandbox.json refer to
@@ -40,6 +41,7 @@ from .strictjson import canonical_document, read_json_file
 CASE_FORMAT = 1
 DEFAULT_IMPLEMENTATIONS = ("threads-py", "threads-ts")
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def check_case_name(name: Any) -> str:
@@ -112,8 +114,7 @@ def read_case_files(path: Path) -> dict[str, bytes]:
     for p in sorted(path.rglob("*")):
         rel = p.relative_to(path).as_posix()
         if p.is_symlink():
-            raise CaseError("case_invalid", "symlinks are not allowed inside a case",
-                            file=str(p))
+            raise CaseError("case_invalid", "symlinks are not allowed inside a case", file=str(p))
         if p.is_dir():
             continue
         if not p.is_file():
@@ -218,8 +219,9 @@ def write_case_dir(directory: Path, name: str, files: dict[str, bytes], *, overw
     with _locked(directory):
         _cleanup_strays(directory, name, target)
         if target.is_symlink() or (target.exists() and not target.is_dir()):
-            raise CaseError("case_exists", f"{target} exists and is not a case directory",
-                            file=str(target))
+            raise CaseError(
+                "case_exists", f"{target} exists and is not a case directory", file=str(target)
+            )
         if target.exists():
             try:
                 existing = read_case_files(target)
@@ -229,8 +231,10 @@ def write_case_dir(directory: Path, name: str, files: dict[str, bytes], *, overw
                 return "unchanged"
             if not overwrite:
                 raise CaseError(
-                    "case_exists", f"a different case is already at {target}",
-                    file=str(target), hint="pass --overwrite (overwrite=True) to replace it",
+                    "case_exists",
+                    f"a different case is already at {target}",
+                    file=str(target),
+                    hint="pass --overwrite (overwrite=True) to replace it",
                 )
         tmp = directory / f".{name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
         tmp.mkdir()
@@ -292,8 +296,14 @@ class Case:
         return read_json_file(self.path / name, code="case_invalid")
 
     def artifact(self, artifact_id: str) -> bytes | None:
-        p = self.path / "artifacts" / artifact_id.removeprefix("sha256:")
-        return p.read_bytes() if p.is_file() else None
+        """The bytes of ``artifacts/<hex>``, or None when missing. Only 64 lower-case hex
+        digits name an artifact: anything else (``..``, ``/``, ...) is None, never a path
+        outside the case."""
+        hexname = artifact_id.removeprefix("sha256:") if isinstance(artifact_id, str) else ""
+        if not _HEX64.fullmatch(hexname):
+            return None
+        p = self.path / "artifacts" / hexname
+        return p.read_bytes() if p.is_file() and not p.is_symlink() else None
 
 
 def load_case(path: str | os.PathLike[str]) -> Case:
@@ -311,13 +321,22 @@ def load_case(path: str | os.PathLike[str]) -> Case:
     if isinstance(meta, dict) and meta.get("format") != CASE_FORMAT and "format" in meta:
         raise CaseError(
             "format_unsupported",
-            f"case format {meta.get('format')!r} is not supported (this version reads {CASE_FORMAT})",
-            file=str(p / "case.json"), pointer="/format",
+            f"case format {meta.get('format')!r} is not supported "
+            f"(this version reads {CASE_FORMAT})",
+            file=str(p / "case.json"),
+            pointer="/format",
             hint="upgrade threads-cases, or re-save the case",
         )
     problems = schema_problems(meta, "case.schema.json")
     if problems:
         pointer, message = problems[0]
-        raise CaseError("case_invalid", f"schema: {message}", file=str(p / "case.json"),
-                        pointer=pointer)
+        raise CaseError(
+            "case_invalid", f"schema: {message}", file=str(p / "case.json"), pointer=pointer
+        )
+    try:
+        check_case_name(meta["name"])  # the schema allows "..", "CON", ...
+    except CaseError as err:
+        raise CaseError(
+            "case_invalid", err.message, file=str(p / "case.json"), pointer="/name"
+        ) from None
     return Case(p, meta)

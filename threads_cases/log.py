@@ -115,7 +115,8 @@ class LogChecker:
             )
         if ev["seq"] != self._next_seq:
             raise CaseError(
-                "log_invalid", f"seq gap: seq {ev['seq']} where {self._next_seq} is expected",
+                "log_invalid",
+                f"seq gap: seq {ev['seq']} where {self._next_seq} is expected",
                 pointer="/seq",
             )
         self._next_seq += 1
@@ -126,7 +127,9 @@ class LogChecker:
 
 def _rs_pointer(fast: Any, ev: Any) -> str:
     for err in fast.iter_errors(ev):
-        return "".join("/" + str(p).replace("~", "~0").replace("/", "~1") for p in err.instance_path)
+        return "".join(
+            "/" + str(p).replace("~", "~0").replace("/", "~1") for p in err.instance_path
+        )
     return ""
 
 
@@ -135,8 +138,12 @@ def _confirm_duplicates(source: Source, dialect: Dialect, candidates: set[str]) 
     if not isinstance(source, (str, os.PathLike)):
         # A stream cannot be read twice: a repeated 64-bit hash is taken as a repeat.
         eid = sorted(candidates)[0]
-        return CaseError("log_invalid", f"duplicate event_id {eid!r}", file=source_name(source),
-                         pointer="/event_id")
+        return CaseError(
+            "log_invalid",
+            f"duplicate event_id {eid!r}",
+            file=source_name(source),
+            pointer="/event_id",
+        )
     seen: set[str] = set()
     key = dialect.envelope.get("event_id", "event_id")
     for lineno, body in iter_lines(source):
@@ -145,8 +152,13 @@ def _confirm_duplicates(source: Source, dialect: Dialect, candidates: set[str]) 
         eid = parse(body).get(key)
         if eid in candidates:
             if eid in seen:
-                return CaseError("log_invalid", f"duplicate event_id {eid!r}",
-                                 file=str(source), line=lineno, pointer="/event_id")
+                return CaseError(
+                    "log_invalid",
+                    f"duplicate event_id {eid!r}",
+                    file=str(source),
+                    line=lineno,
+                    pointer="/event_id",
+                )
             seen.add(eid)
     return None
 
@@ -190,8 +202,12 @@ def check_events(
                 exc = CaseError("log_invalid", exc.message, pointer=exc.location.pointer)
             raise exc.at(file=f"event {index}") from None
         if out["event_id"] in seen:
-            raise CaseError("log_invalid", f"duplicate event_id {out['event_id']!r}",
-                            file=f"event {index}", pointer="/event_id")
+            raise CaseError(
+                "log_invalid",
+                f"duplicate event_id {out['event_id']!r}",
+                file=f"event {index}",
+                pointer="/event_id",
+            )
         seen.add(out["event_id"])
         yield out
 
@@ -203,10 +219,7 @@ def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> dict[st
     """
     reducer = Reducer(copy_data=False)
     name = source_name(source)
-    line = 0
-    it = read_log(source, dialect=dialect)
-    for ev in it:
-        line += 1
+    for line, ev in enumerate(read_log(source, dialect=dialect), 1):
         try:
             reducer.apply(ev)
         except CaseError as exc:
@@ -240,7 +253,10 @@ def validate_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> list[
                         if isinstance(seq, int) and not isinstance(seq, bool) and seq >= expected:
                             checker._next_seq = seq + 1
                     raise
-                if reducer.state["last_seq"] is not None and ev["seq"] != reducer.state["last_seq"] + 1:
+                if (
+                    reducer.state["last_seq"] is not None
+                    and ev["seq"] != reducer.state["last_seq"] + 1
+                ):
                     reducer.state["last_seq"] = ev["seq"] - 1
                 reducer.apply(ev)
             except CaseError as exc:
@@ -263,7 +279,9 @@ def _decodes(d: Dialect, raw: dict[str, Any]) -> bool:
     return True
 
 
-def write_log(events: Iterable[dict[str, Any]], fh: IO[bytes], *, dialect: str | Dialect = CANONICAL) -> None:
+def write_log(
+    events: Iterable[dict[str, Any]], fh: IO[bytes], *, dialect: str | Dialect = CANONICAL
+) -> None:
     """Write canonical envelopes to ``fh`` as canonical JSON Lines in ``dialect``."""
     import jsonlines
 

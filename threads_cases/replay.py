@@ -29,7 +29,7 @@ from .log import read_log
 from .model import ScriptedModel, normalize_reply
 from .reducer import Reducer
 from .runtime import ArtifactStore, Clock, Recorder, block_egress, parse_ts, run_turn
-from .sandbox import FakeSandbox
+from .sandbox import FakeSandbox, check_path
 from .strictjson import canonical_line
 
 MAX_SUPPLY_ENTRIES = 200
@@ -41,7 +41,8 @@ class MissingStub(CaseError):
         super().__init__(
             "missing_stub",
             f"the agent called external tool {name!r} with an input no stub answers",
-            hint=f'record the call, or answer it with --supply \'{{"calls": {{"tool:{name}": ...}}}}\'',
+            hint="record the call, or answer it with --supply "
+            f'\'{{"calls": {{"tool:{name}": ...}}}}\'',
         )
         self.stop_key = f"tool:{name}"
 
@@ -52,14 +53,17 @@ def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
     At most 200 entries and 64 KiB of canonical JSON. Returns the ``calls`` mapping. Raises
     ``CaseError("invalid_request")`` naming the offending key.
     """
-    if not isinstance(supply, dict) or set(supply) != {"calls"} or not isinstance(
-        supply["calls"], dict
+    if (
+        not isinstance(supply, dict)
+        or set(supply) != {"calls"}
+        or not isinstance(supply["calls"], dict)
     ):
         raise CaseError("invalid_request", f'{source} must be {{"calls": {{...}}}}', file=source)
     calls = supply["calls"]
     if len(calls) > MAX_SUPPLY_ENTRIES:
-        raise CaseError("invalid_request", f"{source} holds {len(calls)} entries; at most 200",
-                        file=source)
+        raise CaseError(
+            "invalid_request", f"{source} holds {len(calls)} entries; at most 200", file=source
+        )
     if len(canonical_line(supply)) > MAX_SUPPLY_BYTES:
         raise CaseError("invalid_request", f"{source} is over 64 KiB", file=source)
     for key, value in calls.items():
@@ -69,9 +73,12 @@ def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
         elif kind == "tool" and rest:
             _tool_result(value, f"{source} calls[{key!r}]")
         else:
-            raise CaseError("invalid_request",
-                            f"{source} key {key!r} must be 'model:<n>' or 'tool:<name>'",
-                            file=source, pointer=f"/calls/{key}")
+            raise CaseError(
+                "invalid_request",
+                f"{source} key {key!r} must be 'model:<n>' or 'tool:<name>'",
+                file=source,
+                pointer=f"/calls/{key}",
+            )
     return dict(calls)
 
 
@@ -119,11 +126,24 @@ def restore_sandbox(case: Case, state: dict[str, Any], reads: list[dict[str, Any
     files: dict[str, bytes | str] = {}
     wanted = [(p, sha) for p, sha in state["sandbox"]["files"].items()]
     wanted += [(r["path"], r["sha256"]) for r in reads]
+    for i, read in enumerate(reads):
+        try:
+            check_path(read["path"])
+        except CaseError as err:
+            raise CaseError(
+                "case_invalid",
+                err.message,
+                file=str(case.path / "sandbox.json"),
+                pointer=f"/reads/{i}/path",
+            ) from None
     for path, sha in wanted:
         data = case.artifact(sha)
         if data is None:
-            raise CaseError("case_invalid", f"artifacts/{sha} (for {path}) is missing",
-                            file=str(case.path / "artifacts"))
+            raise CaseError(
+                "case_invalid",
+                f"artifacts/{sha} (for {path}) is missing",
+                file=str(case.path / "artifacts"),
+            )
         files[path] = data
     return FakeSandbox(files)
 
@@ -149,9 +169,20 @@ def replay_case(
     reducer = Reducer(copy_data=False)
     for ev in prefix:
         reducer.apply(ev)
+    if reducer.state["agent"] is None and agent is None:
+        # an empty prefix, or extension events only: no thread_started, so no agent
+        raise CaseError(
+            "case_invalid",
+            f"log.{implementation}.jsonl has no thread_started "
+            "event: the fork point has no agent to replay",
+            file=str(case.log_path(implementation)),
+        )
     model_doc = case.read("model.json")
     stubs_doc = case.read("stubs.json")
     sandbox_doc = case.read("sandbox.json")
+    _check_recordings(
+        case, (("model.json", model_doc), ("stubs.json", stubs_doc), ("sandbox.json", sandbox_doc))
+    )
     supply = supply or {}
     sandbox = restore_sandbox(case, reducer.state, sandbox_doc["reads"])
     model = ScriptedModel(
@@ -166,18 +197,46 @@ def replay_case(
     start_ms = parse_ts(prefix[-1]["ts"]) + 1 if prefix else 0
     name = case.name
     events = list(prefix)
-    rec = Recorder(events, reducer, thread_id=reducer.state["thread_id"] or name,
-                   id_for=_ids(name), clock=Clock(start_ms, 1))
+    rec = Recorder(
+        events,
+        reducer,
+        thread_id=reducer.state["thread_id"] or name,
+        id_for=_ids(name),
+        clock=Clock(start_ms, 1),
+    )
     store = ArtifactStore()
     with block_egress() as attempts:
-        outcome = run_turn(rec, run_agent, sandbox, store, model, case.meta["input"],
-                           external=stubs, egress=attempts)
+        outcome = run_turn(
+            rec,
+            run_agent,
+            sandbox,
+            store,
+            model,
+            case.meta["input"],
+            external=stubs,
+            egress=attempts,
+        )
     return {
         "events": outcome.events,
         "stop": outcome.stop,
         "requests": list(model.requests),
         "consumed": {"replies": model.used, "stubs": list(stubs.used)},
     }
+
+
+def _check_recordings(case: Case, docs: tuple[tuple[str, Any], ...]) -> None:
+    """model.json, stubs.json and sandbox.json against their schemas, as `run` checks them
+    (so a malformed recording is ``case_invalid`` with the file and a pointer, never an
+    unexpected exception or a replay of a misread file)."""
+    from .schemas import schema_problems
+
+    for name, doc in docs:
+        problems = schema_problems(doc, name.replace(".json", ".schema.json"))
+        if problems:
+            pointer, message = problems[0]
+            raise CaseError(
+                "case_invalid", f"schema: {message}", file=str(case.path / name), pointer=pointer
+            )
 
 
 def _ids(name: str) -> Callable[[int], str]:

@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .case import CASE_FORMAT, computed_fingerprint, fingerprint
+from .case import CASE_FORMAT, check_case_name, computed_fingerprint, fingerprint
 from .errors import CaseError, Location, Problem
 from .matchers import diff_values, values_equal
+from .sandbox import is_device_name
 from .strictjson import canonical_document, canonical_line, iter_lines, parse
 
 CANONICAL_DIALECT = "threads-py"
@@ -59,13 +60,17 @@ def walk_case(path: Path) -> tuple[dict[str, bytes], list[Problem]]:
     for p in sorted(path.rglob("*")):
         rel = p.relative_to(path).as_posix()
         if p.is_symlink():
-            problems.append(Problem("case_invalid", "symlinks are not allowed inside a case",
-                                    Location(str(p))))
+            problems.append(
+                Problem("case_invalid", "symlinks are not allowed inside a case", Location(str(p)))
+            )
         elif p.is_dir():
             continue
         elif not p.is_file():
-            problems.append(Problem("case_invalid", "only regular files are allowed in a case",
-                                    Location(str(p))))
+            problems.append(
+                Problem(
+                    "case_invalid", "only regular files are allowed in a case", Location(str(p))
+                )
+            )
         else:
             files[rel] = p.read_bytes()
     return files, problems
@@ -138,9 +143,17 @@ def case_summary(path: Path) -> dict[str, Any]:
     cannot be read."""
     from .case import load_case
 
-    row: dict[str, Any] = {"name": path.name, "path": str(path), "implementations": [],
-                           "portable": None, "fingerprint": None, "fingerprint_ok": None,
-                           "size": 0, "files": 0, "error": None}
+    row: dict[str, Any] = {
+        "name": path.name,
+        "path": str(path),
+        "implementations": [],
+        "portable": None,
+        "fingerprint": None,
+        "fingerprint_ok": None,
+        "size": 0,
+        "files": 0,
+        "error": None,
+    }
     files, _ = walk_case(path)
     row["size"] = sum(len(b) for b in files.values())
     row["files"] = len(files)
@@ -149,9 +162,13 @@ def case_summary(path: Path) -> dict[str, Any]:
     except CaseError as err:
         row["error"] = err.render()
         return row
-    row.update(name=case.name, implementations=case.implementations,
-               portable=case.meta["portable"], fingerprint=case.meta["fingerprint"],
-               fingerprint_ok=computed_fingerprint(files) == case.meta["fingerprint"])
+    row.update(
+        name=case.name,
+        implementations=case.implementations,
+        portable=case.meta["portable"],
+        fingerprint=case.meta["fingerprint"],
+        fingerprint_ok=computed_fingerprint(files) == case.meta["fingerprint"],
+    )
     return row
 
 
@@ -204,13 +221,21 @@ def format_case(path: Path) -> FormatResult:
     if result.problems:
         return result
     if "case.json" not in new:
-        result.problems.append(Problem("case_invalid", "not a case directory: case.json is "
-                                       "missing", Location(str(path))))
+        result.problems.append(
+            Problem(
+                "case_invalid", "not a case directory: case.json is missing", Location(str(path))
+            )
+        )
         return result
     meta = parse(new["case.json"])
     if not isinstance(meta, dict):
-        result.problems.append(Problem("case_invalid", "case.json is not an object",
-                                       Location(str(path / "case.json"), pointer="")))
+        result.problems.append(
+            Problem(
+                "case_invalid",
+                "case.json is not an object",
+                Location(str(path / "case.json"), pointer=""),
+            )
+        )
         return result
     body = dict(new)
     body["case.json"] = canonical_document({k: v for k, v in meta.items() if k != "fingerprint"})
@@ -255,8 +280,9 @@ def case_dirs_for(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
 # --------------------------------------------------------------------------- validate
 
 
-def _problem(code: str, message: str, file: Path | str, pointer: str | None = None,
-             line: int | None = None) -> Problem:
+def _problem(
+    code: str, message: str, file: Path | str, pointer: str | None = None, line: int | None = None
+) -> Problem:
     return Problem(code, message, Location(str(file), line, pointer))
 
 
@@ -269,7 +295,8 @@ def _artifact_refs(events: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
         if ev.get("type") == "artifact_added" and isinstance(data.get("artifact_id"), str):
             out.append((ev.get("seq", -1), "/data/artifact_id", data["artifact_id"]))
         if ev.get("type") in ("sandbox_read", "sandbox_wrote") and isinstance(
-                data.get("artifact"), str):
+            data.get("artifact"), str
+        ):
             out.append((ev.get("seq", -1), "/data/artifact", data["artifact"]))
     return out
 
@@ -303,14 +330,30 @@ def validate_case(path: Path) -> list[Problem]:
     try:
         value = _parse_json(files["case.json"], str(path / "case.json"))
         if isinstance(value, dict) and "format" in value and value.get("format") != CASE_FORMAT:
-            problems.append(_problem("format_unsupported", f"case format {value['format']!r} is "
-                                     f"not supported (this version reads {CASE_FORMAT})",
-                                     path / "case.json", "/format"))
+            problems.append(
+                _problem(
+                    "format_unsupported",
+                    f"case format {value['format']!r} is "
+                    f"not supported (this version reads {CASE_FORMAT})",
+                    path / "case.json",
+                    "/format",
+                )
+            )
         for pointer, message in schema_problems(value, "case.schema.json"):
-            problems.append(_problem("case_invalid", f"schema: {message}", path / "case.json",
-                                     pointer))
+            problems.append(
+                _problem("case_invalid", f"schema: {message}", path / "case.json", pointer)
+            )
         if isinstance(value, dict):
             meta = value
+            if isinstance(value.get("name"), str) and re.fullmatch(
+                r"[A-Za-z0-9._-]{1,64}", value["name"]
+            ):
+                try:
+                    check_case_name(value["name"])  # the schema allows "..", "CON", ...
+                except CaseError as err:
+                    problems.append(
+                        _problem("case_invalid", err.message, path / "case.json", "/name")
+                    )
     except CaseError as err:
         problems.append(Problem("case_invalid", err.message, err.location))
 
@@ -343,24 +386,38 @@ def validate_case(path: Path) -> list[Problem]:
             continue
         try:
             if _canonical_bytes(rel, data, str(path / rel)) != data:
-                problems.append(_problem("case_invalid", "not canonical; run `threads-cases fmt`",
-                                         path / rel))
+                problems.append(
+                    _problem("case_invalid", "not canonical; run `threads-cases fmt`", path / rel)
+                )
         except CaseError:
             pass  # reported below by the reader of that file
 
     # artifacts: bytes match their name
     for rel, data in sorted(files.items()):
         hexname = rel.removeprefix("artifacts/")
-        if (rel.startswith("artifacts/") and _HEX64.match(hexname)
-                and hashlib.sha256(data).hexdigest() != hexname):
-            problems.append(_problem("case_invalid", "artifact bytes do not match their "
-                                     "sha256 name", path / rel))
+        if (
+            rel.startswith("artifacts/")
+            and _HEX64.match(hexname)
+            and hashlib.sha256(data).hexdigest() != hexname
+        ):
+            problems.append(
+                _problem(
+                    "case_invalid", "artifact bytes do not match their sha256 name", path / rel
+                )
+            )
 
     def need_artifact(artifact: str, where: Path, pointer: str, line: int | None = None) -> None:
         hexname = artifact.removeprefix("sha256:")
         if f"artifacts/{hexname}" not in files:
-            problems.append(_problem("case_invalid", f"artifact {artifact} is not in artifacts/",
-                                     where, pointer, line))
+            problems.append(
+                _problem(
+                    "case_invalid",
+                    f"artifact {artifact} is not in artifacts/",
+                    where,
+                    pointer,
+                    line,
+                )
+            )
 
     # recording files
     for rel in RECORDING_FILES:
@@ -378,6 +435,19 @@ def validate_case(path: Path) -> list[Problem]:
             for i, read in enumerate(doc["reads"]):
                 if isinstance(read, dict) and isinstance(read.get("artifact"), str):
                     need_artifact(read["artifact"], path / rel, f"/reads/{i}/artifact")
+                if isinstance(read, dict) and isinstance(read.get("path"), str):
+                    # the schema checks the path's form; a Windows device name in any
+                    # segment is refused too (case-format.md 2.2)
+                    devices = [s for s in read["path"].split("/") if is_device_name(s)]
+                    if devices:
+                        problems.append(
+                            _problem(
+                                "case_invalid",
+                                f"sandbox path {read['path']!r} names a device ({devices[0]})",
+                                path / rel,
+                                f"/reads/{i}/path",
+                            )
+                        )
 
     # logs and expected states
     at = meta.get("at") if meta else None
@@ -388,8 +458,9 @@ def validate_case(path: Path) -> list[Problem]:
         try:
             dialect = get_dialect(impl)
         except CaseError as err:
-            problems.append(_problem("dialect_unknown", err.message, path / "case.json",
-                                     "/implementations"))
+            problems.append(
+                _problem("dialect_unknown", err.message, path / "case.json", "/implementations")
+            )
             continue
         log_ok = False
         if log_path.name in files:
@@ -402,12 +473,21 @@ def validate_case(path: Path) -> list[Problem]:
                 ids = [e["event_id"] for e in events]
                 if isinstance(at, str):
                     if at not in ids:
-                        problems.append(_problem("case_invalid", f"the fork point {at!r} is not "
-                                                 "in the log", log_path))
+                        problems.append(
+                            _problem(
+                                "case_invalid", f"the fork point {at!r} is not in the log", log_path
+                            )
+                        )
                     elif ids[-1] != at:
-                        problems.append(_problem(
-                            "case_invalid", f"the fork point {at!r} is event {ids.index(at)}, "
-                            f"not the last event of the log", log_path, line=ids.index(at) + 1))
+                        problems.append(
+                            _problem(
+                                "case_invalid",
+                                f"the fork point {at!r} is event {ids.index(at)}, "
+                                f"not the last event of the log",
+                                log_path,
+                                line=ids.index(at) + 1,
+                            )
+                        )
                 for seq, pointer, artifact in _artifact_refs(events):
                     need_artifact(artifact, log_path, pointer, seq + 1 if seq >= 0 else None)
         if exp_path.name not in files:
@@ -427,8 +507,14 @@ def validate_case(path: Path) -> list[Problem]:
                 problems.append(err.problem())
                 continue
             for d in diff_values(expected, state):
-                problems.append(_problem("state_mismatch", f"the log reduces to another state: "
-                                         f"{d.render()}", exp_path, d.pointer))
+                problems.append(
+                    _problem(
+                        "state_mismatch",
+                        f"the log reduces to another state: {d.render()}",
+                        exp_path,
+                        d.pointer,
+                    )
+                )
 
     # the logs of the different dialects hold the same events
     if len(logs) > 1:
@@ -441,24 +527,41 @@ def validate_case(path: Path) -> list[Problem]:
             evs = logs[other]
             where = path / f"log.{other}.jsonl"
             if len(evs) != len(base):
-                problems.append(_problem("case_invalid", f"{len(evs)} events, where "
-                                         f"log.{base_name}.jsonl has {len(base)}", where))
+                problems.append(
+                    _problem(
+                        "case_invalid",
+                        f"{len(evs)} events, where log.{base_name}.jsonl has {len(base)}",
+                        where,
+                    )
+                )
             for i, (a, b) in enumerate(zip(base, evs, strict=False)):
                 diffs = diff_values(a, b)
                 if diffs:
                     shown = "; ".join(d.render() for d in diffs[:3])
                     more = f" (and {len(diffs) - 3} more)" if len(diffs) > 3 else ""
-                    problems.append(_problem("case_invalid", f"event differs from "
-                                             f"log.{base_name}.jsonl: {shown}{more}", where,
-                                             diffs[0].pointer, i + 1))
+                    problems.append(
+                        _problem(
+                            "case_invalid",
+                            f"event differs from log.{base_name}.jsonl: {shown}{more}",
+                            where,
+                            diffs[0].pointer,
+                            i + 1,
+                        )
+                    )
 
     # the fingerprint
     if meta is not None and "case.json" in files:
         fp = computed_fingerprint(files)
         if fp is not None and fp != meta.get("fingerprint"):
-            problems.append(_problem("fingerprint_stale", f"the files give {fp}, case.json says "
-                                     f"{meta.get('fingerprint')}; run `threads-cases fmt`",
-                                     path / "case.json", "/fingerprint"))
+            problems.append(
+                _problem(
+                    "fingerprint_stale",
+                    f"the files give {fp}, case.json says "
+                    f"{meta.get('fingerprint')}; run `threads-cases fmt`",
+                    path / "case.json",
+                    "/fingerprint",
+                )
+            )
     return problems
 
 
@@ -483,9 +586,15 @@ class Change:
     note: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"file": self.file, "kind": self.kind, "item": self.item,
-                "pointer": self.pointer, "before": self.before, "after": self.after,
-                "note": self.note}
+        return {
+            "file": self.file,
+            "kind": self.kind,
+            "item": self.item,
+            "pointer": self.pointer,
+            "before": self.before,
+            "after": self.after,
+            "note": self.note,
+        }
 
     def render(self) -> str:
         mark = {"added": "+", "removed": "-", "changed": "~"}[self.kind]
@@ -513,8 +622,9 @@ def _value_changes(file: str, item: str, a: Any, b: Any, prefix: str = "") -> li
     return out
 
 
-def _list_changes(file: str, label: str, a: list[Any], b: list[Any],
-                  name: Callable[[Any], str] | None = None) -> list[Change]:
+def _list_changes(
+    file: str, label: str, a: list[Any], b: list[Any], name: Callable[[Any], str] | None = None
+) -> list[Change]:
     """Items added, removed or changed between two lists, aligned with difflib (so an
     insertion is one ``added``, not a cascade of changes); replaced items pair up by index
     and report their differences by pointer."""
@@ -593,8 +703,12 @@ def _case_json_changes(file: str, a: Any, b: Any) -> list[Change]:
 
 def _recording_changes(file: str, a: Any, b: Any) -> list[Change]:
     key = _LIST_KEY[file.rsplit("/", 1)[-1]]
-    if not (isinstance(a, dict) and isinstance(b, dict)
-            and isinstance(a.get(key), list) and isinstance(b.get(key), list)):
+    if not (
+        isinstance(a, dict)
+        and isinstance(b, dict)
+        and isinstance(a.get(key), list)
+        and isinstance(b.get(key), list)
+    ):
         return _value_changes(file, "", a, b)
 
     def name(v: Any) -> str:
@@ -626,8 +740,9 @@ def _size(data: bytes | None) -> str:
     return "absent" if data is None else f"{len(data)} bytes"
 
 
-def diff_file(name: str, old: bytes | None, new: bytes | None, *,
-              unified: bool = False) -> list[Change] | list[str]:
+def diff_file(
+    name: str, old: bytes | None, new: bytes | None, *, unified: bool = False
+) -> list[Change] | list[str]:
     """The semantic changes of one file of a case (``name`` relative to the case).
 
     ``None`` stands for an absent file. JSON files are compared by pointer (case.json by
@@ -640,8 +755,15 @@ def diff_file(name: str, old: bytes | None, new: bytes | None, *,
     base = name.rsplit("/", 1)[-1]
     artifact = name.startswith("artifacts/") or "/artifacts/" in name
     if old is None or new is None:
-        return [Change(name, "added" if old is None else "removed", "", None,
-                       note=_size(new if old is None else old))]
+        return [
+            Change(
+                name,
+                "added" if old is None else "removed",
+                "",
+                None,
+                note=_size(new if old is None else old),
+            )
+        ]
     if not artifact and (name.endswith(".json") or name.endswith(".jsonl")):
         try:
             if name.endswith(".jsonl"):
@@ -656,8 +778,15 @@ def diff_file(name: str, old: bytes | None, new: bytes | None, *,
         except CaseError as err:
             if unified:
                 return _unified(name, old, new)
-            return [Change(name, "changed", "", None,
-                           note=f"not strict JSON ({err.render()}); bytes differ")]
+            return [
+                Change(
+                    name,
+                    "changed",
+                    "",
+                    None,
+                    note=f"not strict JSON ({err.render()}); bytes differ",
+                )
+            ]
         if base == "case.json":
             return _case_json_changes(name, a, b)
         if base in _LIST_KEY:
@@ -667,8 +796,11 @@ def diff_file(name: str, old: bytes | None, new: bytes | None, *,
             return _value_changes(name, "", _decode_state(a, d), _decode_state(b, d))
         changes = _value_changes(name, "", a, b)
         if not changes:
-            return [Change(name, "changed", "", None, note="same value, different bytes "
-                           "(not canonical)")]
+            return [
+                Change(
+                    name, "changed", "", None, note="same value, different bytes (not canonical)"
+                )
+            ]
         return changes
     if unified and not _is_binary(old) and not _is_binary(new):
         return _unified(name, old, new)
@@ -680,8 +812,10 @@ def _unified(name: str, old: bytes, new: bytes) -> list[str]:
         return [f"Binary files a/{name} and b/{name} differ"]
     a = old.decode("utf-8").splitlines(keepends=True)
     b = new.decode("utf-8").splitlines(keepends=True)
-    return [line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-            for line in difflib.unified_diff(a, b, f"a/{name}", f"b/{name}")]
+    return [
+        line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
+        for line in difflib.unified_diff(a, b, f"a/{name}", f"b/{name}")
+    ]
 
 
 def diff_case_files(a: dict[str, bytes], b: dict[str, bytes]) -> list[Change]:
@@ -714,12 +848,19 @@ def diff_case_files(a: dict[str, bytes], b: dict[str, bytes]) -> list[Change]:
             canonical[kind] = typed
         elif kind and typed and kind in canonical and name in a and name in b:
             same = [(c.kind, c.item, c.pointer, c.before, c.after) for c in typed] == [
-                (c.kind, c.item, c.pointer, c.before, c.after) for c in canonical[kind]]
+                (c.kind, c.item, c.pointer, c.before, c.after) for c in canonical[kind]
+            ]
             if same:
-                ref = (f"log.{CANONICAL_DIALECT}.jsonl" if kind == "log"
-                       else f"expected.{CANONICAL_DIALECT}.json")
-                out.append(Change(name, "changed", "", None,
-                                  note=f"the same {len(typed)} change(s) as {ref}"))
+                ref = (
+                    f"log.{CANONICAL_DIALECT}.jsonl"
+                    if kind == "log"
+                    else f"expected.{CANONICAL_DIALECT}.json"
+                )
+                out.append(
+                    Change(
+                        name, "changed", "", None, note=f"the same {len(typed)} change(s) as {ref}"
+                    )
+                )
                 continue
         out.extend(typed)
     return out
@@ -730,11 +871,13 @@ def diff_case_files(a: dict[str, bytes], b: dict[str, bytes]) -> list[Change]:
 
 def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
     try:
-        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=60,
-                              check=False)
+        return subprocess.run(["git", *args], cwd=cwd, capture_output=True, timeout=60, check=False)
     except FileNotFoundError:
-        raise CaseError("git_unavailable", "git is not installed",
-                        hint="install git, or compare two case directories") from None
+        raise CaseError(
+            "git_unavailable",
+            "git is not installed",
+            hint="install git, or compare two case directories",
+        ) from None
 
 
 def git_case_files(rev: str, case_path: Path) -> dict[str, bytes]:
@@ -747,38 +890,49 @@ def git_case_files(rev: str, case_path: Path) -> dict[str, bytes]:
         folder = Path.cwd()
     top = _git(["rev-parse", "--show-toplevel"], folder)
     if top.returncode != 0:
-        raise CaseError("git_unavailable", "not in a git work tree",
-                        file=str(case_path),
-                        hint="run inside a git repository, or compare two case directories")
+        raise CaseError(
+            "git_unavailable",
+            "not in a git work tree",
+            file=str(case_path),
+            hint="run inside a git repository, or compare two case directories",
+        )
     root = Path(top.stdout.decode().strip())
     if rev.startswith("-"):
         raise CaseError("invalid_request", f"{rev!r} is not a revision")
     if _git(["rev-parse", "--verify", "--quiet", f"{rev}^{{commit}}"], root).returncode != 0:
-        raise CaseError("invalid_request", f"unknown revision {rev!r}",
-                        hint="pass a commit, branch or tag, e.g. HEAD or HEAD~1")
+        raise CaseError(
+            "invalid_request",
+            f"unknown revision {rev!r}",
+            hint="pass a commit, branch or tag, e.g. HEAD or HEAD~1",
+        )
     try:
         rel = case_path.resolve().relative_to(root.resolve()).as_posix()
     except ValueError:
-        raise CaseError("git_unavailable", f"outside the git work tree {root}",
-                        file=str(case_path)) from None
+        raise CaseError(
+            "git_unavailable", f"outside the git work tree {root}", file=str(case_path)
+        ) from None
     listing = _git(["ls-tree", "-r", "-z", "--name-only", "--full-tree", rev, "--", rel], root)
     names = [n.decode() for n in listing.stdout.split(b"\0") if n]
     prefix = rel.rstrip("/") + "/"
     names = [n for n in names if n.startswith(prefix)]
     if listing.returncode != 0 or not names:
-        raise CaseError("invalid_request", f"not a case directory in {rev}",
-                        file=str(case_path),
-                        hint="check the path and the revision (git ls-tree REV -- PATH)")
+        raise CaseError(
+            "invalid_request",
+            f"not a case directory in {rev}",
+            file=str(case_path),
+            hint="check the path and the revision (git ls-tree REV -- PATH)",
+        )
     files: dict[str, bytes] = {}
     for n in names:
         shown = _git(["show", f"{rev}:{n}"], root)
         if shown.returncode != 0:
-            raise CaseError("io_error", f"git show {rev}:{n} failed: "
-                            f"{shown.stderr.decode(errors='replace').strip()}")
-        files[n[len(prefix):]] = shown.stdout
+            raise CaseError(
+                "io_error",
+                f"git show {rev}:{n} failed: {shown.stderr.decode(errors='replace').strip()}",
+            )
+        files[n[len(prefix) :]] = shown.stdout
     if "case.json" not in files:
-        raise CaseError("invalid_request", f"no case.json in {rev}",
-                        file=str(case_path))
+        raise CaseError("invalid_request", f"no case.json in {rev}", file=str(case_path))
     return files
 
 
@@ -806,9 +960,17 @@ def stale_entries(results: list[dict[str, Any]], under: Path | None = None) -> l
                 Path(path).resolve().relative_to(root)
             except ValueError:
                 continue
-        entry = by_path.setdefault(path, {"case": r.get("case", ""), "path": path,
-                                          "implementations": [], "codes": [], "details": [],
-                                          "exists": (Path(path) / "case.json").is_file()})
+        entry = by_path.setdefault(
+            path,
+            {
+                "case": r.get("case", ""),
+                "path": path,
+                "implementations": [],
+                "codes": [],
+                "details": [],
+                "exists": (Path(path) / "case.json").is_file(),
+            },
+        )
         impl = r.get("implementation")
         if impl not in entry["implementations"]:
             entry["implementations"].append(impl)
@@ -822,18 +984,30 @@ def stale_entries(results: list[dict[str, Any]], under: Path | None = None) -> l
 
 
 __all__ = [
-    "Change", "FormatResult", "case_dirs_for", "case_summary", "diff_case_files", "diff_file",
-    "format_case", "git_case_files", "short_fingerprint", "stale_entries", "validate_case",
-    "walk_case", "write_formatted",
+    "Change",
+    "FormatResult",
+    "case_dirs_for",
+    "case_summary",
+    "diff_case_files",
+    "diff_file",
+    "format_case",
+    "git_case_files",
+    "short_fingerprint",
+    "stale_entries",
+    "validate_case",
+    "walk_case",
+    "write_formatted",
 ]
 
 
 # --------------------------------------------------------------------------- show
 
 #: The warning ``show --values`` prints once on stderr.
-VALUES_WARNING = ("warning: a case holds the raw inputs and outputs of the turn, unredacted "
-                  "(user input, tool inputs and results, file contents); mind where you paste "
-                  "this output")
+VALUES_WARNING = (
+    "warning: a case holds the raw inputs and outputs of the turn, unredacted "
+    "(user input, tool inputs and results, file contents); mind where you paste "
+    "this output"
+)
 
 
 def _shape(value: Any) -> str:
@@ -871,8 +1045,9 @@ def _tool_uses(message: Any) -> list[str]:
     content = message.get("content") if isinstance(message, dict) else None
     if not isinstance(content, list):
         return []
-    return [str(b.get("name")) for b in content
-            if isinstance(b, dict) and b.get("type") == "tool_use"]
+    return [
+        str(b.get("name")) for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
+    ]
 
 
 def event_summary(ev: dict[str, Any], values: bool = False) -> str:
@@ -904,8 +1079,10 @@ def event_summary(ev: dict[str, Any], values: bool = False) -> str:
             out += f": {_content_text(content)}"
         return out
     if t == "tool_called":
-        out = (f"{data.get('name')} ({data.get('kind')}, {data.get('effect')}) "
-               f"{data.get('tool_use_id')}")
+        out = (
+            f"{data.get('name')} ({data.get('kind')}, {data.get('effect')}) "
+            f"{data.get('tool_use_id')}"
+        )
         return out + (f" input {_render(data.get('input'))}" if values else "")
     if t == "tool_result":
         status = "error" if data.get("is_error") else "ok"
@@ -927,8 +1104,10 @@ def event_summary(ev: dict[str, Any], values: bool = False) -> str:
     if t == "turn_completed":
         usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
         assert isinstance(usage, dict)
-        return (f"{data.get('turn_id')} {data.get('stop_reason')} "
-                f"({usage.get('input_tokens')} in, {usage.get('output_tokens')} out)")
+        return (
+            f"{data.get('turn_id')} {data.get('stop_reason')} "
+            f"({usage.get('input_tokens')} in, {usage.get('output_tokens')} out)"
+        )
     if t == "turn_failed":
         err = data.get("error") if isinstance(data.get("error"), dict) else {}
         assert isinstance(err, dict)
@@ -944,8 +1123,9 @@ def _row(table: Any, *cells: Any, style: str = "") -> None:
     table.add_row(*(Text(c) if isinstance(c, str) else c for c in cells), style=style)
 
 
-def render_case(path: Path, *, values: bool = False, all_events: bool = False,
-                last: int = 20) -> Any:
+def render_case(
+    path: Path, *, values: bool = False, all_events: bool = False, last: int = 20
+) -> Any:
     """A rich renderable of a case: header (name, at, implementations, fingerprint), the
     input, must/expect matchers, the prefix timeline (last ``last`` events unless
     ``all_events``), model replies, stubs, sandbox reads and artifacts. Text, tool inputs and
@@ -975,19 +1155,31 @@ def render_case(path: Path, *, values: bool = False, all_events: bool = False,
     _row(head, "portable", str(meta["portable"]).lower())
     _row(head, "external_effects", meta["external_effects"])
     agent = meta["agent"]
-    _row(head, "agent", f"{agent['name'] or '-'} ({agent['model'] or '-'}), tools: "
-                 + (", ".join(f"{t['name']} [{t['kind']}/{t['effect']}]" for t in agent["tools"])
-                    or "-"))
-    _row(head, "fingerprint", Text(short_fingerprint(meta["fingerprint"])
-                                     + ("" if fp_ok else "  stale: files changed since saving"),
-                                     style="" if fp_ok else "yellow"))
+    _row(
+        head,
+        "agent",
+        f"{agent['name'] or '-'} ({agent['model'] or '-'}), tools: "
+        + (", ".join(f"{t['name']} [{t['kind']}/{t['effect']}]" for t in agent["tools"]) or "-"),
+    )
+    _row(
+        head,
+        "fingerprint",
+        Text(
+            short_fingerprint(meta["fingerprint"])
+            + ("" if fp_ok else "  stale: files changed since saving"),
+            style="" if fp_ok else "yellow",
+        ),
+    )
     _row(head, "input", _content_text(meta["input"], 400) if values else _shape(meta["input"]))
     parts.append(head)
 
     for key in ("must", "expect"):
         matchers = meta["expect"][key]
-        t = Text(f"\n{key} ({len(matchers)})" + ("  any order" if key == "must" else
-                                                 "  ordered subsequence"), style="bold")
+        t = Text(
+            f"\n{key} ({len(matchers)})"
+            + ("  any order" if key == "must" else "  ordered subsequence"),
+            style="bold",
+        )
         parts.append(t)
         for i, m in enumerate(matchers):
             parts.append(Text(f"  [{i}] {_render(m, 400)}"))
@@ -1015,8 +1207,14 @@ def render_case(path: Path, *, values: bool = False, all_events: bool = False,
         table.add_column(col, overflow="fold")
     for ev in shown:
         style = "bold cyan" if ev.get("event_id") == meta["at"] else ""
-        _row(table, str(ev.get("seq")), str(ev.get("type")), str(ev.get("actor_kind")),
-                      event_summary(ev, values), style=style)
+        _row(
+            table,
+            str(ev.get("seq")),
+            str(ev.get("type")),
+            str(ev.get("actor_kind")),
+            event_summary(ev, values),
+            style=style,
+        )
     if shown:
         parts.append(table)
 
@@ -1037,9 +1235,13 @@ def render_case(path: Path, *, values: bool = False, all_events: bool = False,
         for i, r in enumerate(doc["replies"]):
             usage = r.get("usage") or {}
             uses = ", ".join(_tool_uses(r.get("message"))) or "-"
-            row = [str(i), str(r.get("stop_reason")), uses,
-                   f"{usage.get('input_tokens')}/{usage.get('output_tokens')}",
-                   short_fingerprint(r.get("request_sha256"))]
+            row = [
+                str(i),
+                str(r.get("stop_reason")),
+                uses,
+                f"{usage.get('input_tokens')}/{usage.get('output_tokens')}",
+                short_fingerprint(r.get("request_sha256")),
+            ]
             if values:
                 row.append(_content_text((r.get("message") or {}).get("content"), 200))
             _row(t, *row)
@@ -1058,24 +1260,43 @@ def render_case(path: Path, *, values: bool = False, all_events: bool = False,
             if values:
                 row += [_render(c.get("input"), 200), _content_text(result.get("content"), 200)]
             _row(t, *row)
-        return Group(Text(f"\nstubs ({len(doc['calls'])})  external_effects "
-                          f"{meta['external_effects']}", style="bold"), t)
+        return Group(
+            Text(
+                f"\nstubs ({len(doc['calls'])})  external_effects {meta['external_effects']}",
+                style="bold",
+            ),
+            t,
+        )
 
     def sandbox(doc: Any) -> Any:
         out: list[Any] = [Text(f"\nsandbox reads ({len(doc['reads'])})", style="bold")]
         for r in doc["reads"]:
             art = r.get("artifact")
             present = art is None or f"artifacts/{str(art).removeprefix('sha256:')}" in files
-            out.append(Text(f"  {r.get('path')}  sha256 {short_fingerprint(r.get('sha256'))}"
-                            + ("" if present else "  (artifact missing)"),
-                            style="" if present else "red"))
+            out.append(
+                Text(
+                    f"  {r.get('path')}  sha256 {short_fingerprint(r.get('sha256'))}"
+                    + ("" if present else "  (artifact missing)"),
+                    style="" if present else "red",
+                )
+            )
         return Group(*out)
 
     section("model.json", replies)
     section("stubs.json", stubs)
     section("sandbox.json", sandbox)
     arts = sorted(n for n in files if n.startswith("artifacts/"))
-    parts.append(Text(f"\nartifacts ({len(arts)}): "
-                      + (", ".join(f"{short_fingerprint(n.removeprefix('artifacts/'))} "
-                                   f"{len(files[n])} B" for n in arts) or "none"), style="bold"))
+    parts.append(
+        Text(
+            f"\nartifacts ({len(arts)}): "
+            + (
+                ", ".join(
+                    f"{short_fingerprint(n.removeprefix('artifacts/'))} {len(files[n])} B"
+                    for n in arts
+                )
+                or "none"
+            ),
+            style="bold",
+        )
+    )
     return Panel(Group(*parts), title=f"case {meta['name']}", expand=False)

@@ -20,7 +20,9 @@ skip        the case does not list the implementation (or it is unavailable)
 from __future__ import annotations
 
 import fnmatch
+import hashlib
 import os
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -34,15 +36,26 @@ from .case import Case, computed_fingerprint, load_case, read_case_files
 from .dialects import get_dialect
 from .errors import CaseError
 from .implementations import Implementation, PythonImplementation
-from .schemas import schema_problems
 from .matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
+from .schemas import schema_problems
 
+_HEX64 = re.compile(r"[0-9a-f]{64}")
 VERDICTS = ("pass", "drifted", "fail", "error", "skip")
-ERROR_CODES = frozenset({
-    "case_invalid", "format_unsupported", "json_invalid", "driver_crashed", "driver_timeout",
-    "driver_unavailable", "protocol_error", "internal_error", "io_error", "invalid_request",
-    "dialect_unknown",
-})
+ERROR_CODES = frozenset(
+    {
+        "case_invalid",
+        "format_unsupported",
+        "json_invalid",
+        "driver_crashed",
+        "driver_timeout",
+        "driver_unavailable",
+        "protocol_error",
+        "internal_error",
+        "io_error",
+        "invalid_request",
+        "dialect_unknown",
+    }
+)
 
 
 @dataclass(frozen=True)
@@ -143,7 +156,9 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return sorted(found)
 
 
-def _nearest_event(matcher: dict[str, Any], events: Sequence[dict[str, Any]]) -> dict[str, Any] | None:
+def _nearest_event(
+    matcher: dict[str, Any], events: Sequence[dict[str, Any]]
+) -> dict[str, Any] | None:
     hit = nearest(matcher, events)
     return None if hit is None else events[hit[0]]
 
@@ -155,15 +170,42 @@ def check_case(
     checks: list[Check] = []
     d = get_dialect(impl.dialect)
     # 1. the prefix state
-    expected = d.decode_state(case.read(f"expected.{impl.dialect}.json"))
+    expected_name = f"expected.{impl.dialect}.json"
+    expected = case.read(expected_name)
+    misspelled = None
+    if isinstance(expected, dict):
+        try:
+            expected = d.decode_state(expected)
+        except CaseError as err:
+            # a key spelled as another dialect spells it: it cannot equal the state
+            misspelled = f"{expected_name}: {err.location.pointer}: {err.message}"
     try:
-        answer = impl.request({"cmd": "reduce", "path": str(case.log_path(impl.dialect)),
-                               "dialect": impl.dialect})
+        answer = impl.request(
+            {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
+        )
         actual = d.decode_state(answer["state"])
+        if isinstance(actual, dict) and actual.get("last_event_id") != case.meta["at"]:
+            # the fork point must be the last event of the log (case-format.md 3.2)
+            raise CaseError(
+                "case_invalid",
+                f"the fork point {case.meta['at']!r} is not the last "
+                f"event of log.{impl.dialect}.jsonl (it ends at "
+                f"{actual.get('last_event_id')!r})",
+                file=str(case.log_path(impl.dialect)),
+            )
         diffs = diff_values(expected, actual)
-        if diffs:
-            checks.append(Check("state", "fail", f"{len(diffs)} difference(s) from "
-                                f"expected.{impl.dialect}.json", "state_mismatch", tuple(diffs)))
+        if misspelled is not None:
+            checks.append(Check("state", "fail", misspelled, "state_mismatch"))
+        elif diffs:
+            checks.append(
+                Check(
+                    "state",
+                    "fail",
+                    f"{len(diffs)} difference(s) from expected.{impl.dialect}.json",
+                    "state_mismatch",
+                    tuple(diffs),
+                )
+            )
         else:
             checks.append(Check("state", "pass"))
     except CaseError as err:
@@ -180,17 +222,30 @@ def check_case(
     events = [d.decode_event(e) for e in out["events"]]
     stop = out.get("stop")
     if stop:
-        checks.append(Check("stop", "fail", f"{stop['code']} at {stop['stop_key']}: "
-                            f"{stop.get('message', '')}", stop["code"]))
+        checks.append(
+            Check(
+                "stop",
+                "fail",
+                f"{stop['code']} at {stop['stop_key']}: {stop.get('message', '')}",
+                stop["code"],
+            )
+        )
     # 3. expectations
     must = case.meta["expect"]["must"]
     for i, hit in enumerate(find_all(must, events)):
         if hit is None:
             near = nearest(must[i], events)
-            checks.append(Check(
-                f"must[{i}]", "fail", explain(must[i], events, label=f"must[{i}]"),
-                "must_unmatched",
-                tuple(near[1]) if near else (), must[i], _nearest_event(must[i], events)))
+            checks.append(
+                Check(
+                    f"must[{i}]",
+                    "fail",
+                    explain(must[i], events, label=f"must[{i}]"),
+                    "must_unmatched",
+                    tuple(near[1]) if near else (),
+                    must[i],
+                    _nearest_event(must[i], events),
+                )
+            )
         else:
             checks.append(Check(f"must[{i}]", "pass", f"matched seq {events[hit]['seq']}"))
     exp = case.meta["expect"]["expect"]
@@ -199,19 +254,33 @@ def check_case(
         if ok:
             checks.append(Check("expect", "pass", f"{count} matcher(s) in order"))
         else:
-            rest = events[_after_in_order(exp[:count], events):]
+            rest = events[_after_in_order(exp[:count], events) :]
             near = nearest(exp[count], rest)
-            checks.append(Check(
-                "expect", "warn", f"after the first {count} in order: "
-                f"{explain(exp[count], rest, label=f'expect[{count}]')}", "expect_unmatched",
-                tuple(near[1]) if near else (), exp[count], _nearest_event(exp[count], rest)))
+            checks.append(
+                Check(
+                    "expect",
+                    "warn",
+                    f"after the first {count} in order: "
+                    f"{explain(exp[count], rest, label=f'expect[{count}]')}",
+                    "expect_unmatched",
+                    tuple(near[1]) if near else (),
+                    exp[count],
+                    _nearest_event(exp[count], rest),
+                )
+            )
     # 4. the recording
     replies = case.read("model.json")["replies"]
     consumed = out.get("consumed") or {}
     used = int(consumed.get("replies", len(replies)))
     if used < len(replies) and not stop:
-        checks.append(Check("model", "warn", f"{len(replies) - used} of {len(replies)} recorded "
-                            "replies were never used", "reply_unused"))
+        checks.append(
+            Check(
+                "model",
+                "warn",
+                f"{len(replies) - used} of {len(replies)} recorded replies were never used",
+                "reply_unused",
+            )
+        )
     else:
         checks.append(Check("model", "pass"))
     stub_used = list(consumed.get("stubs", []))
@@ -220,11 +289,20 @@ def check_case(
         checks.append(Check("stubs", "warn", f"stubs {unused} were never used", "stub_unused"))
     else:
         checks.append(Check("stubs", "pass"))
-    diverged = [i for i, (got, rec) in enumerate(zip(out.get("requests", []), replies, strict=False))
-                if got != rec["request_sha256"]]
+    diverged = [
+        i
+        for i, (got, rec) in enumerate(zip(out.get("requests", []), replies, strict=False))
+        if got != rec["request_sha256"]
+    ]
     if diverged:
-        checks.append(Check("requests", "warn", f"model request(s) {diverged} differ from the "
-                            "recorded request_sha256", "request_diverged"))
+        checks.append(
+            Check(
+                "requests",
+                "warn",
+                f"model request(s) {diverged} differ from the recorded request_sha256",
+                "request_diverged",
+            )
+        )
     else:
         checks.append(Check("requests", "pass"))
     return checks, stop
@@ -306,17 +384,44 @@ def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) ->
             result.reasons = ["not_listed"]
             result.message = f"the case lists neither {impl.name} nor its dialect {impl.dialect}"
             return result
-        for f in (f"log.{impl.dialect}.jsonl", f"expected.{impl.dialect}.json", "model.json",
-                  "stubs.json", "sandbox.json"):
+        for f in (
+            f"log.{impl.dialect}.jsonl",
+            f"expected.{impl.dialect}.json",
+            "model.json",
+            "stubs.json",
+            "sandbox.json",
+        ):
             if not (path / f).is_file():
                 raise CaseError("case_invalid", f"{f} is missing", file=str(path / f))
-        for f, schema in (("model.json", "model.schema.json"), ("stubs.json", "stubs.schema.json"),
-                          ("sandbox.json", "sandbox.schema.json")):
+        for f, schema in (
+            ("model.json", "model.schema.json"),
+            ("stubs.json", "stubs.schema.json"),
+            ("sandbox.json", "sandbox.schema.json"),
+        ):
             problems = schema_problems(case.read(f), schema)
             if problems:
-                raise CaseError("case_invalid", f"schema: {problems[0][1]}", file=str(path / f),
-                                pointer=problems[0][0])
+                raise CaseError(
+                    "case_invalid",
+                    f"schema: {problems[0][1]}",
+                    file=str(path / f),
+                    pointer=problems[0][0],
+                )
+        _check_sandbox_paths(case.read("sandbox.json"), path / "sandbox.json")
         files = read_case_files(path)
+        for rel, data in sorted(files.items()):
+            # artifacts/<hex> must hold exactly the bytes whose sha256 is <hex>: a replay
+            # must never use other bytes than the recorded ones (case-format.md 3.7)
+            hexname = rel.removeprefix("artifacts/")
+            if (
+                rel != hexname
+                and _HEX64.fullmatch(hexname)
+                and hashlib.sha256(data).hexdigest() != hexname
+            ):
+                raise CaseError(
+                    "case_invalid",
+                    f"{rel}: the bytes do not match their sha256 name",
+                    file=str(path / rel),
+                )
         if computed_fingerprint(files) != case.meta["fingerprint"]:
             result.warnings.append("fingerprint_stale")
         checks, stop = check_case(case, impl, supply=supply)
@@ -331,6 +436,21 @@ def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) ->
     finally:
         result.duration_ms = (time.perf_counter() - started) * 1000
     return result
+
+
+def _check_sandbox_paths(doc: dict[str, Any], file: Path) -> None:
+    """Every path of sandbox.json is a sandbox path a replay could have read: no Windows
+    device name in any segment (case-format.md 2.2; the schema checks the rest).
+    Raises ``CaseError("case_invalid")`` with the file and a pointer."""
+    from .sandbox import check_path
+
+    for i, read in enumerate(doc["reads"]):
+        try:
+            check_path(read["path"])
+        except CaseError as err:
+            raise CaseError(
+                "case_invalid", err.message, file=str(file), pointer=f"/reads/{i}/path"
+            ) from None
 
 
 def run_suite(
@@ -360,16 +480,20 @@ def run_suite(
     if pattern:
         cases = [c for c in cases if _selected(c.name, pattern)]
     if not cases:
-        raise CaseError("invalid_request", "no cases found", hint="pass a directory holding case "
-                        "directories (each with a case.json), or check -k")
+        raise CaseError(
+            "invalid_request",
+            "no cases found",
+            hint="pass a directory holding case directories (each with a case.json), or check -k",
+        )
     impls: list[Implementation] = []
     for i in implementations:
         if isinstance(i, str):
-            impls.append(PythonImplementation(agent) if i == "threads-py" else open_implementation(i))
+            impls.append(
+                PythonImplementation(agent) if i == "threads-py" else open_implementation(i)
+            )
         else:
             impls.append(i)
-    work = [(c, i) for c in cases for i in impls
-            if only is None or (str(c), i.name) in only]
+    work = [(c, i) for c in cases for i in impls if only is None or (str(c), i.name) in only]
     started = time.time()
     t0 = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(work)
@@ -401,9 +525,13 @@ def run_suite(
         for impl in impls:
             impl.close()
     done = [r for r in results if r is not None]
-    return SuiteResult(done, [i.name for i in impls], strict,
-                       time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-                       (time.perf_counter() - t0) * 1000)
+    return SuiteResult(
+        done,
+        [i.name for i in impls],
+        strict,
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        (time.perf_counter() - t0) * 1000,
+    )
 
 
 def _selected(name: str, pattern: str) -> bool:

@@ -139,6 +139,42 @@ def _describe_orjson_error(message: str) -> str:
     return f"not valid JSON: {head}"
 
 
+_CONTAINER_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _line_column(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in bytes) of ``offset`` in ``data``."""
+    offset = max(0, min(offset, len(data)))
+    return data.count(b"\n", 0, offset) + 1, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+
+
+def _error_position(data: bytes, message: str, described: str) -> tuple[int, int] | None:
+    """Where orjson's refusal is in ``data``: ``(line, column)``, or None when unknown.
+
+    orjson reports invalid UTF-8 at the start of the text and no position at all for too
+    deep nesting; both are found here from the bytes instead."""
+    if described == "invalid UTF-8":
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return _line_column(data, exc.start)
+    if "nesting" in described:
+        depth = 0
+        for m in _CONTAINER_TOKENS.finditer(data):
+            tok = m.group()
+            if tok in (b"[", b"{"):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return _line_column(data, m.start())
+            elif tok in (b"]", b"}"):
+                depth -= 1
+        return None
+    pos = _ORJSON_POS.search(message)
+    if pos:
+        return int(pos.group(1)), int(pos.group(2))
+    return None
+
+
 def parse(
     data: bytes, *, code: str = "json_invalid", file: str | None = None, line: int | None = None
 ) -> Any:
@@ -149,15 +185,22 @@ def parse(
     for every refusal listed in the module docstring (spec/strict-json.md section 2).
     """
     if data.startswith(_BOM):
-        raise CaseError(code, "byte order mark at the start of the text", file=file, line=line)
+        raise CaseError(
+            code,
+            "byte order mark at the start of the text",
+            file=file,
+            line=1 if line is None else line,
+        )
     try:
         value = orjson.loads(data)
     except orjson.JSONDecodeError as exc:
         msg = _describe_orjson_error(str(exc))
-        m = _ORJSON_POS.search(str(exc))
-        if m and "nesting" not in msg:
-            msg += f" (column {m.group(2)})"
-        raise CaseError(code, msg, file=file, line=line) from None
+        where = _error_position(data, str(exc), msg)
+        if where is not None and "nesting" not in msg:
+            msg += f" (column {where[1]})"
+        # a whole document (no JSON Lines line given): the line of the text the problem is on
+        at_line = line if line is not None else (where[0] if where is not None else None)
+        raise CaseError(code, msg, file=file, line=at_line) from None
     # Fast path: text that orjson writes back byte for byte has no duplicate key (a dropped
     # key would change the bytes); only nesting and long digit runs remain to be checked.
     if (
@@ -171,7 +214,9 @@ def parse(
         if data.count(b":") != keys + colons or _ESCAPED_COLON.search(data):
             raise _NeedsSlowPath()
     except _Unsafe as exc:
-        raise CaseError(code, exc.message, file=file, line=line, pointer=pointer_join(exc.path))
+        raise CaseError(
+            code, exc.message, file=file, line=line, pointer=pointer_join(exc.path)
+        ) from None
     except _NeedsSlowPath:
         try:
             value = _slow_parse(data.decode("utf-8"))
@@ -231,12 +276,14 @@ def iter_lines(
                 continue
             body = raw[:-1] if raw.endswith(b"\n") else raw
             if body.endswith(b"\r"):
-                yield lineno, CaseError(
-                    code, "CR line end; lines end with \\n only", file=name, line=lineno
+                yield (
+                    lineno,
+                    CaseError(code, "CR line end; lines end with \\n only", file=name, line=lineno),
                 )
             elif lineno == 1 and body.startswith(_BOM):
-                yield lineno, CaseError(
-                    code, "byte order mark at the start of the file", file=name, line=1
+                yield (
+                    lineno,
+                    CaseError(code, "byte order mark at the start of the file", file=name, line=1),
                 )
             elif not body.strip():
                 yield lineno, CaseError(code, "blank line", file=name, line=lineno)
@@ -282,8 +329,11 @@ def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
     orjson's sorted output is already the JCS text (no floats, no key above U+D7FF, where
     UTF-16 and code point order could differ)."""
     if isinstance(value, (dict, list)) and depth >= MAX_DEPTH:
-        raise CaseError("unsafe_value", f"nesting deeper than {MAX_DEPTH} levels",
-                        pointer=pointer_join(path[:16]) + ("/..." if len(path) > 16 else ""))
+        raise CaseError(
+            "unsafe_value",
+            f"nesting deeper than {MAX_DEPTH} levels",
+            pointer=pointer_join(path[:16]) + ("/..." if len(path) > 16 else ""),
+        )
     if isinstance(value, str):
         try:
             value.encode("utf-8")
@@ -360,8 +410,13 @@ def canonical_line(value: Any) -> bytes:
             pass  # deeper than orjson writes: the general path below
     try:
         return rfc8785.dumps(value)
-    except (rfc8785.CanonicalizationError, TypeError, ValueError, UnicodeEncodeError,
-            RecursionError):
+    except (
+        rfc8785.CanonicalizationError,
+        TypeError,
+        ValueError,
+        UnicodeEncodeError,
+        RecursionError,
+    ):
         raise CaseError("unsafe_value", "value cannot be written as canonical JSON") from None
 
 

@@ -43,13 +43,26 @@ from .common import Emitter, Extra, Stats, Turn
 
 FORMATS = ("claude-code", "codex")
 
-__all__ = ["FORMATS", "ImportReport", "Stats", "import_events", "import_to_file", "iter_import",
-           "open_source"]
+__all__ = [
+    "FORMATS",
+    "ImportReport",
+    "Stats",
+    "import_events",
+    "import_to_file",
+    "iter_import",
+    "open_source",
+]
 
 
-def open_source(fmt: str, path: str | os.PathLike[str], *, branch: str | None = None,
-                prompt: str | None = None, skip_invalid: bool = False,
-                stats: Stats | None = None) -> ClaudeCodeSource | CodexSource:
+def open_source(
+    fmt: str,
+    path: str | os.PathLike[str],
+    *,
+    branch: str | None = None,
+    prompt: str | None = None,
+    skip_invalid: bool = False,
+    stats: Stats | None = None,
+) -> ClaudeCodeSource | CodexSource:
     """Scan a transcript (the first pass) and return its source.
 
     Raises ``CaseError("invalid_request")`` for an unknown format, a ``branch`` with codex or
@@ -62,23 +75,37 @@ def open_source(fmt: str, path: str | os.PathLike[str], *, branch: str | None = 
         return ClaudeCodeSource(path, branch=branch, skip_invalid=skip_invalid, stats=stats)
     if fmt == "codex":
         if branch is not None:
-            raise CaseError("invalid_request", "--branch is for claude-code transcripts only "
-                            "(codex transcripts do not fork)")
+            raise CaseError(
+                "invalid_request",
+                "--branch is for claude-code transcripts only (codex transcripts do not fork)",
+            )
         return CodexSource(path, prompt=prompt, skip_invalid=skip_invalid, stats=stats)
     raise CaseError("invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 
-def iter_import(fmt: str, path: str | os.PathLike[str], *, branch: str | None = None,
-                prompt: str | None = None, skip_invalid: bool = False,
-                stats: Stats | None = None) -> Iterator[dict[str, Any]]:
+def iter_import(
+    fmt: str,
+    path: str | os.PathLike[str],
+    *,
+    branch: str | None = None,
+    prompt: str | None = None,
+    skip_invalid: bool = False,
+    stats: Stats | None = None,
+) -> Iterator[dict[str, Any]]:
     """Stream the canonical, checked events of a transcript (two passes over the file; one
     turn held at a time). Raises as :func:`open_source`; a refusal can come after some
     events were yielded, so write them somewhere temporary (:func:`import_to_file` does)."""
     stats = stats if stats is not None else Stats()
-    src = open_source(fmt, path, branch=branch, prompt=prompt, skip_invalid=skip_invalid,
-                      stats=stats)
-    em = Emitter(file=str(path), thread_id=src.thread_id, agent=src.agent,
-                 metadata=src.metadata, start_ref=src.start_ref)
+    src = open_source(
+        fmt, path, branch=branch, prompt=prompt, skip_invalid=skip_invalid, stats=stats
+    )
+    em = Emitter(
+        file=str(path),
+        thread_id=src.thread_id,
+        agent=src.agent,
+        metadata=src.metadata,
+        start_ref=src.start_ref,
+    )
     yield from em.start()
     for item in src.items():
         if isinstance(item, Turn):
@@ -86,8 +113,10 @@ def iter_import(fmt: str, path: str | os.PathLike[str], *, branch: str | None = 
         elif isinstance(item, Extra):
             yield from em.extra(item)
     if em.missing_results:
-        stats.skip("tool call with no result before the next reply (recorded as an error "
-                   "result)", em.missing_results)
+        stats.skip(
+            "tool call with no result before the next reply (recorded as an error result)",
+            em.missing_results,
+        )
 
 
 def import_events(fmt: str, path: str | os.PathLike[str], **options: Any) -> list[dict[str, Any]]:
@@ -108,10 +137,17 @@ class ImportReport:
     stats: Stats = field(default_factory=Stats)
 
 
-def import_to_file(fmt: str, path: str | os.PathLike[str], out: str | os.PathLike[str], *,
-                   branch: str | None = None, prompt: str | None = None,
-                   skip_invalid: bool = False, dialect: str = "threads-py",
-                   flush_every: int = 512) -> ImportReport:
+def import_to_file(
+    fmt: str,
+    path: str | os.PathLike[str],
+    out: str | os.PathLike[str],
+    *,
+    branch: str | None = None,
+    prompt: str | None = None,
+    skip_invalid: bool = False,
+    dialect: str = "threads-py",
+    flush_every: int = 512,
+) -> ImportReport:
     """Import ``path`` and write the log to ``out`` atomically: a temporary file beside it,
     fsync, rename. On any refusal the temporary file is removed and ``out`` is untouched.
     Returns an :class:`ImportReport`."""
@@ -122,13 +158,15 @@ def import_to_file(fmt: str, path: str | os.PathLike[str], out: str | os.PathLik
     try:
         fh = open(tmp, "wb")  # noqa: SIM115 - closed below
     except OSError as exc:
-        raise CaseError("io_error", f"cannot write beside the output: {exc.strerror}",
-                        file=str(out)) from None
+        raise CaseError(
+            "io_error", f"cannot write beside the output: {exc.strerror}", file=str(out)
+        ) from None
     ok = False
     try:
         batch: list[dict[str, Any]] = []
-        for ev in iter_import(fmt, path, branch=branch, prompt=prompt,
-                              skip_invalid=skip_invalid, stats=stats):
+        for ev in iter_import(
+            fmt, path, branch=branch, prompt=prompt, skip_invalid=skip_invalid, stats=stats
+        ):
             batch.append(ev)
             report.events += 1
             if ev["type"] == "turn_started":
@@ -155,8 +193,9 @@ def import_to_file(fmt: str, path: str | os.PathLike[str], out: str | os.PathLik
         except OSError:
             pass
     except OSError as exc:
-        raise CaseError("io_error", f"cannot write the log: {exc.strerror}",
-                        file=str(out)) from None
+        raise CaseError(
+            "io_error", f"cannot write the log: {exc.strerror}", file=str(out)
+        ) from None
     finally:
         if not ok:
             fh.close()

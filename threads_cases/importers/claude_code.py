@@ -61,13 +61,26 @@ from ..errors import CaseError
 from ..strictjson import parse
 from .common import Extra, Ref, Reply, Result, Stats, Turn, import_error, parse_ts_ms, tool_effect
 
-LINE_TYPES = ("user", "assistant", "system", "summary", "progress", "queue-operation",
-              "file-history-snapshot")
+LINE_TYPES = (
+    "user",
+    "assistant",
+    "system",
+    "summary",
+    "progress",
+    "queue-operation",
+    "file-history-snapshot",
+)
 DROPPED_TYPES = ("progress", "queue-operation", "file-history-snapshot")
 _TYPE_GUESS = re.compile(rb'"type"\s*:\s*"([A-Za-z_-]+)"')
 _ROLE_GUESS = re.compile(rb'"role"\s*:\s*"(user|assistant)"')
-_META_PREFIXES = ("<local-command-stdout>", "<local-command-stderr>", "<bash-stdout>",
-                  "<bash-stderr>", "<bash-input>", "Caveat: The messages below were generated")
+_META_PREFIXES = (
+    "<local-command-stdout>",
+    "<local-command-stderr>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "<bash-input>",
+    "Caveat: The messages below were generated",
+)
 _COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<command-args>")
 _INTERRUPT = "[Request interrupted by user"
 _REAL = 1
@@ -94,9 +107,13 @@ def _block_problem(b: Any, where: str) -> str | None:
     t = b["type"]
     if t == "text" and not isinstance(b.get("text"), str):
         return f"{where}.text must be a string"
-    if t == "tool_use" and not (isinstance(b.get("id"), str) and b["id"]
-                                and isinstance(b.get("name"), str) and b["name"]
-                                and isinstance(b.get("input"), dict)):
+    if t == "tool_use" and not (
+        isinstance(b.get("id"), str)
+        and b["id"]
+        and isinstance(b.get("name"), str)
+        and b["name"]
+        and isinstance(b.get("input"), dict)
+    ):
         return f"{where} (tool_use) needs a non-empty id and name and an object input"
     if t == "tool_result":
         if not isinstance(b.get("tool_use_id"), str) or not b["tool_use_id"]:
@@ -121,6 +138,8 @@ def line_problem(obj: Any) -> str | None:
     if not isinstance(obj, dict):
         return "a transcript line must be a JSON object"
     t = obj.get("type")
+    if "type" in obj and not isinstance(t, str):
+        return "type must be a string"
     for key in ("uuid", "parentUuid", "sessionId"):
         if key in obj and obj[key] is not None and not isinstance(obj[key], str):
             return f"{key} must be a string"
@@ -152,8 +171,9 @@ def line_problem(obj: Any) -> str | None:
 def _text_of(content: Any) -> str:
     if isinstance(content, str):
         return content
-    return "".join(b.get("text", "") for b in content
-                   if isinstance(b, dict) and b.get("type") == "text")
+    return "".join(
+        b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
+    )
 
 
 def classify_user(obj: dict[str, Any]) -> str:
@@ -162,8 +182,11 @@ def classify_user(obj: dict[str, Any]) -> str:
     if obj.get("isMeta"):
         return "meta"
     content = obj["message"]["content"]
-    if isinstance(content, list) and content and any(
-            b.get("type") == "tool_result" for b in content):
+    if (
+        isinstance(content, list)
+        and content
+        and any(b.get("type") == "tool_result" for b in content)
+    ):
         return "results"
     text = _text_of(content).lstrip()
     if text.startswith(_INTERRUPT):
@@ -192,8 +215,14 @@ class ClaudeCodeSource:
 
     format = "claude-code"
 
-    def __init__(self, path: str | os.PathLike[str], *, branch: str | None = None,
-                 skip_invalid: bool = False, stats: Stats | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        branch: str | None = None,
+        skip_invalid: bool = False,
+        stats: Stats | None = None,
+    ) -> None:
         self.path = Path(path)
         self.file = str(path)
         self.stats = stats or Stats()
@@ -205,8 +234,9 @@ class ClaudeCodeSource:
         try:
             fh = open(self.path, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
-            raise CaseError("io_error", f"cannot read the transcript: {exc.strerror}",
-                            file=self.file) from None
+            raise CaseError(
+                "io_error", f"cannot read the transcript: {exc.strerror}", file=self.file
+            ) from None
         with fh:
             for lineno, raw in enumerate(fh, 1):
                 yield lineno, raw.rstrip(b"\r\n")
@@ -226,6 +256,7 @@ class ClaudeCodeSource:
         self.cwd: str | None = None
         self.agent_id: str | None = None
         first_ts: int | None = None
+        known = 0
         for lineno, body in self._lines():
             self.keep.append(0)
             if not body.strip():
@@ -238,10 +269,14 @@ class ClaudeCodeSource:
                 continue
             problem = line_problem(obj)
             if problem:
-                self._invalid(lineno, str(obj.get("type")) if isinstance(obj, dict) else
-                              "unparseable", problem)
+                self._invalid(
+                    lineno,
+                    str(obj.get("type")) if isinstance(obj, dict) else "unparseable",
+                    problem,
+                )
                 continue
             t = obj.get("type")
+            known += t in LINE_TYPES
             if first_ts is None:
                 first_ts = parse_ts_ms(obj.get("timestamp"))
             if not self.session_id and isinstance(obj.get("sessionId"), str):
@@ -282,6 +317,15 @@ class ClaudeCodeSource:
             if t == "user" and classify_user(obj) in ("real", "command"):
                 flags |= _REAL
             node_flags.append(flags)
+        if not known:
+            # an empty file, or only lines of unknown types: nothing says it is a Claude Code
+            # transcript, and there is no session to name the thread after
+            raise import_error(
+                f"no line of a known type ({', '.join(LINE_TYPES)}): not a Claude Code transcript",
+                file=self.file,
+                line=None,
+                kind=None,
+            )
         for node, parent in late:
             node_parent[node] = index.get(parent, -1)
         self.sidechain_only = conv[False] == 0 and conv[True] > 0
@@ -293,10 +337,12 @@ class ClaudeCodeSource:
         if branch is not None:
             target = index.get(branch)
             if target is None or (node_flags[target] & _SIDE) != chosen:
-                raise CaseError("invalid_request",
-                                f"--branch {branch!r} is not the uuid of a "
-                                f"{'sidechain' if chosen else 'main'} line of {self.file}",
-                                hint="list the uuids with: grep -o '\"uuid\":\"[^\"]*\"' FILE")
+                raise CaseError(
+                    "invalid_request",
+                    f"--branch {branch!r} is not the uuid of a "
+                    f"{'sidechain' if chosen else 'main'} line of {self.file}",
+                    hint='list the uuids with: grep -o \'"uuid":"[^"]*"\' FILE',
+                )
         self._select(node_line, node_parent, node_flags, chosen, target)
         self.leaf_uuid = None
         if self._leaf is not None:
@@ -309,8 +355,14 @@ class ClaudeCodeSource:
         self.stats.invalid += 1
         self.stats.skip("invalid line (--skip-invalid)")
 
-    def _select(self, node_line: array[int], parent: array[int], flags: bytearray,
-                chosen: int, target: int | None) -> None:
+    def _select(
+        self,
+        node_line: array[int],
+        parent: array[int],
+        flags: bytearray,
+        chosen: int,
+        target: int | None,
+    ) -> None:
         """Mark the lines of the followed branch in ``self.keep`` (see the module docstring)."""
         n = len(node_line)
         in_set = [(flags[i] & _SIDE) == chosen for i in range(n)]
@@ -348,8 +400,11 @@ class ClaudeCodeSource:
             line = node_line[i] - 1
             if not in_set[i]:
                 self.keep[line] = 0
-                self.stats.skip("sidechain line (not in the main thread)" if chosen == 0
-                                else "main-thread line in a sidechain file")
+                self.stats.skip(
+                    "sidechain line (not in the main thread)"
+                    if chosen == 0
+                    else "main-thread line in a sidechain file"
+                )
             elif dropped[i]:
                 self.keep[line] = 0
                 self.stats.skip("line of a branch not followed (fork)")
@@ -367,9 +422,21 @@ class ClaudeCodeSource:
 
     @property
     def agent(self) -> dict[str, Any]:
-        return {"name": "claude-code", "model": self.model, "system": "",
-                "tools": [{"name": n, "description": "", "input_schema": {"type": "object"},
-                           "kind": "external", "effect": tool_effect(n)} for n in self.tools]}
+        return {
+            "name": "claude-code",
+            "model": self.model,
+            "system": "",
+            "tools": [
+                {
+                    "name": n,
+                    "description": "",
+                    "input_schema": {"type": "object"},
+                    "kind": "external",
+                    "effect": tool_effect(n),
+                }
+                for n in self.tools
+            ],
+        }
 
     @property
     def metadata(self) -> dict[str, Any]:
@@ -405,8 +472,12 @@ class ClaudeCodeSource:
                 turn.items.append(extra)
 
         def finish(t: Turn) -> Iterator[Turn | Extra]:
-            if not t.replies and t.failed is None and isinstance(t.content, (str, list)) \
-                    and _text_of(t.content).lstrip().startswith(_COMMAND_PREFIXES):
+            if (
+                not t.replies
+                and t.failed is None
+                and isinstance(t.content, (str, list))
+                and _text_of(t.content).lstrip().startswith(_COMMAND_PREFIXES)
+            ):
                 yield Extra("x_claude_code.command", {"content": t.content}, t.ref, "command")
                 yield from (i for i in t.items if isinstance(i, Extra))
                 return
@@ -418,22 +489,34 @@ class ClaudeCodeSource:
             obj = orjson.loads(body)
             t = obj.get("type")
             uid = obj.get("uuid")
-            ref = Ref(uid if isinstance(uid, str) and uid else f"L{lineno}",
-                      parse_ts_ms(obj.get("timestamp")), lineno, str(t))
+            ref = Ref(
+                uid if isinstance(uid, str) and uid else f"L{lineno}",
+                parse_ts_ms(obj.get("timestamp")),
+                lineno,
+                str(t),
+            )
             if t == "assistant":
                 msg = obj["message"]
                 content = msg["content"]
-                blocks = [{"type": "text", "text": content}] if isinstance(content, str) \
-                    else content
+                blocks = (
+                    [{"type": "text", "text": content}] if isinstance(content, str) else content
+                )
                 mid = msg.get("id") if isinstance(msg.get("id"), str) else None
                 if turn is None:
-                    st.notes.append(f"line {lineno}: a reply with no user message before it "
-                                    "starts a turn without user input")
+                    st.notes.append(
+                        f"line {lineno}: a reply with no user message before it "
+                        "starts a turn without user input"
+                    )
                     turn = Turn(None, ref)
                     reply = None
                     owners = {}
-                if reply is not None and mid is not None and reply.msg_id == mid \
-                        and turn.items and reply in turn.items:
+                if (
+                    reply is not None
+                    and mid is not None
+                    and reply.msg_id == mid
+                    and turn.items
+                    and reply in turn.items
+                ):
                     for b in blocks:
                         if b["type"] == "tool_use" and b["id"] in owners:
                             continue
@@ -464,10 +547,12 @@ class ClaudeCodeSource:
                             st.skip("tool result without its tool call in the turn")
                             continue
                         owner.results[b["tool_use_id"]] = Result(
-                            _result_content(b), bool(b.get("is_error")), ref)
+                            _result_content(b), bool(b.get("is_error")), ref
+                        )
                     if rest:
-                        yield from place(Extra("x_claude_code.meta", {"content": rest}, ref,
-                                               "meta"))
+                        yield from place(
+                            Extra("x_claude_code.meta", {"content": rest}, ref, "meta")
+                        )
                 elif kind == "meta":
                     yield from place(Extra("x_claude_code.meta", {"content": content}, ref, "meta"))
                 elif kind == "interrupt":
@@ -482,8 +567,11 @@ class ClaudeCodeSource:
                         yield from finish(turn)
                     turn, reply, owners = Turn(content, ref), None, {}
             elif t == "system":
-                data = {k: obj[k] for k in ("subtype", "content", "level")
-                        if isinstance(obj.get(k), str)}
+                data = {
+                    k: obj[k]
+                    for k in ("subtype", "content", "level")
+                    if isinstance(obj.get(k), str)
+                }
                 yield from place(Extra("x_claude_code.system", data, ref, "system"))
             elif t == "summary":
                 data = {k: obj[k] for k in ("summary", "leafUuid") if isinstance(obj.get(k), str)}

@@ -70,11 +70,24 @@ from .common import (
     tool_effect,
 )
 
-EXEC_TYPES = ("thread.started", "turn.started", "turn.completed", "turn.failed", "item.started",
-              "item.updated", "item.completed", "error")
+EXEC_TYPES = (
+    "thread.started",
+    "turn.started",
+    "turn.completed",
+    "turn.failed",
+    "item.started",
+    "item.updated",
+    "item.completed",
+    "error",
+)
 ROLLOUT_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
-_CONTEXT_PREFIXES = ("<environment_context>", "<user_instructions>", "# AGENTS.md",
-                     "<user_shell_command>", "<INSTRUCTIONS>")
+_CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md",
+    "<user_shell_command>",
+    "<INSTRUCTIONS>",
+)
 _TOOL_ITEMS = ("command_execution", "file_change", "mcp_tool_call")
 
 
@@ -82,8 +95,11 @@ def _item(obj: dict[str, Any]) -> dict[str, Any]:
     item: dict[str, Any] = obj["item"]
     det = item.get("details")
     if isinstance(det, dict) and "type" not in item:
-        item = {**det, **{k: v for k, v in item.items() if k != "details"},
-                "type": det.get("item_type") or det.get("type")}
+        item = {
+            **det,
+            **{k: v for k, v in item.items() if k != "details"},
+            "type": det.get("item_type") or det.get("type"),
+        }
     return item
 
 
@@ -101,9 +117,17 @@ def _blocks_or_text(value: Any) -> Any:
     """Tool output as content: a string, a list of valid blocks, or the JSON text of it."""
     if isinstance(value, str):
         return value
-    if isinstance(value, list) and value and all(
-            isinstance(b, dict) and isinstance(b.get("type"), str) and b["type"]
-            and (b["type"] != "text" or isinstance(b.get("text"), str)) for b in value):
+    if (
+        isinstance(value, list)
+        and value
+        and all(
+            isinstance(b, dict)
+            and isinstance(b.get("type"), str)
+            and b["type"]
+            and (b["type"] != "text" or isinstance(b.get("text"), str))
+            for b in value
+        )
+    ):
         return value
     if value is None:
         return ""
@@ -120,8 +144,14 @@ class CodexSource:
 
     format = "codex"
 
-    def __init__(self, path: str | os.PathLike[str], *, prompt: str | None = None,
-                 skip_invalid: bool = False, stats: Stats | None = None) -> None:
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        prompt: str | None = None,
+        skip_invalid: bool = False,
+        stats: Stats | None = None,
+    ) -> None:
         self.path = Path(path)
         self.file = str(path)
         self.prompt = prompt
@@ -133,8 +163,9 @@ class CodexSource:
         try:
             fh = open(self.path, "rb")  # noqa: SIM115 - closed below
         except OSError as exc:
-            raise CaseError("io_error", f"cannot read the transcript: {exc.strerror}",
-                            file=self.file) from None
+            raise CaseError(
+                "io_error", f"cannot read the transcript: {exc.strerror}", file=self.file
+            ) from None
         with fh:
             for lineno, raw in enumerate(fh, 1):
                 yield lineno, raw.rstrip(b"\r\n")
@@ -151,11 +182,22 @@ class CodexSource:
             return "unparseable", "a transcript line must be a JSON object"
         t = obj.get("type")
         kind = str(t)
+        if "type" in obj and not isinstance(t, str):
+            return "unparseable", "type must be a string"
         if self.shape == "exec":
+            if (
+                t == "thread.started"
+                and "thread_id" in obj
+                and (not isinstance(obj["thread_id"], str) or not obj["thread_id"])
+            ):
+                return kind, "thread_id must be a non-empty string"
             if t in ("item.started", "item.updated", "item.completed"):
                 item = obj.get("item")
-                if not isinstance(item, dict) or not isinstance(item.get("id"), str) \
-                        or not item["id"]:
+                if (
+                    not isinstance(item, dict)
+                    or not isinstance(item.get("id"), str)
+                    or not item["id"]
+                ):
                     return kind, "item must be an object with a non-empty string id"
                 it = _item(obj).get("type")
                 if not isinstance(it, str):
@@ -165,14 +207,24 @@ class CodexSource:
                 p = obj.get("payload")
                 if not isinstance(p, dict):
                     return kind, "payload must be an object"
+                if (
+                    t == "session_meta"
+                    and "id" in p
+                    and (not isinstance(p["id"], str) or not p["id"])
+                ):
+                    return kind, "payload.id of session_meta must be a non-empty string"
                 if t == "response_item":
                     pt = p.get("type")
-                    if pt in ("function_call", "custom_tool_call", "function_call_output",
-                              "custom_tool_call_output") and (
-                            not isinstance(p.get("call_id"), str) or not p["call_id"]):
+                    if pt in (
+                        "function_call",
+                        "custom_tool_call",
+                        "function_call_output",
+                        "custom_tool_call_output",
+                    ) and (not isinstance(p.get("call_id"), str) or not p["call_id"]):
                         return kind, f"payload.call_id of a {pt} must be a non-empty string"
                     if pt in ("function_call", "custom_tool_call") and (
-                            not isinstance(p.get("name"), str) or not p["name"]):
+                        not isinstance(p.get("name"), str) or not p["name"]
+                    ):
                         return kind, f"payload.name of a {pt} must be a non-empty string"
                     if pt == "message" and not isinstance(p.get("content"), (list, str)):
                         return kind, "payload.content of a message must be a list"
@@ -211,9 +263,12 @@ class CodexSource:
                 parsed = []
             self._take(lineno, obj, tools)
         if not self.shape:
-            raise import_error("neither a `codex exec --json` stream nor a rollout file "
-                               "(no line of a known type)", file=self.file, line=None,
-                               kind=None)
+            raise import_error(
+                "neither a `codex exec --json` stream nor a rollout file (no line of a known type)",
+                file=self.file,
+                line=None,
+                kind=None,
+            )
         for ln, o in parsed:
             self._take(ln, o, tools)
         self.tools = list(tools)
@@ -259,14 +314,25 @@ class CodexSource:
     # ------------------------------------------------------------------ header
     @property
     def agent(self) -> dict[str, Any]:
-        return {"name": "codex", "model": self.model, "system": "",
-                "tools": [{"name": n, "description": "", "input_schema": {"type": "object"},
-                           "kind": "external", "effect": tool_effect(n)} for n in self.tools]}
+        return {
+            "name": "codex",
+            "model": self.model,
+            "system": "",
+            "tools": [
+                {
+                    "name": n,
+                    "description": "",
+                    "input_schema": {"type": "object"},
+                    "kind": "external",
+                    "effect": tool_effect(n),
+                }
+                for n in self.tools
+            ],
+        }
 
     @property
     def metadata(self) -> dict[str, Any]:
-        md: dict[str, Any] = {"source": "codex", "session_id": self.thread_id,
-                              "shape": self.shape}
+        md: dict[str, Any] = {"source": "codex", "session_id": self.thread_id, "shape": self.shape}
         if self.cwd is not None:
             md["cwd"] = self.cwd
         return md
@@ -309,8 +375,16 @@ class CodexSource:
             for item, ref in started.values():  # started, never completed
                 name = _exec_tool_name(item)
                 if name:
-                    add_block({"type": "tool_use", "id": item["id"], "name": name,
-                               "input": _exec_input(item)}, ref, True)
+                    add_block(
+                        {
+                            "type": "tool_use",
+                            "id": item["id"],
+                            "name": name,
+                            "input": _exec_input(item),
+                        },
+                        ref,
+                        True,
+                    )
                     st.skip("tool call started but never completed")
             started.clear()
             return t
@@ -324,9 +398,11 @@ class CodexSource:
                 if turn is not None:
                     yield close(turn)
                 if self.prompt is None and not told:
-                    st.notes.append("the codex exec stream holds no user prompt: each turn's "
-                                    f"user message is the placeholder {PLACEHOLDER_PROMPT!r} "
-                                    "(pass --prompt TEXT to record it)")
+                    st.notes.append(
+                        "the codex exec stream holds no user prompt: each turn's "
+                        f"user message is the placeholder {PLACEHOLDER_PROMPT!r} "
+                        "(pass --prompt TEXT to record it)"
+                    )
                     told = True
                 turn = Turn(self.prompt if self.prompt is not None else PLACEHOLDER_PROMPT, ref)
                 reply = None
@@ -349,8 +425,9 @@ class CodexSource:
                 continue
             if t == "error":
                 msg = obj.get("message")
-                extra = Extra("x_codex.error", {"message": msg if isinstance(msg, str) else ""},
-                              ref, "error")
+                extra = Extra(
+                    "x_codex.error", {"message": msg if isinstance(msg, str) else ""}, ref, "error"
+                )
                 if turn is None:
                     yield extra
                 else:
@@ -380,18 +457,32 @@ class CodexSource:
             elif it in _TOOL_ITEMS:
                 name = _exec_tool_name(item)
                 assert name is not None
-                r = add_block({"type": "tool_use", "id": item["id"], "name": name,
-                               "input": _exec_input(item)}, ref, True)
+                r = add_block(
+                    {
+                        "type": "tool_use",
+                        "id": item["id"],
+                        "name": name,
+                        "input": _exec_input(item),
+                    },
+                    ref,
+                    True,
+                )
                 content, is_error = _exec_result(item)
                 r.results[item["id"]] = Result(content, is_error, ref)
             elif it == "todo_list":
                 items = item.get("items")
-                turn.items.append(Extra("x_codex.todo_list",
-                                        {"items": items if isinstance(items, list) else []},
-                                        ref, "todo"))
+                turn.items.append(
+                    Extra(
+                        "x_codex.todo_list",
+                        {"items": items if isinstance(items, list) else []},
+                        ref,
+                        "todo",
+                    )
+                )
             elif it == "error":
-                turn.items.append(Extra("x_codex.error", {"message": _str(item.get("message"))},
-                                        ref, "error"))
+                turn.items.append(
+                    Extra("x_codex.error", {"message": _str(item.get("message"))}, ref, "error")
+                )
             else:
                 st.skip(f"unknown item type {it!r}")
         if turn is not None:
@@ -407,8 +498,10 @@ class CodexSource:
         def model_block(block: dict[str, Any], ref: Ref) -> Reply:
             nonlocal turn, reply
             if turn is None:
-                st.notes.append(f"line {ref.line}: model output with no user message before "
-                                "it starts a turn without user input")
+                st.notes.append(
+                    f"line {ref.line}: model output with no user message before "
+                    "it starts a turn without user input"
+                )
                 turn = Turn(None, ref)
             if reply is None:
                 reply = Reply([], ref)
@@ -443,16 +536,19 @@ class CodexSource:
                 elif pt == "turn_aborted":
                     if turn is not None:
                         reason = p.get("reason")
-                        turn.failed = ("interrupted",
-                                       f"aborted: {reason}" if isinstance(reason, str)
-                                       else "aborted", ref)
+                        turn.failed = (
+                            "interrupted",
+                            f"aborted: {reason}" if isinstance(reason, str) else "aborted",
+                            ref,
+                        )
                         yield turn
                         turn, reply, owners = None, None, {}
                     else:
                         st.skip("turn_aborted outside a turn")
                 elif pt in ("error", "stream_error"):
-                    yield from place(Extra("x_codex.error", {"message": _str(p.get("message"))},
-                                           ref, "error"))
+                    yield from place(
+                        Extra("x_codex.error", {"message": _str(p.get("message"))}, ref, "error")
+                    )
                 else:
                     st.skip(f"event_msg {pt!r}")
                 continue
@@ -463,25 +559,42 @@ class CodexSource:
                 role = p.get("role")
                 content = _message_content(p.get("content"))
                 if role == "assistant":
-                    for b in content if isinstance(content, list) else [
-                            {"type": "text", "text": content}]:
+                    for b in (
+                        content
+                        if isinstance(content, list)
+                        else [{"type": "text", "text": content}]
+                    ):
                         model_block(b, ref)
                     continue
-                text = content if isinstance(content, str) else "".join(
-                    b.get("text", "") for b in content if b.get("type") == "text")
+                text = (
+                    content
+                    if isinstance(content, str)
+                    else "".join(b.get("text", "") for b in content if b.get("type") == "text")
+                )
                 if role != "user" or text.lstrip().startswith(_CONTEXT_PREFIXES):
-                    yield from place(Extra("x_codex.context", {"role": _str(role),
-                                                               "content": content},
-                                           ref, "context"))
+                    yield from place(
+                        Extra(
+                            "x_codex.context",
+                            {"role": _str(role), "content": content},
+                            ref,
+                            "context",
+                        )
+                    )
                     continue
                 if turn is not None:
                     yield turn
                 turn, reply, owners = Turn(content, ref), None, {}
             elif pt == "reasoning":
                 summary = p.get("summary")
-                text = "\n\n".join(s.get("text", "") for s in summary
-                                   if isinstance(s, dict) and isinstance(s.get("text"), str)) \
-                    if isinstance(summary, list) else ""
+                text = (
+                    "\n\n".join(
+                        s.get("text", "")
+                        for s in summary
+                        if isinstance(s, dict) and isinstance(s.get("text"), str)
+                    )
+                    if isinstance(summary, list)
+                    else ""
+                )
                 model_block({"type": "thinking", "thinking": text}, ref)
             elif pt in ("function_call", "custom_tool_call", "local_shell_call"):
                 call_id = p.get("call_id") or p.get("id")
@@ -502,8 +615,9 @@ class CodexSource:
                 if reply is not None and any(b.get("id") == call_id for b in reply.tool_uses()):
                     st.skip(f"{pt} repeating a call_id")
                     continue
-                r = model_block({"type": "tool_use", "id": call_id, "name": name, "input": inp},
-                                ref)
+                r = model_block(
+                    {"type": "tool_use", "id": call_id, "name": name, "input": inp}, ref
+                )
                 owners[call_id] = r
             elif pt in ("function_call_output", "custom_tool_call_output"):
                 owner = owners.get(p["call_id"])
@@ -584,8 +698,9 @@ def _message_content(content: Any) -> Any:
         if ct in ("input_text", "output_text", "text"):
             blocks.append({"type": "text", "text": _str(c.get("text"))})
         elif ct == "input_image":
-            blocks.append({"type": "image", "source": {"type": "url",
-                                                       "url": _str(c.get("image_url"))}})
+            blocks.append(
+                {"type": "image", "source": {"type": "url", "url": _str(c.get("image_url"))}}
+            )
         elif isinstance(ct, str) and ct:
             blocks.append(dict(c))
     if len(blocks) == 1 and blocks[0]["type"] == "text":

@@ -51,22 +51,44 @@ from ..reducer import Reducer
 from ..runtime import ACTOR, format_ts
 from ..strictjson import canonical_line
 
-IMPORT_HINT = ("fix or remove the line, or pass --skip-invalid to import the rest "
-               "(the import writes nothing while a line is refused)")
+IMPORT_HINT = (
+    "fix or remove the line, or pass --skip-invalid to import the rest "
+    "(the import writes nothing while a line is refused)"
+)
 
 #: Tools that only read: effect "read" (every other tool is "write").
-READ_ONLY_TOOLS = frozenset({
-    "Read", "Glob", "Grep", "LS", "WebFetch", "WebSearch", "NotebookRead", "TodoRead",
-    "ListMcpResourcesTool", "ReadMcpResourceTool", "BashOutput", "read_file", "list_files",
-    "web_search", "view_image", "list_dir", "grep_files", "find", "search",
-})
+READ_ONLY_TOOLS = frozenset(
+    {
+        "Read",
+        "Glob",
+        "Grep",
+        "LS",
+        "WebFetch",
+        "WebSearch",
+        "NotebookRead",
+        "TodoRead",
+        "ListMcpResourcesTool",
+        "ReadMcpResourceTool",
+        "BashOutput",
+        "read_file",
+        "list_files",
+        "web_search",
+        "view_image",
+        "list_dir",
+        "grep_files",
+        "find",
+        "search",
+    }
+)
 
 MISSING_RESULT = "[no result for this tool call is recorded in the transcript]"
 PLACEHOLDER_PROMPT = "[the user prompt is not recorded in this transcript]"
 
 _ID_BAD = re.compile(r"[^A-Za-z0-9._:-]")
-_TS = re.compile(r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?"
-                 r"(Z|z|[+-]\d{2}:?\d{2})?$")
+_TS = re.compile(
+    r"^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2}):(\d{2})(?:[.,](\d+))?"
+    r"(Z|z|[+-]\d{2}:?\d{2})?$"
+)
 
 
 def import_error(message: str, *, file: str, line: int | None, kind: str | None) -> CaseError:
@@ -221,10 +243,24 @@ class RequestHasher:
     def __init__(self, model: str, system: str, tools: list[dict[str, Any]]) -> None:
         self._h = hashlib.sha256(b'{"messages":[')
         self._count = 0
-        self._tail = (b'],"model":' + canonical_line(model) + b',"system":' + canonical_line(system)
-                      + b',"tools":' + canonical_line(
-                          [{"name": t["name"], "description": t["description"],
-                            "input_schema": t["input_schema"]} for t in tools]) + b"}")
+        self._tail = (
+            b'],"model":'
+            + canonical_line(model)
+            + b',"system":'
+            + canonical_line(system)
+            + b',"tools":'
+            + canonical_line(
+                [
+                    {
+                        "name": t["name"],
+                        "description": t["description"],
+                        "input_schema": t["input_schema"],
+                    }
+                    for t in tools
+                ]
+            )
+            + b"}"
+        )
 
     def _feed(self, h: Any, message: dict[str, Any], first: bool) -> None:
         if not first:
@@ -252,8 +288,15 @@ class Emitter:
     the source line of the item.
     """
 
-    def __init__(self, *, file: str, thread_id: str, agent: dict[str, Any],
-                 metadata: dict[str, Any], start_ref: Ref) -> None:
+    def __init__(
+        self,
+        *,
+        file: str,
+        thread_id: str,
+        agent: dict[str, Any],
+        metadata: dict[str, Any],
+        start_ref: Ref,
+    ) -> None:
         self.file = file
         self.thread_id = thread_id
         self.agent = agent
@@ -286,8 +329,16 @@ class Emitter:
             self.last_ms = ref.ts
         return format_ts(self.last_ms)
 
-    def _emit(self, etype: str, data: dict[str, Any], ref: Ref, suffix: str, *,
-              critical: bool = False, actor: str | None = None) -> dict[str, Any]:
+    def _emit(
+        self,
+        etype: str,
+        data: dict[str, Any],
+        ref: Ref,
+        suffix: str,
+        *,
+        critical: bool = False,
+        actor: str | None = None,
+    ) -> dict[str, Any]:
         ev = {
             "event_id": self._event_id(ref.base, suffix),
             "thread_id": self.thread_id,
@@ -308,19 +359,26 @@ class Emitter:
             self._feed.q.clear()
             where = err.location.pointer
             msg = f"{etype} {where}: {err.message}" if where else f"{etype}: {err.message}"
-            raise import_error(f"cannot be imported as a valid event: {msg}",
-                               file=self.file, line=ref.line, kind=ref.kind or None) from None
+            raise import_error(
+                f"cannot be imported as a valid event: {msg}",
+                file=self.file,
+                line=ref.line,
+                kind=ref.kind or None,
+            ) from None
         self.seq += 1
         return out
 
     # ------------------------------------------------------------------ items
     def start(self) -> Iterator[dict[str, Any]]:
-        yield self._emit("thread_started", {"agent": self.agent, "metadata": self.metadata},
-                         self.start_ref, "start")
+        yield self._emit(
+            "thread_started",
+            {"agent": self.agent, "metadata": self.metadata},
+            self.start_ref,
+            "start",
+        )
 
     def extra(self, item: Extra) -> Iterator[dict[str, Any]]:
-        yield self._emit(item.type, item.data, item.ref, item.suffix,
-                         actor="system")
+        yield self._emit(item.type, item.data, item.ref, item.suffix, actor="system")
 
     def _turn_id(self, ref: Ref) -> str:
         base = _ID_BAD.sub("-", ref.base)[:100] or "turn"
@@ -350,21 +408,43 @@ class Emitter:
             last = item
             messages = self.reducer.state["messages"]
             sha = self.hasher.request_sha256(messages)
-            yield self._emit("model_requested", {"turn_id": tid, "model": self.agent["model"],
-                                                 "request_sha256": sha}, item.ref, "req")
+            yield self._emit(
+                "model_requested",
+                {"turn_id": tid, "model": self.agent["model"], "request_sha256": sha},
+                item.ref,
+                "req",
+            )
             u = usage_of(item.usage)
-            yield self._emit("model_responded", {
-                "turn_id": tid, "message": {"role": "assistant", "content": item.blocks},
-                "stop_reason": stop_reason_of(item), "usage": u}, item.ref, "resp")
+            yield self._emit(
+                "model_responded",
+                {
+                    "turn_id": tid,
+                    "message": {"role": "assistant", "content": item.blocks},
+                    "stop_reason": stop_reason_of(item),
+                    "usage": u,
+                },
+                item.ref,
+                "resp",
+            )
             usage["input_tokens"] += u["input_tokens"]
             usage["output_tokens"] += u["output_tokens"]
             for k, block in enumerate(item.tool_uses()):
                 name = block["name"]
                 effect = tool_effect(name)
-                yield self._emit("tool_called", {
-                    "turn_id": tid, "tool_use_id": block["id"], "name": name,
-                    "input": block["input"], "kind": "external", "effect": effect},
-                    item.ref, f"call{k}", critical=effect == "write")
+                yield self._emit(
+                    "tool_called",
+                    {
+                        "turn_id": tid,
+                        "tool_use_id": block["id"],
+                        "name": name,
+                        "input": block["input"],
+                        "kind": "external",
+                        "effect": effect,
+                    },
+                    item.ref,
+                    f"call{k}",
+                    critical=effect == "write",
+                )
                 res = item.results.get(block["id"])
                 if res is None and item is not final:
                     # the model went on without it: record that no result was kept
@@ -373,22 +453,40 @@ class Emitter:
                 if res is None:
                     pending.append(block["id"])
                     continue
-                yield self._emit("tool_result", {
-                    "turn_id": tid, "tool_use_id": block["id"], "name": name,
-                    "content": res.content, "is_error": res.is_error},
-                    res.ref, f"result{k}", critical=True)
+                yield self._emit(
+                    "tool_result",
+                    {
+                        "turn_id": tid,
+                        "tool_use_id": block["id"],
+                        "name": name,
+                        "content": res.content,
+                        "is_error": res.is_error,
+                    },
+                    res.ref,
+                    f"result{k}",
+                    critical=True,
+                )
         end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
         if turn.failed is None and last is not None and not last.tool_uses() and not pending:
-            yield self._emit("turn_completed", {"turn_id": tid, "stop_reason": stop_reason_of(last),
-                                                "usage": usage}, end_ref, "end")
+            yield self._emit(
+                "turn_completed",
+                {"turn_id": tid, "stop_reason": stop_reason_of(last), "usage": usage},
+                end_ref,
+                "end",
+            )
             return
         if turn.failed is not None:
             code, message = turn.failed[0], turn.failed[1]
         elif last is None:
             code, message = "interrupted", "the turn ended before the model replied"
         else:
-            code, message = "interrupted", ("the turn ended before the model answered "
-                                            "its tool results")
-        yield self._emit("turn_failed", {"turn_id": tid,
-                                         "error": {"code": code, "message": message}},
-                         end_ref, "end")
+            code, message = (
+                "interrupted",
+                ("the turn ended before the model answered its tool results"),
+            )
+        yield self._emit(
+            "turn_failed",
+            {"turn_id": tid, "error": {"code": code, "message": message}},
+            end_ref,
+            "end",
+        )
