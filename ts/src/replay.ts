@@ -25,7 +25,8 @@ import { ScriptedModel, StopError, normalizeReply } from "./model.js";
 import { pyReprString } from "./pyrepr.js";
 import { Reducer, type Envelope, type State } from "./reducer.js";
 import { ArtifactStore, Clock, Recorder, blockEgress, parseTs, runTurn } from "./runtime.js";
-import { FakeSandbox } from "./sandbox.js";
+import { FakeSandbox, checkPath } from "./sandbox.js";
+import { schemaProblems } from "./schemas.js";
 import type { JsonObject, JsonValue } from "./strictjson.js";
 
 export const MAX_SUPPLY_ENTRIES = 200;
@@ -156,9 +157,14 @@ export interface ReplayOptions {
   agent?: AgentSpec;
 }
 
-function field<T>(doc: JsonValue, key: string, file: string): T {
+function field<T>(doc: JsonValue, key: string, file: string, schema: string): T {
   if (!isObj(doc) || !Array.isArray(doc[key])) {
     throw new CaseError("case_invalid", `${file} must hold a list "${key}"`, { file, pointer: `/${key}` });
+  }
+  const problems = schemaProblems(doc, schema);
+  const first = problems[0];
+  if (first !== undefined) {
+    throw new CaseError("case_invalid", `schema: ${first.message}`, { file, pointer: first.pointer });
   }
   return doc[key] as T;
 }
@@ -174,9 +180,22 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
   const prefix = [...readLog(c.logPath(dialect.name), { dialect })];
   const reducer = new Reducer();
   for (const ev of prefix) reducer.apply(ev);
-  const replies = field<unknown[]>(c.read("model.json"), "replies", `${c.path}/model.json`);
-  const calls = field<JsonObject[]>(c.read("stubs.json"), "calls", `${c.path}/stubs.json`);
-  const reads = field<JsonObject[]>(c.read("sandbox.json"), "reads", `${c.path}/sandbox.json`);
+  if (reducer.state.agent === null || reducer.state.agent === undefined) {
+    throw new CaseError("case_invalid", "the case's log has no thread_started", { file: c.logPath(dialect.name) });
+  }
+  const replies = field<unknown[]>(c.read("model.json"), "replies", `${c.path}/model.json`, "model.schema.json");
+  const calls = field<JsonObject[]>(c.read("stubs.json"), "calls", `${c.path}/stubs.json`, "stubs.schema.json");
+  const reads = field<JsonObject[]>(c.read("sandbox.json"), "reads", `${c.path}/sandbox.json`, "sandbox.schema.json");
+  reads.forEach((r, i) => {
+    try {
+      checkPath(r["path"]);
+    } catch (err) {
+      if (err instanceof CaseError) {
+        throw new CaseError("case_invalid", err.message, { file: `${c.path}/sandbox.json`, pointer: `/reads/${i}/path` });
+      }
+      throw err;
+    }
+  });
   const supply = options.supply ?? {};
   const sandbox = restoreSandbox(c, reducer.state, reads);
   const supplied = new Map<number, unknown>();
