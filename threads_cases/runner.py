@@ -465,10 +465,12 @@ def run_suite(
     jobs: int = 1,
     supply: dict[str, Any] | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
+    on_plan: Callable[[int], None] | None = None,
 ) -> SuiteResult:
     """Run every case under ``paths`` on every implementation.
 
-    ``pattern`` selects case names (a glob, or a substring); ``only`` keeps just these
+    ``on_plan(total)`` is called once with the number of runs planned, ``on_result(result)``
+    after each. ``pattern`` selects case names (a glob, or a substring); ``only`` keeps just these
     ``(case path, implementation)`` pairs (``--last-failed``); ``max_fail`` stops starting
     new cases after that many failures or errors; ``jobs`` runs that many cases at once.
     Raises ``CaseError("invalid_request")`` when no case is found.
@@ -494,6 +496,8 @@ def run_suite(
         else:
             impls.append(i)
     work = [(c, i) for c in cases for i in impls if only is None or (str(c), i.name) in only]
+    if on_plan is not None:
+        on_plan(len(work))
     started = time.time()
     t0 = time.perf_counter()
     results: list[CaseResult | None] = [None] * len(work)

@@ -172,6 +172,10 @@ def run(
             if progress is not None and total_hint is not None:
                 progress.advance(total_hint)
 
+        def plan(total: int) -> None:
+            if progress is not None and total_hint is not None:
+                progress.update(total_hint, total=total)
+
         try:
             suite = run_suite(
                 paths or [Path(".")],
@@ -183,6 +187,7 @@ def run(
                 jobs=jobs or os.cpu_count() or 1,
                 supply=supplied,
                 on_result=tick,
+                on_plan=plan,
             )
         finally:
             if progress is not None:
