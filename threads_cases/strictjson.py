@@ -394,6 +394,60 @@ def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
     )
 
 
+class _NotPlain(Exception):
+    """The fast scan met something it does not decide: the detailed check takes over."""
+
+
+_HIGH_KEY = "\ud7ff"
+
+
+def _fast_scan(value: Any, depth: int) -> bool:
+    """:func:`_check_writable` without pointers or string checks (orjson refuses lone
+    surrogates itself), on exact JSON types; raises :class:`_NotPlain` at anything else."""
+    t = type(value)
+    if t is dict:
+        if depth >= MAX_DEPTH:
+            raise _NotPlain
+        fast = True
+        for k, v in value.items():
+            if type(k) is not str:
+                raise _NotPlain
+            if k and max(k) > _HIGH_KEY:
+                fast = False
+            tv = type(v)
+            if tv is str or tv is bool or v is None:
+                continue
+            if not _fast_scan(v, depth + 1):
+                fast = False
+        return fast
+    if t is list:
+        if depth >= MAX_DEPTH:
+            raise _NotPlain
+        fast = True
+        for v in value:
+            tv = type(v)
+            if tv is str or tv is bool or v is None:
+                continue
+            if not _fast_scan(v, depth + 1):
+                fast = False
+        return fast
+    if t is str or t is bool or value is None:
+        return True
+    if t is int:
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return True
+        raise _NotPlain
+    if t is float:
+        if (
+            value != value
+            or MAX_SAFE_INTEGER < abs(value) < _INTEGRAL_FORM_LIMIT
+            or (abs(value) == float("inf"))
+        ):
+            raise _NotPlain  # not finite, or written as unsafe integer digits
+        return False  # floats are written by rfc8785
+    raise _NotPlain
+
+
 def canonical_line(value: Any) -> bytes:
     """The RFC 8785 (JCS) bytes of ``value``, without a newline.
 
@@ -403,11 +457,16 @@ def canonical_line(value: Any) -> bytes:
     Values without floats (and without keys whose UTF-16 order could differ) are written by
     orjson with sorted keys, which gives the same bytes; the rest by the rfc8785 package.
     """
-    if _check_writable(value, []):
+    try:
+        fast = _fast_scan(value, 0)
+    except _NotPlain:
+        fast = _check_writable(value, [])  # raises with a pointer, or clears the value
+    if fast:
         try:
             return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
         except (orjson.JSONEncodeError, TypeError):
-            pass  # deeper than orjson writes: the general path below
+            # a lone surrogate (raises here with its pointer) or deeper than orjson writes
+            _check_writable(value, [])
     try:
         return rfc8785.dumps(value)
     except (
