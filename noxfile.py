@@ -93,6 +93,8 @@ def bench(session: nox.Session) -> None:
     _build_ts(session, test=False)
     session.install("-e", ".")
     session.run("python", "benchmarks/run.py", *session.posargs)
+    if not session.posargs:
+        session.run("python", "benchmarks/import_bench.py")
 
 
 @nox.session(python=PYTHON)
