@@ -230,36 +230,45 @@ def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> dict[st
 def validate_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> list[Problem]:
     """Every problem of a log, not only the first: line rules, strict JSON, schema, thread_id,
     seq, duplicates and reducer rules. An event with a problem is skipped and checking goes
-    on with the next line. Returns ``[]`` for a valid log."""
+    on with the next line (an unreadable line counts as holding the next seq, so it gives one
+    problem, not a seq gap after it). Reducer rules go on without the skipped events, so an
+    event that depended on a skipped one is reported too. Returns ``[]`` for a valid log."""
     d = get_dialect(dialect) if isinstance(dialect, str) else dialect
     name = source_name(source)
     problems: list[Problem] = []
     checker = LogChecker(d)
     reducer = Reducer(copy_data=False)
     try:
-        lines = iter_lines(source)
-        for lineno, body in lines:
+        for lineno, body in iter_lines(source):
+            expected = checker._next_seq
             try:
                 if isinstance(body, CaseError):
                     raise body
                 raw = parse(body, code="log_invalid", file=name, line=lineno)
-                expected = checker._next_seq
                 try:
                     ev = checker.check(raw)
                 except CaseError:
                     # keep counting seq from what the line said, so one gap gives one problem
-                    if isinstance(raw, dict):
-                        seq = d.decode_event(raw).get("seq") if _decodes(d, raw) else None
-                        if isinstance(seq, int) and not isinstance(seq, bool) and seq >= expected:
-                            checker._next_seq = seq + 1
+                    ok = isinstance(raw, dict) and _decodes(d, raw)
+                    seq = d.decode_event(raw).get("seq") if ok else None
+                    if isinstance(seq, int) and not isinstance(seq, bool) and seq >= expected:
+                        checker._next_seq = seq + 1
                     raise
-                if (
-                    reducer.state["last_seq"] is not None
-                    and ev["seq"] != reducer.state["last_seq"] + 1
-                ):
-                    reducer.state["last_seq"] = ev["seq"] - 1
+            except CaseError as exc:
+                if checker._next_seq == expected:
+                    checker._next_seq += 1  # an unreadable line held the next event
+                problems.append(exc.at(file=name, line=lineno).problem())
+                continue
+            if reducer.state["last_seq"] is not None:
+                # events skipped above are absent from the fold: judge this one on its own
+                reducer.state["last_seq"] = ev["seq"] - 1
+            try:
                 reducer.apply(ev)
             except CaseError as exc:
+                # the reducer refused this event and kept its state; move past it so that
+                # the next event is judged on its own
+                reducer.state["last_seq"] = ev["seq"]
+                reducer.state["last_event_id"] = ev["event_id"]
                 problems.append(exc.at(file=name, line=lineno).problem())
     except CaseError as exc:  # the file itself could not be opened
         problems.append(exc.problem())
