@@ -209,7 +209,9 @@ def run_test(test: ConformanceTest, impl: Implementation, skips: dict[str, str])
         result.reasons = [] if check.result == "pass" else [check.code or check.id]
     except CaseError as err:
         never_ran = getattr(impl, "restarts", 0) == 0
-        result.verdict = "skip" if err.code == "driver_unavailable" and never_ran else "error"
+        optional = not getattr(impl, "required", False)
+        unavailable = err.code == "driver_unavailable" and never_ran
+        result.verdict = "skip" if unavailable and optional else "error"
         result.reasons = [err.code]
         result.message = err.render()
     except (KeyError, TypeError) as exc:

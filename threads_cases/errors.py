@@ -23,6 +23,21 @@ REASON_HINTS: dict[str, str] = {
     "invalid_request": "check the command's arguments with --help",
     "dialect_unknown": "use one of the dialects under spec/dialects/",
     "io_error": "check that the path exists and is readable",
+    "event_not_found": "list the turns and their event ids with `threads-cases turns LOG`, "
+    "or pick a turn with --turn N",
+    "no_turn_after_fork": "the fork point is the event just before a user_message; "
+    "`threads-cases turns LOG` lists them",
+    "turn_incomplete": "save a turn that has finished (turn_completed or turn_failed), "
+    "with no tool call in flight at the fork point",
+    "egress_policy_unsupported": "record the thread with a sandbox that blocks the network, "
+    "such as FakeSandbox",
+    "case_exists": "pass --overwrite (overwrite=True) to replace it, or choose another --name",
+    "secret_detected": "pass --redact to replace them with stable placeholders, or "
+    "--allow-secrets to save them knowingly",
+    "case_too_large": "save a turn with smaller inputs, or fork later in the thread",
+    "case_invalid": "run `threads-cases validate CASE` to see every problem of the case",
+    "format_unsupported": "upgrade threads-cases, or re-save the case",
+    "driver_unavailable": "run `threads-cases implementations` to see why it cannot start",
 }
 
 #: Exit status per reason code; anything not listed exits 1.
@@ -58,6 +73,7 @@ class Problem:
     code: str
     message: str
     location: Location = field(default_factory=Location)
+    hint: str = field(default="", compare=False)
 
     def render(self) -> str:
         where = self.location.render()
@@ -115,7 +131,7 @@ class CaseError(Exception):
         return self
 
     def problem(self) -> Problem:
-        return Problem(self.code, self.message, self.location)
+        return Problem(self.code, self.message, self.location, self.hint)
 
     def render(self) -> str:
         return f"error[{self.code}]: {self.problem().render()}"

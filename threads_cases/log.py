@@ -104,7 +104,9 @@ class LogChecker:
                 problems = [(_rs_pointer(self._event, ev), "the event breaks event.schema.json")]
             pointer, message = problems[0]
             more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
-            raise CaseError("log_invalid", f"schema: {message}{more}", pointer=pointer)
+            raise CaseError(
+                "log_invalid", f"schema: {message}{more}", pointer=pointer, hint=_hint_for(raw)
+            )
         if self._thread_id is None:
             self._thread_id = ev["thread_id"]
         elif ev["thread_id"] != self._thread_id:
@@ -123,6 +125,54 @@ class LogChecker:
         if self._ids.add(ev["event_id"]):
             self.maybe_duplicate.add(ev["event_id"])
         return ev
+
+
+_CLAUDE_TYPES = frozenset(
+    {
+        "user",
+        "assistant",
+        "summary",
+        "system",
+        "progress",
+        "file-history-snapshot",
+        "queue-operation",
+    }
+)
+_CODEX_TYPES = frozenset(
+    {
+        "thread.started",
+        "turn.started",
+        "item.started",
+        "item.completed",
+        "turn.completed",
+        "session_meta",
+        "response_item",
+        "event_msg",
+        "turn_context",
+    }
+)
+
+
+def _hint_for(raw: dict[str, Any]) -> str | None:
+    """A hint when a line looks like a transcript or another dialect (``None``: the default)."""
+    if "event_id" in raw or "eventId" in raw:
+        if "eventId" in raw:
+            return "this looks like the threads-ts dialect: pass --dialect threads-ts"
+        if "event_id" in raw and "thread_id" in raw:
+            return "this looks like the threads-py dialect: pass --dialect threads-py"
+        return None
+    kind = raw.get("type")
+    if {"uuid", "parentUuid", "sessionId"} & raw.keys() or kind in _CLAUDE_TYPES:
+        return (
+            "this looks like a Claude Code transcript, not a thread log: import it with "
+            "`threads-cases import claude-code FILE -o LOG`"
+        )
+    if kind in _CODEX_TYPES or ("payload" in raw and "timestamp" in raw):
+        return (
+            "this looks like a Codex session, not a thread log: import it with "
+            "`threads-cases import codex FILE -o LOG`"
+        )
+    return None
 
 
 def _rs_pointer(fast: Any, ev: Any) -> str:

@@ -79,7 +79,13 @@ def normalize_reply(reply: Any, *, where: str = "reply") -> dict[str, Any]:
     Raises ``CaseError("invalid_request")`` naming ``where`` for a malformed reply.
     """
     if not isinstance(reply, dict):
-        raise CaseError("invalid_request", f"{where} must be an object")
+        raise CaseError(
+            "invalid_request",
+            f"{where} must be an object",
+            hint='a reply is {"message": {"role": "assistant", "content": [{"type": "text", '
+            '"text": "..."}]}, "stop_reason": "end_turn", "usage": {"input_tokens": 0, '
+            '"output_tokens": 0}}',
+        )
     msg = reply.get("message")
     if not (
         isinstance(msg, dict)

@@ -162,17 +162,26 @@ def resolve_implementations(
     timeout: float | None = None,
     isolated: bool = False,
     validate_protocol: bool = False,
+    required: bool = False,
 ) -> list[Implementation]:
-    """:func:`open_implementation` for each name, refusing unknown names before any start."""
+    """:func:`open_implementation` for each name, refusing unknown names before any start.
+
+    ``required`` marks the implementations as asked for by name (``--impl``): one that
+    cannot start then gives ``error`` verdicts instead of ``skip``, so a CI run cannot pass
+    without running it.
+    """
     known = available_implementations()
     for n in names:
         if n not in known:
             raise CaseError(
                 "invalid_request", f"unknown implementation {n!r}; known: {', '.join(known)}"
             )
-    return [
+    out = [
         open_implementation(
             n, timeout=timeout, isolated=isolated, validate_protocol=validate_protocol
         )
         for n in dict.fromkeys(names)
     ]
+    for impl in out:
+        impl.required = required  # type: ignore[attr-defined]
+    return out

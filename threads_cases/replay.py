@@ -92,7 +92,11 @@ def _tool_result(value: Any, where: str) -> ToolResult:
         and isinstance(value.get("is_error", False), bool)
     ):
         return ToolResult(value["content"], bool(value.get("is_error", False)))
-    raise CaseError("invalid_request", f"{where} must be a string or {{content, is_error}}")
+    raise CaseError(
+        "invalid_request",
+        f"{where} must be a string or {{content, is_error}}",
+        hint='a tool answer is "text" or {"content": "text" or [blocks], "is_error": false}',
+    )
 
 
 class StubBook:

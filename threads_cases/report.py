@@ -55,6 +55,7 @@ def footer(suite: SuiteResult) -> dict[str, Any]:
         "total": len(suite.results),
         "duration_ms": round(suite.duration_ms, 3),
         "exit_status": suite.exit_status,
+        "not_started": suite.not_started,
     }
 
 
@@ -176,9 +177,10 @@ def render_table(suite: SuiteResult, title: str = "cases") -> Table:
     rows: dict[str, dict[str, CaseResult]] = {}
     for r in suite.results:
         rows.setdefault(r.path, {})[r.implementation] = r
-    for by_impl in rows.values():
-        name = next(iter(by_impl.values())).case
-        table.add_row(name, *(_cell(by_impl.get(i)) for i in suite.implementations))
+    names = [next(iter(by_impl.values())).case for by_impl in rows.values()]
+    for (path, by_impl), name in zip(rows.items(), names, strict=True):
+        label = name if names.count(name) == 1 else f"{name} ({path})"  # copies share a name
+        table.add_row(label, *(_cell(by_impl.get(i)) for i in suite.implementations))
     return table
 
 
@@ -187,8 +189,13 @@ def render_failure(r: CaseResult) -> Panel:
     parts: list[Any] = []
     if r.message:
         parts.append(Text(r.message, style="magenta"))
+    # after a stop, the matchers that missed are its consequences: list them, no event dumps
+    stopped = any(c.id == "stop" and c.result == "fail" for c in r.checks)
     for c in r.checks:
         if c.result not in ("fail", "warn"):
+            continue
+        if stopped and c.id != "stop":
+            parts.append(Text(f"{c.code or c.id}  ({c.id}), after the stop", style="dim"))
             continue
         parts.append(
             Text(
@@ -215,7 +222,7 @@ def render_failure(r: CaseResult) -> Panel:
                 parts.append(Text("  " + d.render(), style="red"))
             if len(c.differences) > 30:
                 parts.append(Text(f"  ... {len(c.differences) - 30} more"))
-    title = Text(f"{r.case} [{r.implementation}]: {r.verdict}")  # Text: no markup in names
+    title = Text(f"{r.case} [{r.implementation}]: {r.verdict}  {r.path}")  # Text: no markup
     return Panel(Group(*parts), title=title, border_style=MARKS[r.verdict][1], expand=False)
 
 
@@ -250,4 +257,18 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
     console.print(render_table(suite, title))
     c = suite.counts
     summary = ", ".join(f"{c[v]} {v}" for v in ("pass", "drifted", "fail", "error", "skip") if c[v])
-    console.print(f"{summary or 'nothing run'} in {suite.duration_ms / 1000:.2f}s")
+    line = f"{summary or 'nothing run'} in {suite.duration_ms / 1000:.2f}s"
+    if suite.strict and c["drifted"]:
+        line += " (--strict: drifted counts as failing)"
+    if suite.not_started:
+        line += f"; stopped early (--max-fail): {suite.not_started} run(s) not started"
+    console.print(line)
+    stale = sorted({r.path for r in suite.results if "fingerprint_stale" in r.warnings})
+    if stale:
+        console.print(
+            f"warning: {len(stale)} case(s) changed since they were saved (fingerprint_stale): "
+            + ", ".join(stale[:5])
+            + (" ..." if len(stale) > 5 else "")
+            + "; review them, then `threads-cases fmt` records the new fingerprint",
+            style="yellow",
+        )

@@ -38,6 +38,7 @@ from .errors import CaseError
 from .implementations import Implementation, PythonImplementation
 from .matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
 from .schemas import schema_problems
+from .strictjson import canonical_line
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 VERDICTS = ("pass", "drifted", "fail", "error", "skip")
@@ -126,6 +127,8 @@ class SuiteResult:
     strict: bool = False
     started_at: str = ""
     duration_ms: float = 0.0
+    #: runs never started because --max-fail was reached
+    not_started: int = 0
 
     @property
     def counts(self) -> dict[str, int]:
@@ -145,6 +148,8 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     skipping hidden folders (temporary saves)."""
     found: set[Path] = set()
     for p in map(Path, paths):
+        if p.name == "case.json" and p.is_file():
+            p = p.parent  # the case.json of a case stands for the case
         if (p / "case.json").is_file():
             found.add(p)
             continue
@@ -222,14 +227,12 @@ def check_case(
     events = [d.decode_event(e) for e in out["events"]]
     stop = out.get("stop")
     if stop:
-        checks.append(
-            Check(
-                "stop",
-                "fail",
-                f"{stop['code']} at {stop['stop_key']}: {stop.get('message', '')}",
-                stop["code"],
-            )
-        )
+        detail = f"{stop['code']} at {stop['stop_key']}: {stop.get('message', '')}"
+        calls = [e for e in events if e["type"] == "tool_called"]
+        if stop["code"] == "missing_stub" and calls:
+            text = canonical_line(calls[-1]["data"]["input"]).decode("utf-8")
+            detail += f"; its input was {text if len(text) <= 200 else text[:197] + '...'}"
+        checks.append(Check("stop", "fail", detail, stop["code"]))
     # 3. expectations
     must = case.meta["expect"]["must"]
     for i, hit in enumerate(find_all(must, events)):
@@ -286,7 +289,9 @@ def check_case(
     stub_used = list(consumed.get("stubs", []))
     unused = [i for i, u in enumerate(stub_used) if not u]
     if unused and not stop:
-        checks.append(Check("stubs", "warn", f"stubs {unused} were never used", "stub_unused"))
+        calls = case.read("stubs.json")["calls"]
+        named = ", ".join(f"#{i} {calls[i]['tool']}" if i < len(calls) else f"#{i}" for i in unused)
+        checks.append(Check("stubs", "warn", f"stubs never used: {named}", "stub_unused"))
     else:
         checks.append(Check("stubs", "pass"))
     diverged = [
@@ -430,7 +435,9 @@ def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) ->
         result.verdict, result.reasons = verdict_of(checks)
     except CaseError as err:
         never_ran = getattr(impl, "restarts", 0) == 0
-        result.verdict = "skip" if err.code == "driver_unavailable" and never_ran else "error"
+        optional = not getattr(impl, "required", False)
+        unavailable = err.code == "driver_unavailable" and never_ran
+        result.verdict = "skip" if unavailable and optional else "error"
         result.reasons = [err.code]
         result.message = err.render()
     finally:
@@ -478,9 +485,28 @@ def run_suite(
     from .registry import open_implementation
 
     supply = _supply_calls(supply)
+    paths = list(paths)
+    for p in map(Path, paths):
+        if not p.exists():
+            raise CaseError(
+                "invalid_request",
+                "does not exist",
+                file=str(p),
+                hint="pass case directories, or folders holding them",
+            )
+        if p.is_file() and p.name != "case.json":
+            raise CaseError(
+                "invalid_request",
+                "is a file, not a case directory",
+                file=str(p),
+                hint="pass the folder holding case.json (a log is "
+                "saved as a case with `threads-cases save`)",
+            )
     cases = discover(paths)
     if pattern:
-        cases = [c for c in cases if _selected(c.name, pattern)]
+        cases = [
+            c for c in cases if _selected(c.name, pattern) or _selected(_case_name(c), pattern)
+        ]
     if not cases:
         raise CaseError(
             "invalid_request",
@@ -535,7 +561,20 @@ def run_suite(
         strict,
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         (time.perf_counter() - t0) * 1000,
+        not_started=len(results) - len(done),
     )
+
+
+def _case_name(path: Path) -> str:
+    """The name in a case's case.json ('' when unreadable): -k matches it and the folder's."""
+    import orjson
+
+    try:
+        meta = orjson.loads((path / "case.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return ""
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else ""
 
 
 def _selected(name: str, pattern: str) -> bool:

@@ -52,8 +52,12 @@ class SavedCase:
 
 @dataclass(frozen=True)
 class SaveError:
+    """A refusal: ``code`` (a reason code), ``message`` (one sentence, never a secret value)
+    and ``hint`` (one line saying what to do)."""
+
     code: str
     message: str
+    hint: str = ""
 
 
 @dataclass(frozen=True)
@@ -373,9 +377,16 @@ def save_case(
         outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite)
     except CaseError as err:
         code = "invalid_request" if err.code == "dialect_unknown" else err.code
-        return SaveResult(False, error=SaveError(code, err.message))
+        return SaveResult(False, error=SaveError(code, err.message, err.hint))
     except OSError as exc:
-        return SaveResult(False, error=SaveError("io_error", f"cannot write the case: {exc}"))
+        return SaveResult(
+            False,
+            error=SaveError(
+                "io_error",
+                f"cannot write the case: {exc}",
+                "check that --dir is a folder you can write to",
+            ),
+        )
     return SaveResult(
         True, value=SavedCase(Path(dir) / name, meta["portable"], meta["fingerprint"], outcome)
     )

@@ -15,6 +15,10 @@ from ..strictjson import parse
 from ..thread import Thread
 from .app import app, fail, print_json
 
+REDACTED_WARNING = (
+    "warning: a case holds the raw inputs and outputs of the turn; credential-like values "
+    "were redacted, but review it before you commit it"
+)
 RAW_DATA_WARNING = (
     "warning: a case holds the raw inputs and outputs of the turn, unredacted; "
     "review it before you commit it"
@@ -163,16 +167,18 @@ def save(
     except CaseError as err:
         from ..save import SaveError, SaveResult
 
-        result = SaveResult(False, error=SaveError(err.code, str(err)))
+        result = SaveResult(False, error=SaveError(err.code, str(err), err.hint))
     if not result.ok:
         assert result.error is not None
         if as_json:
             print_json({"code": result.error.code, "message": result.error.message})
         else:
             print(f"error[{result.error.code}]: {result.error.message}", file=sys.stderr)
+            if result.error.hint:
+                print(f"  hint: {result.error.hint}", file=sys.stderr)
         raise typer.Exit(2)
     assert result.value is not None
-    print(RAW_DATA_WARNING, file=sys.stderr)
+    print(REDACTED_WARNING if redact else RAW_DATA_WARNING, file=sys.stderr)
     v = result.value
     if as_json:
         print_json(

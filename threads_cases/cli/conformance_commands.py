@@ -160,6 +160,7 @@ def conformance(
             timeout=timeout,
             isolated=isolated,
             validate_protocol=validate_protocol,
+            required=bool(impl),
         )
         suite = run_conformance(
             path, impls, areas=areas, pattern=pattern, strict=strict, jobs=os.cpu_count() or 1

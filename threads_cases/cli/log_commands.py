@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.pretty import Pretty
+from rich.json import JSON
 
 from ..dialects import CANONICAL, get_dialect
 from ..errors import CaseError
@@ -41,7 +41,7 @@ def reduce(
     if wants_json(fmt):
         print_json(state)
     else:
-        stdout.print(Pretty(state, expand_all=True))
+        stdout.print(JSON.from_data(state, indent=2, sort_keys=True))
 
 
 @app.command()
@@ -98,6 +98,9 @@ def validate(
             name = r.get("file", r.get("case"))
             for p in r["problems"]:
                 typer.echo(f"error[{p.code}]: {p.render()}", err=True)
+            hints = list(dict.fromkeys(getattr(p, "hint", "") for p in r["problems"]))
+            for hint in [h for h in hints if h][:2]:
+                typer.echo(f"  hint: {hint}", err=True)
             if r["problems"]:
                 typer.echo(f"{name}: {len(r['problems'])} problem(s)", err=True)
             else:

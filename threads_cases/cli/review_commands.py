@@ -248,9 +248,18 @@ def fmt(
     cases, missing = case_dirs_for(paths or [Path(".")])
     if missing:
         raise fail(CaseError("invalid_request", f"no such file or folder: {missing[0]}"))
-    if not cases:
-        typer.echo("no cases found", err=True)
+    if not cases and paths and all(p.is_file() for p in paths):
+        typer.echo("no case files among the files given", err=True)  # pre-commit passes any
         raise typer.Exit(0)
+    if not cases:
+        # a CI gate pointed at the wrong folder must not pass quietly
+        raise fail(
+            CaseError(
+                "invalid_request",
+                "no cases found",
+                hint="pass case directories or folders holding them (each with a case.json)",
+            )
+        )
     unreadable = 0
     pending: list[str] = []
     written: list[str] = []
@@ -351,6 +360,8 @@ def stale(
     from ..report import read_report
 
     _check_format(fmt)
+    if path is not None and not path.exists():
+        raise _refuse(CaseError("invalid_request", f"no such folder: {path}"))
     if not report.is_file():
         raise _refuse(
             CaseError(
@@ -360,9 +371,17 @@ def stale(
             )
         )
     try:
-        entries = stale_entries(read_report(report), path)
+        results = read_report(report)
+        if not results:
+            raise CaseError(
+                "invalid_request",
+                f"{report} holds no result lines: it is not a report of `run`",
+                file=str(report),
+                hint="pass --report a JSON Lines report of `threads-cases run`",
+            )
+        entries = stale_entries(results, path)
     except CaseError as err:
-        raise fail(err) from None
+        raise _refuse(err) if err.code == "invalid_request" else fail(err) from None
     if fmt == "json":
         print_json({"report": str(report), "stale": entries})
         return

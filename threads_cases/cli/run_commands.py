@@ -18,13 +18,16 @@ from ..strictjson import canonical_line, read_json_file
 from .app import app, print_json, render_error, stderr, stdout
 
 LAST_REPORT = Path(".threads-cases") / "last-report.jsonl"
+#: conformance keeps its own, so `run --last-failed` and `stale` never read a suite report
+LAST_CONFORMANCE = Path(".threads-cases") / "last-conformance.jsonl"
 FORMATS = ("pretty", "json", "github")
 
 
 def refuse(err: CaseError, fmt: str) -> typer.Exit:
     """A refusal before start: exit 2, ``{"code","message"}`` on stdout under --format json."""
-    if fmt == "json":
-        print_json({"code": err.code, "message": err.message})
+    if fmt == "json":  # one line, as the report it replaces would be JSON Lines
+        sys.stdout.buffer.write(canonical_line({"code": err.code, "message": err.message}) + b"\n")
+        sys.stdout.flush()
     else:
         render_error(err)
     return typer.Exit(2)
@@ -33,6 +36,7 @@ def refuse(err: CaseError, fmt: str) -> typer.Exit:
 def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: str) -> None:
     """Write the chosen output, the JUnit file and the last report."""
     lines = list(report_lines(suite, command))
+    keep = LAST_REPORT
     if fmt == "json":
         for line in lines:
             sys.stdout.buffer.write(canonical_line(line) + b"\n")
@@ -49,9 +53,10 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
         junit.parent.mkdir(parents=True, exist_ok=True)
         junit.write_bytes(junit_xml(suite))
     try:
-        write_jsonl(lines, LAST_REPORT)
+        keep = LAST_CONFORMANCE if command == "conformance" else LAST_REPORT
+        write_jsonl(lines, keep)
     except OSError as exc:
-        print(f"warning: cannot keep the last report in {LAST_REPORT}: {exc}", file=sys.stderr)
+        print(f"warning: cannot keep the last report in {keep}: {exc}", file=sys.stderr)
 
 
 def last_failed_pairs() -> set[tuple[str, str]] | None:
@@ -150,7 +155,11 @@ def run(
         supplied = load_supply(supply)
         names = impl or available_implementations()
         impls = resolve_implementations(
-            names, timeout=timeout, isolated=isolated, validate_protocol=validate_protocol
+            names,
+            timeout=timeout,
+            isolated=isolated,
+            validate_protocol=validate_protocol,
+            required=bool(impl),
         )
         only = last_failed_pairs() if last_failed else None
         if last_failed and only is None:

@@ -156,10 +156,14 @@ def import_to_file(
     report = ImportReport(out, stats=stats)
     tmp = out.with_name(f".{out.name}.{os.getpid()}.importing")
     try:
+        out.parent.mkdir(parents=True, exist_ok=True)
         fh = open(tmp, "wb")  # noqa: SIM115 - closed below
     except OSError as exc:
         raise CaseError(
-            "io_error", f"cannot write beside the output: {exc.strerror}", file=str(out)
+            "io_error",
+            f"cannot write the log in {out.parent}: {exc.strerror}",
+            file=str(out),
+            hint="pass -o a path in a folder you can write to",
         ) from None
     ok = False
     try:

@@ -59,7 +59,18 @@ import orjson
 
 from ..errors import CaseError
 from ..strictjson import parse
-from .common import Extra, Ref, Reply, Result, Stats, Turn, import_error, parse_ts_ms, tool_effect
+from .common import (
+    WRONG_FORMAT_HINT,
+    Extra,
+    Ref,
+    Reply,
+    Result,
+    Stats,
+    Turn,
+    import_error,
+    parse_ts_ms,
+    tool_effect,
+)
 
 LINE_TYPES = (
     "user",
@@ -325,6 +336,7 @@ class ClaudeCodeSource:
                 file=self.file,
                 line=None,
                 kind=None,
+                hint=WRONG_FORMAT_HINT,
             )
         for node, parent in late:
             node_parent[node] = index.get(parent, -1)

@@ -59,6 +59,7 @@ from ..errors import CaseError
 from ..strictjson import parse
 from .common import (
     PLACEHOLDER_PROMPT,
+    WRONG_FORMAT_HINT,
     Extra,
     Ref,
     Reply,
@@ -268,6 +269,7 @@ class CodexSource:
                 file=self.file,
                 line=None,
                 kind=None,
+                hint=WRONG_FORMAT_HINT,
             )
         for ln, o in parsed:
             self._take(ln, o, tools)

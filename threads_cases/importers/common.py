@@ -91,10 +91,18 @@ _TS = re.compile(
 )
 
 
-def import_error(message: str, *, file: str, line: int | None, kind: str | None) -> CaseError:
+WRONG_FORMAT_HINT = (
+    "check the format: `threads-cases import claude-code FILE` for Claude Code transcripts, "
+    "`threads-cases import codex FILE` for Codex sessions; a thread log needs no import"
+)
+
+
+def import_error(
+    message: str, *, file: str, line: int | None, kind: str | None, hint: str = IMPORT_HINT
+) -> CaseError:
     """``CaseError("import_invalid")``: ``FILE:LINE: <line type>: message`` with the hint."""
     text = f"{kind}: {message}" if kind else message
-    return CaseError("import_invalid", text, file=file, line=line, hint=IMPORT_HINT)
+    return CaseError("import_invalid", text, file=file, line=line, hint=hint)
 
 
 def tool_effect(name: str) -> str:
