@@ -347,7 +347,8 @@ def run_case(
 ) -> CaseResult:
     """Run one case on one implementation (spec/replay.md); never raises for a bad case.
 
-    ``implementation`` is ``"threads-py"`` (in process) or an :class:`Implementation`.
+    ``implementation`` is a name (``"threads-py"`` runs in process; ``"threads-ts"`` and
+    configured names start their driver) or an :class:`Implementation`.
     ``agent`` replays your own agent (system prompt, tools and sandbox handlers) on the
     Python runtime. Returns a :class:`CaseResult`; ``result.passed(strict)`` says whether it
     counts as passing.
