@@ -362,7 +362,11 @@ def run_case(
             impl = PythonImplementation(agent)
     else:
         impl = implementation
-    return _run_one(Path(path), impl, _supply_calls(supply))
+    try:
+        return _run_one(Path(path), impl, _supply_calls(supply))
+    finally:
+        if isinstance(implementation, str):
+            impl.close()  # a driver started here is not left running
 
 
 def _supply_calls(supply: dict[str, Any] | None) -> dict[str, Any] | None:
