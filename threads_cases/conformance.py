@@ -22,7 +22,7 @@ from .errors import CaseError
 from .implementations import Implementation
 from .matchers import diff_values
 from .resources import conformance_dir
-from .runner import CaseResult, Check, SuiteResult, _run_one, discover
+from .runner import CaseResult, Check, SuiteResult, _run_one, could_not_run, discover
 from .strictjson import parse, read_json_file
 
 AREAS = ("reduce", "match", "canonical", "cases")
@@ -208,12 +208,7 @@ def run_test(test: ConformanceTest, impl: Implementation, skips: dict[str, str])
         result.verdict = "pass" if check.result == "pass" else "fail"
         result.reasons = [] if check.result == "pass" else [check.code or check.id]
     except CaseError as err:
-        never_ran = getattr(impl, "restarts", 0) == 0
-        optional = not getattr(impl, "required", False)
-        unavailable = err.code == "driver_unavailable" and never_ran
-        result.verdict = "skip" if unavailable and optional else "error"
-        result.reasons = [err.code]
-        result.message = err.render()
+        could_not_run(result, impl, err)
     except (KeyError, TypeError) as exc:
         result.reasons = ["case_invalid"]
         result.message = f"malformed test file: {type(exc).__name__}: {exc}"

@@ -380,6 +380,17 @@ def _supply_calls(supply: dict[str, Any] | None) -> dict[str, Any] | None:
     return check_supply(doc, source="supply")
 
 
+def could_not_run(result: CaseResult, impl: Implementation, err: CaseError) -> None:
+    """Record a run that could not happen: ``skip`` when an implementation nobody named is
+    unavailable here, ``error`` otherwise (spec/driver-protocol.md 5.4)."""
+    never_ran = getattr(impl, "restarts", 0) == 0
+    optional = not getattr(impl, "required", False)
+    unavailable = err.code == "driver_unavailable" and never_ran
+    result.verdict = "skip" if unavailable and optional else "error"
+    result.reasons = [err.code]
+    result.message = err.render()
+
+
 def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) -> CaseResult:
     started = time.perf_counter()
     name = path.name
@@ -439,12 +450,7 @@ def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) ->
         result.stop = stop
         result.verdict, result.reasons = verdict_of(checks)
     except CaseError as err:
-        never_ran = getattr(impl, "restarts", 0) == 0
-        optional = not getattr(impl, "required", False)
-        unavailable = err.code == "driver_unavailable" and never_ran
-        result.verdict = "skip" if unavailable and optional else "error"
-        result.reasons = [err.code]
-        result.message = err.render()
+        could_not_run(result, impl, err)
     finally:
         result.duration_ms = (time.perf_counter() - started) * 1000
     return result

@@ -16,7 +16,14 @@ from ..errors import CaseError
 from ..report import MARKS, read_report, render_failure
 from ..runner import SuiteResult
 from .app import app, print_json, stderr, stdout
-from .run_commands import FORMATS, emit, refuse
+from .run_commands import (
+    FORMATS,
+    IsolatedOpt,
+    TimeoutOpt,
+    ValidateProtocolOpt,
+    emit,
+    refuse,
+)
 
 
 def render_matrix(suite: SuiteResult, verbose: bool) -> None:
@@ -105,23 +112,9 @@ def conformance(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="List every test, not only failures.")
     ] = False,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            min=0.1,
-            help="Seconds per driver request (default: the implementation's, else 60).",
-        ),
-    ] = None,
-    isolated: Annotated[
-        bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")
-    ] = False,
-    validate_protocol: Annotated[
-        bool,
-        typer.Option(
-            "--validate-protocol", help="Check every driver message against schemas/driver/."
-        ),
-    ] = False,
+    timeout: TimeoutOpt = None,
+    isolated: IsolatedOpt = False,
+    validate_protocol: ValidateProtocolOpt = False,
     diff: Annotated[
         tuple[Path, Path] | None,
         typer.Option("--diff", help="Compare two JSON reports: REPORT_A REPORT_B."),

@@ -23,6 +23,24 @@ LAST_CONFORMANCE = Path(".threads-cases") / "last-conformance.jsonl"
 FORMATS = ("pretty", "json", "github")
 
 
+#: Options shared by `run` and `conformance` (how implementations are driven).
+TimeoutOpt = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        min=0.1,
+        help="Seconds per driver request (default: the implementation's, else 60).",
+    ),
+]
+IsolatedOpt = Annotated[
+    bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")
+]
+ValidateProtocolOpt = Annotated[
+    bool,
+    typer.Option("--validate-protocol", help="Check every driver message against schemas/driver/."),
+]
+
+
 def refuse(err: CaseError, fmt: str) -> typer.Exit:
     """A refusal before start: exit 2, ``{"code","message"}`` on stdout under --format json."""
     if fmt == "json":  # one line, as the report it replaces would be JSON Lines
@@ -116,23 +134,9 @@ def run(
     supply: Annotated[
         Path | None, typer.Option("--supply", help='Answers the recording lacks: {"calls": {...}}.')
     ] = None,
-    timeout: Annotated[
-        float | None,
-        typer.Option(
-            "--timeout",
-            min=0.1,
-            help="Seconds per driver request (default: the implementation's, else 60).",
-        ),
-    ] = None,
-    isolated: Annotated[
-        bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")
-    ] = False,
-    validate_protocol: Annotated[
-        bool,
-        typer.Option(
-            "--validate-protocol", help="Check every driver message against schemas/driver/."
-        ),
-    ] = False,
+    timeout: TimeoutOpt = None,
+    isolated: IsolatedOpt = False,
+    validate_protocol: ValidateProtocolOpt = False,
     show_schema: Annotated[
         bool, typer.Option("--schema", help="Print the JSON report's schema and exit.")
     ] = False,
