@@ -68,8 +68,8 @@ from .common import (
     Stats,
     Turn,
     import_error,
+    imported_agent,
     parse_ts_ms,
-    tool_effect,
 )
 
 LINE_TYPES = (
@@ -434,21 +434,7 @@ class ClaudeCodeSource:
 
     @property
     def agent(self) -> dict[str, Any]:
-        return {
-            "name": "claude-code",
-            "model": self.model,
-            "system": "",
-            "tools": [
-                {
-                    "name": n,
-                    "description": "",
-                    "input_schema": {"type": "object"},
-                    "kind": "external",
-                    "effect": tool_effect(n),
-                }
-                for n in self.tools
-            ],
-        }
+        return imported_agent("claude-code", self.model, self.tools)
 
     @property
     def metadata(self) -> dict[str, Any]:

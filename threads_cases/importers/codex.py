@@ -67,8 +67,8 @@ from .common import (
     Stats,
     Turn,
     import_error,
+    imported_agent,
     parse_ts_ms,
-    tool_effect,
 )
 
 EXEC_TYPES = (
@@ -316,21 +316,7 @@ class CodexSource:
     # ------------------------------------------------------------------ header
     @property
     def agent(self) -> dict[str, Any]:
-        return {
-            "name": "codex",
-            "model": self.model,
-            "system": "",
-            "tools": [
-                {
-                    "name": n,
-                    "description": "",
-                    "input_schema": {"type": "object"},
-                    "kind": "external",
-                    "effect": tool_effect(n),
-                }
-                for n in self.tools
-            ],
-        }
+        return imported_agent("codex", self.model, self.tools)
 
     @property
     def metadata(self) -> dict[str, Any]:

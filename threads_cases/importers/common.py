@@ -40,7 +40,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter, deque
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -103,6 +103,25 @@ def import_error(
     """``CaseError("import_invalid")``: ``FILE:LINE: <line type>: message`` with the hint."""
     text = f"{kind}: {message}" if kind else message
     return CaseError("import_invalid", text, file=file, line=line, hint=hint)
+
+
+def imported_agent(name: str, model: str, tools: Iterable[str]) -> dict[str, Any]:
+    """The ``agent`` of an imported thread: every tool external, effect by name."""
+    return {
+        "name": name,
+        "model": model,
+        "system": "",
+        "tools": [
+            {
+                "name": n,
+                "description": "",
+                "input_schema": {"type": "object"},
+                "kind": "external",
+                "effect": tool_effect(n),
+            }
+            for n in tools
+        ],
+    }
 
 
 def tool_effect(name: str) -> str:
