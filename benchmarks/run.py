@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import argparse
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -249,7 +248,6 @@ def main() -> None:
         print(f"[{name}] {orjson.dumps(results[name]).decode()}", flush=True)
     (WORK / "results.json").write_bytes(orjson.dumps(results, option=orjson.OPT_INDENT_2))
     print(f"written to {WORK / 'results.json'}")
-    _ = resource  # the memory figures come from os.wait4's rusage
 
 
 if __name__ == "__main__":

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from threads_cases import AgentSpec, run_case
-from threads_cases.agent import ToolContext, ToolSpec
+from threads_cases.agent import ToolContext
 from threads_cases.case import load_case
 from threads_cases.log import read_log
 from threads_cases.reducer import reduce
@@ -41,7 +41,6 @@ def main(case_dir: Path) -> None:
     for check in mine.checks:
         if check.result != "pass":
             print(f"  {check.id}: {check.detail}")
-    _ = ToolSpec  # ToolSpec(name, description, input_schema, kind, effect, handler) adds tools
 
 
 if __name__ == "__main__":

@@ -106,7 +106,6 @@ def test_a_case_over_512_mib_is_refused(tmp_path: Path, monkeypatch: pytest.Monk
     r = t.save_case("c", at=at, dir=tmp_path, secrets="allow")
     assert r.error is not None and r.error.code == "case_too_large"
     assert not (tmp_path / "c").exists()
-    _ = subprocess  # the CLI path is covered in test_cli_save_run
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:

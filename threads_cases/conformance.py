@@ -10,7 +10,6 @@ a known failure). Every test becomes a :class:`~threads_cases.runner.CaseResult`
 
 from __future__ import annotations
 
-import base64
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -285,10 +284,3 @@ def diff_reports(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict[
                 }
             )
     return out
-
-
-def canonical_input(doc: dict[str, Any]) -> bytes:
-    """The raw input bytes of a canonical test."""
-    if "input_text" in doc:
-        return str(doc["input_text"]).encode("utf-8")
-    return base64.b64decode(doc["input_base64"])

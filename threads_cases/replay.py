@@ -16,7 +16,6 @@ so a replay is byte-stable.
 
 from __future__ import annotations
 
-import base64
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -245,13 +244,3 @@ def _check_recordings(case: Case, docs: tuple[tuple[str, Any], ...]) -> None:
 
 def _ids(name: str) -> Callable[[int], str]:
     return lambda seq: f"{name}.{seq}"
-
-
-def artifacts_as_base64(case: Case) -> dict[str, str]:
-    """``{sha256 hex: base64}`` of a case's artifacts (for drivers that take content)."""
-    out = {}
-    d = case.path / "artifacts"
-    if d.is_dir():
-        for p in sorted(d.iterdir()):
-            out[p.name] = base64.b64encode(p.read_bytes()).decode()
-    return out

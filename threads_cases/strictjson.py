@@ -519,9 +519,3 @@ def canonical_document(value: Any) -> bytes:
     _pretty(value, "", out)
     out.append(b"\n")
     return b"".join(out)
-
-
-def canonical_jsonl(values: list[Any]) -> bytes:
-    """The canonical bytes of a JSON Lines file: one :func:`canonical_line` per value, each
-    followed by ``\\n``."""
-    return b"".join(canonical_line(v) + b"\n" for v in values)

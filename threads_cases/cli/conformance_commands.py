@@ -18,7 +18,10 @@ from ..runner import SuiteResult
 from .app import app, print_json, stderr, stdout
 from .run_commands import (
     FORMATS,
+    FormatOpt,
     IsolatedOpt,
+    JunitOpt,
+    StrictOpt,
     TimeoutOpt,
     ValidateProtocolOpt,
     emit,
@@ -93,15 +96,9 @@ def conformance(
         list[str] | None,
         typer.Option("--impl", help="Implementation (repeatable; default: every available)."),
     ] = None,
-    fmt: Annotated[
-        str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")
-    ] = "pretty",
-    junit: Annotated[
-        Path | None, typer.Option("--junit", help="Also write JUnit XML here.")
-    ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Count drifted cases as failing.")
-    ] = False,
+    fmt: FormatOpt = "pretty",
+    junit: JunitOpt = None,
+    strict: StrictOpt = False,
     pattern: Annotated[
         str | None, typer.Option("-k", help="Only tests whose area/id contains this.")
     ] = None,

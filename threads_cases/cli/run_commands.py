@@ -23,7 +23,10 @@ LAST_CONFORMANCE = Path(".threads-cases") / "last-conformance.jsonl"
 FORMATS = ("pretty", "json", "github")
 
 
-#: Options shared by `run` and `conformance` (how implementations are driven).
+#: Options shared by `run` and `conformance`.
+FormatOpt = Annotated[str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")]
+JunitOpt = Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.")]
+StrictOpt = Annotated[bool, typer.Option("--strict", help="Count drifted cases as failing.")]
 TimeoutOpt = Annotated[
     float | None,
     typer.Option(
@@ -109,15 +112,9 @@ def run(
             "--impl", help="Implementation to run (repeatable; default: every available)."
         ),
     ] = None,
-    fmt: Annotated[
-        str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")
-    ] = "pretty",
-    junit: Annotated[
-        Path | None, typer.Option("--junit", help="Also write JUnit XML here.")
-    ] = None,
-    strict: Annotated[
-        bool, typer.Option("--strict", help="Count drifted cases as failing.")
-    ] = False,
+    fmt: FormatOpt = "pretty",
+    junit: JunitOpt = None,
+    strict: StrictOpt = False,
     pattern: Annotated[
         str | None, typer.Option("-k", help="Only case names matching (glob or substring).")
     ] = None,
