@@ -184,8 +184,8 @@ import json, os, resource, sys, time
 import threads_cases.importers as imp
 if sys.argv[3] == "ceiling":
     import orjson
-    import threads_cases.importers.common as common, threads_cases.log as log
-    import threads_cases.strictjson as sj
+    import threads_cases.importers.common as common, threads_cases.core.log as log
+    import threads_cases.core.strictjson as sj
     fast = lambda v: orjson.dumps(v, option=orjson.OPT_SORT_KEYS)
     sj.canonical_line = log.canonical_line = common.canonical_line = fast
 base = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss

@@ -55,7 +55,7 @@ def log_100k() -> Path:
 
 
 def bench_reduce(_: argparse.Namespace) -> dict[str, Any]:
-    from threads_cases.log import reduce_log
+    from threads_cases.core.log import reduce_log
 
     p = log_100k()
 
@@ -115,8 +115,8 @@ def bench_memory(args: argparse.Namespace) -> dict[str, Any]:
 
 def make_cases(n: int) -> Path:
     from threads_cases import AgentSpec, CaseExpectation, FakeSandbox, ScriptedModel, Thread
-    from threads_cases.model import text_reply, tool_reply
-    from threads_cases.runtime import Clock
+    from threads_cases.reference.model import text_reply, tool_reply
+    from threads_cases.reference.runtime import Clock
 
     root = WORK / f"cases-{n}"
     if root.exists() and len(list(root.iterdir())) == n:
@@ -147,7 +147,7 @@ def make_cases(n: int) -> Path:
 
 
 def bench_runner(args: argparse.Namespace) -> dict[str, Any]:
-    from threads_cases.runner import run_suite
+    from threads_cases.harness.runner import run_suite
 
     root = make_cases(args.cases)
     t = time.perf_counter()
@@ -166,14 +166,14 @@ def bench_runner(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
-    from threads_cases.driver import DriverImplementation
-    from threads_cases.implementations import PythonImplementation
+    from threads_cases.protocol.driver import DriverImplementation
+    from threads_cases.protocol.implementations import PythonImplementation
 
     case = make_cases(args.cases) / "case-0000"
     msg = {"cmd": "replay", "case": {"path": str(case)}}
     inproc = PythonImplementation()
     drv = DriverImplementation(
-        "threads-py", [sys.executable, "-m", "threads_cases.driver"], dialect="threads-py"
+        "threads-py", [sys.executable, "-m", "threads_cases.protocol.driver"], dialect="threads-py"
     )
     drv.request(msg)  # start-up is paid once per run
     a, b = [], []
@@ -196,8 +196,8 @@ def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
-    from threads_cases.driver import DriverImplementation
-    from threads_cases.registry import ts_driver_path
+    from threads_cases.harness.registry import ts_driver_path
+    from threads_cases.protocol.driver import DriverImplementation
 
     node = shutil.which("node")
     if node is None or not ts_driver_path().is_file():
@@ -205,7 +205,7 @@ def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
     p = str(log_100k())
     py = DriverImplementation(
         "threads-py",
-        [sys.executable, "-m", "threads_cases.driver"],
+        [sys.executable, "-m", "threads_cases.protocol.driver"],
         dialect="threads-py",
         timeout=600,
     )

@@ -12,8 +12,8 @@ import sys
 from pathlib import Path
 
 from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread, ToolSpec
-from threads_cases.agent import BUILTIN_TOOLS
-from threads_cases.model import text_reply, tool_reply
+from threads_cases.reference.agent import BUILTIN_TOOLS
+from threads_cases.reference.model import text_reply, tool_reply
 
 
 def lookup_ticket(inp: dict[str, object]) -> str:

@@ -16,10 +16,10 @@ from pathlib import Path
 from typing import Any
 
 from threads_cases import AgentSpec, run_case
-from threads_cases.agent import ToolContext
-from threads_cases.case import load_case
-from threads_cases.log import read_log
-from threads_cases.reducer import reduce
+from threads_cases.case.directory import load_case
+from threads_cases.core.log import read_log
+from threads_cases.core.reducer import reduce
+from threads_cases.reference.agent import ToolContext
 
 DEFAULT = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "cases" / "reads-notes"
 

@@ -13,12 +13,12 @@ from typing import Any
 
 import pytest
 
-from threads_cases.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
-from threads_cases.case import CaseExpectation
-from threads_cases.model import ScriptedModel, text_reply, tool_reply
-from threads_cases.runtime import Clock
-from threads_cases.sandbox import FakeSandbox
-from threads_cases.thread import Thread
+from threads_cases.case.directory import CaseExpectation
+from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
+from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
+from threads_cases.reference.runtime import Clock
+from threads_cases.reference.sandbox import FakeSandbox
+from threads_cases.reference.thread import Thread
 
 ROOT = Path(__file__).resolve().parent.parent
 CONFORMANCE = ROOT / "spec" / "conformance" / "cases"

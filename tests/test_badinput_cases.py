@@ -43,9 +43,9 @@ from typing import Any
 
 import pytest
 
-from threads_cases.dialects import get_dialect
-from threads_cases.registry import ts_driver_path
-from threads_cases.strictjson import canonical_document, canonical_line
+from threads_cases.core.dialects import get_dialect
+from threads_cases.core.strictjson import canonical_document, canonical_line
+from threads_cases.harness.registry import ts_driver_path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "badinput" / "case"

@@ -20,9 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from threads_cases.errors import CaseError
+from threads_cases.core.errors import CaseError
+from threads_cases.core.log import validate_log
 from threads_cases.importers import import_to_file
-from threads_cases.log import validate_log
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "badinput" / "importers"

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from threads_cases import canonical_line
-from threads_cases.strictjson import MAX_LINE_BYTES
+from threads_cases.core.strictjson import MAX_LINE_BYTES
 
 CORPUS = Path(__file__).resolve().parent / "badinput" / "logs"
 ROOT = Path(__file__).resolve().parent.parent

@@ -6,7 +6,7 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from threads_cases.strictjson import canonical_document, canonical_line, parse
+from threads_cases.core.strictjson import canonical_document, canonical_line, parse
 
 scalars = (
     st.none()

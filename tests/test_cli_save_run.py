@@ -16,8 +16,8 @@ from typing import Any
 import pytest
 from conftest import EXPECT, build_thread
 
-from threads_cases.schemas import validator
-from threads_cases.strictjson import canonical_document, read_json_file
+from threads_cases.core.schemas import validator
+from threads_cases.core.strictjson import canonical_document, read_json_file
 
 CopyCase = Callable[[str], Path]
 

@@ -8,8 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from threads_cases.schemas import validator
-from threads_cases.strictjson import canonical_document, read_json_file
+from threads_cases.core.schemas import validator
+from threads_cases.core.strictjson import canonical_document, read_json_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "spec" / "conformance"
@@ -131,7 +131,7 @@ def test_the_isolated_python_driver_passes_with_protocol_validation(tmp_path: Pa
 def test_implementations_lists_the_builtins_and_configured_ones(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
         "[tool.threads-cases.implementations.mine]\n"
-        f'command = [{json.dumps(sys.executable)}, "-m", "threads_cases.driver"]\n'
+        f'command = [{json.dumps(sys.executable)}, "-m", "threads_cases.protocol.driver"]\n'
         'dialect = "threads-py"\n'
     )
     proc = cli("implementations", cwd=tmp_path)

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from threads_cases import canonical_document, parse_json
-from threads_cases.matchers import (
+from threads_cases.core.matchers import (
     differences,
     find_all,
     match_in_order,
@@ -19,7 +19,7 @@ from threads_cases.matchers import (
     validate_matcher,
     values_equal,
 )
-from threads_cases.schemas import validator
+from threads_cases.core.schemas import validator
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_DIR = ROOT / "spec" / "conformance" / "match"

@@ -12,7 +12,7 @@ import pytest
 
 import threads_cases
 from threads_cases import CaseError, canonical_document, canonical_line, get_dialect, parse_json
-from threads_cases.schemas import validator
+from threads_cases.core.schemas import validator
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_DIR = ROOT / "spec" / "conformance" / "reduce"

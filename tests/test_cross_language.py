@@ -16,13 +16,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from threads_cases.case import load_case, read_case_files
-from threads_cases.dialects import get_dialect
-from threads_cases.driver import DriverImplementation
-from threads_cases.log import read_log
-from threads_cases.matchers import matches
-from threads_cases.registry import ts_driver_path
-from threads_cases.replay import replay_case
+from threads_cases.case.directory import load_case, read_case_files
+from threads_cases.core.dialects import get_dialect
+from threads_cases.core.log import read_log
+from threads_cases.core.matchers import matches
+from threads_cases.harness.registry import ts_driver_path
+from threads_cases.protocol.driver import DriverImplementation
+from threads_cases.reference.replay import replay_case
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "spec" / "conformance" / "cases").iterdir() if p.is_dir())
@@ -40,7 +40,7 @@ def drivers() -> Iterator[dict[str, DriverImplementation]]:
     out = {
         "threads-py": DriverImplementation(
             "threads-py",
-            [sys.executable, "-m", "threads_cases.driver"],
+            [sys.executable, "-m", "threads_cases.protocol.driver"],
             dialect="threads-py",
             validate_protocol=True,
         ),
@@ -162,7 +162,7 @@ def test_python_and_typescript_agree_on_matchers_over_random_values(
 def test_canonical_write_read_write_is_a_fixed_point_in_both_languages(
     drivers: dict[str, DriverImplementation], value: Any
 ) -> None:
-    from threads_cases.strictjson import canonical_document, canonical_line
+    from threads_cases.core.strictjson import canonical_document, canonical_line
 
     line = canonical_line(value).decode("utf-8")
     document = canonical_document(value).decode("utf-8")

@@ -9,15 +9,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from threads_cases.github import (
+from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.harness.github import (
     annotation,
     escape_data,
     escape_property,
     markdown_summary,
     write_github,
 )
-from threads_cases.runner import CaseResult, Check, SuiteResult
-from threads_cases.strictjson import canonical_document, read_json_file
+from threads_cases.harness.runner import CaseResult, Check, SuiteResult
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"

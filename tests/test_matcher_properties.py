@@ -1,4 +1,4 @@
-"""Property tests of the value rules of threads_cases.matchers (spec/matchers.md 3, 5-7)."""
+"""Property tests of the value rules of threads_cases.core.matchers (spec/matchers.md 3, 5-7)."""
 
 from __future__ import annotations
 
@@ -7,14 +7,14 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from threads_cases.matchers import (
+from threads_cases.core.matchers import (
     diff_values,
     differences,
     matches,
     value_matches,
     values_equal,
 )
-from threads_cases.strictjson import MAX_SAFE_INTEGER
+from threads_cases.core.strictjson import MAX_SAFE_INTEGER
 
 SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -1,4 +1,4 @@
-"""Unit tests of threads_cases.matchers (spec/matchers.md)."""
+"""Unit tests of threads_cases.core.matchers (spec/matchers.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from threads_cases import CaseError, canonical_line, read_log
-from threads_cases.matchers import (
+from threads_cases.core.matchers import (
     MATCHER_KEYS,
     Difference,
     diff_values,
@@ -23,7 +23,7 @@ from threads_cases.matchers import (
     value_matches,
     values_equal,
 )
-from threads_cases.schemas import validator
+from threads_cases.core.schemas import validator
 
 ROOT = Path(__file__).resolve().parent.parent
 EVENTS = list(read_log(ROOT / "tests" / "data" / "sample-thread.jsonl"))  # seq 0..8, e0..e8
@@ -129,7 +129,7 @@ def test_refusals_point_below_the_callers_pointer() -> None:
 
 
 def test_matcher_keys_agree_with_the_schema() -> None:
-    from threads_cases.schemas import schema_document
+    from threads_cases.core.schemas import schema_document
 
     doc = schema_document("matcher.schema.json")
     assert set(doc["properties"]) == MATCHER_KEYS

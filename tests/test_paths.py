@@ -20,15 +20,15 @@ from typing import Any
 
 import pytest
 
-from threads_cases.case import check_case_name, load_case
-from threads_cases.errors import CaseError
-from threads_cases.log import check_events, validate_log
-from threads_cases.registry import ts_driver_path
-from threads_cases.replay import replay_case
+from threads_cases.case.directory import check_case_name, load_case
+from threads_cases.core.errors import CaseError
+from threads_cases.core.log import check_events, validate_log
+from threads_cases.core.strictjson import canonical_document, canonical_line
+from threads_cases.harness.registry import ts_driver_path
+from threads_cases.harness.runner import run_case
+from threads_cases.reference.replay import replay_case
+from threads_cases.reference.sandbox import check_path
 from threads_cases.review import validate_case
-from threads_cases.runner import run_case
-from threads_cases.sandbox import check_path
-from threads_cases.strictjson import canonical_document, canonical_line
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"

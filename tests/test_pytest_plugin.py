@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from threads_cases.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import canonical_document, read_json_file
 
 pytest_plugins = ["pytester"]
 

@@ -11,8 +11,8 @@ from hypothesis import strategies as st
 
 import threads_cases
 from threads_cases import CaseError, Reducer, canonical_document, canonical_line, parse_json
-from threads_cases.schemas import validator
-from threads_cases.strictjson import MAX_SAFE_INTEGER
+from threads_cases.core.schemas import validator
+from threads_cases.core.strictjson import MAX_SAFE_INTEGER
 
 SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEX = "0123456789abcdef"

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from threads_cases.strictjson import canonical_document, canonical_line, read_json_file
+from threads_cases.core.strictjson import canonical_document, canonical_line, read_json_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"

@@ -10,11 +10,11 @@ from typing import Any
 import pytest
 from conftest import EXPECT, build_thread
 
-from threads_cases.agent import AgentSpec, ToolContext
-from threads_cases.errors import CaseError
-from threads_cases.replay import check_supply
-from threads_cases.runner import discover, run_case, run_suite
-from threads_cases.strictjson import canonical_document, read_json_file
+from threads_cases.core.errors import CaseError
+from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.harness.runner import discover, run_case, run_suite
+from threads_cases.reference.agent import AgentSpec, ToolContext
+from threads_cases.reference.replay import check_supply
 
 CopyCase = Callable[[str], Path]
 
@@ -181,8 +181,8 @@ def test_format_and_missing_files_are_errors(conformance_case: CopyCase) -> None
 
 def test_a_saved_case_on_the_threads_ts_log_is_read_in_its_dialect(saved_case: Path) -> None:
     # the threads-ts files exist and reduce to the expected state (read by the Python reducer)
-    from threads_cases.dialects import get_dialect
-    from threads_cases.log import reduce_log
+    from threads_cases.core.dialects import get_dialect
+    from threads_cases.core.log import reduce_log
 
     d = get_dialect("threads-ts")
     state = reduce_log(saved_case / "log.threads-ts.jsonl", dialect=d)

@@ -11,19 +11,19 @@ from typing import Any
 import pytest
 from conftest import EXPECT, SYSTEM, WEATHER_CALLS, build_thread, new_thread
 
-from threads_cases import case as case_mod
 from threads_cases._version import __version__
-from threads_cases.agent import ToolResult, ToolSpec
-from threads_cases.case import CaseExpectation
-from threads_cases.dialects import get_dialect
-from threads_cases.errors import CaseError
-from threads_cases.log import read_log
-from threads_cases.model import ScriptedModel, text_reply, tool_reply
-from threads_cases.reducer import reduce
-from threads_cases.sandbox import DirectorySandbox
-from threads_cases.save import save_case
-from threads_cases.strictjson import canonical_document
-from threads_cases.thread import Thread
+from threads_cases.case import directory as case_mod
+from threads_cases.case.directory import CaseExpectation
+from threads_cases.case.save import save_case
+from threads_cases.core.dialects import get_dialect
+from threads_cases.core.errors import CaseError
+from threads_cases.core.log import read_log
+from threads_cases.core.reducer import reduce
+from threads_cases.core.strictjson import canonical_document
+from threads_cases.reference.agent import ToolResult, ToolSpec
+from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
+from threads_cases.reference.sandbox import DirectorySandbox
+from threads_cases.reference.thread import Thread
 
 TS_ENVELOPE = {
     "event_id": "eventId",

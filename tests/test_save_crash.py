@@ -1,4 +1,4 @@
-"""Crash safety of saving a case (threads_cases.case.write_case_dir).
+"""Crash safety of saving a case (threads_cases.case.directory.write_case_dir).
 
 ``THREADS_CASES_CRASH_AT=N`` makes a save SIGKILL its own process at its N-th write step.
 For every N a child process is killed mid-save; afterwards the target directory must hold
@@ -20,9 +20,9 @@ from pathlib import Path
 import pytest
 from conftest import EXPECT, build_thread
 
-from threads_cases import case as case_mod
-from threads_cases.case import CaseExpectation
-from threads_cases.thread import Thread
+from threads_cases.case import directory as case_mod
+from threads_cases.case.directory import CaseExpectation
+from threads_cases.reference.thread import Thread
 
 TESTS = Path(__file__).resolve().parent
 OTHER = CaseExpectation(must=[{"type": "turn_completed"}])  # gives a different case

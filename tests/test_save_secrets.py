@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread, ToolSpec, run_case
-from threads_cases.agent import BUILTIN_TOOLS
-from threads_cases.case import computed_fingerprint, read_case_files
-from threads_cases.model import text_reply, tool_reply
-from threads_cases.runtime import Clock
+from threads_cases.case.directory import computed_fingerprint, read_case_files
+from threads_cases.reference.agent import BUILTIN_TOOLS
+from threads_cases.reference.model import text_reply, tool_reply
+from threads_cases.reference.runtime import Clock
 
 KEY = "sk-ant-api03-" + "Zq9x" * 20  # fabricated, right shape
 AWS = "AKIAIOSFODNN7EXAMPLE"
@@ -99,7 +99,7 @@ def test_an_unknown_mode_is_an_invalid_request(tmp_path: Path) -> None:
 
 
 def test_a_case_over_512_mib_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    import threads_cases.save as save
+    import threads_cases.case.save as save
 
     monkeypatch.setattr(save, "MAX_CASE_BYTES", 1000)  # the rule, without writing 512 MiB
     t, at = _thread()

@@ -1,4 +1,4 @@
-"""Credential detection and stable redaction (threads_cases.secrets)."""
+"""Credential detection and stable redaction (threads_cases.case.secrets)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from threads_cases.secrets import (
+from threads_cases.case.secrets import (
     PATTERNS,
     find_in_value,
     kinds_in,

@@ -1,7 +1,7 @@
 from pathlib import Path
 
 from threads_cases import get_dialect, reduce
-from threads_cases.strictjson import read_json_file
+from threads_cases.core.strictjson import read_json_file
 
 CASE = Path(__file__).parent.parent / "spec" / "conformance" / "cases" / "reads-notes"
 

@@ -26,33 +26,33 @@ from ._version import __version__ as __version__
 
 #: public name -> (module, attribute)
 _EXPORTS: dict[str, tuple[str, str]] = {
-    "AgentSpec": (".agent", "AgentSpec"),
-    "ToolResult": (".agent", "ToolResult"),
-    "ToolSpec": (".agent", "ToolSpec"),
-    "CaseExpectation": (".case", "CaseExpectation"),
-    "Dialect": (".dialects", "Dialect"),
-    "dialect_names": (".dialects", "dialect_names"),
-    "get_dialect": (".dialects", "get_dialect"),
-    "CaseError": (".errors", "CaseError"),
-    "Problem": (".errors", "Problem"),
-    "encode_log": (".log", "encode_log"),
-    "read_log": (".log", "read_log"),
-    "reduce": (".log", "reduce"),
-    "validate_log": (".log", "validate_log"),
-    "ScriptedModel": (".model", "ScriptedModel"),
-    "Reducer": (".reducer", "Reducer"),
-    "initial_state": (".reducer", "initial_state"),
-    "CaseResult": (".runner", "CaseResult"),
-    "SuiteResult": (".runner", "SuiteResult"),
-    "run_case": (".runner", "run_case"),
-    "run_suite": (".runner", "run_suite"),
-    "DirectorySandbox": (".sandbox", "DirectorySandbox"),
-    "FakeSandbox": (".sandbox", "FakeSandbox"),
-    "SaveResult": (".save", "SaveResult"),
-    "canonical_document": (".strictjson", "canonical_document"),
-    "canonical_line": (".strictjson", "canonical_line"),
-    "parse_json": (".strictjson", "parse"),
-    "Thread": (".thread", "Thread"),
+    "AgentSpec": (".reference.agent", "AgentSpec"),
+    "ToolResult": (".reference.agent", "ToolResult"),
+    "ToolSpec": (".reference.agent", "ToolSpec"),
+    "CaseExpectation": (".case.directory", "CaseExpectation"),
+    "Dialect": (".core.dialects", "Dialect"),
+    "dialect_names": (".core.dialects", "dialect_names"),
+    "get_dialect": (".core.dialects", "get_dialect"),
+    "CaseError": (".core.errors", "CaseError"),
+    "Problem": (".core.errors", "Problem"),
+    "encode_log": (".core.log", "encode_log"),
+    "read_log": (".core.log", "read_log"),
+    "reduce": (".core.log", "reduce"),
+    "validate_log": (".core.log", "validate_log"),
+    "ScriptedModel": (".reference.model", "ScriptedModel"),
+    "Reducer": (".core.reducer", "Reducer"),
+    "initial_state": (".core.reducer", "initial_state"),
+    "CaseResult": (".harness.runner", "CaseResult"),
+    "SuiteResult": (".harness.runner", "SuiteResult"),
+    "run_case": (".harness.runner", "run_case"),
+    "run_suite": (".harness.runner", "run_suite"),
+    "DirectorySandbox": (".reference.sandbox", "DirectorySandbox"),
+    "FakeSandbox": (".reference.sandbox", "FakeSandbox"),
+    "SaveResult": (".case.save", "SaveResult"),
+    "canonical_document": (".core.strictjson", "canonical_document"),
+    "canonical_line": (".core.strictjson", "canonical_line"),
+    "parse_json": (".core.strictjson", "parse"),
+    "Thread": (".reference.thread", "Thread"),
 }
 
 __all__ = [
@@ -102,16 +102,16 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:
-    from .agent import AgentSpec, ToolResult, ToolSpec
-    from .case import CaseExpectation
-    from .dialects import Dialect, dialect_names, get_dialect
-    from .errors import CaseError, Problem
-    from .log import encode_log, read_log, reduce, validate_log
-    from .model import ScriptedModel
-    from .reducer import Reducer, initial_state
-    from .runner import CaseResult, SuiteResult, run_case, run_suite
-    from .sandbox import DirectorySandbox, FakeSandbox
-    from .save import SaveResult
-    from .strictjson import canonical_document, canonical_line
-    from .strictjson import parse as parse_json
-    from .thread import Thread
+    from .case.directory import CaseExpectation
+    from .case.save import SaveResult
+    from .core.dialects import Dialect, dialect_names, get_dialect
+    from .core.errors import CaseError, Problem
+    from .core.log import encode_log, read_log, reduce, validate_log
+    from .core.reducer import Reducer, initial_state
+    from .core.strictjson import canonical_document, canonical_line
+    from .core.strictjson import parse as parse_json
+    from .harness.runner import CaseResult, SuiteResult, run_case, run_suite
+    from .reference.agent import AgentSpec, ToolResult, ToolSpec
+    from .reference.model import ScriptedModel
+    from .reference.sandbox import DirectorySandbox, FakeSandbox
+    from .reference.thread import Thread

@@ -31,9 +31,9 @@ def cases(directory: str | Path, *, marks: Any = ()) -> list[Any]:
     there, from the folder of the test file calling ``cases``. Raises ``ValueError`` when
     no folder is found (so a typo fails collection instead of silently running nothing).
     """
-    from threads_cases.case import load_case
-    from threads_cases.errors import CaseError
-    from threads_cases.runner import discover
+    from threads_cases.case.directory import load_case
+    from threads_cases.core.errors import CaseError
+    from threads_cases.harness.runner import discover
 
     base = Path(directory)
     if not base.is_absolute() and not base.exists():

@@ -18,12 +18,12 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from threads_cases.agent import BUILTIN_TOOLS, AgentSpec, ToolResult, ToolSpec  # noqa: E402
-from threads_cases.case import CaseExpectation  # noqa: E402
-from threads_cases.model import ScriptedModel, text_reply, tool_reply  # noqa: E402
-from threads_cases.runtime import Clock  # noqa: E402
-from threads_cases.sandbox import FakeSandbox  # noqa: E402
-from threads_cases.thread import Thread  # noqa: E402
+from threads_cases.case.directory import CaseExpectation  # noqa: E402
+from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolResult, ToolSpec  # noqa: E402
+from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply  # noqa: E402
+from threads_cases.reference.runtime import Clock  # noqa: E402
+from threads_cases.reference.sandbox import FakeSandbox  # noqa: E402
+from threads_cases.reference.thread import Thread  # noqa: E402
 
 OUT = ROOT / "spec" / "conformance" / "cases"
 START_MS = 1_795_982_400_000  # 2026-11-29T19:20:00.000Z

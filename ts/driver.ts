@@ -1,4 +1,4 @@
 /** `node ts/dist/driver.js`: the threads-ts driver (see src/driver.ts). */
-import { serve } from "./src/driver.js";
+import { serve } from "./src/protocol/driver.js";
 
 serve();

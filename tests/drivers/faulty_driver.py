@@ -2,8 +2,8 @@
 
     python faulty_driver.py MODE
 
-Serves the real Python implementation (threads_cases.driver.serve semantics), except (replay
-requests are counted across restarts in ./.faulty-replays, so a restarted driver behaves):
+Serves the real Python implementation (threads_cases.protocol.driver.serve semantics), except
+(replay requests are counted across restarts in ./.faulty-replays, so a restarted driver behaves):
   crash-start   exits with status 3 before reading anything
   crash-mid     exits with status 1 on the 2nd replay request
   hang          never answers the 1st replay request
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import orjson
 
-from threads_cases.errors import CaseError
-from threads_cases.implementations import handle_request
+from threads_cases.core.errors import CaseError
+from threads_cases.protocol.implementations import handle_request
 
 MODE = sys.argv[1]
 

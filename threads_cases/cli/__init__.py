@@ -1,7 +1,7 @@
 """The ``threads-cases`` command line: a thin layer over the library API.
 
 Each command module registers its commands on :data:`app`; :func:`main` runs it and turns a
-:class:`~threads_cases.errors.CaseError` into ``error[code]: location: message`` plus a hint on
+:class:`~threads_cases.core.errors.CaseError` into ``error[code]: location: message`` plus a hint on
 stderr and the exit status of the code, never a traceback.
 """
 

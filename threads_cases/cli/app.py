@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 
 from .. import __version__
-from ..errors import CaseError
-from ..strictjson import canonical_document
+from ..core.errors import CaseError
+from ..core.strictjson import canonical_document
 
 app = typer.Typer(
     name="threads-cases",

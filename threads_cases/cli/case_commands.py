@@ -8,11 +8,11 @@ from typing import Annotated, Any
 
 import typer
 
-from ..case import CaseExpectation
-from ..dialects import CANONICAL
-from ..errors import CaseError
-from ..strictjson import parse
-from ..thread import Thread
+from ..case.directory import CaseExpectation
+from ..core.dialects import CANONICAL
+from ..core.errors import CaseError
+from ..core.strictjson import parse
+from ..reference.thread import Thread
 from .app import app, fail, print_json
 
 REDACTED_WARNING = (
@@ -125,7 +125,7 @@ def save(
             source, artifacts=artifacts, dialect=CANONICAL if from_format is not None else dialect
         )
         if turn is not None or draft:
-            from ..turns import draft_matchers, fork_point, list_turns
+            from ..case.turns import draft_matchers, fork_point, list_turns
 
             events = thread.events
             if turn is None:
@@ -165,7 +165,7 @@ def save(
             secrets="redact" if redact else "allow" if allow_secrets else "refuse",
         )
     except CaseError as err:
-        from ..save import SaveError, SaveResult
+        from ..case.save import SaveError, SaveResult
 
         result = SaveResult(False, error=SaveError(err.code, str(err), err.hint))
     if not result.ok:

@@ -11,10 +11,10 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..conformance import AREAS, area_of, diff_reports, run_conformance
-from ..errors import CaseError
-from ..report import MARKS, read_report, render_failure
-from ..runner import SuiteResult
+from ..core.errors import CaseError
+from ..harness.conformance import AREAS, area_of, diff_reports, run_conformance
+from ..harness.report import MARKS, read_report, render_failure
+from ..harness.runner import SuiteResult
 from .app import app, print_json, stderr, stdout
 from .run_commands import (
     FORMATS,
@@ -138,7 +138,7 @@ def conformance(
         raise refuse(
             CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty"
         )
-    from ..registry import available_implementations, resolve_implementations
+    from ..harness.registry import available_implementations, resolve_implementations
 
     try:
         areas = area or list(AREAS)
@@ -173,7 +173,7 @@ def conformance(
 @app.command()
 def implementations() -> None:
     """List every implementation, the version its hello reports, and its dialect."""
-    from ..registry import available_implementations, open_implementation
+    from ..harness.registry import available_implementations, open_implementation
 
     table = Table("implementation", "version", "language", "dialect", "status", header_style="bold")
     for name in available_implementations():

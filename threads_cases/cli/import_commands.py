@@ -15,11 +15,11 @@ from typing import Annotated, Any
 
 import typer
 
-from ..dialects import CANONICAL
-from ..errors import CaseError
+from ..case.turns import draft_matchers, list_turns
+from ..core.dialects import CANONICAL
+from ..core.errors import CaseError
+from ..core.log import read_log
 from ..importers import FORMATS, Stats, import_to_file
-from ..log import read_log
-from ..turns import draft_matchers, list_turns
 from .app import app, fail, print_json, wants_json
 
 

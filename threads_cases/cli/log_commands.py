@@ -8,9 +8,9 @@ from typing import Annotated, Any
 import typer
 from rich.json import JSON
 
-from ..dialects import CANONICAL, get_dialect
-from ..errors import CaseError
-from ..log import reduce_log, validate_log
+from ..core.dialects import CANONICAL, get_dialect
+from ..core.errors import CaseError
+from ..core.log import reduce_log, validate_log
 from .app import app, fail, print_json, stdout, wants_json
 
 DialectOpt = Annotated[
@@ -63,8 +63,8 @@ def validate(
     fingerprint (threads_cases.review.validate_case). With --format json one path prints
     {"file" or "case", "valid", "problems"}; several print {"valid", "results": [...]}.
     """
+    from ..harness.runner import discover
     from ..review import validate_case
-    from ..runner import discover
 
     if fmt not in (None, "json", "pretty"):
         raise fail(CaseError("invalid_request", f"--format must be json or pretty, not {fmt!r}"))

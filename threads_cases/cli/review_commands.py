@@ -17,7 +17,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..errors import CaseError
+from ..core.errors import CaseError
 from ..review import (
     VALUES_WARNING,
     Change,
@@ -301,7 +301,7 @@ def list_cases(
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "pretty",
 ) -> None:
     """List the cases found: name, implementations, portable, fingerprint, size in bytes."""
-    from ..runner import discover
+    from ..harness.runner import discover
 
     _check_format(fmt)
     root = path or Path(".")
@@ -357,7 +357,7 @@ def stale(
 ) -> None:
     """List the cases whose recorded replies or stubs the last run never used
     (reply_unused, stub_unused), to trim them."""
-    from ..report import read_report
+    from ..harness.report import read_report
 
     _check_format(fmt)
     if path is not None and not path.exists():

@@ -10,11 +10,11 @@ from typing import Annotated, Any
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
-from ..errors import CaseError
-from ..report import junit_xml, print_suite, read_report, report_lines, write_jsonl
-from ..runner import SuiteResult, run_suite
-from ..schemas import schema_document
-from ..strictjson import canonical_line, read_json_file
+from ..core.errors import CaseError
+from ..core.schemas import schema_document
+from ..core.strictjson import canonical_line, read_json_file
+from ..harness.report import junit_xml, print_suite, read_report, report_lines, write_jsonl
+from ..harness.runner import SuiteResult, run_suite
 from .app import app, print_json, render_error, stderr, stdout
 
 LAST_REPORT = Path(".threads-cases") / "last-report.jsonl"
@@ -65,7 +65,7 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
     elif fmt == "none":
         pass
     elif fmt == "github":
-        from ..github import write_github
+        from ..harness.github import write_github
 
         write_github(suite, title)
     else:
@@ -93,7 +93,7 @@ def last_failed_pairs() -> set[tuple[str, str]] | None:
 
 
 def load_supply(path: Path | None) -> dict[str, Any] | None:
-    from ..replay import check_supply
+    from ..reference.replay import check_supply
 
     if path is None:
         return None
@@ -150,7 +150,7 @@ def run(
         raise refuse(
             CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty"
         )
-    from ..registry import available_implementations, resolve_implementations
+    from ..harness.registry import available_implementations, resolve_implementations
 
     try:
         supplied = load_supply(supply)

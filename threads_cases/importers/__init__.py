@@ -13,8 +13,8 @@ The turn mapping shared by both is in :mod:`.common`; each module's docstring li
 source lines become which events, which are kept as ``x_`` extension events, and which are
 dropped.
 
-The log written is canonical (``threads_cases.log.encode_log``), every event checked with
-``threads_cases.log.check_events`` and the reducer on the way. Its thread_started is::
+The log written is canonical (``threads_cases.core.log.encode_log``), every event checked with
+``threads_cases.core.log.check_events`` and the reducer on the way. Its thread_started is::
 
     {"agent": {"name": "claude-code" | "codex", "model": <first model seen>, "system": "",
                "tools": [{"name", "description": "", "input_schema": {"type": "object"},
@@ -35,8 +35,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..errors import CaseError
-from ..log import encode_log
+from ..core.errors import CaseError
+from ..core.log import encode_log
 from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
 from .common import Emitter, Extra, Stats, Turn

@@ -57,8 +57,8 @@ from typing import Any
 
 import orjson
 
-from ..errors import CaseError
-from ..strictjson import parse
+from ..core.errors import CaseError
+from ..core.strictjson import parse
 from .common import (
     WRONG_FORMAT_HINT,
     Extra,

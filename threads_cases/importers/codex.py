@@ -55,8 +55,8 @@ from typing import Any
 
 import orjson
 
-from ..errors import CaseError
-from ..strictjson import parse
+from ..core.errors import CaseError
+from ..core.strictjson import parse
 from .common import (
     PLACEHOLDER_PROMPT,
     WRONG_FORMAT_HINT,

@@ -11,7 +11,8 @@ The :class:`Emitter` numbers events (``seq`` 0..), derives their ``event_id`` fr
 source (``<line uuid or L<line>>.<suffix>``), clamps ``ts`` so it never goes backwards,
 computes ``request_sha256`` for every ``model_requested`` from the state at that point
 (incrementally: the sealed messages are hashed once, so the cost is linear), and checks every
-event with :func:`threads_cases.log.check_events` and the :class:`~threads_cases.reducer.Reducer`
+event with :func:`threads_cases.core.log.check_events` and the
+:class:`~threads_cases.core.reducer.Reducer`
 before handing it on. The reducer keeps only the unsealed tail of the conversation, so memory
 follows the largest turn rather than the whole transcript.
 
@@ -45,11 +46,11 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from ..errors import CaseError
-from ..log import check_events
-from ..reducer import Reducer
-from ..runtime import ACTOR, format_ts
-from ..strictjson import canonical_line
+from ..core.errors import CaseError
+from ..core.log import check_events
+from ..core.reducer import Reducer
+from ..core.strictjson import canonical_line
+from ..reference.runtime import ACTOR, format_ts
 
 IMPORT_HINT = (
     "fix or remove the line, or pass --skip-invalid to import the rest "

@@ -6,8 +6,8 @@
  * driver protocol (spec/driver-protocol.md).
  */
 
-export { CaseError, EXIT_STATUS, REASON_HINTS, pointerJoin } from "./errors.js";
-export type { CaseErrorOptions, Location, ReasonCode } from "./errors.js";
+export { CaseError, EXIT_STATUS, REASON_HINTS, pointerJoin } from "./core/errors.js";
+export type { CaseErrorOptions, Location, ReasonCode } from "./core/errors.js";
 export {
   MAX_DEPTH,
   MAX_LINE_BYTES,
@@ -18,18 +18,18 @@ export {
   parse as parseJson,
   parseString,
   readJsonFile,
-} from "./strictjson.js";
-export type { JsonObject, JsonValue, LineItem, LineOptions, LineSource, ParseOptions } from "./strictjson.js";
-export { canonicalDocument, canonicalJsonl, canonicalLine } from "./canonical.js";
-export { CANONICAL, Dialect, dialectNames, getDialect, resolveDialect } from "./dialects.js";
-export type { DialectLike } from "./dialects.js";
-export { schemaProblems, validator } from "./schemas.js";
-export type { SchemaProblem } from "./schemas.js";
-export { LogChecker, checkEvents, encodeLog, readLog, reduce, reduceEvents, reduceLog } from "./log.js";
-export type { ReadOptions } from "./log.js";
-export { RESTORED_KEYS, Reducer, deepCopy, initialState, reduceEnvelopes } from "./reducer.js";
-export type { Artifact, Envelope, Message, ReducerOptions, State, Status, Turn } from "./reducer.js";
-export { conformanceDir, schemasDir, specDir } from "./resources.js";
+} from "./core/strictjson.js";
+export type { JsonObject, JsonValue, LineItem, LineOptions, LineSource, ParseOptions } from "./core/strictjson.js";
+export { canonicalDocument, canonicalJsonl, canonicalLine } from "./core/canonical.js";
+export { CANONICAL, Dialect, dialectNames, getDialect, resolveDialect } from "./core/dialects.js";
+export type { DialectLike } from "./core/dialects.js";
+export { schemaProblems, validator } from "./core/schemas.js";
+export type { SchemaProblem } from "./core/schemas.js";
+export { LogChecker, checkEvents, encodeLog, readLog, reduce, reduceEvents, reduceLog } from "./core/log.js";
+export type { ReadOptions } from "./core/log.js";
+export { RESTORED_KEYS, Reducer, deepCopy, initialState, reduceEnvelopes } from "./core/reducer.js";
+export type { Artifact, Envelope, Message, ReducerOptions, State, Status, Turn } from "./core/reducer.js";
+export { conformanceDir, schemasDir, specDir } from "./core/resources.js";
 export {
   ENVELOPE_KEYS,
   MATCHER_KEYS,
@@ -44,22 +44,22 @@ export {
   validateMatcher,
   valueMatches,
   valuesEqual,
-} from "./matchers.js";
-export type { Difference, EventLike, Matcher } from "./matchers.js";
-export { AgentSpec, BUILTIN_TOOLS, BadInput, ToolResult } from "./agent.js";
-export type { ExternalHandler, SandboxHandler, ToolContext, ToolEffect, ToolKind, ToolOutput, ToolSpec } from "./agent.js";
-export { ScriptedModel, StopError, normalizeReply, requestSha256, textReply, toolReply } from "./model.js";
-export type { Model, Reply, Usage } from "./model.js";
-export { DirectorySandbox, FakeSandbox, FileMissing, checkPath, isDeviceName, sha256Hex } from "./sandbox.js";
-export type { SandboxProvider } from "./sandbox.js";
-export { ACTOR, ArtifactStore, Clock, Recorder, STEP_LIMIT, blockEgress, buildRequest, formatTs, parseTs, runTurn } from "./runtime.js";
-export type { TurnOutcome } from "./runtime.js";
-export { CASE_FORMAT, Case, DEFAULT_IMPLEMENTATIONS, checkCaseName, fingerprint, finishCaseFiles, loadCase, readCaseFiles, writeCaseDir } from "./case.js";
-export type { CaseExpectation, WriteOutcome } from "./case.js";
-export { StubBook, checkSupply, replayCase, restoreSandbox } from "./replay.js";
-export type { ReplayOptions, ReplayResult, ReplayStop } from "./replay.js";
-export { buildCaseFiles, checkExpectation, checkImplementations, saveCase } from "./save.js";
-export type { BuildCaseOptions, SaveResult, SavedCase } from "./save.js";
-export { Thread } from "./thread.js";
-export { handleRequest, serve } from "./driver.js";
-export { version } from "./version.js";
+} from "./core/matchers.js";
+export type { Difference, EventLike, Matcher } from "./core/matchers.js";
+export { AgentSpec, BUILTIN_TOOLS, BadInput, ToolResult } from "./reference/agent.js";
+export type { ExternalHandler, SandboxHandler, ToolContext, ToolEffect, ToolKind, ToolOutput, ToolSpec } from "./reference/agent.js";
+export { ScriptedModel, StopError, normalizeReply, requestSha256, textReply, toolReply } from "./reference/model.js";
+export type { Model, Reply, Usage } from "./reference/model.js";
+export { DirectorySandbox, FakeSandbox, FileMissing, checkPath, isDeviceName, sha256Hex } from "./reference/sandbox.js";
+export type { SandboxProvider } from "./reference/sandbox.js";
+export { ACTOR, ArtifactStore, Clock, Recorder, STEP_LIMIT, blockEgress, buildRequest, formatTs, parseTs, runTurn } from "./reference/runtime.js";
+export type { TurnOutcome } from "./reference/runtime.js";
+export { CASE_FORMAT, Case, DEFAULT_IMPLEMENTATIONS, checkCaseName, fingerprint, finishCaseFiles, loadCase, readCaseFiles, writeCaseDir } from "./case/case.js";
+export type { CaseExpectation, WriteOutcome } from "./case/case.js";
+export { StubBook, checkSupply, replayCase, restoreSandbox } from "./reference/replay.js";
+export type { ReplayOptions, ReplayResult, ReplayStop } from "./reference/replay.js";
+export { buildCaseFiles, checkExpectation, checkImplementations, saveCase } from "./case/save.js";
+export type { BuildCaseOptions, SaveResult, SavedCase } from "./case/save.js";
+export { Thread } from "./reference/thread.js";
+export { handleRequest, serve } from "./protocol/driver.js";
+export { version } from "./core/version.js";

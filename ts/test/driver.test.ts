@@ -7,9 +7,9 @@ import { basename, dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { loadCase, readCaseFiles } from "../src/case.js";
+import { loadCase, readCaseFiles } from "../src/case/case.js";
 import { canonicalLine, getDialect, readLog, validator, type JsonObject, type JsonValue } from "../src/index.js";
-import { replayCase } from "../src/replay.js";
+import { replayCase } from "../src/reference/replay.js";
 import { conformanceCases } from "./helpers.js";
 
 const DIST = dirname(dirname(fileURLToPath(import.meta.url))); // ts/dist
@@ -142,8 +142,8 @@ describe("driver", () => {
     assert.equal(byId(19), undefined);
   });
 
-  test("dist/src/driver.js serves too, and end of input exits 0", async () => {
-    const { answers, status } = await talk([req({ id: 7, cmd: "hello", protocol: 1 })], join(DIST, "src", "driver.js"));
+  test("dist/src/protocol/driver.js serves too, and end of input exits 0", async () => {
+    const { answers, status } = await talk([req({ id: 7, cmd: "hello", protocol: 1 })], join(DIST, "src", "protocol", "driver.js"));
     assert.equal(status, 0);
     assert.equal(answers.length, 1);
     assert.equal(answers[0]?.["ok"], true);

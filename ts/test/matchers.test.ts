@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 
 import { CaseError, conformanceDir, parse, parseString, type JsonObject } from "../src/index.js";
-import { differences, explain, findAll, matchInOrder, matches, nearest, validateMatcher, valuesEqual } from "../src/matchers.js";
+import { differences, explain, findAll, matchInOrder, matches, nearest, validateMatcher, valuesEqual } from "../src/core/matchers.js";
 
 const dir = join(conformanceDir(), "match");
 const files = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();

@@ -12,13 +12,13 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { after, describe, test } from "node:test";
 
-import { AgentSpec, BUILTIN_TOOLS, type ToolSpec } from "../src/agent.js";
-import { loadCase, readCaseFiles } from "../src/case.js";
+import { AgentSpec, BUILTIN_TOOLS, type ToolSpec } from "../src/reference/agent.js";
+import { loadCase, readCaseFiles } from "../src/case/case.js";
 import { CaseError, parse, readLog, type JsonObject } from "../src/index.js";
-import { findAll, matchInOrder } from "../src/matchers.js";
-import { ArtifactStore, blockEgress } from "../src/runtime.js";
-import { replayCase } from "../src/replay.js";
-import { buildCaseFiles, checkExpectation } from "../src/save.js";
+import { findAll, matchInOrder } from "../src/core/matchers.js";
+import { ArtifactStore, blockEgress } from "../src/reference/runtime.js";
+import { replayCase } from "../src/reference/replay.js";
+import { buildCaseFiles, checkExpectation } from "../src/case/save.js";
 import { conformanceCases } from "./helpers.js";
 
 const cases = conformanceCases();

@@ -6,14 +6,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 
-import { AgentSpec, BUILTIN_TOOLS, type ExternalHandler, type ToolSpec } from "../src/agent.js";
+import { AgentSpec, BUILTIN_TOOLS, type ExternalHandler, type ToolSpec } from "../src/reference/agent.js";
 import type { JsonObject } from "../src/index.js";
-import { readCaseFiles } from "../src/case.js";
-import { ScriptedModel, textReply, toolReply } from "../src/model.js";
-import { replayCase } from "../src/replay.js";
-import { Clock } from "../src/runtime.js";
-import { DirectorySandbox, FakeSandbox } from "../src/sandbox.js";
-import { Thread } from "../src/thread.js";
+import { readCaseFiles } from "../src/case/case.js";
+import { ScriptedModel, textReply, toolReply } from "../src/reference/model.js";
+import { replayCase } from "../src/reference/replay.js";
+import { Clock } from "../src/reference/runtime.js";
+import { DirectorySandbox, FakeSandbox } from "../src/reference/sandbox.js";
+import { Thread } from "../src/reference/thread.js";
 
 const work = mkdtempSync(join(tmpdir(), "threads-cases-save-"));
 after(() => rmSync(work, { recursive: true, force: true }));

@@ -1,0 +1,392 @@
+"""Saving a turn as a case (spec/case-format.md, section 3): ``save_case`` and its refusals.
+
+The case is the log up to and including the fork point ``at``, the next user input after it
+and the turn that input started. A refusal never raises: it comes back as
+``SaveResult(ok=False, error=SaveError(code, message))`` with one of the codes
+``invalid_request``, ``event_not_found``, ``no_turn_after_fork``, ``turn_incomplete``,
+``egress_policy_unsupported``, ``case_exists``, ``log_invalid``, ``unsafe_value``,
+``secret_detected``, ``case_too_large``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .._version import __version__
+from ..core.dialects import get_dialect
+from ..core.errors import CaseError
+from ..core.log import encode_log
+from ..core.reducer import Reducer
+from ..core.strictjson import canonical_document
+from ..reference.runtime import ArtifactStore
+from ..reference.sandbox import SandboxProvider
+from .directory import (
+    CASE_FORMAT,
+    DEFAULT_IMPLEMENTATIONS,
+    CaseExpectation,
+    check_case_name,
+    finish_case_files,
+    write_case_dir,
+)
+
+TERMINAL = ("turn_completed", "turn_failed")
+MAX_CASE_BYTES = 512 * 1024 * 1024
+SECRETS_MODES = ("refuse", "redact", "allow")
+
+
+@dataclass(frozen=True)
+class SavedCase:
+    """Where a case was saved: ``path``, ``portable``, ``fingerprint`` ("sha256:<hex>") and
+    ``outcome`` ("created", "unchanged" or "replaced")."""
+
+    path: Path
+    portable: bool
+    fingerprint: str
+    outcome: str = "created"
+
+
+@dataclass(frozen=True)
+class SaveError:
+    """A refusal: ``code`` (a reason code), ``message`` (one sentence, never a secret value)
+    and ``hint`` (one line saying what to do)."""
+
+    code: str
+    message: str
+    hint: str = ""
+
+
+@dataclass(frozen=True)
+class SaveResult:
+    """``ok`` and either ``value`` (:class:`SavedCase`) or ``error`` (:class:`SaveError`)."""
+
+    ok: bool
+    value: SavedCase | None = None
+    error: SaveError | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.ok and self.value is not None:
+            return {
+                "ok": True,
+                "path": str(self.value.path),
+                "portable": self.value.portable,
+                "fingerprint": self.value.fingerprint,
+                "outcome": self.value.outcome,
+            }
+        assert self.error is not None
+        return {"ok": False, "code": self.error.code, "message": self.error.message}
+
+
+def _expectation(expect: Any) -> CaseExpectation:
+    from ..core.matchers import validate_matcher
+
+    if expect is None:
+        return CaseExpectation()
+    if isinstance(expect, dict):
+        expect = CaseExpectation(list(expect.get("must", [])), list(expect.get("expect", [])))
+    if not isinstance(expect, CaseExpectation):
+        raise CaseError(
+            "invalid_request", "expect must be a CaseExpectation(must=[...], expect=[...])"
+        )
+    must = [validate_matcher(m, pointer=f"/must/{i}") for i, m in enumerate(expect.must)]
+    exp = [validate_matcher(m, pointer=f"/expect/{i}") for i, m in enumerate(expect.expect)]
+    return CaseExpectation(must, exp)
+
+
+def _implementations(implementations: Any) -> list[str]:
+    """The case's implementations: a non-empty list of distinct dialect names (case.json
+    requires minItems 1 and uniqueItems; a case without them could never be loaded)."""
+    if isinstance(implementations, str) or not isinstance(implementations, Sequence):
+        raise CaseError("invalid_request", "implementations must be a list of names")
+    impls = list(implementations)
+    if not impls:
+        raise CaseError("invalid_request", "implementations must name at least one implementation")
+    if len(set(impls)) != len(impls):
+        raise CaseError("invalid_request", f"implementations {impls} repeat a name")
+    for impl in impls:
+        if not isinstance(impl, str):
+            raise CaseError("invalid_request", f"implementation {impl!r} is not a name")
+        get_dialect(impl)
+    return impls
+
+
+def _split_turn(events: Sequence[dict[str, Any]], at: str) -> tuple[int, list[dict[str, Any]]]:
+    """Index of ``at`` and the turn events after it (user_message .. terminal event)."""
+    idx = next((i for i, e in enumerate(events) if e["event_id"] == at), None)
+    if idx is None:
+        raise CaseError("event_not_found", f"event {at!r} is not in the log")
+    rest = [e for e in events[idx + 1 :] if not e["type"].startswith("x_")]
+    if not rest or rest[0]["type"] != "user_message":
+        what = f"the next event is {rest[0]['type']}" if rest else "the log ends there"
+        raise CaseError("no_turn_after_fork", f"no user input follows {at!r}: {what}")
+    turn: list[dict[str, Any]] = [rest[0]]
+    turn_id = None
+    for e in rest[1:]:
+        if turn_id is None:
+            if e["type"] != "turn_started":
+                raise CaseError(
+                    "turn_incomplete",
+                    f"the user input after {at!r} starts no turn (next: {e['type']})",
+                )
+            turn_id = e["data"]["turn_id"]
+        turn.append(e)
+        if e["type"] in TERMINAL and e["data"].get("turn_id") == turn_id:
+            return idx, turn
+    raise CaseError(
+        "turn_incomplete", f"the turn after {at!r} has no turn_completed or turn_failed"
+    )
+
+
+def _recorded(turn: list[dict[str, Any]], agent: dict[str, Any] | None) -> dict[str, Any]:
+    """model.json replies, stubs.json calls and sandbox.json reads of a turn."""
+    replies, calls, reads = [], [], []
+    last_sha = None
+    external = {t["name"] for t in (agent or {}).get("tools", []) if t["kind"] == "external"}
+    called: dict[str, dict[str, Any]] = {}
+    written: set[str] = set()
+    seen_reads: set[tuple[str, str]] = set()
+    for e in turn:
+        t, d = e["type"], e["data"]
+        if t == "model_requested":
+            last_sha = d["request_sha256"]
+        elif t == "model_responded":
+            replies.append(
+                {
+                    "request_sha256": last_sha or "0" * 64,
+                    "message": d["message"],
+                    "stop_reason": d["stop_reason"],
+                    "usage": d["usage"],
+                }
+            )
+        elif t == "tool_called":
+            called[d["tool_use_id"]] = d
+        elif t == "tool_result":
+            call = called.get(d["tool_use_id"])
+            if call is not None and call["kind"] == "external" and call["name"] in external:
+                calls.append(
+                    {
+                        "tool": call["name"],
+                        "input": call["input"],
+                        "result": {"content": d["content"], "is_error": d["is_error"]},
+                    }
+                )
+        elif t == "sandbox_wrote":
+            written.add(d["path"])
+        elif t == "sandbox_read" and d["path"] not in written:
+            key = (d["path"], d["sha256"])
+            if key not in seen_reads:
+                seen_reads.add(key)
+                reads.append({"path": d["path"], "sha256": d["sha256"], "artifact": d["artifact"]})
+    return {"replies": replies, "calls": calls, "reads": reads}
+
+
+def _artifact_ids(events: Sequence[dict[str, Any]], reads: list[dict[str, Any]]) -> set[str]:
+    ids = {r["artifact"] for r in reads if r["artifact"]}
+    for e in events:
+        d = e["data"]
+        if e["type"] == "artifact_added":
+            ids.add(d["artifact_id"])
+        elif e["type"] in ("sandbox_read", "sandbox_wrote") and d.get("artifact"):
+            ids.add(d["artifact"])
+    return ids
+
+
+def build_case_files(
+    *,
+    events: Sequence[dict[str, Any]],
+    name: str,
+    expect: CaseExpectation,
+    at: str,
+    external_effects: str,
+    portable: bool,
+    store: ArtifactStore,
+    implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
+) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Every file of a case, as canonical bytes, and its case.json (spec/case-format.md).
+
+    ``events`` are canonical envelopes (already checked). Raises ``CaseError`` with the
+    refusal codes of this module.
+    """
+    from ..core.matchers import explain, find_all
+
+    idx, turn = _split_turn(events, at)
+    end = turn[-1]
+    if end["type"] == "turn_failed" and end["data"]["error"].get("code") == "unsafe_value":
+        # the runtime stopped the turn on a value a log cannot hold: the recording is
+        # missing that value, so the case could never replay the turn
+        raise CaseError(
+            "unsafe_value",
+            f"the turn after {at!r} stopped on a value that cannot "
+            f"be recorded: {end['data']['error'].get('message', '')}",
+        )
+    prefix = list(events[: idx + 1])
+    reducer = Reducer()
+    for e in prefix:
+        reducer.apply(e)
+    state = reducer.state
+    if state["pending_tool_calls"]:
+        raise CaseError(
+            "turn_incomplete", f"tool calls are in flight at {at!r}: {state['pending_tool_calls']}"
+        )
+    rec = _recorded(turn, state["agent"])
+    if external_effects == "forbid" and rec["calls"]:
+        names = sorted({c["tool"] for c in rec["calls"]})
+        raise CaseError(
+            "invalid_request",
+            f"external_effects is 'forbid' but the turn called external tools: {names}",
+        )
+    hits = find_all(expect.must, turn)
+    for i, hit in enumerate(hits):
+        if hit is None:
+            raise CaseError(
+                "invalid_request", f"must[{i}] cannot pass: {explain(expect.must[i], turn)}"
+            )
+    files: dict[str, bytes] = {}
+    for impl in implementations:
+        d = get_dialect(impl)
+        files[f"log.{impl}.jsonl"] = encode_log(prefix, dialect=d)
+        files[f"expected.{impl}.json"] = canonical_document(d.encode_state(state))
+    files["model.json"] = canonical_document({"format": CASE_FORMAT, "replies": rec["replies"]})
+    files["stubs.json"] = canonical_document({"format": CASE_FORMAT, "calls": rec["calls"]})
+    files["sandbox.json"] = canonical_document({"format": CASE_FORMAT, "reads": rec["reads"]})
+    for aid in sorted(_artifact_ids(prefix, rec["reads"])):
+        data = store.get(aid)
+        if data is None:
+            raise CaseError(
+                "invalid_request",
+                f"artifact {aid} referred to by the log is not available",
+                hint="pass the folder holding the artifacts with --artifacts DIR",
+            )
+        files[f"artifacts/{aid.removeprefix('sha256:')}"] = data
+    agent = state["agent"] or {"name": "", "model": "", "system": "", "tools": []}
+    meta = {
+        "format": CASE_FORMAT,
+        "name": name,
+        "input": turn[0]["data"]["content"],
+        "expect": expect.to_json(),
+        "at": at,
+        "external_effects": external_effects,
+        "implementations": list(implementations),
+        "portable": portable,
+        "agent": {
+            "name": agent["name"],
+            "model": agent["model"],
+            "system_sha256": hashlib.sha256(agent["system"].encode("utf-8")).hexdigest(),
+            "tools": [
+                {"name": t["name"], "kind": t["kind"], "effect": t["effect"]}
+                for t in agent["tools"]
+            ],
+        },
+        "created_with": {"tool": "threads-cases", "version": __version__},
+    }
+    files = finish_case_files(meta, files)
+    from ..core.strictjson import parse
+
+    return files, parse(files["case.json"])
+
+
+def _refuse_secrets(files: dict[str, bytes]) -> None:
+    from .secrets import scan_files
+
+    found = scan_files(files)
+    if found:
+        where = "; ".join(f"{f.kind} at {f.where()}" for f in found[:5])
+        more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
+        raise CaseError(
+            "secret_detected",
+            f"values that look like credentials: {where}{more}",
+            hint="pass --redact to replace them with stable placeholders, or --allow-secrets "
+            "to save them knowingly",
+        )
+
+
+def save_case(
+    events: Sequence[dict[str, Any]],
+    *,
+    sandbox: SandboxProvider,
+    store: ArtifactStore,
+    name: str,
+    expect: CaseExpectation | dict[str, Any] | None,
+    at: str,
+    dir: str | os.PathLike[str],
+    external_effects: str = "stub",
+    overwrite: bool = False,
+    implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
+    secrets: str = "refuse",
+) -> SaveResult:
+    """Save the turn after ``at`` as ``dir/name`` (spec/case-format.md, section 3).
+
+    ``secrets`` decides what happens to values that look like credentials
+    (threads_cases.case.secrets): ``"refuse"`` (the default) refuses with ``secret_detected``
+    naming the file and JSON pointer, never the value; ``"redact"`` replaces each with
+    ``[REDACTED:<kind>:<8 hex>]`` everywhere so the case still replays; ``"allow"`` saves
+    them knowingly. A case over 512 MiB is refused with ``case_too_large``.
+
+    Returns ``SaveResult(ok=True, value=SavedCase(path, portable, fingerprint, outcome))`` or
+    ``SaveResult(ok=False, error=SaveError(code, message))``; it never raises for a refusal.
+    """
+    try:
+        check_case_name(name)
+        if external_effects not in ("stub", "forbid"):
+            raise CaseError(
+                "invalid_request",
+                f"external_effects must be 'stub' or 'forbid', not {external_effects!r}",
+            )
+        if not isinstance(at, str) or not at:
+            raise CaseError("invalid_request", "at must be an event_id")
+        exp = _expectation(expect)
+        implementations = _implementations(implementations)
+        if not sandbox.blocks_egress:
+            raise CaseError(
+                "egress_policy_unsupported",
+                f"the thread's sandbox ({type(sandbox).__name__}) cannot block network access, "
+                "and a replay must never reach the outside world",
+            )
+        if secrets not in SECRETS_MODES:
+            raise CaseError(
+                "invalid_request",
+                f"secrets must be one of {', '.join(SECRETS_MODES)}, not {secrets!r}",
+            )
+        if secrets == "redact":
+            from .redact import redact_events
+
+            events, store = redact_events(events, store)
+        files, meta = build_case_files(
+            events=events,
+            name=name,
+            expect=exp,
+            at=at,
+            external_effects=external_effects,
+            portable=bool(sandbox.portable),
+            store=store,
+            implementations=implementations,
+        )
+        total = sum(len(b) for b in files.values())
+        if total > MAX_CASE_BYTES:
+            raise CaseError(
+                "case_too_large",
+                f"the case would hold {total} bytes; at most {MAX_CASE_BYTES} (512 MiB)",
+                hint="save a turn with smaller inputs, or fork later in the thread",
+            )
+        if secrets != "allow":
+            _refuse_secrets(files)
+        outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite)
+    except CaseError as err:
+        code = "invalid_request" if err.code == "dialect_unknown" else err.code
+        return SaveResult(False, error=SaveError(code, err.message, err.hint))
+    except OSError as exc:
+        return SaveResult(
+            False,
+            error=SaveError(
+                "io_error",
+                f"cannot write the case: {exc}",
+                "check that --dir is a folder you can write to",
+            ),
+        )
+    return SaveResult(
+        True, value=SavedCase(Path(dir) / name, meta["portable"], meta["fingerprint"], outcome)
+    )

@@ -1,0 +1,341 @@
+"""The reducer: the state a thread log reduces to (spec/reducer.md).
+
+``reduce(events) -> state`` is a pure streaming fold over canonical envelopes. Its memory is
+the state plus one saved copy per ``snapshot_taken``; the log itself is never held.
+
+State (canonical keys; the ``threads-ts`` dialect renames the top-level ones)::
+
+    {"thread_id": str|null, "branch_id": str, "epoch": int, "last_seq": int|null,
+     "last_event_id": str|null, "status": "idle"|"in_turn"|"failed",
+     "current_turn": str|null,
+     "turns": [{"turn_id", "status": "completed"|"failed", "stop_reason", "error"}],
+     "agent": {name, model, system, tools}|null,
+     "messages": [{"role": "user"|"assistant", "content": str|[block]}],
+     "pending_tool_calls": [tool_use_id], "sandbox": {"files": {path: sha256}},
+     "artifacts": {artifact_id: {"media_type", "size"}},
+     "usage": {"input_tokens", "output_tokens"}, "snapshots": [snapshot_id]}
+
+Every rule violation raises ``CaseError("log_invalid")`` with the JSON pointer of the
+offending field and the event's seq in the message. :meth:`Reducer.apply` checks before it
+changes anything, so a refused event leaves the state as it was.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterable
+from typing import Any
+
+from .errors import CaseError
+
+#: State keys that ``restored`` brings back from the snapshot (spec/reducer.md, "restored").
+RESTORED_KEYS = (
+    "status",
+    "current_turn",
+    "turns",
+    "agent",
+    "messages",
+    "pending_tool_calls",
+    "sandbox",
+    "artifacts",
+    "usage",
+)
+
+TURN_EVENTS = frozenset(
+    {
+        "model_requested",
+        "model_responded",
+        "tool_called",
+        "tool_result",
+        "turn_completed",
+        "turn_failed",
+    }
+)
+
+
+def initial_state() -> dict[str, Any]:
+    """The state of an empty log."""
+    return {
+        "thread_id": None,
+        "branch_id": "main",
+        "epoch": 0,
+        "last_seq": None,
+        "last_event_id": None,
+        "status": "idle",
+        "current_turn": None,
+        "turns": [],
+        "agent": None,
+        "messages": [],
+        "pending_tool_calls": [],
+        "sandbox": {"files": {}},
+        "artifacts": {},
+        "usage": {"input_tokens": 0, "output_tokens": 0},
+        "snapshots": [],
+    }
+
+
+def _identity(value: Any) -> Any:
+    return value
+
+
+def _fail(event: dict[str, Any], message: str, pointer: str = "") -> CaseError:
+    return CaseError("log_invalid", f"seq {event.get('seq')}: {message}", pointer=pointer)
+
+
+class Reducer:
+    """A streaming reducer. Feed canonical envelopes to :meth:`apply`; read :attr:`state`.
+
+    ``Reducer(state)`` resumes from a state produced earlier (for example a case's expected
+    state); saved snapshot states are then unknown, so restoring a snapshot taken before the
+    resume point raises ``log_invalid``.
+    """
+
+    def __init__(self, state: dict[str, Any] | None = None, *, copy_data: bool = True) -> None:
+        self.state: dict[str, Any] = copy.deepcopy(state) if state else initial_state()
+        # Values taken from events are copied unless the caller hands over fresh objects
+        # (the log reader does), so later changes to a caller's events cannot leak in.
+        self._copy: Any = copy.deepcopy if copy_data else _identity
+        self._saved: dict[str, dict[str, Any]] = {}
+        # Started means "thread_started was applied", which is exactly "agent is not null"
+        # (thread_started always sets an agent object and nothing clears it). Looking at
+        # last_seq as well would wrongly count a prefix of x_ events as a start.
+        self._started = self.state["agent"] is not None
+
+    # ------------------------------------------------------------------ envelope rules
+    def _check_envelope(self, ev: dict[str, Any]) -> None:
+        st = self.state
+        expected_seq = 0 if st["last_seq"] is None else st["last_seq"] + 1
+        if ev["seq"] != expected_seq:
+            raise _fail(ev, f"seq gap: expected seq {expected_seq}", "/seq")
+        if st["thread_id"] is not None and ev["thread_id"] != st["thread_id"]:
+            raise _fail(
+                ev, f"thread_id {ev['thread_id']!r} differs from {st['thread_id']!r}", "/thread_id"
+            )
+        etype = ev["type"]
+        want_epoch = st["epoch"] + 1 if etype == "restored" else st["epoch"]
+        if ev["epoch"] != want_epoch:
+            raise _fail(ev, f"epoch {ev['epoch']} where {want_epoch} is expected", "/epoch")
+        if etype == "forked":
+            if ev["branch_id"] != ev["data"]["branch_id"]:
+                raise _fail(ev, "a forked event carries its new branch_id", "/branch_id")
+        elif ev["branch_id"] != st["branch_id"]:
+            raise _fail(
+                ev, f"branch_id {ev['branch_id']!r} differs from {st['branch_id']!r}", "/branch_id"
+            )
+
+    # ------------------------------------------------------------------ apply
+    def apply(self, ev: dict[str, Any]) -> None:
+        """Fold one canonical envelope into the state (spec/reducer.md, section 3).
+
+        Raises ``CaseError("log_invalid")`` for a broken rule; the state is then unchanged.
+        """
+        self._check_envelope(ev)
+        etype: str = ev["type"]
+        if not etype.startswith("x_"):
+            if not self._started and etype != "thread_started":
+                raise _fail(ev, f"the first event must be thread_started, not {etype}", "/type")
+            handler = getattr(self, "_on_" + etype)
+            handler(ev, ev["data"])
+        st = self.state
+        if st["thread_id"] is None:
+            st["thread_id"] = ev["thread_id"]
+        st["last_seq"] = ev["seq"]
+        st["last_event_id"] = ev["event_id"]
+
+    def _in_turn(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        st = self.state
+        if st["status"] != "in_turn":
+            why = (
+                "after turn_failed without a new turn"
+                if st["status"] == "failed"
+                else "outside a turn"
+            )
+            raise _fail(ev, f"{ev['type']} {why}", "/type")
+        if data["turn_id"] != st["current_turn"]:
+            raise _fail(
+                ev,
+                f"turn_id {data['turn_id']!r} is not the current turn {st['current_turn']!r}",
+                "/data/turn_id",
+            )
+
+    def _on_thread_started(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        if self._started:
+            raise _fail(ev, "a second thread_started", "/type")
+        self._started = True
+        self.state["agent"] = self._copy(data["agent"])
+
+    def _on_user_message(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        if self.state["status"] == "in_turn":
+            raise _fail(ev, "user_message during a turn", "/type")
+        self.state["messages"].append({"role": "user", "content": self._copy(data["content"])})
+
+    def _on_turn_started(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        st = self.state
+        if st["status"] == "in_turn":
+            raise _fail(ev, f"turn_started while turn {st['current_turn']!r} is open", "/type")
+        if any(t["turn_id"] == data["turn_id"] for t in st["turns"]):
+            raise _fail(ev, f"turn_id {data['turn_id']!r} was used before", "/data/turn_id")
+        st["status"] = "in_turn"
+        st["current_turn"] = data["turn_id"]
+
+    def _on_model_requested(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._in_turn(ev, data)
+
+    def _on_model_responded(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._in_turn(ev, data)
+        st = self.state
+        st["messages"].append(
+            {"role": "assistant", "content": self._copy(data["message"]["content"])}
+        )
+        st["usage"]["input_tokens"] += data["usage"]["input_tokens"]
+        st["usage"]["output_tokens"] += data["usage"]["output_tokens"]
+
+    def _on_tool_called(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._in_turn(ev, data)
+        if data["tool_use_id"] in self.state["pending_tool_calls"]:
+            raise _fail(
+                ev, f"tool_use_id {data['tool_use_id']!r} is already pending", "/data/tool_use_id"
+            )
+        self.state["pending_tool_calls"].append(data["tool_use_id"])
+
+    def _on_tool_result(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._in_turn(ev, data)
+        st = self.state
+        if data["tool_use_id"] not in st["pending_tool_calls"]:
+            raise _fail(
+                ev, f"tool_result with no call: {data['tool_use_id']!r}", "/data/tool_use_id"
+            )
+        st["pending_tool_calls"].remove(data["tool_use_id"])
+        block = {
+            "type": "tool_result",
+            "tool_use_id": data["tool_use_id"],
+            "content": self._copy(data["content"]),
+            "is_error": data["is_error"],
+        }
+        msgs = st["messages"]
+        last = msgs[-1] if msgs else None
+        if (
+            last is not None
+            and last["role"] == "user"
+            and isinstance(last["content"], list)
+            and last["content"]
+            and all(b.get("type") == "tool_result" for b in last["content"])
+        ):
+            last["content"].append(block)
+        else:
+            msgs.append({"role": "user", "content": [block]})
+
+    def _on_sandbox_read(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._check_artifact(ev, data)
+        self.state["sandbox"]["files"][data["path"]] = data["sha256"]
+
+    def _on_sandbox_wrote(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        files = self.state["sandbox"]["files"]
+        if data["sha256"] is None:
+            if data["artifact"] is not None or data["size"] != 0:
+                raise _fail(ev, "a deletion (sha256 null) has size 0 and no artifact", "/data")
+            if data["path"] not in files:
+                raise _fail(ev, f"deleting {data['path']!r}, which the log never saw", "/data/path")
+            del files[data["path"]]
+            return
+        self._check_artifact(ev, data)
+        files[data["path"]] = data["sha256"]
+
+    def _check_artifact(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        art = data["artifact"]
+        if art is None:
+            return
+        if art != "sha256:" + data["sha256"]:
+            raise _fail(ev, "artifact must be 'sha256:' + the file's sha256", "/data/artifact")
+        known = self.state["artifacts"].get(art)
+        if known is None:
+            raise _fail(ev, f"artifact {art} was not added before", "/data/artifact")
+        if known["size"] != data["size"]:
+            raise _fail(
+                ev, f"size {data['size']} differs from the artifact's {known['size']}", "/data/size"
+            )
+
+    def _on_artifact_added(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        arts = self.state["artifacts"]
+        entry = {"media_type": data["media_type"], "size": data["size"]}
+        old = arts.get(data["artifact_id"])
+        if old is not None and old != entry:
+            raise _fail(
+                ev, f"artifact {data['artifact_id']} added again with other details", "/data"
+            )
+        arts[data["artifact_id"]] = entry
+
+    def _on_snapshot_taken(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        sid = data["snapshot_id"]
+        if sid in self.state["snapshots"]:
+            raise _fail(ev, f"snapshot_id {sid!r} was taken before", "/data/snapshot_id")
+        self.state["snapshots"].append(sid)
+        self._saved[sid] = {k: copy.deepcopy(self.state[k]) for k in RESTORED_KEYS}
+
+    def _on_restored(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        sid = data["snapshot_id"]
+        saved = self._saved.get(sid)
+        if saved is None:
+            raise _fail(ev, f"restored an unknown snapshot {sid!r}", "/data/snapshot_id")
+        for k in RESTORED_KEYS:
+            self.state[k] = copy.deepcopy(saved[k])
+        self.state["epoch"] += 1
+
+    def _on_forked(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        st = self.state
+        if data["from_event_id"] != st["last_event_id"]:
+            raise _fail(
+                ev,
+                f"forked from {data['from_event_id']!r}, but the previous event is "
+                f"{st['last_event_id']!r}",
+                "/data/from_event_id",
+            )
+        if data["branch_id"] == st["branch_id"]:
+            raise _fail(ev, "a fork starts a new branch_id", "/data/branch_id")
+        st["branch_id"] = data["branch_id"]
+
+    def _on_turn_completed(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._in_turn(ev, data)
+        st = self.state
+        if st["pending_tool_calls"]:
+            raise _fail(
+                ev, f"turn completed with tool calls pending: {st['pending_tool_calls']}", "/type"
+            )
+        st["turns"].append(
+            {
+                "turn_id": data["turn_id"],
+                "status": "completed",
+                "stop_reason": data["stop_reason"],
+                "error": None,
+            }
+        )
+        st["status"] = "idle"
+        st["current_turn"] = None
+
+    def _on_turn_failed(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._in_turn(ev, data)
+        st = self.state
+        st["turns"].append(
+            {
+                "turn_id": data["turn_id"],
+                "status": "failed",
+                "stop_reason": None,
+                "error": self._copy(data["error"]),
+            }
+        )
+        st["pending_tool_calls"] = []
+        st["status"] = "failed"
+        st["current_turn"] = None
+
+
+def reduce(events: Iterable[dict[str, Any]], state: dict[str, Any] | None = None) -> dict[str, Any]:
+    """Reduce canonical envelopes to a canonical state (spec/reducer.md).
+
+    ``events`` is any iterable (a list, or :func:`threads_cases.core.log.read_log` for streaming).
+    The envelopes are assumed schema-valid (the log reader checks that). Raises
+    ``CaseError("log_invalid")`` for a broken reducer rule.
+    """
+    r = Reducer(state)
+    for ev in events:
+        r.apply(ev)
+    return r.state

@@ -1,0 +1,521 @@
+"""Strict JSON reading and canonical JSON writing (spec/strict-json.md).
+
+Reading accepts exactly the JSON that every implementation reads the same way. It refuses,
+with a :class:`~threads_cases.core.errors.CaseError` carrying the caller's reason code
+(``log_invalid`` for logs, ``json_invalid`` for other files) and a line and JSON pointer:
+
+* invalid UTF-8, a byte order mark, lone surrogates (escaped or raw);
+* ``NaN``, ``Infinity`` and anything else that is not RFC 8259 JSON;
+* an integer token outside +-(2^53-1), which a JavaScript reader cannot hold;
+* duplicate object keys;
+* nesting deeper than :data:`MAX_DEPTH` containers;
+* in JSON Lines: blank lines, CR line ends, lines over :data:`MAX_LINE_BYTES`.
+
+Parsing uses orjson for speed and then walks the value once. Duplicate keys are detected by
+counting the ``:`` bytes of the text against the keys and colons of the parsed value; a
+mismatch (or an escaped colon) re-parses the text with an exact slow path.
+
+Writing is canonical (RFC 8785, JCS): :func:`canonical_line` gives the JCS bytes of a value
+(one JSON Lines line, without the newline), :func:`canonical_document` the same value indented
+by two spaces with a final newline. Values that would not survive another language raise
+``unsafe_value``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+import orjson
+import rfc8785
+
+from .errors import CaseError, pointer_join
+
+MAX_DEPTH = 256
+MAX_LINE_BYTES = 64 * 1024 * 1024
+MAX_SAFE_INTEGER = 2**53 - 1
+_BOM = b"\xef\xbb\xbf"
+_ESCAPED_COLON = re.compile(rb"\\u003[aA]")
+#: Maps digits to "0" and every other byte to " ": a run of 16 digits is then one find().
+_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
+_ORJSON_POS = re.compile(r"line (\d+) column (\d+) \(char (\d+)\)")
+
+
+class _Unsafe(Exception):
+    def __init__(self, message: str, path: list[str | int]) -> None:
+        super().__init__(message)
+        self.message = message
+        self.path = path
+
+
+class _NeedsSlowPath(Exception):
+    pass
+
+
+def _walk(value: Any, depth: int, path: list[str | int]) -> tuple[int, int]:
+    """Check depth and number ranges; return (number of keys, colons inside strings)."""
+    keys = 0
+    colons = 0
+    if isinstance(value, dict):
+        if depth >= MAX_DEPTH:
+            raise _Unsafe(f"nesting deeper than {MAX_DEPTH} levels", path)
+        for k, v in value.items():
+            keys += 1
+            colons += k.count(":")
+            if isinstance(v, str):
+                colons += v.count(":")
+            elif isinstance(v, (dict, list)) or (not isinstance(v, bool) and v is not None):
+                path.append(k)
+                kk, cc = _walk(v, depth + 1, path)
+                path.pop()
+                keys += kk
+                colons += cc
+    elif isinstance(value, list):
+        if depth >= MAX_DEPTH:
+            raise _Unsafe(f"nesting deeper than {MAX_DEPTH} levels", path)
+        for i, v in enumerate(value):
+            if isinstance(v, str):
+                colons += v.count(":")
+            elif isinstance(v, (dict, list)) or (not isinstance(v, bool) and v is not None):
+                path.append(i)
+                kk, cc = _walk(v, depth + 1, path)
+                path.pop()
+                keys += kk
+                colons += cc
+    elif isinstance(value, str):
+        colons += value.count(":")
+    elif isinstance(value, int) and not isinstance(value, bool):
+        if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            raise _Unsafe(f"integer {value} is outside +-(2^53-1)", path)
+    elif isinstance(value, float) and abs(value) > MAX_SAFE_INTEGER and value.is_integer():
+        # orjson turns integer tokens beyond 64 bits into floats: decide on the text.
+        raise _NeedsSlowPath()
+    return keys, colons
+
+
+def _slow_parse(text: str) -> Any:
+    """Exact parse with Python's json: refuses duplicate keys, constants and big integers."""
+    path: list[str | int] = []
+
+    def pairs(items: list[tuple[str, Any]]) -> dict[str, Any]:
+        seen: dict[str, Any] = {}
+        for k, v in items:
+            if k in seen:
+                raise _Unsafe(f"duplicate key {k!r}", [*path, k])
+            seen[k] = v
+        return seen
+
+    def parse_int(token: str) -> int:
+        n = int(token)
+        if not -MAX_SAFE_INTEGER <= n <= MAX_SAFE_INTEGER:
+            raise _Unsafe(f"integer {token} is outside +-(2^53-1)", [])
+        return n
+
+    def parse_constant(token: str) -> Any:
+        raise _Unsafe(f"{token} is not JSON", [])
+
+    return json.loads(
+        text, object_pairs_hook=pairs, parse_int=parse_int, parse_constant=parse_constant
+    )
+
+
+def _describe_orjson_error(message: str) -> str:
+    m = message.lower()
+    if "utf-8" in m:
+        return "invalid UTF-8"
+    if "surrogate" in m:
+        return "lone surrogate in a string"
+    if "depth" in m or "recursion" in m:
+        return f"nesting deeper than {MAX_DEPTH} levels"
+    if "bom" in m or "byte order mark" in m:
+        return "byte order mark"
+    if "infinity" in m:
+        return "number out of the range of a double"
+    head = _ORJSON_POS.split(message)[0].strip().rstrip(":")
+    return f"not valid JSON: {head}"
+
+
+_CONTAINER_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
+
+
+def _line_column(data: bytes, offset: int) -> tuple[int, int]:
+    """1-based line and column (in bytes) of ``offset`` in ``data``."""
+    offset = max(0, min(offset, len(data)))
+    return data.count(b"\n", 0, offset) + 1, offset - (data.rfind(b"\n", 0, offset) + 1) + 1
+
+
+def _error_position(data: bytes, message: str, described: str) -> tuple[int, int] | None:
+    """Where orjson's refusal is in ``data``: ``(line, column)``, or None when unknown.
+
+    orjson reports invalid UTF-8 at the start of the text and no position at all for too
+    deep nesting; both are found here from the bytes instead."""
+    if described == "invalid UTF-8":
+        try:
+            data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return _line_column(data, exc.start)
+    if "nesting" in described:
+        depth = 0
+        for m in _CONTAINER_TOKENS.finditer(data):
+            tok = m.group()
+            if tok in (b"[", b"{"):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return _line_column(data, m.start())
+            elif tok in (b"]", b"}"):
+                depth -= 1
+        return None
+    pos = _ORJSON_POS.search(message)
+    if pos:
+        return int(pos.group(1)), int(pos.group(2))
+    return None
+
+
+def parse(
+    data: bytes, *, code: str = "json_invalid", file: str | None = None, line: int | None = None
+) -> Any:
+    """Parse one strict JSON text.
+
+    ``data`` is UTF-8 bytes. Returns the value (dict, list, str, int, float, bool or None).
+    Raises ``CaseError(code)`` with ``file``, ``line`` and a JSON pointer (where one applies)
+    for every refusal listed in the module docstring (spec/strict-json.md section 2).
+    """
+    if data.startswith(_BOM):
+        raise CaseError(
+            code,
+            "byte order mark at the start of the text",
+            file=file,
+            line=1 if line is None else line,
+        )
+    try:
+        value = orjson.loads(data)
+    except orjson.JSONDecodeError as exc:
+        msg = _describe_orjson_error(str(exc))
+        where = _error_position(data, str(exc), msg)
+        if where is not None and "nesting" not in msg:
+            msg += f" (column {where[1]})"
+        # a whole document (no JSON Lines line given): the line of the text the problem is on
+        at_line = line if line is not None else (where[0] if where is not None else None)
+        raise CaseError(code, msg, file=file, line=at_line) from None
+    # Fast path: text that orjson writes back byte for byte has no duplicate key (a dropped
+    # key would change the bytes); only nesting and long digit runs remain to be checked.
+    if (
+        data.count(b"[") + data.count(b"{") < 200  # orjson.dumps itself stops near 255 levels
+        and data.translate(_DIGITS_AS_ZERO).find(b"0" * 16) == -1
+        and orjson.dumps(value) == data
+    ):
+        return value
+    try:
+        keys, colons = _walk(value, 0, [])
+        if data.count(b":") != keys + colons or _ESCAPED_COLON.search(data):
+            raise _NeedsSlowPath()
+    except _Unsafe as exc:
+        raise CaseError(
+            code, exc.message, file=file, line=line, pointer=pointer_join(exc.path)
+        ) from None
+    except _NeedsSlowPath:
+        try:
+            value = _slow_parse(data.decode("utf-8"))
+        except _Unsafe as exc:
+            raise CaseError(
+                code, exc.message, file=file, line=line, pointer=pointer_join(exc.path)
+            ) from None
+    return value
+
+
+def read_json_file(path: str | os.PathLike[str], *, code: str = "json_invalid") -> Any:
+    """Read a whole ``.json`` file strictly (see :func:`parse`); missing files raise ``code``."""
+    p = Path(path)
+    try:
+        data = p.read_bytes()
+    except OSError as exc:
+        raise CaseError(code, f"cannot read file: {exc.strerror}", file=str(p)) from None
+    if not data.strip():
+        raise CaseError(code, "empty file", file=str(p), line=1)
+    return parse(data, code=code, file=str(p))
+
+
+def iter_lines(
+    source: str | os.PathLike[str] | IO[bytes], *, code: str = "log_invalid"
+) -> Iterator[tuple[int, bytes | CaseError]]:
+    """Yield ``(line_number, body)`` for each line of a JSON Lines source, or
+    ``(line_number, CaseError)`` for a line that breaks the line rules (a BOM, a blank line, a
+    CR line end, a line over 64 MiB) so that a validator can go on past it.
+
+    ``source`` is a path or a binary stream; lines are read one at a time. A path that cannot
+    be opened raises ``CaseError(code)``.
+    """
+    if isinstance(source, (str, os.PathLike)):
+        name = str(source)
+        try:
+            fh: IO[bytes] = open(source, "rb")  # noqa: SIM115 - closed below
+        except OSError as exc:
+            raise CaseError(code, f"cannot read file: {exc.strerror}", file=name) from None
+        close = True
+    else:
+        fh = source
+        name = str(getattr(source, "name", None) or "<stream>")
+        close = False
+    try:
+        lineno = 0
+        while True:
+            raw = fh.readline(MAX_LINE_BYTES + 2)
+            if not raw:
+                return
+            lineno += 1
+            if len(raw) > MAX_LINE_BYTES + 1 or (
+                len(raw) == MAX_LINE_BYTES + 1 and not raw.endswith(b"\n")
+            ):
+                while raw and not raw.endswith(b"\n"):  # skip the rest of the long line
+                    raw = fh.readline(MAX_LINE_BYTES)
+                yield lineno, CaseError(code, "line longer than 64 MiB", file=name, line=lineno)
+                continue
+            body = raw[:-1] if raw.endswith(b"\n") else raw
+            if body.endswith(b"\r"):
+                yield (
+                    lineno,
+                    CaseError(code, "CR line end; lines end with \\n only", file=name, line=lineno),
+                )
+            elif lineno == 1 and body.startswith(_BOM):
+                yield (
+                    lineno,
+                    CaseError(code, "byte order mark at the start of the file", file=name, line=1),
+                )
+            elif not body.strip():
+                yield lineno, CaseError(code, "blank line", file=name, line=lineno)
+            else:
+                yield lineno, body
+    finally:
+        if close:
+            fh.close()
+
+
+def source_name(source: str | os.PathLike[str] | IO[bytes]) -> str:
+    """The name used in error locations for a path or stream."""
+    if isinstance(source, (str, os.PathLike)):
+        return str(source)
+    return str(getattr(source, "name", None) or "<stream>")
+
+
+def iter_jsonl(
+    source: str | os.PathLike[str] | IO[bytes], *, code: str = "log_invalid"
+) -> Iterator[tuple[int, Any]]:
+    """Yield ``(line_number, value)`` for each line of a strict JSON Lines source.
+
+    Memory tracks the longest line, not the file. Raises ``CaseError(code)`` with the file and
+    line at the first line-rule break (see :func:`iter_lines`) or :func:`parse` refusal.
+    """
+    name = source_name(source)
+    for lineno, body in iter_lines(source, code=code):
+        if isinstance(body, CaseError):
+            raise body
+        yield lineno, parse(body, code=code, file=name, line=lineno)
+
+
+# --------------------------------------------------------------------------- writing
+
+
+#: Doubles from 2^53 up to (not including) 1e21 are written as integer digits by JCS, which a
+#: strict reader then refuses as an unsafe integer; writing refuses them (spec/strict-json.md).
+_INTEGRAL_FORM_LIMIT = 1e21
+
+
+def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
+    """Raise ``unsafe_value`` for anything canonical JSON cannot hold; return True when
+    orjson's sorted output is already the JCS text (no floats, no key above U+D7FF, where
+    UTF-16 and code point order could differ)."""
+    if isinstance(value, (dict, list)) and depth >= MAX_DEPTH:
+        raise CaseError(
+            "unsafe_value",
+            f"nesting deeper than {MAX_DEPTH} levels",
+            pointer=pointer_join(path[:16]) + ("/..." if len(path) > 16 else ""),
+        )
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError:
+            raise CaseError(
+                "unsafe_value", "string holds a lone surrogate", pointer=pointer_join(path)
+            ) from None
+        return True
+    if isinstance(value, dict):
+        fast = True
+        for k, v in value.items():
+            if not isinstance(k, str):
+                raise CaseError(
+                    "unsafe_value", f"object key {k!r} is not a string", pointer=pointer_join(path)
+                )
+            path.append(k)
+            _check_writable(k, path, depth + 1)
+            if k and max(k) > "\ud7ff":
+                fast = False
+            if not _check_writable(v, path, depth + 1):
+                fast = False
+            path.pop()
+        return fast
+    if isinstance(value, list):
+        fast = True
+        for i, v in enumerate(value):
+            path.append(i)
+            if not _check_writable(v, path, depth + 1):
+                fast = False
+            path.pop()
+        return fast
+    if isinstance(value, bool) or value is None:
+        return True
+    if isinstance(value, int):
+        if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            raise CaseError(
+                "unsafe_value",
+                f"integer {value} is outside +-(2^53-1)",
+                pointer=pointer_join(path),
+            )
+        return True
+    if isinstance(value, float):
+        if value != value or value in (float("inf"), float("-inf")):
+            raise CaseError(
+                "unsafe_value", f"{value!r} is not a finite number", pointer=pointer_join(path)
+            )
+        if MAX_SAFE_INTEGER < abs(value) < _INTEGRAL_FORM_LIMIT:
+            raise CaseError(
+                "unsafe_value",
+                f"{value!r} would be written as integer digits outside +-(2^53-1)",
+                pointer=pointer_join(path),
+            )
+        return False
+    raise CaseError(
+        "unsafe_value",
+        f"a {type(value).__name__} is not a JSON value",
+        pointer=pointer_join(path),
+    )
+
+
+class _NotPlain(Exception):
+    """The fast scan met something it does not decide: the detailed check takes over."""
+
+
+_HIGH_KEY = "\ud7ff"
+
+
+def _fast_scan(value: Any, depth: int) -> bool:
+    """:func:`_check_writable` without pointers or string checks (orjson refuses lone
+    surrogates itself), on exact JSON types; raises :class:`_NotPlain` at anything else."""
+    t = type(value)
+    if t is dict:
+        if depth >= MAX_DEPTH:
+            raise _NotPlain
+        fast = True
+        for k, v in value.items():
+            if type(k) is not str:
+                raise _NotPlain
+            if k and max(k) > _HIGH_KEY:
+                fast = False
+            tv = type(v)
+            if tv is str or tv is bool or v is None:
+                continue
+            if not _fast_scan(v, depth + 1):
+                fast = False
+        return fast
+    if t is list:
+        if depth >= MAX_DEPTH:
+            raise _NotPlain
+        fast = True
+        for v in value:
+            tv = type(v)
+            if tv is str or tv is bool or v is None:
+                continue
+            if not _fast_scan(v, depth + 1):
+                fast = False
+        return fast
+    if t is str or t is bool or value is None:
+        return True
+    if t is int:
+        if -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
+            return True
+        raise _NotPlain
+    if t is float:
+        if (
+            value != value
+            or MAX_SAFE_INTEGER < abs(value) < _INTEGRAL_FORM_LIMIT
+            or (abs(value) == float("inf"))
+        ):
+            raise _NotPlain  # not finite, or written as unsafe integer digits
+        return False  # floats are written by rfc8785
+    raise _NotPlain
+
+
+def canonical_line(value: Any) -> bytes:
+    """The RFC 8785 (JCS) bytes of ``value``, without a newline.
+
+    Raises ``CaseError("unsafe_value")`` with a JSON pointer for non-string keys, non-finite
+    floats, integers outside +-(2^53-1), doubles that JCS would write as such integers,
+    nesting deeper than 256, lone surrogates and non-JSON types (spec/strict-json.md).
+    Values without floats (and without keys whose UTF-16 order could differ) are written by
+    orjson with sorted keys, which gives the same bytes; the rest by the rfc8785 package.
+    """
+    try:
+        fast = _fast_scan(value, 0)
+    except _NotPlain:
+        fast = _check_writable(value, [])  # raises with a pointer, or clears the value
+    if fast:
+        try:
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+        except (orjson.JSONEncodeError, TypeError):
+            # a lone surrogate (raises here with its pointer) or deeper than orjson writes
+            _check_writable(value, [])
+    try:
+        return rfc8785.dumps(value)
+    except (
+        rfc8785.CanonicalizationError,
+        TypeError,
+        ValueError,
+        UnicodeEncodeError,
+        RecursionError,
+    ):
+        raise CaseError("unsafe_value", "value cannot be written as canonical JSON") from None
+
+
+def _utf16_key(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def _pretty(value: Any, indent: str, out: list[bytes]) -> None:
+    if isinstance(value, dict) and value:
+        inner = indent + "  "
+        out.append(b"{\n")
+        for n, key in enumerate(sorted(value, key=_utf16_key)):
+            if n:
+                out.append(b",\n")
+            out.append(inner.encode() + orjson.dumps(key) + b": ")
+            _pretty(value[key], inner, out)
+        out.append(b"\n" + indent.encode() + b"}")
+    elif isinstance(value, list) and value:
+        inner = indent + "  "
+        out.append(b"[\n")
+        for n, item in enumerate(value):
+            if n:
+                out.append(b",\n")
+            out.append(inner.encode())
+            _pretty(item, inner, out)
+        out.append(b"\n" + indent.encode() + b"]")
+    elif isinstance(value, float):
+        out.append(rfc8785.dumps(value))
+    else:
+        out.append(orjson.dumps(value))  # strings, integers, booleans, null: the JCS bytes
+
+
+def canonical_document(value: Any) -> bytes:
+    """The canonical bytes of a ``.json`` file: JCS keys order, numbers and strings, indented
+    by two spaces, ``": "`` after keys, empty containers as ``{}``/``[]``, final newline.
+
+    Raises ``CaseError("unsafe_value")`` as :func:`canonical_line` does.
+    """
+    _check_writable(value, [])
+    out: list[bytes] = []
+    _pretty(value, "", out)
+    out.append(b"\n")
+    return b"".join(out)

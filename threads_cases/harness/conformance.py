@@ -1,0 +1,286 @@
+"""The conformance suite: data-only tests and case directories run against implementations
+(spec/conformance.md).
+
+A suite folder holds ``reduce/``, ``match/`` and ``canonical/`` (data-only JSON tests, see
+spec/conformance.md for their shapes), ``cases/`` (case directories) and ``skips/<impl>.json``
+(``{"format": 1, "skips": [{"test": "<area>/<id>", "reason": "..."}]}``, the only way to mark
+a known failure). Every test becomes a :class:`~threads_cases.harness.runner.CaseResult` whose
+``case`` is ``<area>/<id>``, so reports, JUnit and exit statuses are the same as ``run``'s.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import CaseError
+from ..core.matchers import diff_values
+from ..core.resources import conformance_dir
+from ..core.strictjson import parse, read_json_file
+from ..protocol.implementations import Implementation
+from .runner import CaseResult, Check, SuiteResult, _run_one, could_not_run, discover
+
+AREAS = ("reduce", "match", "canonical", "cases")
+DRIVER_FAULTS = frozenset(
+    {"driver_crashed", "driver_timeout", "driver_unavailable", "protocol_error", "internal_error"}
+)
+
+
+@dataclass(frozen=True)
+class ConformanceTest:
+    """One test: its area, id (file or folder name without extension) and path."""
+
+    area: str
+    id: str
+    path: Path
+
+    @property
+    def name(self) -> str:
+        return f"{self.area}/{self.id}"
+
+
+def load_tests(
+    root: str | Path | None = None, areas: Sequence[str] = AREAS
+) -> list[ConformanceTest]:
+    """Every test under a suite folder (default: the suite shipped in the package)."""
+    base = Path(root) if root is not None else conformance_dir()
+    if not base.is_dir():
+        raise CaseError("invalid_request", f"no conformance suite at {base}", file=str(base))
+    tests: list[ConformanceTest] = []
+    for area in areas:
+        d = base / area
+        if not d.is_dir():
+            continue
+        if area == "cases":
+            tests += [ConformanceTest(area, p.name, p) for p in discover([d])]
+        else:
+            tests += [ConformanceTest(area, p.stem, p) for p in sorted(d.glob("*.json"))]
+    return tests
+
+
+def load_skips(root: str | Path | None, impl: str) -> dict[str, str]:
+    """``{"<area>/<id>": reason}`` from ``skips/<impl>.json`` (empty when there is none)."""
+    base = Path(root) if root is not None else conformance_dir()
+    p = base / "skips" / f"{impl}.json"
+    if not p.is_file():
+        return {}
+    doc = read_json_file(p, code="case_invalid")
+    out = {}
+    for i, entry in enumerate(doc.get("skips", []) if isinstance(doc, dict) else []):
+        if not (
+            isinstance(entry, dict)
+            and isinstance(entry.get("test"), str)
+            and isinstance(entry.get("reason"), str)
+            and entry["reason"]
+        ):
+            raise CaseError(
+                "case_invalid",
+                "each skip needs a test and a reason",
+                file=str(p),
+                pointer=f"/skips/{i}",
+            )
+        out[entry["test"]] = entry["reason"]
+    return out
+
+
+def _expect_error(want: str, run: Callable[[], Any]) -> Check:
+    try:
+        run()
+    except CaseError as err:
+        if err.code in DRIVER_FAULTS:
+            raise
+        if err.code == want:
+            return Check("error", "pass", f"refused with {want}")
+        return Check(
+            "error",
+            "fail",
+            f"refused with {err.code}, expected {want}: {err.message}",
+            "wrong_error",
+        )
+    return Check("error", "fail", f"accepted, expected a refusal with {want}", "not_refused")
+
+
+def _reduce_test(doc: dict[str, Any], impl: Implementation) -> Check:
+    msg: dict[str, Any] = {"cmd": "reduce", "dialect": doc["dialect"]}
+    for key in ("log", "log_text", "log_base64"):
+        if key in doc:
+            msg[key] = doc[key]
+    if "error" in doc:
+        return _expect_error(doc["error"], lambda: impl.request(msg))
+    try:
+        state = impl.request(msg)["state"]
+    except CaseError as err:
+        if err.code in DRIVER_FAULTS:
+            raise
+        return Check("state", "fail", f"refused with {err.code}: {err.message}", err.code)
+    diffs = diff_values(doc["state"], state)
+    if diffs:
+        return Check(
+            "state",
+            "fail",
+            f"{len(diffs)} difference(s) from the expected state",
+            "state_mismatch",
+            tuple(diffs),
+        )
+    return Check("state", "pass")
+
+
+def _match_test(doc: dict[str, Any], impl: Implementation) -> Check:
+    matcher = parse(doc["matcher_text"].encode()) if "matcher_text" in doc else doc["matcher"]
+    event = parse(doc["event_text"].encode()) if "event_text" in doc else doc["event"]
+    try:
+        got = impl.request({"cmd": "match", "matcher": matcher, "event": event})["matched"]
+    except CaseError as err:
+        if err.code in DRIVER_FAULTS:
+            raise
+        return Check("matched", "fail", f"refused with {err.code}: {err.message}", err.code)
+    if got is not doc["matched"]:
+        return Check(
+            "matched",
+            "fail",
+            f"matched={str(got).lower()}, expected {str(doc['matched']).lower()}",
+            "match_differs",
+        )
+    return Check("matched", "pass")
+
+
+def _canonical_test(doc: dict[str, Any], impl: Implementation) -> Check:
+    if "input_text" in doc:
+        msg: dict[str, Any] = {"cmd": "canonicalize", "text": doc["input_text"]}
+    else:
+        msg = {"cmd": "canonicalize", "text_base64": doc["input_base64"]}
+    if "error" in doc:
+        return _expect_error(doc["error"], lambda: impl.request(msg))
+    try:
+        out = impl.request(msg)
+    except CaseError as err:
+        if err.code in DRIVER_FAULTS:
+            raise
+        return Check("canonical", "fail", f"refused with {err.code}: {err.message}", err.code)
+    bad = [
+        k
+        for k, want in (("text", doc["line"]), ("document", doc["document"]))
+        if out.get(k) != want
+    ]
+    if bad:
+        return Check(
+            "canonical",
+            "fail",
+            f"{' and '.join(bad)} differ from the expected bytes",
+            "bytes_differ",
+        )
+    return Check("canonical", "pass")
+
+
+RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
+    "reduce": _reduce_test,
+    "match": _match_test,
+    "canonical": _canonical_test,
+}
+
+
+def run_test(test: ConformanceTest, impl: Implementation, skips: dict[str, str]) -> CaseResult:
+    """Run one conformance test on one implementation; never raises for a bad test."""
+    if test.name in skips:
+        return CaseResult(
+            test.name,
+            str(test.path),
+            impl.name,
+            "skip",
+            ["known_failure"],
+            message=skips[test.name],
+        )
+    if test.area == "cases":
+        r = _run_one(test.path, impl, None)
+        r.case = test.name
+        return r
+    started = time.perf_counter()
+    result = CaseResult(test.name, str(test.path), impl.name, "error")
+    try:
+        doc = read_json_file(test.path, code="case_invalid")
+        check = RUNNERS[test.area](doc, impl)
+        result.checks = [check]
+        result.verdict = "pass" if check.result == "pass" else "fail"
+        result.reasons = [] if check.result == "pass" else [check.code or check.id]
+    except CaseError as err:
+        could_not_run(result, impl, err)
+    except (KeyError, TypeError) as exc:
+        result.reasons = ["case_invalid"]
+        result.message = f"malformed test file: {type(exc).__name__}: {exc}"
+    finally:
+        result.duration_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def run_conformance(
+    root: str | Path | None,
+    implementations: Sequence[Implementation],
+    *,
+    areas: Sequence[str] = AREAS,
+    pattern: str | None = None,
+    strict: bool = False,
+    jobs: int = 1,
+    on_result: Callable[[CaseResult], None] | None = None,
+) -> SuiteResult:
+    """Run the suite under ``root`` on every implementation; one result per test and
+    implementation. Raises ``CaseError("invalid_request")`` when no test is found."""
+    tests = load_tests(root, areas)
+    if pattern:
+        tests = [t for t in tests if pattern in t.name]
+    if not tests:
+        raise CaseError("invalid_request", "no conformance tests found")
+    started = time.time()
+    t0 = time.perf_counter()
+    skips = {i.name: load_skips(root, i.name) for i in implementations}
+
+    def lane(impl: Implementation) -> list[CaseResult]:
+        out = []
+        for t in tests:
+            r = run_test(t, impl, skips[impl.name])
+            out.append(r)
+            if on_result is not None:
+                on_result(r)
+        return out
+
+    try:
+        # one lane per implementation: each driver process serves one request at a time
+        with ThreadPoolExecutor(max_workers=max(1, min(jobs, len(implementations)))) as pool:
+            lanes = list(pool.map(lane, implementations))
+    finally:
+        for impl in implementations:
+            impl.close()
+    results = [r for t_index in range(len(tests)) for r in (lane_[t_index] for lane_ in lanes)]
+    return SuiteResult(
+        results,
+        [i.name for i in implementations],
+        strict,
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        (time.perf_counter() - t0) * 1000,
+    )
+
+
+def area_of(result: CaseResult) -> str:
+    return result.case.split("/", 1)[0] if "/" in result.case else "cases"
+
+
+def diff_reports(a: list[dict[str, Any]], b: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Results whose verdict changed between two reports' result lines:
+    ``[{case, implementation, before, after}]`` (``None`` for a result missing on one side)."""
+    before = {(r["case"], r["implementation"]): r["verdict"] for r in a}
+    after = {(r["case"], r["implementation"]): r["verdict"] for r in b}
+    out = []
+    for key in sorted(set(before) | set(after)):
+        if before.get(key) != after.get(key):
+            out.append(
+                {
+                    "case": key[0],
+                    "implementation": key[1],
+                    "before": before.get(key),
+                    "after": after.get(key),
+                }
+            )
+    return out

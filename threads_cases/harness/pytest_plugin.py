@@ -1,0 +1,252 @@
+"""The pytest plugin (registered as ``threads_cases`` through the ``pytest11`` entry point).
+
+Running saved cases as tests::
+
+    pytest --threads-cases cases                    # or, in the ini file:
+                                                    #   threads_cases_paths = cases
+    pytest --threads-cases cases --threads-cases-impl threads-py --threads-cases-impl threads-ts
+    pytest --threads-cases cases --threads-cases-strict     # drifted fails too
+    pytest --threads-cases cases -n 4                       # pytest-xdist
+
+Every case directory under the given folders becomes one item per implementation, named
+``<case name>[<impl>]`` (node id ``<case dir>/case.json::<case name>[<impl>]``). Verdicts:
+``pass`` passes; ``skip`` skips; ``drifted`` passes (with a ``threads-cases`` report
+section) unless ``--threads-cases-strict``; ``fail`` and ``error`` fail, and the failure
+report is the CLI's failure panel as text: the reason codes, each failing check, the matcher
+beside the nearest replayed event, state differences by JSON pointer.
+
+Writing your own test bodies: the ``threads_case`` fixture gives a loaded
+:class:`threads_cases.case.directory.Case` for each parameter of
+:func:`threads_cases.pytest.cases`::
+
+    from threads_cases.pytest import cases
+
+    @pytest.mark.parametrize("threads_case", cases("cases"), indirect=True)
+    def test_my_agent(threads_case):
+        result = run_case(threads_case.path, agent=MY_AGENT)
+        assert result.passed(), result.verdict
+
+The plugin does nothing unless ``--threads-cases`` or ``threads_cases_paths`` is given
+(apart from offering the fixture). Collection is deterministic, so pytest-xdist workers
+re-collect the same items by node id.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+
+if TYPE_CHECKING:
+    from threads_cases.case.directory import Case
+    from threads_cases.harness.runner import CaseResult
+    from threads_cases.protocol.implementations import Implementation
+
+_DIRS = pytest.StashKey[list[Path]]()
+_IMPLS = pytest.StashKey[dict[str, Any]]()
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    group = parser.getgroup("threads-cases", "threads-cases: replay saved agent cases")
+    group.addoption(
+        "--threads-cases",
+        action="append",
+        dest="threads_cases_paths",
+        metavar="DIR",
+        default=None,
+        help="collect every case directory under DIR as a test (repeatable)",
+    )
+    group.addoption(
+        "--threads-cases-impl",
+        action="append",
+        dest="threads_cases_impl",
+        metavar="NAME",
+        default=None,
+        help="implementation to run each case on (repeatable; default threads-py)",
+    )
+    group.addoption(
+        "--threads-cases-strict",
+        action="store_true",
+        dest="threads_cases_strict",
+        default=False,
+        help="count drifted cases as failures",
+    )
+    parser.addini(
+        "threads_cases_paths",
+        type="linelist",
+        default=[],
+        help="folders whose case directories are collected as tests (relative to the ini file)",
+    )
+
+
+def _configured_dirs(config: pytest.Config) -> list[Path]:
+    dirs: list[Path] = []
+    for d in config.getoption("threads_cases_paths") or []:
+        dirs.append((config.invocation_params.dir / d).resolve())
+    base = config.inipath.parent if config.inipath is not None else config.rootpath
+    for d in config.getini("threads_cases_paths"):
+        dirs.append((base / d).resolve())
+    return list(dict.fromkeys(dirs))
+
+
+def _inside(child: Path, parent: Path) -> bool:
+    return child == parent or parent in child.parents
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    dirs = _configured_dirs(config)
+    config.stash[_DIRS] = dirs
+    config.stash[_IMPLS] = {}
+    if not dirs:
+        return
+    for d in dirs:
+        if not d.is_dir():
+            raise pytest.UsageError(f"threads-cases: no such folder: {d}")
+    names = config.getoption("threads_cases_impl") or ["threads-py"]
+    from threads_cases.harness.registry import available_implementations
+
+    known = available_implementations()
+    unknown = [n for n in names if n not in known]
+    if unknown:
+        raise pytest.UsageError(
+            f"threads-cases: unknown implementation {unknown[0]!r}; known: {', '.join(known)}"
+        )
+    # Make sure pytest visits the case folders: add each one that no argument reaches
+    # (neither an ancestor of it nor a path inside it). Workers of pytest-xdist compute the
+    # same arguments from the same invocation, so they collect the same items.
+    args = [str(a) for a in config.args]
+    arg_paths = [(config.invocation_params.dir / a.split("::")[0]).resolve() for a in args]
+    for d in dirs:
+        if not any(_inside(d, a) or _inside(a, d) for a in arg_paths):
+            config.args.append(str(d))
+            arg_paths.append(d)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    for impl in config.stash.get(_IMPLS, {}).values():
+        with contextlib.suppress(Exception):  # a driver that is already gone
+            impl.close()
+
+
+def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    if file_path.name != "case.json":
+        return None
+    dirs = parent.config.stash.get(_DIRS, [])
+    if not dirs:
+        return None
+    case_dir = file_path.parent.resolve()
+    if not any(_inside(case_dir, d) for d in dirs):
+        return None
+    return CaseFile.from_parent(parent, path=file_path)
+
+
+class CaseFile(pytest.File):
+    """A case directory (collected through its case.json): one item per implementation."""
+
+    def collect(self) -> Any:
+        from threads_cases.case.directory import load_case
+        from threads_cases.core.errors import CaseError
+
+        name = self.path.parent.name
+        with contextlib.suppress(CaseError):  # the item reports it when it runs
+            name = load_case(self.path.parent).name
+        for impl in self.config.getoption("threads_cases_impl") or ["threads-py"]:
+            yield CaseItem.from_parent(self, name=f"{name}[{impl}]", impl=impl)
+
+
+class CaseFailure(Exception):
+    """A case that failed or errored (or drifted under strict)."""
+
+    def __init__(self, result: CaseResult) -> None:
+        super().__init__(f"{result.case} [{result.implementation}]: {result.verdict}")
+        self.result = result
+
+
+def failure_text(result: CaseResult, width: int = 120) -> str:
+    """The CLI's failure panel as plain text, then the reasons line."""
+    from rich.console import Console
+
+    from threads_cases.harness.report import render_failure
+
+    buf = io.StringIO()
+    Console(
+        file=buf, width=width, no_color=True, force_terminal=False, highlight=False, emoji=False
+    ).print(render_failure(result))
+    head = (
+        f"threads-cases: {result.case} [{result.implementation}] {result.verdict}: "
+        f"{', '.join(result.reasons) or '-'}"
+    )
+    if result.warnings:
+        head += f" (warnings: {', '.join(result.warnings)})"
+    return head + "\n" + buf.getvalue().rstrip() + f"\ncase: {result.path}"
+
+
+class CaseItem(pytest.Item):
+    """One case on one implementation."""
+
+    def __init__(self, *, impl: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.impl = impl
+        self.result: CaseResult | None = None
+
+    @property
+    def case_path(self) -> Path:
+        return self.path.parent
+
+    def _implementation(self) -> str | Implementation:
+        if self.impl == "threads-py":
+            return "threads-py"
+        cache = self.config.stash[_IMPLS]
+        if self.impl not in cache:
+            from threads_cases.harness.registry import open_implementation
+
+            cache[self.impl] = open_implementation(self.impl)
+        impl: Implementation = cache[self.impl]
+        return impl
+
+    def runtest(self) -> None:
+        from threads_cases.harness.report import describe
+        from threads_cases.harness.runner import run_case
+
+        strict = bool(self.config.getoption("threads_cases_strict"))
+        result = run_case(self.case_path, self._implementation(), strict=strict)
+        self.result = result
+        self.user_properties.append(("threads_cases_verdict", result.verdict))
+        if result.verdict == "skip":
+            pytest.skip(f"{', '.join(result.reasons)}: {result.message}".strip(": "))
+        if not result.passed(strict):
+            raise CaseFailure(result)
+        if result.verdict == "drifted":
+            self.add_report_section(
+                "call", "threads-cases", f"drifted: {', '.join(result.reasons)}\n{describe(result)}"
+            )
+
+    def repr_failure(
+        self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
+    ) -> str | Any:
+        if isinstance(excinfo.value, CaseFailure):
+            return failure_text(excinfo.value.result)
+        return super().repr_failure(excinfo, style=style)
+
+    def reportinfo(self) -> tuple[Path, int | None, str]:
+        return self.path, None, f"threads-case {self.name}"
+
+
+@pytest.fixture
+def threads_case(request: pytest.FixtureRequest) -> Case:
+    """A loaded :class:`threads_cases.case.directory.Case`, by indirect parametrization with a case
+    path: ``@pytest.mark.parametrize("threads_case", cases("DIR"), indirect=True)``."""
+    from threads_cases.case.directory import load_case
+
+    param = getattr(request, "param", None)
+    if param is None:
+        pytest.fail(
+            "the threads_case fixture needs a case path: "
+            '@pytest.mark.parametrize("threads_case", cases("DIR"), indirect=True) '
+            "with cases from threads_cases.pytest",
+            pytrace=False,
+        )
+    return load_case(Path(param))

@@ -1,0 +1,274 @@
+"""Reports of a run: JSON Lines, JUnit XML and the terminal view (spec/reports.md).
+
+The JSON Lines report (``schemas/report.schema.json``) is a header, one line per case and
+implementation (:meth:`CaseResult.to_json`), and a footer::
+
+    {"kind": "header", "tool": "threads-cases", "version", "command", "implementations",
+     "started_at"}
+    {"kind": "result", "case", "path", "implementation", "verdict", "reasons", "warnings",
+     "checks": [{id, result, detail, ...}], "stop", "message", "duration_ms"}
+    {"kind": "footer", "counts": {pass, drifted, fail, error, skip}, "total", "duration_ms",
+     "exit_status"}
+"""
+
+from __future__ import annotations
+
+import os
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console, Group
+from rich.panel import Panel
+from rich.table import Table
+from rich.text import Text
+
+from .._version import __version__
+from ..core.strictjson import canonical_line, iter_jsonl
+from .runner import CaseResult, SuiteResult
+
+MARKS = {
+    "pass": ("✓", "green"),
+    "drifted": ("~", "yellow"),
+    "fail": ("✗", "red"),
+    "error": ("!", "magenta"),
+    "skip": ("-", "dim"),
+}
+
+
+def header(implementations: list[str], started_at: str, command: str = "run") -> dict[str, Any]:
+    return {
+        "kind": "header",
+        "tool": "threads-cases",
+        "version": __version__,
+        "command": command,
+        "implementations": implementations,
+        "started_at": started_at,
+    }
+
+
+def footer(suite: SuiteResult) -> dict[str, Any]:
+    return {
+        "kind": "footer",
+        "counts": suite.counts,
+        "total": len(suite.results),
+        "duration_ms": round(suite.duration_ms, 3),
+        "exit_status": suite.exit_status,
+        "not_started": suite.not_started,
+    }
+
+
+def report_lines(suite: SuiteResult, command: str = "run") -> Iterator[dict[str, Any]]:
+    yield header(suite.implementations, suite.started_at, command)
+    for r in suite.results:
+        yield r.to_json()
+    yield footer(suite)
+
+
+def write_jsonl(lines: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> None:
+    """Write report lines canonically, atomically (temp file then rename)."""
+    p = Path(path)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    tmp = p.with_name(p.name + f".tmp-{os.getpid()}")
+    with open(tmp, "wb") as fh:
+        for line in lines:
+            fh.write(canonical_line(line) + b"\n")
+    os.replace(tmp, p)
+
+
+def read_report(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
+    """The result lines of a JSON Lines report (strictly read; ``json_invalid`` on error)."""
+    return [
+        v
+        for _, v in iter_jsonl(path, code="json_invalid")
+        if isinstance(v, dict) and v.get("kind") == "result"
+    ]
+
+
+def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
+    """JUnit XML: one testcase per case and implementation; fail -> failure, error -> error,
+    skip -> skipped; drifted is a failure only under ``--strict``."""
+    counts = suite.counts
+    failures = counts["fail"] + (counts["drifted"] if suite.strict else 0)
+    root = ET.Element(
+        "testsuites",
+        name=name,
+        tests=str(len(suite.results)),
+        failures=str(failures),
+        errors=str(counts["error"]),
+        skipped=str(counts["skip"]),
+        time=f"{suite.duration_ms / 1000:.3f}",
+    )
+    by_impl: dict[str, list[CaseResult]] = {}
+    for r in suite.results:
+        by_impl.setdefault(r.implementation, []).append(r)
+    for impl, results in by_impl.items():
+        c = {v: sum(1 for r in results if r.verdict == v) for v in MARKS}
+        ts = ET.SubElement(
+            root,
+            "testsuite",
+            name=impl,
+            tests=str(len(results)),
+            failures=str(c["fail"] + (c["drifted"] if suite.strict else 0)),
+            errors=str(c["error"]),
+            skipped=str(c["skip"]),
+            time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
+        )
+        for r in results:
+            tc = ET.SubElement(
+                ts,
+                "testcase",
+                classname=impl,
+                name=r.case,
+                file=r.path,
+                time=f"{r.duration_ms / 1000:.3f}",
+            )
+            text = describe(r)
+            if r.verdict == "fail" or (r.verdict == "drifted" and suite.strict):
+                ET.SubElement(
+                    tc, "failure", type=",".join(r.reasons), message=", ".join(r.reasons)
+                ).text = text
+            elif r.verdict == "error":
+                ET.SubElement(
+                    tc, "error", type=",".join(r.reasons), message=r.message or ", ".join(r.reasons)
+                ).text = text
+            elif r.verdict == "skip":
+                ET.SubElement(tc, "skipped", message=r.message or ", ".join(r.reasons))
+            elif r.verdict == "drifted":
+                ET.SubElement(tc, "system-out").text = text
+    ET.indent(root)
+    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True)) + b"\n"
+
+
+def describe(r: CaseResult) -> str:
+    """Plain-text detail of a result: each failing or warning check, with differences."""
+    lines = []
+    if r.message:
+        lines.append(r.message)
+    for c in r.checks:
+        if c.result in ("fail", "warn"):
+            lines.append(f"[{c.code or c.id}] {c.id}: {c.detail}")
+            for d in c.differences[:20]:
+                lines.append(f"    {d.render()}")
+            if len(c.differences) > 20:
+                lines.append(f"    ... {len(c.differences) - 20} more")
+    return "\n".join(lines)
+
+
+def _cell(r: CaseResult | None) -> Text:
+    if r is None:
+        return Text("")
+    mark, style = MARKS[r.verdict]
+    label = f"{mark} {r.verdict}"
+    if r.reasons and r.verdict != "pass":
+        label += f" {r.reasons[0]}"
+        if len(r.reasons) > 1:
+            label += f" +{len(r.reasons) - 1}"
+    return Text(label, style=style)
+
+
+def render_table(suite: SuiteResult, title: str = "cases") -> Table:
+    """Cases as rows, implementations as columns; each cell a mark and the reason code."""
+    table = Table(title=None, show_lines=False, header_style="bold")
+    table.add_column(title)
+    for impl in suite.implementations:
+        table.add_column(impl)
+    rows: dict[str, dict[str, CaseResult]] = {}
+    for r in suite.results:
+        rows.setdefault(r.path, {})[r.implementation] = r
+    names = [next(iter(by_impl.values())).case for by_impl in rows.values()]
+    for (path, by_impl), name in zip(rows.items(), names, strict=True):
+        label = name if names.count(name) == 1 else f"{name} ({path})"  # copies share a name
+        table.add_row(label, *(_cell(by_impl.get(i)) for i in suite.implementations))
+    return table
+
+
+def render_failure(r: CaseResult) -> Panel:
+    """A panel for a failing case: reason, matcher beside the nearest event, differences."""
+    parts: list[Any] = []
+    if r.message:
+        parts.append(Text(r.message, style="magenta"))
+    # after a stop, the matchers that missed are its consequences: list them, no event dumps
+    stopped = any(c.id == "stop" and c.result == "fail" for c in r.checks)
+    for c in r.checks:
+        if c.result not in ("fail", "warn"):
+            continue
+        if stopped and c.id != "stop":
+            parts.append(Text(f"{c.code or c.id}  ({c.id}), after the stop", style="dim"))
+            continue
+        parts.append(
+            Text(
+                f"{c.code or c.id}  ({c.id})",
+                style="bold red" if c.result == "fail" else "bold yellow",
+            )
+        )
+        parts.append(Text(c.detail))
+        if c.matcher is not None:
+            grid = Table.grid(padding=(0, 2))
+            grid.add_column("matcher")
+            grid.add_column("nearest event")
+            diff_paths = {d.pointer for d in c.differences}
+            grid.add_row(
+                Text("matcher", style="bold"), Text("nearest replayed event", style="bold")
+            )
+            grid.add_row(
+                _json_text(c.matcher, set()),
+                _json_text(c.nearest_event, diff_paths) if c.nearest_event else Text("-"),
+            )
+            parts.append(grid)
+        elif c.differences:
+            for d in c.differences[:30]:
+                parts.append(Text("  " + d.render(), style="red"))
+            if len(c.differences) > 30:
+                parts.append(Text(f"  ... {len(c.differences) - 30} more"))
+    title = Text(f"{r.case} [{r.implementation}]: {r.verdict}  {r.path}")  # Text: no markup
+    return Panel(Group(*parts), title=title, border_style=MARKS[r.verdict][1], expand=False)
+
+
+def _json_text(value: Any, highlight: set[str], pointer: str = "", indent: int = 0) -> Text:
+    """Indented JSON with the values at ``highlight`` pointers in red."""
+    out = Text()
+    pad = "  " * indent
+    if isinstance(value, dict) and value:
+        out.append("{\n")
+        items = sorted(value.items())
+        for n, (k, v) in enumerate(items):
+            p = f"{pointer}/{k}"
+            out.append(f"{pad}  {canonical_line(k).decode()}: ")
+            child = _json_text(v, highlight, p, indent + 1)
+            if p in highlight:
+                child.stylize("bold red")
+            out.append_text(child)
+            out.append(",\n" if n < len(items) - 1 else "\n")
+        out.append(pad + "}")
+        return out
+    text = canonical_line(value).decode()
+    if len(text) > 120:
+        text = text[:117] + "..."
+    return Text(text)
+
+
+def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> None:
+    """The terminal view: failure panels, the table, and the summary line."""
+    for r in suite.results:
+        if r.verdict in ("fail", "error") or (r.verdict == "drifted"):
+            console.print(render_failure(r), soft_wrap=False)
+    console.print(render_table(suite, title))
+    c = suite.counts
+    summary = ", ".join(f"{c[v]} {v}" for v in ("pass", "drifted", "fail", "error", "skip") if c[v])
+    line = f"{summary or 'nothing run'} in {suite.duration_ms / 1000:.2f}s"
+    if suite.strict and c["drifted"]:
+        line += " (--strict: drifted counts as failing)"
+    if suite.not_started:
+        line += f"; stopped early (--max-fail): {suite.not_started} run(s) not started"
+    console.print(line)
+    stale = sorted({r.path for r in suite.results if "fingerprint_stale" in r.warnings})
+    if stale:
+        console.print(
+            f"warning: {len(stale)} case(s) changed since they were saved (fingerprint_stale): "
+            + ", ".join(stale[:5])
+            + (" ..." if len(stale) > 5 else "")
+            + "; review them, then `threads-cases fmt` records the new fingerprint",
+            style="yellow",
+        )

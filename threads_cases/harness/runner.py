@@ -1,0 +1,594 @@
+"""Running cases: checks, verdicts and suites (spec/replay.md sections 4-6).
+
+For one case and one implementation :func:`run_case` (1) reduces the case's log with the
+implementation and compares the state with the expected file, (2) has the implementation
+replay the turn, (3) checks ``must`` (any order) and ``expect`` (ordered subsequence),
+(4) accounts for the recording (unused replies and stubs, diverged request hashes), and
+returns a :class:`CaseResult` with one verdict:
+
+==========  =============================================================================
+pass        the state matches, every must and expect holds, everything was consumed
+drifted     state and musts hold, but an expect missed, a recording went unused or a request
+            hash differed (passing unless ``strict``)
+fail        state_mismatch, must_unmatched, log_invalid, or a stop (model_exhausted,
+            missing_stub, egress_blocked, step_limit)
+error       the case could not be run (case_invalid, format_unsupported, driver errors)
+skip        the case does not list the implementation (or it is unavailable)
+==========  =============================================================================
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import hashlib
+import os
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..case.directory import Case, computed_fingerprint, load_case, read_case_files
+from ..core.dialects import get_dialect
+from ..core.errors import CaseError
+from ..core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
+from ..core.schemas import schema_problems
+from ..core.strictjson import canonical_line
+from ..protocol.implementations import Implementation, PythonImplementation
+from ..reference.agent import AgentSpec
+
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+VERDICTS = ("pass", "drifted", "fail", "error", "skip")
+ERROR_CODES = frozenset(
+    {
+        "case_invalid",
+        "format_unsupported",
+        "json_invalid",
+        "driver_crashed",
+        "driver_timeout",
+        "driver_unavailable",
+        "protocol_error",
+        "internal_error",
+        "io_error",
+        "invalid_request",
+        "dialect_unknown",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a case run: ``{id, result: pass|fail|warn|skip, detail}``."""
+
+    id: str
+    result: str
+    detail: str = ""
+    code: str | None = None
+    differences: tuple[Difference, ...] = ()
+    matcher: dict[str, Any] | None = None
+    nearest_event: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "result": self.result, "detail": self.detail}
+        if self.code:
+            out["code"] = self.code
+        if self.differences:
+            out["differences"] = [d.to_json() for d in self.differences]
+        if self.matcher is not None:
+            out["matcher"] = self.matcher
+        if self.nearest_event is not None:
+            out["nearest_event"] = self.nearest_event
+        return out
+
+
+@dataclass
+class CaseResult:
+    """The result of one case on one implementation (a line of the JSON report)."""
+
+    case: str
+    path: str
+    implementation: str
+    verdict: str
+    reasons: list[str] = field(default_factory=list)
+    checks: list[Check] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    duration_ms: float = 0.0
+    stop: dict[str, Any] | None = None
+    message: str = ""
+
+    def passed(self, strict: bool = False) -> bool:
+        return self.verdict in ("pass", "skip") or (self.verdict == "drifted" and not strict)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "kind": "result",
+            "case": self.case,
+            "path": self.path,
+            "implementation": self.implementation,
+            "verdict": self.verdict,
+            "reasons": self.reasons,
+            "warnings": self.warnings,
+            "checks": [c.to_json() for c in self.checks],
+            "stop": self.stop,
+            "message": self.message,
+            "duration_ms": round(self.duration_ms, 3),
+        }
+
+
+@dataclass
+class SuiteResult:
+    """Every :class:`CaseResult` of a run, with counts and the exit status."""
+
+    results: list[CaseResult]
+    implementations: list[str]
+    strict: bool = False
+    started_at: str = ""
+    duration_ms: float = 0.0
+    #: runs never started because --max-fail was reached
+    not_started: int = 0
+
+    @property
+    def counts(self) -> dict[str, int]:
+        out = dict.fromkeys(VERDICTS, 0)
+        for r in self.results:
+            out[r.verdict] += 1
+        return out
+
+    @property
+    def exit_status(self) -> int:
+        """0 when everything passed (drifted too unless strict), else 3."""
+        return 0 if all(r.passed(self.strict) for r in self.results) else 3
+
+
+def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
+    """Case directories under ``paths`` (a case directory is one holding case.json), sorted,
+    skipping hidden folders (temporary saves)."""
+    found: set[Path] = set()
+    for p in map(Path, paths):
+        if p.name == "case.json" and p.is_file():
+            p = p.parent  # the case.json of a case stands for the case
+        if (p / "case.json").is_file():
+            found.add(p)
+            continue
+        if p.is_dir():
+            for c in p.rglob("case.json"):
+                rel = c.parent.relative_to(p)
+                if not any(part.startswith(".") for part in rel.parts):
+                    found.add(c.parent)
+    return sorted(found)
+
+
+def _nearest_event(
+    matcher: dict[str, Any], events: Sequence[dict[str, Any]]
+) -> dict[str, Any] | None:
+    hit = nearest(matcher, events)
+    return None if hit is None else events[hit[0]]
+
+
+def check_case(
+    case: Case, impl: Implementation, *, supply: dict[str, Any] | None = None
+) -> tuple[list[Check], dict[str, Any] | None]:
+    """Run every check of one case on one implementation; returns the checks and the stop."""
+    checks: list[Check] = []
+    d = get_dialect(impl.dialect)
+    # 1. the prefix state
+    expected_name = f"expected.{impl.dialect}.json"
+    expected = case.read(expected_name)
+    misspelled = None
+    if isinstance(expected, dict):
+        try:
+            expected = d.decode_state(expected)
+        except CaseError as err:
+            # a key spelled as another dialect spells it: it cannot equal the state
+            misspelled = f"{expected_name}: {err.location.pointer}: {err.message}"
+    try:
+        answer = impl.request(
+            {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
+        )
+        actual = d.decode_state(answer["state"])
+        if isinstance(actual, dict) and actual.get("last_event_id") != case.meta["at"]:
+            # the fork point must be the last event of the log (case-format.md 3.2)
+            raise CaseError(
+                "case_invalid",
+                f"the fork point {case.meta['at']!r} is not the last "
+                f"event of log.{impl.dialect}.jsonl (it ends at "
+                f"{actual.get('last_event_id')!r})",
+                file=str(case.log_path(impl.dialect)),
+            )
+        diffs = diff_values(expected, actual)
+        if misspelled is not None:
+            checks.append(Check("state", "fail", misspelled, "state_mismatch"))
+        elif diffs:
+            checks.append(
+                Check(
+                    "state",
+                    "fail",
+                    f"{len(diffs)} difference(s) from expected.{impl.dialect}.json",
+                    "state_mismatch",
+                    tuple(diffs),
+                )
+            )
+        else:
+            checks.append(Check("state", "pass"))
+    except CaseError as err:
+        if err.code in ERROR_CODES:
+            raise
+        # the implementation refuses the case's log: nothing to replay from
+        checks.append(Check("state", "fail", str(err), err.code))
+        return checks, None
+    # 2. the replay
+    msg: dict[str, Any] = {"cmd": "replay", "case": {"path": str(case.path)}}
+    if supply:
+        msg["case"]["supply"] = {"calls": supply}
+    out = impl.request(msg)
+    events = [d.decode_event(e) for e in out["events"]]
+    stop = out.get("stop")
+    if stop:
+        detail = f"{stop['code']} at {stop['stop_key']}: {stop.get('message', '')}"
+        calls = [e for e in events if e["type"] == "tool_called"]
+        if stop["code"] == "missing_stub" and calls:
+            text = canonical_line(calls[-1]["data"]["input"]).decode("utf-8")
+            detail += f"; its input was {text if len(text) <= 200 else text[:197] + '...'}"
+        checks.append(Check("stop", "fail", detail, stop["code"]))
+    # 3. expectations
+    must = case.meta["expect"]["must"]
+    for i, hit in enumerate(find_all(must, events)):
+        if hit is None:
+            near = nearest(must[i], events)
+            checks.append(
+                Check(
+                    f"must[{i}]",
+                    "fail",
+                    explain(must[i], events, label=f"must[{i}]"),
+                    "must_unmatched",
+                    tuple(near[1]) if near else (),
+                    must[i],
+                    _nearest_event(must[i], events),
+                )
+            )
+        else:
+            checks.append(Check(f"must[{i}]", "pass", f"matched seq {events[hit]['seq']}"))
+    exp = case.meta["expect"]["expect"]
+    if exp:
+        ok, count = match_in_order(exp, events)
+        if ok:
+            checks.append(Check("expect", "pass", f"{count} matcher(s) in order"))
+        else:
+            rest = events[_after_in_order(exp[:count], events) :]
+            near = nearest(exp[count], rest)
+            checks.append(
+                Check(
+                    "expect",
+                    "warn",
+                    f"after the first {count} in order: "
+                    f"{explain(exp[count], rest, label=f'expect[{count}]')}",
+                    "expect_unmatched",
+                    tuple(near[1]) if near else (),
+                    exp[count],
+                    _nearest_event(exp[count], rest),
+                )
+            )
+    # 4. the recording
+    replies = case.read("model.json")["replies"]
+    consumed = out.get("consumed") or {}
+    used = int(consumed.get("replies", len(replies)))
+    if used < len(replies) and not stop:
+        checks.append(
+            Check(
+                "model",
+                "warn",
+                f"{len(replies) - used} of {len(replies)} recorded replies were never used",
+                "reply_unused",
+            )
+        )
+    else:
+        checks.append(Check("model", "pass"))
+    stub_used = list(consumed.get("stubs", []))
+    unused = [i for i, u in enumerate(stub_used) if not u]
+    if unused and not stop:
+        calls = case.read("stubs.json")["calls"]
+        named = ", ".join(f"#{i} {calls[i]['tool']}" if i < len(calls) else f"#{i}" for i in unused)
+        checks.append(Check("stubs", "warn", f"stubs never used: {named}", "stub_unused"))
+    else:
+        checks.append(Check("stubs", "pass"))
+    diverged = [
+        i
+        for i, (got, rec) in enumerate(zip(out.get("requests", []), replies, strict=False))
+        if got != rec["request_sha256"]
+    ]
+    if diverged:
+        checks.append(
+            Check(
+                "requests",
+                "warn",
+                f"model request(s) {diverged} differ from the recorded request_sha256",
+                "request_diverged",
+            )
+        )
+    else:
+        checks.append(Check("requests", "pass"))
+    return checks, stop
+
+
+def _after_in_order(matchers: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> int:
+    """Index just after the event the last of ``matchers`` took in greedy in-order matching."""
+    from ..core.matchers import matches
+
+    pos = 0
+    for m in matchers:
+        while pos < len(events) and not matches(m, events[pos]):
+            pos += 1
+        pos += 1
+    return min(pos, len(events))
+
+
+def verdict_of(checks: Sequence[Check]) -> tuple[str, list[str]]:
+    """The verdict and ordered reason codes of a case's checks."""
+    fails = [c.code or c.id for c in checks if c.result == "fail"]
+    warns = [c.code or c.id for c in checks if c.result == "warn"]
+    reasons = list(dict.fromkeys(fails + warns))
+    if fails:
+        return "fail", reasons
+    if warns:
+        return "drifted", reasons
+    return "pass", reasons
+
+
+def run_case(
+    path: str | os.PathLike[str],
+    implementation: str | Implementation = "threads-py",
+    agent: AgentSpec | None = None,
+    strict: bool = False,
+    *,
+    supply: dict[str, Any] | None = None,
+) -> CaseResult:
+    """Run one case on one implementation (spec/replay.md); never raises for a bad case.
+
+    ``implementation`` is a name (``"threads-py"`` runs in process; ``"threads-ts"`` and
+    configured names start their driver) or an :class:`Implementation`.
+    ``agent`` replays your own agent (system prompt, tools and sandbox handlers) on the
+    Python runtime. Returns a :class:`CaseResult`; ``result.passed(strict)`` says whether it
+    counts as passing.
+    """
+    if isinstance(implementation, str):
+        if implementation != "threads-py":
+            from .registry import open_implementation
+
+            impl = open_implementation(implementation)
+        else:
+            impl = PythonImplementation(agent)
+    else:
+        impl = implementation
+    try:
+        return _run_one(Path(path), impl, _supply_calls(supply))
+    finally:
+        if isinstance(implementation, str):
+            impl.close()  # a driver started here is not left running
+
+
+def _supply_calls(supply: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Accept a supply document ``{"calls": {...}}`` or its ``calls`` mapping; check it.
+    Raises ``CaseError("invalid_request")`` for a wrong shape (spec/replay.md, "supply")."""
+    if supply is None:
+        return None
+    from ..reference.replay import check_supply
+
+    doc = supply if set(supply) == {"calls"} else {"calls": supply}
+    return check_supply(doc, source="supply")
+
+
+def could_not_run(result: CaseResult, impl: Implementation, err: CaseError) -> None:
+    """Record a run that could not happen: ``skip`` when an implementation nobody named is
+    unavailable here, ``error`` otherwise (spec/driver-protocol.md 5.4)."""
+    never_ran = getattr(impl, "restarts", 0) == 0
+    optional = not getattr(impl, "required", False)
+    unavailable = err.code == "driver_unavailable" and never_ran
+    result.verdict = "skip" if unavailable and optional else "error"
+    result.reasons = [err.code]
+    result.message = err.render()
+
+
+def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) -> CaseResult:
+    started = time.perf_counter()
+    name = path.name
+    result = CaseResult(name, str(path), impl.name, "error")
+    try:
+        read_case_files(path)  # refuses symlinks and special files before anything is read
+        case = load_case(path)
+        result.case = case.name
+        if impl.name not in case.implementations and impl.dialect not in case.implementations:
+            # a user implementation runs every case holding a log in its dialect
+            result.verdict = "skip"
+            result.reasons = ["not_listed"]
+            result.message = f"the case lists neither {impl.name} nor its dialect {impl.dialect}"
+            return result
+        for f in (
+            f"log.{impl.dialect}.jsonl",
+            f"expected.{impl.dialect}.json",
+            "model.json",
+            "stubs.json",
+            "sandbox.json",
+        ):
+            if not (path / f).is_file():
+                raise CaseError("case_invalid", f"{f} is missing", file=str(path / f))
+        for f, schema in (
+            ("model.json", "model.schema.json"),
+            ("stubs.json", "stubs.schema.json"),
+            ("sandbox.json", "sandbox.schema.json"),
+        ):
+            problems = schema_problems(case.read(f), schema)
+            if problems:
+                raise CaseError(
+                    "case_invalid",
+                    f"schema: {problems[0][1]}",
+                    file=str(path / f),
+                    pointer=problems[0][0],
+                )
+        _check_sandbox_paths(case.read("sandbox.json"), path / "sandbox.json")
+        files = read_case_files(path)
+        for rel, data in sorted(files.items()):
+            # artifacts/<hex> must hold exactly the bytes whose sha256 is <hex>: a replay
+            # must never use other bytes than the recorded ones (case-format.md 3.7)
+            hexname = rel.removeprefix("artifacts/")
+            if (
+                rel != hexname
+                and _HEX64.fullmatch(hexname)
+                and hashlib.sha256(data).hexdigest() != hexname
+            ):
+                raise CaseError(
+                    "case_invalid",
+                    f"{rel}: the bytes do not match their sha256 name",
+                    file=str(path / rel),
+                )
+        if computed_fingerprint(files) != case.meta["fingerprint"]:
+            result.warnings.append("fingerprint_stale")
+        checks, stop = check_case(case, impl, supply=supply)
+        result.checks = checks
+        result.stop = stop
+        result.verdict, result.reasons = verdict_of(checks)
+    except CaseError as err:
+        could_not_run(result, impl, err)
+    finally:
+        result.duration_ms = (time.perf_counter() - started) * 1000
+    return result
+
+
+def _check_sandbox_paths(doc: dict[str, Any], file: Path) -> None:
+    """Every path of sandbox.json is a sandbox path a replay could have read: no Windows
+    device name in any segment (case-format.md 2.2; the schema checks the rest).
+    Raises ``CaseError("case_invalid")`` with the file and a pointer."""
+    from ..reference.sandbox import check_path
+
+    for i, read in enumerate(doc["reads"]):
+        try:
+            check_path(read["path"])
+        except CaseError as err:
+            raise CaseError(
+                "case_invalid", err.message, file=str(file), pointer=f"/reads/{i}/path"
+            ) from None
+
+
+def run_suite(
+    paths: Iterable[str | os.PathLike[str]],
+    implementations: Sequence[str | Implementation] = ("threads-py",),
+    *,
+    agent: AgentSpec | None = None,
+    strict: bool = False,
+    pattern: str | None = None,
+    only: set[tuple[str, str]] | None = None,
+    max_fail: int | None = None,
+    jobs: int = 1,
+    supply: dict[str, Any] | None = None,
+    on_result: Callable[[CaseResult], None] | None = None,
+    on_plan: Callable[[int], None] | None = None,
+) -> SuiteResult:
+    """Run every case under ``paths`` on every implementation.
+
+    ``on_plan(total)`` is called once with the number of runs planned, ``on_result(result)``
+    after each. ``pattern`` selects case names (a glob, or a substring); ``only`` keeps just these
+    ``(case path, implementation)`` pairs (``--last-failed``); ``max_fail`` stops starting
+    new cases after that many failures or errors; ``jobs`` runs that many cases at once.
+    Raises ``CaseError("invalid_request")`` when no case is found.
+    """
+    from .registry import open_implementation
+
+    supply = _supply_calls(supply)
+    paths = list(paths)
+    for p in map(Path, paths):
+        if not p.exists():
+            raise CaseError(
+                "invalid_request",
+                "does not exist",
+                file=str(p),
+                hint="pass case directories, or folders holding them",
+            )
+        if p.is_file() and p.name != "case.json":
+            raise CaseError(
+                "invalid_request",
+                "is a file, not a case directory",
+                file=str(p),
+                hint="pass the folder holding case.json (a log is "
+                "saved as a case with `threads-cases save`)",
+            )
+    cases = discover(paths)
+    if pattern:
+        cases = [
+            c for c in cases if _selected(c.name, pattern) or _selected(_case_name(c), pattern)
+        ]
+    if not cases:
+        raise CaseError(
+            "invalid_request",
+            "no cases found",
+            hint="pass a directory holding case directories (each with a case.json), or check -k",
+        )
+    impls: list[Implementation] = []
+    for i in implementations:
+        if isinstance(i, str):
+            impls.append(
+                PythonImplementation(agent) if i == "threads-py" else open_implementation(i)
+            )
+        else:
+            impls.append(i)
+    work = [(c, i) for c in cases for i in impls if only is None or (str(c), i.name) in only]
+    if on_plan is not None:
+        on_plan(len(work))
+    started = time.time()
+    t0 = time.perf_counter()
+    results: list[CaseResult | None] = [None] * len(work)
+    failures = 0
+    lock = threading.Lock()
+
+    def one(index: int) -> None:
+        nonlocal failures
+        with lock:
+            if max_fail is not None and failures >= max_fail:
+                return  # no new case starts; cases already running finish
+        c, impl = work[index]
+        r = _run_one(c, impl, supply)
+        with lock:
+            if not r.passed(strict):
+                failures += 1
+        results[index] = r
+        if on_result is not None:
+            on_result(r)
+
+    try:
+        if jobs <= 1:
+            for k in range(len(work)):
+                one(k)
+        else:
+            with ThreadPoolExecutor(max_workers=jobs) as pool:
+                list(pool.map(one, range(len(work))))
+    finally:
+        for impl in impls:
+            impl.close()
+    done = [r for r in results if r is not None]
+    return SuiteResult(
+        done,
+        [i.name for i in impls],
+        strict,
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
+        (time.perf_counter() - t0) * 1000,
+        not_started=len(results) - len(done),
+    )
+
+
+def _case_name(path: Path) -> str:
+    """The name in a case's case.json ('' when unreadable): -k matches it and the folder's."""
+    import orjson
+
+    try:
+        meta = orjson.loads((path / "case.json").read_bytes())
+    except (OSError, orjson.JSONDecodeError):
+        return ""
+    name = meta.get("name") if isinstance(meta, dict) else None
+    return name if isinstance(name, str) else ""
+
+
+def _selected(name: str, pattern: str) -> bool:
+    if any(ch in pattern for ch in "*?["):
+        return fnmatch.fnmatchcase(name, pattern)
+    return pattern in name

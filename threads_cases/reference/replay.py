@@ -1,0 +1,246 @@
+"""Replay: the Python reference runtime replaying one case (spec/replay.md, sections 2-3).
+
+:func:`replay_case` restores a case's fork point and replays its input with a scripted model
+(``model.json``), stubs (``stubs.json``) and a :class:`~threads_cases.reference.sandbox.FakeSandbox`
+holding the fork point's files plus the recorded reads (``sandbox.json``). It returns the
+same shape the driver protocol's ``replay`` answer has::
+
+    {"events": [canonical envelopes from the user_message on],
+     "stop": null | {"code", "stop_key", "message"},
+     "requests": [request_sha256, ...],            # in call order
+     "consumed": {"replies": int, "stubs": [bool, ...]}}
+
+Event ids are ``<case name>.<seq>`` and the clock is the fork point's ts plus 1 ms per event,
+so a replay is byte-stable.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from ..case.directory import Case, load_case
+from ..core.dialects import get_dialect
+from ..core.errors import CaseError
+from ..core.log import read_log
+from ..core.reducer import Reducer
+from ..core.strictjson import canonical_line
+from .agent import AgentSpec, ToolResult
+from .model import ScriptedModel, normalize_reply
+from .runtime import ArtifactStore, Clock, Recorder, block_egress, parse_ts, run_turn
+from .sandbox import FakeSandbox, check_path
+
+MAX_SUPPLY_ENTRIES = 200
+MAX_SUPPLY_BYTES = 64 * 1024
+
+
+class MissingStub(CaseError):
+    def __init__(self, name: str) -> None:
+        super().__init__(
+            "missing_stub",
+            f"the agent called external tool {name!r} with an input no stub answers",
+            hint="record the call, or answer it with --supply "
+            f'\'{{"calls": {{"tool:{name}": ...}}}}\'',
+        )
+        self.stop_key = f"tool:{name}"
+
+
+def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
+    """Check a supply document ``{"calls": {"model:<n>": reply, "tool:<name>": result}}``.
+
+    At most 200 entries and 64 KiB of canonical JSON. Returns the ``calls`` mapping. Raises
+    ``CaseError("invalid_request")`` naming the offending key.
+    """
+    if (
+        not isinstance(supply, dict)
+        or set(supply) != {"calls"}
+        or not isinstance(supply["calls"], dict)
+    ):
+        raise CaseError("invalid_request", f'{source} must be {{"calls": {{...}}}}', file=source)
+    calls = supply["calls"]
+    if len(calls) > MAX_SUPPLY_ENTRIES:
+        raise CaseError(
+            "invalid_request", f"{source} holds {len(calls)} entries; at most 200", file=source
+        )
+    if len(canonical_line(supply)) > MAX_SUPPLY_BYTES:
+        raise CaseError("invalid_request", f"{source} is over 64 KiB", file=source)
+    for key, value in calls.items():
+        kind, _, rest = key.partition(":")
+        if kind == "model" and rest.isascii() and rest.isdigit():
+            normalize_reply(value, where=f"{source} calls[{key!r}]")
+        elif kind == "tool" and rest:
+            _tool_result(value, f"{source} calls[{key!r}]")
+        else:
+            raise CaseError(
+                "invalid_request",
+                f"{source} key {key!r} must be 'model:<n>' or 'tool:<name>'",
+                file=source,
+                pointer=f"/calls/{key}",
+            )
+    return dict(calls)
+
+
+def _tool_result(value: Any, where: str) -> ToolResult:
+    if isinstance(value, str):
+        return ToolResult(value)
+    if (
+        isinstance(value, dict)
+        and set(value) <= {"content", "is_error"}
+        and isinstance(value.get("content"), (str, list))
+        and isinstance(value.get("is_error", False), bool)
+    ):
+        return ToolResult(value["content"], bool(value.get("is_error", False)))
+    raise CaseError(
+        "invalid_request",
+        f"{where} must be a string or {{content, is_error}}",
+        hint='a tool answer is "text" or {"content": "text" or [blocks], "is_error": false}',
+    )
+
+
+class StubBook:
+    """External calls answered from stubs.json: matched by tool name and canonical input,
+    each stub used once, in recorded order when keys are equal (spec/replay.md, 3.3)."""
+
+    def __init__(self, calls: list[dict[str, Any]], supply: dict[str, Any]) -> None:
+        self.calls = calls
+        self.used = [False] * len(calls)
+        self.supply = supply
+        self._keys = [(c["tool"], canonical_line(c["input"])) for c in calls]
+
+    def __call__(self, name: str, inp: dict[str, Any]) -> ToolResult:
+        key = (name, canonical_line(inp))
+        for i, k in enumerate(self._keys):
+            if not self.used[i] and k == key:
+                self.used[i] = True
+                r = self.calls[i]["result"]
+                return ToolResult(r["content"], r["is_error"])
+        supplied = self.supply.get(f"tool:{name}")
+        if supplied is not None:
+            return _tool_result(supplied, f"supply tool:{name}")
+        raise MissingStub(name)
+
+
+def restore_sandbox(case: Case, state: dict[str, Any], reads: list[dict[str, Any]]) -> FakeSandbox:
+    """The fork point's files (bytes from artifacts/) plus the recorded reads.
+
+    Raises ``CaseError("case_invalid")`` for a file whose bytes are not in artifacts/.
+    """
+    files: dict[str, bytes | str] = {}
+    wanted = [(p, sha) for p, sha in state["sandbox"]["files"].items()]
+    wanted += [(r["path"], r["sha256"]) for r in reads]
+    for i, read in enumerate(reads):
+        try:
+            check_path(read["path"])
+        except CaseError as err:
+            raise CaseError(
+                "case_invalid",
+                err.message,
+                file=str(case.path / "sandbox.json"),
+                pointer=f"/reads/{i}/path",
+            ) from None
+    for path, sha in wanted:
+        data = case.artifact(sha)
+        if data is None:
+            raise CaseError(
+                "case_invalid",
+                f"artifacts/{sha} (for {path}) is missing",
+                file=str(case.path / "artifacts"),
+            )
+        files[path] = data
+    return FakeSandbox(files)
+
+
+def replay_case(
+    path: str | Path | Case,
+    *,
+    implementation: str = "threads-py",
+    agent: AgentSpec | None = None,
+    supply: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """Replay a case's turn on the Python runtime (spec/replay.md section 3).
+
+    ``agent`` replaces the recorded agent (its system prompt, tools and sandbox handlers);
+    external tools are always answered from stubs. ``supply`` is the checked ``calls``
+    mapping of a supply document. Returns ``{events, stop, requests, consumed}`` (module
+    docstring). Raises ``CaseError`` (``case_invalid``, ``log_invalid``...) when the case
+    cannot be run.
+    """
+    case = path if isinstance(path, Case) else load_case(path)
+    dialect = get_dialect(implementation)
+    prefix = list(read_log(case.log_path(implementation), dialect=dialect))
+    reducer = Reducer(copy_data=False)
+    for ev in prefix:
+        reducer.apply(ev)
+    if reducer.state["agent"] is None and agent is None:
+        # an empty prefix, or extension events only: no thread_started, so no agent
+        raise CaseError(
+            "case_invalid",
+            f"log.{implementation}.jsonl has no thread_started "
+            "event: the fork point has no agent to replay",
+            file=str(case.log_path(implementation)),
+        )
+    model_doc = case.read("model.json")
+    stubs_doc = case.read("stubs.json")
+    sandbox_doc = case.read("sandbox.json")
+    _check_recordings(
+        case, (("model.json", model_doc), ("stubs.json", stubs_doc), ("sandbox.json", sandbox_doc))
+    )
+    supply = supply or {}
+    sandbox = restore_sandbox(case, reducer.state, sandbox_doc["reads"])
+    model = ScriptedModel(
+        model_doc["replies"],
+        supply={int(k[6:]): v for k, v in supply.items() if k.startswith("model:")},
+    )
+    stubs = StubBook(stubs_doc["calls"], supply)
+    run_agent = agent or AgentSpec.from_json(reducer.state["agent"])
+    if agent is not None:
+        # the user's agent: its system prompt and tools are what the model is asked with
+        reducer.state["agent"] = agent.to_json()
+    start_ms = parse_ts(prefix[-1]["ts"]) + 1 if prefix else 0
+    name = case.name
+    events = list(prefix)
+    rec = Recorder(
+        events,
+        reducer,
+        thread_id=reducer.state["thread_id"] or name,
+        id_for=_ids(name),
+        clock=Clock(start_ms, 1),
+    )
+    store = ArtifactStore()
+    with block_egress() as attempts:
+        outcome = run_turn(
+            rec,
+            run_agent,
+            sandbox,
+            store,
+            model,
+            case.meta["input"],
+            external=stubs,
+            egress=attempts,
+        )
+    return {
+        "events": outcome.events,
+        "stop": outcome.stop,
+        "requests": list(model.requests),
+        "consumed": {"replies": model.used, "stubs": list(stubs.used)},
+    }
+
+
+def _check_recordings(case: Case, docs: tuple[tuple[str, Any], ...]) -> None:
+    """model.json, stubs.json and sandbox.json against their schemas, as `run` checks them
+    (so a malformed recording is ``case_invalid`` with the file and a pointer, never an
+    unexpected exception or a replay of a misread file)."""
+    from ..core.schemas import schema_problems
+
+    for name, doc in docs:
+        problems = schema_problems(doc, name.replace(".json", ".schema.json"))
+        if problems:
+            pointer, message = problems[0]
+            raise CaseError(
+                "case_invalid", f"schema: {message}", file=str(case.path / name), pointer=pointer
+            )
+
+
+def _ids(name: str) -> Callable[[int], str]:
+    return lambda seq: f"{name}.{seq}"

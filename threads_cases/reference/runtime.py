@@ -1,0 +1,461 @@
+"""The Python reference runtime: recording events and running one turn (spec/replay.md).
+
+:class:`Recorder` appends canonical events to a log and keeps the reduced state current.
+:func:`run_turn` is the turn loop shared by a live thread (:meth:`Thread.run_turn`) and a
+replay: append ``user_message`` and ``turn_started``; then ask the model, record its reply,
+run each tool call, until a reply's stop_reason is not ``tool_use`` (``turn_completed``) or
+the step limit is reached. A call the recording cannot answer stops the turn with a reason
+code and a ``stop_key`` and records ``turn_failed`` with that code.
+"""
+
+from __future__ import annotations
+
+import calendar
+import socket
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any
+
+from ..core.errors import CaseError
+from ..core.reducer import Reducer
+from ..core.strictjson import canonical_line
+from .agent import AgentSpec, ToolOutput, ToolResult
+from .model import Model, request_sha256
+from .sandbox import SandboxProvider, check_path, sha256_hex
+
+STEP_LIMIT = 64
+
+ACTOR = {
+    "thread_started": "system",
+    "user_message": "user",
+    "turn_started": "system",
+    "model_requested": "system",
+    "model_responded": "model",
+    "tool_called": "model",
+    "tool_result": "tool",
+    "sandbox_read": "sandbox",
+    "sandbox_wrote": "sandbox",
+    "artifact_added": "sandbox",
+    "snapshot_taken": "system",
+    "restored": "system",
+    "forked": "system",
+    "turn_completed": "system",
+    "turn_failed": "system",
+}
+
+
+def format_ts(ms: int) -> str:
+    """Milliseconds since the epoch -> ``YYYY-MM-DDTHH:MM:SS.mmmZ``."""
+    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
+    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
+
+
+def parse_ts(ts: str) -> int:
+    """``YYYY-MM-DDTHH:MM:SS.mmmZ`` -> milliseconds since the epoch."""
+    dt = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ")
+    return calendar.timegm(dt.timetuple()) * 1000 + dt.microsecond // 1000
+
+
+class Clock:
+    """The recorded clock. ``Clock()`` reads the wall clock (never going backwards);
+    ``Clock(start_ms, step_ms=1)`` is deterministic: each reading advances by ``step_ms``."""
+
+    def __init__(self, start_ms: int | None = None, step_ms: int = 1) -> None:
+        self._next = start_ms
+        self._step = step_ms
+        self._last = 0
+
+    def now_ms(self) -> int:
+        if self._next is None:
+            now = max(int(time.time() * 1000), self._last + 1)
+            self._last = now
+            return now
+        now = self._next
+        self._next += self._step
+        return now
+
+
+class ArtifactStore:
+    """Bytes by sha256 hex: the artifacts a log refers to (``sha256:<hex>``)."""
+
+    def __init__(self, blobs: dict[str, bytes] | None = None) -> None:
+        self.blobs: dict[str, bytes] = dict(blobs or {})
+
+    def put(self, data: bytes) -> str:
+        h = sha256_hex(data)
+        self.blobs.setdefault(h, bytes(data))
+        return h
+
+    def get(self, sha: str) -> bytes | None:
+        return self.blobs.get(sha.removeprefix("sha256:"))
+
+
+class Recorder:
+    """Appends canonical events to ``events`` and folds them into :attr:`state`.
+
+    ``id_for(seq) -> event_id`` and ``clock`` decide ids and timestamps; a replay passes
+    deterministic ones so that its log is byte-stable.
+    """
+
+    def __init__(
+        self,
+        events: list[dict[str, Any]],
+        reducer: Reducer,
+        *,
+        thread_id: str,
+        id_for: Callable[[int], str],
+        clock: Clock,
+    ) -> None:
+        self.events = events
+        self.reducer = reducer
+        self.thread_id = thread_id
+        self.id_for = id_for
+        self.clock = clock
+
+    @property
+    def state(self) -> dict[str, Any]:
+        return self.reducer.state
+
+    def append(
+        self, etype: str, data: dict[str, Any], *, critical: bool = False, actor: str | None = None
+    ) -> dict[str, Any]:
+        """Record one event. Raises ``CaseError("unsafe_value")`` (recording nothing) when
+        ``data`` holds a value a log cannot hold (spec/strict-json.md 4.1)."""
+        canonical_line(data)
+        st = self.reducer.state
+        seq = 0 if st["last_seq"] is None else st["last_seq"] + 1
+        epoch = st["epoch"] + 1 if etype == "restored" else st["epoch"]
+        branch = data["branch_id"] if etype == "forked" else st["branch_id"]
+        ev = {
+            "event_id": self.id_for(seq),
+            "thread_id": self.thread_id,
+            "seq": seq,
+            "type": etype,
+            "actor_kind": actor or ACTOR.get(etype, "system"),
+            "epoch": epoch,
+            "branch_id": branch,
+            "critical": critical,
+            "ts": format_ts(self.clock.now_ms()),
+            "data": data,
+        }
+        self.reducer.apply(ev)
+        self.events.append(ev)
+        return ev
+
+
+@dataclass
+class TurnOutcome:
+    """How a turn ended: ``status`` is ``completed``, ``failed`` or ``stopped`` (a call the
+    recording could not answer); ``stop`` is ``{code, stop_key, message}`` when stopped."""
+
+    turn_id: str
+    status: str
+    events: list[dict[str, Any]] = field(default_factory=list)
+    stop: dict[str, str] | None = None
+
+
+class EgressBlocked(CaseError):
+    def __init__(self, target: Any) -> None:
+        super().__init__(
+            "egress_blocked",
+            f"network access to {target!r} was blocked during a replay",
+            hint="a replay never reaches the outside world; record the call as a stub instead",
+        )
+        self.stop_key = "egress"
+
+
+@contextmanager
+def block_egress() -> Iterator[list[EgressBlocked]]:
+    """Within the block, every socket connect (and every datagram sent to an address) raises
+    :class:`EgressBlocked` (spec/replay.md, "egress"). Yields a list that collects each
+    attempt, so a tool that swallows the error still fails the replay."""
+    attempts: list[EgressBlocked] = []
+    real_connect = socket.socket.connect
+    real_connect_ex = socket.socket.connect_ex
+    real_create = socket.create_connection
+
+    def refuse(target: Any) -> EgressBlocked:
+        err = EgressBlocked(target)
+        attempts.append(err)
+        return err
+
+    def connect(self: socket.socket, address: Any) -> None:
+        if self.family == getattr(socket, "AF_UNIX", None):
+            return real_connect(self, address)
+        raise refuse(address)
+
+    def connect_ex(self: socket.socket, address: Any) -> int:
+        if self.family == getattr(socket, "AF_UNIX", None):
+            return real_connect_ex(self, address)
+        raise refuse(address)
+
+    def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
+        raise refuse(address)
+
+    def sendto(self: socket.socket, data: Any, *args: Any) -> int:
+        # a datagram needs no connect(): UDP to any address is egress too
+        if self.family == getattr(socket, "AF_UNIX", None):
+            return real_sendto(self, data, *args)
+        raise refuse(args[-1] if args else None)
+
+    def sendmsg(self: socket.socket, buffers: Any, *args: Any) -> int:
+        if self.family == getattr(socket, "AF_UNIX", None) or len(args) < 3 or args[2] is None:
+            return int(real_sendmsg(self, buffers, *args))  # no address: a connected socket
+        raise refuse(args[2])
+
+    real_sendto = socket.socket.sendto
+    real_sendmsg: Any = getattr(socket.socket, "sendmsg", None)
+    socket.socket.connect = connect  # type: ignore[method-assign,assignment]
+    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
+    socket.create_connection = create_connection
+    socket.socket.sendto = sendto  # type: ignore[method-assign,assignment]
+    if real_sendmsg is not None:
+        socket.socket.sendmsg = sendmsg  # type: ignore[method-assign,assignment]
+    try:
+        yield attempts
+    finally:
+        socket.socket.connect = real_connect  # type: ignore[method-assign]
+        socket.socket.connect_ex = real_connect_ex  # type: ignore[method-assign]
+        socket.create_connection = real_create
+        socket.socket.sendto = real_sendto  # type: ignore[method-assign]
+        if real_sendmsg is not None:
+            socket.socket.sendmsg = real_sendmsg  # type: ignore[method-assign]
+
+
+class SandboxContext:
+    """The :class:`~threads_cases.reference.agent.ToolContext` of a turn: sandbox operations that
+    record
+    ``artifact_added``, ``sandbox_read`` and ``sandbox_wrote`` events."""
+
+    def __init__(self, rec: Recorder, sandbox: SandboxProvider, store: ArtifactStore) -> None:
+        self.rec = rec
+        self.sandbox = sandbox
+        self.store = store
+
+    def _artifact(self, data: bytes, media_type: str = "application/octet-stream") -> str:
+        h = self.store.put(data)
+        aid = "sha256:" + h
+        if aid not in self.rec.state["artifacts"]:
+            self.rec.append(
+                "artifact_added", {"artifact_id": aid, "media_type": media_type, "size": len(data)}
+            )
+        return h
+
+    def _media(self, path: str) -> str:
+        return (
+            "text/plain"
+            if path.endswith((".txt", ".md", ".py", ".json", ".csv"))
+            else "application/octet-stream"
+        )
+
+    def read(self, path: str) -> bytes:
+        check_path(path)
+        data = self.sandbox.read(path)
+        h = self._artifact(data, self._media(path))
+        self.rec.append(
+            "sandbox_read",
+            {"path": path, "sha256": h, "size": len(data), "artifact": "sha256:" + h},
+        )
+        return data
+
+    def write(self, path: str, data: bytes) -> None:
+        check_path(path)
+        self.sandbox.write(path, data)
+        h = self._artifact(data, self._media(path))
+        self.rec.append(
+            "sandbox_wrote",
+            {"path": path, "sha256": h, "size": len(data), "artifact": "sha256:" + h},
+            critical=True,
+        )
+
+    def delete(self, path: str) -> None:
+        check_path(path)
+        if path not in self.rec.state["sandbox"]["files"]:
+            self.read(path)  # the log must have seen a file before it is deleted
+        self.sandbox.delete(path)
+        self.rec.append(
+            "sandbox_wrote",
+            {"path": path, "sha256": None, "size": 0, "artifact": None},
+            critical=True,
+        )
+
+    def list(self, prefix: str = "") -> list[str]:
+        paths = self.sandbox.list(prefix)
+        known = self.rec.state["sandbox"]["files"]
+        for p in paths:
+            if p not in known:
+                self.read(p)  # a listing observes the file: record it so a replay has it
+        return paths
+
+
+def build_request(state: dict[str, Any]) -> dict[str, Any]:
+    """The model request a state asks for: ``{model, system, messages, tools}`` with tools as
+    ``{name, description, input_schema}`` (spec/thread-log.md, ``model_requested``)."""
+    agent = state["agent"] or {"model": "", "system": "", "tools": []}
+    return {
+        "model": agent["model"],
+        "system": agent["system"],
+        "messages": state["messages"],
+        "tools": [
+            {"name": t["name"], "description": t["description"], "input_schema": t["input_schema"]}
+            for t in agent["tools"]
+        ],
+    }
+
+
+#: ``external(name, input, index) -> ToolResult``; raises CaseError("missing_stub") to stop.
+ExternalCaller = Callable[[str, dict[str, Any]], ToolResult]
+
+
+def _as_result(out: ToolOutput) -> ToolResult:
+    if isinstance(out, ToolResult):
+        return out
+    return ToolResult(out, False)
+
+
+def _unwritable(err: CaseError, what: str, stop_key: str) -> CaseError:
+    """A value that cannot enter the log stops the turn: ``unsafe_value`` at ``stop_key``."""
+    if err.code != "unsafe_value":
+        raise err
+    where = err.location.pointer or "/"
+    out = CaseError("unsafe_value", f"{what} cannot be recorded: {where}: {err.message}")
+    out.stop_key = stop_key  # type: ignore[attr-defined]
+    return out
+
+
+def run_turn(
+    rec: Recorder,
+    agent: AgentSpec,
+    sandbox: SandboxProvider,
+    store: ArtifactStore,
+    model: Model,
+    content: str | list[dict[str, Any]],
+    *,
+    external: ExternalCaller,
+    step_limit: int = STEP_LIMIT,
+    egress: list[EgressBlocked] | None = None,
+) -> TurnOutcome:
+    """Run one turn (spec/replay.md, section 3) and return how it ended.
+
+    Stops (``status="stopped"``) on ``model_exhausted``, ``missing_stub`` or
+    ``egress_blocked``, and on ``step_limit`` after ``step_limit`` model calls; each stop
+    records ``turn_failed`` with the reason code. ``egress`` is the list yielded by
+    :func:`block_egress`: an attempt recorded there stops the turn after the tool returns.
+    """
+    start = len(rec.events)
+    rec.append("user_message", {"content": content})
+    turn_id = f"turn-{len(rec.events)}"
+    rec.append("turn_started", {"turn_id": turn_id})
+    ctx = SandboxContext(rec, sandbox, store)
+    usage = {"input_tokens": 0, "output_tokens": 0}
+
+    def stop(err: CaseError) -> TurnOutcome:
+        rec.append(
+            "turn_failed", {"turn_id": turn_id, "error": {"code": err.code, "message": err.message}}
+        )
+        key = getattr(err, "stop_key", err.code)
+        return TurnOutcome(
+            turn_id,
+            "stopped",
+            rec.events[start:],
+            {"code": err.code, "stop_key": key, "message": err.message},
+        )
+
+    for index in range(step_limit):
+        request = build_request(rec.state)
+        rec.append(
+            "model_requested",
+            {
+                "turn_id": turn_id,
+                "model": request["model"],
+                "request_sha256": request_sha256(request),
+            },
+        )
+        try:
+            reply = model.respond(request, index)
+        except CaseError as err:
+            return stop(err)
+        try:
+            rec.append(
+                "model_responded",
+                {
+                    "turn_id": turn_id,
+                    "message": reply["message"],
+                    "stop_reason": reply["stop_reason"],
+                    "usage": reply["usage"],
+                },
+            )
+        except CaseError as err:
+            return stop(_unwritable(err, f"model reply {index}", f"model:{index}"))
+        usage["input_tokens"] += reply["usage"]["input_tokens"]
+        usage["output_tokens"] += reply["usage"]["output_tokens"]
+        for block in reply["message"]["content"]:
+            if block.get("type") != "tool_use":
+                continue
+            tool = agent.tool(block["name"])
+            kind = tool.kind if tool else "external"
+            effect = tool.effect if tool else "pure"
+            rec.append(
+                "tool_called",
+                {
+                    "turn_id": turn_id,
+                    "tool_use_id": block["id"],
+                    "name": block["name"],
+                    "input": block["input"],
+                    "kind": kind,
+                    "effect": effect,
+                },
+                critical=effect == "write",
+            )
+            try:
+                if tool is None:
+                    result = ToolResult(f"unknown tool {block['name']!r}", is_error=True)
+                elif tool.kind == "sandbox":
+                    if tool.handler is None:
+                        result = ToolResult(f"no handler for sandbox tool {tool.name!r}", True)
+                    else:
+                        try:
+                            result = _as_result(tool.handler(ctx, block["input"]))
+                        except (FileNotFoundError, IsADirectoryError) as exc:
+                            result = ToolResult(f"no such file: {exc}", is_error=True)
+                        except CaseError as exc:
+                            if exc.code in ("egress_blocked",):
+                                raise
+                            result = ToolResult(exc.message, is_error=True)
+                        except (KeyError, TypeError, ValueError) as exc:
+                            result = ToolResult(f"bad input for {tool.name}: {exc}", True)
+                else:
+                    result = external(tool.name, block["input"])
+            except CaseError as err:
+                return stop(err)
+            if egress:  # a tool tried the network, even if it swallowed the error
+                return stop(egress[0])
+            try:
+                rec.append(
+                    "tool_result",
+                    {
+                        "turn_id": turn_id,
+                        "tool_use_id": block["id"],
+                        "name": block["name"],
+                        "content": result.content,
+                        "is_error": result.is_error,
+                    },
+                    critical=kind == "external",
+                )
+            except CaseError as err:
+                return stop(
+                    _unwritable(
+                        err, f"the result of tool {block['name']!r}", f"tool:{block['name']}"
+                    )
+                )
+        if reply["stop_reason"] != "tool_use":
+            rec.append(
+                "turn_completed",
+                {"turn_id": turn_id, "stop_reason": reply["stop_reason"], "usage": usage},
+            )
+            return TurnOutcome(turn_id, "completed", rec.events[start:])
+    limit = CaseError("step_limit", f"the turn made {step_limit} model calls without finishing")
+    return stop(limit)

@@ -1,0 +1,172 @@
+"""Sandboxes: where an agent's sandbox tools read and write files (spec/replay.md, section 2).
+
+A sandbox provider is anything with this small protocol (:class:`SandboxProvider`)::
+
+    portable: bool        # True when a case needs no provider to replay (in-memory files)
+    blocks_egress: bool   # True when the sandbox can refuse every network access
+    read(path) -> bytes             raises FileNotFoundError
+    write(path, data: bytes) -> None
+    delete(path) -> None            raises FileNotFoundError
+    list(prefix) -> list[str]       sorted relative POSIX paths starting with prefix
+    snapshot() -> object            an opaque token
+    restore(token) -> None
+
+Paths are relative POSIX paths (spec/thread-log.md, "sandbox paths"); :func:`check_path`
+refuses anything that could leave the sandbox with ``CaseError("invalid_request")``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import shutil
+import tempfile
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+from ..core.errors import CaseError
+
+_SEGMENT = re.compile(r"[^/\\\x00-\x1f]+")
+_DEVICE = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$", re.I)
+
+
+def is_device_name(name: str) -> bool:
+    """True for a Windows device name (CON, NUL, COM1, ...) in any case, with any extension."""
+    stem = name.split(".", 1)[0].rstrip(" ")
+    return bool(_DEVICE.match(stem))
+
+
+def check_path(path: str) -> str:
+    """Return ``path`` if it is a safe relative POSIX sandbox path.
+
+    Refuses (``CaseError("invalid_request")``) absolute paths, ``.`` and ``..`` segments,
+    empty segments, backslashes, NUL and other control characters, and Windows device names.
+    """
+    if not isinstance(path, str) or not path or len(path) > 4096:
+        raise CaseError("invalid_request", f"sandbox path {path!r} is empty or too long")
+    for seg in path.split("/"):
+        if not _SEGMENT.fullmatch(seg) or seg in (".", ".."):
+            raise CaseError(
+                "invalid_request",
+                f"sandbox path {path!r} is not a relative POSIX path inside the sandbox",
+            )
+        if is_device_name(seg):
+            raise CaseError("invalid_request", f"sandbox path {path!r} names a device ({seg})")
+    return path
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+@runtime_checkable
+class SandboxProvider(Protocol):
+    """The protocol every sandbox implements (see the module docstring)."""
+
+    portable: bool
+    blocks_egress: bool
+
+    def read(self, path: str) -> bytes: ...
+    def write(self, path: str, data: bytes) -> None: ...
+    def delete(self, path: str) -> None: ...
+    def list(self, prefix: str = "") -> list[str]: ...
+    def snapshot(self) -> Any: ...
+    def restore(self, token: Any) -> None: ...
+
+
+class FakeSandbox:
+    """In-memory files, no network at all: ``portable = True``, ``blocks_egress = True``.
+
+    ``FakeSandbox({"notes.txt": b"..."})`` starts with those files (str values are UTF-8
+    encoded). Snapshots are copies of the file table.
+    """
+
+    portable = True
+    blocks_egress = True
+
+    def __init__(self, files: dict[str, bytes | str] | None = None) -> None:
+        self._files: dict[str, bytes] = {}
+        for p, data in (files or {}).items():
+            self.write(p, data.encode() if isinstance(data, str) else data)
+
+    def read(self, path: str) -> bytes:
+        check_path(path)
+        try:
+            return self._files[path]
+        except KeyError:
+            raise FileNotFoundError(path) from None
+
+    def write(self, path: str, data: bytes) -> None:
+        self._files[check_path(path)] = bytes(data)
+
+    def delete(self, path: str) -> None:
+        check_path(path)
+        if path not in self._files:
+            raise FileNotFoundError(path)
+        del self._files[path]
+
+    def list(self, prefix: str = "") -> list[str]:
+        return sorted(p for p in self._files if p.startswith(prefix))
+
+    def snapshot(self) -> dict[str, bytes]:
+        return dict(self._files)
+
+    def restore(self, token: Any) -> None:
+        self._files = dict(token)
+
+    @property
+    def files(self) -> dict[str, bytes]:
+        """A copy of every file: ``{path: bytes}``."""
+        return dict(self._files)
+
+
+class DirectorySandbox:
+    """A real directory: ``portable = False``, ``blocks_egress = False``.
+
+    Cases cannot be saved from it (``egress_policy_unsupported``): a replay must never reach
+    the outside world and a real directory cannot promise that. Snapshots copy the tree to a
+    temporary directory.
+    """
+
+    portable = False
+    blocks_egress = False
+
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.root = Path(path).resolve()
+        self.root.mkdir(parents=True, exist_ok=True)
+
+    def _resolve(self, path: str) -> Path:
+        target = (self.root / check_path(path)).resolve()
+        if not target.is_relative_to(self.root):
+            raise CaseError("invalid_request", f"sandbox path {path!r} leaves the sandbox")
+        return target
+
+    def read(self, path: str) -> bytes:
+        return self._resolve(path).read_bytes()
+
+    def write(self, path: str, data: bytes) -> None:
+        target = self._resolve(path)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+
+    def delete(self, path: str) -> None:
+        self._resolve(path).unlink()
+
+    def list(self, prefix: str = "") -> list[str]:
+        out = []
+        for p in self.root.rglob("*"):
+            if p.is_file() and not p.is_symlink():
+                rel = p.relative_to(self.root).as_posix()
+                if rel.startswith(prefix):
+                    out.append(rel)
+        return sorted(out)
+
+    def snapshot(self) -> Path:
+        dest = Path(tempfile.mkdtemp(prefix="threads-cases-snap-"))
+        shutil.copytree(self.root, dest, dirs_exist_ok=True)
+        return dest
+
+    def restore(self, token: Any) -> None:
+        shutil.rmtree(self.root)
+        shutil.copytree(Path(token), self.root)

@@ -1,0 +1,372 @@
+"""The thread handle: a log being recorded or opened, its state, forks, snapshots, turns and
+saved cases (Python twin of the TypeScript ``Thread``).
+
+::
+
+    thread = Thread.create(agent=AgentSpec("notes", "claude-x", "Be brief."),
+                           sandbox=FakeSandbox({"notes.txt": "hello"}))
+    thread.run_turn("Read notes.txt", ScriptedModel([tool_reply(("tu1", "read_file",
+                    {"path": "notes.txt"})), text_reply("It says hello.")]))
+    result = thread.save_case("reads-notes", at=thread.events[0]["event_id"],
+                              expect=CaseExpectation(must=[{"type": "turn_completed"}]),
+                              dir="cases")
+"""
+
+from __future__ import annotations
+
+import copy
+import os
+import re
+import secrets
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import IO, Any
+
+from ..case.directory import DEFAULT_IMPLEMENTATIONS, CaseExpectation
+from ..case.save import SaveResult, save_case
+from ..core.dialects import CANONICAL
+from ..core.errors import CaseError
+from ..core.log import check_events, encode_log, read_log
+from ..core.reducer import Reducer
+from .agent import AgentSpec, ToolOutput, ToolResult
+from .model import Model
+from .runtime import (
+    STEP_LIMIT,
+    ArtifactStore,
+    Clock,
+    Recorder,
+    TurnOutcome,
+    parse_ts,
+    run_turn,
+)
+from .sandbox import FakeSandbox, SandboxProvider
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]")
+
+
+class Thread:
+    """A thread: its canonical ``events``, reduced ``state``, ``sandbox`` and artifacts.
+
+    Build one with :meth:`create` or :meth:`open`; do not call the constructor directly.
+    """
+
+    def __init__(
+        self,
+        events: list[dict[str, Any]],
+        *,
+        sandbox: SandboxProvider,
+        artifacts: ArtifactStore,
+        thread_id: str,
+        clock: Clock,
+        agent: AgentSpec | None = None,
+    ) -> None:
+        self._events = events
+        self._reducer = Reducer()
+        for ev in events:
+            self._reducer.apply(ev)
+        self.sandbox = sandbox
+        self.artifacts = artifacts
+        self.thread_id = thread_id
+        self.clock = clock
+        self._agent = agent
+        self._sandbox_snapshots: dict[str, Any] = {}
+        self._ids = {e["event_id"] for e in events}
+        self._next_branch: str | None = None  # the branch a forked event being recorded opens
+        self._recorder = Recorder(
+            self._events, self._reducer, thread_id=thread_id, id_for=self._event_id, clock=clock
+        )
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def create(
+        cls,
+        *,
+        agent: AgentSpec,
+        sandbox: SandboxProvider | None = None,
+        thread_id: str | None = None,
+        clock: Clock | None = None,
+        metadata: dict[str, Any] | None = None,
+    ) -> Thread:
+        """Start a new thread: records ``thread_started`` with ``agent.to_json()``."""
+        tid = thread_id or f"thread-{secrets.token_hex(6)}"
+        t = cls(
+            [],
+            sandbox=sandbox or FakeSandbox(),
+            artifacts=ArtifactStore(),
+            thread_id=tid,
+            clock=clock or Clock(),
+            agent=agent,
+        )
+        t._recorder.append("thread_started", {"agent": agent.to_json(), "metadata": metadata or {}})
+        return t
+
+    @classmethod
+    def open(
+        cls,
+        log: str | os.PathLike[str] | IO[bytes] | Sequence[dict[str, Any]],
+        *,
+        sandbox: SandboxProvider | None = None,
+        artifacts: str | os.PathLike[str] | ArtifactStore | dict[str, bytes] | None = None,
+        dialect: str = CANONICAL,
+        handlers: dict[str, Callable[..., ToolOutput]] | None = None,
+    ) -> Thread:
+        """Open an existing log (a path, a binary stream or a list of envelopes in ``dialect``).
+
+        ``artifacts`` is a folder of files named by sha256 hex, a store or a dict. Without a
+        ``sandbox``, a :class:`FakeSandbox` is rebuilt from the state's files whose bytes are
+        in the artifacts. Raises ``CaseError("log_invalid")`` for an invalid log.
+        """
+        if isinstance(log, (str, os.PathLike)) or hasattr(log, "readline"):
+            events = list(read_log(log, dialect=dialect))  # type: ignore[arg-type]
+        else:
+            events = list(check_events(copy.deepcopy(list(log)), dialect=dialect))
+        store = _artifact_store(artifacts)
+        reducer = Reducer()
+        for i, ev in enumerate(events):
+            try:
+                reducer.apply(ev)
+            except CaseError as exc:
+                raise exc.at(file=f"event {i}") from None
+        state = reducer.state
+        if sandbox is None:
+            files = {}
+            for path, sha in state["sandbox"]["files"].items():
+                data = store.get(sha)
+                if data is not None:
+                    files[path] = data
+            sandbox = FakeSandbox(files)  # type: ignore[arg-type]
+        last_ms = parse_ts(events[-1]["ts"]) if events else None
+        agent = AgentSpec.from_json(state["agent"], handlers) if state["agent"] else None
+        return cls(
+            events,
+            sandbox=sandbox,
+            artifacts=store,
+            thread_id=state["thread_id"] or f"thread-{secrets.token_hex(6)}",
+            clock=Clock() if last_ms is None else _AfterClock(last_ms),
+            agent=agent,
+        )
+
+    # ------------------------------------------------------------------ views
+    @property
+    def events(self) -> list[dict[str, Any]]:
+        """A copy of the canonical envelopes, in log order."""
+        return copy.deepcopy(self._events)
+
+    @property
+    def state(self) -> dict[str, Any]:
+        """A copy of the canonical state the log reduces to (spec/reducer.md)."""
+        return copy.deepcopy(self._reducer.state)
+
+    @property
+    def agent(self) -> AgentSpec | None:
+        return self._agent
+
+    def _event_id(self, seq: int) -> str:
+        """``<branch>.<seq>`` (the new branch for a ``forked`` event), with ``.2``, ``.3``...
+        on a clash: deterministic, so a recording with a fixed clock is byte-stable."""
+        branch = _SAFE.sub("-", self._next_branch or self._reducer.state["branch_id"])[:40]
+        base = f"{branch}.{seq}"
+        eid = base
+        n = 1
+        while eid in self._ids:
+            n += 1
+            eid = f"{base}.{n}"
+        self._ids.add(eid)
+        return eid
+
+    # ------------------------------------------------------------------ operations
+    def fork(self, at: str, *, branch_id: str | None = None) -> Thread:
+        """A new thread handle on a branch: the log up to ``at``, then a ``forked`` event.
+
+        The new handle gets its own copy of an in-memory sandbox as it was at ``at``: files
+        the log wrote (or first read) after ``at`` are put back from the artifacts, files
+        first written after ``at`` are left out; any other sandbox is shared. Raises
+        ``CaseError("event_not_found")`` when ``at`` is not in the log.
+        """
+        idx = next((i for i, e in enumerate(self._events) if e["event_id"] == at), None)
+        if idx is None:
+            raise CaseError("event_not_found", f"event {at!r} is not in the log")
+        new_branch = branch_id or f"fork-{secrets.token_hex(3)}"
+        if _SAFE.search(new_branch):
+            raise CaseError(
+                "invalid_request",
+                f"branch_id {new_branch!r} may hold only letters, digits, '.', '_', '-'",
+            )
+        if isinstance(self.sandbox, FakeSandbox):
+            sandbox: SandboxProvider = FakeSandbox(self._files_at(idx))
+        else:
+            sandbox = self.sandbox
+        child = Thread(
+            copy.deepcopy(self._events[: idx + 1]),
+            sandbox=sandbox,
+            artifacts=ArtifactStore(self.artifacts.blobs),
+            thread_id=self.thread_id,
+            clock=self.clock,
+            agent=self._agent,
+        )
+        child._ids |= self._ids
+        child._next_branch = new_branch
+        try:
+            child._recorder.append("forked", {"from_event_id": at, "branch_id": new_branch})
+        finally:
+            child._next_branch = None
+        return child
+
+    def _files_at(self, idx: int) -> dict[str, bytes | str]:
+        """The in-memory sandbox's files as of event ``idx``: the current files with every
+        path the log touched after ``idx`` put back (from the artifacts) as it was then. A
+        path first written after ``idx`` (never seen before) is left out."""
+        files: dict[str, bytes | str] = dict(self.sandbox.files)  # type: ignore[attr-defined]
+        then = Reducer()
+        for ev in self._events[: idx + 1]:
+            then.apply(ev)
+        known = then.state["sandbox"]["files"]
+        first: dict[str, dict[str, Any]] = {}
+        for ev in self._events[idx + 1 :]:
+            if ev["type"] in ("sandbox_read", "sandbox_wrote"):
+                first.setdefault(ev["data"]["path"], ev)
+        for path, ev in first.items():
+            if path in known:
+                sha: str | None = known[path]
+            elif ev["type"] == "sandbox_read":
+                sha = ev["data"]["sha256"]  # it was there, unseen, at the fork point
+            else:
+                sha = None  # created after the fork point
+            data = self.artifacts.get(sha) if sha else None
+            if data is not None:
+                files[path] = data
+            elif sha is None:
+                files.pop(path, None)
+        return files
+
+    def snapshot(self) -> str:
+        """Record ``snapshot_taken`` and keep the sandbox's files; returns the snapshot_id."""
+        sid = f"snap-{len(self._reducer.state['snapshots']) + 1}"
+        while sid in self._reducer.state["snapshots"]:
+            sid += "x"
+        self._sandbox_snapshots[sid] = self.sandbox.snapshot()
+        self._recorder.append("snapshot_taken", {"snapshot_id": sid})
+        return sid
+
+    def restore(self, snapshot_id: str) -> None:
+        """Record ``restored``: the state and the sandbox return to right after the snapshot.
+
+        Raises ``CaseError("invalid_request")`` for an unknown snapshot_id.
+        """
+        if snapshot_id not in self._reducer.state["snapshots"]:
+            raise CaseError("invalid_request", f"unknown snapshot_id {snapshot_id!r}")
+        self._recorder.append("restored", {"snapshot_id": snapshot_id})
+        token = self._sandbox_snapshots.get(snapshot_id)
+        if token is not None:
+            self.sandbox.restore(token)
+        else:
+            files = {}
+            for path, sha in self._reducer.state["sandbox"]["files"].items():
+                data = self.artifacts.get(sha)
+                if data is not None:
+                    files[path] = data
+            self.sandbox.restore(files)
+
+    def run_turn(
+        self,
+        text: str | list[dict[str, Any]],
+        model: Model,
+        *,
+        step_limit: int = STEP_LIMIT,
+    ) -> TurnOutcome:
+        """Run one live turn with ``model`` and record every event (spec/replay.md, section 3).
+
+        Sandbox tools run against the thread's sandbox; external tools call their handler
+        (a missing handler gives a tool_result with is_error true). Returns the
+        :class:`~threads_cases.reference.runtime.TurnOutcome`.
+        """
+        if self._agent is None:
+            raise CaseError("invalid_request", "the thread has no agent (no thread_started)")
+        agent = self._agent
+
+        def external(name: str, inp: dict[str, Any]) -> ToolResult:
+            tool = agent.tool(name)
+            if tool is None or tool.handler is None:
+                return ToolResult(f"no handler for external tool {name!r}", is_error=True)
+            out = tool.handler(inp)
+            return out if isinstance(out, ToolResult) else ToolResult(out)
+
+        return run_turn(
+            self._recorder,
+            agent,
+            self.sandbox,
+            self.artifacts,
+            model,
+            text,
+            external=external,
+            step_limit=step_limit,
+        )
+
+    def save_case(
+        self,
+        name: str,
+        *,
+        expect: CaseExpectation | dict[str, Any] | None = None,
+        at: str,
+        dir: str | os.PathLike[str],
+        external_effects: str = "stub",
+        overwrite: bool = False,
+        implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
+        secrets: str = "refuse",
+    ) -> SaveResult:
+        """Save the turn after ``at`` as a case directory ``dir/name``.
+
+        See :func:`threads_cases.case.save.save_case`; returns a :class:`SaveResult` and never
+        raises for a refusal.
+        """
+        return save_case(
+            self._events,
+            sandbox=self.sandbox,
+            store=self.artifacts,
+            name=name,
+            expect=expect,
+            at=at,
+            dir=dir,
+            external_effects=external_effects,
+            overwrite=overwrite,
+            implementations=implementations,
+            secrets=secrets,
+        )
+
+    def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:
+        """Write the log canonically to ``path`` in ``dialect``."""
+        Path(path).write_bytes(encode_log(self._events, dialect=dialect))
+
+    def write_artifacts(self, directory: str | os.PathLike[str]) -> None:
+        """Write every artifact's bytes to ``directory/<sha256 hex>``."""
+        d = Path(directory)
+        d.mkdir(parents=True, exist_ok=True)
+        for sha, data in sorted(self.artifacts.blobs.items()):
+            (d / sha).write_bytes(data)
+
+
+class _AfterClock(Clock):
+    """A wall clock that never reads earlier than the last event of an opened log."""
+
+    def __init__(self, last_ms: int) -> None:
+        super().__init__()
+        self._last = last_ms
+
+
+def _artifact_store(
+    artifacts: str | os.PathLike[str] | ArtifactStore | dict[str, bytes] | None,
+) -> ArtifactStore:
+    if artifacts is None:
+        return ArtifactStore()
+    if isinstance(artifacts, ArtifactStore):
+        return artifacts
+    if isinstance(artifacts, dict):
+        return ArtifactStore(artifacts)
+    d = Path(artifacts)
+    if not d.is_dir():
+        raise CaseError("invalid_request", f"artifacts folder {d} does not exist")
+    blobs = {}
+    for p in d.iterdir():
+        if p.is_file() and re.fullmatch(r"[0-9a-f]{64}", p.name):
+            blobs[p.name] = p.read_bytes()
+    return ArtifactStore(blobs)

@@ -1,0 +1,274 @@
+/**
+ * The case directory (spec/case-format.md): its files, fingerprint, atomic write and loading.
+ *
+ *     case.json               {format: 1, name, input, expect {must, expect}, at,
+ *                              external_effects, implementations, portable,
+ *                              agent {name, model, system_sha256, tools}, fingerprint,
+ *                              created_with {tool, version}}
+ *     log.<impl>.jsonl        the log up to and including `at`, in each dialect
+ *     expected.<impl>.json    the state that log reduces to, in that dialect
+ *     model.json              {format: 1, replies: [{request_sha256, message, stop_reason, usage}]}
+ *     stubs.json              {format: 1, calls: [{tool, input, result: {content, is_error}}]}
+ *     sandbox.json            {format: 1, reads: [{path, sha256, artifact}]}
+ *     artifacts/<sha256 hex>  bytes the log and sandbox.json refer to
+ *
+ * Every file is canonical (spec/strict-json.md), so the same turn always gives the same bytes.
+ */
+
+import { randomBytes } from "node:crypto";
+import {
+  closeSync,
+  existsSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
+import { dirname, join } from "node:path";
+
+import { canonicalDocument } from "../core/canonical.js";
+import { CaseError } from "../core/errors.js";
+import { pyRepr } from "../core/pyrepr.js";
+import { isDeviceName, sha256Hex } from "../reference/sandbox.js";
+import { schemaProblems } from "../core/schemas.js";
+import { readJsonFile, type JsonObject, type JsonValue } from "../core/strictjson.js";
+
+export const CASE_FORMAT = 1;
+export const DEFAULT_IMPLEMENTATIONS: readonly string[] = ["threads-py", "threads-ts"];
+const NAME = /^[A-Za-z0-9._-]{1,64}$/;
+
+/** Return `name` if it is a valid case name, else throw `invalid_request`. */
+export function checkCaseName(name: unknown): string {
+  if (typeof name !== "string" || !NAME.test(name)) {
+    throw new CaseError("invalid_request", `case name ${pyRepr(name)} must be 1-64 letters, digits, '.', '_' or '-'`);
+  }
+  if (/^\.+$/.test(name)) throw new CaseError("invalid_request", `case name ${pyRepr(name)} is not a directory name`);
+  if (name.startsWith(".")) {
+    // hidden names are where a save keeps its temporary directories (.<name>.tmp-*, .<name>.old-*)
+    throw new CaseError("invalid_request", `case name ${pyRepr(name)} must not start with '.'`);
+  }
+  if (isDeviceName(name)) throw new CaseError("invalid_request", `case name ${pyRepr(name)} is a Windows device name`);
+  return name;
+}
+
+/** `must`: matchers that each match some replayed event; `expect`: an ordered subsequence. */
+export interface CaseExpectation {
+  must: JsonObject[];
+  expect: JsonObject[];
+}
+
+const encoder = new TextEncoder();
+
+function compareBytes(a: Uint8Array, b: Uint8Array): number {
+  const n = Math.min(a.length, b.length);
+  for (let i = 0; i < n; i++) if (a[i] !== b[i]) return (a[i] as number) - (b[i] as number);
+  return a.length - b.length;
+}
+
+/**
+ * `sha256:<hex>` over every file of a case (`case.json` without its fingerprint key): the
+ * sha256 of the lines `<sha256 hex>  <path>\n`, sorted by the path's UTF-8 bytes.
+ */
+export function fingerprint(files: ReadonlyMap<string, Uint8Array>): string {
+  const lines = [...files].map(([path, data]) => ({ path: encoder.encode(path), hash: sha256Hex(data) }));
+  lines.sort((x, y) => compareBytes(x.path, y.path) || (x.hash < y.hash ? -1 : x.hash > y.hash ? 1 : 0));
+  const parts: Uint8Array[] = [];
+  for (const { path, hash } of lines) parts.push(encoder.encode(hash + "  "), path, encoder.encode("\n"));
+  return "sha256:" + sha256Hex(Buffer.concat(parts));
+}
+
+/** Add `case.json` (with its fingerprint) to `files`; returns the complete set. */
+export function finishCaseFiles(meta: JsonObject, files: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> {
+  const bare: JsonObject = {};
+  for (const [k, v] of Object.entries(meta)) if (k !== "fingerprint") bare[k] = v;
+  const body = new Map(files);
+  body.set("case.json", encoder.encode(canonicalDocument(bare)));
+  const fp = fingerprint(body);
+  body.set("case.json", encoder.encode(canonicalDocument({ ...bare, fingerprint: fp })));
+  return body;
+}
+
+/** Every regular file under a case directory (`case_invalid` for a symlink or special file). */
+export function readCaseFiles(path: string): Map<string, Uint8Array> {
+  const out = new Map<string, Uint8Array>();
+  const walk = (dir: string, rel: string): void => {
+    for (const name of readdirSync(dir).sort()) {
+      const full = join(dir, name);
+      const r = rel ? `${rel}/${name}` : name;
+      const st = lstatSync(full);
+      if (st.isSymbolicLink()) throw new CaseError("case_invalid", "symlinks are not allowed inside a case", { file: full });
+      if (st.isDirectory()) walk(full, r);
+      else if (st.isFile()) out.set(r, readFileSync(full));
+      else throw new CaseError("case_invalid", "only regular files are allowed in a case", { file: full });
+    }
+  };
+  walk(path, "");
+  return out;
+}
+
+function sameFiles(a: ReadonlyMap<string, Uint8Array>, b: ReadonlyMap<string, Uint8Array>): boolean {
+  if (a.size !== b.size) return false;
+  for (const [k, v] of a) {
+    const w = b.get(k);
+    if (w === undefined || compareBytes(v, w) !== 0) return false;
+  }
+  return true;
+}
+
+function fsyncPath(path: string): void {
+  const fd = openSync(path, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function cleanupStrays(directory: string, name: string, target: string): void {
+  const entries = readdirSync(directory).sort();
+  let olds = entries.filter((e) => e.startsWith(`.${name}.old-`));
+  if (!existsSync(target) && olds.length > 0) {
+    renameSync(join(directory, olds[0] as string), target); // a swap was interrupted between its renames
+    olds = olds.slice(1);
+  }
+  for (const e of [...entries.filter((x) => x.startsWith(`.${name}.tmp-`)), ...olds]) {
+    rmSync(join(directory, e), { recursive: true, force: true });
+  }
+}
+
+export type WriteOutcome = "created" | "unchanged" | "replaced";
+
+/**
+ * Write a case atomically to `directory/name`: built beside the target, every file and
+ * folder fsynced, then renamed into place. `unchanged` when identical bytes are there;
+ * `case_exists` when a different case is there and `overwrite` is false.
+ */
+export function writeCaseDir(directory: string, name: string, files: ReadonlyMap<string, Uint8Array>, overwrite: boolean): WriteOutcome {
+  mkdirSync(directory, { recursive: true });
+  const target = join(directory, name);
+  cleanupStrays(directory, name, target);
+  let st: ReturnType<typeof lstatSync> | undefined;
+  try {
+    st = lstatSync(target);
+  } catch {
+    st = undefined;
+  }
+  if (st !== undefined && (st.isSymbolicLink() || !st.isDirectory())) {
+    throw new CaseError("case_exists", `${target} exists and is not a case directory`, { file: target });
+  }
+  if (st !== undefined) {
+    let existing: Map<string, Uint8Array>;
+    try {
+      existing = readCaseFiles(target);
+    } catch (err) {
+      if (!(err instanceof CaseError)) throw err;
+      existing = new Map();
+    }
+    if (sameFiles(existing, files)) return "unchanged";
+    if (!overwrite) {
+      throw new CaseError("case_exists", `a different case is already at ${target}`, {
+        file: target,
+        hint: "pass --overwrite (overwrite=True) to replace it",
+      });
+    }
+  }
+  const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
+  const tmp = join(directory, `.${name}.tmp-${tag}`);
+  mkdirSync(tmp);
+  const dirs = new Set<string>([tmp]);
+  for (const rel of [...files.keys()].sort()) {
+    const dest = join(tmp, rel);
+    mkdirSync(dirname(dest), { recursive: true });
+    dirs.add(dirname(dest));
+    const fd = openSync(dest, "w");
+    try {
+      const data = files.get(rel) as Uint8Array;
+      let at = 0;
+      while (at < data.length) at += writeSync(fd, data, at, data.length - at);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  }
+  for (const d of [...dirs].sort().reverse()) fsyncPath(d);
+  if (st === undefined) {
+    renameSync(tmp, target);
+    fsyncPath(directory);
+    return "created";
+  }
+  const old = join(directory, `.${name}.old-${tag}`);
+  renameSync(target, old);
+  renameSync(tmp, target);
+  fsyncPath(directory);
+  rmSync(old, { recursive: true, force: true });
+  return "replaced";
+}
+
+/** A case directory read from disk: `meta` is case.json. */
+export class Case {
+  constructor(
+    readonly path: string,
+    readonly meta: JsonObject,
+  ) {}
+
+  get name(): string {
+    return String(this.meta["name"]);
+  }
+
+  get implementations(): string[] {
+    return (this.meta["implementations"] as string[]).slice();
+  }
+
+  logPath(impl: string): string {
+    return join(this.path, `log.${impl}.jsonl`);
+  }
+
+  expectedPath(impl: string): string {
+    return join(this.path, `expected.${impl}.json`);
+  }
+
+  /** Read a JSON file of the case strictly (`case_invalid` with the file on error). */
+  read(name: string): JsonValue {
+    return readJsonFile(join(this.path, name), { code: "case_invalid" });
+  }
+
+  /** The bytes of `artifacts/<hex>` (`sha256:` prefix allowed), or undefined. */
+  artifact(id: string): Uint8Array | undefined {
+    const p = join(this.path, "artifacts", id.startsWith("sha256:") ? id.slice(7) : id);
+    try {
+      return statSync(p).isFile() ? readFileSync(p) : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/** Read and schema-check `case.json` (`case_invalid`, `format_unsupported`). */
+export function loadCase(path: string): Case {
+  const file = join(path, "case.json");
+  let isFile = false;
+  try {
+    isFile = lstatSync(file).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
+  const meta = readJsonFile(file, { code: "case_invalid" });
+  if (meta !== null && typeof meta === "object" && !Array.isArray(meta) && Object.hasOwn(meta, "format") && meta["format"] !== CASE_FORMAT) {
+    throw new CaseError("format_unsupported", `case format ${pyRepr(meta["format"])} is not supported (this version reads ${CASE_FORMAT})`, {
+      file,
+      pointer: "/format",
+      hint: "upgrade threads-cases, or re-save the case",
+    });
+  }
+  const problems = schemaProblems(meta, "case.schema.json");
+  const first = problems[0];
+  if (first !== undefined) throw new CaseError("case_invalid", `schema: ${first.message}`, { file, pointer: first.pointer });
+  return new Case(path, meta as JsonObject);
+}

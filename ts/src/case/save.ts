@@ -1,0 +1,311 @@
+/**
+ * Saving a turn as a case (spec/case-format.md, section 3).
+ *
+ * The case is the log up to and including the fork point `at`, the next user input after it
+ * and the turn that input started. {@link buildCaseFiles} is pure: it gives every file's
+ * bytes (the same bytes in every implementation). {@link saveCase} checks the request, builds
+ * the files and writes them atomically; a refusal comes back as `{ok: false, error}` with
+ * one of the codes `invalid_request`, `event_not_found`, `no_turn_after_fork`,
+ * `turn_incomplete`, `egress_policy_unsupported`, `case_exists`, `log_invalid`,
+ * `unsafe_value` (and `io_error` when the disk fails).
+ */
+
+import { createHash } from "node:crypto";
+import { join } from "node:path";
+
+import { canonicalDocument } from "../core/canonical.js";
+import { CASE_FORMAT, DEFAULT_IMPLEMENTATIONS, checkCaseName, finishCaseFiles, writeCaseDir, type CaseExpectation, type WriteOutcome } from "./case.js";
+import { getDialect } from "../core/dialects.js";
+import { CaseError } from "../core/errors.js";
+import { encodeLog } from "../core/log.js";
+import { explain, findAll, validateMatcher } from "../core/matchers.js";
+import { pyRepr, pyReprString, pyStr } from "../core/pyrepr.js";
+import { Reducer, type Envelope } from "../core/reducer.js";
+import type { ArtifactStore } from "../reference/runtime.js";
+import type { SandboxProvider } from "../reference/sandbox.js";
+import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
+import { version } from "../core/version.js";
+
+const TERMINAL = ["turn_completed", "turn_failed"];
+const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A non-empty list of distinct dialect names (case.json requires minItems 1 and uniqueItems). */
+export function checkImplementations(implementations: unknown): string[] {
+  if (typeof implementations === "string" || !Array.isArray(implementations)) {
+    throw new CaseError("invalid_request", "implementations must be a list of names");
+  }
+  const impls = [...(implementations as unknown[])];
+  if (impls.length === 0) throw new CaseError("invalid_request", "implementations must name at least one implementation");
+  if (new Set(impls).size !== impls.length) throw new CaseError("invalid_request", `implementations ${pyRepr(impls)} repeat a name`);
+  for (const impl of impls) {
+    if (typeof impl !== "string") throw new CaseError("invalid_request", `implementation ${pyRepr(impl)} is not a name`);
+    getDialect(impl);
+  }
+  return impls as string[];
+}
+const encoder = new TextEncoder();
+
+export type ExternalEffects = "stub" | "forbid";
+
+/** A saved case: where, whether it is portable, its fingerprint and what the write did. */
+export interface SavedCase {
+  path: string;
+  portable: boolean;
+  fingerprint: string;
+  outcome: WriteOutcome;
+}
+
+export type SaveResult = { ok: true; value: SavedCase } | { ok: false; error: { code: string; message: string } };
+
+/** `{must, expect}` with each matcher validated (pointers `/must/<i>`, `/expect/<i>`). */
+export function checkExpectation(expect: unknown): CaseExpectation {
+  if (expect === null || expect === undefined) return { must: [], expect: [] };
+  if (typeof expect !== "object" || Array.isArray(expect)) {
+    throw new CaseError("invalid_request", "expect must be a CaseExpectation(must=[...], expect=[...])");
+  }
+  const e = expect as Record<string, unknown>;
+  const list = (key: string): unknown[] => {
+    const v = Object.hasOwn(e, key) ? e[key] : [];
+    if (!Array.isArray(v)) throw new CaseError("invalid_request", `expect.${key} must be a list of matchers`, { pointer: `/${key}` });
+    return v;
+  };
+  return {
+    must: list("must").map((m, i) => validateMatcher(m, `/must/${i}`) as unknown as JsonObject),
+    expect: list("expect").map((m, i) => validateMatcher(m, `/expect/${i}`) as unknown as JsonObject),
+  };
+}
+
+/** Index of `at` and the turn events after it (user_message .. terminal event). */
+function splitTurn(events: readonly Envelope[], at: string): [number, Envelope[]] {
+  const idx = events.findIndex((e) => e.event_id === at);
+  if (idx === -1) throw new CaseError("event_not_found", `event ${pyReprString(at)} is not in the log`);
+  const rest = events.slice(idx + 1).filter((e) => !e.type.startsWith("x_"));
+  const first = rest[0];
+  if (first === undefined || first.type !== "user_message") {
+    const what = first !== undefined ? `the next event is ${first.type}` : "the log ends there";
+    throw new CaseError("no_turn_after_fork", `no user input follows ${pyReprString(at)}: ${what}`);
+  }
+  const turn: Envelope[] = [first];
+  let turnId: JsonValue | undefined;
+  for (const e of rest.slice(1)) {
+    if (turnId === undefined) {
+      if (e.type !== "turn_started") {
+        throw new CaseError("turn_incomplete", `the user input after ${pyReprString(at)} starts no turn (next: ${e.type})`);
+      }
+      turnId = e.data["turn_id"];
+    }
+    turn.push(e);
+    if (TERMINAL.includes(e.type) && Object.hasOwn(e.data, "turn_id") && e.data["turn_id"] === turnId) return [idx, turn];
+  }
+  throw new CaseError("turn_incomplete", `the turn after ${pyReprString(at)} has no turn_completed or turn_failed`);
+}
+
+interface Recorded {
+  replies: JsonObject[];
+  calls: JsonObject[];
+  reads: JsonObject[];
+}
+
+/** model.json replies, stubs.json calls and sandbox.json reads of a turn. */
+function recorded(turn: readonly Envelope[], agent: JsonValue): Recorded {
+  const out: Recorded = { replies: [], calls: [], reads: [] };
+  let lastSha: string | null = null;
+  const tools = ((agent as JsonObject | null)?.["tools"] ?? []) as JsonObject[];
+  const external = new Set(tools.filter((t) => t["kind"] === "external").map((t) => t["name"] as string));
+  const called = new Map<string, JsonObject>();
+  const written = new Set<string>();
+  const seenReads = new Set<string>();
+  for (const e of turn) {
+    const d = e.data;
+    switch (e.type) {
+      case "model_requested":
+        lastSha = d["request_sha256"] as string;
+        break;
+      case "model_responded":
+        out.replies.push({
+          request_sha256: lastSha || "0".repeat(64),
+          message: d["message"] as JsonValue,
+          stop_reason: d["stop_reason"] as JsonValue,
+          usage: d["usage"] as JsonValue,
+        });
+        break;
+      case "tool_called":
+        called.set(d["tool_use_id"] as string, d);
+        break;
+      case "tool_result": {
+        const call = called.get(d["tool_use_id"] as string);
+        if (call !== undefined && call["kind"] === "external" && external.has(call["name"] as string)) {
+          out.calls.push({
+            tool: call["name"] as JsonValue,
+            input: call["input"] as JsonValue,
+            result: { content: d["content"] as JsonValue, is_error: d["is_error"] as JsonValue },
+          });
+        }
+        break;
+      }
+      case "sandbox_wrote":
+        written.add(d["path"] as string);
+        break;
+      case "sandbox_read": {
+        if (written.has(d["path"] as string)) break;
+        const key = JSON.stringify([d["path"], d["sha256"]]);
+        if (!seenReads.has(key)) {
+          seenReads.add(key);
+          out.reads.push({ path: d["path"] as JsonValue, sha256: d["sha256"] as JsonValue, artifact: d["artifact"] as JsonValue });
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return out;
+}
+
+function artifactIds(events: readonly Envelope[], reads: readonly JsonObject[]): string[] {
+  const ids = new Set<string>();
+  for (const r of reads) if (r["artifact"]) ids.add(r["artifact"] as string);
+  for (const e of events) {
+    const d = e.data;
+    if (e.type === "artifact_added") ids.add(d["artifact_id"] as string);
+    else if ((e.type === "sandbox_read" || e.type === "sandbox_wrote") && d["artifact"]) ids.add(d["artifact"] as string);
+  }
+  return [...ids].sort();
+}
+
+export interface BuildCaseOptions {
+  /** Canonical envelopes, already checked. */
+  events: readonly Envelope[];
+  name: string;
+  expect: CaseExpectation;
+  at: string;
+  externalEffects: ExternalEffects;
+  portable: boolean;
+  store: ArtifactStore;
+  implementations?: readonly string[];
+}
+
+/**
+ * Every file of a case as canonical bytes, and its case.json (spec/case-format.md). Pure.
+ * Throws `CaseError` with the refusal codes of this module.
+ */
+export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, Uint8Array>; meta: JsonObject } {
+  const { events, name, expect, at, externalEffects, portable, store } = options;
+  const implementations = options.implementations ?? DEFAULT_IMPLEMENTATIONS;
+  const [idx, turn] = splitTurn(events, at);
+  const end = turn[turn.length - 1] as Envelope;
+  const error = end.data["error"];
+  if (end.type === "turn_failed" && isObj(error) && error["code"] === "unsafe_value") {
+    // the runtime stopped the turn on a value a log cannot hold: the case could never replay it
+    throw new CaseError(
+      "unsafe_value",
+      `the turn after ${pyReprString(at)} stopped on a value that cannot be recorded: ${pyStr(error["message"] ?? "")}`,
+    );
+  }
+  const prefix = events.slice(0, idx + 1);
+  const reducer = new Reducer();
+  for (const e of prefix) reducer.apply(e);
+  const state = reducer.state;
+  if (state.pending_tool_calls.length > 0) {
+    throw new CaseError("turn_incomplete", `tool calls are in flight at ${pyReprString(at)}: ${pyRepr(state.pending_tool_calls)}`);
+  }
+  const rec = recorded(turn, state.agent);
+  if (externalEffects === "forbid" && rec.calls.length > 0) {
+    const names = [...new Set(rec.calls.map((c) => c["tool"] as string))].sort();
+    throw new CaseError("invalid_request", `external_effects is 'forbid' but the turn called external tools: ${pyRepr(names)}`);
+  }
+  findAll(expect.must, turn).forEach((hit, i) => {
+    if (hit === null) throw new CaseError("invalid_request", `must[${i}] cannot pass: ${explain(expect.must[i], turn)}`);
+  });
+  const files = new Map<string, Uint8Array>();
+  for (const impl of implementations) {
+    const d = getDialect(impl);
+    files.set(`log.${impl}.jsonl`, encoder.encode(encodeLog(prefix, { dialect: d })));
+    files.set(`expected.${impl}.json`, encoder.encode(canonicalDocument(d.encodeState(state as unknown as JsonObject))));
+  }
+  files.set("model.json", encoder.encode(canonicalDocument({ format: CASE_FORMAT, replies: rec.replies })));
+  files.set("stubs.json", encoder.encode(canonicalDocument({ format: CASE_FORMAT, calls: rec.calls })));
+  files.set("sandbox.json", encoder.encode(canonicalDocument({ format: CASE_FORMAT, reads: rec.reads })));
+  for (const id of artifactIds(prefix, rec.reads)) {
+    const data = store.get(id);
+    if (data === undefined) {
+      throw new CaseError("invalid_request", `artifact ${id} referred to by the log is not available`, {
+        hint: "pass the folder holding the artifacts with --artifacts DIR",
+      });
+    }
+    files.set(`artifacts/${id.startsWith("sha256:") ? id.slice(7) : id}`, data);
+  }
+  const agent = (state.agent ?? { name: "", model: "", system: "", tools: [] }) as JsonObject;
+  const meta: JsonObject = {
+    format: CASE_FORMAT,
+    name,
+    input: (turn[0] as Envelope).data["content"] as JsonValue,
+    expect: { must: expect.must, expect: expect.expect },
+    at,
+    external_effects: externalEffects,
+    implementations: [...implementations],
+    portable,
+    agent: {
+      name: agent["name"] as JsonValue,
+      model: agent["model"] as JsonValue,
+      system_sha256: createHash("sha256").update(agent["system"] as string, "utf8").digest("hex"),
+      tools: (agent["tools"] as JsonObject[]).map((t) => ({ name: t["name"] as JsonValue, kind: t["kind"] as JsonValue, effect: t["effect"] as JsonValue })),
+    },
+    created_with: { tool: "threads-cases", version: version() },
+  };
+  const all = finishCaseFiles(meta, files);
+  return { files: all, meta: parse(all.get("case.json") as Uint8Array) as JsonObject };
+}
+
+export interface SaveCaseOptions {
+  sandbox: SandboxProvider;
+  store: ArtifactStore;
+  expect?: unknown;
+  at: string;
+  dir: string;
+  externalEffects?: string;
+  overwrite?: boolean;
+  implementations?: readonly string[];
+}
+
+/** Save the turn after `at` as `dir/name`; never throws for a refusal. */
+export function saveCase(events: readonly Envelope[], name: string, options: SaveCaseOptions): SaveResult {
+  const implementations = options.implementations ?? DEFAULT_IMPLEMENTATIONS;
+  const externalEffects = options.externalEffects ?? "stub";
+  try {
+    checkCaseName(name);
+    if (externalEffects !== "stub" && externalEffects !== "forbid") {
+      throw new CaseError("invalid_request", `external_effects must be 'stub' or 'forbid', not ${pyRepr(externalEffects)}`);
+    }
+    if (typeof options.at !== "string" || options.at === "") throw new CaseError("invalid_request", "at must be an event_id");
+    const expect = checkExpectation(options.expect);
+    const impls = checkImplementations(implementations);
+    if (!options.sandbox.blocksEgress) {
+      throw new CaseError(
+        "egress_policy_unsupported",
+        `the thread's sandbox (${options.sandbox.constructor.name}) cannot block network access, and a replay must never reach the outside world`,
+      );
+    }
+    const { files, meta } = buildCaseFiles({
+      events,
+      name,
+      expect,
+      at: options.at,
+      externalEffects,
+      portable: options.sandbox.portable,
+      store: options.store,
+      implementations: impls,
+    });
+    const outcome = writeCaseDir(options.dir, name, files, options.overwrite ?? false);
+    return { ok: true, value: { path: join(options.dir, name), portable: meta["portable"] as boolean, fingerprint: meta["fingerprint"] as string, outcome } };
+  } catch (err) {
+    if (err instanceof CaseError) {
+      return { ok: false, error: { code: err.code === "dialect_unknown" ? "invalid_request" : err.code, message: err.message } };
+    }
+    const e = err as NodeJS.ErrnoException;
+    if (typeof e?.code === "string" && typeof e.syscall === "string") {
+      return { ok: false, error: { code: "io_error", message: `cannot write the case: ${e.message}` } };
+    }
+    throw err;
+  }
+}

@@ -1,0 +1,272 @@
+/**
+ * The driver protocol server of threads-ts (spec/driver-protocol.md): one JSON request per
+ * line on stdin, one canonical JSON answer per line on stdout, in order. Nothing else is ever
+ * written to stdout; diagnostics go to stderr. Run as `node ts/dist/driver.js` (or
+ * `node ts/dist/src/driver.js`).
+ *
+ * Commands (schemas/driver/*.schema.json): hello, reduce, match, canonicalize, replay,
+ * write_case, shutdown (exit 0, no answer). A failed request is answered
+ * `{id, ok: false, error: {code, message}}`; a line that is not a JSON object gets
+ * `protocol_error` with id null; an unexpected exception becomes `internal_error`. The driver
+ * never dies on a bad request.
+ */
+
+import { realpathSync } from "node:fs";
+import { fileURLToPath } from "node:url";
+
+import { DEFAULT_IMPLEMENTATIONS, checkCaseName } from "../case/case.js";
+import { canonicalDocument, canonicalLine } from "../core/canonical.js";
+import { getDialect } from "../core/dialects.js";
+import { CaseError } from "../core/errors.js";
+import { checkEvents, reduceLog } from "../core/log.js";
+import { matches } from "../core/matchers.js";
+import { pyRepr } from "../core/pyrepr.js";
+import { Reducer } from "../core/reducer.js";
+import { replayCase } from "../reference/replay.js";
+import { ArtifactStore } from "../reference/runtime.js";
+import { buildCaseFiles, checkExpectation, type ExternalEffects } from "../case/save.js";
+import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
+import { version } from "../core/version.js";
+
+export const PROTOCOL = 1;
+export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case"];
+export const DIALECT = "threads-ts";
+
+const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function need(message: JsonObject, key: string, cmd: string): JsonValue {
+  if (!Object.hasOwn(message, key)) throw new CaseError("invalid_request", `${cmd} needs ${pyRepr(key)}`, { pointer: `/${key}` });
+  return message[key] as JsonValue;
+}
+
+function dialectName(value: JsonValue | undefined, fallback: string): string {
+  if (value === undefined) return fallback;
+  if (typeof value !== "string") throw new CaseError("dialect_unknown", `unknown dialect ${pyRepr(value)}`);
+  return value;
+}
+
+function reduceRequest(message: JsonObject, dialect: string): JsonObject {
+  const d = getDialect(dialectName(message["dialect"], dialect));
+  let state;
+  if (Object.hasOwn(message, "path")) {
+    const path = message["path"];
+    state = reduceLog(typeof path === "string" ? path : String(path), { dialect: d });
+  } else if (Object.hasOwn(message, "log")) {
+    const log = message["log"];
+    if (!Array.isArray(log)) throw new CaseError("invalid_request", "reduce: log must be a list of events", { pointer: "/log" });
+    const r = new Reducer();
+    let i = 0;
+    for (const ev of checkEvents(log, { dialect: d })) {
+      try {
+        r.apply(ev);
+      } catch (err) {
+        throw err instanceof CaseError ? err.at({ file: `event ${i}` }) : err;
+      }
+      i++;
+    }
+    state = r.state;
+  } else if (Object.hasOwn(message, "log_text") || Object.hasOwn(message, "log_base64")) {
+    const text = message["log_text"];
+    const b64 = message["log_base64"];
+    const raw =
+      text !== undefined
+        ? new TextEncoder().encode(typeof text === "string" ? text : String(text))
+        : new Uint8Array(Buffer.from(typeof b64 === "string" ? b64 : "", "base64"));
+    state = reduceLog(raw, { dialect: d, name: "<stream>" });
+  } else {
+    throw new CaseError("invalid_request", "reduce needs path, log, log_text or log_base64");
+  }
+  return { state: d.encodeState(state as unknown as JsonObject) };
+}
+
+function replayRequest(message: JsonObject, dialect: string): JsonObject {
+  const c = message["case"];
+  const spec = isObj(c) ? c : {};
+  const path = need(spec, "path", "replay case");
+  if (typeof path !== "string") throw new CaseError("invalid_request", "replay: case.path must be a string", { pointer: "/case/path" });
+  // As the Python driver does: {"calls": {...}} or the calls mapping itself, used as given (a
+  // malformed answer stops the turn when it is needed; the runner checks --supply up front).
+  let supply: JsonObject | null = null;
+  const given = spec["supply"];
+  if (isObj(given)) {
+    const calls = Object.hasOwn(given, "calls") ? given["calls"] : given;
+    if (!isObj(calls)) throw new CaseError("invalid_request", 'supply must be {"calls": {...}}', { pointer: "/case/supply/calls" });
+    supply = calls;
+  } else if (given !== undefined && given !== null) {
+    throw new CaseError("invalid_request", 'supply must be {"calls": {...}}', { pointer: "/case/supply" });
+  }
+  const out = replayCase(path, { implementation: dialect, supply });
+  const d = getDialect(dialect);
+  return {
+    events: out.events.map((e) => d.encodeEvent(e as unknown as JsonObject)),
+    stop: out.stop as unknown as JsonValue,
+    requests: out.requests,
+    consumed: out.consumed,
+  };
+}
+
+function writeCaseRequest(message: JsonObject): JsonObject {
+  const thread = need(message, "thread", "write_case");
+  if (!isObj(thread) || !Array.isArray(thread["log"])) {
+    throw new CaseError("invalid_request", "write_case: thread must be {log: [events], ...}", { pointer: "/thread" });
+  }
+  const events = [...checkEvents(thread["log"], { dialect: dialectName(thread["dialect"], "threads-py") })];
+  const blobs = new Map<string, Uint8Array>();
+  const artifacts = thread["artifacts"] ?? {};
+  if (!isObj(artifacts)) throw new CaseError("invalid_request", "write_case: thread.artifacts must be {sha256 hex: base64}");
+  for (const [k, v] of Object.entries(artifacts)) blobs.set(k, new Uint8Array(Buffer.from(typeof v === "string" ? v : "", "base64")));
+  const expect = checkExpectation(message["expect"] ?? {});
+  const effects = message["external_effects"];
+  if (effects !== "stub" && effects !== "forbid") throw new CaseError("invalid_request", "external_effects must be 'stub' or 'forbid'");
+  const name = checkCaseName(need(message, "name", "write_case"));
+  const at = need(message, "at", "write_case");
+  if (typeof at !== "string") throw new CaseError("invalid_request", "at must be an event_id", { pointer: "/at" });
+  const portable = thread["portable"];
+  const { files } = buildCaseFiles({
+    events,
+    name,
+    expect,
+    at,
+    externalEffects: effects as ExternalEffects,
+    portable: portable === undefined ? true : Boolean(portable),
+    store: new ArtifactStore(blobs),
+    implementations: DEFAULT_IMPLEMENTATIONS,
+  });
+  const out: JsonObject = {};
+  for (const k of [...files.keys()].sort()) out[k] = Buffer.from(files.get(k) as Uint8Array).toString("base64");
+  return { files: out };
+}
+
+/**
+ * Answer one protocol request (the body of an `ok` answer, without id and ok). Throws
+ * `CaseError` for a failed request.
+ */
+export function handleRequest(message: JsonObject, dialect: string = DIALECT): JsonObject {
+  const cmd = message["cmd"];
+  switch (cmd) {
+    case "hello":
+      return {
+        protocol: PROTOCOL,
+        implementation: { name: "threads-ts", language: "typescript", version: version(), dialect, homepage: "https://threads-cases.dev" },
+        capabilities: CAPABILITIES,
+      };
+    case "reduce":
+      return reduceRequest(message, dialect);
+    case "match": {
+      const matcher = need(message, "matcher", "match");
+      const event = need(message, "event", "match");
+      if (!isObj(event)) throw new CaseError("invalid_request", "match: event must be an object", { pointer: "/event" });
+      return { matched: matches(matcher, event) };
+    }
+    case "canonicalize": {
+      let value: JsonValue;
+      if (Object.hasOwn(message, "text")) {
+        const text = message["text"];
+        if (typeof text !== "string") throw new CaseError("invalid_request", "canonicalize: text must be a string", { pointer: "/text" });
+        value = parse(new TextEncoder().encode(text), { code: "json_invalid" });
+      } else if (Object.hasOwn(message, "text_base64")) {
+        const b64 = message["text_base64"];
+        if (typeof b64 !== "string") throw new CaseError("invalid_request", "canonicalize: text_base64 must be a string", { pointer: "/text_base64" });
+        value = parse(new Uint8Array(Buffer.from(b64, "base64")), { code: "json_invalid" });
+      } else {
+        value = need(message, "value", "canonicalize");
+      }
+      return { text: canonicalLine(value), document: canonicalDocument(value) };
+    }
+    case "replay":
+      return replayRequest(message, dialect);
+    case "write_case":
+      return writeCaseRequest(message);
+    default:
+      throw new CaseError("invalid_request", `unknown command ${pyRepr(cmd ?? null)}`);
+  }
+}
+
+/** `file:line: pointer: message`, as Python's `str(CaseError)`. */
+function describe(err: CaseError): string {
+  const where = err.where();
+  return where ? `${where}: ${err.message}` : err.message;
+}
+
+/**
+ * Answer one request line. Returns the answer object, or null for `shutdown` (exit, no answer).
+ */
+export function answerLine(line: Uint8Array, dialect: string = DIALECT): JsonObject | null {
+  let id: JsonValue = null;
+  try {
+    const message = parse(line, { code: "protocol_error" });
+    if (!isObj(message)) throw new CaseError("protocol_error", "a request must be a JSON object");
+    id = message["id"] ?? null;
+    if (message["cmd"] === "shutdown") return null;
+    const body = handleRequest(message, dialect);
+    return { id, ok: true, ...body };
+  } catch (err) {
+    if (err instanceof CaseError) return { id, ok: false, error: { code: err.code, message: describe(err) } };
+    const e = err instanceof Error ? err : new Error(String(err));
+    process.stderr.write(`threads-ts driver: internal error: ${e.stack ?? e.message}\n`);
+    return { id, ok: false, error: { code: "internal_error", message: `${e.name}: ${e.message}` } };
+  }
+}
+
+/** Serve requests on stdin/stdout until `shutdown` or the end of input. */
+export function serve(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): void {
+  const dialect = process.env["THREADS_CASES_DIALECT"] || DIALECT;
+  let pending: Buffer[] = [];
+  let done = false;
+  const write = (answer: JsonObject): void => {
+    let text: string;
+    try {
+      text = canonicalLine(answer);
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      text = canonicalLine({ id: null, ok: false, error: { code: "internal_error", message: `cannot write the answer: ${message}` } });
+    }
+    output.write(text + "\n");
+  };
+  const finish = (): void => {
+    if (done) return;
+    done = true;
+    input.removeAllListeners("data");
+    input.pause();
+    output.write("", () => process.exit(0));
+  };
+  const handle = (line: Buffer): void => {
+    const answer = answerLine(line, dialect);
+    if (answer === null) finish();
+    else write(answer);
+  };
+  input.on("data", (chunk: Buffer | string) => {
+    let buf = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
+    for (let nl = buf.indexOf(0x0a); nl !== -1 && !done; nl = buf.indexOf(0x0a)) {
+      pending.push(buf.subarray(0, nl));
+      const line = Buffer.concat(pending);
+      pending = [];
+      buf = buf.subarray(nl + 1);
+      handle(line);
+    }
+    if (!done && buf.length > 0) pending.push(buf);
+  });
+  input.on("end", () => {
+    if (!done && pending.length > 0) {
+      const line = Buffer.concat(pending);
+      pending = [];
+      handle(line);
+    }
+    finish();
+  });
+  process.on("uncaughtException", (err) => {
+    process.stderr.write(`threads-ts driver: uncaught: ${err.stack ?? String(err)}\n`);
+  });
+}
+
+function isMain(): boolean {
+  const entry = process.argv[1];
+  if (entry === undefined) return false;
+  try {
+    return realpathSync(entry) === realpathSync(fileURLToPath(import.meta.url));
+  } catch {
+    return false;
+  }
+}
+
+if (isMain()) serve();

@@ -1,0 +1,230 @@
+/**
+ * Replay: run one case's turn again (spec/replay.md, sections 2-3).
+ *
+ * {@link replayCase} restores a case's fork point from its log (in this implementation's
+ * dialect) and replays its input with a scripted model (`model.json`), stubs (`stubs.json`)
+ * and a {@link FakeSandbox} holding the fork point's files plus the recorded reads
+ * (`sandbox.json`), with every network access blocked. It answers
+ *
+ *     {events: [canonical envelopes from the user_message on],
+ *      stop: null | {code, stop_key, message},
+ *      requests: [request_sha256, ...],
+ *      consumed: {replies: n, stubs: [bool, ...]}}
+ *
+ * Event ids are `<case name>.<seq>` and the clock is the fork point's ts plus 1 ms per
+ * event, so a replay is byte-stable and equal in every implementation.
+ */
+
+import { AgentSpec, ToolResult } from "./agent.js";
+import { canonicalLine } from "../core/canonical.js";
+import { Case, loadCase } from "../case/case.js";
+import { getDialect } from "../core/dialects.js";
+import { CaseError } from "../core/errors.js";
+import { readLog } from "../core/log.js";
+import { ScriptedModel, StopError, normalizeReply } from "./model.js";
+import { pyReprString } from "../core/pyrepr.js";
+import { Reducer, type Envelope, type State } from "../core/reducer.js";
+import { ArtifactStore, Clock, Recorder, blockEgress, parseTs, runTurn } from "./runtime.js";
+import { FakeSandbox, checkPath } from "./sandbox.js";
+import { schemaProblems } from "../core/schemas.js";
+import type { JsonObject, JsonValue } from "../core/strictjson.js";
+
+export const MAX_SUPPLY_ENTRIES = 200;
+export const MAX_SUPPLY_BYTES = 64 * 1024;
+
+export interface ReplayStop {
+  code: string;
+  stop_key: string;
+  message: string;
+}
+
+export interface ReplayResult {
+  events: Envelope[];
+  stop: ReplayStop | null;
+  requests: string[];
+  consumed: { replies: number; stubs: boolean[] };
+}
+
+/** An external call no stub answers: `missing_stub`, stop_key `tool:<name>`. */
+export function missingStub(name: string): StopError {
+  return new StopError(
+    "missing_stub",
+    `the agent called external tool ${pyReprString(name)} with an input no stub answers`,
+    `tool:${name}`,
+    `record the call, or answer it with --supply '{"calls": {"tool:${name}": ...}}'`,
+  );
+}
+
+const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
+
+function toolResult(value: unknown, where: string): ToolResult {
+  if (typeof value === "string") return new ToolResult(value);
+  if (
+    isObj(value) &&
+    Object.keys(value).every((k) => k === "content" || k === "is_error") &&
+    (typeof value["content"] === "string" || Array.isArray(value["content"])) &&
+    typeof (value["is_error"] ?? false) === "boolean"
+  ) {
+    return new ToolResult(value["content"] as string | JsonObject[], value["is_error"] === true);
+  }
+  throw new CaseError("invalid_request", `${where} must be a string or {content, is_error}`);
+}
+
+/**
+ * Check a supply document `{"calls": {"model:<n>": reply, "tool:<name>": result}}`: at most
+ * 200 entries and 64 KiB of canonical JSON. Returns the `calls` mapping.
+ */
+export function checkSupply(supply: unknown, source = "--supply"): JsonObject {
+  if (!isObj(supply) || Object.keys(supply).length !== 1 || !Object.hasOwn(supply, "calls") || !isObj(supply["calls"])) {
+    throw new CaseError("invalid_request", `${source} must be {"calls": {...}}`, { file: source });
+  }
+  const calls = supply["calls"];
+  const n = Object.keys(calls).length;
+  if (n > MAX_SUPPLY_ENTRIES) throw new CaseError("invalid_request", `${source} holds ${n} entries; at most 200`, { file: source });
+  if (Buffer.byteLength(canonicalLine(supply), "utf8") > MAX_SUPPLY_BYTES) {
+    throw new CaseError("invalid_request", `${source} is over 64 KiB`, { file: source });
+  }
+  for (const [key, value] of Object.entries(calls)) {
+    const colon = key.indexOf(":");
+    const kind = colon === -1 ? key : key.slice(0, colon);
+    const rest = colon === -1 ? "" : key.slice(colon + 1);
+    if (kind === "model" && /^[0-9]+$/.test(rest)) normalizeReply(value, `${source} calls[${pyReprString(key)}]`);
+    else if (kind === "tool" && rest) toolResult(value, `${source} calls[${pyReprString(key)}]`);
+    else {
+      throw new CaseError("invalid_request", `${source} key ${pyReprString(key)} must be 'model:<n>' or 'tool:<name>'`, {
+        file: source,
+        pointer: `/calls/${key}`,
+      });
+    }
+  }
+  return { ...calls };
+}
+
+/**
+ * External calls answered from stubs.json: matched by tool name and canonical input, each
+ * stub used once, in recorded order when keys are equal (spec/replay.md, 3.3); then the
+ * supply's `tool:<name>`; else `missing_stub`.
+ */
+export class StubBook {
+  readonly used: boolean[];
+  private readonly keys: Array<[string, string]>;
+
+  constructor(
+    private readonly calls: readonly JsonObject[],
+    private readonly supply: JsonObject,
+  ) {
+    this.used = calls.map(() => false);
+    this.keys = calls.map((c) => [c["tool"] as string, canonicalLine(c["input"])]);
+  }
+
+  answer(name: string, input: JsonObject): ToolResult {
+    const key = canonicalLine(input);
+    for (let i = 0; i < this.keys.length; i++) {
+      const [tool, inp] = this.keys[i] as [string, string];
+      if (!this.used[i] && tool === name && inp === key) {
+        this.used[i] = true;
+        const r = (this.calls[i] as JsonObject)["result"] as JsonObject;
+        return new ToolResult(r["content"] as string | JsonObject[], r["is_error"] as boolean);
+      }
+    }
+    const supplied = Object.hasOwn(this.supply, `tool:${name}`) ? this.supply[`tool:${name}`] : null;
+    if (supplied !== null && supplied !== undefined) return toolResult(supplied, `supply tool:${name}`);
+    throw missingStub(name);
+  }
+}
+
+/** The fork point's files (bytes from artifacts/) plus the recorded reads; `case_invalid` for missing bytes. */
+export function restoreSandbox(c: Case, state: State, reads: readonly JsonObject[]): FakeSandbox {
+  const files = new Map<string, Uint8Array>();
+  const wanted: Array<[string, string]> = Object.entries(state.sandbox.files);
+  for (const r of reads) wanted.push([r["path"] as string, r["sha256"] as string]);
+  for (const [path, sha] of wanted) {
+    const data = c.artifact(sha);
+    if (data === undefined) {
+      throw new CaseError("case_invalid", `artifacts/${sha} (for ${path}) is missing`, { file: `${c.path}/artifacts` });
+    }
+    files.set(path, data);
+  }
+  return new FakeSandbox(files);
+}
+
+export interface ReplayOptions {
+  /** The dialect (and log file) to replay from; default `threads-ts`. */
+  implementation?: string;
+  /** The `calls` mapping of a supply document (`model:<n>`, `tool:<name>`). */
+  supply?: JsonObject | null;
+  /** Replace the recorded agent (its system prompt, tools and sandbox handlers). */
+  agent?: AgentSpec;
+}
+
+function field<T>(doc: JsonValue, key: string, file: string, schema: string): T {
+  if (!isObj(doc) || !Array.isArray(doc[key])) {
+    throw new CaseError("case_invalid", `${file} must hold a list "${key}"`, { file, pointer: `/${key}` });
+  }
+  const problems = schemaProblems(doc, schema);
+  const first = problems[0];
+  if (first !== undefined) {
+    throw new CaseError("case_invalid", `schema: ${first.message}`, { file, pointer: first.pointer });
+  }
+  return doc[key] as T;
+}
+
+/**
+ * Replay a case's turn (spec/replay.md section 3). Throws `CaseError` (`case_invalid`,
+ * `log_invalid`, ...) when the case cannot be run; a turn the recording cannot answer comes
+ * back as `stop`.
+ */
+export function replayCase(path: string | Case, options: ReplayOptions = {}): ReplayResult {
+  const c = typeof path === "string" ? loadCase(path) : path;
+  const dialect = getDialect(options.implementation ?? "threads-ts");
+  const prefix = [...readLog(c.logPath(dialect.name), { dialect })];
+  const reducer = new Reducer();
+  for (const ev of prefix) reducer.apply(ev);
+  if (reducer.state.agent === null || reducer.state.agent === undefined) {
+    throw new CaseError("case_invalid", "the case's log has no thread_started", { file: c.logPath(dialect.name) });
+  }
+  const replies = field<unknown[]>(c.read("model.json"), "replies", `${c.path}/model.json`, "model.schema.json");
+  const calls = field<JsonObject[]>(c.read("stubs.json"), "calls", `${c.path}/stubs.json`, "stubs.schema.json");
+  const reads = field<JsonObject[]>(c.read("sandbox.json"), "reads", `${c.path}/sandbox.json`, "sandbox.schema.json");
+  reads.forEach((r, i) => {
+    try {
+      checkPath(r["path"]);
+    } catch (err) {
+      if (err instanceof CaseError) {
+        throw new CaseError("case_invalid", err.message, { file: `${c.path}/sandbox.json`, pointer: `/reads/${i}/path` });
+      }
+      throw err;
+    }
+  });
+  const supply = options.supply ?? {};
+  const sandbox = restoreSandbox(c, reducer.state, reads);
+  const supplied = new Map<number, unknown>();
+  for (const [k, v] of Object.entries(supply)) {
+    if (k.startsWith("model:") && /^[0-9]+$/.test(k.slice(6))) supplied.set(Number(k.slice(6)), v);
+  }
+  const model = new ScriptedModel(replies, supplied);
+  const stubs = new StubBook(calls, supply);
+  const agent = options.agent ?? AgentSpec.fromJson(reducer.state.agent as JsonObject);
+  if (options.agent !== undefined) reducer.state.agent = options.agent.toJson(); // the model is asked with the user's agent
+  const last = prefix[prefix.length - 1];
+  const startMs = last === undefined ? 0 : parseTs(last.ts) + 1;
+  const name = c.name;
+  const rec = new Recorder([...prefix], reducer, reducer.state.thread_id ?? name, (seq) => `${name}.${seq}`, new Clock(startMs, 1));
+  const store = new ArtifactStore();
+  const egress = blockEgress();
+  let outcome;
+  try {
+    outcome = runTurn(rec, agent, sandbox, store, model, c.meta["input"] as JsonValue, {
+      external: (tool, input) => stubs.answer(tool, input),
+      egress: egress.attempts,
+    });
+  } finally {
+    egress.restore();
+  }
+  return {
+    events: outcome.events,
+    stop: outcome.stop,
+    requests: [...model.requests],
+    consumed: { replies: model.used, stubs: [...stubs.used] },
+  };
+}

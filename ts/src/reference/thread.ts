@@ -1,0 +1,259 @@
+/**
+ * The thread handle: a log being recorded or opened, its state, forks, snapshots, turns and
+ * saved cases (the TypeScript twin of the Python `Thread`).
+ *
+ *     const thread = Thread.create({ agent: new AgentSpec("notes", "model-x", "Be brief."),
+ *                                    sandbox: new FakeSandbox({ "notes.txt": "hello" }) });
+ *     const at = thread.events[0].event_id;
+ *     thread.runTurn("Read notes.txt", new ScriptedModel([...replies]));
+ *     const saved = thread.saveCase("reads-notes", { at, dir: "cases",
+ *                                   expect: { must: [{ type: "turn_completed" }], expect: [] } });
+ *     if (!saved.ok) console.error(saved.error.code);
+ */
+
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+
+import { AgentSpec, ToolResult, type ExternalHandler, type SandboxHandler } from "./agent.js";
+import { DEFAULT_IMPLEMENTATIONS } from "../case/case.js";
+import { CANONICAL, type DialectLike } from "../core/dialects.js";
+import { CaseError } from "../core/errors.js";
+import { checkEvents, encodeLog, readLog } from "../core/log.js";
+import type { Model } from "./model.js";
+import { pyRepr } from "../core/pyrepr.js";
+import { Reducer, deepCopy, type Envelope, type State } from "../core/reducer.js";
+import { ArtifactStore, Clock, Recorder, STEP_LIMIT, parseTs, runTurn, type TurnOutcome } from "./runtime.js";
+import { FakeSandbox, type SandboxProvider } from "./sandbox.js";
+import { saveCase, type SaveResult } from "../case/save.js";
+import type { JsonObject, JsonValue } from "../core/strictjson.js";
+
+const UNSAFE = /[^A-Za-z0-9._-]/g;
+
+/** A wall clock that never reads earlier than the last event of an opened log. */
+class AfterClock extends Clock {
+  constructor(lastMs: number) {
+    super();
+    this.last = lastMs;
+  }
+}
+
+export interface SaveCaseRequest {
+  expect?: unknown;
+  at: string;
+  dir: string;
+  externalEffects?: string;
+  overwrite?: boolean;
+  implementations?: readonly string[];
+}
+
+export class Thread {
+  private readonly log: Envelope[];
+  private readonly reducer: Reducer;
+  private readonly ids: Set<string>;
+  private readonly recorder: Recorder;
+  private readonly sandboxSnapshots = new Map<string, unknown>();
+
+  private constructor(
+    events: Envelope[],
+    readonly sandbox: SandboxProvider,
+    readonly artifacts: ArtifactStore,
+    readonly threadId: string,
+    readonly clock: Clock,
+    readonly agent: AgentSpec | null,
+  ) {
+    this.log = events;
+    this.reducer = new Reducer();
+    for (const ev of events) this.reducer.apply(ev);
+    this.ids = new Set(events.map((e) => e.event_id));
+    this.recorder = new Recorder(this.log, this.reducer, threadId, (seq) => this.eventId(seq), clock);
+  }
+
+  /** Start a new thread: records `thread_started` with the agent. */
+  static create(options: {
+    agent: AgentSpec;
+    sandbox?: SandboxProvider;
+    threadId?: string;
+    clock?: Clock;
+    metadata?: JsonObject;
+  }): Thread {
+    const tid = options.threadId ?? `thread-${randomBytes(6).toString("hex")}`;
+    const t = new Thread([], options.sandbox ?? new FakeSandbox(), new ArtifactStore(), tid, options.clock ?? new Clock(), options.agent);
+    t.recorder.append("thread_started", { agent: options.agent.toJson(), metadata: options.metadata ?? {} });
+    return t;
+  }
+
+  /**
+   * Open an existing log: a path, the bytes of one, or envelopes in `dialect`. Without a
+   * sandbox, a {@link FakeSandbox} is rebuilt from the state's files whose bytes are in the
+   * artifacts (a folder of files named by sha256 hex, a store or a record).
+   */
+  static open(
+    log: string | Uint8Array | ReadonlyArray<JsonValue | Envelope>,
+    options: {
+      sandbox?: SandboxProvider;
+      artifacts?: string | ArtifactStore | Record<string, Uint8Array>;
+      dialect?: DialectLike;
+      handlers?: Record<string, SandboxHandler | ExternalHandler>;
+    } = {},
+  ): Thread {
+    const dialect = options.dialect ?? CANONICAL;
+    const events =
+      typeof log === "string" || log instanceof Uint8Array ? [...readLog(log, { dialect })] : [...checkEvents(deepCopy([...log]) as JsonValue[], { dialect })];
+    const store = artifactStore(options.artifacts);
+    const reducer = new Reducer();
+    events.forEach((ev, i) => {
+      try {
+        reducer.apply(ev);
+      } catch (err) {
+        throw err instanceof CaseError ? err.at({ file: `event ${i}` }) : err;
+      }
+    });
+    const state = reducer.state;
+    let sandbox = options.sandbox;
+    if (sandbox === undefined) {
+      const files = new Map<string, Uint8Array>();
+      for (const [path, sha] of Object.entries(state.sandbox.files)) {
+        const data = store.get(sha);
+        if (data !== undefined) files.set(path, data);
+      }
+      sandbox = new FakeSandbox(files);
+    }
+    const last = events[events.length - 1];
+    const agent = state.agent !== null ? AgentSpec.fromJson(state.agent as JsonObject, options.handlers) : null;
+    return new Thread(
+      events,
+      sandbox,
+      store,
+      state.thread_id ?? `thread-${randomBytes(6).toString("hex")}`,
+      last === undefined ? new Clock() : new AfterClock(parseTs(last.ts)),
+      agent,
+    );
+  }
+
+  /** A copy of the canonical envelopes, in log order. */
+  get events(): Envelope[] {
+    return deepCopy(this.log);
+  }
+
+  /** A copy of the canonical state (spec/reducer.md). */
+  get state(): State {
+    return deepCopy(this.reducer.state);
+  }
+
+  private eventId(seq: number): string {
+    const base = `${this.reducer.state.branch_id.replace(UNSAFE, "-").slice(0, 40)}.${seq}`;
+    let id = base;
+    while (this.ids.has(id)) id = `${base}.${randomBytes(2).toString("hex")}`;
+    this.ids.add(id);
+    return id;
+  }
+
+  /** A new handle on a branch: the log up to `at`, then a `forked` event (`event_not_found`). */
+  fork(at: string, options: { branchId?: string } = {}): Thread {
+    const idx = this.log.findIndex((e) => e.event_id === at);
+    if (idx === -1) throw new CaseError("event_not_found", `event ${pyRepr(at)} is not in the log`);
+    const branch = options.branchId ?? `fork-${randomBytes(3).toString("hex")}`;
+    if (/[^A-Za-z0-9._-]/.test(branch)) {
+      throw new CaseError("invalid_request", `branch_id ${pyRepr(branch)} may hold only letters, digits, '.', '_', '-'`);
+    }
+    const sandbox = this.sandbox instanceof FakeSandbox ? new FakeSandbox(this.sandbox.contents) : this.sandbox;
+    const child = new Thread(deepCopy(this.log.slice(0, idx + 1)), sandbox, new ArtifactStore(this.artifacts.blobs), this.threadId, this.clock, this.agent);
+    for (const id of this.ids) child.ids.add(id);
+    child.recorder.append("forked", { from_event_id: at, branch_id: branch });
+    return child;
+  }
+
+  /** Record `snapshot_taken` and keep the sandbox's files; returns the snapshot_id. */
+  snapshot(): string {
+    const taken = this.reducer.state.snapshots;
+    let sid = `snap-${taken.length + 1}`;
+    while (taken.includes(sid)) sid += "x";
+    this.sandboxSnapshots.set(sid, this.sandbox.snapshot());
+    this.recorder.append("snapshot_taken", { snapshot_id: sid });
+    return sid;
+  }
+
+  /** Record `restored`: the state and the sandbox return to right after the snapshot. */
+  restore(snapshotId: string): void {
+    if (!this.reducer.state.snapshots.includes(snapshotId)) {
+      throw new CaseError("invalid_request", `unknown snapshot_id ${pyRepr(snapshotId)}`);
+    }
+    this.recorder.append("restored", { snapshot_id: snapshotId });
+    const token = this.sandboxSnapshots.get(snapshotId);
+    if (token !== undefined) {
+      this.sandbox.restore(token);
+      return;
+    }
+    const files = new Map<string, Uint8Array>();
+    for (const [path, sha] of Object.entries(this.reducer.state.sandbox.files)) {
+      const data = this.artifacts.get(sha);
+      if (data !== undefined) files.set(path, data);
+    }
+    this.sandbox.restore(files);
+  }
+
+  /** Run one live turn with `model`; external tools call their handler. */
+  runTurn(content: string | JsonObject[], model: Model, options: { stepLimit?: number } = {}): TurnOutcome {
+    const agent = this.agent;
+    if (agent === null) throw new CaseError("invalid_request", "the thread has no agent (no thread_started)");
+    const external = (name: string, input: JsonObject): ToolResult => {
+      const tool = agent.tool(name);
+      if (tool?.handler === undefined) return new ToolResult(`no handler for external tool ${pyRepr(name)}`, true);
+      const out = (tool.handler as ExternalHandler)(input);
+      return out instanceof ToolResult ? out : new ToolResult(out);
+    };
+    return runTurn(this.recorder, agent, this.sandbox, this.artifacts, model, content as JsonValue, {
+      external,
+      stepLimit: options.stepLimit ?? STEP_LIMIT,
+    });
+  }
+
+  /**
+   * Save the turn after `at` as the case directory `dir/name`. Returns
+   * `{ok: true, value: {path, portable, fingerprint, outcome}}` or
+   * `{ok: false, error: {code, message}}`; never throws for a refusal.
+   */
+  saveCase(name: string, request: SaveCaseRequest): SaveResult {
+    return saveCase(this.log, name, {
+      sandbox: this.sandbox,
+      store: this.artifacts,
+      expect: request.expect,
+      at: request.at,
+      dir: request.dir,
+      externalEffects: request.externalEffects ?? "stub",
+      overwrite: request.overwrite ?? false,
+      implementations: request.implementations ?? DEFAULT_IMPLEMENTATIONS,
+    });
+  }
+
+  /** Write the log canonically to `path` in `dialect`. */
+  writeLog(path: string, options: { dialect?: DialectLike } = {}): void {
+    writeFileSync(path, encodeLog(this.log, { dialect: options.dialect ?? CANONICAL }));
+  }
+
+  /** Write every artifact's bytes to `directory/<sha256 hex>`. */
+  writeArtifacts(directory: string): void {
+    mkdirSync(directory, { recursive: true });
+    for (const [sha, data] of [...this.artifacts.blobs].sort(([a], [b]) => (a < b ? -1 : 1))) writeFileSync(join(directory, sha), data);
+  }
+}
+
+function artifactStore(artifacts: string | ArtifactStore | Record<string, Uint8Array> | undefined): ArtifactStore {
+  if (artifacts === undefined) return new ArtifactStore();
+  if (artifacts instanceof ArtifactStore) return artifacts;
+  if (typeof artifacts !== "string") return new ArtifactStore(artifacts);
+  let names: string[];
+  try {
+    if (!statSync(artifacts).isDirectory()) throw new Error("not a folder");
+    names = readdirSync(artifacts);
+  } catch {
+    throw new CaseError("invalid_request", `artifacts folder ${artifacts} does not exist`);
+  }
+  const blobs = new Map<string, Uint8Array>();
+  for (const name of names) {
+    const p = join(artifacts, name);
+    if (/^[0-9a-f]{64}$/.test(name) && statSync(p).isFile()) blobs.set(name, readFileSync(p));
+  }
+  return new ArtifactStore(blobs);
+}
