@@ -13,12 +13,11 @@ users produce logs without a provider, and how a replay answers from ``model.jso
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..core.errors import CaseError
-from ..core.strictjson import canonical_line
+from .request import request_sha256 as request_sha256
 
 
 class Model(Protocol):
@@ -37,11 +36,6 @@ class ModelExhausted(CaseError):
             f'\'{{"calls": {{"model:{index}": <reply>}}}}\'',
         )
         self.stop_key = f"model:{index}"
-
-
-def request_sha256(request: dict[str, Any]) -> str:
-    """Hex sha256 of the RFC 8785 form of ``{model, system, messages, tools}``."""
-    return hashlib.sha256(canonical_line(request)).hexdigest()
 
 
 def text_reply(text: str, *, input_tokens: int = 0, output_tokens: int = 0) -> dict[str, Any]:

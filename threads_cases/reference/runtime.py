@@ -23,7 +23,9 @@ from ..core.errors import CaseError
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
 from .agent import AgentSpec, ToolOutput, ToolResult
-from .model import Model, request_sha256
+from .model import Model
+from .request import RequestHasher
+from .request import build_request as build_request
 from .sandbox import SandboxProvider, check_path, sha256_hex
 
 STEP_LIMIT = 64
@@ -114,6 +116,8 @@ class Recorder:
         self.thread_id = thread_id
         self.id_for = id_for
         self.clock = clock
+        #: ``request_sha256`` of the state's request, kept incrementally across turns
+        self.hasher = RequestHasher()
 
     @property
     def state(self) -> dict[str, Any]:
@@ -291,21 +295,6 @@ class SandboxContext:
         return paths
 
 
-def build_request(state: dict[str, Any]) -> dict[str, Any]:
-    """The model request a state asks for: ``{model, system, messages, tools}`` with tools as
-    ``{name, description, input_schema}`` (spec/thread-log.md, ``model_requested``)."""
-    agent = state["agent"] or {"model": "", "system": "", "tools": []}
-    return {
-        "model": agent["model"],
-        "system": agent["system"],
-        "messages": state["messages"],
-        "tools": [
-            {"name": t["name"], "description": t["description"], "input_schema": t["input_schema"]}
-            for t in agent["tools"]
-        ],
-    }
-
-
 #: ``external(name, input, index) -> ToolResult``; raises CaseError("missing_stub") to stop.
 ExternalCaller = Callable[[str, dict[str, Any]], ToolResult]
 
@@ -365,14 +354,10 @@ def run_turn(
         )
 
     for index in range(step_limit):
-        request = build_request(rec.state)
+        request = rec.hasher.request(rec.state)
         rec.append(
             "model_requested",
-            {
-                "turn_id": turn_id,
-                "model": request["model"],
-                "request_sha256": request_sha256(request),
-            },
+            {"turn_id": turn_id, "model": request["model"], "request_sha256": request.sha256},
         )
         try:
             reply = model.respond(request, index)

@@ -49,6 +49,7 @@ export type { Difference, EventLike, Matcher } from "./core/matchers.js";
 export { AgentSpec, BUILTIN_TOOLS, BadInput, ToolResult } from "./reference/agent.js";
 export type { ExternalHandler, SandboxHandler, ToolContext, ToolEffect, ToolKind, ToolOutput, ToolSpec } from "./reference/agent.js";
 export { ScriptedModel, StopError, normalizeReply, requestSha256, textReply, toolReply } from "./reference/model.js";
+export { RequestHasher } from "./reference/request.js";
 export type { Model, Reply, Usage } from "./reference/model.js";
 export { DirectorySandbox, FakeSandbox, FileMissing, checkPath, isDeviceName, sha256Hex } from "./reference/sandbox.js";
 export type { SandboxProvider } from "./reference/sandbox.js";

@@ -6,11 +6,11 @@
  * of recorded replies, in order, and is how a replay answers from `model.json`.
  */
 
-import { createHash } from "node:crypto";
-
-import { canonicalLine } from "../core/canonical.js";
 import { CaseError } from "../core/errors.js";
-import type { JsonObject, JsonValue } from "../core/strictjson.js";
+import type { JsonObject } from "../core/strictjson.js";
+import { requestSha256 } from "./request.js";
+
+export { requestSha256 };
 
 export interface Usage {
   input_tokens: number;
@@ -47,11 +47,6 @@ export function modelExhausted(index: number): StopError {
     `model:${index}`,
     `record the missing reply, or answer it with --supply '{"calls": {"model:${index}": <reply>}}'`,
   );
-}
-
-/** Hex sha256 of the RFC 8785 form of `{model, system, messages, tools}`. */
-export function requestSha256(request: JsonValue): string {
-  return createHash("sha256").update(canonicalLine(request), "utf8").digest("hex");
 }
 
 const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);

@@ -21,7 +21,10 @@ const dgram = require("node:dgram") as typeof import("node:dgram");
 import { canonicalLine } from "../core/canonical.js";
 import { AgentSpec, BadInput, ToolResult, asResult, type SandboxHandler, type ToolContext } from "./agent.js";
 import { CaseError } from "../core/errors.js";
-import { StopError, requestSha256, type Model, type Reply } from "./model.js";
+import { StopError, type Model, type Reply } from "./model.js";
+import { RequestHasher, buildRequest } from "./request.js";
+
+export { buildRequest };
 import { pyRepr, pyReprString } from "../core/pyrepr.js";
 import { Reducer, type Envelope, type State } from "../core/reducer.js";
 import { FileMissing, checkPath, sha256Hex, type SandboxProvider } from "./sandbox.js";
@@ -112,6 +115,9 @@ export class Recorder {
     readonly idFor: (seq: number) => string,
     readonly clock: Clock,
   ) {}
+
+  /** `request_sha256` of the state's request, kept incrementally across turns. */
+  readonly hasher = new RequestHasher();
 
   get state(): State {
     return this.reducer.state;
@@ -309,21 +315,6 @@ export class SandboxContext implements ToolContext {
   }
 }
 
-/** The model request a state asks for: `{model, system, messages, tools}` (spec/thread-log.md 3.4). */
-export function buildRequest(state: State): JsonObject {
-  const agent = (state.agent ?? { model: "", system: "", tools: [] }) as JsonObject;
-  return {
-    model: agent["model"] as JsonValue,
-    system: agent["system"] as JsonValue,
-    messages: state.messages as unknown as JsonValue,
-    tools: (agent["tools"] as JsonObject[]).map((t) => ({
-      name: t["name"] as JsonValue,
-      description: t["description"] as JsonValue,
-      input_schema: t["input_schema"] as JsonValue,
-    })),
-  };
-}
-
 /** How a turn ended; `stop` is set when a call the recording could not answer stopped it. */
 export interface TurnOutcome {
   turnId: string;
@@ -367,8 +358,8 @@ export function runTurn(
   };
 
   for (let index = 0; index < stepLimit; index++) {
-    const request = buildRequest(rec.state);
-    rec.append("model_requested", { turn_id: turnId, model: request["model"] as JsonValue, request_sha256: requestSha256(request) });
+    const { request, sha256 } = rec.hasher.request(rec.state);
+    rec.append("model_requested", { turn_id: turnId, model: request["model"] as JsonValue, request_sha256: sha256 });
     let reply: Reply;
     try {
       reply = model.respond(request, index);
