@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 import threads_cases
 from threads_cases import CaseError, Reducer, canonical_document, canonical_line, parse_json
+from threads_cases.core.reducer import RESTORED_KEYS
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import MAX_SAFE_INTEGER
 
@@ -356,3 +357,58 @@ def test_canonical_line_round_trip_is_a_fixed_point(value: Any) -> None:
     parsed = parse_json(doc)
     assert canonical_line(parsed) == line
     assert canonical_document(parsed) == doc
+
+
+class _DeepCopyReducer(Reducer):
+    """The plain algorithm the reducer's shared snapshots must agree with: deep copies of every
+    restored key at each snapshot and at each restore."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self._copies: dict[str, dict[str, Any]] = {}
+
+    def _on_snapshot_taken(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        super()._on_snapshot_taken(ev, data)
+        self._copies[data["snapshot_id"]] = copy.deepcopy(
+            {k: self.state[k] for k in RESTORED_KEYS}
+        )
+
+    def _on_restored(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        super()._on_restored(ev, data)
+        for k, v in self._copies[data["snapshot_id"]].items():
+            self.state[k] = copy.deepcopy(v)
+
+
+@SETTINGS
+@given(valid_logs(max_steps=60))
+def test_shared_snapshots_restore_exactly_what_deep_copies_restore(
+    events: list[dict[str, Any]],
+) -> None:
+    """Snapshots share messages and turns with the live state (spec/reducer.md, "Cost"); after
+    every event the state equals the one a reducer that deep-copies everything reaches."""
+    shared, plain = Reducer(), _DeepCopyReducer()
+    for ev in events:
+        shared.apply(copy.deepcopy(ev))
+        plain.apply(copy.deepcopy(ev))
+        assert shared.state == plain.state
+
+
+def test_a_snapshot_between_two_merged_tool_results_restores_one_result() -> None:
+    """The second result of a reply is merged into the message that holds the first; a snapshot
+    taken between them still restores the message with one result."""
+    b = Builder()
+    b.add("thread_started", {"agent": copy.deepcopy(AGENT), "metadata": {}})
+    b.add("user_message", {"content": "go"}, "user")
+    b.add("turn_started", {"turn_id": "t1"})
+    for tid in ("a", "b"):
+        call = {"turn_id": "t1", "tool_use_id": tid, "name": "read_file", "input": {}}
+        b.add("tool_called", {**call, "kind": "sandbox", "effect": "read"}, "model")
+    result = {"turn_id": "t1", "name": "read_file", "content": "x", "is_error": False}
+    b.add("tool_result", {**result, "tool_use_id": "a"}, "tool")
+    b.add("snapshot_taken", {"snapshot_id": "s"})
+    b.add("tool_result", {**result, "tool_use_id": "b"}, "tool")
+    b.epoch += 1
+    b.add("restored", {"snapshot_id": "s"})
+    state = threads_cases.reduce(b.events)
+    assert [blk["tool_use_id"] for blk in state["messages"][-1]["content"]] == ["a"]
+    assert state["pending_tool_calls"] == ["b"]

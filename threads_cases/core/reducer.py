@@ -1,7 +1,11 @@
 """The reducer: the state a thread log reduces to (spec/reducer.md).
 
-``reduce(events) -> state`` is a pure streaming fold over canonical envelopes. Its memory is
-the state plus one saved copy per ``snapshot_taken``; the log itself is never held.
+``reduce(events) -> state`` is a pure streaming fold over canonical envelopes. The log itself
+is never held. Each event costs time proportional to its own size (turn and snapshot ids are
+checked in sets), and a ``snapshot_taken`` shares the state's messages and turns with the live
+state instead of copying them (spec/reducer.md, "Cost"): messages are never changed in place
+(a tool result merged into the last message replaces that message), so a snapshot only keeps
+how many messages and turns it saw, the last message and small copies of the rest.
 
 State (canonical keys; the ``threads-ts`` dialect renames the top-level ones)::
 
@@ -41,16 +45,54 @@ RESTORED_KEYS = (
     "usage",
 )
 
-TURN_EVENTS = frozenset(
-    {
-        "model_requested",
-        "model_responded",
-        "tool_called",
-        "tool_result",
-        "turn_completed",
-        "turn_failed",
-    }
-)
+
+class _Saved:
+    """What ``snapshot_taken`` keeps: shared lists with their lengths, the last message (the
+    only slot a later event may replace), and copies of the small mutable parts."""
+
+    __slots__ = (
+        "agent",
+        "artifacts",
+        "current_turn",
+        "files",
+        "last_message",
+        "messages",
+        "n_messages",
+        "n_turns",
+        "pending",
+        "status",
+        "turns",
+        "usage",
+    )
+
+    def __init__(self, state: dict[str, Any]) -> None:
+        self.status = state["status"]
+        self.current_turn = state["current_turn"]
+        self.turns: list[dict[str, Any]] = state["turns"]
+        self.n_turns = len(self.turns)
+        self.agent = state["agent"]
+        self.messages: list[dict[str, Any]] = state["messages"]
+        self.n_messages = len(self.messages)
+        self.last_message = self.messages[-1] if self.messages else None
+        self.pending = tuple(state["pending_tool_calls"])
+        self.files = dict(state["sandbox"]["files"])
+        self.artifacts = dict(state["artifacts"])
+        self.usage = dict(state["usage"])
+
+    def restore_into(self, state: dict[str, Any]) -> None:
+        """Put the saved parts back as fresh containers; the saved ones stay as they were."""
+        messages = self.messages[: self.n_messages]
+        if messages:
+            messages[-1] = self.last_message  # type: ignore[assignment]
+        state["status"] = self.status
+        state["current_turn"] = self.current_turn
+        state["turns"] = self.turns[: self.n_turns]
+        state["agent"] = self.agent
+        state["messages"] = messages
+        state["pending_tool_calls"] = list(self.pending)
+        state["sandbox"] = {"files": dict(self.files)}
+        state["artifacts"] = dict(self.artifacts)
+        state["usage"] = dict(self.usage)
 
 
 def initial_state() -> dict[str, Any]:
@@ -95,7 +137,9 @@ class Reducer:
         # Values taken from events are copied unless the caller hands over fresh objects
         # (the log reader does), so later changes to a caller's events cannot leak in.
         self._copy: Any = copy.deepcopy if copy_data else _identity
-        self._saved: dict[str, dict[str, Any]] = {}
+        self._saved: dict[str, _Saved] = {}
+        self._turn_ids = {t["turn_id"] for t in self.state["turns"]}
+        self._snapshot_ids = set(self.state["snapshots"])
         # Started means "thread_started was applied", which is exactly "agent is not null"
         # (thread_started always sets an agent object and nothing clears it). Looking at
         # last_seq as well would wrongly count a prefix of x_ events as a start.
@@ -173,7 +217,7 @@ class Reducer:
         st = self.state
         if st["status"] == "in_turn":
             raise _fail(ev, f"turn_started while turn {st['current_turn']!r} is open", "/type")
-        if any(t["turn_id"] == data["turn_id"] for t in st["turns"]):
+        if data["turn_id"] in self._turn_ids:
             raise _fail(ev, f"turn_id {data['turn_id']!r} was used before", "/data/turn_id")
         st["status"] = "in_turn"
         st["current_turn"] = data["turn_id"]
@@ -221,7 +265,8 @@ class Reducer:
             and last["content"]
             and all(b.get("type") == "tool_result" for b in last["content"])
         ):
-            last["content"].append(block)
+            # replaced, not extended in place: a snapshot may share the old message
+            msgs[-1] = {"role": "user", "content": [*last["content"], block]}
         else:
             msgs.append({"role": "user", "content": [block]})
 
@@ -267,18 +312,19 @@ class Reducer:
 
     def _on_snapshot_taken(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         sid = data["snapshot_id"]
-        if sid in self.state["snapshots"]:
+        if sid in self._snapshot_ids:
             raise _fail(ev, f"snapshot_id {sid!r} was taken before", "/data/snapshot_id")
         self.state["snapshots"].append(sid)
-        self._saved[sid] = {k: copy.deepcopy(self.state[k]) for k in RESTORED_KEYS}
+        self._snapshot_ids.add(sid)
+        self._saved[sid] = _Saved(self.state)
 
     def _on_restored(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         sid = data["snapshot_id"]
         saved = self._saved.get(sid)
         if saved is None:
             raise _fail(ev, f"restored an unknown snapshot {sid!r}", "/data/snapshot_id")
-        for k in RESTORED_KEYS:
-            self.state[k] = copy.deepcopy(saved[k])
+        saved.restore_into(self.state)
+        self._turn_ids = {t["turn_id"] for t in self.state["turns"]}
         self.state["epoch"] += 1
 
     def _on_forked(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
@@ -301,6 +347,7 @@ class Reducer:
             raise _fail(
                 ev, f"turn completed with tool calls pending: {st['pending_tool_calls']}", "/type"
             )
+        self._turn_ids.add(data["turn_id"])
         st["turns"].append(
             {
                 "turn_id": data["turn_id"],
@@ -315,6 +362,7 @@ class Reducer:
     def _on_turn_failed(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         self._in_turn(ev, data)
         st = self.state
+        self._turn_ids.add(data["turn_id"])
         st["turns"].append(
             {
                 "turn_id": data["turn_id"],

@@ -1,8 +1,11 @@
 /**
  * The reducer: the state a thread log reduces to (spec/reducer.md).
  *
- * A pure streaming fold over canonical envelopes (`threads-py` keys). Memory is the state plus
- * one saved copy per `snapshot_taken`. Every broken rule throws `CaseError("log_invalid")` with
+ * A pure streaming fold over canonical envelopes (`threads-py` keys). Each event costs time in
+ * proportion to its own size: turn and snapshot ids are checked in sets, and `snapshot_taken`
+ * shares the messages and turns with the live state (messages are never changed in place: a
+ * tool result merged into the last message replaces it), keeping only their lengths, the last
+ * message and small copies of the rest (spec/reducer.md, "Cost"). Every broken rule throws `CaseError("log_invalid")` with
  * the JSON pointer of the offending field and the event's seq in the message; {@link Reducer.apply}
  * checks everything before it changes anything, so a refused event leaves the state as it was.
  */
@@ -75,7 +78,58 @@ export const RESTORED_KEYS = [
   "usage",
 ] as const satisfies ReadonlyArray<keyof State>;
 
-type Saved = Pick<State, (typeof RESTORED_KEYS)[number]>;
+/** A copy of a flat record whose values are never changed in place (keeps `__proto__` keys as data). */
+function shallowCopy<T>(record: Record<string, T>): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [k, v] of Object.entries(record)) setOwn(out as unknown as JsonObject, k, v as unknown as JsonValue);
+  return out;
+}
+
+/** What `snapshot_taken` keeps: shared lists with their lengths, the last message (the only slot a later event may replace), and copies of the small mutable parts. */
+class Saved {
+  readonly status: Status;
+  readonly currentTurn: string | null;
+  readonly turns: Turn[];
+  readonly nTurns: number;
+  readonly agent: JsonValue;
+  readonly messages: Message[];
+  readonly nMessages: number;
+  readonly lastMessage: Message | undefined;
+  readonly pending: readonly string[];
+  readonly files: Record<string, string>;
+  readonly artifacts: Record<string, Artifact>;
+  readonly usage: { input_tokens: number; output_tokens: number };
+
+  constructor(state: State) {
+    this.status = state.status;
+    this.currentTurn = state.current_turn;
+    this.turns = state.turns;
+    this.nTurns = state.turns.length;
+    this.agent = state.agent;
+    this.messages = state.messages;
+    this.nMessages = state.messages.length;
+    this.lastMessage = state.messages[state.messages.length - 1];
+    this.pending = [...state.pending_tool_calls];
+    this.files = shallowCopy(state.sandbox.files);
+    this.artifacts = shallowCopy(state.artifacts);
+    this.usage = { ...state.usage };
+  }
+
+  /** Put the saved parts back as fresh containers; the saved ones stay as they were. */
+  restoreInto(state: State): void {
+    const messages = this.messages.slice(0, this.nMessages);
+    if (this.lastMessage !== undefined && messages.length > 0) messages[messages.length - 1] = this.lastMessage;
+    state.status = this.status;
+    state.current_turn = this.currentTurn;
+    state.turns = this.turns.slice(0, this.nTurns);
+    state.agent = this.agent;
+    state.messages = messages;
+    state.pending_tool_calls = [...this.pending];
+    state.sandbox = { files: shallowCopy(this.files) };
+    state.artifacts = shallowCopy(this.artifacts);
+    state.usage = { ...this.usage };
+  }
+}
 
 /** The state of an empty log. */
 export function initialState(): State {
@@ -131,9 +185,13 @@ export class Reducer {
   private readonly copy: <T>(value: T) => T;
   private readonly saved = new Map<string, Saved>();
   private started: boolean;
+  private turnIds: Set<string>;
+  private readonly snapshotIds: Set<string>;
 
   constructor(state?: State | null, options: ReducerOptions = {}) {
     this.state = state ? deepCopy(state) : initialState();
+    this.turnIds = new Set(this.state.turns.map((t) => t.turn_id));
+    this.snapshotIds = new Set(this.state.snapshots);
     this.copy = options.copyData === false ? (v) => v : deepCopy;
     // Started means "thread_started was applied", which is exactly "agent is not null": a
     // prefix of x_ events moves last_seq but does not start the thread.
@@ -217,7 +275,7 @@ export class Reducer {
       const st = this.state;
       const turnId = str(data["turn_id"]);
       if (st.status === "in_turn") throw this.fail(ev, `turn_started while turn ${repr(st.current_turn)} is open`, "/type");
-      if (st.turns.some((t) => t.turn_id === turnId)) throw this.fail(ev, `turn_id ${repr(turnId)} was used before`, "/data/turn_id");
+      if (this.turnIds.has(turnId)) throw this.fail(ev, `turn_id ${repr(turnId)} was used before`, "/data/turn_id");
       st.status = "in_turn";
       st.current_turn = turnId;
     },
@@ -262,7 +320,8 @@ export class Reducer {
         content.length > 0 &&
         content.every((b) => b !== null && typeof b === "object" && !Array.isArray(b) && b["type"] === "tool_result")
       ) {
-        content.push(block);
+        // replaced, not extended in place: a snapshot may share the old message
+        st.messages[st.messages.length - 1] = { role: "user", content: [...content, block] };
       } else {
         st.messages.push({ role: "user", content: [block] });
       }
@@ -301,16 +360,18 @@ export class Reducer {
 
     snapshot_taken: (ev, data) => {
       const sid = str(data["snapshot_id"]);
-      if (this.state.snapshots.includes(sid)) throw this.fail(ev, `snapshot_id ${repr(sid)} was taken before`, "/data/snapshot_id");
+      if (this.snapshotIds.has(sid)) throw this.fail(ev, `snapshot_id ${repr(sid)} was taken before`, "/data/snapshot_id");
       this.state.snapshots.push(sid);
-      this.saved.set(sid, this.pickRestored(this.state));
+      this.snapshotIds.add(sid);
+      this.saved.set(sid, new Saved(this.state));
     },
 
     restored: (ev, data) => {
       const sid = str(data["snapshot_id"]);
       const saved = this.saved.get(sid);
       if (saved === undefined) throw this.fail(ev, `restored an unknown snapshot ${repr(sid)}`, "/data/snapshot_id");
-      Object.assign(this.state, this.pickRestored(saved));
+      saved.restoreInto(this.state);
+      this.turnIds = new Set(this.state.turns.map((t) => t.turn_id));
       this.state.epoch += 1;
     },
 
@@ -331,6 +392,7 @@ export class Reducer {
       if (st.pending_tool_calls.length > 0) {
         throw this.fail(ev, `turn completed with tool calls pending: ${JSON.stringify(st.pending_tool_calls)}`, "/type");
       }
+      this.turnIds.add(str(data["turn_id"]));
       st.turns.push({ turn_id: str(data["turn_id"]), status: "completed", stop_reason: str(data["stop_reason"]), error: null });
       st.status = "idle";
       st.current_turn = null;
@@ -339,18 +401,13 @@ export class Reducer {
     turn_failed: (ev, data) => {
       this.inTurn(ev, data);
       const st = this.state;
+      this.turnIds.add(str(data["turn_id"]));
       st.turns.push({ turn_id: str(data["turn_id"]), status: "failed", stop_reason: null, error: this.copy(data["error"] ?? null) });
       st.pending_tool_calls = [];
       st.status = "failed";
       st.current_turn = null;
     },
   };
-
-  private pickRestored(from: Saved): Saved {
-    const out: Partial<Record<keyof Saved, unknown>> = {};
-    for (const k of RESTORED_KEYS) out[k] = deepCopy(from[k]);
-    return out as Saved;
-  }
 }
 
 /**
