@@ -166,8 +166,8 @@ def bench_runner(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
-    from threads_cases.protocol.driver import DriverImplementation
-    from threads_cases.protocol.implementations import PythonImplementation
+    from threads_cases.protocol.client import DriverImplementation
+    from threads_cases.protocol.server import PythonImplementation
 
     case = make_cases(args.cases) / "case-0000"
     msg = {"cmd": "replay", "case": {"path": str(case)}}
@@ -197,7 +197,7 @@ def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
 
 def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
     from threads_cases.harness.registry import ts_driver_path
-    from threads_cases.protocol.driver import DriverImplementation
+    from threads_cases.protocol.client import DriverImplementation
 
     node = shutil.which("node")
     if node is None or not ts_driver_path().is_file():

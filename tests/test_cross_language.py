@@ -21,7 +21,7 @@ from threads_cases.core.dialects import get_dialect
 from threads_cases.core.log import read_log
 from threads_cases.core.matchers import matches
 from threads_cases.harness.registry import ts_driver_path
-from threads_cases.protocol.driver import DriverImplementation
+from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.replay import replay_case
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,7 +2,7 @@
 
     python faulty_driver.py MODE
 
-Serves the real Python implementation (threads_cases.protocol.driver.serve semantics), except
+Serves the real Python implementation (threads_cases.protocol.server.serve semantics), except
 (replay requests are counted across restarts in ./.faulty-replays, so a restarted driver behaves):
   crash-start   exits with status 3 before reading anything
   crash-mid     exits with status 1 on the 2nd replay request
@@ -23,7 +23,7 @@ from pathlib import Path
 import orjson
 
 from threads_cases.core.errors import CaseError
-from threads_cases.protocol.implementations import handle_request
+from threads_cases.protocol.server import handle_request
 
 MODE = sys.argv[1]
 

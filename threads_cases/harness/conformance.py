@@ -21,7 +21,7 @@ from ..core.errors import CaseError
 from ..core.matchers import diff_values
 from ..core.resources import conformance_dir
 from ..core.strictjson import parse, read_json_file
-from ..protocol.implementations import Implementation
+from ..protocol.client import Implementation
 from .runner import CaseResult, Check, SuiteResult, _run_one, could_not_run, discover
 
 AREAS = ("reduce", "match", "canonical", "cases")

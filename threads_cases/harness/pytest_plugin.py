@@ -43,7 +43,7 @@ import pytest
 if TYPE_CHECKING:
     from threads_cases.case.directory import Case
     from threads_cases.harness.runner import CaseResult
-    from threads_cases.protocol.implementations import Implementation
+    from threads_cases.protocol.client import Implementation
 
 _DIRS = pytest.StashKey[list[Path]]()
 _IMPLS = pytest.StashKey[dict[str, Any]]()

@@ -22,8 +22,8 @@ from typing import Any
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.resources import data_root
-from ..protocol.driver import DriverImplementation
-from ..protocol.implementations import Implementation, PythonImplementation
+from ..protocol.client import DriverImplementation, Implementation
+from ..protocol.server import PythonImplementation
 
 BUILTIN = ("threads-py", "threads-ts")
 BUILD_HINT = "build it with: cd ts && npm ci && npm run build (or run `nox -s ts`)"

@@ -37,7 +37,8 @@ from ..core.errors import CaseError
 from ..core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
 from ..core.schemas import schema_problems
 from ..core.strictjson import canonical_line
-from ..protocol.implementations import Implementation, PythonImplementation
+from ..protocol.client import Implementation
+from ..protocol.server import PythonImplementation
 from ..reference.agent import AgentSpec
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")

@@ -1,3 +1,4 @@
-"""The driver protocol (spec/driver-protocol.md): the client that drives an implementation
-process and the server loop that serves one.
+"""The driver protocol (spec/driver-protocol.md), in two halves: :mod:`.client` drives an
+implementation (a driver process, or the in-process Python one) and :mod:`.server` serves the
+Python implementation; ``python -m threads_cases.protocol.driver`` is the server's entry point.
 """

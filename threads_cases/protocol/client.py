@@ -1,0 +1,256 @@
+"""The client half of the driver protocol (spec/driver-protocol.md).
+
+:class:`Implementation` is what the harness runs a case against: ``hello()``,
+``request(message) -> body of the ok answer`` (raises ``CaseError`` with the answered code)
+and ``close()``. Two kinds exist: :class:`DriverImplementation` here, and the in-process
+``protocol.server.PythonImplementation``, which answers the same message dicts.
+
+:class:`DriverImplementation` starts a driver command as a child process, keeps it
+for the whole run, and turns every way a driver can go wrong into a reason code:
+
+* ``driver_crashed``: the process exited (at start or mid-run); the stderr tail is shown;
+* ``driver_timeout``: no answer within the timeout; the process is killed;
+* ``protocol_error``: a line that is not a protocol answer (garbage, a wrong id, a line over
+  the size limit, a message that breaks its schema under ``validate_protocol``);
+* ``driver_unavailable``: the command cannot be started, or it was restarted
+  :data:`MAX_RESTARTS` times already.
+
+After a crash, a timeout or a protocol error the process is killed and restarted before the
+next request, so the suite goes on.
+"""
+
+from __future__ import annotations
+
+import collections
+import os
+import queue
+import subprocess
+import threading
+from typing import IO, Any, Protocol
+
+import orjson
+
+from ..core.errors import CaseError
+from ..core.strictjson import canonical_line
+
+PROTOCOL = 1
+MAX_RESTARTS = 3
+MAX_LINE = 64 * 1024 * 1024
+STDERR_TAIL = 40
+
+
+class Implementation(Protocol):
+    """What a case runs against: answers driver-protocol requests as dicts."""
+
+    name: str
+    dialect: str
+
+    def hello(self) -> dict[str, Any]: ...
+    def request(self, message: dict[str, Any]) -> dict[str, Any]: ...
+    def close(self) -> None: ...
+
+
+def _schema_check(message: dict[str, Any], kind: str, cmd: str) -> None:
+    from ..core.schemas import schema_problems
+
+    name = f"driver/{cmd}.{kind}.schema.json"
+    problems = schema_problems(message, name)
+    if problems:
+        pointer, text = problems[0]
+        raise CaseError("protocol_error", f"{kind} breaks {name}: {pointer or '/'}: {text}")
+
+
+class DriverImplementation:
+    """An implementation behind a driver process (see the module docstring).
+
+    ``command`` is the argv list; ``dialect`` the dialect its logs and states use;
+    ``timeout`` seconds per request.
+    """
+
+    def __init__(
+        self,
+        name: str,
+        command: list[str],
+        *,
+        dialect: str,
+        timeout: float = 60.0,
+        validate_protocol: bool = False,
+        cwd: str | None = None,
+        env: dict[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.command = command
+        self.dialect = dialect
+        self.timeout = timeout
+        self.validate_protocol = validate_protocol
+        self.cwd = cwd
+        self.env = env
+        self.restarts = 0
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._lines: queue.Queue[bytes | None] = queue.Queue()
+        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self._next_id = 1
+        self._lock = threading.Lock()
+        self._hello: dict[str, Any] | None = None
+        self._dead = False
+
+    # ------------------------------------------------------------------ process
+    def _start(self) -> None:
+        try:
+            self._proc = subprocess.Popen(
+                self.command,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                cwd=self.cwd,
+                env={**os.environ, **(self.env or {})},
+            )
+        except OSError as exc:
+            self._dead = True
+            raise CaseError(
+                "driver_unavailable",
+                f"cannot start {self.name} ({' '.join(self.command)}): {exc.strerror}",
+            ) from None
+        self._lines = queue.Queue()
+        assert self._proc.stdout is not None and self._proc.stderr is not None
+        threading.Thread(
+            target=self._pump_out, args=(self._proc.stdout, self._lines), daemon=True
+        ).start()
+        threading.Thread(target=self._pump_err, args=(self._proc.stderr,), daemon=True).start()
+        hello = self._exchange({"cmd": "hello", "protocol": PROTOCOL})
+        if hello.get("protocol") != PROTOCOL:
+            raise self._fail(
+                "protocol_error",
+                f"{self.name} speaks protocol {hello.get('protocol')!r}, not {PROTOCOL}",
+            )
+        self._hello = hello
+
+    @staticmethod
+    def _pump_out(fh: IO[bytes], q: queue.Queue[bytes | None]) -> None:
+        while True:
+            line = fh.readline(MAX_LINE + 1)
+            if not line:
+                q.put(None)
+                return
+            if len(line) > MAX_LINE:
+                q.put(b"\x00too-long")
+                while line and not line.endswith(b"\n"):
+                    line = fh.readline(MAX_LINE)
+                continue
+            q.put(line)
+
+    def _pump_err(self, fh: IO[bytes]) -> None:
+        for raw in iter(fh.readline, b""):
+            self._stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
+
+    def _kill(self) -> None:
+        proc, self._proc = self._proc, None
+        if proc is None:
+            return
+        try:
+            proc.kill()
+            proc.wait(timeout=5)
+        except (OSError, subprocess.TimeoutExpired):
+            pass
+
+    def stderr_tail(self) -> str:
+        return "\n".join(list(self._stderr)[-15:])
+
+    def _fail(self, code: str, message: str) -> CaseError:
+        self._kill()
+        self.restarts += 1
+        tail = self.stderr_tail()
+        text = message + (f"\n--- stderr of {self.name} (tail) ---\n{tail}" if tail else "")
+        return CaseError(code, text, hint=f"run `{' '.join(self.command)}` by hand to see more")
+
+    # ------------------------------------------------------------------ requests
+    def _exchange(self, body: dict[str, Any]) -> dict[str, Any]:
+        assert self._proc is not None and self._proc.stdin is not None
+        rid = self._next_id
+        self._next_id += 1
+        message = {"id": rid, **body}
+        if self.validate_protocol:
+            _schema_check(message, "request", body["cmd"])
+        try:
+            self._proc.stdin.write(orjson.dumps(message) + b"\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._fail(
+                "driver_crashed",
+                f"{self.name} exited before the request {body['cmd']!r} could be sent",
+            ) from None
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            raise self._fail(
+                "driver_timeout",
+                f"{self.name} did not answer {body['cmd']!r} within {self.timeout:g}s",
+            ) from None
+        if line is None:
+            code = self._proc.wait(timeout=5) if self._proc else None
+            raise self._fail(
+                "driver_crashed", f"{self.name} exited (status {code}) during {body['cmd']!r}"
+            )
+        if line == b"\x00too-long":
+            raise self._fail("protocol_error", f"{self.name} wrote a line over 64 MiB")
+        try:
+            answer = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            shown = line[:80].decode("utf-8", "replace").rstrip()
+            raise self._fail(
+                "protocol_error", f"{self.name} wrote a line that is not JSON: {shown!r}"
+            ) from None
+        if not isinstance(answer, dict) or answer.get("id") != rid or "ok" not in answer:
+            got = answer.get("id") if isinstance(answer, dict) else None
+            raise self._fail("protocol_error", f"{self.name} answered id {got!r} to request {rid}")
+        if self.validate_protocol:
+            try:
+                _schema_check(answer, "answer", body["cmd"])
+            except CaseError as err:
+                raise self._fail("protocol_error", err.message) from None
+        if not answer["ok"]:
+            failure = answer.get("error") or {}
+            raise CaseError(
+                str(failure.get("code", "internal_error")),
+                f"{self.name}: {failure.get('message', '')}",
+            )
+        return {k: v for k, v in answer.items() if k not in ("id", "ok")}
+
+    def hello(self) -> dict[str, Any]:
+        """The driver's ``hello`` answer (starts the process if needed)."""
+        with self._lock:
+            self._ensure()
+            assert self._hello is not None
+            return self._hello
+
+    def _ensure(self) -> None:
+        if self._proc is not None and self._proc.poll() is None:
+            return
+        if self._proc is not None:
+            self._kill()
+        if self._dead or self.restarts > MAX_RESTARTS:
+            self._dead = True
+            raise CaseError(
+                "driver_unavailable", f"{self.name} was restarted {MAX_RESTARTS} times; giving up"
+            )
+        self._start()  # a failed start is counted once, by _fail
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        """Send one request and return the body of its ``ok`` answer (see module docstring)."""
+        with self._lock:
+            self._ensure()
+            return self._exchange(message)
+
+    def close(self) -> None:
+        with self._lock:
+            proc = self._proc
+            if proc is None:
+                return
+            try:
+                assert proc.stdin is not None
+                proc.stdin.write(canonical_line({"id": self._next_id, "cmd": "shutdown"}) + b"\n")
+                proc.stdin.close()
+                proc.wait(timeout=5)
+            except (OSError, subprocess.TimeoutExpired, ValueError):
+                pass
+            self._kill()

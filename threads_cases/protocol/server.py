@@ -1,0 +1,225 @@
+"""The server half of the driver protocol (spec/driver-protocol.md): the Python
+implementation answering requests.
+
+:func:`serve` reads one JSON request per line from stdin and writes one answer per line to
+stdout, in order, until ``shutdown`` or end of input (``python -m
+threads_cases.protocol.driver`` runs it). :func:`handle_request` answers one request as a
+dict::
+
+    hello()                        -> {"implementation": {name, language, version, dialect,
+                                        homepage}, "capabilities": [...]}
+    request({"cmd": "reduce", "path"|"log"|"log_text"|"log_base64": ..., "dialect"?})
+                                   -> {"state": {... in the implementation's dialect}}
+    request({"cmd": "replay", "case": {"path": str, "supply": {...}}})
+                                   -> {"events": [... in its dialect], "stop": ...,
+                                       "requests": [...],
+                                       "consumed": {"replies": int, "stubs": [bool]}}
+
+A failed request raises ``CaseError`` with the code the implementation answers. The
+in-process :class:`PythonImplementation` handles the same message dicts a subprocess driver
+receives, so one test suite covers both paths.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import os
+import sys
+import threading
+from typing import IO, Any
+
+import orjson
+
+from .._version import __version__
+from ..core.dialects import get_dialect
+from ..core.errors import CaseError
+from ..core.log import check_events, reduce_log
+from ..core.reducer import Reducer
+from ..core.strictjson import canonical_line
+from ..reference.agent import AgentSpec
+
+CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case"]
+
+
+def handle_request(
+    message: dict[str, Any], *, dialect: str = "threads-py", agent: AgentSpec | None = None
+) -> dict[str, Any]:
+    """Answer one protocol request with the Python runtime (the body of an ``ok`` answer).
+
+    Raises ``CaseError`` for a failed request (its code goes into the ``error`` answer); a
+    request missing a field, or with a field of the wrong type, is ``invalid_request``.
+    """
+    try:
+        return _handle(message, dialect, agent)
+    except (KeyError, TypeError, AttributeError) as exc:
+        raise CaseError(
+            "invalid_request",
+            f"{message.get('cmd')!r} request is malformed: {type(exc).__name__}: {exc}",
+        ) from None
+
+
+def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> dict[str, Any]:
+    cmd = message.get("cmd")
+    if cmd == "hello":
+        return {
+            "protocol": 1,
+            "implementation": {
+                "name": "threads-py",
+                "language": "python",
+                "version": __version__,
+                "dialect": dialect,
+                "homepage": "https://threads-cases.dev",
+            },
+            "capabilities": CAPABILITIES,
+        }
+    if cmd == "reduce":
+        d = get_dialect(message.get("dialect", dialect))
+        if "path" in message:
+            state = reduce_log(str(message["path"]), dialect=d)
+        elif "log" in message:
+            r = Reducer()
+            for i, ev in enumerate(check_events(message["log"], dialect=d)):
+                try:
+                    r.apply(ev)
+                except CaseError as exc:
+                    raise exc.at(file=f"event {i}") from None
+            state = r.state
+        elif "log_text" in message or "log_base64" in message:
+            raw = (
+                message["log_text"].encode("utf-8")
+                if "log_text" in message
+                else base64.b64decode(message["log_base64"])
+            )
+            state = reduce_log(io.BytesIO(raw), dialect=d)
+        else:
+            raise CaseError("invalid_request", "reduce needs path, log, log_text or log_base64")
+        return {"state": d.encode_state(state)}
+    if cmd == "match":
+        from ..core.matchers import matches
+
+        return {"matched": matches(message["matcher"], message["event"])}
+    if cmd == "canonicalize":
+        from ..core.strictjson import canonical_document, parse
+
+        if "text" in message:
+            value = parse(message["text"].encode("utf-8"), code="json_invalid")
+        elif "text_base64" in message:
+            value = parse(base64.b64decode(message["text_base64"]), code="json_invalid")
+        elif "value" in message:
+            value = message["value"]
+        else:
+            raise CaseError("invalid_request", "canonicalize needs value, text or text_base64")
+        return {
+            "text": canonical_line(value).decode("utf-8"),
+            "document": canonical_document(value).decode("utf-8"),
+        }
+    if cmd == "replay":
+        from ..reference.replay import replay_case
+
+        case = message.get("case") or {}
+        out = replay_case(
+            case["path"],
+            implementation=dialect,
+            agent=agent,
+            supply=(case.get("supply") or {}).get("calls", case.get("supply")),
+        )
+        d = get_dialect(dialect)
+        out["events"] = [d.encode_event(e) for e in out["events"]]
+        return out
+    if cmd == "write_case":
+        return {"files": write_case_files(message)}
+    raise CaseError("invalid_request", f"unknown command {cmd!r}")
+
+
+def write_case_files(message: dict[str, Any]) -> dict[str, str]:
+    """The ``write_case`` request: every file of the case, base64 (spec/driver-protocol.md).
+
+    ``thread`` is ``{log: [envelopes], dialect?, artifacts?: {sha256 hex: base64},
+    portable?}``; ``expect`` is ``{must, expect}``.
+    """
+    from ..case.directory import CaseExpectation, check_case_name
+    from ..case.save import build_case_files
+    from ..core.matchers import validate_matcher
+    from ..reference.runtime import ArtifactStore
+
+    thread = message["thread"]
+    events = list(check_events(thread["log"], dialect=thread.get("dialect", "threads-py")))
+    store = ArtifactStore(
+        {k: base64.b64decode(v) for k, v in (thread.get("artifacts") or {}).items()}
+    )
+    exp = message.get("expect") or {}
+    expectation = CaseExpectation(
+        [validate_matcher(m, pointer=f"/must/{i}") for i, m in enumerate(exp.get("must", []))],
+        [validate_matcher(m, pointer=f"/expect/{i}") for i, m in enumerate(exp.get("expect", []))],
+    )
+    if message.get("external_effects") not in ("stub", "forbid"):
+        raise CaseError("invalid_request", "external_effects must be 'stub' or 'forbid'")
+    files, _meta = build_case_files(
+        events=events,
+        name=check_case_name(message["name"]),
+        expect=expectation,
+        at=message["at"],
+        external_effects=message["external_effects"],
+        portable=bool(thread.get("portable", True)),
+        store=store,
+    )
+    return {k: base64.b64encode(v).decode() for k, v in sorted(files.items())}
+
+
+class PythonImplementation:
+    """``threads-py`` in process. Requests are served one at a time (the replay blocks the
+    process's sockets while it runs)."""
+
+    name = "threads-py"
+    dialect = "threads-py"
+    _lock = threading.Lock()
+
+    def __init__(self, agent: AgentSpec | None = None) -> None:
+        self.agent = agent
+
+    def hello(self) -> dict[str, Any]:
+        return handle_request({"cmd": "hello"})
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        with self._lock:
+            return handle_request(message, dialect=self.dialect, agent=self.agent)
+
+    def close(self) -> None:
+        pass
+
+
+def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.buffer) -> int:
+    """Serve the Python implementation on stdin/stdout until ``shutdown`` or end of input."""
+    from ..core.strictjson import parse
+
+    def answer(obj: dict[str, Any]) -> None:
+        # Lines need not be canonical (spec/driver-protocol.md); orjson keeps the per-request
+        # overhead small. Values that JSON cannot hold never reach here: the runtime refuses them.
+        stdout.write(orjson.dumps(obj) + b"\n")
+        stdout.flush()
+
+    for raw in iter(stdin.readline, b""):
+        rid: Any = None
+        try:
+            message = parse(raw.rstrip(b"\n"), code="protocol_error")
+            if not isinstance(message, dict):
+                raise CaseError("protocol_error", "a request must be a JSON object")
+            rid = message.get("id")
+            if message.get("cmd") == "shutdown":
+                return 0
+            body = handle_request(
+                message, dialect=os.environ.get("THREADS_CASES_DIALECT", "threads-py")
+            )
+            answer({"id": rid, "ok": True, **body})
+        except CaseError as err:
+            answer({"id": rid, "ok": False, "error": {"code": err.code, "message": str(err)}})
+        except Exception as exc:  # a driver answers, it does not die
+            answer(
+                {
+                    "id": rid,
+                    "ok": False,
+                    "error": {"code": "internal_error", "message": f"{type(exc).__name__}: {exc}"},
+                }
+            )
+    return 0
