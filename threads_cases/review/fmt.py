@@ -1,0 +1,116 @@
+"""``fmt``: rewrite the JSON files of a case in canonical form and refresh its fingerprint
+(spec/case-format.md 1.2).
+
+Reason codes: ``case_invalid`` (not a case directory, case.json not an object),
+``json_invalid`` / ``log_invalid`` (a file that is not strict JSON).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..case.directory import fingerprint
+from ..core.errors import CaseError, Location, Problem
+from ..core.strictjson import canonical_document, parse
+from .files import canonical_bytes, walk_case
+
+# --------------------------------------------------------------------------- fmt
+
+
+@dataclass
+class FormatResult:
+    """What ``fmt`` found in one case: ``changed`` maps each non-canonical file to its
+    canonical bytes (``case.json`` also when only its fingerprint is stale); ``problems`` are
+    files that could not be read strictly (nothing of the case is written then)."""
+
+    path: Path
+    changed: dict[str, bytes] = field(default_factory=dict)
+    fingerprint_stale: bool = False
+    problems: list[Problem] = field(default_factory=list)
+    noncanonical: set[str] = field(default_factory=set)
+
+    def reason(self, rel: str) -> str:
+        """Why ``rel`` changes: ``not canonical``, ``fingerprint stale`` or both."""
+        parts = []
+        if rel in self.noncanonical:
+            parts.append("not canonical")
+        if rel == "case.json" and self.fingerprint_stale:
+            parts.append("fingerprint stale")
+        return ", ".join(parts) or "not canonical"
+
+
+def format_case(path: Path) -> FormatResult:
+    """Canonical bytes for every ``.json``/``.jsonl`` file of a case (files under
+    ``artifacts/`` and other files untouched) and ``case.json`` with a recomputed fingerprint.
+    Writes nothing."""
+    result = FormatResult(path)
+    files, problems = walk_case(path)
+    result.problems.extend(problems)
+    new = dict(files)
+    for rel, data in files.items():
+        if rel.startswith("artifacts/") or not rel.endswith((".json", ".jsonl")):
+            continue
+        try:
+            new[rel] = canonical_bytes(rel, data, str(path / rel))
+        except CaseError as err:
+            result.problems.append(err.problem())
+    if result.problems:
+        return result
+    if "case.json" not in new:
+        result.problems.append(
+            Problem(
+                "case_invalid", "not a case directory: case.json is missing", Location(str(path))
+            )
+        )
+        return result
+    meta = parse(new["case.json"])
+    if not isinstance(meta, dict):
+        result.problems.append(
+            Problem(
+                "case_invalid",
+                "case.json is not an object",
+                Location(str(path / "case.json"), pointer=""),
+            )
+        )
+        return result
+    body = dict(new)
+    body["case.json"] = canonical_document({k: v for k, v in meta.items() if k != "fingerprint"})
+    fp = fingerprint(body)
+    result.fingerprint_stale = meta.get("fingerprint") != fp
+    result.noncanonical = {rel for rel, b in new.items() if files.get(rel) != b}
+    new["case.json"] = canonical_document({**meta, "fingerprint": fp})
+    result.changed = {rel: b for rel, b in new.items() if files.get(rel) != b}
+    return result
+
+
+def write_formatted(result: FormatResult) -> None:
+    """Write the changed files of a :class:`FormatResult` (each by a rename, case.json last)."""
+    for rel in sorted(result.changed, key=lambda r: (r == "case.json", r)):
+        dest = result.path / rel
+        tmp = dest.with_name(f".{dest.name}.fmt-{os.getpid()}")
+        tmp.write_bytes(result.changed[rel])
+        os.replace(tmp, dest)
+
+
+def case_dirs_for(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
+    """Case directories for ``fmt``'s arguments: a directory is searched (as ``run`` does);
+    a file stands for the case holding it (its folder or the one above, for artifacts).
+    Returns ``(cases, missing paths)``; files outside any case are ignored."""
+    from ..harness.runner import discover
+
+    found: set[Path] = set()
+    missing: list[Path] = []
+    for p in paths:
+        if p.is_dir():
+            found.update(discover([p]))
+        elif p.is_file():
+            for parent in (p.parent, p.parent.parent):
+                if (parent / "case.json").is_file():
+                    found.add(parent)
+                    break
+        else:
+            missing.append(p)
+    return sorted(found), missing

@@ -1,0 +1,348 @@
+"""``show``: a case rendered for a reviewer (rich renderables), and one-line summaries of
+canonical events. Values (text, tool inputs and results) only on request.
+
+Reason codes: ``case_invalid`` (case.json unusable) from :func:`render_case`.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..case.directory import computed_fingerprint
+from ..core.errors import CaseError
+from .files import CANONICAL_DIALECT, _render, short_fingerprint, walk_case
+
+#: The warning ``show --values`` prints once on stderr.
+VALUES_WARNING = (
+    "warning: a case holds the raw inputs and outputs of the turn, unredacted "
+    "(user input, tool inputs and results, file contents); mind where you paste "
+    "this output"
+)
+
+
+def _shape(value: Any) -> str:
+    """What a value is, without the value: ``text, 27 chars``, ``3 blocks (text, tool_use)``."""
+    if isinstance(value, str):
+        return f"text, {len(value)} chars"
+    if isinstance(value, list):
+        kinds = [b.get("type", "?") if isinstance(b, dict) else type(b).__name__ for b in value]
+        return f"{len(value)} block(s)" + (f" ({', '.join(dict.fromkeys(kinds))})" if kinds else "")
+    if isinstance(value, dict):
+        return f"object, {len(value)} key(s)"
+    return type(value).__name__
+
+
+def _content_text(value: Any, limit: int = 100) -> str:
+    if isinstance(value, str):
+        text = value
+    elif isinstance(value, list):
+        parts = []
+        for b in value:
+            if isinstance(b, dict) and isinstance(b.get("text"), str):
+                parts.append(b["text"])
+            elif isinstance(b, dict) and b.get("type") == "tool_use":
+                parts.append(f"{b.get('name')}({_render(b.get('input'), limit)})")
+            else:
+                parts.append(_render(b, limit))
+        text = " | ".join(parts)
+    else:
+        text = _render(value, limit)
+    text = text.replace("\n", "\\n")
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _tool_uses(message: Any) -> list[str]:
+    content = message.get("content") if isinstance(message, dict) else None
+    if not isinstance(content, list):
+        return []
+    return [
+        str(b.get("name")) for b in content if isinstance(b, dict) and b.get("type") == "tool_use"
+    ]
+
+
+def event_summary(ev: dict[str, Any], values: bool = False) -> str:
+    """A one-line summary of a canonical event; values (text, tool inputs and results) only
+    when ``values``."""
+    t = ev.get("type")
+    data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
+    assert isinstance(data, dict)
+    short = short_fingerprint
+    if t == "thread_started":
+        agent = data.get("agent") if isinstance(data.get("agent"), dict) else {}
+        assert isinstance(agent, dict)
+        tools = [str(x.get("name")) for x in agent.get("tools", []) if isinstance(x, dict)]
+        return f"agent {agent.get('name')} ({agent.get('model')}), tools: {', '.join(tools) or '-'}"
+    if t == "user_message":
+        return _content_text(data.get("content")) if values else _shape(data.get("content"))
+    if t in ("turn_started",):
+        return f"{data.get('turn_id')}"
+    if t == "model_requested":
+        return f"{data.get('model')} request {short(data.get('request_sha256'))}"
+    if t == "model_responded":
+        uses = _tool_uses(data.get("message"))
+        out = f"stop_reason {data.get('stop_reason')}"
+        if uses:
+            out += f", tool_use: {', '.join(uses)}"
+        if values:
+            message = data.get("message")
+            content = message.get("content") if isinstance(message, dict) else None
+            out += f": {_content_text(content)}"
+        return out
+    if t == "tool_called":
+        out = (
+            f"{data.get('name')} ({data.get('kind')}, {data.get('effect')}) "
+            f"{data.get('tool_use_id')}"
+        )
+        return out + (f" input {_render(data.get('input'))}" if values else "")
+    if t == "tool_result":
+        status = "error" if data.get("is_error") else "ok"
+        out = f"{data.get('name')} {data.get('tool_use_id')} {status}"
+        content = data.get("content")
+        return out + (f": {_content_text(content)}" if values else f" ({_shape(content)})")
+    if t in ("sandbox_read", "sandbox_wrote"):
+        if t == "sandbox_wrote" and data.get("artifact") is None:
+            return f"{data.get('path')} deleted"
+        return f"{data.get('path')} {data.get('size')} bytes sha256 {short(data.get('sha256'))}"
+    if t == "artifact_added":
+        return f"{short(data.get('artifact_id'))} {data.get('media_type')} {data.get('size')} bytes"
+    if t == "snapshot_taken":
+        return f"snapshot {data.get('snapshot_id')}"
+    if t == "restored":
+        return f"restore {data.get('snapshot_id')} (epoch {ev.get('epoch')})"
+    if t == "forked":
+        return f"branch {ev.get('branch_id')} from {data.get('from_event_id')}"
+    if t == "turn_completed":
+        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
+        assert isinstance(usage, dict)
+        return (
+            f"{data.get('turn_id')} {data.get('stop_reason')} "
+            f"({usage.get('input_tokens')} in, {usage.get('output_tokens')} out)"
+        )
+    if t == "turn_failed":
+        err = data.get("error") if isinstance(data.get("error"), dict) else {}
+        assert isinstance(err, dict)
+        return f"{data.get('turn_id')} {err.get('code')}"
+    keys = ", ".join(sorted(data)) or "no data"
+    return f"extension ({keys})" + (f": {_render(data)}" if values else "")
+
+
+def _row(table: Any, *cells: Any, style: str = "") -> None:
+    """Add a row whose plain strings are text, never rich markup (values may hold ``[...]``)."""
+    from rich.text import Text
+
+    table.add_row(*(Text(c) if isinstance(c, str) else c for c in cells), style=style)
+
+
+def render_case(
+    path: Path, *, values: bool = False, all_events: bool = False, last: int = 20
+) -> Any:
+    """A rich renderable of a case: header (name, at, implementations, fingerprint), the
+    input, must/expect matchers, the prefix timeline (last ``last`` events unless
+    ``all_events``), model replies, stubs, sandbox reads and artifacts. Text, tool inputs and
+    results are shown only with ``values``. Raises ``CaseError`` when case.json is unusable."""
+    from rich.console import Group
+    from rich.panel import Panel
+
+    from ..case.directory import load_case
+
+    case = load_case(path)
+    meta = case.meta
+    files, _ = walk_case(path)
+    parts: list[Any] = [_header(path, meta, files, values)]
+    parts.extend(_matchers(meta))
+    parts.extend(_timeline(case, meta, values, all_events, last))
+    for name, build in (
+        ("model.json", _replies),
+        ("stubs.json", _stubs),
+        ("sandbox.json", _sandbox),
+    ):
+        try:
+            parts.append(build(case.read(name), meta, files, values))
+        except (CaseError, KeyError, TypeError, AttributeError) as err:
+            parts.append(_broken(name, err))
+    parts.append(_artifacts(files))
+    return Panel(Group(*parts), title=f"case {meta['name']}", expand=False)
+
+
+def _broken(name: str, err: Exception) -> Any:
+    from rich.text import Text
+
+    msg = err.render() if isinstance(err, CaseError) else f"malformed {name}: {err}"
+    return Text(f"\n{name}: {msg}", style="red")
+
+
+def _header(path: Path, meta: dict[str, Any], files: dict[str, bytes], values: bool) -> Any:
+    from rich.table import Table
+    from rich.text import Text
+
+    head = Table.grid(padding=(0, 2))
+    head.add_column(style="bold")
+    head.add_column()
+    fp_ok = computed_fingerprint(files) == meta["fingerprint"]
+    _row(head, "name", meta["name"])
+    _row(head, "path", str(path))
+    _row(head, "at", meta["at"])
+    _row(head, "implementations", ", ".join(meta["implementations"]))
+    _row(head, "portable", str(meta["portable"]).lower())
+    _row(head, "external_effects", meta["external_effects"])
+    agent = meta["agent"]
+    _row(
+        head,
+        "agent",
+        f"{agent['name'] or '-'} ({agent['model'] or '-'}), tools: "
+        + (", ".join(f"{t['name']} [{t['kind']}/{t['effect']}]" for t in agent["tools"]) or "-"),
+    )
+    _row(
+        head,
+        "fingerprint",
+        Text(
+            short_fingerprint(meta["fingerprint"])
+            + ("" if fp_ok else "  stale: files changed since saving"),
+            style="" if fp_ok else "yellow",
+        ),
+    )
+    _row(head, "input", _content_text(meta["input"], 400) if values else _shape(meta["input"]))
+    return head
+
+
+def _matchers(meta: dict[str, Any]) -> list[Any]:
+    from rich.text import Text
+
+    parts: list[Any] = []
+    for key in ("must", "expect"):
+        matchers = meta["expect"][key]
+        t = Text(
+            f"\n{key} ({len(matchers)})"
+            + ("  any order" if key == "must" else "  ordered subsequence"),
+            style="bold",
+        )
+        parts.append(t)
+        for i, m in enumerate(matchers):
+            parts.append(Text(f"  [{i}] {_render(m, 400)}"))
+        if not matchers:
+            parts.append(Text("  none", style="dim"))
+    return parts
+
+
+def _timeline(
+    case: Any, meta: dict[str, Any], values: bool, all_events: bool, last: int
+) -> list[Any]:
+    """The prefix log of the canonical dialect (or the first listed), newest ``last`` events."""
+    from rich.table import Table
+    from rich.text import Text
+
+    from ..core.dialects import get_dialect
+    from ..core.log import read_log
+
+    listed = meta["implementations"]
+    impl = CANONICAL_DIALECT if CANONICAL_DIALECT in listed else listed[0]
+    events: list[dict[str, Any]] = []
+    error: str | None = None
+    try:
+        events = list(read_log(case.log_path(impl), dialect=get_dialect(impl)))
+    except CaseError as err:
+        error = err.render()
+    shown = events if all_events else events[-last:]
+    title = f"\nprefix log.{impl}.jsonl: {len(events)} event(s)"
+    if len(shown) < len(events):
+        title += f", the last {len(shown)} shown (--all for every event)"
+    parts: list[Any] = [Text(title, style="bold")]
+    if error:
+        parts.append(Text("  " + error, style="red"))
+    table = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for col in ("seq", "type", "actor", "summary"):
+        table.add_column(col, overflow="fold")
+    for ev in shown:
+        style = "bold cyan" if ev.get("event_id") == meta["at"] else ""
+        _row(
+            table,
+            str(ev.get("seq")),
+            str(ev.get("type")),
+            str(ev.get("actor_kind")),
+            event_summary(ev, values),
+            style=style,
+        )
+    if shown:
+        parts.append(table)
+    return parts
+
+
+def _replies(doc: Any, meta: dict[str, Any], files: dict[str, bytes], values: bool) -> Any:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(title=None, show_edge=False, header_style="bold", pad_edge=False)
+    for col in ("#", "stop_reason", "tool_use", "tokens", "request"):
+        t.add_column(col, overflow="fold")
+    if values:
+        t.add_column("content", overflow="fold")
+    for i, r in enumerate(doc["replies"]):
+        usage = r.get("usage") or {}
+        uses = ", ".join(_tool_uses(r.get("message"))) or "-"
+        row = [
+            str(i),
+            str(r.get("stop_reason")),
+            uses,
+            f"{usage.get('input_tokens')}/{usage.get('output_tokens')}",
+            short_fingerprint(r.get("request_sha256")),
+        ]
+        if values:
+            row.append(_content_text((r.get("message") or {}).get("content"), 200))
+        _row(t, *row)
+    return Group(Text(f"\nmodel replies ({len(doc['replies'])})", style="bold"), t)
+
+
+def _stubs(doc: Any, meta: dict[str, Any], files: dict[str, bytes], values: bool) -> Any:
+    from rich.console import Group
+    from rich.table import Table
+    from rich.text import Text
+
+    t = Table(show_edge=False, header_style="bold", pad_edge=False)
+    for col in ("#", "tool", "result"):
+        t.add_column(col, overflow="fold")
+    if values:
+        t.add_column("input", overflow="fold")
+        t.add_column("content", overflow="fold")
+    for i, c in enumerate(doc["calls"]):
+        result = c.get("result") or {}
+        row = [str(i), str(c.get("tool")), "error" if result.get("is_error") else "ok"]
+        if values:
+            row += [_render(c.get("input"), 200), _content_text(result.get("content"), 200)]
+        _row(t, *row)
+    return Group(
+        Text(
+            f"\nstubs ({len(doc['calls'])})  external_effects {meta['external_effects']}",
+            style="bold",
+        ),
+        t,
+    )
+
+
+def _sandbox(doc: Any, meta: dict[str, Any], files: dict[str, bytes], values: bool) -> Any:
+    from rich.console import Group
+    from rich.text import Text
+
+    out: list[Any] = [Text(f"\nsandbox reads ({len(doc['reads'])})", style="bold")]
+    for r in doc["reads"]:
+        art = r.get("artifact")
+        present = art is None or f"artifacts/{str(art).removeprefix('sha256:')}" in files
+        out.append(
+            Text(
+                f"  {r.get('path')}  sha256 {short_fingerprint(r.get('sha256'))}"
+                + ("" if present else "  (artifact missing)"),
+                style="" if present else "red",
+            )
+        )
+    return Group(*out)
+
+
+def _artifacts(files: dict[str, bytes]) -> Any:
+    from rich.text import Text
+
+    arts = sorted(n for n in files if n.startswith("artifacts/"))
+    listed = ", ".join(
+        f"{short_fingerprint(n.removeprefix('artifacts/'))} {len(files[n])} B" for n in arts
+    )
+    return Text(f"\nartifacts ({len(arts)}): " + (listed or "none"), style="bold")

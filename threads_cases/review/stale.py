@@ -1,0 +1,53 @@
+"""``stale``: the cases whose recorded replies or stubs a run did not use (from a JSON
+report's ``reply_unused`` / ``stub_unused`` checks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+# --------------------------------------------------------------------------- stale
+
+
+UNUSED_CODES = ("reply_unused", "stub_unused")
+
+
+def stale_entries(results: list[dict[str, Any]], under: Path | None = None) -> list[dict[str, Any]]:
+    """Cases whose recorded replies or stubs went unused in a report: one entry per case
+    path, ``{"case", "path", "implementations", "codes", "details", "exists"}``, sorted by
+    path; ``under`` keeps only cases inside that folder."""
+    by_path: dict[str, dict[str, Any]] = {}
+    root = under.resolve() if under is not None else None
+    for r in results:
+        checks = r.get("checks") if isinstance(r.get("checks"), list) else []
+        assert isinstance(checks, list)
+        hits = [c for c in checks if isinstance(c, dict) and c.get("code") in UNUSED_CODES]
+        if not hits:
+            continue
+        path = str(r.get("path", ""))
+        if root is not None:
+            try:
+                Path(path).resolve().relative_to(root)
+            except ValueError:
+                continue
+        entry = by_path.setdefault(
+            path,
+            {
+                "case": r.get("case", ""),
+                "path": path,
+                "implementations": [],
+                "codes": [],
+                "details": [],
+                "exists": (Path(path) / "case.json").is_file(),
+            },
+        )
+        impl = r.get("implementation")
+        if impl not in entry["implementations"]:
+            entry["implementations"].append(impl)
+        for c in hits:
+            if c["code"] not in entry["codes"]:
+                entry["codes"].append(c["code"])
+            detail = f"[{impl}] {c.get('detail', '')}"
+            if detail not in entry["details"]:
+                entry["details"].append(detail)
+    return [by_path[p] for p in sorted(by_path)]
