@@ -12,9 +12,8 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core.errors import CaseError
-from ..harness.conformance import AREAS, area_of, diff_reports, run_conformance
-from ..harness.report import MARKS, read_report, render_failure
-from ..harness.runner import SuiteResult
+from ..harness.conformance import AREAS, diff_reports, run_conformance
+from ..harness.report import print_conformance, read_report
 from .app import app, print_json, stderr, stdout
 from .run_commands import (
     FORMATS,
@@ -27,64 +26,6 @@ from .run_commands import (
     emit,
     refuse,
 )
-
-
-def render_matrix(suite: SuiteResult, verbose: bool) -> None:
-    """Rows grouped by area (a count per implementation), failing tests listed under their
-    area, and a summary line per implementation."""
-    table = Table(header_style="bold")
-    table.add_column("area / test")
-    for impl in suite.implementations:
-        table.add_column(impl)
-    by_area: dict[str, dict[str, dict[str, list[str]]]] = {}
-    cells: dict[str, dict[str, str]] = {}
-    for r in suite.results:
-        area = area_of(r)
-        by_area.setdefault(area, {}).setdefault(r.implementation, {}).setdefault(
-            r.verdict, []
-        ).append(r.case)
-        cells.setdefault(r.case, {})[r.implementation] = r.verdict + (
-            f" {r.reasons[0]}" if r.reasons and r.verdict != "pass" else ""
-        )
-    for area in [a for a in AREAS if a in by_area]:
-        row: list[Text | str] = [Text(area, style="bold")]
-        for impl in suite.implementations:
-            counts = by_area[area].get(impl, {})
-            total = sum(len(v) for v in counts.values())
-            ok = len(counts.get("pass", [])) + len(counts.get("drifted", []))
-            style = (
-                "green"
-                if ok == total
-                else ("red" if counts.get("fail") or counts.get("error") else "yellow")
-            )
-            row.append(Text(f"{ok}/{total} passed", style=style))
-        table.add_row(*row, end_section=False)
-        for case, by_impl in cells.items():
-            if not case.startswith(area + "/"):
-                continue
-            if not verbose and all(v.startswith("pass") for v in by_impl.values()):
-                continue
-            table.add_row(
-                "  " + case.split("/", 1)[1],
-                *(
-                    Text(
-                        by_impl.get(i, ""),
-                        style=MARKS.get(by_impl.get(i, "skip").split()[0], ("", ""))[1],
-                    )
-                    for i in suite.implementations
-                ),
-            )
-        table.add_section()
-    stdout.print(table)
-    for impl in suite.implementations:
-        c = {v: 0 for v in MARKS}
-        for r in suite.results:
-            if r.implementation == impl:
-                c[r.verdict] += 1
-        stdout.print(
-            f"{impl}: {c['pass'] + c['drifted']} passed, {c['fail']} failed, "
-            f"{c['error']} errored, {c['skip']} skipped"
-        )
 
 
 @app.command()
@@ -160,10 +101,7 @@ def conformance(
             raise refuse(err, fmt) from None
         raise
     if fmt == "pretty":
-        for r in suite.results:
-            if r.verdict in ("fail", "error"):
-                stdout.print(render_failure(r), soft_wrap=False)
-        render_matrix(suite, verbose)
+        print_conformance(stdout, suite, AREAS, verbose)
         emit(suite, "none", junit, "conformance", "test")
     else:
         emit(suite, fmt, junit, "conformance", "test")

@@ -22,7 +22,7 @@ from ..core.matchers import diff_values
 from ..core.resources import conformance_dir
 from ..core.strictjson import parse, read_json_file
 from ..protocol.client import Implementation
-from .runner import CaseResult, Check, SuiteResult, _run_one, could_not_run, discover
+from .runner import CaseResult, Check, SuiteResult, could_not_run, discover, run_one
 
 AREAS = ("reduce", "match", "canonical", "cases")
 DRIVER_FAULTS = frozenset(
@@ -195,7 +195,7 @@ def run_test(test: ConformanceTest, impl: Implementation, skips: dict[str, str])
             message=skips[test.name],
         )
     if test.area == "cases":
-        r = _run_one(test.path, impl, None)
+        r = run_one(test.path, impl, None)
         r.case = test.name
         return r
     started = time.perf_counter()

@@ -20,10 +20,11 @@ import sys
 from pathlib import Path
 from typing import IO
 
+from .matrix import EMOJI_MARKS, counts_text, markdown_table
 from .runner import VERDICTS, CaseResult, SuiteResult
 
 LEVELS = {"fail": "error", "error": "error", "drifted": "warning"}
-MARKS = {"pass": "✅", "drifted": "⚠️", "fail": "❌", "error": "❗", "skip": "⏭️"}
+MARKS = EMOJI_MARKS
 _DETAIL_LIMIT = 900
 
 
@@ -83,36 +84,12 @@ def annotation(r: CaseResult) -> str | None:
 
 
 def summary_line(suite: SuiteResult) -> str:
-    c = suite.counts
-    counts = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v]) or "nothing run"
-    return f"threads-cases: {counts} in {suite.duration_ms / 1000:.2f}s"
-
-
-def _cell(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("|", "\\|").replace("\n", " ")
+    return f"threads-cases: {counts_text(suite)} in {suite.duration_ms / 1000:.2f}s"
 
 
 def markdown_summary(suite: SuiteResult, title: str) -> str:
     """The job summary: a heading, the matrix and the counts, in GitHub Markdown."""
-    lines = [f"### threads-cases: {title}s", ""]
-    lines.append("| " + " | ".join([_cell(title), *map(_cell, suite.implementations)]) + " |")
-    lines.append("|" + "---|" * (len(suite.implementations) + 1))
-    rows: dict[str, dict[str, CaseResult]] = {}
-    for r in suite.results:
-        rows.setdefault(r.path, {})[r.implementation] = r
-    for by_impl in rows.values():
-        name = next(iter(by_impl.values())).case
-        cells = []
-        for impl in suite.implementations:
-            got = by_impl.get(impl)
-            if got is None:
-                cells.append("")
-                continue
-            cell = f"{MARKS[got.verdict]} {got.verdict}"
-            if got.reasons and got.verdict != "pass":
-                cell += " " + ", ".join(f"`{x}`" for x in got.reasons)
-            cells.append(_cell(cell))
-        lines.append("| " + " | ".join([_cell(name), *cells]) + " |")
+    lines = [f"### threads-cases: {title}s", "", *markdown_table(suite, title)]
     c = suite.counts
     lines.append("")
     lines.append(

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import xml.etree.ElementTree as ET
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,15 +26,10 @@ from rich.text import Text
 
 from .._version import __version__
 from ..core.strictjson import canonical_line, iter_jsonl
+from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
 from .runner import CaseResult, SuiteResult
 
-MARKS = {
-    "pass": ("✓", "green"),
-    "drifted": ("~", "yellow"),
-    "fail": ("✗", "red"),
-    "error": ("!", "magenta"),
-    "skip": ("-", "dim"),
-}
+MARKS = TERMINAL_MARKS
 
 
 def header(implementations: list[str], started_at: str, command: str = "run") -> dict[str, Any]:
@@ -156,32 +151,9 @@ def describe(r: CaseResult) -> str:
     return "\n".join(lines)
 
 
-def _cell(r: CaseResult | None) -> Text:
-    if r is None:
-        return Text("")
-    mark, style = MARKS[r.verdict]
-    label = f"{mark} {r.verdict}"
-    if r.reasons and r.verdict != "pass":
-        label += f" {r.reasons[0]}"
-        if len(r.reasons) > 1:
-            label += f" +{len(r.reasons) - 1}"
-    return Text(label, style=style)
-
-
 def render_table(suite: SuiteResult, title: str = "cases") -> Table:
     """Cases as rows, implementations as columns; each cell a mark and the reason code."""
-    table = Table(title=None, show_lines=False, header_style="bold")
-    table.add_column(title)
-    for impl in suite.implementations:
-        table.add_column(impl)
-    rows: dict[str, dict[str, CaseResult]] = {}
-    for r in suite.results:
-        rows.setdefault(r.path, {})[r.implementation] = r
-    names = [next(iter(by_impl.values())).case for by_impl in rows.values()]
-    for (path, by_impl), name in zip(rows.items(), names, strict=True):
-        label = name if names.count(name) == 1 else f"{name} ({path})"  # copies share a name
-        table.add_row(label, *(_cell(by_impl.get(i)) for i in suite.implementations))
-    return table
+    return rich_table(suite, title)
 
 
 def render_failure(r: CaseResult) -> Panel:
@@ -256,8 +228,7 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
             console.print(render_failure(r), soft_wrap=False)
     console.print(render_table(suite, title))
     c = suite.counts
-    summary = ", ".join(f"{c[v]} {v}" for v in ("pass", "drifted", "fail", "error", "skip") if c[v])
-    line = f"{summary or 'nothing run'} in {suite.duration_ms / 1000:.2f}s"
+    line = f"{counts_text(suite)} in {suite.duration_ms / 1000:.2f}s"
     if suite.strict and c["drifted"]:
         line += " (--strict: drifted counts as failing)"
     if suite.not_started:
@@ -272,3 +243,16 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
             + "; review them, then `threads-cases fmt` records the new fingerprint",
             style="yellow",
         )
+
+
+def print_conformance(
+    console: Console, suite: SuiteResult, areas: Sequence[str], verbose: bool = False
+) -> None:
+    """The terminal view of ``conformance``: a panel per failing or erroring test, the
+    matrix by area, and one summary line per implementation."""
+    for r in suite.results:
+        if r.verdict in ("fail", "error"):
+            console.print(render_failure(r), soft_wrap=False)
+    console.print(rich_area_table(suite, areas, verbose))
+    for line in implementation_lines(suite):
+        console.print(line)

@@ -32,57 +32,18 @@ from pathlib import Path
 from typing import Any
 
 from ..case.directory import Case, computed_fingerprint, load_case, read_case_files
-from ..core.dialects import get_dialect
 from ..core.errors import CaseError
-from ..core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
 from ..core.schemas import schema_problems
-from ..core.strictjson import canonical_line
 from ..protocol.client import Implementation
 from ..protocol.server import PythonImplementation
 from ..reference.agent import AgentSpec
+from .checks import ERROR_CODES as ERROR_CODES
+from .checks import Check as Check
+from .checks import check_case as check_case
+from .checks import verdict_of as verdict_of
 
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 VERDICTS = ("pass", "drifted", "fail", "error", "skip")
-ERROR_CODES = frozenset(
-    {
-        "case_invalid",
-        "format_unsupported",
-        "json_invalid",
-        "driver_crashed",
-        "driver_timeout",
-        "driver_unavailable",
-        "protocol_error",
-        "internal_error",
-        "io_error",
-        "invalid_request",
-        "dialect_unknown",
-    }
-)
-
-
-@dataclass(frozen=True)
-class Check:
-    """One check of a case run: ``{id, result: pass|fail|warn|skip, detail}``."""
-
-    id: str
-    result: str
-    detail: str = ""
-    code: str | None = None
-    differences: tuple[Difference, ...] = ()
-    matcher: dict[str, Any] | None = None
-    nearest_event: dict[str, Any] | None = None
-
-    def to_json(self) -> dict[str, Any]:
-        out: dict[str, Any] = {"id": self.id, "result": self.result, "detail": self.detail}
-        if self.code:
-            out["code"] = self.code
-        if self.differences:
-            out["differences"] = [d.to_json() for d in self.differences]
-        if self.matcher is not None:
-            out["matcher"] = self.matcher
-        if self.nearest_event is not None:
-            out["nearest_event"] = self.nearest_event
-        return out
 
 
 @dataclass
@@ -162,182 +123,6 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     return sorted(found)
 
 
-def _nearest_event(
-    matcher: dict[str, Any], events: Sequence[dict[str, Any]]
-) -> dict[str, Any] | None:
-    hit = nearest(matcher, events)
-    return None if hit is None else events[hit[0]]
-
-
-def check_case(
-    case: Case, impl: Implementation, *, supply: dict[str, Any] | None = None
-) -> tuple[list[Check], dict[str, Any] | None]:
-    """Run every check of one case on one implementation; returns the checks and the stop."""
-    checks: list[Check] = []
-    d = get_dialect(impl.dialect)
-    # 1. the prefix state
-    expected_name = f"expected.{impl.dialect}.json"
-    expected = case.read(expected_name)
-    misspelled = None
-    if isinstance(expected, dict):
-        try:
-            expected = d.decode_state(expected)
-        except CaseError as err:
-            # a key spelled as another dialect spells it: it cannot equal the state
-            misspelled = f"{expected_name}: {err.location.pointer}: {err.message}"
-    try:
-        answer = impl.request(
-            {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
-        )
-        actual = d.decode_state(answer["state"])
-        if isinstance(actual, dict) and actual.get("last_event_id") != case.meta["at"]:
-            # the fork point must be the last event of the log (case-format.md 3.2)
-            raise CaseError(
-                "case_invalid",
-                f"the fork point {case.meta['at']!r} is not the last "
-                f"event of log.{impl.dialect}.jsonl (it ends at "
-                f"{actual.get('last_event_id')!r})",
-                file=str(case.log_path(impl.dialect)),
-            )
-        diffs = diff_values(expected, actual)
-        if misspelled is not None:
-            checks.append(Check("state", "fail", misspelled, "state_mismatch"))
-        elif diffs:
-            checks.append(
-                Check(
-                    "state",
-                    "fail",
-                    f"{len(diffs)} difference(s) from expected.{impl.dialect}.json",
-                    "state_mismatch",
-                    tuple(diffs),
-                )
-            )
-        else:
-            checks.append(Check("state", "pass"))
-    except CaseError as err:
-        if err.code in ERROR_CODES:
-            raise
-        # the implementation refuses the case's log: nothing to replay from
-        checks.append(Check("state", "fail", str(err), err.code))
-        return checks, None
-    # 2. the replay
-    msg: dict[str, Any] = {"cmd": "replay", "case": {"path": str(case.path)}}
-    if supply:
-        msg["case"]["supply"] = {"calls": supply}
-    out = impl.request(msg)
-    events = [d.decode_event(e) for e in out["events"]]
-    stop = out.get("stop")
-    if stop:
-        detail = f"{stop['code']} at {stop['stop_key']}: {stop.get('message', '')}"
-        calls = [e for e in events if e["type"] == "tool_called"]
-        if stop["code"] == "missing_stub" and calls:
-            text = canonical_line(calls[-1]["data"]["input"]).decode("utf-8")
-            detail += f"; its input was {text if len(text) <= 200 else text[:197] + '...'}"
-        checks.append(Check("stop", "fail", detail, stop["code"]))
-    # 3. expectations
-    must = case.meta["expect"]["must"]
-    for i, hit in enumerate(find_all(must, events)):
-        if hit is None:
-            near = nearest(must[i], events)
-            checks.append(
-                Check(
-                    f"must[{i}]",
-                    "fail",
-                    explain(must[i], events, label=f"must[{i}]"),
-                    "must_unmatched",
-                    tuple(near[1]) if near else (),
-                    must[i],
-                    _nearest_event(must[i], events),
-                )
-            )
-        else:
-            checks.append(Check(f"must[{i}]", "pass", f"matched seq {events[hit]['seq']}"))
-    exp = case.meta["expect"]["expect"]
-    if exp:
-        ok, count = match_in_order(exp, events)
-        if ok:
-            checks.append(Check("expect", "pass", f"{count} matcher(s) in order"))
-        else:
-            rest = events[_after_in_order(exp[:count], events) :]
-            near = nearest(exp[count], rest)
-            checks.append(
-                Check(
-                    "expect",
-                    "warn",
-                    f"after the first {count} in order: "
-                    f"{explain(exp[count], rest, label=f'expect[{count}]')}",
-                    "expect_unmatched",
-                    tuple(near[1]) if near else (),
-                    exp[count],
-                    _nearest_event(exp[count], rest),
-                )
-            )
-    # 4. the recording
-    replies = case.read("model.json")["replies"]
-    consumed = out.get("consumed") or {}
-    used = int(consumed.get("replies", len(replies)))
-    if used < len(replies) and not stop:
-        checks.append(
-            Check(
-                "model",
-                "warn",
-                f"{len(replies) - used} of {len(replies)} recorded replies were never used",
-                "reply_unused",
-            )
-        )
-    else:
-        checks.append(Check("model", "pass"))
-    stub_used = list(consumed.get("stubs", []))
-    unused = [i for i, u in enumerate(stub_used) if not u]
-    if unused and not stop:
-        calls = case.read("stubs.json")["calls"]
-        named = ", ".join(f"#{i} {calls[i]['tool']}" if i < len(calls) else f"#{i}" for i in unused)
-        checks.append(Check("stubs", "warn", f"stubs never used: {named}", "stub_unused"))
-    else:
-        checks.append(Check("stubs", "pass"))
-    diverged = [
-        i
-        for i, (got, rec) in enumerate(zip(out.get("requests", []), replies, strict=False))
-        if got != rec["request_sha256"]
-    ]
-    if diverged:
-        checks.append(
-            Check(
-                "requests",
-                "warn",
-                f"model request(s) {diverged} differ from the recorded request_sha256",
-                "request_diverged",
-            )
-        )
-    else:
-        checks.append(Check("requests", "pass"))
-    return checks, stop
-
-
-def _after_in_order(matchers: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> int:
-    """Index just after the event the last of ``matchers`` took in greedy in-order matching."""
-    from ..core.matchers import matches
-
-    pos = 0
-    for m in matchers:
-        while pos < len(events) and not matches(m, events[pos]):
-            pos += 1
-        pos += 1
-    return min(pos, len(events))
-
-
-def verdict_of(checks: Sequence[Check]) -> tuple[str, list[str]]:
-    """The verdict and ordered reason codes of a case's checks."""
-    fails = [c.code or c.id for c in checks if c.result == "fail"]
-    warns = [c.code or c.id for c in checks if c.result == "warn"]
-    reasons = list(dict.fromkeys(fails + warns))
-    if fails:
-        return "fail", reasons
-    if warns:
-        return "drifted", reasons
-    return "pass", reasons
-
-
 def run_case(
     path: str | os.PathLike[str],
     implementation: str | Implementation = "threads-py",
@@ -364,7 +149,7 @@ def run_case(
     else:
         impl = implementation
     try:
-        return _run_one(Path(path), impl, _supply_calls(supply))
+        return run_one(Path(path), impl, _supply_calls(supply))
     finally:
         if isinstance(implementation, str):
             impl.close()  # a driver started here is not left running
@@ -392,10 +177,13 @@ def could_not_run(result: CaseResult, impl: Implementation, err: CaseError) -> N
     result.message = err.render()
 
 
-def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) -> CaseResult:
+def run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None = None) -> CaseResult:
+    """Run one case directory on an open implementation (which is not closed); never raises
+    for a bad case: a case that cannot be run gets verdict ``error`` (or ``skip``, see
+    :func:`could_not_run`), one that does not list the implementation ``skip``
+    (``not_listed``). ``supply`` is a checked ``calls`` mapping (see :func:`run_case`)."""
     started = time.perf_counter()
-    name = path.name
-    result = CaseResult(name, str(path), impl.name, "error")
+    result = CaseResult(path.name, str(path), impl.name, "error")
     try:
         read_case_files(path)  # refuses symlinks and special files before anything is read
         case = load_case(path)
@@ -406,44 +194,7 @@ def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) ->
             result.reasons = ["not_listed"]
             result.message = f"the case lists neither {impl.name} nor its dialect {impl.dialect}"
             return result
-        for f in (
-            f"log.{impl.dialect}.jsonl",
-            f"expected.{impl.dialect}.json",
-            "model.json",
-            "stubs.json",
-            "sandbox.json",
-        ):
-            if not (path / f).is_file():
-                raise CaseError("case_invalid", f"{f} is missing", file=str(path / f))
-        for f, schema in (
-            ("model.json", "model.schema.json"),
-            ("stubs.json", "stubs.schema.json"),
-            ("sandbox.json", "sandbox.schema.json"),
-        ):
-            problems = schema_problems(case.read(f), schema)
-            if problems:
-                raise CaseError(
-                    "case_invalid",
-                    f"schema: {problems[0][1]}",
-                    file=str(path / f),
-                    pointer=problems[0][0],
-                )
-        _check_sandbox_paths(case.read("sandbox.json"), path / "sandbox.json")
-        files = read_case_files(path)
-        for rel, data in sorted(files.items()):
-            # artifacts/<hex> must hold exactly the bytes whose sha256 is <hex>: a replay
-            # must never use other bytes than the recorded ones (case-format.md 3.7)
-            hexname = rel.removeprefix("artifacts/")
-            if (
-                rel != hexname
-                and _HEX64.fullmatch(hexname)
-                and hashlib.sha256(data).hexdigest() != hexname
-            ):
-                raise CaseError(
-                    "case_invalid",
-                    f"{rel}: the bytes do not match their sha256 name",
-                    file=str(path / rel),
-                )
+        files = _check_runnable(path, case, impl)
         if computed_fingerprint(files) != case.meta["fingerprint"]:
             result.warnings.append("fingerprint_stale")
         checks, stop = check_case(case, impl, supply=supply)
@@ -455,6 +206,51 @@ def _run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None) ->
     finally:
         result.duration_ms = (time.perf_counter() - started) * 1000
     return result
+
+
+def _check_runnable(path: Path, case: Case, impl: Implementation) -> dict[str, bytes]:
+    """What a replay needs is there and well formed: the implementation's log and expected
+    state, the recording files (against their schemas), sandbox paths, artifact bytes.
+    Returns the case's files. Raises ``CaseError("case_invalid")`` with the file."""
+    for f in (
+        f"log.{impl.dialect}.jsonl",
+        f"expected.{impl.dialect}.json",
+        "model.json",
+        "stubs.json",
+        "sandbox.json",
+    ):
+        if not (path / f).is_file():
+            raise CaseError("case_invalid", f"{f} is missing", file=str(path / f))
+    for f, schema in (
+        ("model.json", "model.schema.json"),
+        ("stubs.json", "stubs.schema.json"),
+        ("sandbox.json", "sandbox.schema.json"),
+    ):
+        problems = schema_problems(case.read(f), schema)
+        if problems:
+            raise CaseError(
+                "case_invalid",
+                f"schema: {problems[0][1]}",
+                file=str(path / f),
+                pointer=problems[0][0],
+            )
+    _check_sandbox_paths(case.read("sandbox.json"), path / "sandbox.json")
+    files = read_case_files(path)
+    for rel, data in sorted(files.items()):
+        # artifacts/<hex> must hold exactly the bytes whose sha256 is <hex>: a replay
+        # must never use other bytes than the recorded ones (case-format.md 3.7)
+        hexname = rel.removeprefix("artifacts/")
+        if (
+            rel != hexname
+            and _HEX64.fullmatch(hexname)
+            and hashlib.sha256(data).hexdigest() != hexname
+        ):
+            raise CaseError(
+                "case_invalid",
+                f"{rel}: the bytes do not match their sha256 name",
+                file=str(path / rel),
+            )
+    return files
 
 
 def _check_sandbox_paths(doc: dict[str, Any], file: Path) -> None:
@@ -548,7 +344,7 @@ def run_suite(
             if max_fail is not None and failures >= max_fail:
                 return  # no new case starts; cases already running finish
         c, impl = work[index]
-        r = _run_one(c, impl, supply)
+        r = run_one(c, impl, supply)
         with lock:
             if not r.passed(strict):
                 failures += 1

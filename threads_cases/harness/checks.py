@@ -1,0 +1,256 @@
+"""The checks of one case on one implementation (spec/replay.md sections 4-5): the prefix
+state, the replay's stop, ``must`` (any order) and ``expect`` (ordered subsequence), and the
+recording's accounting (unused replies and stubs, diverged request hashes); and the verdict
+they give.
+
+Each check is a :class:`Check` ``{id, result: pass|fail|warn|skip, detail, code}``. Reason
+codes of checks: ``state_mismatch`` (or the code the implementation refused the log with),
+the stop codes (``model_exhausted``, ``missing_stub``, ``egress_blocked``, ``step_limit``),
+``must_unmatched``, ``expect_unmatched``, ``reply_unused``, ``stub_unused``,
+``request_diverged``. A ``CaseError`` whose code is in :data:`ERROR_CODES` is raised, not
+turned into a check (the case could not be run).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..case.directory import Case
+from ..core.dialects import Dialect, get_dialect
+from ..core.errors import CaseError
+from ..core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
+from ..core.strictjson import canonical_line
+from ..protocol.client import Implementation
+
+#: Codes that mean the case could not be run at all (verdict ``error``).
+ERROR_CODES = frozenset(
+    {
+        "case_invalid",
+        "format_unsupported",
+        "json_invalid",
+        "driver_crashed",
+        "driver_timeout",
+        "driver_unavailable",
+        "protocol_error",
+        "internal_error",
+        "io_error",
+        "invalid_request",
+        "dialect_unknown",
+    }
+)
+
+
+@dataclass(frozen=True)
+class Check:
+    """One check of a case run: ``{id, result: pass|fail|warn|skip, detail}``."""
+
+    id: str
+    result: str
+    detail: str = ""
+    code: str | None = None
+    differences: tuple[Difference, ...] = ()
+    matcher: dict[str, Any] | None = None
+    nearest_event: dict[str, Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"id": self.id, "result": self.result, "detail": self.detail}
+        if self.code:
+            out["code"] = self.code
+        if self.differences:
+            out["differences"] = [d.to_json() for d in self.differences]
+        if self.matcher is not None:
+            out["matcher"] = self.matcher
+        if self.nearest_event is not None:
+            out["nearest_event"] = self.nearest_event
+        return out
+
+
+def check_case(
+    case: Case, impl: Implementation, *, supply: dict[str, Any] | None = None
+) -> tuple[list[Check], dict[str, Any] | None]:
+    """Run every check of one case on one implementation; returns the checks and the stop
+    (``None`` when the replay ran to its end). When the implementation refuses the case's
+    log, only the failed ``state`` check is returned (there is nothing to replay from)."""
+    d = get_dialect(impl.dialect)
+    state, refused = state_check(case, impl, d)
+    if refused:
+        return [state], None
+    out = replay(case, impl, d, supply)
+    events: list[dict[str, Any]] = out["events"]
+    stop: dict[str, Any] | None = out.get("stop")
+    checks = [state]
+    if stop:
+        checks.append(stop_check(stop, events))
+    checks.extend(must_checks(case.meta["expect"]["must"], events))
+    exp = case.meta["expect"]["expect"]
+    if exp:
+        checks.append(expect_check(exp, events))
+    checks.extend(recording_checks(case, out, stop))
+    return checks, stop
+
+
+def state_check(case: Case, impl: Implementation, d: Dialect) -> tuple[Check, bool]:
+    """The implementation reduces the case's log to the expected state (spec/replay.md 4.1).
+    Returns the check and whether the implementation refused the log (a failed check with
+    the implementation's code then)."""
+    expected_name = f"expected.{impl.dialect}.json"
+    expected = case.read(expected_name)
+    misspelled = None
+    if isinstance(expected, dict):
+        try:
+            expected = d.decode_state(expected)
+        except CaseError as err:
+            # a key spelled as another dialect spells it: it cannot equal the state
+            misspelled = f"{expected_name}: {err.location.pointer}: {err.message}"
+    log_path = case.log_path(impl.dialect)
+    try:
+        answer = impl.request({"cmd": "reduce", "path": str(log_path), "dialect": impl.dialect})
+        actual = d.decode_state(answer["state"])
+        if isinstance(actual, dict) and actual.get("last_event_id") != case.meta["at"]:
+            # the fork point must be the last event of the log (case-format.md 3.2)
+            raise CaseError(
+                "case_invalid",
+                f"the fork point {case.meta['at']!r} is not the last "
+                f"event of log.{impl.dialect}.jsonl (it ends at "
+                f"{actual.get('last_event_id')!r})",
+                file=str(log_path),
+            )
+    except CaseError as err:
+        if err.code in ERROR_CODES:
+            raise
+        return Check("state", "fail", str(err), err.code), True
+    if misspelled is not None:
+        return Check("state", "fail", misspelled, "state_mismatch"), False
+    diffs = diff_values(expected, actual)
+    if diffs:
+        detail = f"{len(diffs)} difference(s) from {expected_name}"
+        return Check("state", "fail", detail, "state_mismatch", tuple(diffs)), False
+    return Check("state", "pass"), False
+
+
+def replay(
+    case: Case, impl: Implementation, d: Dialect, supply: dict[str, Any] | None
+) -> dict[str, Any]:
+    """The implementation's answer to ``replay`` with its events in canonical spelling."""
+    msg: dict[str, Any] = {"cmd": "replay", "case": {"path": str(case.path)}}
+    if supply:
+        msg["case"]["supply"] = {"calls": supply}
+    out = dict(impl.request(msg))
+    out["events"] = [d.decode_event(e) for e in out["events"]]
+    return out
+
+
+def stop_check(stop: dict[str, Any], events: Sequence[dict[str, Any]]) -> Check:
+    """A replay that stopped early fails with the stop's code (and, for a missing stub, the
+    input of the call that had none)."""
+    detail = f"{stop['code']} at {stop['stop_key']}: {stop.get('message', '')}"
+    calls = [e for e in events if e["type"] == "tool_called"]
+    if stop["code"] == "missing_stub" and calls:
+        text = canonical_line(calls[-1]["data"]["input"]).decode("utf-8")
+        detail += f"; its input was {text if len(text) <= 200 else text[:197] + '...'}"
+    return Check("stop", "fail", detail, stop["code"])
+
+
+def must_checks(must: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> list[Check]:
+    """One check per ``must`` matcher, matched in any order (spec/matchers.md)."""
+    checks = []
+    for i, hit in enumerate(find_all(must, events)):
+        if hit is not None:
+            checks.append(Check(f"must[{i}]", "pass", f"matched seq {events[hit]['seq']}"))
+            continue
+        near = nearest(must[i], events)
+        checks.append(
+            Check(
+                f"must[{i}]",
+                "fail",
+                explain(must[i], events, label=f"must[{i}]"),
+                "must_unmatched",
+                tuple(near[1]) if near else (),
+                must[i],
+                None if near is None else events[near[0]],
+            )
+        )
+    return checks
+
+
+def expect_check(exp: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> Check:
+    """The ``expect`` matchers as an ordered subsequence; a miss is a warning that explains
+    the first matcher not found after the ones that were."""
+    ok, count = match_in_order(exp, events)
+    if ok:
+        return Check("expect", "pass", f"{count} matcher(s) in order")
+    rest = events[_after_in_order(exp[:count], events) :]
+    near = nearest(exp[count], rest)
+    return Check(
+        "expect",
+        "warn",
+        f"after the first {count} in order: {explain(exp[count], rest, label=f'expect[{count}]')}",
+        "expect_unmatched",
+        tuple(near[1]) if near else (),
+        exp[count],
+        None if near is None else rest[near[0]],
+    )
+
+
+def _after_in_order(matchers: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -> int:
+    """Index just after the event the last of ``matchers`` took in greedy in-order matching."""
+    from ..core.matchers import matches
+
+    pos = 0
+    for m in matchers:
+        while pos < len(events) and not matches(m, events[pos]):
+            pos += 1
+        pos += 1
+    return min(pos, len(events))
+
+
+def recording_checks(case: Case, out: dict[str, Any], stop: dict[str, Any] | None) -> list[Check]:
+    """The recording was used as recorded: every reply and stub consumed (unless the replay
+    stopped) and every model request hashing to its recorded ``request_sha256``."""
+    replies = case.read("model.json")["replies"]
+    consumed = out.get("consumed") or {}
+    checks = []
+    used = int(consumed.get("replies", len(replies)))
+    if used < len(replies) and not stop:
+        checks.append(
+            Check(
+                "model",
+                "warn",
+                f"{len(replies) - used} of {len(replies)} recorded replies were never used",
+                "reply_unused",
+            )
+        )
+    else:
+        checks.append(Check("model", "pass"))
+    unused = [i for i, u in enumerate(consumed.get("stubs", [])) if not u]
+    if unused and not stop:
+        calls = case.read("stubs.json")["calls"]
+        named = ", ".join(f"#{i} {calls[i]['tool']}" if i < len(calls) else f"#{i}" for i in unused)
+        checks.append(Check("stubs", "warn", f"stubs never used: {named}", "stub_unused"))
+    else:
+        checks.append(Check("stubs", "pass"))
+    diverged = [
+        i
+        for i, (got, rec) in enumerate(zip(out.get("requests", []), replies, strict=False))
+        if got != rec["request_sha256"]
+    ]
+    if diverged:
+        detail = f"model request(s) {diverged} differ from the recorded request_sha256"
+        checks.append(Check("requests", "warn", detail, "request_diverged"))
+    else:
+        checks.append(Check("requests", "pass"))
+    return checks
+
+
+def verdict_of(checks: Sequence[Check]) -> tuple[str, list[str]]:
+    """The verdict and ordered reason codes of a case's checks."""
+    fails = [c.code or c.id for c in checks if c.result == "fail"]
+    warns = [c.code or c.id for c in checks if c.result == "warn"]
+    reasons = list(dict.fromkeys(fails + warns))
+    if fails:
+        return "fail", reasons
+    if warns:
+        return "drifted", reasons
+    return "pass", reasons
