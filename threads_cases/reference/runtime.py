@@ -11,10 +11,8 @@ code and a ``stop_key`` and records ``turn_failed`` with that code.
 from __future__ import annotations
 
 import calendar
-import socket
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -23,12 +21,15 @@ from ..core.errors import CaseError
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
 from .agent import AgentSpec, ToolOutput, ToolResult
+from .egress import EgressBlocked, block_egress
 from .model import Model
 from .request import RequestHasher
 from .request import build_request as build_request
 from .sandbox import SandboxProvider, check_path, sha256_hex
 
 STEP_LIMIT = 64
+
+__all__ = ["EgressBlocked", "block_egress"]  # re-exported: the guard lives in egress.py
 
 ACTOR = {
     "thread_started": "system",
@@ -159,74 +160,6 @@ class TurnOutcome:
     status: str
     events: list[dict[str, Any]] = field(default_factory=list)
     stop: dict[str, str] | None = None
-
-
-class EgressBlocked(CaseError):
-    def __init__(self, target: Any) -> None:
-        super().__init__(
-            "egress_blocked",
-            f"network access to {target!r} was blocked during a replay",
-            hint="a replay never reaches the outside world; record the call as a stub instead",
-        )
-        self.stop_key = "egress"
-
-
-@contextmanager
-def block_egress() -> Iterator[list[EgressBlocked]]:
-    """Within the block, every socket connect (and every datagram sent to an address) raises
-    :class:`EgressBlocked` (spec/replay.md, "egress"). Yields a list that collects each
-    attempt, so a tool that swallows the error still fails the replay."""
-    attempts: list[EgressBlocked] = []
-    real_connect = socket.socket.connect
-    real_connect_ex = socket.socket.connect_ex
-    real_create = socket.create_connection
-
-    def refuse(target: Any) -> EgressBlocked:
-        err = EgressBlocked(target)
-        attempts.append(err)
-        return err
-
-    def connect(self: socket.socket, address: Any) -> None:
-        if self.family == getattr(socket, "AF_UNIX", None):
-            return real_connect(self, address)
-        raise refuse(address)
-
-    def connect_ex(self: socket.socket, address: Any) -> int:
-        if self.family == getattr(socket, "AF_UNIX", None):
-            return real_connect_ex(self, address)
-        raise refuse(address)
-
-    def create_connection(address: Any, *args: Any, **kwargs: Any) -> socket.socket:
-        raise refuse(address)
-
-    def sendto(self: socket.socket, data: Any, *args: Any) -> int:
-        # a datagram needs no connect(): UDP to any address is egress too
-        if self.family == getattr(socket, "AF_UNIX", None):
-            return real_sendto(self, data, *args)
-        raise refuse(args[-1] if args else None)
-
-    def sendmsg(self: socket.socket, buffers: Any, *args: Any) -> int:
-        if self.family == getattr(socket, "AF_UNIX", None) or len(args) < 3 or args[2] is None:
-            return int(real_sendmsg(self, buffers, *args))  # no address: a connected socket
-        raise refuse(args[2])
-
-    real_sendto = socket.socket.sendto
-    real_sendmsg: Any = getattr(socket.socket, "sendmsg", None)
-    socket.socket.connect = connect  # type: ignore[method-assign,assignment]
-    socket.socket.connect_ex = connect_ex  # type: ignore[method-assign,assignment]
-    socket.create_connection = create_connection
-    socket.socket.sendto = sendto  # type: ignore[method-assign,assignment]
-    if real_sendmsg is not None:
-        socket.socket.sendmsg = sendmsg  # type: ignore[method-assign,assignment]
-    try:
-        yield attempts
-    finally:
-        socket.socket.connect = real_connect  # type: ignore[method-assign]
-        socket.socket.connect_ex = real_connect_ex  # type: ignore[method-assign]
-        socket.create_connection = real_create
-        socket.socket.sendto = real_sendto  # type: ignore[method-assign]
-        if real_sendmsg is not None:
-            socket.socket.sendmsg = real_sendmsg  # type: ignore[method-assign]
 
 
 class SandboxContext:

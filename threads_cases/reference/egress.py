@@ -1,0 +1,207 @@
+"""The in-process egress guard: best effort, per replay (spec/replay.md 9.1).
+
+:func:`block_egress` refuses, *for calls made on behalf of the replay that entered it*, every
+way out of the process this module knows of:
+
+* ``socket.socket.connect`` / ``connect_ex`` / ``sendto`` / ``sendmsg`` with an address (Unix
+  domain sockets are allowed) and ``socket.create_connection``;
+* name lookups: ``socket.getaddrinfo``, ``gethostbyname``, ``gethostbyname_ex``,
+  ``gethostbyaddr``;
+* child processes: ``subprocess.Popen`` (so ``run``, ``call``, ``check_output``, ``os.popen``
+  and asyncio subprocesses), ``os.system``, ``os.exec*`` (through ``execv``/``execve``),
+  ``os.posix_spawn`` / ``posix_spawnp``.
+
+Each refusal raises :class:`EgressBlocked` (``egress_blocked``, stop key ``egress``) in the
+tool and is appended to the list the block yields, so a tool that swallows the error still
+stops the replay.
+
+"On behalf of the replay" is a :class:`contextvars.ContextVar`: it follows the replay's thread
+and the asyncio tasks it starts, and nothing else. Other threads of the process (a test's live
+server, a metrics exporter, another replay) are never refused and never counted against the
+case. The patches are installed once, when the first block is entered, and removed when the
+last one ends (a reference count under a lock); stacked and concurrent blocks restore the
+process exactly.
+
+Best effort, by construction: code that runs outside the replay's context is not refused — a
+thread the tool starts itself (``threading.Thread``, a ``concurrent.futures`` pool; asyncio's
+default executor for ``getaddrinfo`` of a host name), a C extension that opens sockets without
+Python's ``socket`` module, or a function captured before the guard was installed (``from
+socket import getaddrinfo`` at import time). Kernel isolation (``--isolation netns``) has none
+of these gaps.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import os
+import socket
+import subprocess
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from ..core.errors import CaseError
+
+__all__ = ["EgressBlocked", "block_egress", "guard_installed"]
+
+
+class EgressBlocked(CaseError):
+    """An attempt to leave the process during a replay: ``egress_blocked``, stop key
+    ``egress``; the message names the target (Python's ``repr()`` of the address, host or
+    argv)."""
+
+    def __init__(self, target: Any, what: str = "network access to") -> None:
+        super().__init__(
+            "egress_blocked",
+            f"{what} {target!r} was blocked during a replay",
+            hint="a replay never reaches the outside world; record the call as a stub instead",
+        )
+        self.stop_key = "egress"
+
+
+#: the attempts list of the replay the current context runs on behalf of (None: no replay)
+_REPLAY: contextvars.ContextVar[list[EgressBlocked] | None] = contextvars.ContextVar(
+    "threads_cases_replay_egress", default=None
+)
+_LOCK = threading.Lock()
+_DEPTH = 0
+#: (owner, attribute) -> (original, wrapper), while installed
+_INSTALLED: dict[tuple[Any, str], tuple[Any, Any]] = {}
+
+
+def _refuse(attempts: list[EgressBlocked], target: Any, what: str) -> EgressBlocked:
+    err = EgressBlocked(target, what)
+    attempts.append(err)
+    return err
+
+
+def _is_unix(sock: socket.socket) -> bool:
+    return sock.family == getattr(socket, "AF_UNIX", None)
+
+
+def _socket_method(real: Callable[..., Any], where: Callable[[tuple[Any, ...]], Any]) -> Any:
+    """A socket method refused inside a replay unless Unix-domain, or ``where(args)`` is
+    None (no address: a connected socket)."""
+
+    def method(self: socket.socket, *args: Any) -> Any:
+        attempts = _REPLAY.get()
+        if attempts is None or _is_unix(self):
+            return real(self, *args)
+        target = where(args)
+        if target is None:
+            return real(self, *args)
+        raise _refuse(attempts, target, "network access to")
+
+    return method
+
+
+def _function(real: Callable[..., Any], what: str, target: Callable[..., Any]) -> Any:
+    """A module function refused inside a replay; ``target(*args, **kw)`` names what it
+    was asked for."""
+
+    def function(*args: Any, **kwargs: Any) -> Any:
+        attempts = _REPLAY.get()
+        if attempts is None:
+            return real(*args, **kwargs)
+        raise _refuse(attempts, target(*args, **kwargs), what)
+
+    return function
+
+
+def _first(*args: Any, **kwargs: Any) -> Any:
+    return args[0] if args else next(iter(kwargs.values()), None)
+
+
+def _host_port(*args: Any, **kwargs: Any) -> Any:
+    host = args[0] if args else kwargs.get("host")
+    port = args[1] if len(args) > 1 else kwargs.get("port")
+    return (host, port)
+
+
+def _argv_of_popen(*args: Any, **kwargs: Any) -> Any:
+    # Popen._execute_child(self, args, executable, ...): the argv is its first argument
+    return args[1] if len(args) > 1 else kwargs.get("args")
+
+
+def _argv_of_spawn(*args: Any, **kwargs: Any) -> Any:
+    # posix_spawn(path, argv, env) / execv(path, argv) / execve(path, argv, env)
+    return list(args[1]) if len(args) > 1 else _first(*args, **kwargs)
+
+
+def _sendmsg_where(a: tuple[Any, ...]) -> Any:
+    return a[3] if len(a) > 3 and a[3] is not None else None
+
+
+def _patches() -> list[tuple[Any, str, Callable[[Any], Any]]]:
+    """(owner, attribute, make_wrapper(original)) for everything the guard refuses."""
+    out: list[tuple[Any, str, Callable[[Any], Any]]] = [
+        (socket.socket, "connect", lambda r: _socket_method(r, lambda a: a[0])),
+        (socket.socket, "connect_ex", lambda r: _socket_method(r, lambda a: a[0])),
+        # sendto(data, address) / sendto(data, flags, address): a datagram needs no connect()
+        (socket.socket, "sendto", lambda r: _socket_method(r, lambda a: a[-1])),
+        # sendmsg(buffers, ancdata, flags, address): no address is a connected socket
+        (socket.socket, "sendmsg", lambda r: _socket_method(r, _sendmsg_where)),
+        (socket, "create_connection", lambda r: _function(r, "network access to", _first)),
+        (socket, "getaddrinfo", lambda r: _function(r, "the name lookup of", _host_port)),
+        (socket, "gethostbyname", lambda r: _function(r, "the name lookup of", _first)),
+        (socket, "gethostbyname_ex", lambda r: _function(r, "the name lookup of", _first)),
+        (socket, "gethostbyaddr", lambda r: _function(r, "the name lookup of", _first)),
+        (
+            subprocess.Popen,
+            "_execute_child",
+            lambda r: _function(r, "the child process", _argv_of_popen),
+        ),
+        (os, "system", lambda r: _function(r, "the child process", _first)),
+        (os, "execv", lambda r: _function(r, "the child process", _argv_of_spawn)),
+        (os, "execve", lambda r: _function(r, "the child process", _argv_of_spawn)),
+    ]
+    for name in ("posix_spawn", "posix_spawnp"):
+        if hasattr(os, name):
+            out.append((os, name, lambda r: _function(r, "the child process", _argv_of_spawn)))
+    return [p for p in out if hasattr(p[0], p[1])]
+
+
+def _install() -> None:
+    for owner, attr, make in _patches():
+        real = getattr(owner, attr)
+        wrapper = make(real)
+        _INSTALLED[(owner, attr)] = (real, wrapper)
+        setattr(owner, attr, wrapper)
+
+
+def _uninstall() -> None:
+    for (owner, attr), (real, wrapper) in _INSTALLED.items():
+        # someone patched on top of the guard (a test's monkeypatch): leave their chain alone;
+        # our wrapper calls the original for every call outside a replay
+        if getattr(owner, attr) is wrapper:
+            setattr(owner, attr, real)
+    _INSTALLED.clear()
+
+
+def guard_installed() -> bool:
+    """Whether the guard's patches are in place (some replay is inside :func:`block_egress`)."""
+    with _LOCK:
+        return _DEPTH > 0
+
+
+@contextmanager
+def block_egress() -> Iterator[list[EgressBlocked]]:
+    """Refuse egress for the current context until the block ends (see the module
+    docstring). Yields the list each refused attempt is appended to. Re-entrant and
+    thread-safe: the patches stay while any block, on any thread, is open."""
+    global _DEPTH
+    with _LOCK:
+        if _DEPTH == 0:
+            _install()
+        _DEPTH += 1
+    attempts: list[EgressBlocked] = []
+    token = _REPLAY.set(attempts)
+    try:
+        yield attempts
+    finally:
+        _REPLAY.reset(token)
+        with _LOCK:
+            _DEPTH -= 1
+            if _DEPTH == 0:
+                _uninstall()
