@@ -6,6 +6,7 @@ import json
 import shutil
 import subprocess
 import sys
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ DRIVER = Path(__file__).resolve().parent / "drivers" / "faulty_driver.py"
 PICK = ["reads-notes", "weather-stub", "writes-summary"]
 
 
-def _suite(tmp_path: Path, mode: str, timeout: float = 60) -> list[dict[str, object]]:
+def _suite(tmp_path: Path, mode: str, timeout: float = 60, *extra: str) -> list[dict[str, object]]:
     cases = tmp_path / "cases"
     for name in PICK:
         shutil.copytree(CASES / name, cases / name)
@@ -39,6 +40,7 @@ def _suite(tmp_path: Path, mode: str, timeout: float = 60) -> list[dict[str, obj
             "json",
             "--jobs",
             "1",
+            *extra,
         ],
         cwd=tmp_path,
         capture_output=True,
@@ -66,6 +68,17 @@ def test_a_driver_that_crashes_on_start_errors_every_case_then_gives_up(tmp_path
     reasons = [r["reasons"][0] for r in got]
     assert set(reasons) <= {"driver_crashed", "driver_unavailable"}
     assert "crashing on start" in got[0]["message"]  # the stderr tail is shown
+
+
+def test_junit_output_escapes_control_characters_of_a_driver_stderr(tmp_path: Path) -> None:
+    got = _suite(tmp_path, "crash-start", 60, "--junit", "junit.xml")
+    assert "\x1b[31m" in got[0]["message"]  # the JSON report keeps the bytes as they were
+    root = ET.parse(tmp_path / "junit.xml").getroot()  # an XML parser reads the file
+    errors = [e for e in root.iter("error") if "crashing on start" in (e.get("message") or "")]
+    assert errors, ET.tostring(root)
+    assert "\\x1b[31m" in errors[0].get("message", "")
+    assert "\\x00" in errors[0].get("message", "")
+    assert "\x1b" not in (tmp_path / "junit.xml").read_text()
 
 
 def test_a_driver_that_crashes_mid_run_is_restarted(tmp_path: Path) -> None:

@@ -369,9 +369,7 @@ class _DeepCopyReducer(Reducer):
 
     def _on_snapshot_taken(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         super()._on_snapshot_taken(ev, data)
-        self._copies[data["snapshot_id"]] = copy.deepcopy(
-            {k: self.state[k] for k in RESTORED_KEYS}
-        )
+        self._copies[data["snapshot_id"]] = copy.deepcopy({k: self.state[k] for k in RESTORED_KEYS})
 
     def _on_restored(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         super()._on_restored(ev, data)

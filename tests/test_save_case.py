@@ -481,7 +481,7 @@ def test_opening_a_broken_log_is_log_invalid(tmp_path: Path) -> None:
     with pytest.raises(CaseError) as exc:
         Thread.open(broken)
     assert exc.value.code == "log_invalid"
-    events = t.events
+    events = copy.deepcopy(t.events)
     events[1]["seq"] = 7
     with pytest.raises(CaseError) as exc:
         Thread.open(events)

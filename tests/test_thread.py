@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from pathlib import Path
 
 import pytest
@@ -30,10 +31,30 @@ def test_create_records_thread_started() -> None:
     assert t.state["agent"]["system"] == SYSTEM
     assert t.state["status"] == "idle"
     assert isinstance(t.sandbox, FakeSandbox)
-    # events and state are copies
-    t.events[0]["type"] = "changed"
+    # events are a read-only view (deep copies are mutable), the state is a copy
+    with pytest.raises(TypeError, match="read-only"):
+        t.events[0]["type"] = "changed"
+    with pytest.raises(TypeError, match="read-only"):
+        t.events[0]["data"]["metadata"]["user"] = "changed"
+    with pytest.raises(TypeError, match="read-only"):
+        t.events[0]["data"]["agent"]["tools"].append({})
+    mutable = copy.deepcopy(t.events)
+    mutable[0]["type"] = "changed"
     t.state["agent"]["system"] = "changed"
     assert t.events[0]["type"] == "thread_started" and t.state["agent"]["system"] == SYSTEM
+
+
+def test_events_is_a_snapshot_view_of_the_log() -> None:
+    t, _ = build_thread()
+    before = t.events
+    n = len(before)
+    t.run_turn("again", ScriptedModel([text_reply("done")]))
+    assert len(before) == n and len(t.events) > n  # a view keeps the length it was taken at
+    assert t.events[:n] == list(before) and before == t.events[:n]
+    assert t.events[-1] is t.events[-1]  # each event is frozen once, not copied per access
+    assert reduce(t.events) == t.state
+    assert Thread.open(t.events).events == t.events
+    assert isinstance(t.events[0], dict) and isinstance(t.events[0]["data"], dict)
 
 
 def test_run_turn_records_the_turn_and_uses_the_sandbox() -> None:

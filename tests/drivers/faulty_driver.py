@@ -31,7 +31,8 @@ MODE = sys.argv[1]
 def main() -> None:
     out = sys.stdout.buffer
     if MODE == "crash-start":
-        print("faulty driver: crashing on start", file=sys.stderr, flush=True)
+        # colour codes and a NUL, as real drivers' stderr holds: reports must stay readable
+        print("\x1b[31mfaulty driver: crashing on start\x00\x1b[0m", file=sys.stderr, flush=True)
         sys.exit(3)
     counter = Path(".faulty-replays")
     for raw in iter(sys.stdin.buffer.readline, b""):

@@ -41,6 +41,14 @@ from ..reference.sandbox import is_device_name
 CASE_FORMAT = 1
 DEFAULT_IMPLEMENTATIONS = ("threads-py", "threads-ts")
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
+
+
+def is_hex64(text: str) -> bool:
+    """Whether ``text`` is 64 lower-case hex digits: a sha256, and the only name an artifact
+    file may have (case-format.md 3.7)."""
+    return _HEX64.fullmatch(text) is not None
+
+
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
@@ -288,9 +296,6 @@ class Case:
     def log_path(self, impl: str) -> Path:
         return self.path / f"log.{impl}.jsonl"
 
-    def expected_path(self, impl: str) -> Path:
-        return self.path / f"expected.{impl}.json"
-
     def read(self, name: str) -> Any:
         """Read a JSON file of the case strictly (``case_invalid`` with the file on error)."""
         return read_json_file(self.path / name, code="case_invalid")
@@ -300,7 +305,7 @@ class Case:
         digits name an artifact: anything else (``..``, ``/``, ...) is None, never a path
         outside the case."""
         hexname = artifact_id.removeprefix("sha256:") if isinstance(artifact_id, str) else ""
-        if not _HEX64.fullmatch(hexname):
+        if not is_hex64(hexname):
             return None
         p = self.path / "artifacts" / hexname
         return p.read_bytes() if p.is_file() and not p.is_symlink() else None

@@ -23,7 +23,7 @@ no terminal event; ``log_invalid`` from reading the log.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from ..core.errors import CaseError
@@ -89,7 +89,7 @@ def list_turns(
 
 
 def turn_events(
-    events: list[dict[str, Any]], n: int
+    events: Sequence[dict[str, Any]], n: int
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     """Turn ``n`` (1-based) of ``events`` and its events (user_message .. terminal, no ``x_``).
 
@@ -106,7 +106,7 @@ def turn_events(
     return turn, turn.pop("events")
 
 
-def fork_point(events: list[dict[str, Any]], n: int) -> str:
+def fork_point(events: Sequence[dict[str, Any]], n: int) -> str:
     """The ``--at`` of turn ``n``: the event just before its user_message."""
     turn, _ = turn_events(events, n)
     if turn["fork_point"] is None:
@@ -114,7 +114,7 @@ def fork_point(events: list[dict[str, Any]], n: int) -> str:
     return str(turn["fork_point"])
 
 
-def draft_matchers(events: list[dict[str, Any]], n: int) -> dict[str, list[dict[str, Any]]]:
+def draft_matchers(events: Sequence[dict[str, Any]], n: int) -> dict[str, list[dict[str, Any]]]:
     """Proposed ``{"must": [...], "expect": [...]}`` for turn ``n`` (module docstring).
 
     Raises ``CaseError("invalid_request")`` for a turn out of range or one that never ended.

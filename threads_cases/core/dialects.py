@@ -29,7 +29,6 @@ class Dialect:
     """A key-renaming codec between the canonical spelling and one implementation's."""
 
     name: str
-    language: str
     envelope: dict[str, str]
     state: dict[str, str]
 
@@ -89,7 +88,6 @@ def get_dialect(name: str) -> Dialect:
     raw = read_json_file(spec_dir() / "dialects" / f"{name}.json")
     return Dialect(
         name=raw["name"],
-        language=raw["language"],
         envelope=dict(raw.get("envelope", {})),
         state=dict(raw.get("state", {})),
     )

@@ -338,19 +338,6 @@ def _decodes(d: Dialect, raw: dict[str, Any]) -> bool:
     return True
 
 
-def write_log(
-    events: Iterable[dict[str, Any]], fh: IO[bytes], *, dialect: str | Dialect = CANONICAL
-) -> None:
-    """Write canonical envelopes to ``fh`` as canonical JSON Lines in ``dialect``."""
-    import jsonlines
-
-    d = get_dialect(dialect) if isinstance(dialect, str) else dialect
-    writer = jsonlines.Writer(fh, dumps=lambda v: canonical_line(v).decode("utf-8"))
-    for ev in events:
-        writer.write(d.encode_event(ev))
-    writer.close()
-
-
 def encode_log(events: Iterable[dict[str, Any]], *, dialect: str | Dialect = CANONICAL) -> bytes:
     """The canonical bytes of a log in ``dialect`` (one JCS line per event, ``\\n`` ends)."""
     d = get_dialect(dialect) if isinstance(dialect, str) else dialect

@@ -36,8 +36,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .canonical import MAX_SAFE_INTEGER, compact
 from .errors import CaseError, pointer_join
-from .strictjson import MAX_SAFE_INTEGER, canonical_line
 
 __all__ = [
     "ENVELOPE_KEYS",
@@ -246,18 +246,18 @@ def validate_matcher(matcher: Any, *, pointer: str = "") -> dict[str, Any]:
     for key in ("type", "actor_kind", "branch_id"):
         if key in matcher and not (isinstance(matcher[key], str) and matcher[key]):
             raise _invalid(
-                f"{key} must be a non-empty string, not {_render(matcher[key])}",
+                f"{key} must be a non-empty string, not {compact(matcher[key])}",
                 _key_pointer(pointer, key),
             )
     for key in ("seq", "epoch"):
         if key in matcher and not _is_count(matcher[key]):
             raise _invalid(
-                f"{key} must be an integer from 0 to 2^53-1, not {_render(matcher[key])}",
+                f"{key} must be an integer from 0 to 2^53-1, not {compact(matcher[key])}",
                 _key_pointer(pointer, key),
             )
     if "critical" in matcher and not isinstance(matcher["critical"], bool):
         raise _invalid(
-            f"critical must be true or false, not {_render(matcher['critical'])}",
+            f"critical must be true or false, not {compact(matcher['critical'])}",
             _key_pointer(pointer, "critical"),
         )
     if "data" in matcher:
@@ -320,10 +320,10 @@ class Difference:
         """``/data/is_error expected false, got true`` (or ``..., missing`` / ``unexpected``)."""
         where = self.pointer or "/"
         if self.missing:
-            return f"{where} expected {_render(self.expected)}, missing"
+            return f"{where} expected {compact(self.expected)}, missing"
         if self.extra:
-            return f"{where} not expected, got {_render(self.actual)}"
-        return f"{where} expected {_render(self.expected)}, got {_render(self.actual)}"
+            return f"{where} not expected, got {compact(self.actual)}"
+        return f"{where} expected {compact(self.expected)}, got {compact(self.actual)}"
 
 
 def _diff(
@@ -428,20 +428,6 @@ def nearest(
     return None if best is None else (best[2], best_diffs)
 
 
-_MAX_RENDER = 80
-
-
-def _render(value: Any) -> str:
-    """Compact canonical JSON for messages, cut to about 80 characters."""
-    try:
-        text = canonical_line(value).decode("utf-8")
-    except CaseError:
-        text = repr(value)
-    if len(text) > _MAX_RENDER:
-        text = text[: _MAX_RENDER - 3] + "..."
-    return text
-
-
 def _name_event(index: int, event: dict[str, Any]) -> str:
     seq = event.get("seq", f"#{index}")
     return f"seq {seq} {event.get('type', '?')} ({event.get('event_id', '?')})"
@@ -466,7 +452,7 @@ def explain(
     ``CaseError("invalid_request")`` for an invalid matcher.
     """
     validate_matcher(matcher)
-    head = f"{label} {_render_full(matcher)}"
+    head = f"{label} {compact(matcher, None)}"
     found = nearest(matcher, events)
     if found is None:
         return f"{head} matched no event; the log has no events"
@@ -475,13 +461,6 @@ def explain(
     if not diffs:
         return f"{head} matches {name}"
     return f"{head} matched no event; nearest is {name}: " + "; ".join(d.render() for d in diffs)
-
-
-def _render_full(value: Any) -> str:
-    try:
-        return canonical_line(value).decode("utf-8")
-    except CaseError:
-        return repr(value)
 
 
 def find_all(

@@ -212,7 +212,7 @@ class CaseItem(pytest.Item):
         from threads_cases.harness.runner import run_case
 
         strict = bool(self.config.getoption("threads_cases_strict"))
-        result = run_case(self.case_path, self._implementation(), strict=strict)
+        result = run_case(self.case_path, self._implementation())
         self.result = result
         self.user_properties.append(("threads_cases_verdict", result.verdict))
         if result.verdict == "skip":

@@ -14,6 +14,7 @@ implementation (:meth:`CaseResult.to_json`), and a footer::
 from __future__ import annotations
 
 import os
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
@@ -25,7 +26,8 @@ from rich.table import Table
 from rich.text import Text
 
 from .._version import __version__
-from ..core.strictjson import canonical_line, iter_jsonl
+from ..core.canonical import canonical_line, compact
+from ..core.strictjson import iter_jsonl
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
 from .runner import CaseResult, SuiteResult
 
@@ -132,8 +134,26 @@ def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
                 ET.SubElement(tc, "skipped", message=r.message or ", ".join(r.reasons))
             elif r.verdict == "drifted":
                 ET.SubElement(tc, "system-out").text = text
+    for el in root.iter():
+        el.text = xml_safe(el.text) if el.text else el.text
+        for key, value in el.attrib.items():
+            el.attrib[key] = xml_safe(value)
     ET.indent(root)
     return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True)) + b"\n"
+
+
+#: Characters XML 1.0 cannot hold at all (not even as character references): C0 controls
+#: other than tab, LF and CR, lone surrogates, U+FFFE and U+FFFF.
+_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
+
+
+def xml_safe(text: str) -> str:
+    """``text`` with every character XML 1.0 cannot hold written as a ``\\xNN`` /
+    ``\\uNNNN`` escape (a driver's stderr with ``\\x1b`` colour codes stays readable and the
+    file stays XML)."""
+    return _XML_ILLEGAL.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text
+    )
 
 
 def describe(r: CaseResult) -> str:
@@ -215,10 +235,7 @@ def _json_text(value: Any, highlight: set[str], pointer: str = "", indent: int =
             out.append(",\n" if n < len(items) - 1 else "\n")
         out.append(pad + "}")
         return out
-    text = canonical_line(value).decode()
-    if len(text) > 120:
-        text = text[:117] + "..."
-    return Text(text)
+    return Text(compact(value, 120))
 
 
 def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> None:

@@ -22,7 +22,6 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-import re
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
@@ -31,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..case.directory import Case, computed_fingerprint, load_case, read_case_files
+from ..case.directory import Case, computed_fingerprint, is_hex64, load_case, read_case_files
 from ..core.errors import CaseError
 from ..core.schemas import schema_problems
 from ..protocol.client import Implementation
@@ -42,7 +41,6 @@ from .checks import Check as Check
 from .checks import check_case as check_case
 from .checks import verdict_of as verdict_of
 
-_HEX64 = re.compile(r"[0-9a-f]{64}")
 VERDICTS = ("pass", "drifted", "fail", "error", "skip")
 
 
@@ -127,7 +125,6 @@ def run_case(
     path: str | os.PathLike[str],
     implementation: str | Implementation = "threads-py",
     agent: AgentSpec | None = None,
-    strict: bool = False,
     *,
     supply: dict[str, Any] | None = None,
 ) -> CaseResult:
@@ -240,11 +237,7 @@ def _check_runnable(path: Path, case: Case, impl: Implementation) -> dict[str, b
         # artifacts/<hex> must hold exactly the bytes whose sha256 is <hex>: a replay
         # must never use other bytes than the recorded ones (case-format.md 3.7)
         hexname = rel.removeprefix("artifacts/")
-        if (
-            rel != hexname
-            and _HEX64.fullmatch(hexname)
-            and hashlib.sha256(data).hexdigest() != hexname
-        ):
+        if rel != hexname and is_hex64(hexname) and hashlib.sha256(data).hexdigest() != hexname:
             raise CaseError(
                 "case_invalid",
                 f"{rel}: the bytes do not match their sha256 name",

@@ -98,10 +98,6 @@ _REAL = 1
 _SIDE = 2
 
 
-class _Invalid(Exception):
-    pass
-
-
 def guess_type(body: bytes) -> str:
     """The line type named in a line that does not parse, or ``"unparseable"``."""
     for m in _TYPE_GUESS.finditer(body):

@@ -337,7 +337,6 @@ class Emitter:
         self._feed = _Feed()
         self._checked = check_events(self._feed)
         self._ids: set[str] = set()
-        self.turn_count = 0
         self.missing_results = 0
         self._turn_ids: set[str] = set()
 
@@ -419,7 +418,6 @@ class Emitter:
 
     def turn(self, turn: Turn) -> Iterator[dict[str, Any]]:
         """The events of one turn (module docstring)."""
-        self.turn_count += 1
         if turn.content is not None:
             yield self._emit("user_message", {"content": turn.content}, turn.ref, "user")
         tid = self._turn_id(turn.ref)

@@ -22,10 +22,11 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any
 
-from ..case.directory import DEFAULT_IMPLEMENTATIONS, CaseExpectation
+from ..case.directory import DEFAULT_IMPLEMENTATIONS, CaseExpectation, is_hex64
 from ..case.save import SaveResult, save_case
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
+from ..core.frozen import EventsView
 from ..core.log import check_events, encode_log, read_log
 from ..core.reducer import Reducer
 from .agent import AgentSpec, ToolOutput, ToolResult
@@ -61,6 +62,7 @@ class Thread:
         agent: AgentSpec | None = None,
     ) -> None:
         self._events = events
+        self._frozen: list[dict[str, Any]] = []  # read-only copies, see events
         self._reducer = Reducer()
         for ev in events:
             self._reducer.apply(ev)
@@ -148,9 +150,11 @@ class Thread:
 
     # ------------------------------------------------------------------ views
     @property
-    def events(self) -> list[dict[str, Any]]:
-        """A copy of the canonical envelopes, in log order."""
-        return copy.deepcopy(self._events)
+    def events(self) -> EventsView:
+        """The canonical envelopes, in log order, as they are now: a read-only sequence of
+        read-only dicts (``TypeError`` on a change; ``copy.deepcopy`` gives mutable ones).
+        Getting it costs nothing; each event is frozen on first access."""
+        return EventsView(self._events, self._frozen, len(self._events))
 
     @property
     def state(self) -> dict[str, Any]:
@@ -367,6 +371,6 @@ def _artifact_store(
         raise CaseError("invalid_request", f"artifacts folder {d} does not exist")
     blobs = {}
     for p in d.iterdir():
-        if p.is_file() and re.fullmatch(r"[0-9a-f]{64}", p.name):
+        if p.is_file() and is_hex64(p.name):
             blobs[p.name] = p.read_bytes()
     return ArtifactStore(blobs)

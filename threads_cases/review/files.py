@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from ..case.directory import computed_fingerprint
+from ..core.canonical import compact
 from ..core.errors import CaseError, Location, Problem
 from ..core.strictjson import canonical_document, canonical_line, iter_lines, parse
 
 CANONICAL_DIALECT = "threads-py"
-_HEX64 = re.compile(r"^[0-9a-f]{64}$")
 _LOG = re.compile(r"^log\.([a-z0-9][a-z0-9-]{0,63})\.jsonl$")
 _EXPECTED = re.compile(r"^expected\.([a-z0-9][a-z0-9-]{0,63})\.json$")
 RECORDING_FILES = ("model.json", "stubs.json", "sandbox.json")
@@ -97,11 +97,7 @@ def _decode_state(value: Any, dialect: str | None) -> Any:
 
 
 def _render(value: Any, limit: int = 80) -> str:
-    try:
-        text = canonical_line(value).decode("utf-8")
-    except CaseError:
-        text = repr(value)
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    return compact(value, limit)
 
 
 def short_fingerprint(fp: Any) -> str:

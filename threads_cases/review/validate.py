@@ -11,13 +11,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..case.directory import CASE_FORMAT, check_case_name, computed_fingerprint
+from ..case.directory import CASE_FORMAT, check_case_name, computed_fingerprint, is_hex64
 from ..core.errors import CaseError, Location, Problem
 from ..core.matchers import diff_values
 from ..reference.sandbox import is_device_name
 from .files import (
     _EXPECTED,
-    _HEX64,
     _LOG,
     CANONICAL_DIALECT,
     RECORDING_FILES,
@@ -141,7 +140,7 @@ class _Check:
         for rel in sorted(self.files):
             if rel in allowed:
                 continue
-            if rel.startswith("artifacts/") and _HEX64.match(rel.removeprefix("artifacts/")):
+            if rel.startswith("artifacts/") and is_hex64(rel.removeprefix("artifacts/")):
                 continue
             hint = ""
             if _LOG.match(rel) or _EXPECTED.match(rel):
@@ -172,7 +171,7 @@ class _Check:
             hexname = rel.removeprefix("artifacts/")
             if (
                 rel.startswith("artifacts/")
-                and _HEX64.match(hexname)
+                and is_hex64(hexname)
                 and hashlib.sha256(data).hexdigest() != hexname
             ):
                 self.add(

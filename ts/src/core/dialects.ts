@@ -24,7 +24,6 @@ export class Dialect {
 
   constructor(
     readonly name: string,
-    readonly language: string,
     /** canonical key -> this dialect's key, for envelopes */
     readonly envelope: Table,
     /** canonical key -> this dialect's key, for states */
@@ -115,7 +114,6 @@ export function getDialect(name: string): Dialect {
   }
   const dialect = new Dialect(
     typeof raw["name"] === "string" ? raw["name"] : name,
-    typeof raw["language"] === "string" ? raw["language"] : "",
     stringTable(raw["envelope"], "envelope", file),
     stringTable(raw["state"], "state", file),
   );

@@ -1,0 +1,61 @@
+"""Report writers: JUnit XML stays XML whatever text a result carries."""
+
+from __future__ import annotations
+
+import xml.etree.ElementTree as ET
+
+from hypothesis import given
+from hypothesis import strategies as st
+
+from threads_cases.core.errors import CaseError
+from threads_cases.core.matchers import Difference
+from threads_cases.harness.report import junit_xml, xml_safe
+from threads_cases.harness.runner import CaseResult, Check, SuiteResult
+
+LEGAL = st.characters(
+    blacklist_categories=("Cs",),
+    blacklist_characters="".join(map(chr, [*range(0, 9), 11, 12, *range(14, 32), 0xFFFE, 0xFFFF])),
+)
+
+
+def test_control_characters_are_escaped_visibly() -> None:
+    assert xml_safe("\x1b[31mred\x1b[0m") == "\\x1b[31mred\\x1b[0m"
+    assert xml_safe("nul\x00 bell\x07 ok\t\n\r") == "nul\\x00 bell\\x07 ok\t\n\r"
+    assert xml_safe("lone \ud800 and \ufffe") == "lone \\ud800 and \\ufffe"
+
+
+@given(st.text())
+def test_any_text_gives_a_junit_file_an_xml_parser_reads(text: str) -> None:
+    r = CaseResult(
+        text or "c",
+        f"cases/{text}",
+        "threads-py",
+        "fail",
+        ["state_mismatch"],
+        [Check("state", "fail", text, "state_mismatch", (Difference("/a", text, text),))],
+        message=text,
+    )
+    errored = CaseResult("e", "cases/e", "threads-py", "error", ["driver_crashed"], message=text)
+    data = junit_xml(SuiteResult([r, errored], ["threads-py"]))
+    root = ET.fromstring(data)
+    case = root.find("testsuite/testcase")
+    assert case is not None
+    assert case.get("name") == xml_safe(text or "c")
+    failure = case.find("failure")
+    # XML parsers read a CR (and CR LF) in text as LF
+    kept = xml_safe(text).replace("\r\n", "\n").replace("\r", "\n")
+    assert failure is not None and kept in (failure.text or "")
+
+
+@given(st.text(LEGAL))
+def test_legal_text_is_kept_as_it_is(text: str) -> None:
+    assert xml_safe(text) == text
+
+
+def test_error_reason_codes_stay_plain() -> None:
+    err = CaseError("driver_crashed", "the driver exited\x1b[0m")
+    r = CaseResult("c", "cases/c", "threads-ts", "error", [err.code], message=err.render())
+    root = ET.fromstring(junit_xml(SuiteResult([r], ["threads-ts"])))
+    error = root.find("testsuite/testcase/error")
+    assert error is not None and error.get("type") == "driver_crashed"
+    assert "\\x1b[0m" in (error.get("message") or "")
