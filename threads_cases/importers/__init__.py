@@ -8,7 +8,7 @@
     report = import_to_file("codex", "rollout.jsonl", "thread.jsonl")  # streamed, atomic
 
 Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`) and ``codex``
-(:mod:`.codex`: ``codex exec --json`` streams and rollout files, detected from the file).
+(:mod:`.codex`, :mod:`.codex.exec`, :mod:`.codex.rollout`: ``codex exec --json`` streams and rollout files, detected from the file).
 The turn mapping shared by both is in :mod:`.common`; each module's docstring lists which
 source lines become which events, which are kept as ``x_`` extension events, and which are
 dropped.

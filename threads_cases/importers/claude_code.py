@@ -52,7 +52,6 @@ import os
 import re
 from array import array
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import orjson
@@ -71,6 +70,7 @@ from .common import (
     imported_agent,
     parse_ts_ms,
 )
+from .source import TranscriptSource
 
 LINE_TYPES = (
     "user",
@@ -212,7 +212,7 @@ def _result_content(b: dict[str, Any]) -> Any:
     return c
 
 
-class ClaudeCodeSource:
+class ClaudeCodeSource(TranscriptSource):
     """One Claude Code transcript, scanned (pass 1) and ready to map (pass 2, :meth:`items`).
 
     Attributes after construction: ``thread_id``, ``agent``, ``metadata``, ``start_ref``,
@@ -230,24 +230,10 @@ class ClaudeCodeSource:
         skip_invalid: bool = False,
         stats: Stats | None = None,
     ) -> None:
-        self.path = Path(path)
-        self.file = str(path)
-        self.stats = stats or Stats()
-        self.skip_invalid = skip_invalid
+        super().__init__(path, skip_invalid=skip_invalid, stats=stats)
         self._scan(branch)
 
     # ------------------------------------------------------------------ pass 1
-    def _lines(self) -> Iterator[tuple[int, bytes]]:
-        try:
-            fh = open(self.path, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise CaseError(
-                "io_error", f"cannot read the transcript: {exc.strerror}", file=self.file
-            ) from None
-        with fh:
-            for lineno, raw in enumerate(fh, 1):
-                yield lineno, raw.rstrip(b"\r\n")
-
     def _scan(self, branch: str | None) -> None:
         st = self.stats
         index: dict[str, int] = {}
@@ -356,12 +342,6 @@ class ClaudeCodeSource:
         if self._leaf is not None:
             self.leaf_uuid = next((u for u, n in index.items() if n == self._leaf), None)
         self.forks = self._fork_count
-
-    def _invalid(self, lineno: int, kind: str, message: str) -> None:
-        if not self.skip_invalid:
-            raise import_error(message, file=self.file, line=lineno, kind=kind)
-        self.stats.invalid += 1
-        self.stats.skip("invalid line (--skip-invalid)")
 
     def _select(
         self,

@@ -1,0 +1,172 @@
+"""OpenAI Codex CLI transcripts, in the two shapes it writes (detected from the first lines):
+``codex exec --json`` event streams (:mod:`.exec`) and rollout files (:mod:`.rollout`).
+Each module's docstring lists which lines become which events (spec/importers.md section 3).
+
+Tools are kind ``external``; ``web_search`` and read-only names are effect ``read``, the rest
+``write``. Unknown line types, item types and fields are skipped (counted by ``--verbose``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from ..common import (
+    WRONG_FORMAT_HINT,
+    Extra,
+    Ref,
+    Stats,
+    Turn,
+    import_error,
+    imported_agent,
+    parse_ts_ms,
+)
+from ..source import BAD, TranscriptSource
+from .exec import EXEC_TYPES, ExecMapper, exec_item, exec_problem, exec_tool_name
+from .rollout import ROLLOUT_TYPES, RolloutMapper, rollout_problem
+
+__all__ = ["EXEC_TYPES", "ROLLOUT_TYPES", "CodexSource"]
+
+
+class CodexSource(TranscriptSource):
+    """One Codex transcript (exec stream or rollout), scanned and ready to map.
+
+    Attributes: ``shape`` (``"exec"`` or ``"rollout"``), ``thread_id``, ``agent``,
+    ``metadata``, ``start_ref``. Raises ``CaseError("import_invalid")`` for a malformed line
+    (unless ``skip_invalid``) or a file that is neither shape.
+    """
+
+    format = "codex"
+
+    def __init__(
+        self,
+        path: str | os.PathLike[str],
+        *,
+        prompt: str | None = None,
+        skip_invalid: bool = False,
+        stats: Stats | None = None,
+    ) -> None:
+        super().__init__(path, skip_invalid=skip_invalid, stats=stats)
+        self.prompt = prompt
+        self.shape = ""
+        self.thread_id = ""
+        self.model = ""
+        self.cwd: str | None = None
+        self.first_ts: int | None = None
+        self._tools: dict[str, None] = {}
+        self._scan()
+
+    # ------------------------------------------------------------------ pass 1
+    def _problem(self, obj: Any) -> tuple[str, str | None]:
+        if not isinstance(obj, dict):
+            return "unparseable", "a transcript line must be a JSON object"
+        t = obj.get("type")
+        if "type" in obj and not isinstance(t, str):
+            return "unparseable", "type must be a string"
+        problem = exec_problem(obj) if self.shape == "exec" else rollout_problem(obj)
+        return str(t), problem
+
+    def _detect(self, obj: Any) -> bool:
+        """Set ``shape`` from a line when it tells; True once the shape is known."""
+        t = obj.get("type") if isinstance(obj, dict) else None
+        if t in ROLLOUT_TYPES and "payload" in obj:
+            self.shape = "rollout"
+        elif t in EXEC_TYPES:
+            self.shape = "exec"
+        return bool(self.shape)
+
+    def _scan(self) -> None:
+        pending: list[tuple[int, Any]] = []  # lines read before the shape was known
+        for lineno, obj in self._records():
+            if not self.shape:
+                if not self._detect(obj):
+                    pending.append((lineno, obj))
+                    continue
+                for ln, o in pending:
+                    self._take(ln, o)
+                pending = []
+            self._take(lineno, obj)
+        if not self.shape:
+            raise import_error(
+                "neither a `codex exec --json` stream nor a rollout file (no line of a known type)",
+                file=self.file,
+                line=None,
+                kind=None,
+                hint=WRONG_FORMAT_HINT,
+            )
+        self.tools = list(self._tools)
+        if not self.thread_id:
+            self.thread_id = self.path.stem or "codex"
+
+    def _records(self) -> Iterator[tuple[int, Any]]:
+        for lineno, body in self._lines():
+            self.keep.append(0)
+            if not body.strip():
+                self.stats.skip("blank line")
+                continue
+            obj = self._parse(lineno, body, "unparseable")
+            if obj is not BAD:
+                yield lineno, obj
+
+    def _take(self, lineno: int, obj: Any) -> None:
+        kind, problem = self._problem(obj)
+        if problem:
+            self._invalid(lineno, kind, problem)
+            return
+        self.keep[lineno - 1] = 1
+        if self.first_ts is None:
+            self.first_ts = parse_ts_ms(obj.get("timestamp"))
+        if self.shape == "exec":
+            self._take_exec(obj)
+        elif isinstance(obj.get("payload"), dict):
+            self._take_rollout(obj["type"], obj["payload"])
+
+    def _take_exec(self, obj: dict[str, Any]) -> None:
+        t = obj.get("type")
+        if t == "thread.started" and isinstance(obj.get("thread_id"), str):
+            self.thread_id = self.thread_id or obj["thread_id"]
+        elif t in ("item.started", "item.completed"):
+            name = exec_tool_name(exec_item(obj))
+            if name:
+                self._tools.setdefault(name, None)
+
+    def _take_rollout(self, t: str, p: dict[str, Any]) -> None:
+        if t == "session_meta":
+            meta: dict[str, Any] = p["meta"] if isinstance(p.get("meta"), dict) else p
+            if isinstance(meta.get("id"), str) and not self.thread_id:
+                self.thread_id = meta["id"]
+            if isinstance(meta.get("cwd"), str) and self.cwd is None:
+                self.cwd = meta["cwd"]
+        elif t == "turn_context":
+            if isinstance(p.get("model"), str) and not self.model:
+                self.model = p["model"]
+            if isinstance(p.get("cwd"), str) and self.cwd is None:
+                self.cwd = p["cwd"]
+        elif t == "response_item" and p.get("type") in ("function_call", "custom_tool_call"):
+            self._tools.setdefault(p["name"], None)
+        elif t == "response_item" and p.get("type") == "local_shell_call":
+            self._tools.setdefault("local_shell", None)
+
+    # ------------------------------------------------------------------ header
+    @property
+    def agent(self) -> dict[str, Any]:
+        return imported_agent("codex", self.model, self.tools)
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        md: dict[str, Any] = {"source": "codex", "session_id": self.thread_id, "shape": self.shape}
+        if self.cwd is not None:
+            md["cwd"] = self.cwd
+        return md
+
+    @property
+    def start_ref(self) -> Ref:
+        return Ref("session", self.first_ts, 1, "session")
+
+    # ------------------------------------------------------------------ pass 2
+    def items(self) -> Iterator[Turn | Extra]:
+        """Map the kept lines to turns and extension events (:mod:`.exec`, :mod:`.rollout`)."""
+        if self.shape == "exec":
+            return ExecMapper(self.prompt, self.stats).items(self._kept())
+        return RolloutMapper(self.stats).items(self._kept())

@@ -1,0 +1,247 @@
+"""Codex rollout files (``~/.codex/sessions/.../rollout-*.jsonl``) -> turns
+(spec/importers.md section 3).
+
+Lines ``{timestamp, type, payload}``: ``session_meta`` (thread_id from ``id``, ``cwd``),
+``turn_context`` (the model), ``response_item`` and ``event_msg``. Response items:
+``message`` (role ``user``: a real user message starts a turn, but environment context /
+instructions are ``x_codex.context {role, content}``; role ``assistant``: text blocks; roles
+``developer`` and ``system``: ``x_codex.context``), ``reasoning`` (a ``thinking`` block of
+its summary), ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` (``tool_use``;
+arguments parsed as JSON when they hold an object, else ``{"arguments": text}`` /
+``{"input": text}``), ``function_call_output`` / ``custom_tool_call_output`` (the
+``tool_result`` of the call with the same ``call_id``; ``is_error`` when it reports a
+non-zero exit code or ``success: false``), ``web_search_call`` (a ``web_search_call``
+block). Event messages: ``token_count`` gives the usage of the reply before it,
+``turn_aborted`` fails the turn (``interrupted``), ``error`` -> ``x_codex.error``; the others
+repeat response items and are dropped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from typing import Any
+
+from ..common import Extra, Ref, Reply, Result, Stats, Turn, parse_ts_ms
+from .values import blocks_or_text, json_object, text_of
+
+ROLLOUT_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
+CONTEXT_PREFIXES = (
+    "<environment_context>",
+    "<user_instructions>",
+    "# AGENTS.md",
+    "<user_shell_command>",
+    "<INSTRUCTIONS>",
+)
+_CALLS = ("function_call", "custom_tool_call")
+_OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def rollout_problem(obj: dict[str, Any]) -> str | None:
+    """Why a rollout line cannot be imported, or None."""
+    t = obj.get("type")
+    if t not in ("response_item", "event_msg", "session_meta", "turn_context"):
+        return None
+    p = obj.get("payload")
+    if not isinstance(p, dict):
+        return "payload must be an object"
+    if t == "session_meta" and "id" in p and (not isinstance(p["id"], str) or not p["id"]):
+        return "payload.id of session_meta must be a non-empty string"
+    if t != "response_item":
+        return None
+    pt = p.get("type")
+    if pt in (*_CALLS, *_OUTPUTS) and (not isinstance(p.get("call_id"), str) or not p["call_id"]):
+        return f"payload.call_id of a {pt} must be a non-empty string"
+    if pt in _CALLS and (not isinstance(p.get("name"), str) or not p["name"]):
+        return f"payload.name of a {pt} must be a non-empty string"
+    if pt == "message" and not isinstance(p.get("content"), (list, str)):
+        return "payload.content of a message must be a list"
+    return None
+
+
+def message_content(content: Any) -> Any:
+    """Responses-API content items as Anthropic content: one text -> a string."""
+    if isinstance(content, str):
+        return content
+    blocks: list[dict[str, Any]] = []
+    for c in content if isinstance(content, list) else []:
+        if not isinstance(c, dict):
+            continue
+        ct = c.get("type")
+        if ct in ("input_text", "output_text", "text"):
+            blocks.append({"type": "text", "text": text_of(c.get("text"))})
+        elif ct == "input_image":
+            blocks.append(
+                {"type": "image", "source": {"type": "url", "url": text_of(c.get("image_url"))}}
+            )
+        elif isinstance(ct, str) and ct:
+            blocks.append(dict(c))
+    if len(blocks) == 1 and blocks[0]["type"] == "text":
+        return blocks[0]["text"]
+    return blocks
+
+
+def rollout_output(output: Any) -> tuple[Any, bool]:
+    """``(content, is_error)`` of a function call output."""
+    if isinstance(output, dict):
+        ok = output.get("success")
+        return blocks_or_text(output.get("content", output)), ok is False
+    text = text_of(output)
+    obj = json_object(text)
+    is_error = False
+    if obj is not None:
+        md = obj.get("metadata")
+        code = md.get("exit_code") if isinstance(md, dict) else None
+        is_error = (isinstance(code, int) and code != 0) or obj.get("success") is False
+    return text, is_error
+
+
+def call_input(p: dict[str, Any]) -> tuple[dict[str, Any], str]:
+    """``(input, tool name)`` of a function, custom tool or local shell call."""
+    pt = p.get("type")
+    if pt == "function_call":
+        args = p.get("arguments")
+        inp = json_object(args)
+        if inp is None:
+            inp = {"arguments": args if isinstance(args, str) else text_of(args)}
+        return inp, p["name"]
+    if pt == "custom_tool_call":
+        return {"input": text_of(p.get("input"))}, p["name"]
+    action = p.get("action")
+    return (action if isinstance(action, dict) else {}), "local_shell"
+
+
+class RolloutMapper:
+    """Maps the kept lines of a rollout file to turns and extension events."""
+
+    def __init__(self, stats: Stats) -> None:
+        self.stats = stats
+        self.turn: Turn | None = None
+        self.reply: Reply | None = None
+        self.owners: dict[str, Reply] = {}
+
+    def items(self, lines: Iterable[tuple[int, Any]]) -> Iterator[Turn | Extra]:
+        for lineno, obj in lines:
+            t = obj.get("type")
+            p = obj.get("payload")
+            ref = Ref(f"L{lineno}", parse_ts_ms(obj.get("timestamp")), lineno, str(t))
+            if t in ("session_meta", "turn_context"):
+                self.stats.skip(f"{t} line (its fields go to thread_started)")
+            elif not isinstance(p, dict):
+                self.stats.skip(f"unknown line type {t!r}")
+            elif t == "event_msg":
+                yield from self._event(p, ref)
+            elif t != "response_item":
+                self.stats.skip(f"{t} line" if isinstance(t, str) else "line without a type")
+            else:
+                yield from self._response_item(p, ref)
+        if self.turn is not None:
+            yield self.turn
+
+    def _new_turn(self, turn: Turn | None) -> None:
+        self.turn, self.reply, self.owners = turn, None, {}
+
+    def _place(self, extra: Extra) -> Iterator[Extra]:
+        if self.turn is None:
+            yield extra
+        else:
+            self.turn.items.append(extra)
+
+    def _model_block(self, block: dict[str, Any], ref: Ref) -> Reply:
+        if self.turn is None:
+            self.stats.notes.append(
+                f"line {ref.line}: model output with no user message before "
+                "it starts a turn without user input"
+            )
+            self.turn = Turn(None, ref)
+        if self.reply is None:
+            self.reply = Reply([], ref)
+            self.turn.items.append(self.reply)
+        self.reply.blocks.append(block)
+        return self.reply
+
+    def _event(self, p: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
+        pt = p.get("type")
+        turn = self.turn
+        if pt == "token_count":
+            info = p.get("info")
+            last = info.get("last_token_usage") if isinstance(info, dict) else None
+            if turn is not None and turn.replies and isinstance(last, dict):
+                turn.replies[-1].usage = last
+            self.reply = None
+        elif pt == "turn_aborted":
+            if turn is None:
+                self.stats.skip("turn_aborted outside a turn")
+                return
+            reason = p.get("reason")
+            why = f"aborted: {reason}" if isinstance(reason, str) else "aborted"
+            turn.failed = ("interrupted", why, ref)
+            yield turn
+            self._new_turn(None)
+        elif pt in ("error", "stream_error"):
+            data = {"message": text_of(p.get("message"))}
+            yield from self._place(Extra("x_codex.error", data, ref, "error"))
+        else:
+            self.stats.skip(f"event_msg {pt!r}")
+
+    def _response_item(self, p: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
+        pt = p.get("type")
+        if pt == "message":
+            yield from self._message(p, ref)
+        elif pt == "reasoning":
+            summary = p.get("summary")
+            parts = summary if isinstance(summary, list) else []
+            text = "\n\n".join(
+                s["text"] for s in parts if isinstance(s, dict) and isinstance(s.get("text"), str)
+            )
+            self._model_block({"type": "thinking", "thinking": text}, ref)
+        elif pt in (*_CALLS, "local_shell_call"):
+            self._call(p, ref)
+        elif pt in _OUTPUTS:
+            owner = self.owners.get(p["call_id"])
+            self.reply = None
+            if owner is None:
+                self.stats.skip("tool output without its call in the turn")
+                return
+            content, is_error = rollout_output(p.get("output"))
+            owner.results[p["call_id"]] = Result(content, is_error, ref)
+        elif pt == "web_search_call":
+            block = {"type": "web_search_call"}
+            if isinstance(p.get("action"), dict):
+                block["action"] = p["action"]
+            self._model_block(block, ref)
+        else:
+            self.stats.skip(f"response_item {pt!r}")
+
+    def _message(self, p: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
+        role = p.get("role")
+        content = message_content(p.get("content"))
+        if role == "assistant":
+            blocks = content if isinstance(content, list) else [{"type": "text", "text": content}]
+            for b in blocks:
+                self._model_block(b, ref)
+            return
+        text = (
+            content
+            if isinstance(content, str)
+            else "".join(b.get("text", "") for b in content if b.get("type") == "text")
+        )
+        if role != "user" or text.lstrip().startswith(CONTEXT_PREFIXES):
+            data = {"role": text_of(role), "content": content}
+            yield from self._place(Extra("x_codex.context", data, ref, "context"))
+            return
+        if self.turn is not None:
+            yield self.turn
+        self._new_turn(Turn(content, ref))
+
+    def _call(self, p: dict[str, Any], ref: Ref) -> None:
+        pt = p.get("type")
+        call_id = p.get("call_id") or p.get("id")
+        if not isinstance(call_id, str) or not call_id:
+            self.stats.skip(f"{pt} without a call_id")
+            return
+        inp, name = call_input(p)
+        if self.reply is not None and any(b.get("id") == call_id for b in self.reply.tool_uses()):
+            self.stats.skip(f"{pt} repeating a call_id")
+            return
+        r = self._model_block({"type": "tool_use", "id": call_id, "name": name, "input": inp}, ref)
+        self.owners[call_id] = r
