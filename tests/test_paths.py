@@ -237,7 +237,7 @@ def test_sandbox_path_in_a_log_is_log_invalid(tmp_path: Path, path: str) -> None
     ]
     assert ("log_invalid", "/data/path") in codes(validate_case(case))
     r = run_case(case)
-    assert r.verdict == "fail" and r.reasons == ["log_invalid"], r.to_json()
+    assert r.verdict == "error" and r.reasons == ["log_invalid"], r.to_json()
 
 
 TOOL_PATHS = [

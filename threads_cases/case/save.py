@@ -23,6 +23,7 @@ from ..core.errors import CaseError
 from ..core.log import encode_log
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_document
+from ..core.timestamps import check_fork_room
 from ..reference.runtime import ArtifactStore
 from ..reference.sandbox import SandboxProvider
 from .directory import (
@@ -214,6 +215,7 @@ def build_case_files(
     from ..core.matchers import explain, find_all
 
     idx, turn = _split_turn(events, at)
+    check_fork_room(events[idx]["ts"], at)
     end = turn[-1]
     if end["type"] == "turn_failed" and end["data"]["error"].get("code") == "unsafe_value":
         # the runtime stopped the turn on a value a log cannot hold: the recording is

@@ -28,6 +28,7 @@ from .errors import CaseError, Problem
 from .reducer import Reducer
 from .schemas import fast_validator, schema_problems
 from .strictjson import canonical_line, iter_lines, parse, source_name
+from .timestamps import check_ts
 
 Source = str | os.PathLike[str] | IO[bytes]
 
@@ -107,6 +108,7 @@ class LogChecker:
             raise CaseError(
                 "log_invalid", f"schema: {message}{more}", pointer=pointer, hint=_hint_for(raw)
             )
+        check_ts(ev["ts"])  # a real calendar time in years 0001-9999 (thread-log.md 2.4)
         if self._thread_id is None:
             self._thread_id = ev["thread_id"]
         elif ev["thread_id"] != self._thread_id:

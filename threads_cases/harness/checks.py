@@ -4,11 +4,11 @@ recording's accounting (unused replies and stubs, diverged request hashes); and 
 they give.
 
 Each check is a :class:`Check` ``{id, result: pass|fail|warn|skip, detail, code}``. Reason
-codes of checks: ``state_mismatch`` (or the code the implementation refused the log with),
-the stop codes (``model_exhausted``, ``missing_stub``, ``egress_blocked``, ``step_limit``),
-``must_unmatched``, ``expect_unmatched``, ``reply_unused``, ``stub_unused``,
-``request_diverged``. A ``CaseError`` whose code is in :data:`ERROR_CODES` is raised, not
-turned into a check (the case could not be run).
+codes of checks: ``state_mismatch``, the stop codes (``model_exhausted``, ``missing_stub``,
+``egress_blocked``, ``step_limit``), ``must_unmatched``, ``expect_unmatched``,
+``reply_unused``, ``stub_unused``, ``request_diverged``. A refusal of a request (a
+``CaseError``, for example ``log_invalid`` for a log the implementation refuses) is raised,
+not turned into a check: the case could not be run (verdict ``error``).
 """
 
 from __future__ import annotations
@@ -71,12 +71,9 @@ def check_case(
     case: Case, impl: Implementation, *, supply: dict[str, Any] | None = None
 ) -> tuple[list[Check], dict[str, Any] | None]:
     """Run every check of one case on one implementation; returns the checks and the stop
-    (``None`` when the replay ran to its end). When the implementation refuses the case's
-    log, only the failed ``state`` check is returned (there is nothing to replay from)."""
+    (``None`` when the replay ran to its end)."""
     d = get_dialect(impl.dialect)
-    state, refused = state_check(case, impl, d)
-    if refused:
-        return [state], None
+    state = state_check(case, impl, d)
     out = replay(case, impl, d, supply)
     events: list[dict[str, Any]] = out["events"]
     stop: dict[str, Any] | None = out.get("stop")
@@ -91,10 +88,9 @@ def check_case(
     return checks, stop
 
 
-def state_check(case: Case, impl: Implementation, d: Dialect) -> tuple[Check, bool]:
-    """The implementation reduces the case's log to the expected state (spec/replay.md 4.1).
-    Returns the check and whether the implementation refused the log (a failed check with
-    the implementation's code then)."""
+def state_check(case: Case, impl: Implementation, d: Dialect) -> Check:
+    """The implementation reduces the case's log to the expected state (spec/replay.md 6.2).
+    A refusal of the log (for example ``log_invalid``) is raised: the case cannot be run."""
     expected_name = f"expected.{impl.dialect}.json"
     expected = case.read(expected_name)
     misspelled = None
@@ -105,29 +101,24 @@ def state_check(case: Case, impl: Implementation, d: Dialect) -> tuple[Check, bo
             # a key spelled as another dialect spells it: it cannot equal the state
             misspelled = f"{expected_name}: {err.location.pointer}: {err.message}"
     log_path = case.log_path(impl.dialect)
-    try:
-        answer = impl.request({"cmd": "reduce", "path": str(log_path), "dialect": impl.dialect})
-        actual = d.decode_state(answer["state"])
-        if isinstance(actual, dict) and actual.get("last_event_id") != case.meta["at"]:
-            # the fork point must be the last event of the log (case-format.md 3.2)
-            raise CaseError(
-                "case_invalid",
-                f"the fork point {case.meta['at']!r} is not the last "
-                f"event of log.{impl.dialect}.jsonl (it ends at "
-                f"{actual.get('last_event_id')!r})",
-                file=str(log_path),
-            )
-    except CaseError as err:
-        if err.code in ERROR_CODES:
-            raise
-        return Check("state", "fail", str(err), err.code), True
+    answer = impl.request({"cmd": "reduce", "path": str(log_path), "dialect": impl.dialect})
+    actual = d.decode_state(answer["state"])
+    if isinstance(actual, dict) and actual.get("last_event_id") != case.meta["at"]:
+        # the fork point must be the last event of the log (case-format.md 3.2)
+        raise CaseError(
+            "case_invalid",
+            f"the fork point {case.meta['at']!r} is not the last "
+            f"event of log.{impl.dialect}.jsonl (it ends at "
+            f"{actual.get('last_event_id')!r})",
+            file=str(log_path),
+        )
     if misspelled is not None:
-        return Check("state", "fail", misspelled, "state_mismatch"), False
+        return Check("state", "fail", misspelled, "state_mismatch")
     diffs = diff_values(expected, actual)
     if diffs:
         detail = f"{len(diffs)} difference(s) from {expected_name}"
-        return Check("state", "fail", detail, "state_mismatch", tuple(diffs)), False
-    return Check("state", "pass"), False
+        return Check("state", "fail", detail, "state_mismatch", tuple(diffs))
+    return Check("state", "pass")
 
 
 def replay(

@@ -200,9 +200,25 @@ def run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None = No
         result.verdict, result.reasons = verdict_of(checks)
     except CaseError as err:
         could_not_run(result, impl, err)
+    except Exception as exc:  # one bad case never sinks a run (spec/reports.md 5.3)
+        if os.environ.get("THREADS_CASES_DEBUG"):
+            raise
+        could_not_run(result, impl, internal_error(exc))
     finally:
         result.duration_ms = (time.perf_counter() - started) * 1000
     return result
+
+
+def internal_error(exc: BaseException) -> CaseError:
+    """An unexpected exception as ``CaseError("internal_error")`` with a one-line message
+    (its type and first line), for the verdict ``error`` of one case."""
+    text = str(exc).strip().splitlines()
+    first = text[0] if text else ""
+    return CaseError(
+        "internal_error",
+        f"{type(exc).__name__}: {first[:300]}" if first else type(exc).__name__,
+        hint="a bug in threads-cases or the implementation: please report it with this case",
+    )
 
 
 def _check_runnable(path: Path, case: Case, impl: Implementation) -> dict[str, bytes]:

@@ -50,7 +50,8 @@ from ..core.errors import CaseError
 from ..core.log import check_events
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
-from ..reference.runtime import ACTOR, format_ts
+from ..core.timestamps import MAX_MS, format_ts
+from ..reference.runtime import ACTOR
 
 IMPORT_HINT = (
     "fix or remove the line, or pass --skip-invalid to import the rest "
@@ -136,7 +137,8 @@ def parse_ts_ms(value: Any) -> int | None:
         return None
     if isinstance(value, (int, float)):
         v = float(value)
-        return int(v if v > 1e11 else v * 1000) if v >= 0 else None
+        ms = int(v if v > 1e11 else v * 1000) if 0 <= v < 1e16 else -1
+        return ms if 0 <= ms <= MAX_MS else None
     if not isinstance(value, str):
         return None
     m = _TS.match(value.strip())
@@ -152,7 +154,7 @@ def parse_ts_ms(value: Any) -> int | None:
         sign = 1 if tz[0] == "+" else -1
         digits = tz[1:].replace(":", "")
         ms -= sign * (int(digits[:2]) * 60 + int(digits[2:])) * 60_000
-    return ms if ms >= 0 else None
+    return ms if 0 <= ms <= MAX_MS else None  # an event time stays within year 9999
 
 
 @dataclass

@@ -10,16 +10,15 @@ code and a ``stop_key`` and records ``turn_failed`` with that code.
 
 from __future__ import annotations
 
-import calendar
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
 from typing import Any
 
 from ..core.errors import CaseError
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
+from ..core.timestamps import format_ts, parse_ts
 from .agent import AgentSpec, ToolOutput, ToolResult
 from .egress import EgressBlocked, block_egress
 from .model import Model
@@ -29,7 +28,8 @@ from .sandbox import SandboxProvider, check_path, sha256_hex
 
 STEP_LIMIT = 64
 
-__all__ = ["EgressBlocked", "block_egress"]  # re-exported: the guard lives in egress.py
+# re-exported: the guard lives in egress.py, the clock format in core/timestamps.py
+__all__ = ["EgressBlocked", "block_egress", "format_ts", "parse_ts"]
 
 ACTOR = {
     "thread_started": "system",
@@ -48,18 +48,6 @@ ACTOR = {
     "turn_completed": "system",
     "turn_failed": "system",
 }
-
-
-def format_ts(ms: int) -> str:
-    """Milliseconds since the epoch -> ``YYYY-MM-DDTHH:MM:SS.mmmZ``."""
-    dt = datetime.fromtimestamp(ms / 1000, tz=UTC)
-    return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{ms % 1000:03d}Z"
-
-
-def parse_ts(ts: str) -> int:
-    """``YYYY-MM-DDTHH:MM:SS.mmmZ`` -> milliseconds since the epoch."""
-    dt = datetime.strptime(ts, "%Y-%m-%dT%H:%M:%S.%fZ")
-    return calendar.timegm(dt.timetuple()) * 1000 + dt.microsecond // 1000
 
 
 class Clock:

@@ -10,6 +10,7 @@
  * `unsafe_value` (and `io_error` when the disk fails).
  */
 
+import { checkForkRoom } from "../core/timestamps.js";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 
@@ -193,6 +194,7 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
   const { events, name, expect, at, externalEffects, portable, store } = options;
   const implementations = options.implementations ?? DEFAULT_IMPLEMENTATIONS;
   const [idx, turn] = splitTurn(events, at);
+  checkForkRoom(events[idx]!.ts, at);
   const end = turn[turn.length - 1] as Envelope;
   const error = end.data["error"];
   if (end.type === "turn_failed" && isObj(error) && error["code"] === "unsafe_value") {

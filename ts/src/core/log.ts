@@ -14,6 +14,7 @@ import { CANONICAL, resolveDialect, type Dialect, type DialectLike } from "./dia
 import { CaseError } from "./errors.js";
 import { Reducer, type Envelope, type State } from "./reducer.js";
 import { schemaProblems, validator } from "./schemas.js";
+import { checkTs } from "./timestamps.js";
 import { iterLines, parse, sourceName, type JsonObject, type JsonValue, type LineSource } from "./strictjson.js";
 
 const EVENT_SCHEMA = "event.schema.json";
@@ -51,6 +52,7 @@ export class LogChecker {
       throw new CaseError("log_invalid", `schema: ${first.message}${more}`, { pointer: first.pointer });
     }
     const envelope = ev as unknown as Envelope;
+    checkTs(envelope.ts); // a real calendar time in years 0001-9999 (thread-log.md 2.4)
     if (this.threadId === null) {
       this.threadId = envelope.thread_id;
     } else if (envelope.thread_id !== this.threadId) {

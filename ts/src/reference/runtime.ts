@@ -18,6 +18,8 @@ const https = require("node:https") as typeof import("node:https");
 const net = require("node:net") as typeof import("node:net");
 const dgram = require("node:dgram") as typeof import("node:dgram");
 
+import { formatTs, parseTs } from "../core/timestamps.js";
+export { formatTs, parseTs };
 import { canonicalLine } from "../core/canonical.js";
 import { AgentSpec, BadInput, ToolResult, asResult, type SandboxHandler, type ToolContext } from "./agent.js";
 import { CaseError } from "../core/errors.js";
@@ -50,18 +52,6 @@ export const ACTOR: Readonly<Record<string, string>> = {
   turn_completed: "system",
   turn_failed: "system",
 };
-
-/** Milliseconds since the epoch -> `YYYY-MM-DDTHH:MM:SS.mmmZ`. */
-export function formatTs(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-/** `YYYY-MM-DDTHH:MM:SS.mmmZ` -> milliseconds since the epoch. */
-export function parseTs(ts: string): number {
-  const ms = Date.parse(ts);
-  if (Number.isNaN(ms)) throw new CaseError("log_invalid", `bad timestamp ${pyReprString(ts)}`);
-  return ms;
-}
 
 /** The recorded clock: the wall clock (never going backwards), or a deterministic one. */
 export class Clock {

@@ -1,0 +1,133 @@
+"""Event timestamps: the ``ts`` of an envelope (spec/thread-log.md section 2.5).
+
+A ``ts`` is ``YYYY-MM-DDTHH:MM:SS.mmmZ``: RFC 3339 in UTC, a real calendar date of the
+proleptic Gregorian calendar, years 0001 to 9999, hours 00-23, minutes and seconds 00-59 (no
+leap second), exactly three decimals. Times are counted in milliseconds since
+1970-01-01T00:00:00.000Z, from :data:`MIN_MS` to :data:`MAX_MS`.
+
+The arithmetic is done by hand (days from a civil date and back) so the TypeScript
+implementation (``ts/src/core/timestamps.ts``) gives the same answers and messages.
+Refusals are ``CaseError("log_invalid")`` with pointer ``/ts``.
+"""
+
+from __future__ import annotations
+
+import re
+
+from .errors import CaseError
+
+#: 0001-01-01T00:00:00.000Z
+MIN_MS = -62_135_596_800_000
+#: 9999-12-31T23:59:59.999Z
+MAX_MS = 253_402_300_799_999
+_DAY_MS = 86_400_000
+_TS = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3})Z")
+
+
+def _days_in_month(year: int, month: int) -> int:
+    if month == 2:
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        return 29 if leap else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+def _days_from_civil(y: int, m: int, d: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm)."""
+    y -= m <= 2
+    era = y // 400
+    yoe = y - era * 400
+    doy = (153 * (m + (-3 if m > 2 else 9)) + 2) // 5 + d - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def _civil_from_days(z: int) -> tuple[int, int, int]:
+    z += 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    d = doy - (153 * mp + 2) // 5 + 1
+    m = mp + (3 if mp < 10 else -9)
+    return yoe + era * 400 + (m <= 2), m, d
+
+
+def timestamp_problem(ts: str) -> str | None:
+    """Why ``ts`` is not a valid event time, or ``None`` when it is one."""
+    m = _TS.fullmatch(ts)
+    if m is None:
+        return "is not of the form YYYY-MM-DDTHH:MM:SS.mmmZ"
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    if year < 1:
+        return "year 0000 is out of range (0001 to 9999)"
+    if not 1 <= month <= 12:
+        return f"month {m.group(2)} does not exist"
+    if not 1 <= day <= _days_in_month(year, month):
+        return f"{m.group(1)}-{m.group(2)} has no day {m.group(3)}"
+    if hour > 23:
+        return f"hour {m.group(4)} is out of range (00 to 23)"
+    if minute > 59:
+        return f"minute {m.group(5)} is out of range (00 to 59)"
+    if second > 59:
+        return f"second {m.group(6)} is out of range (00 to 59)"
+    return None
+
+
+def check_ts(ts: str) -> int:
+    """The milliseconds of a valid ``ts``. Raises ``CaseError("log_invalid")`` at ``/ts``."""
+    problem = timestamp_problem(ts)
+    if problem is not None:
+        raise CaseError(
+            "log_invalid",
+            f"ts {ts!r} {problem}",
+            pointer="/ts",
+            hint="ts is an RFC 3339 UTC time with a real date, e.g. 2026-11-29T20:05:43.123Z",
+        )
+    return parse_ts(ts)
+
+
+def parse_ts(ts: str) -> int:
+    """``YYYY-MM-DDTHH:MM:SS.mmmZ`` (already checked) -> milliseconds since the epoch."""
+    y, mo, d, h, mi, s, ms = (int(ts[a:b]) for a, b in _FIELDS)
+    return (_days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + s) * 1000 + ms
+
+
+_FIELDS = ((0, 4), (5, 7), (8, 10), (11, 13), (14, 16), (17, 19), (20, 23))
+
+
+def format_ts(ms: int) -> str:
+    """Milliseconds since the epoch -> ``YYYY-MM-DDTHH:MM:SS.mmmZ``.
+    Raises ``CaseError("invalid_request")`` outside :data:`MIN_MS` .. :data:`MAX_MS` (a clock
+    that would leave year 9999)."""
+    if not MIN_MS <= ms <= MAX_MS:
+        raise CaseError(
+            "invalid_request",
+            f"the clock would reach {ms} ms, outside 0001-01-01T00:00:00.000Z .. "
+            "9999-12-31T23:59:59.999Z",
+            hint="event times stay within years 0001 to 9999",
+        )
+    days, rest = divmod(ms, _DAY_MS)
+    y, m, d = _civil_from_days(days)
+    secs, milli = divmod(rest, 1000)
+    return (
+        f"{y:04d}-{m:02d}-{d:02d}T{secs // 3600:02d}:{secs // 60 % 60:02d}:{secs % 60:02d}"
+        f".{milli:03d}Z"
+    )
+
+
+#: A fork point leaves at least this much clock for a replay (one day; a replay uses 1 ms
+#: an event), so a saved case never replays past year 9999 (spec/case-format.md 5.2).
+REPLAY_ROOM_MS = 86_400_000
+
+
+def check_fork_room(ts: str, at: str) -> None:
+    """Refuse a fork point whose ``ts`` is later than ``9999-12-30T23:59:59.999Z``: the replay
+    clock would leave year 9999. Raises ``CaseError("invalid_request")``."""
+    if parse_ts(ts) > MAX_MS - REPLAY_ROOM_MS:
+        raise CaseError(
+            "invalid_request",
+            f"the fork point {at!r} is at {ts}, later than 9999-12-30T23:59:59.999Z: "
+            "a replay's clock would pass year 9999",
+            hint="fork at an event recorded at least a day before the end of year 9999",
+        )
