@@ -29,7 +29,7 @@ import os
 import re
 import secrets
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -214,13 +214,23 @@ def _cleanup_strays(directory: Path, name: str, target: Path) -> None:
         shutil.rmtree(p, ignore_errors=True)
 
 
-def write_case_dir(directory: Path, name: str, files: dict[str, bytes], *, overwrite: bool) -> str:
+def write_case_dir(
+    directory: Path,
+    name: str,
+    files: dict[str, bytes],
+    *,
+    overwrite: bool,
+    verify: Callable[[Path], None] | None = None,
+) -> str:
     """Write a case atomically to ``directory/name`` (spec/case-format.md, section 5).
 
     Returns ``"created"``, ``"unchanged"`` (identical bytes already there) or ``"replaced"``.
     Raises ``CaseError("case_exists")`` when a different case is there and ``overwrite`` is
     false. The case is built beside the target, fsynced, then renamed (or atomically
     exchanged) into place; an interrupted save leaves the old case or the new one.
+    ``verify(path)`` is called on the complete temporary directory before it is moved into
+    place (and on an identical existing case); whatever it raises is raised after the
+    temporary directory is removed, so nothing is written (case-format.md 6.1 step 6).
     """
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / name
@@ -236,6 +246,8 @@ def write_case_dir(directory: Path, name: str, files: dict[str, bytes], *, overw
             except CaseError:
                 existing = {}
             if existing == files:
+                if verify is not None:
+                    verify(target)
                 return "unchanged"
             if not overwrite:
                 raise CaseError(
@@ -257,6 +269,12 @@ def write_case_dir(directory: Path, name: str, files: dict[str, bytes], *, overw
         for d in sorted({(tmp / rel).parent for rel in files}, reverse=True):
             _fsync_dir(d)
         _crash_point()
+        if verify is not None:
+            try:
+                verify(tmp)
+            except BaseException:
+                shutil.rmtree(tmp, ignore_errors=True)
+                raise
         if not target.exists():
             os.rename(tmp, target)
             _fsync_dir(directory)

@@ -5,7 +5,7 @@ and the turn that input started. A refusal never raises: it comes back as
 ``SaveResult(ok=False, error=SaveError(code, message))`` with one of the codes
 ``invalid_request``, ``event_not_found``, ``no_turn_after_fork``, ``turn_incomplete``,
 ``egress_policy_unsupported``, ``case_exists``, ``log_invalid``, ``unsafe_value``,
-``secret_detected``, ``case_too_large``.
+``secret_detected``, ``case_too_large``, ``replay_failed``.
 """
 
 from __future__ import annotations
@@ -38,6 +38,9 @@ from .directory import (
 TERMINAL = ("turn_completed", "turn_failed")
 MAX_CASE_BYTES = 512 * 1024 * 1024
 SECRETS_MODES = ("refuse", "redact", "allow")
+NOT_VERIFIED_WARNING = (
+    "warning: --no-verify: the case was not replayed before it was written; its first run may fail"
+)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,11 @@ class SavedCase:
     portable: bool
     fingerprint: str
     outcome: str = "created"
+    #: False when the save was asked not to replay the case first (``verify=False``)
+    verified: bool = True
+    #: model requests of the turn whose recorded request_sha256 is not the hash of the
+    #: request the reducer builds: ``{"event_id", "index", "recorded", "computed"}``
+    request_mismatches: tuple[dict[str, Any], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -68,6 +76,8 @@ class SaveResult:
     ok: bool
     value: SavedCase | None = None
     error: SaveError | None = None
+    #: lines for the user (drafted matchers, a skipped verification, request mismatches)
+    warnings: tuple[str, ...] = ()
 
     def to_json(self) -> dict[str, Any]:
         if self.ok and self.value is not None:
@@ -77,6 +87,9 @@ class SaveResult:
                 "portable": self.value.portable,
                 "fingerprint": self.value.fingerprint,
                 "outcome": self.value.outcome,
+                "verified": self.value.verified,
+                "request_mismatches": list(self.value.request_mismatches),
+                "warnings": list(self.warnings),
             }
         assert self.error is not None
         return {"ok": False, "code": self.error.code, "message": self.error.message}
@@ -196,6 +209,15 @@ def _artifact_ids(events: Sequence[dict[str, Any]], reads: list[dict[str, Any]])
     return ids
 
 
+def _hash_only_ids(state: dict[str, Any], reads: list[dict[str, Any]]) -> set[str]:
+    """The sandbox files a replay starts with (prefix files and the turn's reads) that the
+    log knows by sha256 only: their bytes go into artifacts/ when known (case-format.md
+    3.7), else the replay holds them as hash-only entries (replay.md 2.3)."""
+    shas = {sha for sha in state["sandbox"]["files"].values() if sha}
+    shas |= {r["sha256"] for r in reads if r["artifact"] is None}
+    return {"sha256:" + sha for sha in shas}
+
+
 def build_case_files(
     *,
     events: Sequence[dict[str, Any]],
@@ -264,6 +286,10 @@ def build_case_files(
                 hint="pass the folder holding the artifacts with --artifacts DIR",
             )
         files[f"artifacts/{aid.removeprefix('sha256:')}"] = data
+    for aid in sorted(_hash_only_ids(state, rec["reads"])):
+        data = store.get(aid)
+        if data is not None:
+            files[f"artifacts/{aid.removeprefix('sha256:')}"] = data
     agent = state["agent"] or {"name": "", "model": "", "system": "", "tools": []}
     meta = {
         "format": CASE_FORMAT,
@@ -319,8 +345,19 @@ def save_case(
     overwrite: bool = False,
     implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
     secrets: str = "refuse",
+    verify: bool = True,
+    sandbox_dir: str | os.PathLike[str] | None = None,
 ) -> SaveResult:
     """Save the turn after ``at`` as ``dir/name`` (spec/case-format.md, section 3).
+
+    ``verify`` (the default) replays the built case on the Python reference implementation
+    before it is moved into place, as ``run`` would, and refuses a case whose first run
+    would not pass with ``replay_failed`` (case-format.md 5.10). ``sandbox_dir`` is a folder
+    holding sandbox files the log knows by sha256 only (``"artifact": null``): their bytes
+    are taken from ``sandbox_dir/<path>``, and a file whose bytes do not match the recorded
+    sha256 is refused with ``invalid_request`` (5.9). Files neither the log nor
+    ``sandbox_dir`` holds are saved hash-only; a replay that reads one stops with
+    ``sandbox_content_missing``.
 
     ``secrets`` decides what happens to values that look like credentials
     (threads_cases.case.secrets): ``"refuse"`` (the default) refuses with ``secret_detected``
@@ -357,6 +394,10 @@ def save_case(
             from .redact import redact_events
 
             events, store = redact_events(events, store)
+        if sandbox_dir is not None:
+            from .sandbox_files import supply_sandbox_bytes
+
+            store = supply_sandbox_bytes(events, at, store, Path(sandbox_dir))
         files, meta = build_case_files(
             events=events,
             name=name,
@@ -376,7 +417,12 @@ def save_case(
             )
         if secrets != "allow":
             _refuse_secrets(files)
-        outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite)
+        from .verify import request_mismatches, verify_case_dir
+
+        check = (lambda p: verify_case_dir(p, implementations)) if verify else None
+        outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite, verify=check)
+        turn_ids = {e["event_id"] for e in _split_turn(events, at)[1]}
+        mismatches = tuple(m for m in request_mismatches(events) if m["event_id"] in turn_ids)
     except CaseError as err:
         code = "invalid_request" if err.code == "dialect_unknown" else err.code
         return SaveResult(False, error=SaveError(code, err.message, err.hint))
@@ -389,6 +435,13 @@ def save_case(
                 "check that --dir is a folder you can write to",
             ),
         )
-    return SaveResult(
-        True, value=SavedCase(Path(dir) / name, meta["portable"], meta["fingerprint"], outcome)
+    warnings = [] if verify else [NOT_VERIFIED_WARNING]
+    warnings += [
+        f"warning: line {m['line']} ({m['event_id']}): the recorded request_sha256 is not the "
+        "hash of the request the reducer builds; the case will drift on request_diverged"
+        for m in mismatches
+    ]
+    saved = SavedCase(
+        Path(dir) / name, meta["portable"], meta["fingerprint"], outcome, verify, mismatches
     )
+    return SaveResult(True, value=saved, warnings=tuple(warnings))

@@ -8,11 +8,10 @@ from typing import Annotated, Any
 
 import typer
 
-from ..case.directory import CaseExpectation
+from ..case.save import SaveError, SaveResult
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.strictjson import parse
-from ..reference.thread import Thread
 from .app import app, fail, print_json
 
 REDACTED_WARNING = (
@@ -25,7 +24,7 @@ RAW_DATA_WARNING = (
 )
 
 
-def _matchers(values: list[str], flag: str) -> list[dict]:  # type: ignore[type-arg]
+def _matchers(values: list[str], flag: str) -> list[dict[str, Any]]:
     out = []
     for i, text in enumerate(values):
         value = parse(text.encode("utf-8"), code="invalid_request", file=f"{flag} #{i + 1}")
@@ -94,80 +93,80 @@ def save(
         bool,
         typer.Option(
             "--draft",
-            help="Use the matchers `threads-cases draft` proposes (plus any --must/--expect).",
+            help="Add the matchers `threads-cases draft` proposes to --must/--expect "
+            "(the default when neither is given).",
+        ),
+    ] = False,
+    no_draft: Annotated[
+        bool,
+        typer.Option(
+            "--no-draft",
+            help="Never draft matchers: without --must/--expect the case checks "
+            "nothing (a warning).",
+        ),
+    ] = False,
+    sandbox: Annotated[
+        Path | None,
+        typer.Option(
+            "--sandbox",
+            help="Folder holding the sandbox files the log knows only by sha256 (their bytes "
+            "must match).",
+        ),
+    ] = None,
+    no_verify: Annotated[
+        bool,
+        typer.Option(
+            "--no-verify",
+            help="Do not replay the case before writing it (keep a case that fails today).",
         ),
     ] = False,
 ) -> None:
     """Save the turn after --at (or turn --turn N) in LOG as a case directory DIR/NAME
     (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript,
-    imported in memory.
+    imported in memory. Without --must/--expect the matchers are drafted from the turn.
+    The case is replayed before it is written (replay_failed when its first run would not
+    pass) unless --no-verify.
 
     Exits 0 when saved, 2 on a refusal (printed as {"code","message"} with --json), 1 when
     the transcript has a malformed line (import_invalid).
     """
+    from ..case.save_log import save_log
+
     try:
-        if (at is None) == (turn is None):
-            raise CaseError("invalid_request", "give exactly one of --at EVENT_ID and --turn N")
-        musts = _matchers(must or [], "--must")
-        expects = _matchers(expect or [], "--expect")
-        if from_format is not None:
-            from ..importers import import_events
-
-            try:
-                source: Any = import_events(from_format, log)
-            except CaseError as err:
-                if err.code in ("import_invalid", "io_error"):
-                    raise fail(err) from None
-                raise
-        else:
-            source = log
-        thread = Thread.open(
-            source, artifacts=artifacts, dialect=CANONICAL if from_format is not None else dialect
-        )
-        if turn is not None or draft:
-            from ..case.turns import draft_matchers, fork_point, list_turns
-
-            events = thread.events
-            if turn is None:
-                n = next((t["index"] for t in list_turns(events) if t["fork_point"] == at), None)
-                if n is None:
-                    raise CaseError("invalid_request", f"no turn's user input follows {at!r}")
-            else:
-                n = turn
-                at = fork_point(events, n)
-            listed = list_turns(events)
-            imported = (
-                bool(events)
-                and events[0]["type"] == "thread_started"
-                and events[0]["data"]["metadata"].get("source") in ("claude-code", "codex")
-            )
-            if imported and n <= len(listed) and listed[n - 1]["status"] == "failed":
-                print(
-                    f"warning: imported turn {n} was interrupted or failed; its replay will "
-                    "stop where the recording ends (model_exhausted)",
-                    file=sys.stderr,
-                )
-            if draft:
-                proposed = draft_matchers(events, n)
-                musts = proposed["must"] + musts
-                expects = proposed["expect"] + expects
-        assert at is not None
-        exp = CaseExpectation(musts, expects)
+        if draft and no_draft:
+            raise CaseError("invalid_request", "--draft and --no-draft exclude each other")
         if redact and allow_secrets:
             raise CaseError("invalid_request", "--redact and --allow-secrets exclude each other")
-        result = thread.save_case(
-            name,
-            expect=exp,
-            at=at,
-            dir=dir,
-            external_effects=external_effects,
-            overwrite=overwrite,
-            secrets="redact" if redact else "allow" if allow_secrets else "refuse",
-        )
+        try:
+            result = save_log(
+                log,
+                name=name,
+                dir=dir,
+                at=at,
+                turn=turn,
+                must=_matchers(must or [], "--must"),
+                expect=_matchers(expect or [], "--expect"),
+                draft=True if draft else False if no_draft else None,
+                from_format=from_format,
+                artifacts=artifacts,
+                sandbox=sandbox,
+                dialect=dialect,
+                external_effects=external_effects,
+                overwrite=overwrite,
+                secrets="redact" if redact else "allow" if allow_secrets else "refuse",
+                verify=not no_verify,
+            )
+        except CaseError as err:
+            if err.code in ("import_invalid", "io_error"):
+                raise fail(err) from None
+            raise
     except CaseError as err:
-        from ..case.save import SaveError, SaveResult
-
         result = SaveResult(False, error=SaveError(err.code, str(err), err.hint))
+    _render(result, as_json=as_json, redact=redact)
+
+
+def _render(result: SaveResult, *, as_json: bool, redact: bool) -> None:
+    """Print a save's outcome (spec/case-format.md 7.4, 7.5); exit 2 on a refusal."""
     if not result.ok:
         assert result.error is not None
         if as_json:
@@ -178,6 +177,8 @@ def save(
                 print(f"  hint: {result.error.hint}", file=sys.stderr)
         raise typer.Exit(2)
     assert result.value is not None
+    for line in result.warnings:
+        print(line, file=sys.stderr)
     print(REDACTED_WARNING if redact else RAW_DATA_WARNING, file=sys.stderr)
     v = result.value
     if as_json:
@@ -187,9 +188,17 @@ def save(
                 "portable": v.portable,
                 "fingerprint": v.fingerprint,
                 "outcome": v.outcome,
+                "verified": v.verified,
+                "request_mismatches": list(v.request_mismatches),
             }
         )
     else:
         typer.echo(f"{v.outcome} {v.path}")
         typer.echo(f"portable: {str(v.portable).lower()}")
         typer.echo(f"fingerprint: {v.fingerprint}")
+        typer.echo(f"verified: {'yes' if v.verified else 'no (--no-verify)'}")
+        for m in v.request_mismatches:
+            typer.echo(
+                f"request mismatch: line {m['line']} ({m['event_id']}): recorded "
+                f"{m['recorded'][:12]}..., built {m['computed'][:12]}..."
+            )

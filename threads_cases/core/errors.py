@@ -35,6 +35,10 @@ REASON_HINTS: dict[str, str] = {
     "secret_detected": "pass --redact to replace them with stable placeholders, or "
     "--allow-secrets to save them knowingly",
     "case_too_large": "save a turn with smaller inputs, or fork later in the thread",
+    "replay_failed": "save with --no-verify (verify=False) to keep a case that fails today "
+    "on purpose",
+    "sandbox_content_missing": "save the case again with --sandbox DIR holding the files as "
+    "they were when the turn ran",
     "case_invalid": "run `threads-cases validate CASE` to see every problem of the case",
     "format_unsupported": "upgrade threads-cases, or re-save the case",
     "driver_unavailable": "run `threads-cases implementations` to see why it cannot start",

@@ -317,11 +317,14 @@ class Thread:
         overwrite: bool = False,
         implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
         secrets: str = "refuse",
+        verify: bool = True,
+        sandbox_dir: str | os.PathLike[str] | None = None,
     ) -> SaveResult:
         """Save the turn after ``at`` as a case directory ``dir/name``.
 
-        See :func:`threads_cases.case.save.save_case`; returns a :class:`SaveResult` and never
-        raises for a refusal.
+        See :func:`threads_cases.case.save.save_case` (``verify`` replays the case before it
+        is written; ``sandbox_dir`` supplies sandbox bytes the log knows by hash only);
+        returns a :class:`SaveResult` and never raises for a refusal.
         """
         return save_case(
             self._events,
@@ -335,6 +338,8 @@ class Thread:
             overwrite=overwrite,
             implementations=implementations,
             secrets=secrets,
+            verify=verify,
+            sandbox_dir=sandbox_dir,
         )
 
     def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:

@@ -22,6 +22,8 @@ export type ReasonCode =
   | "missing_stub"
   | "egress_blocked"
   | "step_limit"
+  | "sandbox_content_missing"
+  | "replay_failed"
   | "protocol_error"
   | "internal_error";
 

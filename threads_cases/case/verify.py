@@ -1,0 +1,93 @@
+"""What ``save`` checks about its own work (spec/case-format.md 5.10 and 5.11).
+
+* :func:`verify_case_dir` replays a freshly built case directory in process on the Python
+  reference implementation exactly as ``run`` would, and refuses it with ``replay_failed``
+  when the verdict would not be ``pass`` (``drifted`` only because of request hashes is
+  accepted), naming the check that failed and the nearest event.
+* :func:`request_mismatches` lists the ``model_requested`` events of a log whose
+  ``request_sha256`` is not the hash of the request the reducer state before them asks for
+  (spec/thread-log.md 3.4): a case saved from them drifts on every run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import CaseError
+from ..core.reducer import Reducer
+
+#: reasons a freshly saved case may drift for and still be written
+TOLERATED = frozenset({"request_diverged", "no_expectations"})
+
+
+def acceptable(verdict: str, reasons: Iterable[str]) -> bool:
+    """True for ``pass``, and for ``drifted`` whose reasons are all in :data:`TOLERATED`."""
+    return verdict == "pass" or (verdict == "drifted" and set(reasons) <= TOLERATED)
+
+
+def _describe_event(ev: dict[str, Any] | None) -> str:
+    if not ev:
+        return ""
+    return f"; nearest event: seq {ev.get('seq')} {ev.get('type')}"
+
+
+def verify_case_dir(path: Path, implementations: Sequence[str]) -> None:
+    """Run the case directory ``path`` on ``threads-py`` in process (with the log of the first
+    of ``implementations`` when ``threads-py`` is not listed).
+
+    Raises ``CaseError("replay_failed")`` naming the first failing check (its id, reason
+    code and detail) and the nearest replayed event when there is one.
+    """
+    from ..harness.runner import run_one
+    from ..protocol.implementations import PythonImplementation
+
+    impl = PythonImplementation()
+    if impl.dialect not in implementations:
+        impl.dialect = implementations[0]
+    result = run_one(path, impl)
+    if acceptable(result.verdict, result.reasons):
+        return
+    bad = [c for c in result.checks if c.result == "fail"] or [
+        c for c in result.checks if c.result == "warn" and c.code not in TOLERATED
+    ]
+    if bad:
+        check = bad[0]
+        what = f"check {check.id} ({check.code or check.result}): {check.detail}"
+        what += _describe_event(check.nearest_event)
+        if check.id == "stop" and result.stop:
+            what += f" (stop key {result.stop.get('stop_key')})"
+    else:
+        what = f"{', '.join(result.reasons)}: {result.message}"
+    raise CaseError(
+        "replay_failed",
+        f"the case would give {result.verdict} on its first run: {what}",
+        hint="save with --no-verify (verify=False) to keep a case that fails today on purpose",
+    )
+
+
+def request_mismatches(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """``[{"line", "event_id", "recorded", "computed"}]`` for each ``model_requested`` event
+    whose ``request_sha256`` differs from the hash of the request built from the state just
+    before it (``line`` is the 1-based line of the event in the log). ``events`` are checked
+    canonical envelopes."""
+    from ..reference.request import build_request, request_sha256
+
+    out: list[dict[str, Any]] = []
+    reducer = Reducer()
+    for i, ev in enumerate(events):
+        if ev["type"] == "model_requested":
+            computed = request_sha256(build_request(reducer.state))
+            recorded = ev["data"]["request_sha256"]
+            if computed != recorded:
+                out.append(
+                    {
+                        "line": i + 1,
+                        "event_id": ev["event_id"],
+                        "recorded": recorded,
+                        "computed": computed,
+                    }
+                )
+        reducer.apply(ev)
+    return out
