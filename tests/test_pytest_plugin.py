@@ -134,3 +134,21 @@ def test_runs_under_xdist(pytester: pytest.Pytester) -> None:
     )
     result.assert_outcomes(passed=2, failed=1)
     assert "model_exhausted" in result.stdout.str()
+
+
+def test_isolated_runs_the_drivers_and_passes_the_same(pytester: pytest.Pytester) -> None:
+    copy_cases(pytester.path)
+    result = pytester.runpytest_subprocess(
+        "--threads-cases",
+        "cases",
+        "--threads-cases-isolated",
+        "--threads-cases-impl",
+        "threads-py",
+        "--threads-cases-impl",
+        "threads-ts",
+        "-p",
+        "no:cacheprovider",
+    )
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) + outcomes.get("skipped", 0) == 6, outcomes
+    assert outcomes.get("passed", 0) >= 3 and result.ret == 0

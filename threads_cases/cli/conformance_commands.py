@@ -110,20 +110,43 @@ def conformance(
 
 @app.command()
 def implementations() -> None:
-    """List every implementation, the version its hello reports, and its dialect."""
+    """List every implementation, the version its hello reports, its dialect, and the
+    isolation `run` gives it by default (netns, guard or none)."""
+    from ..harness.isolation import default_isolation
     from ..harness.registry import available_implementations, open_implementation
+    from ..harness.runner import isolation_of
 
-    table = Table("implementation", "version", "language", "dialect", "status", header_style="bold")
+    mode = default_isolation()
+    table = Table(
+        "implementation",
+        "version",
+        "language",
+        "dialect",
+        "isolation",
+        "status",
+        header_style="bold",
+    )
     for name in available_implementations():
-        impl = open_implementation(name)
+        impl = open_implementation(name, isolation=mode)
+        iso = isolation_of(impl)
         try:
             info = impl.hello()["implementation"]
             table.add_row(
-                name, info["version"], info["language"], info["dialect"], Text("ok", style="green")
+                name,
+                info["version"],
+                info["language"],
+                info["dialect"],
+                iso,
+                Text("ok", style="green"),
             )
         except CaseError as err:
             table.add_row(
-                name, "-", "-", impl.dialect, Text(f"{err.code}: {err.message}", style="yellow")
+                name,
+                "-",
+                "-",
+                impl.dialect,
+                iso,
+                Text(f"{err.code}: {err.message}", style="yellow"),
             )
         finally:
             impl.close()

@@ -38,6 +38,14 @@ TimeoutOpt = Annotated[
 IsolatedOpt = Annotated[
     bool, typer.Option("--isolated", help="Run threads-py as a subprocess driver.")
 ]
+IsolationOpt = Annotated[
+    str | None,
+    typer.Option(
+        "--isolation",
+        help="netns (drivers in an empty network namespace), guard (in-process guard, best "
+        "effort) or none. Default: netns where available, else guard.",
+    ),
+]
 ValidateProtocolOpt = Annotated[
     bool,
     typer.Option("--validate-protocol", help="Check every driver message against schemas/driver/."),
@@ -78,6 +86,29 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
         write_jsonl(lines, keep)
     except OSError as exc:
         print(f"warning: cannot keep the last report in {keep}: {exc}", file=sys.stderr)
+
+
+def choose_isolation(asked: str | None) -> str:
+    """The isolation mode for this run: ``asked``, else netns where available, else guard.
+    Raises ``CaseError("invalid_request")`` for an unknown or impossible mode."""
+    from ..harness.isolation import check_mode, default_isolation
+
+    return check_mode(asked) if asked is not None else default_isolation()
+
+
+def announce_isolation(impls: list[Any]) -> None:
+    """One stderr line saying what each implementation runs under; a warning for ``none``."""
+    from ..harness.runner import isolation_of
+
+    modes = {i.name: isolation_of(i) for i in impls}
+    stderr.print("isolation: " + ", ".join(f"{n} {m}" for n, m in modes.items()))
+    bare = [n for n, m in modes.items() if m == "none"]
+    if bare:
+        stderr.print(
+            f"warning: {', '.join(bare)} run(s) without isolation: a replayed tool can reach "
+            "the network (use --isolation netns, or guard for the built-in implementations)",
+            style="yellow",
+        )
 
 
 def last_failed_pairs() -> set[tuple[str, str]] | None:
@@ -133,6 +164,7 @@ def run(
     ] = None,
     timeout: TimeoutOpt = None,
     isolated: IsolatedOpt = False,
+    isolation: IsolationOpt = None,
     validate_protocol: ValidateProtocolOpt = False,
     show_schema: Annotated[
         bool, typer.Option("--schema", help="Print the JSON report's schema and exit.")
@@ -161,7 +193,9 @@ def run(
             isolated=isolated,
             validate_protocol=validate_protocol,
             required=bool(impl),
+            isolation=choose_isolation(isolation),
         )
+        announce_isolation(impls)
         only = last_failed_pairs() if last_failed else None
         if last_failed and only is None:
             stderr.print("no failures in the last report: running everything")

@@ -22,7 +22,7 @@ from ..core.matchers import diff_values
 from ..core.resources import conformance_dir
 from ..core.strictjson import parse, read_json_file
 from ..protocol.client import Implementation
-from .runner import CaseResult, Check, SuiteResult, could_not_run, discover, run_one
+from .runner import CaseResult, Check, SuiteResult, could_not_run, discover, isolation_of, run_one
 
 AREAS = ("reduce", "match", "canonical", "cases")
 DRIVER_FAULTS = frozenset(
@@ -260,6 +260,7 @@ def run_conformance(
         strict,
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         (time.perf_counter() - t0) * 1000,
+        isolation={i.name: isolation_of(i) for i in implementations},
     )
 
 

@@ -7,6 +7,11 @@ Running saved cases as tests::
     pytest --threads-cases cases --threads-cases-impl threads-py --threads-cases-impl threads-ts
     pytest --threads-cases cases --threads-cases-strict     # drifted fails too
     pytest --threads-cases cases -n 4                       # pytest-xdist
+    pytest --threads-cases cases --threads-cases-isolated   # drivers in a network namespace
+
+By default ``threads-py`` runs in process under its egress guard (best effort, spec/replay.md
+9.1); ``--threads-cases-isolated`` runs every implementation as a driver process inside an
+empty network namespace where one can be made (else under the guard).
 
 Every case directory under the given folders becomes one item per implementation, named
 ``<case name>[<impl>]`` (node id ``<case dir>/case.json::<case name>[<impl>]``). Verdicts:
@@ -66,6 +71,14 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="NAME",
         default=None,
         help="implementation to run each case on (repeatable; default threads-py)",
+    )
+    group.addoption(
+        "--threads-cases-isolated",
+        action="store_true",
+        dest="threads_cases_isolated",
+        default=False,
+        help="run every implementation as a driver process, in an empty network namespace "
+        "where available (default: threads-py in process, under its egress guard)",
     )
     group.addoption(
         "--threads-cases-strict",
@@ -197,13 +210,16 @@ class CaseItem(pytest.Item):
         return self.path.parent
 
     def _implementation(self) -> str | Implementation:
-        if self.impl == "threads-py":
-            return "threads-py"
+        isolated = bool(self.config.getoption("threads_cases_isolated"))
+        if self.impl == "threads-py" and not isolated:
+            return "threads-py"  # in process, under the egress guard
         cache = self.config.stash[_IMPLS]
         if self.impl not in cache:
+            from threads_cases.harness.isolation import default_isolation
             from threads_cases.harness.registry import open_implementation
 
-            cache[self.impl] = open_implementation(self.impl)
+            mode = default_isolation() if isolated else "guard"
+            cache[self.impl] = open_implementation(self.impl, isolated=isolated, isolation=mode)
         impl: Implementation = cache[self.impl]
         return impl
 

@@ -84,7 +84,8 @@ class UnavailableImplementation:
     """Stands in for an implementation that cannot run here; every case is skipped with
     ``driver_unavailable`` and the reason."""
 
-    def __init__(self, name: str, dialect: str, reason: str) -> None:
+    def __init__(self, name: str, dialect: str, reason: str, isolation: str = "none") -> None:
+        self.isolation = isolation
         self.name = name
         self.dialect = dialect
         self.reason = reason
@@ -106,50 +107,60 @@ def open_implementation(
     timeout: float | None = None,
     isolated: bool = False,
     validate_protocol: bool = False,
+    isolation: str = "guard",
 ) -> Implementation:
     """Start implementation ``name`` (lazily: the driver process starts on first request).
 
     ``timeout`` (seconds per request) overrides the implementation's configured timeout;
-    without it the configured one, else 60 s, applies.
+    without it the configured one, else 60 s, applies. ``isolation`` is ``netns``, ``guard``
+    or ``none`` (:mod:`.isolation`; spec/replay.md 9.1): under ``netns`` every driver,
+    ``threads-py`` included, starts inside a new network namespace. The implementation's
+    ``isolation`` attribute says what it actually runs under.
 
-    Raises ``CaseError("invalid_request")`` for an unknown name.
+    Raises ``CaseError("invalid_request")`` for an unknown name or mode.
     """
-    if name == "threads-py":
-        if not isolated:
-            return PythonImplementation()
-        return DriverImplementation(
+    from .isolation import ENV, UnguardedPythonImplementation, check_mode, label, wrap_command
+
+    check_mode(isolation)
+    env = {ENV: isolation}
+
+    def driver(command: list[str], dialect: str, default_timeout: float) -> Implementation:
+        impl = DriverImplementation(
             name,
-            [sys.executable, "-m", "threads_cases.protocol.driver"],
-            dialect="threads-py",
-            timeout=timeout or 60.0,
+            wrap_command(command, isolation),
+            dialect=dialect,
+            timeout=timeout or default_timeout,
             validate_protocol=validate_protocol,
+            env=env,
         )
+        impl.isolation = label(name, isolation)  # type: ignore[attr-defined]
+        return impl
+
+    if name == "threads-py":
+        if isolation == "none" and not isolated:
+            return UnguardedPythonImplementation()
+        if not isolated and isolation == "guard":
+            return PythonImplementation()
+        return driver([sys.executable, "-m", "threads_cases.protocol.driver"], "threads-py", 60.0)
     if name == "threads-ts":
         node = shutil.which("node")
-        driver = ts_driver_path()
+        built = ts_driver_path()
         if node is None:
-            return UnavailableImplementation(name, "threads-ts", "node is not installed")
-        if not driver.is_file():
             return UnavailableImplementation(
-                name, "threads-ts", f"the TypeScript driver is not built ({driver})"
+                name, "threads-ts", "node is not installed", label(name, isolation)
             )
-        return DriverImplementation(
-            name,
-            [node, str(driver)],
-            dialect="threads-ts",
-            timeout=timeout or 60.0,
-            validate_protocol=validate_protocol,
-        )
+        if not built.is_file():
+            return UnavailableImplementation(
+                name,
+                "threads-ts",
+                f"the TypeScript driver is not built ({built})",
+                label(name, isolation),
+            )
+        return driver([node, str(built)], "threads-ts", 60.0)
     user = configured()
     if name in user:
         spec = user[name]
-        return DriverImplementation(
-            name,
-            spec["command"],
-            dialect=spec["dialect"],
-            timeout=timeout or spec["timeout"],
-            validate_protocol=validate_protocol,
-        )
+        return driver(spec["command"], spec["dialect"], spec["timeout"])
     raise CaseError(
         "invalid_request",
         f"unknown implementation {name!r}; known: {', '.join(available_implementations())}",
@@ -163,6 +174,7 @@ def resolve_implementations(
     isolated: bool = False,
     validate_protocol: bool = False,
     required: bool = False,
+    isolation: str = "guard",
 ) -> list[Implementation]:
     """:func:`open_implementation` for each name, refusing unknown names before any start.
 
@@ -178,7 +190,11 @@ def resolve_implementations(
             )
     out = [
         open_implementation(
-            n, timeout=timeout, isolated=isolated, validate_protocol=validate_protocol
+            n,
+            timeout=timeout,
+            isolated=isolated,
+            validate_protocol=validate_protocol,
+            isolation=isolation,
         )
         for n in dict.fromkeys(names)
     ]

@@ -34,13 +34,21 @@ from .runner import CaseResult, SuiteResult
 MARKS = TERMINAL_MARKS
 
 
-def header(implementations: list[str], started_at: str, command: str = "run") -> dict[str, Any]:
+def header(
+    implementations: list[str],
+    started_at: str,
+    command: str = "run",
+    isolation: dict[str, str] | None = None,
+) -> dict[str, Any]:
+    """The header line; ``isolation`` maps each implementation to netns, guard or none."""
+    iso = isolation or {}
     return {
         "kind": "header",
         "tool": "threads-cases",
         "version": __version__,
         "command": command,
         "implementations": implementations,
+        "isolation": {name: iso.get(name, "none") for name in implementations},
         "started_at": started_at,
     }
 
@@ -57,7 +65,7 @@ def footer(suite: SuiteResult) -> dict[str, Any]:
 
 
 def report_lines(suite: SuiteResult, command: str = "run") -> Iterator[dict[str, Any]]:
-    yield header(suite.implementations, suite.started_at, command)
+    yield header(suite.implementations, suite.started_at, command, suite.isolation)
     for r in suite.results:
         yield r.to_json()
     yield footer(suite)

@@ -89,6 +89,8 @@ class SuiteResult:
     duration_ms: float = 0.0
     #: runs never started because --max-fail was reached
     not_started: int = 0
+    #: implementation name -> netns, guard or none (spec/replay.md 9.1)
+    isolation: dict[str, str] = field(default_factory=dict)
 
     @property
     def counts(self) -> dict[str, int]:
@@ -379,7 +381,15 @@ def run_suite(
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         (time.perf_counter() - t0) * 1000,
         not_started=len(results) - len(done),
+        isolation={i.name: isolation_of(i) for i in impls},
     )
+
+
+def isolation_of(impl: Implementation) -> str:
+    """``netns``, ``guard`` or ``none``: what ``impl`` runs under (its ``isolation``
+    attribute; an implementation object without one is ``none``)."""
+    value = getattr(impl, "isolation", "none")
+    return value if value in ("netns", "guard", "none") else "none"
 
 
 def _case_name(path: Path) -> str:

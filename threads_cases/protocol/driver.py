@@ -22,5 +22,18 @@ __all__ = [
     "serve",
 ]
 
+
+def main() -> int:
+    """Serve on stdin/stdout; ``THREADS_CASES_ISOLATION=none`` turns the egress guard off."""
+    import os
+
+    if os.environ.get("THREADS_CASES_ISOLATION") == "none":
+        from ..reference.egress import unguarded
+
+        with unguarded():
+            return serve()
+    return serve()
+
+
 if __name__ == "__main__":
-    sys.exit(serve())
+    sys.exit(main())

@@ -173,6 +173,8 @@ class PythonImplementation:
 
     name = "threads-py"
     dialect = "threads-py"
+    #: what it runs under (spec/replay.md 9.1): its runtime's in-process guard
+    isolation = "guard"
 
     def __init__(self, agent: AgentSpec | None = None) -> None:
         self.agent = agent

@@ -43,7 +43,7 @@ from typing import Any
 
 from ..core.errors import CaseError
 
-__all__ = ["EgressBlocked", "block_egress", "guard_installed"]
+__all__ = ["EgressBlocked", "block_egress", "guard_installed", "unguarded"]
 
 
 class EgressBlocked(CaseError):
@@ -63,6 +63,10 @@ class EgressBlocked(CaseError):
 #: the attempts list of the replay the current context runs on behalf of (None: no replay)
 _REPLAY: contextvars.ContextVar[list[EgressBlocked] | None] = contextvars.ContextVar(
     "threads_cases_replay_egress", default=None
+)
+#: set by :func:`unguarded` (``--isolation none``): replays in this context are not guarded
+_OFF: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "threads_cases_unguarded", default=False
 )
 _LOCK = threading.Lock()
 _DEPTH = 0
@@ -186,11 +190,26 @@ def guard_installed() -> bool:
 
 
 @contextmanager
+def unguarded() -> Iterator[None]:
+    """Replays started in this context (and the contexts it starts) run without the guard:
+    :func:`block_egress` yields a list that stays empty (``--isolation none``)."""
+    token = _OFF.set(True)
+    try:
+        yield
+    finally:
+        _OFF.reset(token)
+
+
+@contextmanager
 def block_egress() -> Iterator[list[EgressBlocked]]:
     """Refuse egress for the current context until the block ends (see the module
     docstring). Yields the list each refused attempt is appended to. Re-entrant and
-    thread-safe: the patches stay while any block, on any thread, is open."""
+    thread-safe: the patches stay while any block, on any thread, is open. Inside
+    :func:`unguarded` nothing is refused."""
     global _DEPTH
+    if _OFF.get():
+        yield []
+        return
     with _LOCK:
         if _DEPTH == 0:
             _install()

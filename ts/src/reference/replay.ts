@@ -211,7 +211,8 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
   const name = c.name;
   const rec = new Recorder([...prefix], reducer, reducer.state.thread_id ?? name, (seq) => `${name}.${seq}`, new Clock(startMs, 1));
   const store = new ArtifactStore();
-  const egress = blockEgress();
+  // THREADS_CASES_ISOLATION=none (`run --isolation none`): no guard (spec/replay.md 9.1)
+  const egress = process.env["THREADS_CASES_ISOLATION"] === "none" ? { attempts: [], restore: () => undefined } : blockEgress();
   let outcome;
   try {
     outcome = runTurn(rec, agent, sandbox, store, model, c.meta["input"] as JsonValue, {

@@ -17,6 +17,8 @@ const http = require("node:http") as typeof import("node:http");
 const https = require("node:https") as typeof import("node:https");
 const net = require("node:net") as typeof import("node:net");
 const dgram = require("node:dgram") as typeof import("node:dgram");
+const dns = require("node:dns") as typeof import("node:dns");
+const childProcess = require("node:child_process") as typeof import("node:child_process");
 
 import { formatTs, parseTs } from "../core/timestamps.js";
 export { formatTs, parseTs };
@@ -139,10 +141,10 @@ export class Recorder {
 // ------------------------------------------------------------------------------ egress
 
 /** A network attempt during a replay: `egress_blocked`, stop_key `egress`. */
-export function egressBlocked(target: string): StopError {
+export function egressBlocked(target: string, what = "network access to"): StopError {
   return new StopError(
     "egress_blocked",
-    `network access to ${target} was blocked during a replay`,
+    `${what} ${target} was blocked during a replay`,
     "egress",
     "a replay never reaches the outside world; record the call as a stub instead",
   );
@@ -170,11 +172,32 @@ let egressDepth = 0;
  */
 export function blockEgress(): { attempts: StopError[]; restore: () => void } {
   const attempts: StopError[] = [];
-  const refuse = (target: string): StopError => {
-    const err = egressBlocked(target);
+  const refuse = (target: string, what?: string): StopError => {
+    const err = egressBlocked(target, what);
     attempts.push(err);
     return err;
   };
+  // name lookups and child processes: refused whatever they ask for
+  const refusedModules: [Record<string, unknown>, string[], string, (args: unknown[]) => string][] = [
+    [dns as unknown as Record<string, unknown>, ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny"], "the name lookup of", (a) => pyRepr((a[0] ?? null) as JsonValue)],
+    [dns.promises as unknown as Record<string, unknown>, ["lookup", "resolve", "resolve4", "resolve6"], "the name lookup of", (a) => pyRepr((a[0] ?? null) as JsonValue)],
+    [
+      childProcess as unknown as Record<string, unknown>,
+      ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"],
+      "the child process",
+      (a) => pyRepr((Array.isArray(a[1]) ? [a[0], ...(a[1] as unknown[])] : [a[0] ?? null]) as JsonValue),
+    ],
+  ];
+  const savedModules: [Record<string, unknown>, string, unknown][] = [];
+  for (const [mod, names, what, target] of refusedModules) {
+    for (const name of names) {
+      if (typeof mod[name] !== "function") continue;
+      savedModules.push([mod, name, mod[name]]);
+      mod[name] = (...args: unknown[]): never => {
+        throw refuse(target(args), what);
+      };
+    }
+  }
   const proto = net.Socket.prototype as unknown as { connect: (...args: unknown[]) => unknown };
   const udp = dgram.Socket.prototype as unknown as { send: (...args: unknown[]) => unknown; connect: (...args: unknown[]) => unknown };
   const saved = {
@@ -239,6 +262,7 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
       mutable(https)["request"] = saved.httpsRequest;
       mutable(https)["get"] = saved.httpsGet;
       globalThis.fetch = saved.fetch;
+      for (const [mod, name, original] of savedModules) mod[name] = original;
       syncBuiltinESMExports();
     },
   };

@@ -1,0 +1,56 @@
+// The TypeScript driver with a sandbox tool `probe` that tries to leave the process, for the
+// egress proof (tests/test_egress_proof.py).
+//
+//     PROBE_PORT=<port> node egress_driver.mjs
+//
+// Serves threads-ts as ts/dist/driver.js does, except that every agent rebuilt from a log
+// gets this `probe` handler. probe({how}) makes one attempt to send the bytes `how` to
+// 127.0.0.1:PROBE_PORT and returns "tried" or what the attempt threw (replays are
+// synchronous, so asynchronous attempts are started and their errors ignored).
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import path from "node:path";
+
+const require = createRequire(import.meta.url);
+const net = require("node:net");
+const dns = require("node:dns");
+const childProcess = require("node:child_process");
+
+const dist = path.resolve(process.env.THREADS_CASES_TS_DIST ?? path.join(import.meta.dirname, "..", "..", "ts", "dist"));
+const { AgentSpec } = await import(pathToFileURL(path.join(dist, "src", "reference", "agent.js")).href);
+const { serve } = await import(pathToFileURL(path.join(dist, "src", "protocol", "driver.js")).href);
+
+const PORT = Number(process.env.PROBE_PORT);
+const HOST = "127.0.0.1";
+const send = (host, payload) => {
+  const s = net.connect(PORT, host);
+  s.on("error", () => {});
+  s.end(payload);
+};
+const CHILD = `const s=require('net').connect(${PORT},'127.0.0.1');s.on('error',()=>process.exit(1));s.end(process.argv[1])`;
+
+const ATTEMPTS = {
+  net: () => send(HOST, "net"),
+  fetch: () => {
+    fetch(`http://${HOST}:${PORT}/fetch`).catch(() => {});
+  },
+  dns: () =>
+    dns.lookup("localhost", { family: 4 }, (err, address) => {
+      if (!err) send(address, "dns");
+    }),
+  child: () => childProcess.spawnSync(process.execPath, ["-e", CHILD, "child"], { timeout: 5000 }),
+  curl: () => childProcess.spawnSync("curl", ["-s", "-m", "3", `http://${HOST}:${PORT}/curl`], { timeout: 5000 }),
+};
+
+function probe(_ctx, input) {
+  try {
+    ATTEMPTS[input.how]();
+  } catch (err) {
+    return `raised ${err?.name}: ${err?.message}`;
+  }
+  return "tried";
+}
+
+const fromJson = AgentSpec.fromJson.bind(AgentSpec);
+AgentSpec.fromJson = (agent, handlers = {}) => fromJson(agent, { ...handlers, probe });
+serve();

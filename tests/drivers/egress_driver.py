@@ -1,0 +1,105 @@
+"""The Python driver with a sandbox tool ``probe`` that tries to leave the process, for the
+egress proof (tests/test_egress_proof.py).
+
+    PROBE_PORT=<port> python egress_driver.py
+
+Serves threads-py as ``python -m threads_cases.protocol.driver`` does, except that every
+agent rebuilt from a log gets this ``probe`` handler. ``probe({"how": H})`` makes one
+attempt to send the bytes ``H`` to 127.0.0.1:PROBE_PORT (TCP, or UDP for ``udp``) and
+returns ``tried`` or what the attempt raised. The listener tells whether it got through.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import threading
+import urllib.request
+from typing import Any
+
+from threads_cases.protocol.driver import main
+from threads_cases.reference import agent as agent_module
+
+PORT = int(os.environ["PROBE_PORT"])
+HOST = "127.0.0.1"
+CHILD = (
+    f"import socket,sys; s=socket.create_connection(('127.0.0.1', {PORT}), timeout=3); "
+    "s.sendall(sys.argv[1].encode()); s.close()"
+)
+
+
+def _tcp(payload: bytes, host: str = HOST) -> None:
+    with socket.socket() as s:
+        s.settimeout(3)
+        s.connect((host, PORT))
+        s.sendall(payload)
+
+
+async def _asyncio() -> None:
+    _reader, writer = await asyncio.wait_for(asyncio.open_connection(HOST, PORT), 3)
+    writer.write(b"asyncio")
+    await writer.drain()
+    writer.close()
+
+
+def _thread() -> None:
+    errors: list[BaseException] = []
+
+    def go() -> None:
+        try:
+            _tcp(b"thread")
+        except BaseException as exc:
+            errors.append(exc)
+
+    t = threading.Thread(target=go)
+    t.start()
+    t.join()
+    if errors:
+        raise errors[0]
+
+
+def _getaddrinfo() -> None:
+    family, kind, proto, _name, addr = socket.getaddrinfo("localhost", PORT, socket.AF_INET)[0]
+    with socket.socket(family, kind, proto) as s:
+        s.settimeout(3)
+        s.connect(addr)
+        s.sendall(b"getaddrinfo")
+
+
+ATTEMPTS: dict[str, Any] = {
+    "socket": lambda: _tcp(b"socket"),
+    "urllib": lambda: urllib.request.urlopen(f"http://{HOST}:{PORT}/urllib", timeout=3).read(),
+    "asyncio": lambda: asyncio.run(_asyncio()),
+    "udp": lambda: socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"udp", (HOST, PORT)),
+    "getaddrinfo": _getaddrinfo,
+    "curl": lambda: subprocess.run(
+        ["curl", "-s", "-m", "3", f"http://{HOST}:{PORT}/curl"], check=True
+    ),
+    "child": lambda: subprocess.run([sys.executable, "-c", CHILD, "child"], check=True),
+    "system": lambda: os.system(f'{sys.executable} -c "{CHILD}" system'),
+    "thread": _thread,
+}
+
+
+def probe(ctx: Any, inp: dict[str, Any]) -> str:
+    try:
+        ATTEMPTS[inp["how"]]()
+    except BaseException as exc:  # swallowed on purpose: the replay must still stop
+        return f"raised {type(exc).__name__}: {exc}"
+    return "tried"
+
+
+_from_json = agent_module.AgentSpec.from_json.__func__  # type: ignore[attr-defined]
+
+
+def _with_probe(cls: Any, agent: dict[str, Any], handlers: Any = None) -> Any:
+    return _from_json(cls, agent, {**(handlers or {}), "probe": probe})
+
+
+agent_module.AgentSpec.from_json = classmethod(_with_probe)  # type: ignore[assignment,method-assign]
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,214 @@
+"""The egress proof (spec/replay.md 9.1): a listener on 127.0.0.1, and cases whose tool
+``probe`` tries to reach it in every way we know of, replayed by both implementations'
+drivers (tests/drivers/egress_driver.py and .mjs) under ``netns`` and under ``guard``.
+
+Under ``netns`` nothing reaches the listener, in either implementation. Under ``guard`` the
+in-process attempts are refused with ``egress_blocked``; the exceptions are listed in
+:data:`GUARD_GAPS` (and in spec/replay.md 9.1): a thread the tool starts itself does not run
+on the replay's behalf, so the Python guard does not see it.
+"""
+
+from __future__ import annotations
+
+import shutil
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import START_MS
+
+from threads_cases.case.directory import CaseExpectation
+from threads_cases.harness.isolation import netns_command, wrap_command
+from threads_cases.harness.registry import ts_driver_path
+from threads_cases.protocol.client import DriverImplementation
+from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
+from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
+from threads_cases.reference.runtime import Clock
+from threads_cases.reference.sandbox import FakeSandbox
+from threads_cases.reference.thread import Thread
+
+DRIVERS = Path(__file__).parent / "drivers"
+HAS_CURL = shutil.which("curl") is not None
+PY_PROBES = ["socket", "urllib", "asyncio", "udp", "getaddrinfo", "child", "system", "thread"]
+PY_PROBES += ["curl"] if HAS_CURL else []
+TS_PROBES = ["net", "fetch", "dns", "child"] + (["curl"] if HAS_CURL else [])
+#: attempts the in-process guard does not refuse (they reach the listener under guard)
+GUARD_GAPS = {"threads-py": {"thread"}, "threads-ts": set()}
+
+
+class Listener:
+    """TCP and UDP on one 127.0.0.1 port; ``got`` holds the first bytes of each arrival."""
+
+    def __init__(self) -> None:
+        self.tcp = socket.socket()
+        self.tcp.bind(("127.0.0.1", 0))
+        self.port = self.tcp.getsockname()[1]
+        self.tcp.listen(64)
+        self.udp = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        self.udp.bind(("127.0.0.1", self.port))
+        self.got: list[bytes] = []
+        self._stop = threading.Event()
+        self._threads = [
+            threading.Thread(target=self._accept, daemon=True),
+            threading.Thread(target=self._datagrams, daemon=True),
+        ]
+        for t in self._threads:
+            t.start()
+
+    def _accept(self) -> None:
+        self.tcp.settimeout(0.2)
+        while not self._stop.is_set():
+            try:
+                conn, _ = self.tcp.accept()
+            except OSError:
+                continue
+            threading.Thread(target=self._read, args=(conn,), daemon=True).start()
+
+    def _read(self, conn: socket.socket) -> None:
+        with conn:
+            conn.settimeout(5)
+            try:
+                self.got.append(conn.recv(256))
+            except OSError:
+                self.got.append(b"")
+
+    def _datagrams(self) -> None:
+        self.udp.settimeout(0.2)
+        while not self._stop.is_set():
+            try:
+                self.got.append(self.udp.recv(256))
+            except OSError:
+                continue
+
+    def reached(self, how: str) -> bool:
+        return any(how.encode() in g for g in self.got)
+
+    def close(self) -> None:
+        self._stop.set()
+        for t in self._threads:
+            t.join()
+        self.tcp.close()
+        self.udp.close()
+
+
+@pytest.fixture(scope="module")
+def listener() -> Iterator[Listener]:
+    out = Listener()
+    yield out
+    out.close()
+
+
+@pytest.fixture(scope="module")
+def probe_cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One saved case per probe: the model calls ``probe({"how": <name>})`` then ends."""
+    root = tmp_path_factory.mktemp("egress") / "cases"
+    tool = ToolSpec(
+        "probe",
+        "Try to reach the network.",
+        {"type": "object", "properties": {"how": {"type": "string"}}, "required": ["how"]},
+        "sandbox",
+        "read",
+        lambda ctx, inp: "tried",
+    )
+    agent = AgentSpec("egress-agent", "model-e", "Probe.", (*BUILTIN_TOOLS.values(), tool))
+    for how in sorted(set(PY_PROBES) | set(TS_PROBES)):
+        t = Thread.create(
+            agent=agent, sandbox=FakeSandbox({}), thread_id=f"t-{how}", clock=Clock(START_MS, 3)
+        )
+        t.run_turn("warm up", ScriptedModel([text_reply("ok")]))
+        at = t.events[-1]["event_id"]
+        out = t.run_turn(
+            f"probe {how}",
+            ScriptedModel([tool_reply(("tu_1", "probe", {"how": how})), text_reply("done")]),
+        )
+        assert out.status == "completed"
+        expect = CaseExpectation(must=[{"type": "turn_completed"}], expect=[])
+        saved = t.save_case(how, at=at, expect=expect, dir=root)
+        assert saved.ok, saved.error
+    return root
+
+
+def _driver(name: str, mode: str, port: int) -> DriverImplementation:
+    if name == "threads-py":
+        command, dialect = [sys.executable, str(DRIVERS / "egress_driver.py")], "threads-py"
+    else:
+        node = shutil.which("node")
+        if node is None or not ts_driver_path().is_file():
+            pytest.skip("the TypeScript driver is not built")
+        command, dialect = [node, str(DRIVERS / "egress_driver.mjs")], "threads-ts"
+    return DriverImplementation(
+        name,
+        wrap_command(command, mode),
+        dialect=dialect,
+        timeout=60,
+        env={"PROBE_PORT": str(port), "THREADS_CASES_ISOLATION": mode},
+    )
+
+
+def _replay_all(name: str, mode: str, listener: Listener, cases: Path) -> dict[str, dict[str, Any]]:
+    """Replay every probe case of ``name`` under ``mode``; ``how -> {stop, result}``."""
+    impl = _driver(name, mode, listener.port)
+    out: dict[str, dict[str, Any]] = {}
+    try:
+        for how in PY_PROBES if name == "threads-py" else TS_PROBES:
+            answer = impl.request({"cmd": "replay", "case": {"path": str(cases / how)}})
+            results = [e["data"]["content"] for e in answer["events"] if e["type"] == "tool_result"]
+            out[how] = {"stop": answer["stop"], "result": results[0] if results else None}
+        # attempts node started asynchronously get their chance while the driver lives
+        time.sleep(1.5)
+    finally:
+        impl.close()
+    return out
+
+
+@pytest.mark.parametrize("name", ["threads-py", "threads-ts"])
+def test_under_none_every_probe_reaches_the_listener(
+    name: str, listener: Listener, probe_cases: Path
+) -> None:
+    """The control: the probes do work, so the refusals above are the isolation's doing."""
+    listener.got.clear()
+    outcome = _replay_all(name, "none", listener, probe_cases)
+    missed = [how for how in outcome if not listener.reached(how)]
+    assert missed == [], (missed, outcome, listener.got)
+    assert all(o["stop"] is None for o in outcome.values()), outcome
+
+
+@pytest.mark.skipif(netns_command() is None, reason="no tool can create a network namespace")
+@pytest.mark.parametrize("name", ["threads-py", "threads-ts"])
+def test_under_netns_nothing_reaches_the_listener(
+    name: str, listener: Listener, probe_cases: Path
+) -> None:
+    listener.got.clear()
+    outcome = _replay_all(name, "netns", listener, probe_cases)
+    reached = [how for how in outcome if listener.reached(how)]
+    assert reached == [], (reached, outcome)
+    for how, o in outcome.items():
+        if how in GUARD_GAPS[name]:
+            # the guard does not see it; the kernel refuses it (no stop, the tool saw an error)
+            assert o["stop"] is None and "raised" in str(o["result"]), (how, o)
+        else:
+            assert o["stop"] is not None and o["stop"]["code"] == "egress_blocked", (how, o)
+
+
+@pytest.mark.parametrize("name", ["threads-py", "threads-ts"])
+def test_under_guard_in_process_attempts_are_refused_and_the_gaps_are_known(
+    name: str, listener: Listener, probe_cases: Path
+) -> None:
+    listener.got.clear()
+    outcome = _replay_all(name, "guard", listener, probe_cases)
+    for how, o in outcome.items():
+        if how in GUARD_GAPS[name]:
+            assert o["stop"] is None and listener.reached(how), (how, o, listener.got)
+            continue
+        assert not listener.reached(how), (how, listener.got)
+        stop = o["stop"]
+        assert stop is not None and stop["code"] == "egress_blocked", (how, o)
+        assert stop["stop_key"] == "egress"
+        assert "was blocked during a replay" in stop["message"]
+        # the target is named: the port, the host looked up, or the child's argv
+        assert any(t in stop["message"] for t in (str(listener.port), "localhost", "[")), stop

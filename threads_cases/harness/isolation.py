@@ -1,0 +1,131 @@
+"""Which isolation an implementation runs under (spec/replay.md 9.1).
+
+Three modes, chosen with ``run --isolation``:
+
+``netns``
+    Every implementation runs as a driver process inside a new, empty network namespace
+    (Linux; ``unshare --net`` from util-linux, or bubblewrap's ``bwrap --unshare-net``): no
+    socket, name lookup or child process of a replay can reach anything, whatever a tool
+    does. ``threads-py`` runs as a subprocess driver in this mode. The runtimes' in-process
+    guards stay on inside, so an attempt they see still gives ``egress_blocked``.
+``guard``
+    No namespace. ``threads-py`` and ``threads-ts`` rely on their runtimes' in-process guards
+    (best effort: :mod:`threads_cases.reference.egress`); a user's driver, which has no guard
+    this tool knows of, runs under ``none``.
+``none``
+    No namespace and no guard (``THREADS_CASES_ISOLATION=none`` for drivers): a replay's
+    tools can reach the network. ``run`` warns on every run.
+
+:func:`default_isolation` is ``netns`` where :func:`netns_command` finds a tool that works
+here, else ``guard``.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+from collections.abc import Sequence
+from typing import Any
+
+from ..core.errors import CaseError
+from ..protocol.server import PythonImplementation
+from ..reference.egress import unguarded
+
+MODES = ("netns", "guard", "none")
+#: environment variable a driver reads: ``none`` turns its in-process guard off
+ENV = "THREADS_CASES_ISOLATION"
+INSTALL_HINT = (
+    "install util-linux (Debian/Ubuntu: apt-get install util-linux; it provides unshare) or "
+    "bubblewrap (apt-get install bubblewrap); unprivileged users also need user namespaces "
+    "(sysctl kernel.unprivileged_userns_clone=1), or pass --isolation guard"
+)
+
+
+def _candidates() -> list[list[str]]:
+    out: list[list[str]] = []
+    unshare = shutil.which("unshare")
+    if unshare is not None:
+        if hasattr(os, "geteuid") and os.geteuid() == 0:
+            out.append([unshare, "--net", "--"])
+        out.append([unshare, "--user", "--map-root-user", "--net", "--"])
+    bwrap = shutil.which("bwrap")
+    if bwrap is not None:
+        out.append([bwrap, "--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--"])
+    return out
+
+
+@functools.cache
+def netns_command() -> tuple[str, ...] | None:
+    """The argv prefix that runs a command in a new, empty network namespace, or None when
+    no tool works here (each candidate is tried once, with ``true``; the answer is cached)."""
+    for prefix in _candidates():
+        try:
+            done = subprocess.run(
+                [*prefix, "true"],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                timeout=10,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired):
+            continue
+        if done.returncode == 0:
+            return tuple(prefix)
+    return None
+
+
+def default_isolation() -> str:
+    """``netns`` when :func:`netns_command` works here, else ``guard``."""
+    return "netns" if netns_command() is not None else "guard"
+
+
+def check_mode(mode: str) -> str:
+    """``mode`` itself when it is one of :data:`MODES` and possible here.
+
+    Raises ``CaseError("invalid_request")`` for an unknown mode, and for ``netns`` where no
+    tool can make a namespace (with how to install one)."""
+    if mode not in MODES:
+        raise CaseError("invalid_request", f"--isolation must be one of {', '.join(MODES)}")
+    if mode == "netns" and netns_command() is None:
+        raise CaseError(
+            "invalid_request",
+            "--isolation netns: no tool can create a network namespace here",
+            hint=INSTALL_HINT,
+        )
+    return mode
+
+
+def wrap_command(command: Sequence[str], mode: str) -> list[str]:
+    """``command`` as it is started under ``mode`` (prefixed with the namespace tool for
+    ``netns``)."""
+    if mode != "netns":
+        return list(command)
+    prefix = netns_command()
+    if prefix is None:
+        raise CaseError("invalid_request", "no tool can create a network namespace here")
+    return [*prefix, *command]
+
+
+def has_guard(name: str) -> bool:
+    """Whether implementation ``name``'s runtime has an in-process egress guard."""
+    return name in ("threads-py", "threads-ts")
+
+
+def label(name: str, mode: str) -> str:
+    """What implementation ``name`` actually runs under when ``mode`` is asked for."""
+    if mode == "guard" and not has_guard(name):
+        return "none"
+    return mode
+
+
+class UnguardedPythonImplementation(PythonImplementation):
+    """``threads-py`` in process with its egress guard off (``--isolation none``)."""
+
+    isolation = "none"
+
+    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+        with unguarded():
+            return super().request(message)
