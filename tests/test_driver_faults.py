@@ -111,3 +111,81 @@ def test_a_driver_exiting_with_status_0_mid_request_is_a_crash(tmp_path: Path) -
     got = _suite(tmp_path, "exit0")
     assert got[0]["verdict"] == "error" and got[0]["reasons"] == ["driver_crashed"]
     assert [r["verdict"] for r in got[1:]] == ["pass", "pass"]
+
+
+# ----------------------------------------------------- issue 19.3: one bad driver, one case
+
+
+@pytest.mark.parametrize("mode", ["missing-field", "wrong-type"])
+def test_an_ok_answer_missing_or_mistyping_a_field_is_protocol_error_for_that_case(
+    tmp_path: Path, mode: str
+) -> None:
+    got = _suite(tmp_path, mode)
+    assert [r["verdict"] for r in got] == ["error", "pass", "pass"], got
+    assert got[0]["reasons"] == ["protocol_error"]
+    assert "/events" in str(got[0]["message"]) or "/stop" in str(got[0]["message"])
+
+
+def test_a_driver_closing_stdout_while_running_is_driver_crashed_and_restarted(
+    tmp_path: Path,
+) -> None:
+    got = _suite(tmp_path, "close-stdout")
+    assert [r["verdict"] for r in got] == ["error", "pass", "pass"], got
+    assert got[0]["reasons"] == ["driver_crashed"]
+    assert "closed its stdout" in str(got[0]["message"])
+
+
+def test_an_unknown_error_code_is_protocol_error_quoting_the_driver(tmp_path: Path) -> None:
+    got = _suite(tmp_path, "unknown-code")
+    assert [r["verdict"] for r in got] == ["error", "pass", "pass"], got
+    assert got[0]["reasons"] == ["protocol_error"]
+    assert "kaboom" in str(got[0]["message"]) and "the driver's own words" in str(got[0]["message"])
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1][0]
+    except (OSError, IndexError):
+        return False
+    return state != "Z"  # a zombie nobody reaped is dead too
+
+
+@pytest.mark.skipif(not Path("/proc/self/stat").exists(), reason="needs /proc")
+def test_a_timeout_kills_the_drivers_whole_process_group(tmp_path: Path) -> None:
+    got = _suite(tmp_path, "orphan", 3)
+    assert got[0]["reasons"] == ["driver_timeout"]
+    pids = [int(p) for p in (tmp_path / ".faulty-orphans").read_text().split()]
+    assert pids
+    assert [p for p in pids if _alive(p)] == []
+
+
+def test_a_stderr_flood_keeps_only_a_bounded_tail(tmp_path: Path) -> None:
+    from threads_cases.protocol.client import STDERR_TAIL_BYTES, DriverImplementation
+
+    shutil.copytree(CASES / "reads-notes", tmp_path / "reads-notes")
+    impl = DriverImplementation(
+        "faulty",
+        [sys.executable, str(DRIVER), "stderr-flood"],
+        dialect="threads-py",
+        cwd=str(tmp_path),
+    )
+    try:
+        answer = impl.request({"cmd": "replay", "case": {"path": str(tmp_path / "reads-notes")}})
+        assert answer["stop"] is None
+        for _ in range(100):  # the stderr pump catches up
+            if impl.stderr_tail().endswith("END-OF-FLOOD"):
+                break
+            subprocess.run(["sleep", "0.1"], check=True)
+        assert impl.stderr_tail().endswith("END-OF-FLOOD")
+        assert len(impl._stderr) <= STDERR_TAIL_BYTES
+    finally:
+        impl.close()
+
+
+def test_the_known_codes_are_the_reason_codes_of_the_spec() -> None:
+    import re
+
+    from threads_cases.protocol.answers import KNOWN_CODES
+
+    table = (ROOT / "spec" / "reason-codes.md").read_text("utf-8")
+    assert set(re.findall(r"^\| `([a-z_]+)`", table, re.M)) == KNOWN_CODES

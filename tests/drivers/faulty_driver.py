@@ -11,11 +11,19 @@ Serves the real Python implementation (threads_cases.protocol.server.serve seman
   wrong-id      answers every replay request with another id
   huge-line     answers the 1st replay request with a 100 MB line
   exit0         exits with status 0 on the 1st replay request, answering nothing
+  missing-field answers the 1st replay request ok, without "events"
+  wrong-type    answers the 1st replay request ok, with "events": "none" and a stop of 3
+  close-stdout  closes its stdout on the 1st replay request and keeps running
+  stderr-flood  writes 64 MiB to stderr without a newline on the 1st replay, then answers
+  orphan        starts `sh -c "sleep 1000; true"` (its pid in ./.faulty-orphans) and hangs
+                on the 1st replay request
+  unknown-code  answers the 1st replay request with the error code "kaboom"
 """
 
 from __future__ import annotations
 
 import os
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -26,6 +34,11 @@ from threads_cases.core.errors import CaseError
 from threads_cases.protocol.server import handle_request
 
 MODE = sys.argv[1]
+ODD_ANSWERS = {
+    "missing-field": {"ok": True, "stop": None, "requests": []},
+    "wrong-type": {"ok": True, "events": "none", "stop": 3},
+    "unknown-code": {"ok": False, "error": {"code": "kaboom", "message": "the driver's own words"}},
+}
 
 
 def main() -> None:
@@ -61,6 +74,25 @@ def main() -> None:
                 continue
             if MODE == "exit0" and replays == 1:
                 os._exit(0)
+            if replays == 1 and MODE in ODD_ANSWERS:
+                out.write(orjson.dumps({"id": msg.get("id"), **ODD_ANSWERS[MODE]}) + b"\n")
+                out.flush()
+                continue
+            if MODE == "close-stdout" and replays == 1:
+                sys.stdout.flush()
+                os.close(1)
+                time.sleep(3600)
+            if MODE == "stderr-flood" and replays == 1:
+                chunk = b"e" * (1024 * 1024)
+                for _ in range(64):
+                    sys.stderr.buffer.write(chunk)
+                sys.stderr.buffer.write(b"END-OF-FLOOD")
+                sys.stderr.flush()
+            if MODE == "orphan" and replays == 1:
+                child = subprocess.Popen(["sh", "-c", "sleep 1000; true"])
+                with open(".faulty-orphans", "a") as fh:
+                    fh.write(f"{child.pid}\n")
+                time.sleep(3600)
         rid = msg.get("id")
         if MODE == "wrong-id" and msg.get("cmd") == "replay":
             rid = (rid or 0) + 100

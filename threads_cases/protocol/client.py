@@ -10,20 +10,26 @@ for the whole run, and turns every way a driver can go wrong into a reason code:
 
 * ``driver_crashed``: the process exited (at start or mid-run); the stderr tail is shown;
 * ``driver_timeout``: no answer within the timeout; the process is killed;
+* ``driver_crashed`` too: the driver closed its stdout while still running;
 * ``protocol_error``: a line that is not a protocol answer (garbage, a wrong id, a line over
-  the size limit, a message that breaks its schema under ``validate_protocol``);
+  the size limit, an ``ok`` answer missing a field the harness reads or holding it with the
+  wrong type (:mod:`.answers`), an ``error`` answer whose code is not a reason code, a
+  message that breaks its schema under ``validate_protocol``);
 * ``driver_unavailable``: the command cannot be started, or it was restarted
   :data:`MAX_RESTARTS` times already.
 
 After a crash, a timeout or a protocol error the process is killed and restarted before the
-next request, so the suite goes on.
+next request, so the suite goes on. A driver starts in its own process group (its own
+session), and killing it kills the group, so no child it started outlives it. Only the last
+:data:`STDERR_TAIL_BYTES` bytes of its stderr are kept.
 """
 
 from __future__ import annotations
 
-import collections
+import contextlib
 import os
 import queue
+import signal
 import subprocess
 import threading
 from typing import IO, Any, Protocol
@@ -32,11 +38,15 @@ import orjson
 
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_line
+from .answers import check_ok, error_of
 
 PROTOCOL = 1
 MAX_RESTARTS = 3
 MAX_LINE = 64 * 1024 * 1024
-STDERR_TAIL = 40
+#: lines of the stderr tail shown in an error message
+STDERR_TAIL = 15
+#: bytes of a driver's stderr kept for error messages (a driver may write without newlines)
+STDERR_TAIL_BYTES = 16 * 1024
 
 
 class Implementation(Protocol):
@@ -88,7 +98,8 @@ class DriverImplementation:
         self.restarts = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
-        self._stderr: collections.deque[str] = collections.deque(maxlen=STDERR_TAIL)
+        self._stderr = bytearray()
+        self._stderr_lock = threading.Lock()
         self._next_id = 1
         self._lock = threading.Lock()
         self._hello: dict[str, Any] | None = None
@@ -104,6 +115,7 @@ class DriverImplementation:
                 stderr=subprocess.PIPE,
                 cwd=self.cwd,
                 env={**os.environ, **(self.env or {})},
+                start_new_session=True,  # its own process group: killed as a whole
             )
         except OSError as exc:
             self._dead = True
@@ -140,13 +152,20 @@ class DriverImplementation:
             q.put(line)
 
     def _pump_err(self, fh: IO[bytes]) -> None:
-        for raw in iter(fh.readline, b""):
-            self._stderr.append(raw.decode("utf-8", "replace").rstrip("\n"))
+        # chunks, not lines: a driver writing without newlines must not grow the runner
+        read = getattr(fh, "read1", fh.read)  # a buffered pipe: whatever is there, up to 4 KiB
+        for chunk in iter(lambda: read(4096), b""):
+            with self._stderr_lock:
+                self._stderr += chunk
+                if len(self._stderr) > STDERR_TAIL_BYTES:
+                    del self._stderr[: len(self._stderr) - STDERR_TAIL_BYTES]
 
     def _kill(self) -> None:
         proc, self._proc = self._proc, None
         if proc is None:
             return
+        with contextlib.suppress(OSError):
+            os.killpg(proc.pid, signal.SIGKILL)  # the driver and every child it started
         try:
             proc.kill()
             proc.wait(timeout=5)
@@ -154,7 +173,11 @@ class DriverImplementation:
             pass
 
     def stderr_tail(self) -> str:
-        return "\n".join(list(self._stderr)[-15:])
+        """The last lines of the driver's stderr (at most :data:`STDERR_TAIL` lines of the last
+        :data:`STDERR_TAIL_BYTES` bytes)."""
+        with self._stderr_lock:
+            text = bytes(self._stderr).decode("utf-8", "replace")
+        return "\n".join(text.rstrip("\n").split("\n")[-STDERR_TAIL:]) if text.strip() else ""
 
     def _fail(self, code: str, message: str) -> CaseError:
         self._kill()
@@ -187,7 +210,13 @@ class DriverImplementation:
                 f"{self.name} did not answer {body['cmd']!r} within {self.timeout:g}s",
             ) from None
         if line is None:
-            code = self._proc.wait(timeout=5) if self._proc else None
+            try:
+                code = self._proc.wait(timeout=2) if self._proc else None
+            except subprocess.TimeoutExpired:
+                raise self._fail(
+                    "driver_crashed",
+                    f"{self.name} closed its stdout during {body['cmd']!r} but kept running",
+                ) from None
             raise self._fail(
                 "driver_crashed", f"{self.name} exited (status {code}) during {body['cmd']!r}"
             )
@@ -208,13 +237,14 @@ class DriverImplementation:
                 _schema_check(answer, "answer", body["cmd"])
             except CaseError as err:
                 raise self._fail("protocol_error", err.message) from None
-        if not answer["ok"]:
-            failure = answer.get("error") or {}
-            raise CaseError(
-                str(failure.get("code", "internal_error")),
-                f"{self.name}: {failure.get('message', '')}",
-            )
-        return {k: v for k, v in answer.items() if k not in ("id", "ok")}
+        if answer["ok"] is not True:
+            raise error_of(self.name, answer)
+        out = {k: v for k, v in answer.items() if k not in ("id", "ok")}
+        try:
+            check_ok(str(body["cmd"]), out)
+        except CaseError as err:
+            raise self._fail("protocol_error", f"{self.name}: {err.message}") from None
+        return out
 
     def hello(self) -> dict[str, Any]:
         """The driver's ``hello`` answer (starts the process if needed)."""
