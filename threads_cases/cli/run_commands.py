@@ -182,17 +182,24 @@ def run(
         raise refuse(
             CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty"
         )
-    from ..harness.registry import available_implementations, resolve_implementations
+    from ..harness.registry import (
+        available_implementations,
+        configured,
+        resolve_implementations,
+        strict_setting,
+    )
 
     try:
         supplied = load_supply(supply)
+        strict = strict or strict_setting()
         names = impl or available_implementations()
         impls = resolve_implementations(
             names,
             timeout=timeout,
             isolated=isolated,
             validate_protocol=validate_protocol,
-            required=bool(impl),
+            # named: with --impl, or configured in pyproject.toml
+            required=True if impl else set(configured()),
             isolation=choose_isolation(isolation),
         )
         announce_isolation(impls)

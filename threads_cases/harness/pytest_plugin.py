@@ -179,10 +179,15 @@ class CaseFailure(Exception):
 
 
 def failure_text(result: CaseResult, width: int = 120) -> str:
-    """The CLI's failure panel as plain text, then the reasons line."""
+    """The CLI's failure panel as plain text, then the reasons line; for an implementation
+    that cannot start, the one line saying why and how to build or install it."""
     from rich.console import Console
 
     from threads_cases.harness.report import render_failure
+
+    if result.verdict == "error" and result.reasons == ["driver_unavailable"]:
+        reason = " ".join(line.strip() for line in result.message.splitlines())
+        return f"threads-cases: {result.implementation} could not start: {reason}"
 
     buf = io.StringIO()
     Console(
@@ -219,7 +224,10 @@ class CaseItem(pytest.Item):
             from threads_cases.harness.registry import open_implementation
 
             mode = default_isolation() if isolated else "guard"
-            cache[self.impl] = open_implementation(self.impl, isolated=isolated, isolation=mode)
+            # named in the plugin's options: one that cannot start errors, never skips
+            cache[self.impl] = open_implementation(
+                self.impl, isolated=isolated, isolation=mode, required=True
+            )
         impl: Implementation = cache[self.impl]
         return impl
 
@@ -227,7 +235,7 @@ class CaseItem(pytest.Item):
         from threads_cases.harness.report import describe
         from threads_cases.harness.runner import run_case
 
-        strict = bool(self.config.getoption("threads_cases_strict"))
+        strict = bool(self.config.getoption("threads_cases_strict")) or _strict_setting()
         result = run_case(self.case_path, self._implementation())
         self.result = result
         self.user_properties.append(("threads_cases_verdict", result.verdict))
@@ -249,6 +257,18 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"threads-case {self.name}"
+
+
+def _strict_setting() -> bool:
+    """``strict = true`` under ``[tool.threads-cases]`` (a malformed value is not strict here:
+    ``threads-cases run`` reports it)."""
+    from threads_cases.core.errors import CaseError
+    from threads_cases.harness.registry import strict_setting
+
+    try:
+        return strict_setting()
+    except CaseError:
+        return False
 
 
 @pytest.fixture

@@ -16,6 +16,7 @@ from __future__ import annotations
 import shutil
 import sys
 import tomllib
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
@@ -39,15 +40,8 @@ def configured(start: Path | None = None) -> dict[str, dict[str, Any]]:
 
     Raises ``CaseError("invalid_request")`` for a malformed table.
     """
-    base = start or Path.cwd()
-    table: dict[str, Any] = {}
-    src = base / "threads-cases.toml"
-    if src.is_file():
-        table = _load(src).get("implementations", {})
-    else:
-        src = base / "pyproject.toml"
-        if src.is_file():
-            table = _load(src).get("tool", {}).get("threads-cases", {}).get("implementations", {})
+    src, settings = _settings_table(start)
+    table = settings.get("implementations", {})
     out = {}
     for name, spec in table.items():
         cmd = spec.get("command") if isinstance(spec, dict) else None
@@ -68,6 +62,31 @@ def configured(start: Path | None = None) -> dict[str, dict[str, Any]]:
     return out
 
 
+def _settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """The ``[tool.threads-cases]`` table of ./pyproject.toml, or all of ./threads-cases.toml
+    (first found; empty when neither exists), and the file it came from."""
+    base = start or Path.cwd()
+    src = base / "threads-cases.toml"
+    if src.is_file():
+        return src, _load(src)
+    src = base / "pyproject.toml"
+    if src.is_file():
+        table = _load(src).get("tool", {}).get("threads-cases", {})
+        return src, table if isinstance(table, dict) else {}
+    return src, {}
+
+
+def strict_setting(start: Path | None = None) -> bool:
+    """``strict = true`` under ``[tool.threads-cases]`` (or in threads-cases.toml): drifted
+    counts as failing, as ``--strict`` (spec/reports.md 5.1). Raises
+    ``CaseError("invalid_request")`` when it is not a boolean."""
+    src, table = _settings_table(start)
+    value = table.get("strict", False)
+    if not isinstance(value, bool):
+        raise CaseError("invalid_request", f"strict in {src} must be true or false", file=str(src))
+    return value
+
+
 def _load(path: Path) -> dict[str, Any]:
     try:
         return tomllib.loads(path.read_text("utf-8"))
@@ -83,6 +102,8 @@ def available_implementations() -> list[str]:
 class UnavailableImplementation:
     """Stands in for an implementation that cannot run here; every case is skipped with
     ``driver_unavailable`` and the reason."""
+
+    required = False
 
     def __init__(self, name: str, dialect: str, reason: str, isolation: str = "none") -> None:
         self.isolation = isolation
@@ -108,8 +129,12 @@ def open_implementation(
     isolated: bool = False,
     validate_protocol: bool = False,
     isolation: str = "guard",
+    required: bool = False,
 ) -> Implementation:
     """Start implementation ``name`` (lazily: the driver process starts on first request).
+
+    ``required``: the user named it (:attr:`Implementation.required`): if it cannot start,
+    its cases are ``error``, never ``skip`` (spec/driver-protocol.md 5.4).
 
     ``timeout`` (seconds per request) overrides the implementation's configured timeout;
     without it the configured one, else 60 s, applies. ``isolation`` is ``netns``, ``guard``
@@ -119,6 +144,14 @@ def open_implementation(
 
     Raises ``CaseError("invalid_request")`` for an unknown name or mode.
     """
+    impl = _open(name, timeout, isolated, validate_protocol, isolation)
+    impl.required = required
+    return impl
+
+
+def _open(
+    name: str, timeout: float | None, isolated: bool, validate_protocol: bool, isolation: str
+) -> Implementation:
     from .isolation import ENV, UnguardedPythonImplementation, check_mode, label, wrap_command
 
     check_mode(isolation)
@@ -147,13 +180,16 @@ def open_implementation(
         built = ts_driver_path()
         if node is None:
             return UnavailableImplementation(
-                name, "threads-ts", "node is not installed", label(name, isolation)
+                name,
+                "threads-ts",
+                "node is not installed; install Node.js 20 or later, then " + BUILD_HINT,
+                label(name, isolation),
             )
         if not built.is_file():
             return UnavailableImplementation(
                 name,
                 "threads-ts",
-                f"the TypeScript driver is not built ({built})",
+                f"the TypeScript driver is not built ({built}); {BUILD_HINT}",
                 label(name, isolation),
             )
         return driver([node, str(built)], "threads-ts", 60.0)
@@ -173,14 +209,14 @@ def resolve_implementations(
     timeout: float | None = None,
     isolated: bool = False,
     validate_protocol: bool = False,
-    required: bool = False,
+    required: bool | Collection[str] = False,
     isolation: str = "guard",
 ) -> list[Implementation]:
     """:func:`open_implementation` for each name, refusing unknown names before any start.
 
-    ``required`` marks the implementations as asked for by name (``--impl``): one that
-    cannot start then gives ``error`` verdicts instead of ``skip``, so a CI run cannot pass
-    without running it.
+    ``required`` marks the implementations asked for by name (``True`` for all, or the
+    names: ``--impl``, or those configured in ``pyproject.toml``): one that cannot start then
+    gives ``error`` verdicts instead of ``skip``, so a CI run cannot pass without running it.
     """
     known = available_implementations()
     for n in names:
@@ -188,16 +224,14 @@ def resolve_implementations(
             raise CaseError(
                 "invalid_request", f"unknown implementation {n!r}; known: {', '.join(known)}"
             )
-    out = [
+    return [
         open_implementation(
             n,
             timeout=timeout,
             isolated=isolated,
             validate_protocol=validate_protocol,
             isolation=isolation,
+            required=required if isinstance(required, bool) else n in required,
         )
         for n in dict.fromkeys(names)
     ]
-    for impl in out:
-        impl.required = required  # type: ignore[attr-defined]
-    return out

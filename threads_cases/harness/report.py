@@ -16,6 +16,7 @@ from __future__ import annotations
 import os
 import re
 import xml.etree.ElementTree as ET
+from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -246,19 +247,63 @@ def _json_text(value: Any, highlight: set[str], pointer: str = "", indent: int =
     return Text(compact(value, 120))
 
 
+def unavailable_lines(suite: SuiteResult) -> list[str]:
+    """One line per implementation that could not start for any of its cases (its results
+    are ``error driver_unavailable`` with the same message): ``error[driver_unavailable]:
+    <impl> could not start (<n> case(s)): <reason>`` and the hint (how to build or install)."""
+    out = []
+    for impl in suite.implementations:
+        mine = [r for r in suite.results if r.implementation == impl]
+        down = [r for r in mine if _unavailable(r)]
+        if down:
+            reason = down[0].message.removeprefix("error[driver_unavailable]: ")
+            head, _, hint = reason.partition("\n")
+            line = f"error[driver_unavailable]: {impl} could not start ({len(down)} case(s)): "
+            out.append(line + head + (f"; {hint.strip()}" if hint.strip() else ""))
+    return out
+
+
+def _unavailable(r: CaseResult) -> bool:
+    return r.verdict == "error" and r.reasons == ["driver_unavailable"]
+
+
+def drift_note(suite: SuiteResult) -> str:
+    """Why cases drifted, counted by reason: ``drifted: 2 request_diverged, 1 stub_unused
+    (passing; --strict fails them)``, or ``""`` when none did."""
+    reasons = Counter(code for r in suite.results if r.verdict == "drifted" for code in r.reasons)
+    if not reasons:
+        return ""
+    named = ", ".join(f"{n} {code}" for code, n in sorted(reasons.items(), key=lambda i: -i[1]))
+    how = "failing under --strict" if suite.strict else "passing; --strict fails them"
+    return f"drifted: {named} ({how})"
+
+
 def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> None:
-    """The terminal view: failure panels, the table, and the summary line."""
+    """The terminal view: failure panels (one line per implementation that could not start,
+    instead of a panel per case), the table, and the summary line, which counts drifted
+    results apart with their reasons."""
     for r in suite.results:
-        if r.verdict in ("fail", "error") or (r.verdict == "drifted"):
+        if r.verdict in ("fail", "error", "drifted") and not _unavailable(r):
             console.print(render_failure(r), soft_wrap=False)
     console.print(render_table(suite, title))
-    c = suite.counts
+    for line in unavailable_lines(suite):
+        console.print(Text(line, style="magenta"))
     line = f"{counts_text(suite)} in {suite.duration_ms / 1000:.2f}s"
-    if suite.strict and c["drifted"]:
-        line += " (--strict: drifted counts as failing)"
+    note = drift_note(suite)
+    if note:
+        line += f"; {note}"
     if suite.not_started:
         line += f"; stopped early (--max-fail): {suite.not_started} run(s) not started"
     console.print(line)
+    empty = sorted({r.path for r in suite.results if "no_expectations" in r.warnings})
+    if empty:
+        console.print(
+            f"warning: {len(empty)} case(s) check nothing about their turn (no_expectations): "
+            + ", ".join(empty[:5])
+            + (" ..." if len(empty) > 5 else "")
+            + "; add matchers (`threads-cases draft`) or accept that only the state is checked",
+            style="yellow",
+        )
     stale = sorted({r.path for r in suite.results if "fingerprint_stale" in r.warnings})
     if stale:
         console.print(

@@ -168,10 +168,8 @@ def _supply_calls(supply: dict[str, Any] | None) -> dict[str, Any] | None:
 def could_not_run(result: CaseResult, impl: Implementation, err: CaseError) -> None:
     """Record a run that could not happen: ``skip`` when an implementation nobody named is
     unavailable here, ``error`` otherwise (spec/driver-protocol.md 5.4)."""
-    never_ran = getattr(impl, "restarts", 0) == 0
-    optional = not getattr(impl, "required", False)
-    unavailable = err.code == "driver_unavailable" and never_ran
-    result.verdict = "skip" if unavailable and optional else "error"
+    unavailable = err.code == "driver_unavailable" and impl.restarts == 0
+    result.verdict = "skip" if unavailable and not impl.required else "error"
     result.reasons = [err.code]
     result.message = err.render()
 
@@ -196,6 +194,8 @@ def run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None = No
         files = _check_runnable(path, case, impl)
         if computed_fingerprint(files) != case.meta["fingerprint"]:
             result.warnings.append("fingerprint_stale")
+        if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:
+            result.warnings.append("no_expectations")  # saved with --no-draft
         checks, stop = check_case(case, impl, supply=supply)
         result.checks = checks
         result.stop = stop

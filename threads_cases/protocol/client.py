@@ -50,10 +50,18 @@ STDERR_TAIL_BYTES = 16 * 1024
 
 
 class Implementation(Protocol):
-    """What a case runs against: answers driver-protocol requests as dicts."""
+    """What a case runs against: answers driver-protocol requests as dicts.
+
+    ``required``: the user named it (``--impl``, ``pyproject.toml``, the pytest plugin's
+    options), so a run where it cannot start gives ``error`` verdicts, never ``skip``
+    (spec/driver-protocol.md 5.4). ``restarts``: how often its driver was restarted (0 for an
+    implementation that never ran a request or runs in process).
+    """
 
     name: str
     dialect: str
+    required: bool
+    restarts: int
 
     def hello(self) -> dict[str, Any]: ...
     def request(self, message: dict[str, Any]) -> dict[str, Any]: ...
@@ -87,8 +95,10 @@ class DriverImplementation:
         validate_protocol: bool = False,
         cwd: str | None = None,
         env: dict[str, str] | None = None,
+        required: bool = False,
     ) -> None:
         self.name = name
+        self.required = required
         self.command = command
         self.dialect = dialect
         self.timeout = timeout

@@ -175,6 +175,9 @@ class PythonImplementation:
     dialect = "threads-py"
     #: what it runs under (spec/replay.md 9.1): its runtime's in-process guard
     isolation = "guard"
+    restarts = 0
+    #: named by the user (``Implementation.required``); set by ``open_implementation``
+    required = False
 
     def __init__(self, agent: AgentSpec | None = None) -> None:
         self.agent = agent

@@ -1,0 +1,155 @@
+"""No silent green (issue 12): drifted results are counted apart with their reasons, strict
+mode from --strict or pyproject.toml fails them, a case without expectations warns on every
+run, and an implementation the user named that cannot start gives errors, a non-zero exit and
+one line saying why (CLI and pytest plugin)."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from threads_cases.core.strictjson import canonical_document
+from threads_cases.harness.registry import resolve_implementations
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "spec" / "conformance" / "cases"
+#: a PATH with this venv's scripts and nothing else: no node
+NO_NODE = str(Path(sys.executable).parent)
+PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+
+
+def cli(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "THREADS_CASES_DEBUG": "", "COLUMNS": "200"}
+    if path is not None:
+        env["PATH"] = path
+    p = subprocess.run(
+        [sys.executable, "-m", "threads_cases", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+    )
+    assert "Traceback" not in p.stdout + p.stderr, p.stderr
+    return p
+
+
+def _copy(tmp_path: Path, *names: str) -> Path:
+    root = tmp_path / "cases"
+    for n in names:
+        shutil.copytree(CASES / n, root / n)
+    return root
+
+
+def _edit(path: Path, change: object) -> None:
+    doc = json.loads(path.read_bytes())
+    change(doc)  # type: ignore[operator]
+    path.write_bytes(canonical_document(doc))
+
+
+def _drifted_suite(tmp_path: Path) -> Path:
+    root = _copy(tmp_path, "reads-notes", "lists-files")
+    # a stub the replay never uses: stub_unused, a drift
+    _edit(
+        root / "reads-notes" / "stubs.json",
+        lambda d: d["calls"].append(
+            {"tool": "web_search", "input": {}, "result": {"content": "x", "is_error": False}}
+        ),
+    )
+    return root
+
+
+def test_the_summary_counts_drifted_apart_and_names_why(tmp_path: Path) -> None:
+    root = _drifted_suite(tmp_path)
+    p = cli("run", str(root), "--impl", "threads-py", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout
+    assert "1 pass, 1 drifted in " in p.stdout
+    assert "drifted: 1 stub_unused (passing; --strict fails them)" in p.stdout
+
+
+@pytest.mark.parametrize("how", ["flag", "pyproject"])
+def test_strict_makes_drifted_failing(tmp_path: Path, how: str) -> None:
+    root = _drifted_suite(tmp_path)
+    args = ["run", str(root), "--impl", "threads-py"]
+    if how == "flag":
+        args.append("--strict")
+    else:
+        (tmp_path / "pyproject.toml").write_text("[tool.threads-cases]\nstrict = true\n")
+    p = cli(*args, cwd=tmp_path)
+    assert p.returncode == 3, p.stdout
+    assert "drifted: 1 stub_unused (failing under --strict)" in p.stdout
+
+
+def test_a_strict_setting_that_is_not_a_boolean_is_refused(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "reads-notes")
+    (tmp_path / "pyproject.toml").write_text('[tool.threads-cases]\nstrict = "yes"\n')
+    p = cli("run", str(root), cwd=tmp_path)
+    assert p.returncode == 2 and "error[invalid_request]" in p.stderr
+    assert "strict" in p.stderr
+
+
+def test_a_case_without_expectations_warns_on_every_run(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "reads-notes")
+    _edit(root / "reads-notes" / "case.json", lambda d: d.update(expect={"must": [], "expect": []}))
+    p = cli("run", str(root), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    result = [json.loads(x) for x in p.stdout.splitlines()][1]
+    assert result["verdict"] == "pass" and "no_expectations" in result["warnings"]
+    p = cli("run", str(root), "--impl", "threads-py", cwd=tmp_path)
+    assert "(no_expectations)" in p.stdout
+
+
+def test_a_named_implementation_that_cannot_start_errors_in_one_line(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "reads-notes", "lists-files", "deletes-file")
+    p = cli(
+        "run", str(root), "--impl", "threads-py", "--impl", "threads-ts", cwd=tmp_path, path=NO_NODE
+    )
+    assert p.returncode == 3, p.stdout
+    lines = [x for x in p.stdout.splitlines() if "could not start" in x]
+    assert len(lines) == 1, p.stdout
+    assert "threads-ts could not start (3 case(s)): node is not installed" in lines[0]
+    assert "npm run build" in lines[0]
+    assert "╭" not in p.stdout  # no panel per case
+    assert "3 pass, 3 error" in p.stdout
+    # not named: skipped, exit 0
+    p = cli("run", str(root), cwd=tmp_path, path=NO_NODE)
+    assert p.returncode == 0 and "3 skip" in p.stdout, p.stdout
+
+
+def test_an_implementation_configured_in_pyproject_counts_as_named(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "reads-notes")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.threads-cases.implementations.mine]\ncommand = ["./no-such-driver"]\n'
+    )
+    p = cli("run", str(root), cwd=tmp_path)
+    assert p.returncode == 3, p.stdout
+    assert "mine could not start (1 case(s))" in p.stdout
+
+
+def test_the_pytest_plugin_fails_when_a_named_implementation_cannot_run(tmp_path: Path) -> None:
+    root = _copy(tmp_path, "reads-notes", "lists-files")
+    env = {**os.environ, "PATH": NO_NODE, "PYTEST_ADDOPTS": ""}
+    p = subprocess.run(
+        [*PYTEST, "--threads-cases", ".", "--threads-cases-impl", "threads-ts"],
+        capture_output=True,
+        text=True,
+        cwd=root,
+        env=env,
+    )
+    assert p.returncode != 0, p.stdout
+    assert "2 failed" in p.stdout and "skipped" not in p.stdout
+    assert (
+        "threads-ts could not start: error[driver_unavailable]: node is not installed" in p.stdout
+    )
+    assert "Traceback" not in p.stdout
+
+
+def test_required_and_restarts_are_fields_of_every_implementation() -> None:
+    for impl in resolve_implementations(["threads-py", "threads-ts"], required={"threads-ts"}):
+        assert impl.restarts == 0
+        assert impl.required is (impl.name == "threads-ts")
+        impl.close()
