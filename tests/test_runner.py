@@ -244,7 +244,9 @@ def test_a_tool_reaching_the_network_is_egress_blocked(
     assert r.reasons[0] == "egress_blocked"
     assert r.stop is not None and r.stop["code"] == "egress_blocked"
     assert r.stop["stop_key"] == "egress"
-    assert str(port) in r.stop["message"]
+    assert r.stop["message"] == (
+        f'network access to "127.0.0.1:{port}" was blocked during a replay'
+    )
     # the block ends with the replay: the port is simply closed again
     with pytest.raises(ConnectionRefusedError), socket.socket() as s:
         s.connect(("127.0.0.1", port))

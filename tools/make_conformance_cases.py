@@ -305,6 +305,102 @@ def unknown_tool() -> tuple[Thread, str, CaseExpectation, str]:
 
 
 @case
+def unknown_tool_quoted_name() -> tuple[Thread, str, CaseExpectation, str]:
+    # a name with a quote, a backslash, a control character and a character beyond the BMP:
+    # the result quotes it as canonical JSON (spec/replay.md 3.3), never as a language prints it
+    name = "it's \\ \u0007 \U0001d4b3"
+    t = new_thread("unknown-tool-quoted-name")
+    at = last_id(t)
+    t.run_turn(
+        "Use the odd tool",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", name, {"10": 1, "2": 2.0}), **u(20)),
+                text_reply("That tool does not exist.", **u(20)),
+            ]
+        ),
+    )
+    text = 'unknown tool "it\'s \\\\ \\u0007 \U0001d4b3"'
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"content": text, "is_error": True}}],
+        ),
+        "stub",
+    )
+
+
+@case
+def tool_input_not_string() -> tuple[Thread, str, CaseExpectation, str]:
+    # built-in tools take strings only: an integral float, an object with integer-like keys
+    # and a missing key are refused as bad input, with texts that hold no value
+    t = new_thread("tool-input-not-string", {"n.txt": "one"})
+    at = last_id(t)
+    t.run_turn(
+        "Write 1.0 to n.txt",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("tu_1", "write_file", {"path": "n.txt", "content": 1.0}),
+                    ("tu_2", "write_file", {"path": "n.txt", "content": {"10": 1, "2": 2}}),
+                    ("tu_3", "read_file", {"path": ["n.txt"]}),
+                    ("tu_4", "delete_file", {"file": "n.txt"}),
+                    ("tu_5", "list_files", {"prefix": 1}),
+                    **u(20),
+                ),
+                text_reply("None of that worked.", **u(20)),
+            ]
+        ),
+    )
+
+    def bad(tool_use_id: str, content: str) -> dict[str, Any]:
+        return {
+            "type": "tool_result",
+            "data": {"tool_use_id": tool_use_id, "content": content, "is_error": True},
+        }
+
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                bad("tu_1", 'bad input for write_file: "content" is not a string'),
+                bad("tu_2", 'bad input for write_file: "content" is not a string'),
+                bad("tu_3", 'bad input for read_file: "path" is not a string'),
+                bad("tu_4", 'bad input for delete_file: "path" is missing'),
+                bad("tu_5", 'bad input for list_files: "prefix" is not a string'),
+            ],
+        ),
+        "forbid",
+    )
+
+
+@case
+def refused_sandbox_path() -> tuple[Thread, str, CaseExpectation, str]:
+    t = new_thread("refused-sandbox-path")
+    at = last_id(t)
+    t.run_turn(
+        "Read ../etc/passwd",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "../\U0001f511'x"}), **u(20)),
+                text_reply("That path is outside the sandbox.", **u(20)),
+            ]
+        ),
+    )
+    text = 'sandbox path "../\U0001f511\'x" is not a relative POSIX path inside the sandbox'
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[{"type": "tool_result", "data": {"content": text, "is_error": True}}],
+        ),
+        "forbid",
+    )
+
+
+@case
 def deletes_file() -> tuple[Thread, str, CaseExpectation, str]:
     t = new_thread("deletes-file", {"tmp/cache.bin": b"\x00\x01\x02", "keep.txt": "keep"})
     at = last_id(t)

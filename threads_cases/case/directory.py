@@ -36,6 +36,7 @@ from typing import Any
 
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_document, read_json_file
+from ..core.texts import quote
 from ..reference.sandbox import is_device_name
 
 CASE_FORMAT = 1
@@ -63,17 +64,17 @@ def check_case_name(name: Any) -> str:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise CaseError(
             "invalid_request",
-            f"case name {name!r} must be 1-64 letters, digits, '.', '_' or '-'",
+            f"case name {quote(name)} must be 1-64 letters, digits, '.', '_' or '-'",
         )
     if set(name) == {"."}:
-        raise CaseError("invalid_request", f"case name {name!r} is not a directory name")
+        raise CaseError("invalid_request", f"case name {quote(name)} is not a directory name")
     if name.startswith("."):
         # hidden names are where a save keeps its temporary directories (.<name>.tmp-*,
         # .<name>.old-*), and discover() skips hidden folders: such a case could be deleted
         # by another save and would never run
-        raise CaseError("invalid_request", f"case name {name!r} must not start with '.'")
+        raise CaseError("invalid_request", f"case name {quote(name)} must not start with '.'")
     if is_device_name(name):
-        raise CaseError("invalid_request", f"case name {name!r} is a Windows device name")
+        raise CaseError("invalid_request", f"case name {quote(name)} is a Windows device name")
     return name
 
 
@@ -344,7 +345,7 @@ def load_case(path: str | os.PathLike[str]) -> Case:
     if isinstance(meta, dict) and meta.get("format") != CASE_FORMAT and "format" in meta:
         raise CaseError(
             "format_unsupported",
-            f"case format {meta.get('format')!r} is not supported "
+            f"case format {quote(meta.get('format'))} is not supported "
             f"(this version reads {CASE_FORMAT})",
             file=str(p / "case.json"),
             pointer="/format",

@@ -23,6 +23,7 @@ from ..core.errors import CaseError
 from ..core.log import encode_log
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_document
+from ..core.texts import quote
 from ..core.timestamps import check_fork_room
 from ..reference.runtime import ArtifactStore
 from ..reference.sandbox import SandboxProvider
@@ -120,10 +121,10 @@ def _implementations(implementations: Any) -> list[str]:
     if not impls:
         raise CaseError("invalid_request", "implementations must name at least one implementation")
     if len(set(impls)) != len(impls):
-        raise CaseError("invalid_request", f"implementations {impls} repeat a name")
+        raise CaseError("invalid_request", f"implementations {quote(impls)} repeat a name")
     for impl in impls:
         if not isinstance(impl, str):
-            raise CaseError("invalid_request", f"implementation {impl!r} is not a name")
+            raise CaseError("invalid_request", f"implementation {quote(impl)} is not a name")
         get_dialect(impl)
     return impls
 
@@ -132,11 +133,11 @@ def _split_turn(events: Sequence[dict[str, Any]], at: str) -> tuple[int, list[di
     """Index of ``at`` and the turn events after it (user_message .. terminal event)."""
     idx = next((i for i, e in enumerate(events) if e["event_id"] == at), None)
     if idx is None:
-        raise CaseError("event_not_found", f"event {at!r} is not in the log")
+        raise CaseError("event_not_found", f"event {quote(at)} is not in the log")
     rest = [e for e in events[idx + 1 :] if not e["type"].startswith("x_")]
     if not rest or rest[0]["type"] != "user_message":
         what = f"the next event is {rest[0]['type']}" if rest else "the log ends there"
-        raise CaseError("no_turn_after_fork", f"no user input follows {at!r}: {what}")
+        raise CaseError("no_turn_after_fork", f"no user input follows {quote(at)}: {what}")
     turn: list[dict[str, Any]] = [rest[0]]
     turn_id = None
     for e in rest[1:]:
@@ -144,14 +145,14 @@ def _split_turn(events: Sequence[dict[str, Any]], at: str) -> tuple[int, list[di
             if e["type"] != "turn_started":
                 raise CaseError(
                     "turn_incomplete",
-                    f"the user input after {at!r} starts no turn (next: {e['type']})",
+                    f"the user input after {quote(at)} starts no turn (next: {e['type']})",
                 )
             turn_id = e["data"]["turn_id"]
         turn.append(e)
         if e["type"] in TERMINAL and e["data"].get("turn_id") == turn_id:
             return idx, turn
     raise CaseError(
-        "turn_incomplete", f"the turn after {at!r} has no turn_completed or turn_failed"
+        "turn_incomplete", f"the turn after {quote(at)} has no turn_completed or turn_failed"
     )
 
 
@@ -244,7 +245,7 @@ def build_case_files(
         # missing that value, so the case could never replay the turn
         raise CaseError(
             "unsafe_value",
-            f"the turn after {at!r} stopped on a value that cannot "
+            f"the turn after {quote(at)} stopped on a value that cannot "
             f"be recorded: {end['data']['error'].get('message', '')}",
         )
     prefix = list(events[: idx + 1])
@@ -254,14 +255,15 @@ def build_case_files(
     state = reducer.state
     if state["pending_tool_calls"]:
         raise CaseError(
-            "turn_incomplete", f"tool calls are in flight at {at!r}: {state['pending_tool_calls']}"
+            "turn_incomplete",
+            f"tool calls are in flight at {quote(at)}: {quote(state['pending_tool_calls'])}",
         )
     rec = _recorded(turn, state["agent"])
     if external_effects == "forbid" and rec["calls"]:
         names = sorted({c["tool"] for c in rec["calls"]})
         raise CaseError(
             "invalid_request",
-            f"external_effects is 'forbid' but the turn called external tools: {names}",
+            f"external_effects is 'forbid' but the turn called external tools: {quote(names)}",
         )
     hits = find_all(expect.must, turn)
     for i, hit in enumerate(hits):
@@ -373,7 +375,7 @@ def save_case(
         if external_effects not in ("stub", "forbid"):
             raise CaseError(
                 "invalid_request",
-                f"external_effects must be 'stub' or 'forbid', not {external_effects!r}",
+                f"external_effects must be 'stub' or 'forbid', not {quote(external_effects)}",
             )
         if not isinstance(at, str) or not at:
             raise CaseError("invalid_request", "at must be an event_id")
@@ -388,7 +390,7 @@ def save_case(
         if secrets not in SECRETS_MODES:
             raise CaseError(
                 "invalid_request",
-                f"secrets must be one of {', '.join(SECRETS_MODES)}, not {secrets!r}",
+                f"secrets must be one of {', '.join(SECRETS_MODES)}, not {quote(secrets)}",
             )
         if secrets == "redact":
             from .redact import redact_events

@@ -48,7 +48,7 @@ def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
         for k, v in value.items():
             if not isinstance(k, str):
                 raise CaseError(
-                    "unsafe_value", f"object key {k!r} is not a string", pointer=pointer_join(path)
+                    "unsafe_value", "an object key is not a string", pointer=pointer_join(path)
                 )
             path.append(k)
             _check_writable(k, path, depth + 1)
@@ -72,19 +72,17 @@ def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
         if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             raise CaseError(
                 "unsafe_value",
-                f"integer {value} is outside +-(2^53-1)",
+                "an integer is outside +-(2^53-1)",
                 pointer=pointer_join(path),
             )
         return True
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise CaseError(
-                "unsafe_value", f"{value!r} is not a finite number", pointer=pointer_join(path)
-            )
+            raise CaseError("unsafe_value", "a number is not finite", pointer=pointer_join(path))
         if MAX_SAFE_INTEGER < abs(value) < _INTEGRAL_FORM_LIMIT:
             raise CaseError(
                 "unsafe_value",
-                f"{value!r} would be written as integer digits outside +-(2^53-1)",
+                "a number would be written as integer digits outside +-(2^53-1)",
                 pointer=pointer_join(path),
             )
         return False
@@ -223,12 +221,12 @@ def canonical_document(value: Any) -> bytes:
 
 
 def compact(value: Any, limit: int | None = 80) -> str:
-    """``value`` as compact canonical JSON for a message (``repr`` for what JSON cannot
-    hold), cut to ``limit`` characters with ``...`` (``None``: never cut)."""
+    """``value`` as compact canonical JSON for a message (``"<unwritable value>"`` for what
+    JSON cannot hold), cut to ``limit`` characters with ``...`` (``None``: never cut)."""
     try:
         text = canonical_line(value).decode("utf-8")
     except CaseError:
-        text = repr(value)
+        text = '"<unwritable value>"'
     if limit is not None and len(text) > limit:
         text = text[: limit - 3] + "..."
     return text

@@ -20,6 +20,7 @@ from typing import Any
 from .errors import CaseError
 from .resources import spec_dir
 from .strictjson import read_json_file
+from .texts import quote
 
 CANONICAL = "threads-py"
 
@@ -46,8 +47,8 @@ class Dialect:
             if k in table and k not in reverse:
                 raise CaseError(
                     "log_invalid",
-                    f"{what} key {k!r} is not spelled that way in dialect {self.name}; "
-                    f"it is {table[k]!r}",
+                    f"{what} key {quote(k)} is not spelled that way in dialect {self.name}; "
+                    f"it is {quote(table[k])}",
                     pointer="/" + k,
                     hint=f"the file is in another dialect than {self.name}; check --dialect",
                 )
@@ -83,7 +84,7 @@ def get_dialect(name: str) -> Dialect:
     if name not in dialect_names():
         raise CaseError(
             "dialect_unknown",
-            f"unknown dialect {name!r}; known: {', '.join(dialect_names())}",
+            f"unknown dialect {quote(name)}; known: {', '.join(dialect_names())}",
         )
     raw = read_json_file(spec_dir() / "dialects" / f"{name}.json")
     return Dialect(

@@ -38,6 +38,7 @@ from typing import Any
 
 from .canonical import MAX_SAFE_INTEGER, compact
 from .errors import CaseError, pointer_join
+from .texts import quote
 
 __all__ = [
     "ENVELOPE_KEYS",
@@ -171,13 +172,13 @@ def _suggest(key: str) -> str:
             for canonical, spelled in get_dialect(name).envelope.items():
                 if key == spelled and canonical in MATCHER_KEYS:
                     return (
-                        f"; matchers use the threads-py spelling {canonical!r} "
-                        f"({key!r} is how {name} spells it)"
+                        f"; matchers use the threads-py spelling {quote(canonical)} "
+                        f"({quote(key)} is how {name} spells it)"
                     )
     except CaseError:  # pragma: no cover - a broken dialect file must not hide the refusal
         pass
     close = difflib.get_close_matches(key, sorted(MATCHER_KEYS), n=1, cutoff=0.6)
-    return f"; did you mean {close[0]!r}?" if close else ""
+    return f"; did you mean {quote(close[0])}?" if close else ""
 
 
 def _check_json(value: Any, pointer: str) -> None:
@@ -186,7 +187,7 @@ def _check_json(value: Any, pointer: str) -> None:
     if kind == _OBJECT:
         for key, item in value.items():
             if not isinstance(key, str):
-                raise _invalid(f"object key {key!r} is not a string", pointer)
+                raise _invalid("an object key is not a string", pointer)
             _check_json(item, _key_pointer(pointer, key))
     elif kind == _ARRAY:
         for index, item in enumerate(value):
@@ -194,7 +195,7 @@ def _check_json(value: Any, pointer: str) -> None:
     elif kind == _NUMBER:
         if isinstance(value, float):
             if not math.isfinite(value):
-                raise _invalid(f"{value!r} is not a JSON number", pointer)
+                raise _invalid("a number is not finite", pointer)
         elif not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
             raise _invalid(f"integer {value} is outside +-(2^53-1)", pointer)
     elif kind == _OTHER:
@@ -234,10 +235,10 @@ def validate_matcher(matcher: Any, *, pointer: str = "") -> dict[str, Any]:
         raise _invalid(f"a matcher must be a JSON object, not {kind}", pointer)
     for key in sorted(matcher, key=str):
         if not isinstance(key, str):
-            raise _invalid(f"matcher key {key!r} is not a string", pointer)
+            raise _invalid(f"matcher key {quote(key)} is not a string", pointer)
         if key not in MATCHER_KEYS:
             raise _invalid(
-                f"unknown matcher key {key!r}; allowed: {', '.join(sorted(MATCHER_KEYS))}"
+                f"unknown matcher key {quote(key)}; allowed: {', '.join(sorted(MATCHER_KEYS))}"
                 + _suggest(key),
                 _key_pointer(pointer, key),
             )

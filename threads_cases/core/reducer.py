@@ -31,6 +31,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from .errors import CaseError
+from .strictjson import MAX_SAFE_INTEGER
 
 #: State keys that ``restored`` brings back from the snapshot (spec/reducer.md, "restored").
 RESTORED_KEYS = (
@@ -231,8 +232,12 @@ class Reducer:
         st["messages"].append(
             {"role": "assistant", "content": self._copy(data["message"]["content"])}
         )
-        st["usage"]["input_tokens"] += data["usage"]["input_tokens"]
-        st["usage"]["output_tokens"] += data["usage"]["output_tokens"]
+        for key in ("input_tokens", "output_tokens"):
+            total = st["usage"][key] + data["usage"][key]
+            if total > MAX_SAFE_INTEGER:
+                message = f"usage.{key} would exceed 2^53-1 ({MAX_SAFE_INTEGER})"
+                raise _fail(ev, message, f"/data/usage/{key}")
+            st["usage"][key] = total
 
     def _on_tool_called(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         self._in_turn(ev, data)

@@ -88,7 +88,7 @@ def _walk(value: Any, depth: int, path: list[str | int]) -> tuple[int, int]:
         colons += value.count(":")
     elif isinstance(value, int) and not isinstance(value, bool):
         if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            raise _Unsafe(f"integer {value} is outside +-(2^53-1)", path)
+            raise _Unsafe("an integer is outside +-(2^53-1)", path)
     elif isinstance(value, float) and abs(value) > MAX_SAFE_INTEGER and value.is_integer():
         # orjson turns integer tokens beyond 64 bits into floats: decide on the text.
         raise _NeedsSlowPath()

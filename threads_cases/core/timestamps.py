@@ -15,6 +15,7 @@ from __future__ import annotations
 import re
 
 from .errors import CaseError
+from .texts import quote
 
 #: 0001-01-01T00:00:00.000Z
 MIN_MS = -62_135_596_800_000
@@ -80,7 +81,7 @@ def check_ts(ts: str) -> int:
     if problem is not None:
         raise CaseError(
             "log_invalid",
-            f"ts {ts!r} {problem}",
+            f"ts {quote(ts)} {problem}",
             pointer="/ts",
             hint="ts is an RFC 3339 UTC time with a real date, e.g. 2026-11-29T20:05:43.123Z",
         )
@@ -127,7 +128,7 @@ def check_fork_room(ts: str, at: str) -> None:
     if parse_ts(ts) > MAX_MS - REPLAY_ROOM_MS:
         raise CaseError(
             "invalid_request",
-            f"the fork point {at!r} is at {ts}, later than 9999-12-30T23:59:59.999Z: "
+            f"the fork point {quote(at)} is at {ts}, later than 9999-12-30T23:59:59.999Z: "
             "a replay's clock would pass year 9999",
             hint="fork at an event recorded at least a day before the end of year 9999",
         )

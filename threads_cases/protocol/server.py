@@ -36,6 +36,7 @@ from ..core.errors import CaseError
 from ..core.log import check_events, reduce_log
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
+from ..core.texts import quote
 from ..reference.agent import AgentSpec
 
 CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case"]
@@ -128,7 +129,7 @@ def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> d
         return out
     if cmd == "write_case":
         return {"files": write_case_files(message)}
-    raise CaseError("invalid_request", f"unknown command {cmd!r}")
+    raise CaseError("invalid_request", f"unknown command {quote(cmd)}")
 
 
 def write_case_files(message: dict[str, Any]) -> dict[str, str]:

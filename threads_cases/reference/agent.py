@@ -18,6 +18,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..core.texts import quote
+
 Kind = Literal["sandbox", "external"]
 Effect = Literal["read", "write", "pure"]
 
@@ -70,27 +72,52 @@ def _text_input(props: dict[str, Any], required: list[str]) -> dict[str, Any]:
     return {"type": "object", "properties": props, "required": required}
 
 
+class BadInput(Exception):
+    """A built-in tool's input lacks a key or holds a non-string value (spec/replay.md 3.4).
+
+    Its text is neutral: ``bad input for <tool>: <"key"> is missing`` or ``... is not a
+    string``, the key quoted as canonical JSON."""
+
+    def __init__(self, tool: str, key: str, problem: str) -> None:
+        super().__init__(f"bad input for {tool}: {quote(key)} {problem}")
+
+
+def _text(tool: str, inp: dict[str, Any], key: str, default: str | None = None) -> str:
+    """The string value of ``key`` of a built-in tool's input (spec/replay.md 3.4)."""
+    if key not in inp:
+        if default is not None:
+            return default
+        raise BadInput(tool, key, "is missing")
+    value = inp[key]
+    if not isinstance(value, str):
+        raise BadInput(tool, key, "is not a string")
+    return value
+
+
 def _read_file(ctx: ToolContext, inp: dict[str, Any]) -> ToolOutput:
-    data = ctx.read(str(inp["path"]))
+    path = _text("read_file", inp, "path")
+    data = ctx.read(path)
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError:
-        return ToolResult(f"{inp['path']} is not UTF-8 text ({len(data)} bytes)", is_error=True)
+        return ToolResult(f"{path} is not UTF-8 text ({len(data)} bytes)", is_error=True)
 
 
 def _write_file(ctx: ToolContext, inp: dict[str, Any]) -> ToolOutput:
-    data = str(inp["content"]).encode("utf-8")
-    ctx.write(str(inp["path"]), data)
-    return f"wrote {len(data)} bytes to {inp['path']}"
+    path = _text("write_file", inp, "path")
+    data = _text("write_file", inp, "content").encode("utf-8")
+    ctx.write(path, data)
+    return f"wrote {len(data)} bytes to {path}"
 
 
 def _list_files(ctx: ToolContext, inp: dict[str, Any]) -> ToolOutput:
-    return "\n".join(ctx.list(str(inp.get("prefix", ""))))
+    return "\n".join(ctx.list(_text("list_files", inp, "prefix", "")))
 
 
 def _delete_file(ctx: ToolContext, inp: dict[str, Any]) -> ToolOutput:
-    ctx.delete(str(inp["path"]))
-    return f"deleted {inp['path']}"
+    path = _text("delete_file", inp, "path")
+    ctx.delete(path)
+    return f"deleted {path}"
 
 
 _PATH = {"type": "string", "description": "A relative POSIX path inside the sandbox."}

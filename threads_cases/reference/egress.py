@@ -42,19 +42,51 @@ from contextlib import contextmanager
 from typing import Any
 
 from ..core.errors import CaseError
+from ..core.texts import quote
 
-__all__ = ["EgressBlocked", "block_egress", "guard_installed", "unguarded"]
+__all__ = ["EgressBlocked", "block_egress", "egress_target", "guard_installed", "unguarded"]
+
+
+def _text(value: Any) -> str | None:
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bytes | os.PathLike):
+        return os.fsdecode(value)
+    return None
+
+
+def egress_target(target: Any, what: str = "network access to") -> str:
+    """The neutral text of what a replay tried to reach (spec/replay.md 9.1), as canonical
+    JSON: a network address as ``"<host>:<port>"`` (``"[<host>]:<port>"`` when the host holds
+    ``:``); a name lookup as ``"<host>"``; a child process as its argv, a list of strings
+    (or the command string); anything else as ``"<unknown>"``."""
+    if what == "the child process":
+        if isinstance(target, list | tuple):
+            argv = [_text(a) for a in target]
+            if all(a is not None for a in argv):
+                return quote(argv)
+        text = _text(target)
+        return quote(text if text is not None else "<unknown>")
+    if isinstance(target, tuple | list) and len(target) >= 2:
+        host, port = _text(target[0]), target[1]
+        if what == "the name lookup of":
+            return quote(host if host is not None else "<unknown>")
+        if host is not None and isinstance(port, int) and not isinstance(port, bool):
+            return quote(f"[{host}]:{port}" if ":" in host else f"{host}:{port}")
+        return quote("<unknown>")
+    if what == "the name lookup of" and _text(target) is not None:
+        return quote(_text(target))
+    return quote("<unknown>")
 
 
 class EgressBlocked(CaseError):
     """An attempt to leave the process during a replay: ``egress_blocked``, stop key
-    ``egress``; the message names the target (Python's ``repr()`` of the address, host or
-    argv)."""
+    ``egress``; the message names the target neutrally (:func:`egress_target`)."""
 
     def __init__(self, target: Any, what: str = "network access to") -> None:
         super().__init__(
             "egress_blocked",
-            f"{what} {target!r} was blocked during a replay",
+            f"{what} {egress_target(target, what)} was blocked during a replay",
             hint="a replay never reaches the outside world; record the call as a stub instead",
         )
         self.stop_key = "egress"

@@ -26,6 +26,7 @@ from ..core.errors import CaseError
 from ..core.log import read_log
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
+from ..core.texts import quote
 from .agent import AgentSpec, ToolResult
 from .model import ScriptedModel, normalize_reply
 from .runtime import ArtifactStore, Clock, Recorder, block_egress, parse_ts, run_turn
@@ -39,7 +40,7 @@ class MissingStub(CaseError):
     def __init__(self, name: str) -> None:
         super().__init__(
             "missing_stub",
-            f"the agent called external tool {name!r} with an input no stub answers",
+            f"the agent called external tool {quote(name)} with an input no stub answers",
             hint="record the call, or answer it with --supply "
             f'\'{{"calls": {{"tool:{name}": ...}}}}\'',
         )

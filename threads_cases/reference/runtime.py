@@ -18,13 +18,14 @@ from typing import Any
 from ..core.errors import CaseError
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
+from ..core.texts import quote
 from ..core.timestamps import format_ts, parse_ts
-from .agent import AgentSpec, ToolOutput, ToolResult
+from .agent import AgentSpec, BadInput, ToolOutput, ToolResult, ToolSpec
 from .egress import EgressBlocked, block_egress
 from .model import Model
 from .request import RequestHasher
 from .request import build_request as build_request
-from .sandbox import SandboxProvider, check_path, sha256_hex
+from .sandbox import NoSuchFile, SandboxProvider, check_path, sha256_hex
 
 STEP_LIMIT = 64
 
@@ -178,7 +179,10 @@ class SandboxContext:
 
     def read(self, path: str) -> bytes:
         check_path(path)
-        data = self.sandbox.read(path)
+        try:
+            data = self.sandbox.read(path)
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise NoSuchFile(path) from None
         h = self._artifact(data, self._media(path))
         self.rec.append(
             "sandbox_read",
@@ -200,7 +204,10 @@ class SandboxContext:
         check_path(path)
         if path not in self.rec.state["sandbox"]["files"]:
             self.read(path)  # the log must have seen a file before it is deleted
-        self.sandbox.delete(path)
+        try:
+            self.sandbox.delete(path)
+        except (FileNotFoundError, IsADirectoryError, NotADirectoryError):
+            raise NoSuchFile(path) from None
         self.rec.append(
             "sandbox_wrote",
             {"path": path, "sha256": None, "size": 0, "artifact": None},
@@ -234,6 +241,46 @@ def _unwritable(err: CaseError, what: str, stop_key: str) -> CaseError:
     out = CaseError("unsafe_value", f"{what} cannot be recorded: {where}: {err.message}")
     out.stop_key = stop_key  # type: ignore[attr-defined]
     return out
+
+
+#: The reason a custom handler's exception gives, by its type (spec/replay.md 8.1): the
+#: exception's own text never enters the log.
+_HANDLER_REASONS: tuple[tuple[type[Exception], str], ...] = (
+    (KeyError, "a required key is missing"),
+    (TypeError, "a value has the wrong type"),
+    (ValueError, "a value is not valid"),
+)
+
+
+def _sandbox_call(tool: ToolSpec, ctx: SandboxContext, inp: dict[str, Any]) -> ToolResult:
+    """Run a sandbox tool's handler; its refusals become neutral error results (3.3)."""
+    assert tool.handler is not None
+    try:
+        return _as_result(tool.handler(ctx, inp))
+    except NoSuchFile as exc:
+        return ToolResult(f"no such file: {exc.path}", is_error=True)
+    except BadInput as exc:
+        return ToolResult(str(exc), is_error=True)
+    except CaseError as exc:
+        if exc.code == "egress_blocked":
+            raise
+        return ToolResult(exc.message, is_error=True)
+    except (KeyError, TypeError, ValueError) as exc:
+        reason = next(r for t, r in _HANDLER_REASONS if isinstance(exc, t))
+        return ToolResult(f"bad input for {tool.name}: the handler refused it ({reason})", True)
+
+
+def _call_tool(
+    tool: ToolSpec | None, block: dict[str, Any], ctx: SandboxContext, external: ExternalCaller
+) -> ToolResult:
+    """The result of one tool call (spec/replay.md 3.3); raises ``CaseError`` to stop."""
+    if tool is None:
+        return ToolResult(f"unknown tool {quote(block['name'])}", is_error=True)
+    if tool.kind != "sandbox":
+        return external(tool.name, block["input"])
+    if tool.handler is None:
+        return ToolResult(f"no handler for sandbox tool {quote(tool.name)}", True)
+    return _sandbox_call(tool, ctx, block["input"])
 
 
 def run_turn(
@@ -317,24 +364,7 @@ def run_turn(
                 critical=effect == "write",
             )
             try:
-                if tool is None:
-                    result = ToolResult(f"unknown tool {block['name']!r}", is_error=True)
-                elif tool.kind == "sandbox":
-                    if tool.handler is None:
-                        result = ToolResult(f"no handler for sandbox tool {tool.name!r}", True)
-                    else:
-                        try:
-                            result = _as_result(tool.handler(ctx, block["input"]))
-                        except (FileNotFoundError, IsADirectoryError) as exc:
-                            result = ToolResult(f"no such file: {exc}", is_error=True)
-                        except CaseError as exc:
-                            if exc.code in ("egress_blocked",):
-                                raise
-                            result = ToolResult(exc.message, is_error=True)
-                        except (KeyError, TypeError, ValueError) as exc:
-                            result = ToolResult(f"bad input for {tool.name}: {exc}", True)
-                else:
-                    result = external(tool.name, block["input"])
+                result = _call_tool(tool, block, ctx, external)
             except CaseError as err:
                 return stop(err)
             if egress:  # a tool tried the network, even if it swallowed the error
@@ -354,7 +384,7 @@ def run_turn(
             except CaseError as err:
                 return stop(
                     _unwritable(
-                        err, f"the result of tool {block['name']!r}", f"tool:{block['name']}"
+                        err, f"the result of tool {quote(block['name'])}", f"tool:{block['name']}"
                     )
                 )
         if reply["stop_reason"] != "tool_use":

@@ -26,9 +26,18 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from ..core.errors import CaseError
+from ..core.texts import quote
 
 _SEGMENT = re.compile(r"[^/\\\x00-\x1f]+")
 _DEVICE = re.compile(r"^(con|prn|aux|nul|com[0-9¹²³]|lpt[0-9¹²³]|conin\$|conout\$)$", re.I)
+
+
+class NoSuchFile(FileNotFoundError):
+    """A sandbox path that holds no file: the tool result is ``no such file: <path>``."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(path)
+        self.path = path
 
 
 def is_device_name(name: str) -> bool:
@@ -44,15 +53,15 @@ def check_path(path: str) -> str:
     empty segments, backslashes, NUL and other control characters, and Windows device names.
     """
     if not isinstance(path, str) or not path or len(path) > 4096:
-        raise CaseError("invalid_request", f"sandbox path {path!r} is empty or too long")
+        raise CaseError("invalid_request", f"sandbox path {quote(path)} is empty or too long")
     for seg in path.split("/"):
         if not _SEGMENT.fullmatch(seg) or seg in (".", ".."):
             raise CaseError(
                 "invalid_request",
-                f"sandbox path {path!r} is not a relative POSIX path inside the sandbox",
+                f"sandbox path {quote(path)} is not a relative POSIX path inside the sandbox",
             )
         if is_device_name(seg):
-            raise CaseError("invalid_request", f"sandbox path {path!r} names a device ({seg})")
+            raise CaseError("invalid_request", f"sandbox path {quote(path)} names a device ({seg})")
     return path
 
 
@@ -139,7 +148,7 @@ class DirectorySandbox:
     def _resolve(self, path: str) -> Path:
         target = (self.root / check_path(path)).resolve()
         if not target.is_relative_to(self.root):
-            raise CaseError("invalid_request", f"sandbox path {path!r} leaves the sandbox")
+            raise CaseError("invalid_request", f"sandbox path {quote(path)} leaves the sandbox")
         return target
 
     def read(self, path: str) -> bytes:

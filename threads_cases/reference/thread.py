@@ -29,6 +29,7 @@ from ..core.errors import CaseError
 from ..core.frozen import EventsView
 from ..core.log import check_events, encode_log, read_log
 from ..core.reducer import Reducer
+from ..core.texts import quote
 from .agent import AgentSpec, ToolOutput, ToolResult
 from .model import Model
 from .runtime import (
@@ -189,12 +190,12 @@ class Thread:
         """
         idx = next((i for i, e in enumerate(self._events) if e["event_id"] == at), None)
         if idx is None:
-            raise CaseError("event_not_found", f"event {at!r} is not in the log")
+            raise CaseError("event_not_found", f"event {quote(at)} is not in the log")
         new_branch = branch_id or f"fork-{secrets.token_hex(3)}"
         if _SAFE.search(new_branch):
             raise CaseError(
                 "invalid_request",
-                f"branch_id {new_branch!r} may hold only letters, digits, '.', '_', '-'",
+                f"branch_id {quote(new_branch)} may hold only letters, digits, '.', '_', '-'",
             )
         if isinstance(self.sandbox, FakeSandbox):
             sandbox: SandboxProvider = FakeSandbox(self._files_at(idx))
@@ -258,7 +259,7 @@ class Thread:
         Raises ``CaseError("invalid_request")`` for an unknown snapshot_id.
         """
         if snapshot_id not in self._reducer.state["snapshots"]:
-            raise CaseError("invalid_request", f"unknown snapshot_id {snapshot_id!r}")
+            raise CaseError("invalid_request", f"unknown snapshot_id {quote(snapshot_id)}")
         self._recorder.append("restored", {"snapshot_id": snapshot_id})
         token = self._sandbox_snapshots.get(snapshot_id)
         if token is not None:
@@ -291,7 +292,7 @@ class Thread:
         def external(name: str, inp: dict[str, Any]) -> ToolResult:
             tool = agent.tool(name)
             if tool is None or tool.handler is None:
-                return ToolResult(f"no handler for external tool {name!r}", is_error=True)
+                return ToolResult(f"no handler for external tool {quote(name)}", is_error=True)
             out = tool.handler(inp)
             return out if isinstance(out, ToolResult) else ToolResult(out)
 

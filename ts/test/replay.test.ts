@@ -81,12 +81,13 @@ describe("egress", () => {
     const realConnect = net.Socket.prototype.connect;
     const block = blockEgress();
     try {
-      assert.throws(() => fetch("https://example.com/"), (e: unknown) => e instanceof CaseError && e.code === "egress_blocked");
-      assert.throws(
-        () => net.connect({ host: "192.0.2.1", port: 80 }),
-        (e: unknown) => e instanceof CaseError && e.code === "egress_blocked" && /192\.0\.2\.1/.test(e.message),
-      );
-      assert.equal(block.attempts.length, 2);
+      const blocked = (target: string) => (e: unknown) =>
+        e instanceof CaseError && e.code === "egress_blocked" && e.message === `network access to ${target} was blocked during a replay`;
+      assert.throws(() => fetch("https://example.com/"), blocked('"example.com:443"'));
+      assert.throws(() => fetch("http://[2001:db8::1]:8080/x"), blocked('"[2001:db8::1]:8080"'));
+      assert.throws(() => net.connect({ host: "192.0.2.1", port: 80 }), blocked('"192.0.2.1:80"'));
+      assert.throws(() => fetch("not a url"), blocked('"<unknown>"'));
+      assert.equal(block.attempts.length, 4);
     } finally {
       block.restore();
     }

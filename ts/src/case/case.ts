@@ -34,7 +34,7 @@ import { dirname, join } from "node:path";
 
 import { canonicalDocument } from "../core/canonical.js";
 import { CaseError } from "../core/errors.js";
-import { pyRepr } from "../core/pyrepr.js";
+import { quote } from "../core/texts.js";
 import { isDeviceName, sha256Hex } from "../reference/sandbox.js";
 import { schemaProblems } from "../core/schemas.js";
 import { readJsonFile, type JsonObject, type JsonValue } from "../core/strictjson.js";
@@ -46,14 +46,14 @@ const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** Return `name` if it is a valid case name, else throw `invalid_request`. */
 export function checkCaseName(name: unknown): string {
   if (typeof name !== "string" || !NAME.test(name)) {
-    throw new CaseError("invalid_request", `case name ${pyRepr(name)} must be 1-64 letters, digits, '.', '_' or '-'`);
+    throw new CaseError("invalid_request", `case name ${quote(name)} must be 1-64 letters, digits, '.', '_' or '-'`);
   }
-  if (/^\.+$/.test(name)) throw new CaseError("invalid_request", `case name ${pyRepr(name)} is not a directory name`);
+  if (/^\.+$/.test(name)) throw new CaseError("invalid_request", `case name ${quote(name)} is not a directory name`);
   if (name.startsWith(".")) {
     // hidden names are where a save keeps its temporary directories (.<name>.tmp-*, .<name>.old-*)
-    throw new CaseError("invalid_request", `case name ${pyRepr(name)} must not start with '.'`);
+    throw new CaseError("invalid_request", `case name ${quote(name)} must not start with '.'`);
   }
-  if (isDeviceName(name)) throw new CaseError("invalid_request", `case name ${pyRepr(name)} is a Windows device name`);
+  if (isDeviceName(name)) throw new CaseError("invalid_request", `case name ${quote(name)} is a Windows device name`);
   return name;
 }
 
@@ -261,7 +261,7 @@ export function loadCase(path: string): Case {
   if (!isFile) throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
   const meta = readJsonFile(file, { code: "case_invalid" });
   if (meta !== null && typeof meta === "object" && !Array.isArray(meta) && Object.hasOwn(meta, "format") && meta["format"] !== CASE_FORMAT) {
-    throw new CaseError("format_unsupported", `case format ${pyRepr(meta["format"])} is not supported (this version reads ${CASE_FORMAT})`, {
+    throw new CaseError("format_unsupported", `case format ${quote(meta["format"])} is not supported (this version reads ${CASE_FORMAT})`, {
       file,
       pointer: "/format",
       hint: "upgrade threads-cases, or re-save the case",

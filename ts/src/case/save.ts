@@ -20,7 +20,7 @@ import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { encodeLog } from "../core/log.js";
 import { explain, findAll, validateMatcher } from "../core/matchers.js";
-import { pyRepr, pyReprString, pyStr } from "../core/pyrepr.js";
+import { quote } from "../core/texts.js";
 import { Reducer, type Envelope } from "../core/reducer.js";
 import type { ArtifactStore } from "../reference/runtime.js";
 import type { SandboxProvider } from "../reference/sandbox.js";
@@ -37,9 +37,9 @@ export function checkImplementations(implementations: unknown): string[] {
   }
   const impls = [...(implementations as unknown[])];
   if (impls.length === 0) throw new CaseError("invalid_request", "implementations must name at least one implementation");
-  if (new Set(impls).size !== impls.length) throw new CaseError("invalid_request", `implementations ${pyRepr(impls)} repeat a name`);
+  if (new Set(impls).size !== impls.length) throw new CaseError("invalid_request", `implementations ${quote(impls)} repeat a name`);
   for (const impl of impls) {
-    if (typeof impl !== "string") throw new CaseError("invalid_request", `implementation ${pyRepr(impl)} is not a name`);
+    if (typeof impl !== "string") throw new CaseError("invalid_request", `implementation ${quote(impl)} is not a name`);
     getDialect(impl);
   }
   return impls as string[];
@@ -79,26 +79,26 @@ export function checkExpectation(expect: unknown): CaseExpectation {
 /** Index of `at` and the turn events after it (user_message .. terminal event). */
 function splitTurn(events: readonly Envelope[], at: string): [number, Envelope[]] {
   const idx = events.findIndex((e) => e.event_id === at);
-  if (idx === -1) throw new CaseError("event_not_found", `event ${pyReprString(at)} is not in the log`);
+  if (idx === -1) throw new CaseError("event_not_found", `event ${quote(at)} is not in the log`);
   const rest = events.slice(idx + 1).filter((e) => !e.type.startsWith("x_"));
   const first = rest[0];
   if (first === undefined || first.type !== "user_message") {
     const what = first !== undefined ? `the next event is ${first.type}` : "the log ends there";
-    throw new CaseError("no_turn_after_fork", `no user input follows ${pyReprString(at)}: ${what}`);
+    throw new CaseError("no_turn_after_fork", `no user input follows ${quote(at)}: ${what}`);
   }
   const turn: Envelope[] = [first];
   let turnId: JsonValue | undefined;
   for (const e of rest.slice(1)) {
     if (turnId === undefined) {
       if (e.type !== "turn_started") {
-        throw new CaseError("turn_incomplete", `the user input after ${pyReprString(at)} starts no turn (next: ${e.type})`);
+        throw new CaseError("turn_incomplete", `the user input after ${quote(at)} starts no turn (next: ${e.type})`);
       }
       turnId = e.data["turn_id"];
     }
     turn.push(e);
     if (TERMINAL.includes(e.type) && Object.hasOwn(e.data, "turn_id") && e.data["turn_id"] === turnId) return [idx, turn];
   }
-  throw new CaseError("turn_incomplete", `the turn after ${pyReprString(at)} has no turn_completed or turn_failed`);
+  throw new CaseError("turn_incomplete", `the turn after ${quote(at)} has no turn_completed or turn_failed`);
 }
 
 interface Recorded {
@@ -201,7 +201,7 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
     // the runtime stopped the turn on a value a log cannot hold: the case could never replay it
     throw new CaseError(
       "unsafe_value",
-      `the turn after ${pyReprString(at)} stopped on a value that cannot be recorded: ${pyStr(error["message"] ?? "")}`,
+      `the turn after ${quote(at)} stopped on a value that cannot be recorded: ${typeof error["message"] === "string" ? error["message"] : ""}`,
     );
   }
   const prefix = events.slice(0, idx + 1);
@@ -209,12 +209,12 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
   for (const e of prefix) reducer.apply(e);
   const state = reducer.state;
   if (state.pending_tool_calls.length > 0) {
-    throw new CaseError("turn_incomplete", `tool calls are in flight at ${pyReprString(at)}: ${pyRepr(state.pending_tool_calls)}`);
+    throw new CaseError("turn_incomplete", `tool calls are in flight at ${quote(at)}: ${quote(state.pending_tool_calls)}`);
   }
   const rec = recorded(turn, state.agent);
   if (externalEffects === "forbid" && rec.calls.length > 0) {
     const names = [...new Set(rec.calls.map((c) => c["tool"] as string))].sort();
-    throw new CaseError("invalid_request", `external_effects is 'forbid' but the turn called external tools: ${pyRepr(names)}`);
+    throw new CaseError("invalid_request", `external_effects is 'forbid' but the turn called external tools: ${quote(names)}`);
   }
   findAll(expect.must, turn).forEach((hit, i) => {
     if (hit === null) throw new CaseError("invalid_request", `must[${i}] cannot pass: ${explain(expect.must[i], turn)}`);
@@ -277,7 +277,7 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
   try {
     checkCaseName(name);
     if (externalEffects !== "stub" && externalEffects !== "forbid") {
-      throw new CaseError("invalid_request", `external_effects must be 'stub' or 'forbid', not ${pyRepr(externalEffects)}`);
+      throw new CaseError("invalid_request", `external_effects must be 'stub' or 'forbid', not ${quote(externalEffects)}`);
     }
     if (typeof options.at !== "string" || options.at === "") throw new CaseError("invalid_request", "at must be an event_id");
     const expect = checkExpectation(options.expect);

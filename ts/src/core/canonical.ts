@@ -10,7 +10,6 @@
  */
 
 import { CaseError, pointerJoin } from "./errors.js";
-import { pyReprFloat } from "./pyrepr.js";
 import { MAX_DEPTH, MAX_SAFE_INTEGER } from "./strictjson.js";
 
 const LONE_SURROGATE = /\p{Surrogate}/u; // with the u flag only unpaired surrogates match
@@ -30,17 +29,17 @@ function scalar(value: unknown, path: Array<string | number>): string | null {
       if (LONE_SURROGATE.test(value)) throw unsafe("string holds a lone surrogate", path);
       return JSON.stringify(value);
     case "number":
-      // messages as the Python writer words them (they can end up in a turn_failed event)
-      if (!Number.isFinite(value)) throw unsafe(`${pyReprFloat(value)} is not a finite number`, path);
+      // neutral messages without the value (they can end up in a turn_failed event)
+      if (!Number.isFinite(value)) throw unsafe("a number is not finite", path);
       if (Number.isInteger(value) && Math.abs(value) > MAX_SAFE_INTEGER && Math.abs(value) < 1e21) {
         // Its canonical form would be an integer token that the strict reader refuses
         // (spec/strict-json.md 4.1); from 1e21 on, JCS writes an exponent.
-        throw unsafe(`${pyReprFloat(value)} would be written as integer digits outside +-(2^53-1)`, path);
+        throw unsafe("a number would be written as integer digits outside +-(2^53-1)", path);
       }
       return String(value); // ECMAScript Number-to-String is the JCS number form; -0 gives "0"
     case "bigint":
       if (value > BigInt(MAX_SAFE_INTEGER) || value < -BigInt(MAX_SAFE_INTEGER)) {
-        throw unsafe(`integer ${value} is outside +-(2^53-1)`, path);
+        throw unsafe("an integer is outside +-(2^53-1)", path);
       }
       return value.toString();
     case "boolean":

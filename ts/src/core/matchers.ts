@@ -11,7 +11,7 @@
 import { canonicalLine } from "./canonical.js";
 import { dialectNames, getDialect } from "./dialects.js";
 import { CaseError, pointerJoin } from "./errors.js";
-import { codePointCompare, pyRepr, pyReprString } from "./pyrepr.js";
+import { codePointCompare, quote } from "./texts.js";
 import { MAX_SAFE_INTEGER } from "./strictjson.js";
 
 /** Envelope keys a matcher may name besides `type`, with the kind of value each takes. */
@@ -114,7 +114,7 @@ export function render(value: unknown): string {
     text = canonicalLine(value);
   } catch (err) {
     if (!(err instanceof CaseError)) throw err;
-    text = pyRepr(value);
+    text = quote(value);
   }
   return text.length > MAX_RENDER ? text.slice(0, MAX_RENDER - 3) + "..." : text;
 }
@@ -124,7 +124,7 @@ function renderFull(value: unknown): string {
     return canonicalLine(value);
   } catch (err) {
     if (!(err instanceof CaseError)) throw err;
-    return pyRepr(value);
+    return quote(value);
   }
 }
 
@@ -160,7 +160,7 @@ function checkJson(value: unknown, pointer: string): void {
   } else if (kind === "number") {
     // Integers beyond 2^53-1 cannot come from the strict reader, so a large integral number
     // here is a double (Python would see a float) and is accepted like one.
-    if (!Number.isFinite(value)) throw invalid(`${pyRepr(value)} is not a JSON number`, pointer);
+    if (!Number.isFinite(value)) throw invalid("a number is not finite", pointer);
   } else if (kind === "other") {
     throw invalid(`a ${typeName(value)} is not a JSON value`, pointer);
   }
@@ -241,7 +241,7 @@ function suggest(key: string): string {
     for (const name of dialectNames()) {
       for (const [canonical, spelled] of Object.entries(getDialect(name).envelope)) {
         if (key === spelled && MATCHER_KEYS.includes(canonical)) {
-          return `; matchers use the threads-py spelling ${pyReprString(canonical)} (${pyReprString(key)} is how ${name} spells it)`;
+          return `; matchers use the threads-py spelling ${quote(canonical)} (${quote(key)} is how ${name} spells it)`;
         }
       }
     }
@@ -249,7 +249,7 @@ function suggest(key: string): string {
     if (!(err instanceof CaseError)) throw err;
   }
   const close = closeMatch(key, MATCHER_KEYS);
-  return close === null ? "" : `; did you mean ${pyReprString(close)}?`;
+  return close === null ? "" : `; did you mean ${quote(close)}?`;
 }
 
 /**
@@ -266,7 +266,7 @@ export function validateMatcher(matcher: unknown, pointer = ""): Matcher {
   for (const key of Object.keys(m).sort(codePointCompare)) {
     if (!MATCHER_KEYS.includes(key)) {
       throw invalid(
-        `unknown matcher key ${pyReprString(key)}; allowed: ${MATCHER_KEYS.join(", ")}` + suggest(key),
+        `unknown matcher key ${quote(key)}; allowed: ${MATCHER_KEYS.join(", ")}` + suggest(key),
         below(pointer, key),
       );
     }

@@ -287,8 +287,13 @@ export class Reducer {
       const st = this.state;
       const usage = obj(data["usage"]);
       st.messages.push({ role: "assistant", content: this.copy(obj(data["message"])["content"] ?? null) });
-      st.usage.input_tokens += num(usage["input_tokens"]);
-      st.usage.output_tokens += num(usage["output_tokens"]);
+      for (const key of ["input_tokens", "output_tokens"] as const) {
+        const total = st.usage[key] + num(usage[key]);
+        if (total > Number.MAX_SAFE_INTEGER) {
+          throw this.fail(ev, `usage.${key} would exceed 2^53-1 (${Number.MAX_SAFE_INTEGER})`, `/data/usage/${key}`);
+        }
+        st.usage[key] = total;
+      }
     },
 
     tool_called: (ev, data) => {

@@ -7,7 +7,7 @@
  */
 
 import { CaseError } from "./errors.js";
-import { pyReprString } from "./pyrepr.js";
+import { quote } from "./texts.js";
 
 /** 0001-01-01T00:00:00.000Z */
 export const MIN_MS = -62_135_596_800_000;
@@ -63,7 +63,7 @@ export function timestampProblem(ts: string): string | null {
 export function checkTs(ts: string): number {
   const problem = timestampProblem(ts);
   if (problem !== null) {
-    throw new CaseError("log_invalid", `ts ${pyReprString(ts)} ${problem}`, {
+    throw new CaseError("log_invalid", `ts ${quote(ts)} ${problem}`, {
       pointer: "/ts",
       hint: "ts is an RFC 3339 UTC time with a real date, e.g. 2026-11-29T20:05:43.123Z",
     });
@@ -108,7 +108,7 @@ export function checkForkRoom(ts: string, at: string): void {
   if (parseTs(ts) > MAX_MS - REPLAY_ROOM_MS) {
     throw new CaseError(
       "invalid_request",
-      `the fork point ${pyReprString(at)} is at ${ts}, later than 9999-12-30T23:59:59.999Z: a replay's clock would pass year 9999`,
+      `the fork point ${quote(at)} is at ${ts}, later than 9999-12-30T23:59:59.999Z: a replay's clock would pass year 9999`,
       { hint: "fork at an event recorded at least a day before the end of year 9999" },
     );
   }

@@ -20,7 +20,7 @@ import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { checkEvents, reduceLog } from "../core/log.js";
 import { matches } from "../core/matchers.js";
-import { pyRepr } from "../core/pyrepr.js";
+import { quote } from "../core/texts.js";
 import { Reducer } from "../core/reducer.js";
 import { replayCase } from "../reference/replay.js";
 import { ArtifactStore } from "../reference/runtime.js";
@@ -35,13 +35,13 @@ export const DIALECT = "threads-ts";
 const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 function need(message: JsonObject, key: string, cmd: string): JsonValue {
-  if (!Object.hasOwn(message, key)) throw new CaseError("invalid_request", `${cmd} needs ${pyRepr(key)}`, { pointer: `/${key}` });
+  if (!Object.hasOwn(message, key)) throw new CaseError("invalid_request", `${cmd} needs ${quote(key)}`, { pointer: `/${key}` });
   return message[key] as JsonValue;
 }
 
 function dialectName(value: JsonValue | undefined, fallback: string): string {
   if (value === undefined) return fallback;
-  if (typeof value !== "string") throw new CaseError("dialect_unknown", `unknown dialect ${pyRepr(value)}`);
+  if (typeof value !== "string") throw new CaseError("dialect_unknown", `unknown dialect ${quote(value)}`);
   return value;
 }
 
@@ -178,7 +178,7 @@ export function handleRequest(message: JsonObject, dialect: string = DIALECT): J
     case "write_case":
       return writeCaseRequest(message);
     default:
-      throw new CaseError("invalid_request", `unknown command ${pyRepr(cmd ?? null)}`);
+      throw new CaseError("invalid_request", `unknown command ${quote(cmd ?? null)}`);
   }
 }
 

@@ -10,7 +10,7 @@
  */
 
 import type { JsonObject, JsonValue } from "../core/strictjson.js";
-import { pyRepr, pyStr } from "../core/pyrepr.js";
+import { quote } from "../core/texts.js";
 
 export type ToolKind = "sandbox" | "external";
 export type ToolEffect = "read" | "write" | "pure";
@@ -37,10 +37,13 @@ export interface ToolContext {
   list(prefix?: string): string[];
 }
 
-/** Bad tool input (Python's KeyError/TypeError/ValueError): `bad input for <tool>: <detail>`. */
+/**
+ * A built-in tool's input lacks a key or holds a non-string value (spec/replay.md 3.4). Its
+ * text is neutral: `bad input for <tool>: <"key"> is missing` or `... is not a string`.
+ */
 export class BadInput extends Error {
-  constructor(readonly detail: string) {
-    super(detail);
+  constructor(readonly tool: string, readonly key: string, readonly problem: string) {
+    super(`bad input for ${tool}: ${quote(key)} ${problem}`);
     this.name = "BadInput";
   }
 }
@@ -61,36 +64,42 @@ export function toolJson(t: ToolSpec): JsonObject {
   return { name: t.name, description: t.description, input_schema: t.input_schema, kind: t.kind, effect: t.effect };
 }
 
-function field(input: JsonObject, key: string): JsonValue {
-  if (!Object.hasOwn(input, key)) throw new BadInput(pyRepr(key)); // str(KeyError('path')) is "'path'"
-  return input[key] as JsonValue;
+/** The string value of `key` of a built-in tool's input (spec/replay.md 3.4). */
+function text(tool: string, input: JsonObject, key: string, fallback?: string): string {
+  if (!Object.hasOwn(input, key)) {
+    if (fallback !== undefined) return fallback;
+    throw new BadInput(tool, key, "is missing");
+  }
+  const value = input[key];
+  if (typeof value !== "string") throw new BadInput(tool, key, "is not a string");
+  return value;
 }
 
 const utf8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
 
 const readFile: SandboxHandler = (ctx, input) => {
-  const data = ctx.read(pyStr(field(input, "path")));
+  const path = text("read_file", input, "path");
+  const data = ctx.read(path);
   try {
     return utf8.decode(data);
   } catch {
-    return new ToolResult(`${pyStr(input["path"])} is not UTF-8 text (${data.length} bytes)`, true);
+    return new ToolResult(`${path} is not UTF-8 text (${data.length} bytes)`, true);
   }
 };
 
 const writeFile: SandboxHandler = (ctx, input) => {
-  const data = new TextEncoder().encode(pyStr(field(input, "content")));
-  const path = field(input, "path");
-  ctx.write(pyStr(path), data);
-  return `wrote ${data.length} bytes to ${pyStr(path)}`;
+  const path = text("write_file", input, "path");
+  const data = new TextEncoder().encode(text("write_file", input, "content"));
+  ctx.write(path, data);
+  return `wrote ${data.length} bytes to ${path}`;
 };
 
-const listFiles: SandboxHandler = (ctx, input) =>
-  ctx.list(pyStr(Object.hasOwn(input, "prefix") ? input["prefix"] : "")).join("\n");
+const listFiles: SandboxHandler = (ctx, input) => ctx.list(text("list_files", input, "prefix", "")).join("\n");
 
 const deleteFile: SandboxHandler = (ctx, input) => {
-  const path = field(input, "path");
-  ctx.delete(pyStr(path));
-  return `deleted ${pyStr(path)}`;
+  const path = text("delete_file", input, "path");
+  ctx.delete(path);
+  return `deleted ${path}`;
 };
 
 const PATH: JsonObject = { type: "string", description: "A relative POSIX path inside the sandbox." };

@@ -22,7 +22,7 @@ import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { readLog } from "../core/log.js";
 import { ScriptedModel, StopError, normalizeReply } from "./model.js";
-import { pyReprString } from "../core/pyrepr.js";
+import { quote } from "../core/texts.js";
 import { Reducer, type Envelope, type State } from "../core/reducer.js";
 import { ArtifactStore, Clock, Recorder, blockEgress, parseTs, runTurn } from "./runtime.js";
 import { FakeSandbox, checkPath } from "./sandbox.js";
@@ -49,7 +49,7 @@ export interface ReplayResult {
 export function missingStub(name: string): StopError {
   return new StopError(
     "missing_stub",
-    `the agent called external tool ${pyReprString(name)} with an input no stub answers`,
+    `the agent called external tool ${quote(name)} with an input no stub answers`,
     `tool:${name}`,
     `record the call, or answer it with --supply '{"calls": {"tool:${name}": ...}}'`,
   );
@@ -88,10 +88,10 @@ export function checkSupply(supply: unknown, source = "--supply"): JsonObject {
     const colon = key.indexOf(":");
     const kind = colon === -1 ? key : key.slice(0, colon);
     const rest = colon === -1 ? "" : key.slice(colon + 1);
-    if (kind === "model" && /^[0-9]+$/.test(rest)) normalizeReply(value, `${source} calls[${pyReprString(key)}]`);
-    else if (kind === "tool" && rest) toolResult(value, `${source} calls[${pyReprString(key)}]`);
+    if (kind === "model" && /^[0-9]+$/.test(rest)) normalizeReply(value, `${source} calls[${quote(key)}]`);
+    else if (kind === "tool" && rest) toolResult(value, `${source} calls[${quote(key)}]`);
     else {
-      throw new CaseError("invalid_request", `${source} key ${pyReprString(key)} must be 'model:<n>' or 'tool:<name>'`, {
+      throw new CaseError("invalid_request", `${source} key ${quote(key)} must be 'model:<n>' or 'tool:<name>'`, {
         file: source,
         pointer: `/calls/${key}`,
       });

@@ -29,7 +29,7 @@ import { StopError, type Model, type Reply } from "./model.js";
 import { RequestHasher, buildRequest } from "./request.js";
 
 export { buildRequest };
-import { pyRepr, pyReprString } from "../core/pyrepr.js";
+import { quote } from "../core/texts.js";
 import { Reducer, type Envelope, type State } from "../core/reducer.js";
 import { FileMissing, checkPath, sha256Hex, type SandboxProvider } from "./sandbox.js";
 import type { JsonObject, JsonValue } from "../core/strictjson.js";
@@ -150,16 +150,39 @@ export function egressBlocked(target: string, what = "network access to"): StopE
   );
 }
 
+/**
+ * The neutral text of a network target (spec/replay.md 9.1): the canonical JSON string of
+ * `<host>:<port>` (`[<host>]:<port>` when the host holds `:`), or of `<unknown>`.
+ */
+export function egressTarget(host: unknown, port: unknown): string {
+  const p = typeof port === "string" && /^[0-9]+$/.test(port) ? Number(port) : port;
+  if (typeof host !== "string" || typeof p !== "number" || !Number.isInteger(p)) return quote("<unknown>");
+  return quote(host.includes(":") ? `[${host}]:${p}` : `${host}:${p}`);
+}
+
+const DEFAULT_PORTS: Readonly<Record<string, number>> = { "http:": 80, "https:": 443, "ws:": 80, "wss:": 443 };
+
+/** The target of a URL: its host name and its port, or the scheme's default port. */
+function urlTarget(text: string): string {
+  try {
+    const url = new URL(text);
+    const host = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+    return egressTarget(host, url.port === "" ? DEFAULT_PORTS[url.protocol] : url.port);
+  } catch {
+    return quote("<unknown>");
+  }
+}
+
 function describeTarget(args: unknown[]): { target: string; local: boolean } {
   let first = args[0];
   if (Array.isArray(first)) first = first[0]; // net.connect passes normalized [options, cb]
   if (first !== null && typeof first === "object") {
     const o = first as { path?: unknown; host?: unknown; port?: unknown };
-    if (typeof o.path === "string") return { target: pyReprString(o.path), local: true };
-    return { target: `(${pyRepr(o.host ?? "localhost")}, ${pyRepr(o.port ?? null)})`, local: false };
+    if (typeof o.path === "string") return { target: quote(o.path), local: true };
+    return { target: egressTarget(o.host ?? "localhost", o.port), local: false };
   }
-  if (typeof first === "string" && !/^\d+$/.test(first)) return { target: pyReprString(first), local: true };
-  return { target: `(${pyRepr(args[1] ?? "localhost")}, ${pyRepr(first ?? null)})`, local: false };
+  if (typeof first === "string" && !/^\d+$/.test(first)) return { target: quote(first), local: true };
+  return { target: egressTarget(args[1] ?? "localhost", first), local: false };
 }
 
 let egressDepth = 0;
@@ -217,7 +240,7 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
   };
   // a datagram needs no connect(): UDP to any address is egress too
   udp.connect = function connect(this: unknown, ...args: unknown[]): unknown {
-    throw refuse(`(${pyRepr(typeof args[1] === "string" ? args[1] : "localhost")}, ${pyRepr(args[0] ?? null)})`);
+    throw refuse(egressTarget(typeof args[1] === "string" ? args[1] : "localhost", args[0]));
   };
   udp.send = function send(this: unknown, ...args: unknown[]): unknown {
     // send(msg[, offset, length][, port][, address][, callback]): an address is a port number argument
@@ -226,13 +249,13 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
     const port = rest.length === 1 || rest.length === 2 ? numbers[0] : rest.length >= 3 ? numbers[2] : undefined;
     if (port === undefined) return saved.udpSend.apply(this, args); // a connected socket
     const host = rest.find((a) => typeof a === "string") ?? "localhost";
-    throw refuse(`(${pyRepr(host)}, ${pyRepr(port)})`);
+    throw refuse(egressTarget(host, port));
   };
   const refuseRequest = (...args: unknown[]): never => {
     const first = args[0];
     const target =
       typeof first === "string" || first instanceof URL
-        ? pyReprString(String(first))
+        ? urlTarget(String(first))
         : describeTarget([{ host: (first as { hostname?: unknown; host?: unknown } | undefined)?.hostname ?? (first as { host?: unknown } | undefined)?.host, port: (first as { port?: unknown } | undefined)?.port }]).target;
     throw refuse(target);
   };
@@ -243,7 +266,7 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
   mutable(https)["get"] = refuseRequest;
   globalThis.fetch = ((input: unknown): never => {
     const url = typeof input === "string" || input instanceof URL ? String(input) : String((input as { url?: unknown })?.url ?? input);
-    throw refuse(pyReprString(url));
+    throw refuse(urlTarget(url));
   }) as typeof fetch;
   syncBuiltinESMExports();
   egressDepth++;
@@ -408,7 +431,7 @@ export function runTurn(
       let result: ToolResult;
       try {
         if (tool === undefined) {
-          result = new ToolResult(`unknown tool ${pyReprString(name)}`, true);
+          result = new ToolResult(`unknown tool ${quote(name)}`, true);
         } else if (tool.kind === "sandbox") {
           result = runSandboxTool(tool.name, tool.handler as SandboxHandler | undefined, ctx, input);
         } else {
@@ -427,7 +450,7 @@ export function runTurn(
           { critical: kind === "external" },
         );
       } catch (err) {
-        return stop(unwritable(err, `the result of tool ${pyReprString(name)}`, `tool:${name}`));
+        return stop(unwritable(err, `the result of tool ${quote(name)}`, `tool:${name}`));
       }
     }
     if (reply.stop_reason !== "tool_use") {
@@ -445,7 +468,7 @@ function unwritable(err: unknown, what: string, stopKey: string): StopError {
 }
 
 function runSandboxTool(name: string, handler: SandboxHandler | undefined, ctx: ToolContext, input: JsonObject): ToolResult {
-  if (handler === undefined) return new ToolResult(`no handler for sandbox tool ${pyReprString(name)}`, true);
+  if (handler === undefined) return new ToolResult(`no handler for sandbox tool ${quote(name)}`, true);
   try {
     return asResult(handler(ctx, input));
   } catch (err) {
@@ -454,7 +477,7 @@ function runSandboxTool(name: string, handler: SandboxHandler | undefined, ctx: 
       if (err.code === "egress_blocked") throw err;
       return new ToolResult(err.message, true);
     }
-    if (err instanceof BadInput) return new ToolResult(`bad input for ${name}: ${err.detail}`, true);
+    if (err instanceof BadInput) return new ToolResult(err.message, true);
     throw err;
   }
 }

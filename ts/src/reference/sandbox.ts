@@ -12,7 +12,7 @@ import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, unlinkSync,
 import { dirname, join, relative, resolve, sep } from "node:path";
 
 import { CaseError } from "../core/errors.js";
-import { pyRepr } from "../core/pyrepr.js";
+import { quote } from "../core/texts.js";
 
 /** A missing file (Python's FileNotFoundError); the tool result is `no such file: <path>`. */
 export class FileMissing extends Error {
@@ -35,13 +35,13 @@ export function isDeviceName(name: string): boolean {
 /** Return `path` if it is a safe relative POSIX sandbox path, else throw `invalid_request`. */
 export function checkPath(path: unknown): string {
   if (typeof path !== "string" || path === "" || Array.from(path).length > 4096) {
-    throw new CaseError("invalid_request", `sandbox path ${pyRepr(path)} is empty or too long`);
+    throw new CaseError("invalid_request", `sandbox path ${quote(path)} is empty or too long`);
   }
   for (const seg of path.split("/")) {
     if (!SEGMENT.test(seg) || seg === "." || seg === "..") {
-      throw new CaseError("invalid_request", `sandbox path ${pyRepr(path)} is not a relative POSIX path inside the sandbox`);
+      throw new CaseError("invalid_request", `sandbox path ${quote(path)} is not a relative POSIX path inside the sandbox`);
     }
-    if (isDeviceName(seg)) throw new CaseError("invalid_request", `sandbox path ${pyRepr(path)} names a device (${seg})`);
+    if (isDeviceName(seg)) throw new CaseError("invalid_request", `sandbox path ${quote(path)} names a device (${seg})`);
   }
   return path;
 }
@@ -134,7 +134,7 @@ export class DirectorySandbox implements SandboxProvider {
     const target = resolve(this.root, checkPath(path));
     const rel = relative(this.root, target);
     if (rel.startsWith("..") || rel.startsWith(sep)) {
-      throw new CaseError("invalid_request", `sandbox path ${pyRepr(path)} leaves the sandbox`);
+      throw new CaseError("invalid_request", `sandbox path ${quote(path)} leaves the sandbox`);
     }
     return target;
   }

@@ -21,7 +21,7 @@ import { CANONICAL, type DialectLike } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { checkEvents, encodeLog, readLog } from "../core/log.js";
 import type { Model } from "./model.js";
-import { pyRepr } from "../core/pyrepr.js";
+import { quote } from "../core/texts.js";
 import { Reducer, deepCopy, type Envelope, type State } from "../core/reducer.js";
 import { ArtifactStore, Clock, Recorder, STEP_LIMIT, parseTs, runTurn, type TurnOutcome } from "./runtime.js";
 import { FakeSandbox, type SandboxProvider } from "./sandbox.js";
@@ -152,10 +152,10 @@ export class Thread {
   /** A new handle on a branch: the log up to `at`, then a `forked` event (`event_not_found`). */
   fork(at: string, options: { branchId?: string } = {}): Thread {
     const idx = this.log.findIndex((e) => e.event_id === at);
-    if (idx === -1) throw new CaseError("event_not_found", `event ${pyRepr(at)} is not in the log`);
+    if (idx === -1) throw new CaseError("event_not_found", `event ${quote(at)} is not in the log`);
     const branch = options.branchId ?? `fork-${randomBytes(3).toString("hex")}`;
     if (/[^A-Za-z0-9._-]/.test(branch)) {
-      throw new CaseError("invalid_request", `branch_id ${pyRepr(branch)} may hold only letters, digits, '.', '_', '-'`);
+      throw new CaseError("invalid_request", `branch_id ${quote(branch)} may hold only letters, digits, '.', '_', '-'`);
     }
     const sandbox = this.sandbox instanceof FakeSandbox ? new FakeSandbox(this.sandbox.contents) : this.sandbox;
     const child = new Thread(deepCopy(this.log.slice(0, idx + 1)), sandbox, new ArtifactStore(this.artifacts.blobs), this.threadId, this.clock, this.agent);
@@ -177,7 +177,7 @@ export class Thread {
   /** Record `restored`: the state and the sandbox return to right after the snapshot. */
   restore(snapshotId: string): void {
     if (!this.reducer.state.snapshots.includes(snapshotId)) {
-      throw new CaseError("invalid_request", `unknown snapshot_id ${pyRepr(snapshotId)}`);
+      throw new CaseError("invalid_request", `unknown snapshot_id ${quote(snapshotId)}`);
     }
     this.recorder.append("restored", { snapshot_id: snapshotId });
     const token = this.sandboxSnapshots.get(snapshotId);
@@ -199,7 +199,7 @@ export class Thread {
     if (agent === null) throw new CaseError("invalid_request", "the thread has no agent (no thread_started)");
     const external = (name: string, input: JsonObject): ToolResult => {
       const tool = agent.tool(name);
-      if (tool?.handler === undefined) return new ToolResult(`no handler for external tool ${pyRepr(name)}`, true);
+      if (tool?.handler === undefined) return new ToolResult(`no handler for external tool ${quote(name)}`, true);
       const out = (tool.handler as ExternalHandler)(input);
       return out instanceof ToolResult ? out : new ToolResult(out);
     };
