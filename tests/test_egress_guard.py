@@ -106,8 +106,17 @@ def test_every_way_out_is_refused_inside_and_restored_after() -> None:
                 attempt()
     assert len(attempts) == len(tries)
     assert all(a.code == "egress_blocked" and a.stop_key == "egress" for a in attempts)
-    assert "'example.org'" in attempts[2].message
-    assert "['true']" in attempts[4].message
+    # targets are canonical JSON (spec/replay.md 9.1), never Python's repr()
+    messages = [a.message.removesuffix(" was blocked during a replay") for a in attempts]
+    assert messages[:6] == [
+        'network access to "127.0.0.1:9"',
+        'network access to "example.org:80"',
+        'the name lookup of "example.org"',
+        'the name lookup of "example.org"',
+        'the child process ["true"]',
+        'the child process "true"',
+    ]
+    assert messages[6] == 'the child process ["/bin/true"]'
     assert not guard_installed()
     assert current() == ORIGINALS
     assert subprocess.run(["true"], check=False).returncode == 0
