@@ -193,6 +193,14 @@ let egressDepth = 0;
  * `globalThis.fetch` throw an `egress_blocked` error and record it in `attempts`, so a tool
  * that swallows the error still fails the replay. Unix-socket connects are allowed.
  */
+/** A child process as `json(argv)`, or `json(command)` for a shell command string. */
+function childTarget(args: unknown[]): string {
+  const [file, rest] = args;
+  if (typeof file !== "string") return quote("<unknown>");
+  if (Array.isArray(rest)) return rest.every((x) => typeof x === "string") ? quote([file, ...rest]) : quote("<unknown>");
+  return quote([file]);
+}
+
 export function blockEgress(): { attempts: StopError[]; restore: () => void } {
   const attempts: StopError[] = [];
   const refuse = (target: string, what?: string): StopError => {
@@ -202,14 +210,16 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
   };
   // name lookups and child processes: refused whatever they ask for
   const refusedModules: [Record<string, unknown>, string[], string, (args: unknown[]) => string][] = [
-    [dns as unknown as Record<string, unknown>, ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny"], "the name lookup of", (a) => pyRepr((a[0] ?? null) as JsonValue)],
-    [dns.promises as unknown as Record<string, unknown>, ["lookup", "resolve", "resolve4", "resolve6"], "the name lookup of", (a) => pyRepr((a[0] ?? null) as JsonValue)],
+    [dns as unknown as Record<string, unknown>, ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny"], "the name lookup of", (a) => (typeof a[0] === "string" ? quote(a[0]) : quote("<unknown>"))],
+    [dns.promises as unknown as Record<string, unknown>, ["lookup", "resolve", "resolve4", "resolve6"], "the name lookup of", (a) => (typeof a[0] === "string" ? quote(a[0]) : quote("<unknown>"))],
     [
       childProcess as unknown as Record<string, unknown>,
-      ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"],
+      ["spawn", "spawnSync", "execFile", "execFileSync", "fork"],
       "the child process",
-      (a) => pyRepr((Array.isArray(a[1]) ? [a[0], ...(a[1] as unknown[])] : [a[0] ?? null]) as JsonValue),
+      (a) => childTarget(a),
     ],
+    // a shell command string
+    [childProcess as unknown as Record<string, unknown>, ["exec", "execSync"], "the child process", (a) => quote(typeof a[0] === "string" ? a[0] : "<unknown>")],
   ];
   const savedModules: [Record<string, unknown>, string, unknown][] = [];
   for (const [mod, names, what, target] of refusedModules) {
