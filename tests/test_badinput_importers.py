@@ -2,9 +2,9 @@
 
 Every file under tests/badinput/importers/<format>/ is a Claude Code or Codex transcript
 with one hostile line (or a hostile whole file). ``python -m threads_cases import FORMAT
-FILE -o OUT`` must exit 1 with ``error[import_invalid]: FILE:LINE: ...`` (no line for a
+FILE -o OUT --strict`` must exit 1 with ``error[import_invalid]: FILE:LINE: ...`` (no line for a
 problem of the whole file), print no traceback, finish within 5 seconds and leave nothing at
-OUT. With ``skip_invalid`` (checked in process) the import either writes a valid thread
+OUT. Without ``--strict`` (checked in process) the import either writes a valid thread
 log or refuses cleanly (again without a file at OUT). Files too big to commit (100,000
 levels of nesting, a 10 MB line) are made here in a temporary folder.
 """
@@ -91,7 +91,9 @@ def test_import_refuses_cleanly(name: str, tmp_path: Path) -> None:
     src = generated(name, tmp_path) if name in GENERATED else CORPUS / name
     out = tmp_path / "out" / "thread.jsonl"
     out.parent.mkdir()
-    rc, stdout, stderr, seconds = cli("import", fmt, str(src), "-o", str(out), cwd=tmp_path)
+    rc, stdout, stderr, seconds = cli(
+        "import", fmt, str(src), "-o", str(out), "--strict", cwd=tmp_path
+    )
     assert seconds < LIMIT_SECONDS
     assert "Traceback" not in stdout + stderr
     assert rc == 1, stderr
@@ -107,9 +109,9 @@ def test_import_refuses_cleanly(name: str, tmp_path: Path) -> None:
         assert re.match(r":\d+: ", rest), f"no line number: {first}"
     assert "  hint: " in stderr
 
-    # --skip-invalid (in process, to keep the suite fast): a valid log, or a clean refusal
+    # by default (in process, to keep the suite fast): a valid log, or a clean refusal
     try:
-        import_to_file(fmt, src, out, skip_invalid=True)
+        import_to_file(fmt, src, out)
     except CaseError as err:
         assert err.code in ("import_invalid", "invalid_request", "io_error"), err.render()
         assert err.location.file == str(src), err.render()

@@ -331,7 +331,7 @@ def test_unknown_fields_and_types_never_break(tmp_path: Path) -> None:
 
 def test_malformed_line_is_refused_with_its_line_and_type(tmp_path: Path) -> None:
     with pytest.raises(CaseError) as exc:
-        load("claude-code-malformed.jsonl")
+        import_events("claude-code", SAMPLES / "claude-code-malformed.jsonl", strict=True)
     err = exc.value
     assert err.code == "import_invalid" and err.exit_status == 1
     assert err.location.line == 3 and err.message.startswith("assistant: ")
@@ -345,15 +345,21 @@ def test_malformed_line_is_refused_with_its_line_and_type(tmp_path: Path) -> Non
         ],
     )
     with pytest.raises(CaseError) as exc:
-        import_events("claude-code", f)
+        import_events("claude-code", f, strict=True)
     assert exc.value.location.line == 2 and exc.value.message.startswith("assistant: message")
+    # without strict the line is skipped, with a warning naming it
+    stats = Stats()
+    import_events("claude-code", f, stats=stats)
+    assert [(w.line, w.code, w.reason) for w in stats.warnings] == [
+        (2, "import_skipped", "invalid_line")
+    ]
 
 
 def test_import_to_file_is_atomic(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     out.write_bytes(b"old")
     with pytest.raises(CaseError):
-        import_to_file("claude-code", SAMPLES / "claude-code-malformed.jsonl", out)
+        import_to_file("claude-code", SAMPLES / "claude-code-malformed.jsonl", out, strict=True)
     assert out.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
     report = import_to_file(

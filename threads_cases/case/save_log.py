@@ -62,15 +62,21 @@ def _open(
     from_format: str | None,
     artifacts: Any,
     dialect: str,
+    warnings: list[str],
 ) -> Thread:
     from ..reference.thread import Thread
 
     source: Any = log
     if from_format is not None:
-        from ..importers import import_events
+        from ..importers import Stats, import_events
 
+        stats = Stats()
         try:
-            source = import_events(from_format, Path(log))  # type: ignore[arg-type]
+            source = import_events(from_format, Path(log), stats=stats)  # type: ignore[arg-type]
+            warnings += [  # spec/importers.md section 4: lines repaired or skipped
+                f"warning[{w.code}]: {log}:{w.line}: {w.reason}: {w.message}"
+                for w in stats.warnings
+            ]
         except CaseError as err:
             if err.code in ("import_invalid", "io_error"):
                 raise ImportFailed(err) from None
@@ -119,7 +125,9 @@ def save_log(
     try:
         if (at is None) == (turn is None):
             raise CaseError("invalid_request", "give exactly one of --at EVENT_ID and --turn N")
-        thread = _open(log, from_format=from_format, artifacts=artifacts, dialect=dialect)
+        thread = _open(
+            log, from_format=from_format, artifacts=artifacts, dialect=dialect, warnings=warnings
+        )
         events = list(thread.events)
         at, n = _resolve_turn(events, at, turn)
         musts, expects = list(must), list(expect)

@@ -19,21 +19,44 @@ from ..case.turns import draft_matchers, list_turns
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.log import read_log
-from ..importers import FORMATS, Stats, import_to_file
+from ..importers import FORMATS, ImportReport, Stats, import_to_file
 from .app import app, fail, print_json, wants_json
 
 
-def report_stats(stats: Stats, *, verbose: bool) -> None:
-    """Notes and the --skip-invalid count always; with ``verbose`` every skipped kind."""
+def report_stats(stats: Stats, *, verbose: bool, file: str | Path = "") -> None:
+    """On stderr: the notes, one ``warning[import_repaired|import_skipped]: FILE:LINE:
+    reason: message`` per repaired or skipped line, and with ``verbose`` every skipped kind."""
     for note in stats.notes:
         print(f"note: {note}", file=sys.stderr)
+    for w in stats.warnings:
+        print(f"warning[{w.code}]: {file}:{w.line}: {w.reason}: {w.message}", file=sys.stderr)
     if stats.invalid:
-        print(f"skipped {stats.invalid} invalid line(s) (--skip-invalid)", file=sys.stderr)
+        print(f"skipped {stats.invalid} unreadable or malformed line(s)", file=sys.stderr)
     if verbose:
         if not stats.skipped:
             print("skipped: nothing", file=sys.stderr)
         for kind, n in sorted(stats.skipped.items()):
             print(f"skipped {n:>6}  {kind}", file=sys.stderr)
+
+
+def import_summary(report: ImportReport) -> dict[str, Any]:
+    """The JSON output of ``import --format json`` (spec/importers.md section 4)::
+
+    {"output": str, "events": int, "turns": int, "bytes": int,
+     "warnings": [{"line", "code": "import_repaired" | "import_skipped", "reason",
+                   "message"}],
+     "skipped": {kind: count}, "notes": [str]}
+    """
+    st = report.stats
+    return {
+        "output": str(report.path),
+        "events": report.events,
+        "turns": report.turns,
+        "bytes": report.bytes,
+        "warnings": [w.as_json() for w in st.warnings],
+        "skipped": dict(sorted(st.skipped.items())),
+        "notes": list(st.notes),
+    }
 
 
 def _check_format(fmt: str) -> None:
@@ -58,28 +81,52 @@ def import_(
             "--prompt", help="codex exec: the user prompt (the stream does not record it)."
         ),
     ] = None,
+    strict: Annotated[
+        bool,
+        typer.Option(
+            "--strict",
+            help="Refuse the file at the first line that is not strict JSON or is malformed "
+            "(default: repair or skip it with a warning).",
+        ),
+    ] = False,
     skip_invalid: Annotated[
         bool,
-        typer.Option("--skip-invalid", help="Skip malformed lines instead of refusing the file."),
+        typer.Option("--skip-invalid", help="The default (kept for old scripts).", hidden=True),
     ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Report on stderr what was skipped, per kind.")
     ] = False,
+    out_format: Annotated[
+        str | None,
+        typer.Option("--format", help="pretty (default) or json: the summary on stdout."),
+    ] = None,
 ) -> None:
     """Import a Claude Code or Codex transcript as a thread log (atomic: a refused import
     writes nothing).
 
-    Exit status: 0 written; 1 a malformed line (error[import_invalid]: FILE:LINE: <line
-    type>: message) or an I/O error; 2 bad arguments.
+    Lines that are not strict JSON are read as their writer reads them, damaged lines are
+    recovered or skipped, each with a warning naming the line (import_repaired,
+    import_skipped); --strict refuses them instead. --format json prints {output, events,
+    turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}.
+
+    Exit status: 0 written; 1 with --strict a malformed line (error[import_invalid]:
+    FILE:LINE: <line type>: message), or an I/O error; 2 bad arguments.
     """
     _check_format(fmt)
+    if out_format not in (None, "json", "pretty"):
+        raise fail(
+            CaseError("invalid_request", f"--format must be json or pretty, not {out_format!r}")
+        )
     try:
         report = import_to_file(
-            fmt, file, out, branch=branch, prompt=prompt, skip_invalid=skip_invalid
+            fmt, file, out, branch=branch, prompt=prompt, strict=strict, skip_invalid=skip_invalid
         )
     except CaseError as err:
         raise fail(err) from None
-    report_stats(report.stats, verbose=verbose)
+    report_stats(report.stats, verbose=verbose, file=file)
+    if out_format == "json":
+        print_json(import_summary(report))
+        return
     typer.echo(f"wrote {out}: {report.events} events, {report.turns} turn(s)")
 
 

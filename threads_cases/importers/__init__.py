@@ -8,7 +8,8 @@
     report = import_to_file("codex", "rollout.jsonl", "thread.jsonl")  # streamed, atomic
 
 Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`) and ``codex``
-(:mod:`.codex`, :mod:`.codex.exec`, :mod:`.codex.rollout`: ``codex exec --json`` streams and rollout files, detected from the file).
+(:mod:`.codex`: ``codex exec --json`` streams in :mod:`.codex.exec` and rollout files in
+:mod:`.codex.rollout`, told apart from the file).
 The turn mapping shared by both is in :mod:`.common`; each module's docstring lists which
 source lines become which events, which are kept as ``x_`` extension events, and which are
 dropped.
@@ -21,10 +22,16 @@ The log written is canonical (``threads_cases.core.log.encode_log``), every even
                           "kind": "external", "effect": "read" | "write"}]},
      "metadata": {"source": "claude-code" | "codex", "session_id": str, "cwd"?: str, ...}}
 
-Reason codes: ``import_invalid`` (exit 1: a malformed transcript line, reported as
-``FILE:LINE: <line type>: message``; nothing is written), ``invalid_request`` (an unknown
-format or ``--branch`` uuid), ``io_error`` (the transcript or the output cannot be read or
-written).
+Reading is lenient by default: a line that is not strict JSON is read as its writer's
+``JSON.parse`` reads it, damaged lines are recovered or skipped, malformed records skipped;
+each such line is an ``import_repaired`` / ``import_skipped`` warning in ``Stats.warnings``
+(:mod:`.lenient`). ``strict=True`` refuses the first such line instead; ``skip_invalid`` is
+the old name of the default and kept for callers.
+
+Reason codes: ``import_invalid`` (exit 1: with ``strict``, a malformed transcript line,
+reported as ``FILE:LINE: <line type>: message``; nothing is written), ``invalid_request``
+(an unknown format or ``--branch`` uuid, ``strict`` with ``skip_invalid``), ``io_error``
+(the transcript or the output cannot be read or written).
 """
 
 from __future__ import annotations
@@ -60,6 +67,7 @@ def open_source(
     *,
     branch: str | None = None,
     prompt: str | None = None,
+    strict: bool = False,
     skip_invalid: bool = False,
     stats: Stats | None = None,
 ) -> ClaudeCodeSource | CodexSource:
@@ -69,17 +77,19 @@ def open_source(
     an unknown ``branch`` uuid, and ``CaseError("import_invalid")`` for a malformed line.
     """
     stats = stats if stats is not None else Stats()
+    if strict and skip_invalid:
+        raise CaseError("invalid_request", "--strict and --skip-invalid contradict each other")
     if fmt == "claude-code":
         if prompt is not None:
             raise CaseError("invalid_request", "--prompt is for codex exec streams only")
-        return ClaudeCodeSource(path, branch=branch, skip_invalid=skip_invalid, stats=stats)
+        return ClaudeCodeSource(path, branch=branch, strict=strict, stats=stats)
     if fmt == "codex":
         if branch is not None:
             raise CaseError(
                 "invalid_request",
                 "--branch is for claude-code transcripts only (codex transcripts do not fork)",
             )
-        return CodexSource(path, prompt=prompt, skip_invalid=skip_invalid, stats=stats)
+        return CodexSource(path, prompt=prompt, strict=strict, stats=stats)
     raise CaseError("invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 
@@ -89,6 +99,7 @@ def iter_import(
     *,
     branch: str | None = None,
     prompt: str | None = None,
+    strict: bool = False,
     skip_invalid: bool = False,
     stats: Stats | None = None,
 ) -> Iterator[dict[str, Any]]:
@@ -97,7 +108,13 @@ def iter_import(
     events were yielded, so write them somewhere temporary (:func:`import_to_file` does)."""
     stats = stats if stats is not None else Stats()
     src = open_source(
-        fmt, path, branch=branch, prompt=prompt, skip_invalid=skip_invalid, stats=stats
+        fmt,
+        path,
+        branch=branch,
+        prompt=prompt,
+        strict=strict,
+        skip_invalid=skip_invalid,
+        stats=stats,
     )
     em = Emitter(
         file=str(path),
@@ -144,6 +161,7 @@ def import_to_file(
     *,
     branch: str | None = None,
     prompt: str | None = None,
+    strict: bool = False,
     skip_invalid: bool = False,
     dialect: str = "threads-py",
     flush_every: int = 512,
@@ -169,7 +187,13 @@ def import_to_file(
     try:
         batch: list[dict[str, Any]] = []
         for ev in iter_import(
-            fmt, path, branch=branch, prompt=prompt, skip_invalid=skip_invalid, stats=stats
+            fmt,
+            path,
+            branch=branch,
+            prompt=prompt,
+            strict=strict,
+            skip_invalid=skip_invalid,
+            stats=stats,
         ):
             batch.append(ev)
             report.events += 1

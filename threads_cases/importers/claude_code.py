@@ -54,16 +54,12 @@ from array import array
 from collections.abc import Iterator
 from typing import Any
 
-import orjson
-
 from ..core.errors import CaseError
-from ..core.strictjson import parse
+from .claude_mapping import ClaudeMapper, classify_user
 from .common import (
     WRONG_FORMAT_HINT,
     Extra,
     Ref,
-    Reply,
-    Result,
     Stats,
     Turn,
     import_error,
@@ -81,19 +77,8 @@ LINE_TYPES = (
     "queue-operation",
     "file-history-snapshot",
 )
-DROPPED_TYPES = ("progress", "queue-operation", "file-history-snapshot")
 _TYPE_GUESS = re.compile(rb'"type"\s*:\s*"([A-Za-z_-]+)"')
 _ROLE_GUESS = re.compile(rb'"role"\s*:\s*"(user|assistant)"')
-_META_PREFIXES = (
-    "<local-command-stdout>",
-    "<local-command-stderr>",
-    "<bash-stdout>",
-    "<bash-stderr>",
-    "<bash-input>",
-    "Caveat: The messages below were generated",
-)
-_COMMAND_PREFIXES = ("<command-name>", "<command-message>", "<command-args>")
-_INTERRUPT = "[Request interrupted by user"
 _REAL = 1
 _SIDE = 2
 
@@ -175,49 +160,52 @@ def line_problem(obj: Any) -> str | None:
     return None
 
 
-def _text_of(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    return "".join(
-        b.get("text", "") for b in content if isinstance(b, dict) and b.get("type") == "text"
-    )
+class _Tree:
+    """The ``uuid``/``parentUuid`` links of the records, a few bytes per record. A record
+    with no parent hangs off its ``logicalParentUuid`` (a compaction boundary)."""
 
+    def __init__(self) -> None:
+        self.index: dict[str, int] = {}
+        self.record = array("l")
+        self.parent = array("l")
+        self.flags = bytearray()
+        self._late: list[tuple[int, str]] = []  # parents named before they appear
 
-def classify_user(obj: dict[str, Any]) -> str:
-    """``real``, ``results`` (tool_result blocks), ``meta``, ``interrupt`` or ``command``
-    (a slash command: real unless the model never answered it)."""
-    if obj.get("isMeta"):
-        return "meta"
-    content = obj["message"]["content"]
-    if (
-        isinstance(content, list)
-        and content
-        and any(b.get("type") == "tool_result" for b in content)
-    ):
-        return "results"
-    text = _text_of(content).lstrip()
-    if text.startswith(_INTERRUPT):
-        return "interrupt"
-    if text.startswith(_META_PREFIXES):
-        return "meta"
-    if text.startswith(_COMMAND_PREFIXES):
-        return "command"
-    return "real"
+    def add(self, idx: int, obj: dict[str, Any], stats: Stats, keep: bytearray) -> None:
+        uid = obj.get("uuid")
+        if not isinstance(uid, str) or not uid:
+            return
+        if uid in self.index:
+            stats.skip("line repeating an earlier uuid")
+            keep[idx] = 0
+            return
+        node = len(self.record)
+        self.index[uid] = node
+        self.record.append(idx)
+        parent = obj.get("parentUuid")
+        if not isinstance(parent, str) and isinstance(obj.get("logicalParentUuid"), str):
+            parent = obj["logicalParentUuid"]
+        p = self.index.get(parent, -1) if isinstance(parent, str) else -1
+        if p < 0 and isinstance(parent, str):
+            self._late.append((node, parent))
+        self.parent.append(p)
+        flags = _SIDE if obj.get("isSidechain") else 0
+        if obj.get("type") == "user" and classify_user(obj) in ("real", "command"):
+            flags |= _REAL
+        self.flags.append(flags)
 
-
-def _result_content(b: dict[str, Any]) -> Any:
-    c = b.get("content")
-    if c is None:
-        return ""
-    return c
+    def link(self) -> None:
+        for node, parent in self._late:
+            self.parent[node] = self.index.get(parent, -1)
 
 
 class ClaudeCodeSource(TranscriptSource):
     """One Claude Code transcript, scanned (pass 1) and ready to map (pass 2, :meth:`items`).
 
     Attributes after construction: ``thread_id``, ``agent``, ``metadata``, ``start_ref``,
-    ``sidechain_only``. Raises ``CaseError("import_invalid")`` for a malformed line (unless
-    ``skip_invalid``) and ``CaseError("invalid_request")`` for an unknown ``branch`` uuid.
+    ``sidechain_only``. Raises ``CaseError("import_invalid")`` for a malformed line with
+    ``strict`` (else it is skipped with a warning) and ``CaseError("invalid_request")`` for an
+    unknown ``branch`` uuid.
     """
 
     format = "claude-code"
@@ -227,89 +215,36 @@ class ClaudeCodeSource(TranscriptSource):
         path: str | os.PathLike[str],
         *,
         branch: str | None = None,
-        skip_invalid: bool = False,
+        strict: bool = False,
         stats: Stats | None = None,
     ) -> None:
-        super().__init__(path, skip_invalid=skip_invalid, stats=stats)
+        super().__init__(path, strict=strict, stats=stats)
         self._scan(branch)
 
     # ------------------------------------------------------------------ pass 1
+    def _kind_of(self, body: bytes) -> str:
+        return guess_type(body)
+
     def _scan(self, branch: str | None) -> None:
-        st = self.stats
-        index: dict[str, int] = {}
-        node_line = array("l")
-        node_parent = array("l")
-        node_flags = bytearray()
-        late: list[tuple[int, str]] = []  # parents named before they appear
-        tools: dict[bool, dict[str, None]] = {False: {}, True: {}}
-        model: dict[bool, str] = {}
-        conv = {False: 0, True: 0}
-        self.keep = bytearray()
+        tree = _Tree()
+        self._tools: dict[bool, dict[str, None]] = {False: {}, True: {}}
+        self._models: dict[bool, str] = {}
+        self._conv = {False: 0, True: 0}
         self.session_id = ""
         self.cwd: str | None = None
         self.agent_id: str | None = None
-        first_ts: int | None = None
+        self.first_ts: int | None = None
         known = 0
-        for lineno, body in self._lines():
-            self.keep.append(0)
-            if not body.strip():
-                st.skip("blank line")
-                continue
-            try:
-                obj = parse(body, code="import_invalid", file=self.file, line=lineno)
-            except CaseError as err:
-                self._invalid(lineno, guess_type(body), err.message)
-                continue
+        for idx, lineno, obj in self._records():
             problem = line_problem(obj)
             if problem:
-                self._invalid(
-                    lineno,
-                    str(obj.get("type")) if isinstance(obj, dict) else "unparseable",
-                    problem,
-                )
+                kind = str(obj.get("type")) if isinstance(obj, dict) else "unparseable"
+                self._invalid(lineno, kind, problem)
                 continue
-            t = obj.get("type")
-            known += t in LINE_TYPES
-            if first_ts is None:
-                first_ts = parse_ts_ms(obj.get("timestamp"))
-            if not self.session_id and isinstance(obj.get("sessionId"), str):
-                self.session_id = obj["sessionId"]
-            if self.cwd is None and isinstance(obj.get("cwd"), str):
-                self.cwd = obj["cwd"]
-            if self.agent_id is None and isinstance(obj.get("agentId"), str):
-                self.agent_id = obj["agentId"]
-            side = bool(obj.get("isSidechain"))
-            if t in ("user", "assistant"):
-                conv[side] += 1
-            if t == "assistant":
-                m = obj["message"].get("model")
-                if isinstance(m, str) and m and not m.startswith("<") and side not in model:
-                    model[side] = m
-                content = obj["message"]["content"]
-                if isinstance(content, list):
-                    for b in content:
-                        if b["type"] == "tool_use":
-                            tools[side].setdefault(b["name"], None)
-            self.keep[-1] = 1
-            uid = obj.get("uuid")
-            if not isinstance(uid, str) or not uid:
-                continue
-            if uid in index:
-                st.skip("line repeating an earlier uuid")
-                self.keep[-1] = 0
-                continue
-            node = len(node_line)
-            index[uid] = node
-            node_line.append(lineno)
-            parent = obj.get("parentUuid")
-            p = index.get(parent, -1) if isinstance(parent, str) else -1
-            if p < 0 and isinstance(parent, str):
-                late.append((node, parent))
-            node_parent.append(p)
-            flags = _SIDE if side else 0
-            if t == "user" and classify_user(obj) in ("real", "command"):
-                flags |= _REAL
-            node_flags.append(flags)
+            known += obj.get("type") in LINE_TYPES
+            self._take(obj)
+            self.keep[idx] = 1
+            tree.add(idx, obj, self.stats, self.keep)
         if not known:
             # an empty file, or only lines of unknown types: nothing says it is a Claude Code
             # transcript, and there is no session to name the thread after
@@ -320,28 +255,51 @@ class ClaudeCodeSource(TranscriptSource):
                 kind=None,
                 hint=WRONG_FORMAT_HINT,
             )
-        for node, parent in late:
-            node_parent[node] = index.get(parent, -1)
-        self.sidechain_only = conv[False] == 0 and conv[True] > 0
+        tree.link()
+        self.sidechain_only = self._conv[False] == 0 and self._conv[True] > 0
         chosen = _SIDE if self.sidechain_only else 0
-        self.model = model.get(bool(chosen), "")
-        self.tools = list(tools[bool(chosen)])
-        self.first_ts = first_ts
+        self.model = self._models.get(bool(chosen), "")
+        self.tools = list(self._tools[bool(chosen)])
         target = None
         if branch is not None:
-            target = index.get(branch)
-            if target is None or (node_flags[target] & _SIDE) != chosen:
+            target = tree.index.get(branch)
+            if target is None or (tree.flags[target] & _SIDE) != chosen:
                 raise CaseError(
                     "invalid_request",
                     f"--branch {branch!r} is not the uuid of a "
                     f"{'sidechain' if chosen else 'main'} line of {self.file}",
                     hint='list the uuids with: grep -o \'"uuid":"[^"]*"\' FILE',
                 )
-        self._select(node_line, node_parent, node_flags, chosen, target)
+        self._select(tree.record, tree.parent, tree.flags, chosen, target)
         self.leaf_uuid = None
         if self._leaf is not None:
-            self.leaf_uuid = next((u for u, n in index.items() if n == self._leaf), None)
+            self.leaf_uuid = next((u for u, n in tree.index.items() if n == self._leaf), None)
         self.forks = self._fork_count
+
+    def _take(self, obj: dict[str, Any]) -> None:
+        """Collect the header fields of one well-formed record."""
+        if self.first_ts is None:
+            self.first_ts = parse_ts_ms(obj.get("timestamp"))
+        if not self.session_id and isinstance(obj.get("sessionId"), str):
+            self.session_id = obj["sessionId"]
+        if self.cwd is None and isinstance(obj.get("cwd"), str):
+            self.cwd = obj["cwd"]
+        if self.agent_id is None and isinstance(obj.get("agentId"), str):
+            self.agent_id = obj["agentId"]
+        side = bool(obj.get("isSidechain"))
+        t = obj.get("type")
+        if t in ("user", "assistant"):
+            self._conv[side] += 1
+        if t != "assistant":
+            return
+        m = obj["message"].get("model")
+        if isinstance(m, str) and m and not m.startswith("<") and side not in self._models:
+            self._models[side] = m
+        content = obj["message"]["content"]
+        if isinstance(content, list):
+            for b in content:
+                if b["type"] == "tool_use":
+                    self._tools[side].setdefault(b["name"], None)
 
     def _select(
         self,
@@ -351,7 +309,8 @@ class ClaudeCodeSource(TranscriptSource):
         chosen: int,
         target: int | None,
     ) -> None:
-        """Mark the lines of the followed branch in ``self.keep`` (see the module docstring)."""
+        """Mark the records of the followed branch in ``self.keep`` (``node_line``: the record
+        index of each node; see the module docstring)."""
         n = len(node_line)
         in_set = [(flags[i] & _SIDE) == chosen for i in range(n)]
         newest = array("l", range(n))
@@ -385,7 +344,7 @@ class ClaudeCodeSource(TranscriptSource):
                 dropped[i] = 1
         leaf = None
         for i in range(n):
-            line = node_line[i] - 1
+            line = node_line[i]
             if not in_set[i]:
                 self.keep[line] = 0
                 self.stats.skip(
@@ -432,129 +391,5 @@ class ClaudeCodeSource(TranscriptSource):
 
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:
-        """Map the kept lines to turns and extension events (module docstring)."""
-        st = self.stats
-        turn: Turn | None = None
-        reply: Reply | None = None
-        owners: dict[str, Reply] = {}
-        keep = self.keep
-
-        def place(extra: Extra) -> Iterator[Turn | Extra]:
-            if turn is None:
-                yield extra
-            else:
-                turn.items.append(extra)
-
-        def finish(t: Turn) -> Iterator[Turn | Extra]:
-            if (
-                not t.replies
-                and t.failed is None
-                and isinstance(t.content, (str, list))
-                and _text_of(t.content).lstrip().startswith(_COMMAND_PREFIXES)
-            ):
-                yield Extra("x_claude_code.command", {"content": t.content}, t.ref, "command")
-                yield from (i for i in t.items if isinstance(i, Extra))
-                return
-            yield t
-
-        for lineno, body in self._lines():
-            if lineno > len(keep) or not keep[lineno - 1]:
-                continue
-            obj = orjson.loads(body)
-            t = obj.get("type")
-            uid = obj.get("uuid")
-            ref = Ref(
-                uid if isinstance(uid, str) and uid else f"L{lineno}",
-                parse_ts_ms(obj.get("timestamp")),
-                lineno,
-                str(t),
-            )
-            if t == "assistant":
-                msg = obj["message"]
-                content = msg["content"]
-                blocks = (
-                    [{"type": "text", "text": content}] if isinstance(content, str) else content
-                )
-                mid = msg.get("id") if isinstance(msg.get("id"), str) else None
-                if turn is None:
-                    st.notes.append(
-                        f"line {lineno}: a reply with no user message before it "
-                        "starts a turn without user input"
-                    )
-                    turn = Turn(None, ref)
-                    reply = None
-                    owners = {}
-                if (
-                    reply is not None
-                    and mid is not None
-                    and reply.msg_id == mid
-                    and turn.items
-                    and reply in turn.items
-                ):
-                    for b in blocks:
-                        if b["type"] == "tool_use" and b["id"] in owners:
-                            continue
-                        reply.blocks.append(b)
-                        if b["type"] == "tool_use":
-                            owners[b["id"]] = reply
-                else:
-                    reply = Reply(list(blocks), ref, msg_id=mid)
-                    turn.items.append(reply)
-                    for b in blocks:
-                        if b["type"] == "tool_use":
-                            owners[b["id"]] = reply
-                if isinstance(msg.get("usage"), dict):
-                    reply.usage = msg["usage"]
-                if isinstance(msg.get("stop_reason"), str) and msg["stop_reason"]:
-                    reply.stop_reason = msg["stop_reason"]
-            elif t == "user":
-                kind = classify_user(obj)
-                content = obj["message"]["content"]
-                if kind == "results":
-                    rest = []
-                    for b in content:
-                        if b.get("type") != "tool_result":
-                            rest.append(b)
-                            continue
-                        owner = owners.get(b["tool_use_id"])
-                        if owner is None or turn is None:
-                            st.skip("tool result without its tool call in the turn")
-                            continue
-                        owner.results[b["tool_use_id"]] = Result(
-                            _result_content(b), bool(b.get("is_error")), ref
-                        )
-                    if rest:
-                        yield from place(
-                            Extra("x_claude_code.meta", {"content": rest}, ref, "meta")
-                        )
-                elif kind == "meta":
-                    yield from place(Extra("x_claude_code.meta", {"content": content}, ref, "meta"))
-                elif kind == "interrupt":
-                    if turn is None:
-                        yield Extra("x_claude_code.meta", {"content": content}, ref, "meta")
-                    else:
-                        turn.failed = ("interrupted", _text_of(content).strip(), ref)
-                        yield from finish(turn)
-                        turn, reply, owners = None, None, {}
-                else:
-                    if turn is not None:
-                        yield from finish(turn)
-                    turn, reply, owners = Turn(content, ref), None, {}
-            elif t == "system":
-                data = {
-                    k: obj[k]
-                    for k in ("subtype", "content", "level")
-                    if isinstance(obj.get(k), str)
-                }
-                yield from place(Extra("x_claude_code.system", data, ref, "system"))
-            elif t == "summary":
-                data = {k: obj[k] for k in ("summary", "leafUuid") if isinstance(obj.get(k), str)}
-                yield from place(Extra("x_claude_code.summary", data, ref, "summary"))
-            elif t in DROPPED_TYPES:
-                st.skip(f"{t} line")
-            elif isinstance(t, str):
-                st.skip(f"unknown line type {t!r}")
-            else:
-                st.skip("line without a type")
-        if turn is not None:
-            yield from finish(turn)
+        """Map the kept records to turns and extension events (:mod:`.claude_mapping`)."""
+        return ClaudeMapper(self.stats).items(self._kept())

@@ -38,7 +38,6 @@ Refusals raise ``CaseError("import_invalid")`` (exit status 1) with the source f
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections import Counter, deque
 from collections.abc import Iterable, Iterator
@@ -49,13 +48,13 @@ from typing import Any
 from ..core.errors import CaseError
 from ..core.log import check_events
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_line
 from ..core.timestamps import MAX_MS, format_ts
 from ..reference.runtime import ACTOR
+from .request_hash import RequestHasher
 
 IMPORT_HINT = (
-    "fix or remove the line, or pass --skip-invalid to import the rest "
-    "(the import writes nothing while a line is refused)"
+    "fix or remove the line (the import writes nothing while a line is refused); "
+    "without --strict, unreadable and malformed lines are skipped with a warning"
 )
 
 #: Tools that only read: effect "read" (every other tool is "write").
@@ -195,6 +194,7 @@ class Reply:
     usage: dict[str, Any] = field(default_factory=dict)
     results: dict[str, Result] = field(default_factory=dict)
     msg_id: str | None = None
+    last_uuid: str | None = None
 
     def tool_uses(self) -> list[dict[str, Any]]:
         return [b for b in self.blocks if b.get("type") == "tool_use"]
@@ -215,16 +215,43 @@ class Turn:
         return [i for i in self.items if isinstance(i, Reply)]
 
 
+@dataclass(frozen=True)
+class ImportWarning:
+    """One line the import repaired or skipped (spec/importers.md section 4): ``line`` (from
+    1), ``code`` (``import_repaired`` | ``import_skipped``), ``reason`` (``duplicate_key``,
+    ``big_integer``, ``lone_surrogate``, ``invalid_utf8``, ``nul_bytes``, ``joined_records``,
+    ``cut_record``, ``invalid_line``) and a one-line ``message``."""
+
+    line: int
+    code: str
+    reason: str
+    message: str
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "line": self.line,
+            "code": self.code,
+            "reason": self.reason,
+            "message": self.message,
+        }
+
+
 @dataclass
 class Stats:
-    """What an import skipped or changed, per kind (printed by ``--verbose``)."""
+    """What an import skipped or changed: ``skipped`` lines per kind (``--verbose``),
+    ``invalid`` (lines skipped as unreadable or malformed), ``warnings`` (every repair and
+    skip with its line, :class:`ImportWarning`) and ``notes``."""
 
     skipped: Counter[str] = field(default_factory=Counter)
     invalid: int = 0
     notes: list[str] = field(default_factory=list)
+    warnings: list[ImportWarning] = field(default_factory=list)
 
     def skip(self, kind: str, n: int = 1) -> None:
         self.skipped[kind] += n
+
+    def warn(self, line: int, code: str, reason: str, message: str) -> None:
+        self.warnings.append(ImportWarning(line, code, reason, message))
 
 
 def usage_of(raw: Any) -> dict[str, Any]:
@@ -258,55 +285,6 @@ class _Feed:
 
     def __next__(self) -> dict[str, Any]:
         return self.q.popleft()
-
-
-class RequestHasher:
-    """``request_sha256`` of ``{model, system, messages, tools}`` kept incrementally.
-
-    The RFC 8785 bytes of the request are ``{"messages":[m1,...,mk],"model":..,"system":..,
-    "tools":[..]}`` (keys in UTF-16 order). Messages before the last one can no longer change
-    (the reducer only ever extends the last message), so they are *sealed*: fed once into a
-    running sha256 and removed from the reducer's state. A request copies the running hash and
-    adds the last message and the tail.
-    """
-
-    def __init__(self, model: str, system: str, tools: list[dict[str, Any]]) -> None:
-        self._h = hashlib.sha256(b'{"messages":[')
-        self._count = 0
-        self._tail = (
-            b'],"model":'
-            + canonical_line(model)
-            + b',"system":'
-            + canonical_line(system)
-            + b',"tools":'
-            + canonical_line(
-                [
-                    {
-                        "name": t["name"],
-                        "description": t["description"],
-                        "input_schema": t["input_schema"],
-                    }
-                    for t in tools
-                ]
-            )
-            + b"}"
-        )
-
-    def _feed(self, h: Any, message: dict[str, Any], first: bool) -> None:
-        if not first:
-            h.update(b",")
-        h.update(canonical_line(message))
-
-    def request_sha256(self, messages: list[dict[str, Any]]) -> str:
-        """Seal every message but the last (removing them from ``messages``), then hash."""
-        while len(messages) > 1:
-            self._feed(self._h, messages.pop(0), self._count == 0)
-            self._count += 1
-        h = self._h.copy()
-        if messages:
-            self._feed(h, messages[0], self._count == 0)
-        h.update(self._tail)
-        return h.hexdigest()
 
 
 class Emitter:

@@ -1,14 +1,19 @@
-"""What every transcript reader shares: the file, its lines, and what to do with a bad line.
+"""What every transcript reader shares: the file, its records, and what to do with a bad line.
 
 A format reader (:class:`~threads_cases.importers.claude_code.ClaudeCodeSource`,
-:class:`~threads_cases.importers.codex.CodexSource`) reads its file twice: a first pass
-(``_scan``) checks every line, collects the header (thread id, model, tools) and marks in
-``self.keep`` the lines the second pass maps; the second pass (``items()``) yields
+:class:`~threads_cases.importers.codex.CodexSource`) reads its file twice. The first pass
+(:meth:`TranscriptSource._records`) reads every line into records, checks them, collects the
+header (thread id, model, tools) and marks in ``self.keep`` (one mark per record) the
+records the second pass maps; the second pass (``items()``, fed by :meth:`_kept`) yields
 :class:`~threads_cases.importers.common.Turn` and
-:class:`~threads_cases.importers.common.Extra` items from the kept lines only.
+:class:`~threads_cases.importers.common.Extra` items from the kept records only.
 
-Reason codes: ``io_error`` (the transcript cannot be read), ``import_invalid`` (a malformed
-line, unless ``skip_invalid``), spec/importers.md section 4.
+A line is read strictly first (spec/strict-json.md, the fast path). A line the strict reader
+refuses is read as its writer reads it and recovered where it is damaged
+(:func:`~threads_cases.importers.lenient.read_line`): each repair and skip is an
+:class:`~threads_cases.importers.common.ImportWarning` in ``stats.warnings`` with its line.
+With ``strict`` the first such line raises ``import_invalid`` instead (spec/importers.md
+section 4). Reason codes: ``io_error`` (unreadable transcript), ``import_invalid``.
 """
 
 from __future__ import annotations
@@ -23,16 +28,15 @@ import orjson
 from ..core.errors import CaseError
 from ..core.strictjson import parse
 from .common import Stats, import_error
-
-#: What :meth:`TranscriptSource._parse` returns for a line it skipped.
-BAD: Any = object()
+from .lenient import read_line
 
 
 class TranscriptSource:
-    """A transcript file read as JSON Lines, with the keep marks of the first pass.
+    """A transcript file read as JSON Lines records, with the keep marks of the first pass.
 
-    ``path`` is the file, ``stats`` collects what was skipped, ``skip_invalid`` skips a
-    malformed line (counted in ``stats.invalid``) instead of raising ``import_invalid``.
+    ``path`` is the file, ``stats`` collects what was repaired and skipped; ``strict`` refuses
+    (``import_invalid``) the first line that is not strict JSON or is malformed, where the
+    default repairs or skips it with a warning.
     """
 
     format = ""
@@ -41,14 +45,15 @@ class TranscriptSource:
         self,
         path: str | os.PathLike[str],
         *,
-        skip_invalid: bool = False,
+        strict: bool = False,
         stats: Stats | None = None,
     ) -> None:
         self.path = Path(path)
         self.file = str(path)
         self.stats = stats or Stats()
-        self.skip_invalid = skip_invalid
+        self.strict = strict
         self.keep = bytearray()
+        self._read: dict[int, list[Any]] = {}  # records of the lines read leniently
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         """``(line number from 1, the line without its end)``; ``io_error`` when unreadable."""
@@ -62,24 +67,60 @@ class TranscriptSource:
             for lineno, raw in enumerate(fh, 1):
                 yield lineno, raw.rstrip(b"\r\n")
 
+    def _kind_of(self, body: bytes) -> str:
+        """The line type named in an unreadable line, for the error message."""
+        return "unparseable"
+
+    def _records(self) -> Iterator[tuple[int, int, Any]]:
+        """Pass 1: ``(record index, line number, value)`` for every record of the file; each
+        record gets a keep mark (0) the caller sets with ``self.keep[index] = 1``."""
+        st = self.stats
+        for lineno, body in self._lines():
+            if not body.strip():
+                st.skip("blank line")
+                continue
+            try:
+                values = [parse(body, code="import_invalid", file=self.file, line=lineno)]
+            except CaseError as err:
+                if self.strict:
+                    kind = self._kind_of(body)
+                    raise import_error(
+                        err.message, file=self.file, line=lineno, kind=kind
+                    ) from None
+                values, notes = read_line(body)
+                for n in notes:
+                    st.warn(lineno, n.code, n.reason, n.message)
+                if not values:
+                    st.invalid += 1
+                    st.skip("unreadable line")
+                self._read[lineno] = values
+            for v in values:
+                self.keep.append(0)
+                yield len(self.keep) - 1, lineno, v
+
     def _invalid(self, lineno: int, kind: str, message: str) -> None:
-        """A malformed line: raise ``import_invalid``, or count it with ``skip_invalid``."""
-        if not self.skip_invalid:
+        """A malformed record: raise ``import_invalid`` with ``strict``, else skip it with an
+        ``import_skipped`` warning."""
+        if self.strict:
             raise import_error(message, file=self.file, line=lineno, kind=kind)
         self.stats.invalid += 1
-        self.stats.skip("invalid line (--skip-invalid)")
-
-    def _parse(self, lineno: int, body: bytes, kind: str) -> Any:
-        """The value of one line, or :data:`BAD` when it is malformed (and skipped)."""
-        try:
-            return parse(body, code="import_invalid", file=self.file, line=lineno)
-        except CaseError as err:
-            self._invalid(lineno, kind, err.message)
-            return BAD
+        self.stats.skip("malformed line")
+        self.stats.warn(lineno, "import_skipped", "invalid_line", f"{kind}: {message}")
 
     def _kept(self) -> Iterator[tuple[int, Any]]:
-        """The lines the first pass kept, parsed: ``(line number, value)``."""
-        keep = self.keep
+        """Pass 2: the records the first pass kept, ``(line number, value)``."""
+        keep, read = self.keep, self._read
+        idx = 0
         for lineno, body in self._lines():
-            if lineno <= len(keep) and keep[lineno - 1]:
-                yield lineno, orjson.loads(body)
+            values = read.get(lineno)
+            if values is None:
+                if not body.strip():
+                    continue
+                if keep[idx]:
+                    yield lineno, orjson.loads(body)
+                idx += 1
+                continue
+            for v in values:
+                if keep[idx]:
+                    yield lineno, v
+                idx += 1

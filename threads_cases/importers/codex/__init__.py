@@ -22,7 +22,7 @@ from ..common import (
     imported_agent,
     parse_ts_ms,
 )
-from ..source import BAD, TranscriptSource
+from ..source import TranscriptSource
 from .exec import EXEC_TYPES, ExecMapper, exec_item, exec_problem, exec_tool_name
 from .rollout import ROLLOUT_TYPES, RolloutMapper, rollout_problem
 
@@ -34,7 +34,7 @@ class CodexSource(TranscriptSource):
 
     Attributes: ``shape`` (``"exec"`` or ``"rollout"``), ``thread_id``, ``agent``,
     ``metadata``, ``start_ref``. Raises ``CaseError("import_invalid")`` for a malformed line
-    (unless ``skip_invalid``) or a file that is neither shape.
+    (with ``strict``; else skipped with a warning) or a file that is neither shape.
     """
 
     format = "codex"
@@ -44,10 +44,10 @@ class CodexSource(TranscriptSource):
         path: str | os.PathLike[str],
         *,
         prompt: str | None = None,
-        skip_invalid: bool = False,
+        strict: bool = False,
         stats: Stats | None = None,
     ) -> None:
-        super().__init__(path, skip_invalid=skip_invalid, stats=stats)
+        super().__init__(path, strict=strict, stats=stats)
         self.prompt = prompt
         self.shape = ""
         self.thread_id = ""
@@ -77,16 +77,16 @@ class CodexSource(TranscriptSource):
         return bool(self.shape)
 
     def _scan(self) -> None:
-        pending: list[tuple[int, Any]] = []  # lines read before the shape was known
-        for lineno, obj in self._records():
+        pending: list[tuple[int, int, Any]] = []  # records read before the shape was known
+        for idx, lineno, obj in self._records():
             if not self.shape:
                 if not self._detect(obj):
-                    pending.append((lineno, obj))
+                    pending.append((idx, lineno, obj))
                     continue
-                for ln, o in pending:
-                    self._take(ln, o)
+                for record in pending:
+                    self._take(*record)
                 pending = []
-            self._take(lineno, obj)
+            self._take(idx, lineno, obj)
         if not self.shape:
             raise import_error(
                 "neither a `codex exec --json` stream nor a rollout file (no line of a known type)",
@@ -99,22 +99,12 @@ class CodexSource(TranscriptSource):
         if not self.thread_id:
             self.thread_id = self.path.stem or "codex"
 
-    def _records(self) -> Iterator[tuple[int, Any]]:
-        for lineno, body in self._lines():
-            self.keep.append(0)
-            if not body.strip():
-                self.stats.skip("blank line")
-                continue
-            obj = self._parse(lineno, body, "unparseable")
-            if obj is not BAD:
-                yield lineno, obj
-
-    def _take(self, lineno: int, obj: Any) -> None:
+    def _take(self, idx: int, lineno: int, obj: Any) -> None:
         kind, problem = self._problem(obj)
         if problem:
             self._invalid(lineno, kind, problem)
             return
-        self.keep[lineno - 1] = 1
+        self.keep[idx] = 1
         if self.first_ts is None:
             self.first_ts = parse_ts_ms(obj.get("timestamp"))
         if self.shape == "exec":

@@ -32,6 +32,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..common import PLACEHOLDER_PROMPT, Extra, Ref, Reply, Result, Stats, Turn, parse_ts_ms
+from ..lenient import Note
 from .values import blocks_or_text, json_object, text_of
 
 EXEC_TYPES = (
@@ -91,8 +92,8 @@ def exec_tool_name(item: dict[str, Any]) -> str | None:
     return None
 
 
-def exec_input(item: dict[str, Any]) -> dict[str, Any]:
-    """The tool input of a tool item."""
+def exec_input(item: dict[str, Any], notes: list[Note] | None = None) -> dict[str, Any]:
+    """The tool input of a tool item (repairs of JSON text arguments go to ``notes``)."""
     it = item.get("type")
     if it == "command_execution":
         return {"command": text_of(item.get("command"))}
@@ -102,7 +103,7 @@ def exec_input(item: dict[str, Any]) -> dict[str, Any]:
     args = item.get("arguments")
     if isinstance(args, dict):
         return args
-    parsed = json_object(args)
+    parsed = json_object(args, notes)
     return parsed if parsed is not None else {}
 
 
@@ -236,7 +237,11 @@ class ExecMapper:
             name = exec_tool_name(item)
             assert name is not None
             block = {"type": "tool_use", "id": item["id"], "name": name}
-            r = self._add_block({**block, "input": exec_input(item)}, ref, True)
+            notes: list[Note] = []
+            r = self._add_block({**block, "input": exec_input(item, notes)}, ref, True)
+            for n in notes:
+                where = f"arguments of {item['id']}: {n.message}"
+                self.stats.warn(ref.line or 0, n.code, n.reason, where)
             content, is_error = exec_result(item)
             r.results[item["id"]] = Result(content, is_error, ref)
         elif it == "todo_list":

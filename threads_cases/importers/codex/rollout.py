@@ -22,6 +22,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..common import Extra, Ref, Reply, Result, Stats, Turn, parse_ts_ms
+from ..lenient import Note
 from .values import blocks_or_text, json_object, text_of
 
 ROLLOUT_TYPES = ("session_meta", "turn_context", "response_item", "event_msg", "compacted")
@@ -80,6 +81,30 @@ def message_content(content: Any) -> Any:
     return blocks
 
 
+def reasoning_text(p: dict[str, Any]) -> str:
+    """The text of a reasoning item: its ``summary`` parts, else its ``content`` parts."""
+    for key in ("summary", "content"):
+        parts = p.get(key)
+        texts = [
+            s["text"]
+            for s in (parts if isinstance(parts, list) else [])
+            if isinstance(s, dict) and isinstance(s.get("text"), str)
+        ]
+        if texts:
+            return "\n\n".join(texts)
+    return ""
+
+
+def usage_delta(total: dict[str, Any], before: dict[str, Any] | None) -> dict[str, Any]:
+    """The usage of one reply from two cumulative totals (counts that are integers)."""
+    out: dict[str, Any] = {}
+    for k, v in total.items():
+        if isinstance(v, int) and not isinstance(v, bool):
+            prev = before.get(k, 0) if before else 0
+            out[k] = max(0, v - prev) if isinstance(prev, int) else v
+    return out
+
+
 def rollout_output(output: Any) -> tuple[Any, bool]:
     """``(content, is_error)`` of a function call output."""
     if isinstance(output, dict):
@@ -95,12 +120,13 @@ def rollout_output(output: Any) -> tuple[Any, bool]:
     return text, is_error
 
 
-def call_input(p: dict[str, Any]) -> tuple[dict[str, Any], str]:
-    """``(input, tool name)`` of a function, custom tool or local shell call."""
+def call_input(p: dict[str, Any], notes: list[Note]) -> tuple[dict[str, Any], str]:
+    """``(input, tool name)`` of a function, custom tool or local shell call; repairs of the
+    arguments' JSON text are appended to ``notes``."""
     pt = p.get("type")
     if pt == "function_call":
         args = p.get("arguments")
-        inp = json_object(args)
+        inp = json_object(args, notes)
         if inp is None:
             inp = {"arguments": args if isinstance(args, str) else text_of(args)}
         return inp, p["name"]
@@ -118,6 +144,7 @@ class RolloutMapper:
         self.turn: Turn | None = None
         self.reply: Reply | None = None
         self.owners: dict[str, Reply] = {}
+        self.total: dict[str, Any] | None = None  # the last cumulative token usage
 
     def items(self, lines: Iterable[tuple[int, Any]]) -> Iterator[Turn | Extra]:
         for lineno, obj in lines:
@@ -163,11 +190,7 @@ class RolloutMapper:
         pt = p.get("type")
         turn = self.turn
         if pt == "token_count":
-            info = p.get("info")
-            last = info.get("last_token_usage") if isinstance(info, dict) else None
-            if turn is not None and turn.replies and isinstance(last, dict):
-                turn.replies[-1].usage = last
-            self.reply = None
+            self._token_count(p.get("info"))
         elif pt == "turn_aborted":
             if turn is None:
                 self.stats.skip("turn_aborted outside a turn")
@@ -183,17 +206,28 @@ class RolloutMapper:
         else:
             self.stats.skip(f"event_msg {pt!r}")
 
+    def _token_count(self, info: Any) -> None:
+        """Usage of the reply before: ``last_token_usage``, else the growth of
+        ``total_token_usage`` since the previous count (a repeated count changes nothing)."""
+        info = info if isinstance(info, dict) else {}
+        last, total = info.get("last_token_usage"), info.get("total_token_usage")
+        if not isinstance(last, dict) and isinstance(total, dict):
+            last = usage_delta(total, self.total)
+            if not any(last.values()):
+                last = None
+        if isinstance(total, dict):
+            self.total = total
+        turn = self.turn
+        if turn is not None and turn.replies and isinstance(last, dict):
+            turn.replies[-1].usage = last
+        self.reply = None
+
     def _response_item(self, p: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
         pt = p.get("type")
         if pt == "message":
             yield from self._message(p, ref)
         elif pt == "reasoning":
-            summary = p.get("summary")
-            parts = summary if isinstance(summary, list) else []
-            text = "\n\n".join(
-                s["text"] for s in parts if isinstance(s, dict) and isinstance(s.get("text"), str)
-            )
-            self._model_block({"type": "thinking", "thinking": text}, ref)
+            self._model_block({"type": "thinking", "thinking": reasoning_text(p)}, ref)
         elif pt in (*_CALLS, "local_shell_call"):
             self._call(p, ref)
         elif pt in _OUTPUTS:
@@ -239,7 +273,11 @@ class RolloutMapper:
         if not isinstance(call_id, str) or not call_id:
             self.stats.skip(f"{pt} without a call_id")
             return
-        inp, name = call_input(p)
+        notes: list[Note] = []
+        inp, name = call_input(p, notes)
+        for n in notes:
+            assert ref.line is not None
+            self.stats.warn(ref.line, n.code, n.reason, f"arguments of {call_id}: {n.message}")
         if self.reply is not None and any(b.get("id") == call_id for b in self.reply.tool_uses()):
             self.stats.skip(f"{pt} repeating a call_id")
             return

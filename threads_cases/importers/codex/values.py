@@ -7,6 +7,7 @@ from typing import Any
 
 from ...core.errors import CaseError
 from ...core.strictjson import parse
+from ..lenient import Note, js_loads
 
 
 def text_of(v: Any) -> str:
@@ -14,14 +15,24 @@ def text_of(v: Any) -> str:
     return v if isinstance(v, str) else ("" if v is None else json.dumps(v, ensure_ascii=False))
 
 
-def json_object(text: Any) -> dict[str, Any] | None:
-    """The object a JSON text holds, or None when it is not text holding an object."""
+def json_object(text: Any, notes: list[Note] | None = None) -> dict[str, Any] | None:
+    """The object a JSON text holds, or None when it is not text holding an object.
+
+    Text the strict reader refuses is read as the Codex CLI reads it (a repeated key keeps
+    its last value, an integer beyond 2^53 becomes the JavaScript number, a lone surrogate
+    U+FFFD: :func:`~threads_cases.importers.lenient.js_loads`); each repair is appended to
+    ``notes``."""
     if not isinstance(text, str):
         return None
     try:
-        v = parse(text.encode("utf-8"))
+        v = parse(text.encode("utf-8", "surrogatepass"))
     except CaseError:
-        return None
+        try:
+            v, more = js_loads(text)
+        except (ValueError, RecursionError):
+            return None
+        if isinstance(v, dict) and notes is not None:
+            notes.extend(more)
     return v if isinstance(v, dict) else None
 
 

@@ -1,0 +1,217 @@
+"""Transcript lines read the way their writer reads them, and damaged lines recovered
+(spec/importers.md section 4).
+
+Claude Code and the Codex CLI write JSON Lines that a strict reader (spec/strict-json.md)
+refuses in a few ways their own runtime accepts. :func:`read_line` reads one line as
+JavaScript's ``JSON.parse`` does and says what it had to change:
+
+* a repeated key keeps its last value (``duplicate_key``);
+* an integer token beyond +-(2^53-1) becomes the JavaScript number (the nearest double).
+  Doubles from 1e21 up are kept as numbers; below 1e21 the strict writer cannot write them
+  (strict-json.md 4.1), so the value becomes the string of the JavaScript number's digits,
+  for example ``1234567890123456789`` -> ``"1234567890123456800"`` (``big_integer``);
+* a lone surrogate escape becomes U+FFFD (``lone_surrogate``); invalid UTF-8 bytes become
+  U+FFFD as Node's UTF-8 decoder makes them (``invalid_utf8``).
+
+It also recovers what crashes and interrupted writes leave behind:
+
+* NUL bytes (a run before a record, or a block of NULs at the end of the file) are dropped
+  (``nul_bytes``); a line of NULs only is skipped;
+* several records on one line (``}{`` joins, or a record cut short with the next record
+  starting on the same line) are split where each piece reads as a whole record (an object
+  with a string ``type``) ending at the end of the line or at the start of the next piece
+  (``joined_records``); what cannot be read is skipped (``cut_record``).
+
+Each change is a :class:`Note`: ``code`` is ``import_repaired`` (the record was kept,
+changed) or ``import_skipped`` (bytes were dropped), ``reason`` one of the words above.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+MAX_SAFE_INTEGER = 2**53 - 1
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+_RECORD_START = re.compile(r"\{\s*\"")
+_DECODER = json.JSONDecoder()
+
+
+@dataclass(frozen=True)
+class Note:
+    """One repair or skip: ``code`` (``import_repaired`` | ``import_skipped``), ``reason``
+    (a short word, see the module docstring) and a one-line ``message``."""
+
+    code: str
+    reason: str
+    message: str
+
+
+class _Unreadable(ValueError):
+    pass
+
+
+def js_integer(token: str) -> float | str:
+    """The value JavaScript holds for an integer token beyond +-(2^53-1): a double from 1e21
+    up, else the decimal string of that double (``"1234567890123456800"``)."""
+    f = float(int(token))
+    if math.isinf(f) or abs(f) >= 1e21:
+        return f
+    return str(int(Decimal(repr(f))))
+
+
+class _JsReader:
+    """One ``json.loads`` with JSON.parse's rules, collecting :class:`Note` s."""
+
+    def __init__(self) -> None:
+        self.notes: list[Note] = []
+
+    def pairs(self, items: list[tuple[str, Any]]) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for k, v in items:
+            if k in out:
+                self.notes.append(
+                    Note("import_repaired", "duplicate_key", f"key {k!r} repeated: last value kept")
+                )
+            out[k] = v
+        return out
+
+    def integer(self, token: str) -> int | float | str:
+        n = int(token)
+        if -MAX_SAFE_INTEGER <= n <= MAX_SAFE_INTEGER:
+            return n
+        v = js_integer(token)
+        self.notes.append(
+            Note(
+                "import_repaired",
+                "big_integer",
+                f"integer {token} is beyond 2^53: kept as the JavaScript number {v!r}",
+            )
+        )
+        return v
+
+    def number(self, token: str) -> float:
+        f = float(token)
+        if math.isinf(f):
+            raise _Unreadable(f"number {token} is out of the range of a double")
+        return f
+
+    def constant(self, token: str) -> Any:
+        raise _Unreadable(f"{token} is not JSON")
+
+    def loads(self, text: str, start: int = 0) -> tuple[Any, int]:
+        decoder = json.JSONDecoder(
+            object_pairs_hook=self.pairs,
+            parse_int=self.integer,
+            parse_float=self.number,
+            parse_constant=self.constant,
+        )
+        value, end = decoder.raw_decode(text, start)
+        if _SURROGATE_ESCAPE.search(text, start, end):
+            value = self._fix_surrogates(value)
+        return value, end
+
+    def _fix_surrogates(self, value: Any) -> Any:
+        if isinstance(value, str):
+            if _SURROGATE.search(value):
+                self.notes.append(
+                    Note("import_repaired", "lone_surrogate", "lone surrogate replaced by U+FFFD")
+                )
+                return _SURROGATE.sub("\ufffd", value)
+            return value
+        if isinstance(value, list):
+            return [self._fix_surrogates(v) for v in value]
+        if isinstance(value, dict):
+            return {self._fix_surrogates(k): self._fix_surrogates(v) for k, v in value.items()}
+        return value
+
+
+def js_loads(text: str) -> tuple[Any, list[Note]]:
+    """One whole JSON text read as ``JSON.parse`` reads it: ``(value, notes)``.
+    Raises ``ValueError`` when JSON.parse would refuse it too."""
+    reader = _JsReader()
+    value, end = reader.loads(text)
+    if text[end:].strip():
+        raise _Unreadable("unexpected content after the value")
+    return value, reader.notes
+
+
+def _piece_at(text: str, pos: int) -> tuple[Any, int, list[Note]] | None:
+    """A whole record starting at ``pos`` and ending at the end or before the next ``{``."""
+    reader = _JsReader()
+    try:
+        value, end = reader.loads(text, pos)
+    except (ValueError, RecursionError):
+        return None
+    rest = text[end:].lstrip()
+    if rest and not rest.startswith("{"):
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("type"), str):
+        return None
+    return value, len(text) - len(rest), reader.notes
+
+
+def _split(text: str) -> tuple[list[Any], list[Note]]:
+    """The records of a line holding several, some possibly cut short."""
+    values: list[Any] = []
+    notes: list[Note] = []
+    pos = len(text) - len(text.lstrip())
+    while pos < len(text):
+        got = _piece_at(text, pos)
+        if got is not None:
+            values.append(got[0])
+            notes.extend(got[2])
+            pos = got[1]
+            continue
+        nxt = None
+        for m in _RECORD_START.finditer(text, pos + 1):
+            if _piece_at(text, m.start()) is not None:
+                nxt = m.start()
+                break
+        end = len(text) if nxt is None else nxt
+        notes.append(
+            Note(
+                "import_skipped",
+                "cut_record",
+                f"{end - pos} character(s) that are not a whole record (a record cut short)",
+            )
+        )
+        pos = end
+    if len(values) > 1:
+        notes.append(
+            Note("import_repaired", "joined_records", f"{len(values)} records joined on one line")
+        )
+    return values, notes
+
+
+def read_line(body: bytes) -> tuple[list[Any], list[Note]]:
+    """The records of one transcript line as its writer reads them, and what was changed.
+
+    ``body`` is the line without its end. Returns ``(values, notes)``: usually one value;
+    none for a line that holds nothing readable; several for records joined on one line.
+    """
+    notes: list[Note] = []
+    if b"\x00" in body:
+        n = body.count(b"\x00")
+        body = body.replace(b"\x00", b"")
+        if not body.strip():
+            return [], [Note("import_skipped", "nul_bytes", f"a line of {n} NUL byte(s) only")]
+        notes.append(Note("import_repaired", "nul_bytes", f"{n} NUL byte(s) dropped"))
+    try:
+        text = body.decode("utf-8")
+    except UnicodeDecodeError:
+        text = body.decode("utf-8", "replace")
+        notes.append(Note("import_repaired", "invalid_utf8", "invalid UTF-8 replaced by U+FFFD"))
+    text = text.removeprefix("\ufeff")
+    try:
+        value, more = js_loads(text)
+        return [value], notes + more
+    except (ValueError, RecursionError):
+        pass
+    values, more = _split(text)
+    return values, notes + more

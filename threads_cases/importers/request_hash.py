@@ -1,0 +1,58 @@
+"""``request_sha256`` of imported ``model_requested`` events, kept incrementally
+(replay.md section 3 builds the request; spec/importers.md section 1)."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from ..core.strictjson import canonical_line
+
+
+class RequestHasher:
+    """``request_sha256`` of ``{model, system, messages, tools}`` kept incrementally.
+
+    The RFC 8785 bytes of the request are ``{"messages":[m1,...,mk],"model":..,"system":..,
+    "tools":[..]}`` (keys in UTF-16 order). Messages before the last one can no longer change
+    (the reducer only ever extends the last message), so they are *sealed*: fed once into a
+    running sha256 and removed from the reducer's state. A request copies the running hash and
+    adds the last message and the tail.
+    """
+
+    def __init__(self, model: str, system: str, tools: list[dict[str, Any]]) -> None:
+        self._h = hashlib.sha256(b'{"messages":[')
+        self._count = 0
+        self._tail = (
+            b'],"model":'
+            + canonical_line(model)
+            + b',"system":'
+            + canonical_line(system)
+            + b',"tools":'
+            + canonical_line(
+                [
+                    {
+                        "name": t["name"],
+                        "description": t["description"],
+                        "input_schema": t["input_schema"],
+                    }
+                    for t in tools
+                ]
+            )
+            + b"}"
+        )
+
+    def _feed(self, h: Any, message: dict[str, Any], first: bool) -> None:
+        if not first:
+            h.update(b",")
+        h.update(canonical_line(message))
+
+    def request_sha256(self, messages: list[dict[str, Any]]) -> str:
+        """Seal every message but the last (removing them from ``messages``), then hash."""
+        while len(messages) > 1:
+            self._feed(self._h, messages.pop(0), self._count == 0)
+            self._count += 1
+        h = self._h.copy()
+        if messages:
+            self._feed(h, messages[0], self._count == 0)
+        h.update(self._tail)
+        return h.hexdigest()
