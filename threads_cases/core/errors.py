@@ -42,6 +42,9 @@ REASON_HINTS: dict[str, str] = {
     "case_invalid": "run `threads-cases validate CASE` to see every problem of the case",
     "format_unsupported": "upgrade threads-cases, or re-save the case",
     "driver_unavailable": "run `threads-cases implementations` to see why it cannot start",
+    "import_repaired": "the line was read as its writer reads it; check the value if it matters "
+    "(spec/importers.md section 4)",
+    "import_skipped": "the line could not be read; pass --strict to refuse the file instead",
 }
 
 #: Exit status per reason code; anything not listed exits 1.

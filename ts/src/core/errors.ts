@@ -25,6 +25,9 @@ export type ReasonCode =
   | "sandbox_content_missing"
   | "replay_failed"
   | "protocol_error"
+  // warnings of the Python importers (spec/importers.md section 4); listed for completeness
+  | "import_repaired"
+  | "import_skipped"
   | "internal_error";
 
 export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {
