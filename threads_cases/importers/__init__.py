@@ -154,6 +154,43 @@ class ImportReport:
     stats: Stats = field(default_factory=Stats)
 
 
+def _write(
+    events: Iterator[dict[str, Any]],
+    fh: Any,
+    report: ImportReport,
+    *,
+    dialect: str,
+    flush_every: int,
+) -> None:
+    """Encode ``events`` to ``fh`` in batches, counting events, turns and bytes."""
+    batch: list[dict[str, Any]] = []
+    for ev in events:
+        batch.append(ev)
+        report.events += 1
+        if ev["type"] == "turn_started":
+            report.turns += 1
+        if len(batch) >= flush_every:
+            data = encode_log(batch, dialect=dialect)
+            fh.write(data)
+            report.bytes += len(data)
+            batch = []
+    data = encode_log(batch, dialect=dialect)
+    fh.write(data)
+    report.bytes += len(data)
+
+
+def _fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable (best effort)."""
+    try:
+        dfd = os.open(folder if str(folder) else ".", os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
 def import_to_file(
     fmt: str,
     path: str | os.PathLike[str],
@@ -185,8 +222,7 @@ def import_to_file(
         ) from None
     ok = False
     try:
-        batch: list[dict[str, Any]] = []
-        for ev in iter_import(
+        events = iter_import(
             fmt,
             path,
             branch=branch,
@@ -194,32 +230,14 @@ def import_to_file(
             strict=strict,
             skip_invalid=skip_invalid,
             stats=stats,
-        ):
-            batch.append(ev)
-            report.events += 1
-            if ev["type"] == "turn_started":
-                report.turns += 1
-            if len(batch) >= flush_every:
-                data = encode_log(batch, dialect=dialect)
-                fh.write(data)
-                report.bytes += len(data)
-                batch = []
-        data = encode_log(batch, dialect=dialect)
-        fh.write(data)
-        report.bytes += len(data)
+        )
+        _write(events, fh, report, dialect=dialect, flush_every=flush_every)
         fh.flush()
         os.fsync(fh.fileno())
         fh.close()
         os.replace(tmp, out)
         ok = True
-        try:
-            dfd = os.open(out.parent if str(out.parent) else ".", os.O_RDONLY)
-            try:
-                os.fsync(dfd)
-            finally:
-                os.close(dfd)
-        except OSError:
-            pass
+        _fsync_dir(out.parent)
     except OSError as exc:
         raise CaseError(
             "io_error", f"cannot write the log: {exc.strerror}", file=str(out)

@@ -412,75 +412,84 @@ class Emitter:
                 yield from self.extra(item)
                 continue
             last = item
-            messages = self.reducer.state["messages"]
-            sha = self.hasher.request_sha256(messages)
+            yield from self._reply(item, tid, usage)
+            yield from self._tool_events(item, tid, item is final, pending)
+        yield self._end(turn, tid, last, usage, pending)
+
+    def _reply(self, item: Reply, tid: str, usage: dict[str, int]) -> Iterator[dict[str, Any]]:
+        """model_requested and model_responded of one reply; adds its usage to ``usage``."""
+        messages = self.reducer.state["messages"]
+        sha = self.hasher.request_sha256(messages)
+        yield self._emit(
+            "model_requested",
+            {"turn_id": tid, "model": self.agent["model"], "request_sha256": sha},
+            item.ref,
+            "req",
+        )
+        u = usage_of(item.usage)
+        yield self._emit(
+            "model_responded",
+            {
+                "turn_id": tid,
+                "message": {"role": "assistant", "content": item.blocks},
+                "stop_reason": stop_reason_of(item),
+                "usage": u,
+            },
+            item.ref,
+            "resp",
+        )
+        usage["input_tokens"] += u["input_tokens"]
+        usage["output_tokens"] += u["output_tokens"]
+
+    def _tool_events(
+        self, item: Reply, tid: str, final: bool, pending: list[str]
+    ) -> Iterator[dict[str, Any]]:
+        """tool_called and tool_result per tool_use block; a call of the final reply without
+        a result is added to ``pending``, one of an earlier reply gets an error result."""
+        for k, block in enumerate(item.tool_uses()):
+            name = block["name"]
+            effect = tool_effect(name)
+            call = {"turn_id": tid, "tool_use_id": block["id"], "name": name}
             yield self._emit(
-                "model_requested",
-                {"turn_id": tid, "model": self.agent["model"], "request_sha256": sha},
+                "tool_called",
+                {**call, "input": block["input"], "kind": "external", "effect": effect},
                 item.ref,
-                "req",
+                f"call{k}",
+                critical=effect == "write",
             )
-            u = usage_of(item.usage)
+            res = item.results.get(block["id"])
+            if res is None and not final:
+                # the model went on without it: record that no result was kept
+                res = Result(MISSING_RESULT, True, item.ref)
+                self.missing_results += 1
+            if res is None:
+                pending.append(block["id"])
+                continue
             yield self._emit(
-                "model_responded",
-                {
-                    "turn_id": tid,
-                    "message": {"role": "assistant", "content": item.blocks},
-                    "stop_reason": stop_reason_of(item),
-                    "usage": u,
-                },
-                item.ref,
-                "resp",
+                "tool_result",
+                {**call, "content": res.content, "is_error": res.is_error},
+                res.ref,
+                f"result{k}",
+                critical=True,
             )
-            usage["input_tokens"] += u["input_tokens"]
-            usage["output_tokens"] += u["output_tokens"]
-            for k, block in enumerate(item.tool_uses()):
-                name = block["name"]
-                effect = tool_effect(name)
-                yield self._emit(
-                    "tool_called",
-                    {
-                        "turn_id": tid,
-                        "tool_use_id": block["id"],
-                        "name": name,
-                        "input": block["input"],
-                        "kind": "external",
-                        "effect": effect,
-                    },
-                    item.ref,
-                    f"call{k}",
-                    critical=effect == "write",
-                )
-                res = item.results.get(block["id"])
-                if res is None and item is not final:
-                    # the model went on without it: record that no result was kept
-                    res = Result(MISSING_RESULT, True, item.ref)
-                    self.missing_results += 1
-                if res is None:
-                    pending.append(block["id"])
-                    continue
-                yield self._emit(
-                    "tool_result",
-                    {
-                        "turn_id": tid,
-                        "tool_use_id": block["id"],
-                        "name": name,
-                        "content": res.content,
-                        "is_error": res.is_error,
-                    },
-                    res.ref,
-                    f"result{k}",
-                    critical=True,
-                )
+
+    def _end(
+        self,
+        turn: Turn,
+        tid: str,
+        last: Reply | None,
+        usage: dict[str, int],
+        pending: list[str],
+    ) -> dict[str, Any]:
+        """turn_completed, or turn_failed (the source's failure, or ``interrupted``)."""
         end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
         if turn.failed is None and last is not None and not last.tool_uses() and not pending:
-            yield self._emit(
+            return self._emit(
                 "turn_completed",
                 {"turn_id": tid, "stop_reason": stop_reason_of(last), "usage": usage},
                 end_ref,
                 "end",
             )
-            return
         if turn.failed is not None:
             code, message = turn.failed[0], turn.failed[1]
         elif last is None:
@@ -488,9 +497,9 @@ class Emitter:
         else:
             code, message = (
                 "interrupted",
-                ("the turn ended before the model answered its tool results"),
+                "the turn ended before the model answered its tool results",
             )
-        yield self._emit(
+        return self._emit(
             "turn_failed",
             {"turn_id": tid, "error": {"code": code, "message": message}},
             end_ref,
