@@ -11,6 +11,7 @@ from . import case_commands as _case_commands  # noqa: F401 - registers commands
 from . import conformance_commands as _conformance_commands  # noqa: F401
 from . import import_commands as _import_commands  # noqa: F401
 from . import log_commands as _log_commands  # noqa: F401
+from . import report_commands as _report_commands  # noqa: F401
 from . import review_commands as _review_commands  # noqa: F401
 from . import run_commands as _run_commands  # noqa: F401
 from .app import app, main

@@ -157,7 +157,21 @@ def run(
     ] = False,
     jobs: Annotated[
         int | None,
-        typer.Option("--jobs", "-j", min=1, help="Cases run at once (default: CPU count)."),
+        typer.Option(
+            "--jobs",
+            "-j",
+            min=1,
+            help="Cases run at once per implementation, each driver in its own process "
+            "(default: CPU count). The report is the same whatever N.",
+        ),
+    ] = None,
+    shard: Annotated[
+        str | None,
+        typer.Option(
+            "--shard",
+            help="K/N: run only the cases of shard K of N (by a hash of the case's folder "
+            "name); merge the reports with `threads-cases report merge`.",
+        ),
     ] = None,
     supply: Annotated[
         Path | None, typer.Option("--supply", help='Answers the recording lacks: {"calls": {...}}.')
@@ -182,6 +196,7 @@ def run(
         raise refuse(
             CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty"
         )
+    from ..harness.pool import parse_shard
     from ..harness.registry import (
         available_implementations,
         configured,
@@ -236,6 +251,7 @@ def run(
                 only=only,
                 max_fail=max_fail,
                 jobs=jobs or os.cpu_count() or 1,
+                shard=parse_shard(shard) if shard is not None else None,
                 supply=supplied,
                 on_result=tick,
                 on_plan=plan,

@@ -40,10 +40,12 @@ def header(
     started_at: str,
     command: str = "run",
     isolation: dict[str, str] | None = None,
+    shard: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
-    """The header line; ``isolation`` maps each implementation to netns, guard or none."""
+    """The header line; ``isolation`` maps each implementation to netns, guard or none;
+    ``shard`` is ``(K, N)`` for shard K of N."""
     iso = isolation or {}
-    return {
+    out = {
         "kind": "header",
         "tool": "threads-cases",
         "version": __version__,
@@ -52,6 +54,9 @@ def header(
         "isolation": {name: iso.get(name, "none") for name in implementations},
         "started_at": started_at,
     }
+    if shard is not None:
+        out["shard"] = {"index": shard[0], "count": shard[1]}
+    return out
 
 
 def footer(suite: SuiteResult) -> dict[str, Any]:
@@ -66,7 +71,7 @@ def footer(suite: SuiteResult) -> dict[str, Any]:
 
 
 def report_lines(suite: SuiteResult, command: str = "run") -> Iterator[dict[str, Any]]:
-    yield header(suite.implementations, suite.started_at, command, suite.isolation)
+    yield header(suite.implementations, suite.started_at, command, suite.isolation, suite.shard)
     for r in suite.results:
         yield r.to_json()
     yield footer(suite)

@@ -22,10 +22,8 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -40,6 +38,7 @@ from .checks import ERROR_CODES as ERROR_CODES
 from .checks import Check as Check
 from .checks import check_case as check_case
 from .checks import verdict_of as verdict_of
+from .pool import pooled, run_work, shard_of
 
 VERDICTS = ("pass", "drifted", "fail", "error", "skip")
 
@@ -91,6 +90,8 @@ class SuiteResult:
     not_started: int = 0
     #: implementation name -> netns, guard or none (spec/replay.md 9.1)
     isolation: dict[str, str] = field(default_factory=dict)
+    #: (K, N) when this run is shard K of N (``--shard``)
+    shard: tuple[int, int] | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -289,6 +290,7 @@ def run_suite(
     only: set[tuple[str, str]] | None = None,
     max_fail: int | None = None,
     jobs: int = 1,
+    shard: tuple[int, int] | None = None,
     supply: dict[str, Any] | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
     on_plan: Callable[[int], None] | None = None,
@@ -298,7 +300,10 @@ def run_suite(
     ``on_plan(total)`` is called once with the number of runs planned, ``on_result(result)``
     after each. ``pattern`` selects case names (a glob, or a substring); ``only`` keeps just these
     ``(case path, implementation)`` pairs (``--last-failed``); ``max_fail`` stops starting
-    new cases after that many failures or errors; ``jobs`` runs that many cases at once.
+    new cases after that many failures or errors, exactly as a serial run would; ``jobs`` runs
+    up to that many cases at once per implementation (a pool of driver processes each), with
+    results in the same order whatever ``jobs`` is; ``shard=(K, N)`` runs only the cases of
+    shard K of N (:func:`threads_cases.harness.pool.shard_of`).
     Raises ``CaseError("invalid_request")`` when no case is found.
     """
     from .registry import open_implementation
@@ -340,36 +345,24 @@ def run_suite(
             )
         else:
             impls.append(i)
+    if shard is not None:
+        cases = [c for c in cases if shard_of(c.name, shard[1]) == shard[0]]
     work = [(c, i) for c in cases for i in impls if only is None or (str(c), i.name) in only]
     if on_plan is not None:
         on_plan(len(work))
     started = time.time()
     t0 = time.perf_counter()
-    results: list[CaseResult | None] = [None] * len(work)
-    failures = 0
-    lock = threading.Lock()
-
-    def one(index: int) -> None:
-        nonlocal failures
-        with lock:
-            if max_fail is not None and failures >= max_fail:
-                return  # no new case starts; cases already running finish
-        c, impl = work[index]
-        r = run_one(c, impl, supply)
-        with lock:
-            if not r.passed(strict):
-                failures += 1
-        results[index] = r
-        if on_result is not None:
-            on_result(r)
-
+    slot = {id(i): k for k, i in enumerate(impls)}
+    impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
     try:
-        if jobs <= 1:
-            for k in range(len(work)):
-                one(k)
-        else:
-            with ThreadPoolExecutor(max_workers=jobs) as pool:
-                list(pool.map(one, range(len(work))))
+        results = run_work(
+            [(c, slot[id(i)]) for c, i in work],
+            lambda item: run_one(item[0], impls[item[1]], supply),
+            workers=jobs * len(impls),
+            failed=lambda r: not r.passed(strict),
+            max_fail=max_fail,
+            on_result=on_result,
+        )
     finally:
         for impl in impls:
             impl.close()
@@ -382,6 +375,7 @@ def run_suite(
         (time.perf_counter() - t0) * 1000,
         not_started=len(results) - len(done),
         isolation={i.name: isolation_of(i) for i in impls},
+        shard=shard,
     )
 
 

@@ -1,0 +1,153 @@
+"""Real parallelism with the same answers (threads_cases/harness/pool.py, spec/replay.md 10):
+`--jobs N`, `--max-fail` and `--shard K/N` + `report merge` give the report of a serial run,
+modulo timings."""
+
+from __future__ import annotations
+
+import json
+import random
+import shutil
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from threads_cases.core.errors import CaseError
+from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.harness.pool import parse_shard, run_work, shard_of
+
+ROOT = Path(__file__).resolve().parent.parent
+CASES = ROOT / "spec" / "conformance" / "cases"
+
+
+def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "threads_cases", *args],
+        cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+
+
+def untimed(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    out = []
+    for line in lines:
+        line = {k: v for k, v in line.items() if k not in ("duration_ms", "started_at")}
+        out.append(line)
+    return out
+
+
+def report(stdout: str) -> list[dict[str, Any]]:
+    return [json.loads(x) for x in stdout.splitlines()]
+
+
+@pytest.fixture(scope="module")
+def suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Every conformance case, two of them broken so that the suite has failures."""
+    base = tmp_path_factory.mktemp("parallel")
+    shutil.copytree(CASES, base / "cases")
+    for name in ("lists-files", "weather-stub"):
+        model = base / "cases" / name / "model.json"
+        doc = read_json_file(model)
+        doc["replies"].pop()
+        model.write_bytes(canonical_document(doc))
+    return base
+
+
+RUN = ["run", "cases", "--impl", "threads-py", "--impl", "threads-ts", "--format", "json"]
+
+
+def test_jobs_2_and_merged_shards_give_the_serial_report(suite: Path) -> None:
+    serial = cli(suite, *RUN, "--jobs", "1")
+    assert serial.returncode == 3, serial.stderr
+    expected = untimed(report(serial.stdout))
+    assert len(expected) == 2 + 2 * 22
+    assert expected[-1]["counts"]["fail"] >= 2
+
+    parallel = cli(suite, *RUN, "--jobs", "2")
+    assert parallel.returncode == 3, parallel.stderr
+    assert untimed(report(parallel.stdout)) == expected
+
+    shards = []
+    for k in (1, 2, 3):
+        out = cli(suite, *RUN, "--jobs", "2", "--shard", f"{k}/3")
+        assert out.returncode in (0, 3), out.stderr
+        lines = report(out.stdout)
+        assert lines[0]["shard"] == {"index": k, "count": 3}
+        (suite / f"shard{k}.jsonl").write_text(out.stdout)
+        shards.append(f"shard{k}.jsonl")
+    merged = cli(suite, "report", "merge", *shards)
+    assert merged.returncode == 0, merged.stderr
+    assert untimed(report(merged.stdout)) == expected
+
+    missing = cli(suite, "report", "merge", shards[0], shards[2])
+    assert missing.returncode == 2 and "2/3 missing" in missing.stderr
+    twice = cli(suite, "report", "merge", shards[0], shards[1], shards[2], shards[1])
+    assert twice.returncode == 2 and "given twice" in twice.stderr
+
+
+def test_max_fail_is_exact_whatever_jobs(suite: Path) -> None:
+    serial = untimed(report(cli(suite, *RUN, "--jobs", "1", "--max-fail", "1").stdout))
+    parallel = untimed(report(cli(suite, *RUN, "--jobs", "2", "--max-fail", "1").stdout))
+    assert parallel == serial
+    assert serial[-1]["not_started"] > 0
+    results = [r for r in serial if r["kind"] == "result"]
+    assert [r["verdict"] for r in results].count("fail") == 1
+    assert results[-1]["verdict"] == "fail"  # the run stopped right after it
+
+
+def test_shards_partition_the_cases_and_stay_put_when_cases_are_added() -> None:
+    names = [f"case-{i}" for i in range(200)]
+    for count in (1, 2, 3, 7):
+        shards = {n: shard_of(n, count) for n in names}
+        assert set(shards.values()) <= set(range(1, count + 1))
+        more = {n: shard_of(n, count) for n in [*names, "a-new-case", "another"]}
+        assert all(more[n] == shards[n] for n in names)
+    assert parse_shard("2/5") == (2, 5)
+    for bad in ("0/3", "4/3", "x/2", "3", "1/0"):
+        with pytest.raises(CaseError) as err:
+            parse_shard(bad)
+        assert err.value.code == "invalid_request"
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    fails=st.lists(st.booleans(), min_size=0, max_size=30),
+    workers=st.integers(1, 6),
+    max_fail=st.one_of(st.none(), st.integers(1, 4)),
+    seed=st.integers(0, 2**16),
+)
+def test_run_work_returns_what_a_serial_run_returns(
+    fails: list[bool], workers: int, max_fail: int | None, seed: int
+) -> None:
+    rnd = random.Random(seed)
+    delays = [rnd.random() / 500 for _ in fails]
+    lock = threading.Lock()
+    started: list[int] = []
+
+    def run(k: int) -> tuple[int, bool]:
+        with lock:
+            started.append(k)
+        time.sleep(delays[k])
+        return (k, fails[k])
+
+    def failed(r: tuple[int, bool]) -> bool:
+        return r[1]
+
+    items = list(range(len(fails)))
+    serial = run_work(items, run, workers=1, failed=failed, max_fail=max_fail)
+    got = run_work(items, run, workers=workers, failed=failed, max_fail=max_fail)
+    assert got == serial
+    if max_fail is None:
+        assert serial == [(k, f) for k, f in enumerate(fails)]
+    else:
+        kept = [r for r in serial if r is not None]
+        assert sum(f for _, f in kept) == min(max_fail, sum(fails))
