@@ -38,13 +38,19 @@ class DriverPool:
         self.isolation = getattr(first, "isolation", "none")
         self.required = getattr(first, "required", False)
         self._members: list[DriverImplementation] = [first]
+        self._restarts_offset = 0
         self._idle: queue.LifoQueue[DriverImplementation] = queue.LifoQueue()
         self._idle.put(first)
         self._lock = threading.Lock()
 
     @property
     def restarts(self) -> int:
-        return sum(m.restarts for m in self._members)
+        """Restarts over every driver of the pool."""
+        return sum(m.restarts for m in self._members) + self._restarts_offset
+
+    @restarts.setter
+    def restarts(self, value: int) -> None:
+        self._restarts_offset = value - sum(m.restarts for m in self._members)
 
     def _clone(self) -> DriverImplementation:
         f = self.first

@@ -59,6 +59,7 @@ KNOWN_CODES = frozenset(
         "not_refused",
         "match_differs",
         "bytes_differ",
+        "no_expectations",
     ]
 )
 #: codes a driver may not claim for itself: they describe the driver, from the outside
