@@ -14,6 +14,7 @@ from conftest import EXPECT, SYSTEM, WEATHER_CALLS, build_thread, new_thread
 from threads_cases._version import __version__
 from threads_cases.case import directory as case_mod
 from threads_cases.case.directory import CaseExpectation
+from threads_cases.case.requests import expand_records
 from threads_cases.case.save import save_case
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.errors import CaseError
@@ -22,6 +23,7 @@ from threads_cases.core.reducer import reduce
 from threads_cases.core.strictjson import canonical_document
 from threads_cases.reference.agent import ToolResult, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
+from threads_cases.reference.request import request_sha256
 from threads_cases.reference.sandbox import DirectorySandbox
 from threads_cases.reference.thread import Thread
 
@@ -154,6 +156,7 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(
     requested = [e["data"]["request_sha256"] for e in turn if e["type"] == "model_requested"]
     responded = [e["data"] for e in turn if e["type"] == "model_responded"]
     assert len(requested) == 3
+    records = [r.pop("request") for r in model["replies"]]
     assert model == {
         "format": 1,
         "replies": [
@@ -166,6 +169,11 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(
             for h, d in zip(requested, responded, strict=True)
         ],
     }
+    # each reply's request record rebuilds the request whose hash it carries (case-format 3.4)
+    model["replies"] = [{**r, "request": rec} for r, rec in zip(model["replies"], records, strict=True)]
+    rebuilt = expand_records(model["replies"])
+    assert [request_sha256(req) for req in rebuilt if req is not None] == requested
+    assert records[0]["keep"] == 0 and records[1]["keep"] > 0
     assert [len(r["message"]["content"]) for r in model["replies"]] == [3, 1, 1]
     assert [r["stop_reason"] for r in model["replies"]] == ["tool_use", "tool_use", "end_turn"]
 

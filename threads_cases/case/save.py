@@ -35,6 +35,7 @@ from .directory import (
     finish_case_files,
     write_case_dir,
 )
+from .requests import delta_records, turn_requests
 
 TERMINAL = ("turn_completed", "turn_failed")
 MAX_CASE_BYTES = 512 * 1024 * 1024
@@ -259,6 +260,10 @@ def build_case_files(
             f"tool calls are in flight at {quote(at)}: {quote(state['pending_tool_calls'])}",
         )
     rec = _recorded(turn, state["agent"])
+    for reply, record in zip(
+        rec["replies"], delta_records(turn_requests(prefix, turn)), strict=False
+    ):
+        reply["request"] = record  # what a run compares a diverged request with
     if external_effects == "forbid" and rec["calls"]:
         names = sorted({c["tool"] for c in rec["calls"]})
         raise CaseError(

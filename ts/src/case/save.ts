@@ -11,6 +11,7 @@
  */
 
 import { checkForkRoom } from "../core/timestamps.js";
+import { deltaRecords, turnRequests } from "./requests.js";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
 
@@ -212,6 +213,10 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
     throw new CaseError("turn_incomplete", `tool calls are in flight at ${quote(at)}: ${quote(state.pending_tool_calls)}`);
   }
   const rec = recorded(turn, state.agent);
+  const records = deltaRecords(turnRequests(prefix, turn));
+  rec.replies.forEach((reply, i) => {
+    if (records[i] !== undefined) reply["request"] = records[i]; // what a run compares a diverged request with
+  });
   if (externalEffects === "forbid" && rec.calls.length > 0) {
     const names = [...new Set(rec.calls.map((c) => c["tool"] as string))].sort();
     throw new CaseError("invalid_request", `external_effects is 'forbid' but the turn called external tools: ${quote(names)}`);

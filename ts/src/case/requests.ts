@@ -1,0 +1,37 @@
+/**
+ * Request records: the model requests of a recorded turn, kept in `model.json` as a delta per
+ * reply (spec/case-format.md 3.4), as `threads_cases/case/requests.py`:
+ * `{keep, messages, model, system, tools}` where the call's messages are the first `keep`
+ * messages of the previous call's request followed by `messages`.
+ */
+
+import { canonicalLine } from "../core/canonical.js";
+import { Reducer, type Envelope } from "../core/reducer.js";
+import type { JsonObject, JsonValue } from "../core/strictjson.js";
+import { buildRequest } from "../reference/request.js";
+
+/** The whole request of every `model_requested` event of `turn`, rebuilt from the state of `prefix`. */
+export function turnRequests(prefix: readonly Envelope[], turn: readonly Envelope[]): JsonObject[] {
+  const reducer = new Reducer();
+  for (const e of prefix) reducer.apply(e);
+  const out: JsonObject[] = [];
+  for (const e of turn) {
+    if (e.type === "model_requested") out.push(structuredClone(buildRequest(reducer.state)));
+    reducer.apply(e);
+  }
+  return out;
+}
+
+/** Whole requests -> the `request` records of `model.json`. */
+export function deltaRecords(requests: readonly JsonObject[]): JsonObject[] {
+  const out: JsonObject[] = [];
+  let previous: readonly JsonValue[] = [];
+  for (const req of requests) {
+    const messages = req["messages"] as JsonValue[];
+    let k = 0;
+    while (k < previous.length && k < messages.length && canonicalLine(previous[k]!) === canonicalLine(messages[k]!)) k++;
+    out.push({ keep: k, messages: messages.slice(k), model: req["model"]!, system: req["system"]!, tools: req["tools"]! });
+    previous = messages;
+  }
+  return out;
+}
