@@ -170,7 +170,9 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(
         ],
     }
     # each reply's request record rebuilds the request whose hash it carries (case-format 3.4)
-    model["replies"] = [{**r, "request": rec} for r, rec in zip(model["replies"], records, strict=True)]
+    model["replies"] = [
+        {**r, "request": rec} for r, rec in zip(model["replies"], records, strict=True)
+    ]
     rebuilt = expand_records(model["replies"])
     assert [request_sha256(req) for req in rebuilt if req is not None] == requested
     assert records[0]["keep"] == 0 and records[1]["keep"] > 0

@@ -23,6 +23,7 @@ from ..core.errors import CaseError
 from ..core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
 from ..core.strictjson import canonical_line
 from ..protocol.client import Implementation
+from .divergence import Divergence, find_divergence
 
 #: Codes that mean the case could not be run at all (verdict ``error``).
 ERROR_CODES = frozenset(
@@ -69,9 +70,10 @@ class Check:
 
 def check_case(
     case: Case, impl: Implementation, *, supply: dict[str, Any] | None = None
-) -> tuple[list[Check], dict[str, Any] | None]:
-    """Run every check of one case on one implementation; returns the checks and the stop
-    (``None`` when the replay ran to its end)."""
+) -> tuple[list[Check], dict[str, Any] | None, Divergence | None]:
+    """Run every check of one case on one implementation; returns the checks, the stop
+    (``None`` when the replay ran to its end) and the first divergence (``None`` for a pass;
+    :mod:`.divergence`)."""
     d = get_dialect(impl.dialect)
     state = state_check(case, impl, d)
     out = replay(case, impl, d, supply)
@@ -85,7 +87,7 @@ def check_case(
     if exp:
         checks.append(expect_check(exp, events))
     checks.extend(recording_checks(case, out, stop))
-    return checks, stop
+    return checks, stop, find_divergence(case, impl, checks, out)
 
 
 def state_check(case: Case, impl: Implementation, d: Dialect) -> Check:

@@ -56,6 +56,8 @@ def detail_line(r: CaseResult) -> str:
     parts: list[str] = []
     if r.message:
         parts.append(r.message)
+    if r.divergence:
+        parts.append("first divergence: " + r.divergence["summary"])
     for c in r.checks:
         if c.result not in ("fail", "warn"):
             continue

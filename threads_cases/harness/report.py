@@ -175,6 +175,8 @@ def describe(r: CaseResult) -> str:
     lines = []
     if r.message:
         lines.append(r.message)
+    if r.divergence:
+        lines.append(f"first divergence: {r.divergence['summary']}")
     for c in r.checks:
         if c.result in ("fail", "warn"):
             lines.append(f"[{c.code or c.id}] {c.id}: {c.detail}")
@@ -195,6 +197,8 @@ def render_failure(r: CaseResult) -> Panel:
     parts: list[Any] = []
     if r.message:
         parts.append(Text(r.message, style="magenta"))
+    if r.divergence:
+        parts.append(Text("first divergence: ", style="bold").append(r.divergence["summary"]))
     # after a stop, the matchers that missed are its consequences: list them, no event dumps
     stopped = any(c.id == "stop" and c.result == "fail" for c in r.checks)
     for c in r.checks:

@@ -57,6 +57,8 @@ class CaseResult:
     duration_ms: float = 0.0
     stop: dict[str, Any] | None = None
     message: str = ""
+    #: where the replay first departed from the recording (harness/divergence.py), or None
+    divergence: dict[str, Any] | None = None
 
     def passed(self, strict: bool = False) -> bool:
         return self.verdict in ("pass", "skip") or (self.verdict == "drifted" and not strict)
@@ -72,6 +74,7 @@ class CaseResult:
             "warnings": self.warnings,
             "checks": [c.to_json() for c in self.checks],
             "stop": self.stop,
+            "divergence": self.divergence,
             "message": self.message,
             "duration_ms": round(self.duration_ms, 3),
         }
@@ -197,9 +200,10 @@ def run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None = No
             result.warnings.append("fingerprint_stale")
         if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:
             result.warnings.append("no_expectations")  # saved with --no-draft
-        checks, stop = check_case(case, impl, supply=supply)
+        checks, stop, divergence = check_case(case, impl, supply=supply)
         result.checks = checks
         result.stop = stop
+        result.divergence = None if divergence is None else divergence.to_json()
         result.verdict, result.reasons = verdict_of(checks)
     except CaseError as err:
         could_not_run(result, impl, err)
