@@ -111,7 +111,7 @@ def _fast_scan(value: Any, depth: int) -> bool:
         for k, v in value.items():
             if type(k) is not str:
                 raise _NotPlain
-            if k and max(k) > _HIGH_KEY:
+            if not k.isascii() and max(k) > _HIGH_KEY:
                 fast = False
             tv = type(v)
             if tv is str or tv is bool or v is None:

@@ -12,6 +12,7 @@ Refusals are ``CaseError("log_invalid")`` with pointer ``/ts``.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from .errors import CaseError
@@ -75,6 +76,7 @@ def timestamp_problem(ts: str) -> str | None:
     return None
 
 
+@functools.lru_cache(maxsize=4096)  # neighbouring events share their ts; a refusal is not cached
 def check_ts(ts: str) -> int:
     """The milliseconds of a valid ``ts``. Raises ``CaseError("log_invalid")`` at ``/ts``."""
     problem = timestamp_problem(ts)

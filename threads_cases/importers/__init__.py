@@ -42,11 +42,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.log import encode_log
 from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
-from .common import Emitter, Extra, Stats, Turn
+from .common import Emitter, Stats, Turn
 
 FORMATS = ("claude-code", "codex")
 
@@ -106,8 +107,7 @@ def iter_import(
     """Stream the canonical, checked events of a transcript (two passes over the file; one
     turn held at a time). Raises as :func:`open_source`; a refusal can come after some
     events were yielded, so write them somewhere temporary (:func:`import_to_file` does)."""
-    stats = stats if stats is not None else Stats()
-    src = open_source(
+    lines = _import_lines(
         fmt,
         path,
         branch=branch,
@@ -116,6 +116,19 @@ def iter_import(
         skip_invalid=skip_invalid,
         stats=stats,
     )
+    return (ev for ev, _ in lines)
+
+
+def _import_lines(
+    fmt: str,
+    path: str | os.PathLike[str],
+    *,
+    stats: Stats | None,
+    **options: Any,
+) -> Iterator[tuple[dict[str, Any], bytes]]:
+    """:func:`iter_import` with each event's canonical line (JCS bytes, no newline)."""
+    stats = stats if stats is not None else Stats()
+    src = open_source(fmt, path, stats=stats, **options)
     em = Emitter(
         file=str(path),
         thread_id=src.thread_id,
@@ -123,12 +136,12 @@ def iter_import(
         metadata=src.metadata,
         start_ref=src.start_ref,
     )
-    yield from em.start()
+    for ev in em.start():
+        yield ev, em.last_line
     for item in src.items():
-        if isinstance(item, Turn):
-            yield from em.turn(item)
-        elif isinstance(item, Extra):
-            yield from em.extra(item)
+        events = em.turn(item) if isinstance(item, Turn) else em.extra(item)
+        for ev in events:
+            yield ev, em.last_line
     if em.missing_results:
         stats.skip(
             "tool call with no result before the next reply (recorded as an error result)",
@@ -155,28 +168,27 @@ class ImportReport:
 
 
 def _write(
-    events: Iterator[dict[str, Any]],
+    events: Iterator[tuple[dict[str, Any], bytes]],
     fh: Any,
     report: ImportReport,
     *,
     dialect: str,
     flush_every: int,
 ) -> None:
-    """Encode ``events`` to ``fh`` in batches, counting events, turns and bytes."""
-    batch: list[dict[str, Any]] = []
-    for ev in events:
-        batch.append(ev)
+    """Write ``events`` (with their canonical lines) to ``fh`` in ``dialect``, in batches,
+    counting events, turns and bytes. The canonical dialect reuses the checked bytes."""
+    batch: list[bytes] = []
+    canonical = dialect == CANONICAL
+    for ev, line in events:
+        batch.append(line if canonical else encode_log([ev], dialect=dialect)[:-1])
         report.events += 1
         if ev["type"] == "turn_started":
             report.turns += 1
         if len(batch) >= flush_every:
-            data = encode_log(batch, dialect=dialect)
-            fh.write(data)
-            report.bytes += len(data)
+            report.bytes += fh.write(b"\n".join(batch) + b"\n")
             batch = []
-    data = encode_log(batch, dialect=dialect)
-    fh.write(data)
-    report.bytes += len(data)
+    if batch:
+        report.bytes += fh.write(b"\n".join(batch) + b"\n")
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -222,7 +234,7 @@ def import_to_file(
         ) from None
     ok = False
     try:
-        events = iter_import(
+        events = _import_lines(
             fmt,
             path,
             branch=branch,

@@ -39,15 +39,16 @@ Refusals raise ``CaseError("import_invalid")`` (exit status 1) with the source f
 from __future__ import annotations
 
 import re
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
 from ..core.errors import CaseError
-from ..core.log import check_events
+from ..core.log import LogChecker
 from ..core.reducer import Reducer
+from ..core.strictjson import canonical_line
 from ..core.timestamps import MAX_MS, format_ts
 from ..reference.runtime import ACTOR
 from .request_hash import RequestHasher
@@ -273,20 +274,6 @@ def stop_reason_of(reply: Reply) -> str:
     return sr if isinstance(sr, str) and sr and sr != "tool_use" else "end_turn"
 
 
-class _Feed:
-    """An iterator fed one event at a time, so one ``check_events`` run checks the whole
-    stream (thread_id, seq, unique ids) while events are produced lazily."""
-
-    def __init__(self) -> None:
-        self.q: deque[dict[str, Any]] = deque()
-
-    def __iter__(self) -> _Feed:
-        return self
-
-    def __next__(self) -> dict[str, Any]:
-        return self.q.popleft()
-
-
 class Emitter:
     """Turns :class:`Turn` / :class:`Extra` items into checked canonical envelopes.
 
@@ -314,8 +301,10 @@ class Emitter:
         self.last_ms = 0
         self.reducer = Reducer(copy_data=False)
         self.hasher = RequestHasher(agent["model"], agent["system"], agent["tools"])
-        self._feed = _Feed()
-        self._checked = check_events(self._feed)
+        self._checker = LogChecker()
+        #: the canonical bytes (JCS, no newline) of the last event emitted
+        self.last_line = b""
+        self._ts_text: tuple[int, str] = (-1, "")
         self._ids: set[str] = set()
         self.missing_results = 0
         self._turn_ids: set[str] = set()
@@ -334,7 +323,9 @@ class Emitter:
     def _ts(self, ref: Ref) -> str:
         if ref.ts is not None and ref.ts > self.last_ms:
             self.last_ms = ref.ts
-        return format_ts(self.last_ms)
+        if self._ts_text[0] != self.last_ms:  # events of one source line share their time
+            self._ts_text = (self.last_ms, format_ts(self.last_ms))
+        return self._ts_text[1]
 
     def _emit(
         self,
@@ -358,12 +349,13 @@ class Emitter:
             "ts": self._ts(ref),
             "data": data,
         }
-        self._feed.q.append(ev)
         try:
-            out = next(self._checked)
+            # as core.log.check_events checks it: the strict JSON rules by way of the
+            # canonical bytes (kept for the writer), then the envelope; ids are unique here
+            line = canonical_line(ev)
+            out = self._checker.check(ev)
             self.reducer.apply(out)
         except CaseError as err:
-            self._feed.q.clear()
             where = err.location.pointer
             msg = f"{etype} {where}: {err.message}" if where else f"{etype}: {err.message}"
             raise import_error(
@@ -372,6 +364,7 @@ class Emitter:
                 line=ref.line,
                 kind=ref.kind or None,
             ) from None
+        self.last_line = line
         self.seq += 1
         return out
 
