@@ -305,3 +305,84 @@ def test_a_cut_record_before_a_whole_one_is_skipped_and_the_whole_one_kept(
     if len(got) == 1:  # a cut through a multi-byte character also leaves invalid UTF-8
         assert "cut_record" in {n.reason for n in notes}
         assert {n.reason for n in notes} <= {"cut_record", "invalid_utf8"}
+
+
+def write(path: Path, lines: list[str]) -> Path:
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
+
+
+def test_codex_exec_mcp_arguments_with_a_big_integer_parse_as_an_object(tmp_path: Path) -> None:
+    args = '{"ticket": 12345678901234567890, "ticket": 7, "tags": ["a"]}'
+    item = {
+        "id": "item_1",
+        "type": "mcp_tool_call",
+        "server": "tracker",
+        "tool": "get",
+        "arguments": args,
+        "result": {"content": [{"type": "text", "text": "ok"}]},
+        "status": "completed",
+    }
+    f = write(
+        tmp_path / "codex-exec.jsonl",
+        [
+            json.dumps({"type": "thread.started", "thread_id": "th-1"}),
+            json.dumps({"type": "turn.started"}),
+            json.dumps({"type": "item.completed", "item": item}),
+            json.dumps(
+                {
+                    "type": "item.completed",
+                    "item": {"id": "i2", "type": "agent_message", "text": "done"},
+                }
+            ),
+            json.dumps(
+                {"type": "turn.completed", "usage": {"input_tokens": 5, "output_tokens": 2}}
+            ),
+        ],
+    )
+    events, stats = imported(f, prompt="get the ticket")
+    assert of_type(events, "tool_called")[0]["data"]["input"] == {"ticket": 7, "tags": ["a"]}
+    assert warnings(stats) == [
+        (3, "import_repaired", "big_integer"),
+        (3, "import_repaired", "duplicate_key"),
+    ]
+    assert [t["status"] for t in list_turns(events)] == ["completed"]
+
+
+def test_codex_reasoning_from_content_and_usage_from_totals(tmp_path: Path) -> None:
+    def line(t: str, payload: dict[str, Any]) -> str:
+        return json.dumps({"timestamp": "2026-04-17T11:00:00.000Z", "type": t, "payload": payload})
+
+    def totals(i: int, o: int) -> str:
+        usage = {"input_tokens": i, "output_tokens": o, "total_tokens": i + o}
+        return line("event_msg", {"type": "token_count", "info": {"total_token_usage": usage}})
+
+    f = write(
+        tmp_path / "codex-rollout.jsonl",
+        [
+            line("session_meta", {"id": "s-1", "cwd": "/w"}),
+            line("response_item", {"type": "message", "role": "user", "content": "hi"}),
+            line(
+                "response_item",
+                {
+                    "type": "reasoning",
+                    "summary": [],
+                    "content": [{"type": "reasoning_text", "text": "greet"}],
+                },
+            ),
+            line("response_item", {"type": "message", "role": "assistant", "content": "hello"}),
+            totals(100, 10),
+            totals(100, 10),  # a repeated count changes nothing
+            line("response_item", {"type": "message", "role": "user", "content": "again"}),
+            line(
+                "response_item", {"type": "message", "role": "assistant", "content": "hello again"}
+            ),
+            totals(250, 14),
+        ],
+    )
+    events, _ = imported(f)
+    assert replies(events)[0]["message"]["content"][0] == {"type": "thinking", "thinking": "greet"}
+    assert [(r["usage"]["input_tokens"], r["usage"]["output_tokens"]) for r in replies(events)] == [
+        (100, 10),
+        (150, 4),
+    ]
