@@ -7,12 +7,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from threads_cases.case.secrets import (
-    PATTERNS,
     find_in_value,
+    kinds,
     kinds_in,
     placeholder,
+    redact_bytes,
     redact_text,
     redact_value,
+    scan_bytes,
     scan_files,
 )
 
@@ -36,12 +38,35 @@ SAMPLES = {
     "url_credentials": "postgres://admin:hunter22@db.internal/app",
     "private_key": "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA\n"
     "-----END RSA PRIVATE KEY-----",
+    "aws_session_token": "aws_session_token=" + "FwoGZXIvYXdzE" * 9,
+    "azure_storage_account_key": "AccountKey=" + "q8Zt" * 11 + "==",
+    "azure_sas_signature": "?sv=2022&sig=" + "aB3dE5fG7hJ9kL1mN3pQ5r" + "%3D",
+    "github_fine_grained_token": "github_pat_" + "11AB" * 8,
+    "google_client_secret": "GOCSPX-" + "Ab1_" * 7,
+    "slack_webhook_url": "https://hooks.slack.com/services/T0001/B0002/XyZ0123456789",
+    "pypi_token": "pypi-AgEIcHlwaS5vcmc" + "x1Y2" * 14,
+    "basic_auth_header": "Authorization: Basic dXNlcjpodW50ZXIy",
+    "sendgrid_api_key": "SG." + "a" * 22 + "." + "b" * 43,
+    "twilio_api_key": "SK" + "0123456789abcdef" * 2,
+    "mailgun_api_key": "key-" + "0123456789abcdef" * 2,
+    "digitalocean_token": "dop_v1_" + "ab12" * 16,
+    "shopify_token": "shpat_" + "a1b2" * 8,
+    "databricks_token": "dapi" + "0a1b" * 8,
+    "telegram_bot_token": "123456789:AA" + "h" * 33,
+    "square_token": "sq0atp-" + "Q" * 22,
+    "linear_api_key": "lin_api_" + "L" * 40,
+    "age_secret_key": "AGE-SECRET-KEY-1" + "QPZRY9X8GF" * 5 + "2TVDW0S3",
+    "connection_string_password": "Server=db;User Id=app;Password=hunter22;",
+    "password": 'db_password: "correct horse"',
+    "secret": "client_secret='s3cr3t-value'",
+    "token": '"refresh_token": "rt-0123456789"',
+    "env_secret": "export DB_PASSWORD=hunter22",
 }
 
 
-def test_every_pattern_has_a_sample() -> None:
-    assert set(SAMPLES) == set(PATTERNS)
-    assert len(PATTERNS) >= 12
+def test_every_kind_of_text_rule_has_a_sample() -> None:
+    assert set(kinds()) - set(SAMPLES) == {"api_key", "authorization"}  # field rules only
+    assert len(kinds()) >= 30
 
 
 @pytest.mark.parametrize("kind", sorted(SAMPLES))
@@ -54,8 +79,8 @@ def test_each_kind_is_found_inside_surrounding_text(kind: str) -> None:
 def test_redaction_replaces_the_value_with_a_stable_placeholder(kind: str) -> None:
     secret = SAMPLES[kind]
     out = redact_text(f"x {secret} y {secret}")
-    assert secret not in out
-    assert out.count(f"[REDACTED:{kind}:") == 2
+    found = __import__("re").findall(r"\[REDACTED:[0-9a-f]{16}\]", out)
+    assert len(found) == 2 and found[0] == found[1]  # one placeholder, the same twice
     assert redact_text(out) == out  # placeholders are not secrets themselves
     assert kinds_in(out) == []
 
@@ -79,8 +104,21 @@ def test_ordinary_text_is_not_a_finding(text: str) -> None:
 
 def test_the_same_secret_always_gives_the_same_placeholder() -> None:
     s = SAMPLES["github_token"]
-    assert placeholder("github_token", s) == placeholder("github_token", s)
-    assert placeholder("github_token", s) != placeholder("github_token", s + "x")
+    assert placeholder(s) == placeholder(s)
+    assert placeholder(s) != placeholder(s + "x")
+    assert (
+        placeholder(s)
+        == "[REDACTED:" + __import__("hashlib").sha256(s.encode()).hexdigest()[:16] + "]"
+    )
+
+
+def test_the_placeholder_depends_on_the_secret_alone_not_its_label() -> None:
+    value = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
+    a = redact_text(f"aws_secret_access_key = {value}")
+    b = redact_text(f'"SecretAccessKey": "{value}"')
+    c = redact_value({"SecretAccessKey": value})
+    assert placeholder(value) in a and placeholder(value) in b
+    assert c == {"SecretAccessKey": placeholder(value)}
 
 
 def test_findings_name_the_pointer_never_the_value() -> None:
@@ -90,7 +128,7 @@ def test_findings_name_the_pointer_never_the_value() -> None:
     }
     found = sorted(find_in_value(value))
     assert found == [
-        ("npm_token", "/" + SAMPLES["npm_token"]),
+        ("npm_token", "/" + placeholder(SAMPLES["npm_token"])),  # a key is masked
         ("stripe_key", "/data/content/0/text"),
     ]
     files = {
@@ -98,14 +136,54 @@ def test_findings_name_the_pointer_never_the_value() -> None:
         "stubs.json": b'{"calls":[{"result":"' + SAMPLES["slack_token"].encode() + b'"}]}',
         "artifacts/ab": SAMPLES["private_key"].encode(),
     }
-    got = {(f.kind, f.file, f.line, f.pointer) for f in scan_files(files)}
+    got = {(f.kind, f.file, f.line, f.pointer, f.view) for f in scan_files(files)}
     assert got == {
-        ("jwt", "log.threads-py.jsonl", 2, "/b"),
-        ("slack_token", "stubs.json", None, "/calls/0/result"),
-        ("private_key", "artifacts/ab", None, None),
+        ("jwt", "log.threads-py.jsonl", 2, "/b", None),
+        ("slack_token", "stubs.json", None, "/calls/0/result", None),
+        ("private_key", "artifacts/ab", None, None, "utf-8"),
     }
     for f in scan_files(files):
         assert SAMPLES[f.kind][:12] not in f.where()
+
+
+@pytest.mark.parametrize(
+    ("encode", "view"),
+    [
+        (lambda t: t.encode("utf-16-le"), "utf-16le"),
+        (lambda t: t.encode("utf-16-be"), "utf-16be"),
+        (lambda t: b"\xff\xfe\x00" + t.encode("latin-1") + b"\xe9", "latin-1"),
+    ],
+)
+def test_artifacts_are_scanned_in_every_common_encoding(encode: object, view: str) -> None:
+    text = "key: " + SAMPLES["github_token"] + " and " + SAMPLES["password"]
+    data = encode(text)  # type: ignore[operator]
+    assert "github_token" in [k for v, k in scan_bytes(data) if v == view]
+    out = redact_bytes(data)
+    assert scan_bytes(out) == []
+    assert redact_bytes(out) == out
+    ph = placeholder(SAMPLES["github_token"]).encode(
+        "utf-16-le" if view == "utf-16le" else "utf-16-be" if view == "utf-16be" else "latin-1"
+    )
+    assert ph in out
+
+
+def test_the_secret_half_of_an_aws_pair_is_found_without_a_label() -> None:
+    csv = (
+        "Access key ID,Secret access key\n"
+        "AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY\n"
+    )
+    assert kinds_in(csv) == ["aws_access_key_id", "aws_secret_access_key"]
+    # alone, a 40-character string is not a secret (a git sha, a base64 digest...)
+    assert kinds_in("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY") == []
+    sts = {
+        "Credentials": {
+            "AccessKeyId": "ASIAIOSFODNN7EXAMPLE",
+            "SecretAccessKey": "x/y+z" * 8,
+            "SessionToken": "IQoJb3JpZ2luX2Vj" * 5,
+        }
+    }
+    assert sorted(k for k, _ in find_in_value(sts)) == ["aws_access_key_id", "secret", "token"]
+    assert list(find_in_value(redact_value(sts))) == []
 
 
 @given(

@@ -19,7 +19,7 @@ from ..core.reducer import Reducer
 from ..reference.model import request_sha256
 from ..reference.runtime import ArtifactStore, build_request
 from ..reference.sandbox import sha256_hex
-from .secrets import redact_text, redact_value
+from .secrets import redact_bytes, redact_value
 
 
 def redact_events(
@@ -29,13 +29,8 @@ def redact_events(
     remap: dict[str, tuple[str, int]] = {}
     blobs = dict(store.blobs)
     for sha, data in store.blobs.items():
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError:
-            continue
-        new = redact_text(text)
-        if new != text:
-            raw = new.encode("utf-8")
+        raw = redact_bytes(data)  # every view of the bytes (UTF-8 or Latin-1, UTF-16)
+        if raw != data:
             remap[sha] = (sha256_hex(raw), len(raw))
             blobs[remap[sha][0]] = raw
     out: list[dict[str, Any]] = []

@@ -324,19 +324,47 @@ def build_case_files(
     return files, parse(files["case.json"])
 
 
-def _refuse_secrets(files: dict[str, bytes]) -> None:
+def _refuse_secrets(files: dict[str, bytes], *, redacted: bool = False) -> None:
     from .secrets import scan_files
 
     found = scan_files(files)
     if found:
         where = "; ".join(f"{f.kind} at {f.where()}" for f in found[:5])
         more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
+        what = "redaction would leave" if redacted else "the case would hold"
         raise CaseError(
             "secret_detected",
-            f"values that look like credentials: {where}{more}",
+            f"{what} values that look like credentials: {where}{more}",
             hint="pass --redact to replace them with stable placeholders, or --allow-secrets "
-            "to save them knowingly",
+            "to save them knowingly"
+            if not redacted
+            else "a redaction is all or nothing: remove these values by hand (they may sit "
+            "in --expect), or pass --allow-secrets",
         )
+
+
+def check_case_files(files: dict[str, bytes], secrets: str) -> None:
+    """The last save checks, in order (spec/case-format.md 7): ``case_too_large`` when the
+    files hold more than 512 MiB, then ``secret_detected`` unless ``secrets`` is
+    ``"allow"`` (after a redaction, any value left is refused: all or nothing)."""
+    total = sum(len(b) for b in files.values())
+    if total > MAX_CASE_BYTES:
+        raise CaseError(
+            "case_too_large",
+            f"the case would hold {total} bytes; at most {MAX_CASE_BYTES} (512 MiB)",
+            hint="save a turn with smaller inputs, or fork later in the thread",
+        )
+    if secrets != "allow":
+        _refuse_secrets(files, redacted=secrets == "redact")
+
+
+def check_secrets_mode(secrets: Any) -> str:
+    if secrets not in SECRETS_MODES:
+        raise CaseError(
+            "invalid_request",
+            f"secrets must be one of {', '.join(SECRETS_MODES)}, not {quote(secrets)}",
+        )
+    return str(secrets)
 
 
 def save_case(
@@ -369,7 +397,8 @@ def save_case(
     ``secrets`` decides what happens to values that look like credentials
     (threads_cases.case.secrets): ``"refuse"`` (the default) refuses with ``secret_detected``
     naming the file and JSON pointer, never the value; ``"redact"`` replaces each with
-    ``[REDACTED:<kind>:<8 hex>]`` everywhere so the case still replays; ``"allow"`` saves
+    ``[REDACTED:<16 hex>]`` everywhere so the case still replays (and refuses with
+    ``secret_detected`` if any value would be left: all or nothing); ``"allow"`` saves
     them knowingly. A case over 512 MiB is refused with ``case_too_large``.
 
     Returns ``SaveResult(ok=True, value=SavedCase(path, portable, fingerprint, outcome))`` or
@@ -392,19 +421,15 @@ def save_case(
                 f"the thread's sandbox ({type(sandbox).__name__}) cannot block network access, "
                 "and a replay must never reach the outside world",
             )
-        if secrets not in SECRETS_MODES:
-            raise CaseError(
-                "invalid_request",
-                f"secrets must be one of {', '.join(SECRETS_MODES)}, not {quote(secrets)}",
-            )
-        if secrets == "redact":
-            from .redact import redact_events
-
-            events, store = redact_events(events, store)
+        check_secrets_mode(secrets)
         if sandbox_dir is not None:
             from .sandbox_files import supply_sandbox_bytes
 
             store = supply_sandbox_bytes(events, at, store, Path(sandbox_dir))
+        if secrets == "redact":  # after every artifact is in the store, so all are redacted
+            from .redact import redact_events
+
+            events, store = redact_events(events, store)
         files, meta = build_case_files(
             events=events,
             name=name,
@@ -415,15 +440,7 @@ def save_case(
             store=store,
             implementations=implementations,
         )
-        total = sum(len(b) for b in files.values())
-        if total > MAX_CASE_BYTES:
-            raise CaseError(
-                "case_too_large",
-                f"the case would hold {total} bytes; at most {MAX_CASE_BYTES} (512 MiB)",
-                hint="save a turn with smaller inputs, or fork later in the thread",
-            )
-        if secrets != "allow":
-            _refuse_secrets(files)
+        check_case_files(files, secrets)
         from .verify import request_mismatches, verify_case_dir
 
         check = (lambda p: verify_case_dir(p, implementations)) if verify else None
@@ -432,6 +449,10 @@ def save_case(
         mismatches = tuple(m for m in request_mismatches(events) if m["event_id"] in turn_ids)
     except CaseError as err:
         code = "invalid_request" if err.code == "dialect_unknown" else err.code
+        if secrets != "allow":  # a message never shows a secret (spec/reason-codes.md 1.1)
+            from .secrets import redact_text
+
+            err = CaseError(err.code, redact_text(err.message), hint=err.hint)
         return SaveResult(False, error=SaveError(code, err.message, err.hint))
     except OSError as exc:
         return SaveResult(

@@ -1,12 +1,19 @@
 """Credentials in cases: detection and stable redaction (spec/case-format.md, "Secrets").
 
-A case holds whatever its turn touched. Before a case is written, every string of every file
-is scanned for values that look like credentials (:data:`PATTERNS`). A finding names the
-file, the JSON pointer (or the line for JSON Lines) and the kind, never the value.
+The rules are data, ``spec/secrets/rules.json``, loaded by every implementation:
 
-Redaction replaces each match with ``[REDACTED:<kind>:<first 8 hex of sha256(value)>]``: the
-same secret always gives the same placeholder, in the log, the stubs and the model replies
-alike, so a redacted case still replays and matches.
+* *text rules* ``{kind, pattern, group}``: a regular expression; the secret is the text of
+  ``group`` (0: the whole match), so a label such as ``password=`` stays readable;
+* *field rules* ``{kind, key_pattern, min_length}``: an object key matching ``key_pattern``
+  as a whole makes its string value (of at least ``min_length`` characters) a secret;
+* *pair rules* ``{when, kind, pattern}``: text rules that apply only to a text in which
+  ``when`` was found (the unlabelled secret half of an AWS key pair).
+
+A finding names the file, the line (JSON Lines), the JSON pointer with every key redacted,
+or the view of an artifact (``utf-8``, ``latin-1``, ``utf-16le``, ``utf-16be``) and the
+kind, never the value. Redaction replaces each secret with ``[REDACTED:<16 hex>]``, the
+first 16 hex digits of the SHA-256 of the secret's UTF-8 bytes: the same secret always gets
+the same placeholder, whatever rule or label found it.
 """
 
 from __future__ import annotations
@@ -15,47 +22,245 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
+from functools import cache
 from typing import Any
 
-from ..core.errors import pointer_join
+import orjson
 
-#: ``kind -> regex``. Order matters: the first kind that matches a span names it.
-PATTERNS: dict[str, re.Pattern[str]] = {
-    "private_key": re.compile(
-        r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----[\s\S]*?"
-        r"(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)"
-    ),
-    "anthropic_api_key": re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"),
-    "openai_api_key": re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?(?!ant-)[A-Za-z0-9_-]{32,}"),
-    "aws_access_key_id": re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA)[0-9A-Z]{16}\b"),
-    "aws_secret_access_key": re.compile(
-        r"(?i)aws_?secret_?access_?key[\"']?\s*[:=]\s*[\"']?[A-Za-z0-9/+=]{40}\b"
-    ),
-    "github_token": re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})"),
-    "gitlab_token": re.compile(r"\bglpat-[A-Za-z0-9_-]{20,}"),
-    "google_api_key": re.compile(r"\bAIza[0-9A-Za-z_-]{35}"),
-    "google_oauth_token": re.compile(r"\bya29\.[0-9A-Za-z_-]{20,}"),
-    "slack_token": re.compile(r"\bxox[abprse]-[A-Za-z0-9-]{10,}"),
-    "stripe_key": re.compile(r"\b(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}"),
-    "huggingface_token": re.compile(r"\bhf_[A-Za-z0-9]{30,}"),
-    "npm_token": re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
-    "jwt": re.compile(r"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    "bearer_token": re.compile(r"(?i)\bbearer\s+(?!\[REDACTED)[A-Za-z0-9._~+/-]{20,}=*"),
-    "url_credentials": re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s/:@\"']+:[^\s/@\"']{3,}@"),
-}
+from ..core.errors import CaseError, pointer_join
+from ..core.resources import spec_dir
 
-_PLACEHOLDER = re.compile(r"\[REDACTED:[a-z_]+:[0-9a-f]{8}\]")
+
+@dataclass(frozen=True)
+class _Rule:
+    kind: str
+    regex: re.Pattern[str]
+    group: int = 0
+    when: str | None = None
+
+
+@dataclass(frozen=True)
+class _Rules:
+    text: tuple[_Rule, ...]
+    pairs: tuple[_Rule, ...]
+    fields: tuple[tuple[str, re.Pattern[str], int], ...]
+    placeholder: re.Pattern[str]
+    prefix: str
+    digits: int
+    suffix: str
+
+
+@cache
+def rules() -> _Rules:
+    """The rules of ``spec/secrets/rules.json`` (read once)."""
+    doc = orjson.loads((spec_dir() / "secrets" / "rules.json").read_bytes())
+    ph = doc["placeholder"]
+    return _Rules(
+        tuple(_Rule(r["kind"], re.compile(r["pattern"]), r["group"]) for r in doc["text_rules"]),
+        tuple(_Rule(r["kind"], re.compile(r["pattern"]), 0, r["when"]) for r in doc["pair_rules"]),
+        tuple(
+            (r["kind"], re.compile(r["key_pattern"]), r["min_length"]) for r in doc["field_rules"]
+        ),
+        re.compile(doc["placeholder_pattern"]),
+        ph["prefix"],
+        ph["hex_digits"],
+        ph["suffix"],
+    )
+
+
+def kinds() -> list[str]:
+    """Every kind the rules can report, sorted."""
+    r = rules()
+    return sorted({x.kind for x in r.text} | {k for k, _, _ in r.fields})
+
+
+def placeholder(secret: str) -> str:
+    """``[REDACTED:<first 16 hex of sha256(secret UTF-8)>]``: the value alone decides it."""
+    r = rules()
+    digest = hashlib.sha256(secret.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"{r.prefix}{digest[: r.digits]}{r.suffix}"
+
+
+def is_placeholder(text: str) -> bool:
+    return rules().placeholder.fullmatch(text) is not None
+
+
+def _apply(rule: _Rule, text: str, taken: list[tuple[int, int, str]]) -> None:
+    for m in rule.regex.finditer(text):
+        a, b = m.span(rule.group)
+        if a < 0 or a == b or any(a < y and x < b for x, y, _ in taken):
+            continue
+        if is_placeholder(text[a:b]):
+            continue
+        taken.append((a, b, rule.kind))
+
+
+def spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of every secret in ``text``, in order of position. Text rules
+    run in file order, then pair rules whose ``when`` was found; a span overlapping an
+    earlier one, or that is already a placeholder, is skipped."""
+    r = rules()
+    taken: list[tuple[int, int, str]] = []
+    for rule in r.text:
+        _apply(rule, text, taken)
+    found = {k for _, _, k in taken}
+    for rule in r.pairs:
+        if rule.when in found:
+            _apply(rule, text, taken)
+    return sorted(taken)
+
+
+def kinds_in(text: str) -> list[str]:
+    """The kinds of credential found in a string, in order of appearance."""
+    return [k for _, _, k in spans(text)]
+
+
+def redact_text(text: str) -> str:
+    """``text`` with every secret replaced by its placeholder."""
+    found = spans(text)
+    if not found:
+        return text
+    out, pos = [], 0
+    for a, b, _ in found:
+        out += [text[pos:a], placeholder(text[a:b])]
+        pos = b
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def field_kind(key: str, value: Any) -> str | None:
+    """The kind of a field rule that makes ``value`` (under ``key``) a secret, or None."""
+    if not isinstance(value, str) or is_placeholder(value):
+        return None
+    for kind, rx, min_length in rules().fields:
+        if len(value) >= min_length and rx.fullmatch(key):
+            return kind
+    return None
+
+
+def _utf16_order(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
+
+def find_in_value(value: Any, path: list[str | int] | None = None) -> Iterator[tuple[str, str]]:
+    """``(kind, json_pointer)`` for every secret in a JSON value: in strings, in object keys
+    and in the values of secret fields. Objects are walked in JCS key order; every key in a
+    pointer is written redacted, so a pointer never shows a secret."""
+    path = path if path is not None else []
+    if isinstance(value, str):
+        for kind in kinds_in(value):
+            yield kind, pointer_join(path)
+    elif isinstance(value, dict):
+        for key in sorted(value, key=_utf16_order):
+            item = value[key]
+            path.append(redact_text(key))
+            for kind in kinds_in(key):
+                yield kind, pointer_join(path)
+            field = field_kind(key, item)
+            if field is not None:
+                yield field, pointer_join(path)
+            else:
+                yield from find_in_value(item, path)
+            path.pop()
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            path.append(i)
+            yield from find_in_value(item, path)
+            path.pop()
+
+
+def redact_value(value: Any) -> Any:
+    """A copy of a JSON value with every secret replaced (keys included). Two keys that
+    would become the same are refused (``secret_detected``): nothing is dropped silently."""
+    if isinstance(value, str):
+        return redact_text(value)
+    if isinstance(value, dict):
+        out: dict[str, Any] = {}
+        for key, item in value.items():
+            new_key = redact_text(key)
+            if new_key in out:
+                raise CaseError(
+                    "secret_detected",
+                    "two object keys become the same placeholder when redacted",
+                    hint="remove the credential from the key by hand, or pass --allow-secrets",
+                )
+            out[new_key] = placeholder(item) if field_kind(key, item) else redact_value(item)
+        return out
+    if isinstance(value, list):
+        return [redact_value(v) for v in value]
+    return value
+
+
+# --------------------------------------------------------------------------- bytes
+
+
+def _utf16_view(data: bytes, codec: str) -> str:
+    """One character per 2 bytes (a trailing odd byte is left out), surrogates as U+FFFD, so
+    a span of the view is a span of byte pairs."""
+    even = data[: len(data) - len(data) % 2]
+    text = even.decode(codec, "surrogatepass")
+    if len(text) != len(even) // 2:  # a valid pair became one character: go unit by unit
+        hi, lo = (1, 0) if codec.endswith("le") else (0, 1)
+        text = "".join(chr(even[i + hi] << 8 | even[i + lo]) for i in range(0, len(even), 2))
+    return re.sub("[\ud800-\udfff]", "\ufffd", text)
+
+
+def _views(data: bytes) -> Iterator[str]:
+    try:
+        data.decode("utf-8")
+        yield "utf-8"
+    except UnicodeDecodeError:
+        yield "latin-1"
+    if b"\x00" in data and len(data) >= 2:
+        yield "utf-16le"
+        yield "utf-16be"
+
+
+def _view_text(data: bytes, view: str) -> str:
+    if view in ("utf-8", "latin-1"):
+        return data.decode(view)
+    return _utf16_view(data, view)
+
+
+def scan_bytes(data: bytes) -> list[tuple[str, str]]:
+    """``(view, kind)`` of every secret in an artifact's bytes: the UTF-8 text (or, when the
+    bytes are not UTF-8, each byte as one character: ``latin-1``), then, when the bytes hold
+    a NUL, the UTF-16LE and UTF-16BE views (spec/case-format.md, "Secrets")."""
+    return [(v, k) for v in _views(data) for k in kinds_in(_view_text(data, v))]
+
+
+def redact_bytes(data: bytes) -> bytes:
+    """The bytes with every secret of every view replaced, view after view; the placeholder
+    is written in the view's encoding."""
+    for view in list(_views(data)):
+        text = _view_text(data, view)
+        found = spans(text)
+        if not found:
+            continue
+        if view in ("utf-8", "latin-1"):
+            data = redact_text(text).encode(view)
+            continue
+        codec = "utf-16-le" if view == "utf-16le" else "utf-16-be"
+        out, pos = [], 0
+        for a, b, _ in found:
+            out += [data[pos : 2 * a], placeholder(text[a:b]).encode(codec)]
+            pos = 2 * b
+        out.append(data[pos:])
+        data = b"".join(out)
+    return data
 
 
 @dataclass(frozen=True)
 class Finding:
-    """A credential-like value: ``kind``, ``file`` (or ``None``), ``pointer`` (or ``None``),
-    ``line`` (JSON Lines files). The value itself is never kept."""
+    """A credential-like value: ``kind``, ``file`` (or ``None``), ``pointer`` (keys
+    redacted, or ``None``), ``line`` (JSON Lines files), ``view`` (artifacts). The value
+    itself is never kept."""
 
     kind: str
     file: str | None = None
     pointer: str | None = None
     line: int | None = None
+    view: str | None = None
 
     def where(self) -> str:
         parts = [self.file or "<value>"]
@@ -63,81 +268,21 @@ class Finding:
             parts[0] += f":{self.line}"
         if self.pointer is not None:
             parts.append(self.pointer or "/")
+        if self.view is not None:
+            parts.append(f"as {self.view}")
         return ": ".join(parts)
 
-
-def _spans(text: str) -> Iterator[tuple[int, int, str]]:
-    taken: list[tuple[int, int]] = []
-    for kind, rx in PATTERNS.items():
-        for m in rx.finditer(text):
-            a, b = m.span()
-            if any(a < y and x < b for x, y in taken):
-                continue
-            if _PLACEHOLDER.fullmatch(m.group(0)):
-                continue
-            taken.append((a, b))
-            yield a, b, kind
-
-
-def kinds_in(text: str) -> list[str]:
-    """The kinds of credential found in a string, in order of appearance."""
-    return [k for _, _, k in sorted(_spans(text))]
-
-
-def placeholder(kind: str, secret: str) -> str:
-    return f"[REDACTED:{kind}:{hashlib.sha256(secret.encode('utf-8')).hexdigest()[:8]}]"
-
-
-def redact_text(text: str) -> str:
-    """``text`` with every credential replaced by its stable placeholder."""
-    spans = sorted(_spans(text))
-    if not spans:
-        return text
-    out, pos = [], 0
-    for a, b, kind in spans:
-        out.append(text[pos:a])
-        out.append(placeholder(kind, text[a:b]))
-        pos = b
-    out.append(text[pos:])
-    return "".join(out)
-
-
-def find_in_value(value: Any, path: list[str | int] | None = None) -> Iterator[tuple[str, str]]:
-    """``(kind, json_pointer)`` for every credential in the strings (and keys) of a value."""
-    path = path if path is not None else []
-    if isinstance(value, str):
-        for kind in kinds_in(value):
-            yield kind, pointer_join(path)
-    elif isinstance(value, dict):
-        for k, v in value.items():
-            for kind in kinds_in(k):
-                yield kind, pointer_join([*path, k])
-            path.append(k)
-            yield from find_in_value(v, path)
-            path.pop()
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            path.append(i)
-            yield from find_in_value(v, path)
-            path.pop()
-
-
-def redact_value(value: Any) -> Any:
-    """A copy of a JSON value with every string (and key) redacted."""
-    if isinstance(value, str):
-        return redact_text(value)
-    if isinstance(value, dict):
-        return {redact_text(k): redact_value(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [redact_value(v) for v in value]
-    return value
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"kind": self.kind, "file": self.file}
+        for key in ("line", "pointer", "view"):
+            if getattr(self, key) is not None:
+                out[key] = getattr(self, key)
+        return out
 
 
 def scan_files(files: dict[str, bytes]) -> list[Finding]:
-    """Findings in a case's files: JSON by pointer, JSON Lines by line and pointer, other
-    files (artifacts) by file when they are UTF-8 text."""
-    import orjson
-
+    """Findings in a case's files, by file name: ``.json`` by pointer, ``.jsonl`` by line
+    and pointer, every other file (artifacts) by view of its bytes."""
     out: list[Finding] = []
     for name in sorted(files):
         data = files[name]
@@ -146,18 +291,16 @@ def scan_files(files: dict[str, bytes]) -> list[Finding]:
                 try:
                     value = orjson.loads(line)
                 except orjson.JSONDecodeError:
+                    out += [Finding(k, name, None, n, v) for v, k in scan_bytes(line)]
                     continue
                 out += [Finding(k, name, p, n) for k, p in find_in_value(value)]
         elif name.endswith(".json"):
             try:
                 value = orjson.loads(data)
             except orjson.JSONDecodeError:
+                out += [Finding(k, name, None, None, v) for v, k in scan_bytes(data)]
                 continue
             out += [Finding(k, name, p) for k, p in find_in_value(value)]
         else:
-            try:
-                text = data.decode("utf-8")
-            except UnicodeDecodeError:
-                continue
-            out += [Finding(k, name) for k in kinds_in(text)]
+            out += [Finding(k, name, None, None, v) for v, k in scan_bytes(data)]
     return out

@@ -1,0 +1,212 @@
+"""Write spec/secrets/rules.json, the credential rules both implementations load.
+
+The rules are data (spec/case-format.md, "Secrets"); this script only spells them readably.
+Patterns use the regular-expression subset that Python's ``re`` and ECMAScript (with the
+``u`` flag) read alike: ASCII literals and classes, ``[^...]``, ``{m,n}``, ``*``, ``+``,
+``?``, non-capturing and numbered groups, lookahead and fixed-width lookbehind. No ``\\b``,
+``\\s``, ``\\w``, ``\\d``, ``.``, anchors or flags: case-insensitive words are spelled
+``[Pp][Aa]...``. Run ``python tools/make_secret_rules.py`` after editing.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from threads_cases.core.canonical import canonical_document  # noqa: E402
+
+OUT = ROOT / "spec" / "secrets" / "rules.json"
+
+
+def ci(word: str) -> str:
+    """``word`` matched without regard to ASCII case: ``ab_`` -> ``[Aa][Bb]_``."""
+    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else c for c in word)
+
+
+B = "(?<![A-Za-z0-9_])"  # no word character before
+E = "(?![A-Za-z0-9_])"  # no word character after
+# a label's separator: an optional (escaped) quote, ':' or '=' with blanks, an optional quote
+SEP = "\\\\?[\"']?[ \\t]*[:=][ \\t]*\\\\?[\"']?"
+# a quoted value: the label's separator ends in a quote, the value stops at the next one
+QUOTED = "\\\\?[\"']([^\"'\\r\\n\\\\]{4,256})\\\\?[\"']"
+SEP_BARE = "\\\\?[\"']?[ \\t]*[:=][ \\t]*"
+PASSWORD = "(?:" + "|".join(ci(w) for w in ("password", "passwd", "passphrase")) + ")"
+SECRET = (
+    "(?:"
+    + "|".join(
+        ci(w).replace("_", "[_-]?")
+        for w in ("client_secret", "secret", "api_key", "apikey", "access_key", "private_key")
+    )
+    + ")"
+)
+
+TEXT_RULES: list[tuple[str, str, int]] = [
+    (
+        "private_key",
+        "-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
+        "(?:[A-Za-z0-9+/=\\r\\n\\t :,.]|-(?!----END))*"
+        "(?:-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----)?",
+        0,
+    ),
+    ("anthropic_api_key", B + "sk-ant-[A-Za-z0-9_-]{20,}", 0),
+    ("openai_api_key", B + "sk-(?:proj-|svcacct-|admin-)?(?!ant-)[A-Za-z0-9_-]{32,}", 0),
+    (
+        "aws_access_key_id",
+        "(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|AIPA|ANPA|ANVA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Z0-9])",
+        0,
+    ),
+    (
+        "aws_secret_access_key",
+        "(?:"
+        + ci("aws")
+        + "_?)?"
+        + ci("secret")
+        + "_?"
+        + ci("access")
+        + "_?"
+        + ci("key")
+        + SEP
+        + "([A-Za-z0-9/+=]{40})(?![A-Za-z0-9/+=])",
+        1,
+    ),
+    (
+        "aws_session_token",
+        "(?:"
+        + ci("aws")
+        + "_?)?"
+        + ci("session")
+        + "_?"
+        + ci("token")
+        + SEP
+        + "([A-Za-z0-9/+=]{100,})",
+        1,
+    ),
+    ("azure_storage_account_key", "AccountKey=([A-Za-z0-9+/]{20,}={0,2})", 1),
+    ("azure_sas_signature", "[?&]sig=([A-Za-z0-9%+/]{20,}(?:%3[Dd]|=){0,2})", 1),
+    ("github_token", B + "gh[pousr]_[A-Za-z0-9]{36,}", 0),
+    ("github_fine_grained_token", B + "github_pat_[A-Za-z0-9_]{22,}", 0),
+    ("gitlab_token", B + "glpat-[A-Za-z0-9_-]{20,}", 0),
+    ("google_api_key", B + "AIza[0-9A-Za-z_-]{35}", 0),
+    ("google_oauth_token", B + "ya29\\.[0-9A-Za-z_-]{20,}", 0),
+    ("google_client_secret", B + "GOCSPX-[A-Za-z0-9_-]{28}", 0),
+    ("slack_token", B + "xox[abprse]-[A-Za-z0-9-]{10,}", 0),
+    (
+        "slack_webhook_url",
+        "https://hooks\\.slack\\.com/services/(T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+)",
+        1,
+    ),
+    ("stripe_key", B + "(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}", 0),
+    ("huggingface_token", B + "hf_[A-Za-z0-9]{30,}", 0),
+    ("npm_token", B + "npm_[A-Za-z0-9]{36}" + E, 0),
+    ("pypi_token", B + "pypi-AgEIcHlwaS5vcmc[A-Za-z0-9_-]{50,}", 0),
+    ("jwt", B + "eyJ[A-Za-z0-9_-]{8,}\\.eyJ[A-Za-z0-9_-]{8,}\\.[A-Za-z0-9_-]{8,}", 0),
+    ("bearer_token", "(?<![A-Za-z])" + ci("bearer") + "[ \\t]+([A-Za-z0-9._~+/-]{20,}=*)", 1),
+    (
+        "basic_auth_header",
+        ci("authorization")
+        + SEP_BARE
+        + "\\\\?[\"']?"
+        + ci("basic")
+        + "[ \\t]+([A-Za-z0-9+/]{8,}={0,2})",
+        1,
+    ),
+    (
+        "url_credentials",
+        "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^ \\t\\r\\n/:@\"'<>\\\\]+:"
+        "([^ \\t\\r\\n/@\"'<>\\\\]{3,})@",
+        1,
+    ),
+    ("sendgrid_api_key", B + "SG\\.[A-Za-z0-9_-]{22}\\.[A-Za-z0-9_-]{43}", 0),
+    ("twilio_api_key", B + "SK[0-9a-fA-F]{32}" + E, 0),
+    ("mailgun_api_key", B + "key-[0-9a-f]{32}" + E, 0),
+    ("digitalocean_token", B + "do[opr]_v1_[a-f0-9]{64}", 0),
+    ("shopify_token", B + "shp(?:at|ca|pa|ss)_[a-fA-F0-9]{32}", 0),
+    ("databricks_token", B + "dapi[a-f0-9]{32}" + E, 0),
+    ("telegram_bot_token", "(?<![0-9])[0-9]{8,10}:AA[A-Za-z0-9_-]{33}" + E, 0),
+    ("square_token", B + "sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}", 0),
+    ("linear_api_key", B + "lin_api_[A-Za-z0-9]{40}", 0),
+    ("age_secret_key", "AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", 0),
+    (
+        "connection_string_password",
+        "(?<=[;\"' \\t\\r\\n])" + ci("password") + "=([^;\"'\\r\\n]{4,256})(?=;)",
+        1,
+    ),
+    ("password", PASSWORD + SEP_BARE + QUOTED, 1),
+    ("secret", SECRET + SEP_BARE + QUOTED, 1),
+    ("token", ci("token") + SEP_BARE + "\\\\?[\"']([^\"'\\r\\n\\\\]{8,256})\\\\?[\"']", 1),
+    (
+        "env_secret",
+        "(?<![A-Za-z0-9])[A-Z0-9_]*(?:PASSWORD|PASSWD|PASSPHRASE|SECRET|TOKEN|API_KEY|APIKEY)"
+        "=([^ \\t\\r\\n\"'$&;]{4,256})",
+        1,
+    ),
+]
+
+# an object key (the whole key) whose string value is a secret
+FIELD_PREFIX = "[A-Za-z0-9_.-]*"
+FIELD_RULES: list[tuple[str, str, int]] = [
+    (
+        "password",
+        FIELD_PREFIX
+        + "(?:"
+        + "|".join(ci(w) for w in ("password", "passwd", "passphrase", "pwd"))
+        + ")",
+        4,
+    ),
+    (
+        "secret",
+        FIELD_PREFIX
+        + "(?:"
+        + "|".join(
+            ci(w).replace("_", "[_-]?")
+            for w in (
+                "secret",
+                "secret_key",
+                "access_key",
+                "account_key",
+                "private_key",
+                "credential",
+                "credentials",
+            )
+        )
+        + ")",
+        4,
+    ),
+    ("token", FIELD_PREFIX + ci("token"), 4),
+    ("api_key", FIELD_PREFIX + "(?:" + ci("api_key").replace("_", "[_-]?") + ")", 4),
+    ("authorization", FIELD_PREFIX + ci("authorization"), 4),
+]
+
+# rules that apply only to a text in which the named kind was found
+PAIR_RULES: list[tuple[str, str, str]] = [
+    (
+        "aws_access_key_id",
+        "aws_secret_access_key",
+        "(?<![A-Za-z0-9/+=])(?=[A-Za-z0-9/+]{0,39}[A-Z])(?=[A-Za-z0-9/+]{0,39}[a-z])"
+        "(?=[A-Za-z0-9/+]{0,39}[0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])",
+    ),
+]
+
+
+def main() -> None:
+    doc = {
+        "format": 1,
+        "description": "Credential rules of spec/case-format.md, section Secrets. Patterns are "
+        "in the common subset of Python re and ECMAScript regular expressions (u flag).",
+        "placeholder": {"prefix": "[REDACTED:", "hex_digits": 16, "suffix": "]"},
+        "placeholder_pattern": "\\[REDACTED:(?:[0-9a-f]{16}|[a-z_]+:[0-9a-f]{8})\\]",
+        "text_rules": [{"kind": k, "pattern": p, "group": g} for k, p, g in TEXT_RULES],
+        "field_rules": [{"kind": k, "key_pattern": p, "min_length": n} for k, p, n in FIELD_RULES],
+        "pair_rules": [{"when": w, "kind": k, "pattern": p} for w, k, p in PAIR_RULES],
+    }
+    OUT.parent.mkdir(parents=True, exist_ok=True)
+    OUT.write_bytes(canonical_document(doc))
+    kinds = {r["kind"] for r in doc["text_rules"]} | {r["kind"] for r in doc["field_rules"]}
+    print(f"{len(kinds)} kinds, {len(TEXT_RULES)} text rules -> {OUT.relative_to(ROOT)}")
+
+
+if __name__ == "__main__":
+    main()
