@@ -123,13 +123,17 @@ class StubBook:
 
 
 def restore_sandbox(case: Case, state: dict[str, Any], reads: list[dict[str, Any]]) -> FakeSandbox:
-    """The fork point's files (bytes from artifacts/) plus the recorded reads.
+    """The fork point's files plus the recorded reads (spec/replay.md 2.3).
 
-    Raises ``CaseError("case_invalid")`` for a file whose bytes are not in artifacts/.
+    A file whose bytes are in artifacts/ is restored with them. A prefix file, or a read
+    whose ``artifact`` is null, without bytes there is a hash-only entry: reading it in the
+    replay stops with ``sandbox_content_missing``. Raises ``CaseError("case_invalid")`` for
+    a read whose recorded artifact is missing from artifacts/ or whose path is refused.
     """
     files: dict[str, bytes | str] = {}
-    wanted = [(p, sha) for p, sha in state["sandbox"]["files"].items()]
-    wanted += [(r["path"], r["sha256"]) for r in reads]
+    hash_only: dict[str, str] = {}
+    wanted = [(p, sha, None) for p, sha in state["sandbox"]["files"].items()]
+    wanted += [(r["path"], r["sha256"], r["artifact"]) for r in reads]
     for i, read in enumerate(reads):
         try:
             check_path(read["path"])
@@ -140,16 +144,21 @@ def restore_sandbox(case: Case, state: dict[str, Any], reads: list[dict[str, Any
                 file=str(case.path / "sandbox.json"),
                 pointer=f"/reads/{i}/path",
             ) from None
-    for path, sha in wanted:
+    for path, sha, artifact in wanted:
         data = case.artifact(sha)
-        if data is None:
+        if data is not None:
+            files[path] = data
+            hash_only.pop(path, None)
+        elif artifact is None:
+            hash_only[path] = sha
+            files.pop(path, None)
+        else:
             raise CaseError(
                 "case_invalid",
                 f"artifacts/{sha} (for {path}) is missing",
                 file=str(case.path / "artifacts"),
             )
-        files[path] = data
-    return FakeSandbox(files)
+    return FakeSandbox(files, hash_only=hash_only)
 
 
 def replay_case(

@@ -262,7 +262,7 @@ def _sandbox_call(tool: ToolSpec, ctx: SandboxContext, inp: dict[str, Any]) -> T
     except BadInput as exc:
         return ToolResult(str(exc), is_error=True)
     except CaseError as exc:
-        if exc.code == "egress_blocked":
+        if exc.code in ("egress_blocked", "sandbox_content_missing"):
             raise
         return ToolResult(exc.message, is_error=True)
     except (KeyError, TypeError, ValueError) as exc:

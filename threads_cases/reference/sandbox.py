@@ -22,6 +22,7 @@ import os
 import re
 import shutil
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -69,6 +70,26 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+@dataclass(frozen=True)
+class HashOnly:
+    """A sandbox file known only by its sha256 (its bytes were never recorded)."""
+
+    sha256: str
+
+
+class ContentMissing(CaseError):
+    """A replay read a hash-only file: ``sandbox_content_missing``, stop key
+    ``sandbox:<path>`` (spec/replay.md 2.3)."""
+
+    def __init__(self, path: str, sha: str) -> None:
+        super().__init__(
+            "sandbox_content_missing",
+            f"the replay read {quote(path)}, which the case knows only by its sha256 {sha}",
+            hint="save the case again with --sandbox DIR holding the file's bytes",
+        )
+        self.stop_key = f"sandbox:{path}"
+
+
 @runtime_checkable
 class SandboxProvider(Protocol):
     """The protocol every sandbox implements (see the module docstring)."""
@@ -94,17 +115,29 @@ class FakeSandbox:
     portable = True
     blocks_egress = True
 
-    def __init__(self, files: dict[str, bytes | str] | None = None) -> None:
-        self._files: dict[str, bytes] = {}
+    def __init__(
+        self,
+        files: dict[str, bytes | str] | None = None,
+        *,
+        hash_only: dict[str, str] | None = None,
+    ) -> None:
+        self._files: dict[str, bytes | HashOnly] = {}
+        for p, sha in (hash_only or {}).items():
+            self._files[check_path(p)] = HashOnly(sha)
         for p, data in (files or {}).items():
             self.write(p, data.encode() if isinstance(data, str) else data)
 
     def read(self, path: str) -> bytes:
+        """The file's bytes; ``FileNotFoundError`` for no such file; a hash-only file raises
+        :class:`ContentMissing` (``sandbox_content_missing``)."""
         check_path(path)
         try:
-            return self._files[path]
+            data = self._files[path]
         except KeyError:
             raise FileNotFoundError(path) from None
+        if isinstance(data, HashOnly):
+            raise ContentMissing(path, data.sha256)
+        return data
 
     def write(self, path: str, data: bytes) -> None:
         self._files[check_path(path)] = bytes(data)
@@ -118,7 +151,7 @@ class FakeSandbox:
     def list(self, prefix: str = "") -> list[str]:
         return sorted(p for p in self._files if p.startswith(prefix))
 
-    def snapshot(self) -> dict[str, bytes]:
+    def snapshot(self) -> dict[str, bytes | HashOnly]:
         return dict(self._files)
 
     def restore(self, token: Any) -> None:
@@ -126,8 +159,8 @@ class FakeSandbox:
 
     @property
     def files(self) -> dict[str, bytes]:
-        """A copy of every file: ``{path: bytes}``."""
-        return dict(self._files)
+        """A copy of every file whose bytes are known: ``{path: bytes}``."""
+        return {p: d for p, d in self._files.items() if isinstance(d, bytes)}
 
 
 class DirectorySandbox:

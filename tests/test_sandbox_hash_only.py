@@ -1,0 +1,111 @@
+"""Sandbox files a log knows only by sha256 (spec/replay.md 2.3, case-format.md 3.7 and 5.9):
+they are saved hash-only, a replay that reads one stops with sandbox_content_missing naming
+the path, a turn that never reads them replays, and `save --sandbox DIR` supplies the bytes
+(checked against the recorded sha256)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import build_thread
+from test_cli_save_run import cli
+
+from threads_cases.core.log import encode_log
+from threads_cases.harness.runner import run_case
+from threads_cases.reference.thread import Thread
+
+NOTES = b"buy milk\n"
+
+
+def hash_only_events() -> tuple[list[dict[str, Any]], str]:
+    """The recorded thread with every sandbox_read's artifact dropped (``"artifact": null``,
+    no artifact_added): todo.md (read before the fork point) and notes.txt (read by the
+    turn) are known by hash only. Returns the events and the fork point."""
+    t, at = build_thread()
+    out: list[dict[str, Any]] = []
+    for ev in t.events:
+        if ev["type"] == "artifact_added" and ev["seq"] < 20:
+            continue
+        ev = json.loads(json.dumps(ev))
+        if ev["type"] == "sandbox_read":
+            ev["data"]["artifact"] = None
+        ev["seq"] = len(out)
+        out.append(ev)
+    return out, at
+
+
+def hash_only_thread() -> tuple[Thread, str]:
+    events, at = hash_only_events()
+    return Thread.open(events), at
+
+
+def test_a_turn_reading_a_hash_only_file_is_refused_at_save(tmp_path: Path) -> None:
+    t, at = hash_only_thread()
+    r = t.save_case("c", at=at, dir=tmp_path)
+    assert not r.ok and r.error is not None
+    assert r.error.code == "replay_failed"
+    assert "sandbox_content_missing" in r.error.message
+    assert "notes.txt" in r.error.message
+    assert not (tmp_path / "c").exists()
+
+
+def test_without_verify_the_replay_stops_with_sandbox_content_missing(tmp_path: Path) -> None:
+    t, at = hash_only_thread()
+    r = t.save_case("c", at=at, dir=tmp_path, verify=False)
+    assert r.ok, r.error
+    assert not list((tmp_path / "c").glob("artifacts/*"))  # nothing known by bytes
+    res = run_case(tmp_path / "c")
+    assert res.verdict == "fail"
+    assert res.stop is not None
+    assert res.stop["code"] == "sandbox_content_missing"
+    assert res.stop["stop_key"] == "sandbox:notes.txt"
+    assert '"notes.txt"' in res.stop["message"]
+
+
+def test_sandbox_dir_supplies_the_bytes_and_unread_hash_only_files_replay(
+    tmp_path: Path,
+) -> None:
+    t, at = hash_only_thread()
+    (tmp_path / "box").mkdir()
+    (tmp_path / "box" / "notes.txt").write_bytes(NOTES)  # todo.md stays hash-only
+    r = t.save_case("c", at=at, dir=tmp_path / "cases", sandbox_dir=tmp_path / "box")
+    assert r.ok, r.error
+    arts = [p.name for p in (tmp_path / "cases" / "c").glob("artifacts/*")]
+    assert arts == [hashlib.sha256(NOTES).hexdigest()]
+    assert run_case(tmp_path / "cases" / "c").verdict == "pass"
+
+
+def test_sandbox_bytes_that_do_not_match_the_recorded_hash_are_refused(tmp_path: Path) -> None:
+    t, at = hash_only_thread()
+    (tmp_path / "box").mkdir()
+    (tmp_path / "box" / "notes.txt").write_bytes(b"something else\n")
+    r = t.save_case("c", at=at, dir=tmp_path / "cases", sandbox_dir=tmp_path / "box")
+    assert not r.ok and r.error is not None
+    assert r.error.code == "invalid_request"
+    assert "notes.txt" in r.error.message and "sha256" in r.error.message
+    assert not (tmp_path / "cases" / "c").exists()
+
+
+@pytest.mark.parametrize("supplied", [True, False])
+def test_cli_save_with_and_without_sandbox(tmp_path: Path, supplied: bool) -> None:
+    events, at = hash_only_events()
+    (tmp_path / "t.jsonl").write_bytes(encode_log(events))
+    args: list[str] = ["save", "t.jsonl", "--at", at, "--dir", "cases", "--name", "c", "--json"]
+    if supplied:
+        (tmp_path / "box").mkdir()
+        (tmp_path / "box" / "notes.txt").write_bytes(NOTES)
+        args += ["--sandbox", "box"]
+    p = cli(tmp_path, *args)
+    assert "Traceback" not in p.stderr
+    if supplied:
+        assert p.returncode == 0, p.stderr
+        assert json.loads(p.stdout)["verified"] is True
+        assert cli(tmp_path, "run", "--impl", "threads-py", "cases/c").returncode == 0
+    else:
+        assert p.returncode == 2
+        doc = json.loads(p.stdout)
+        assert doc["code"] == "replay_failed" and "notes.txt" in doc["message"]
