@@ -157,8 +157,10 @@ def _split_turn(events: Sequence[dict[str, Any]], at: str) -> tuple[int, list[di
     )
 
 
-def _recorded(turn: list[dict[str, Any]], agent: dict[str, Any] | None) -> dict[str, Any]:
-    """model.json replies, stubs.json calls and sandbox.json reads of a turn."""
+def recorded_parts(turn: Sequence[dict[str, Any]], agent: dict[str, Any] | None) -> dict[str, Any]:
+    """model.json replies, stubs.json calls and sandbox.json reads of a turn (canonical events
+    from its user_message on): ``{"replies", "calls", "reads"}``. Also used by ``accept``,
+    which rebuilds them from a replayed turn."""
     replies, calls, reads = [], [], []
     last_sha = None
     external = {t["name"] for t in (agent or {}).get("tools", []) if t["kind"] == "external"}
@@ -259,7 +261,7 @@ def build_case_files(
             "turn_incomplete",
             f"tool calls are in flight at {quote(at)}: {quote(state['pending_tool_calls'])}",
         )
-    rec = _recorded(turn, state["agent"])
+    rec = recorded_parts(turn, state["agent"])
     for reply, record in zip(
         rec["replies"], delta_records(turn_requests(prefix, turn)), strict=False
     ):

@@ -7,7 +7,8 @@ stderr and the exit status of the code, never a traceback.
 
 from __future__ import annotations
 
-from . import case_commands as _case_commands  # noqa: F401 - registers commands
+from . import accept_commands as _accept_commands  # noqa: F401 - registers commands
+from . import case_commands as _case_commands  # noqa: F401
 from . import conformance_commands as _conformance_commands  # noqa: F401
 from . import import_commands as _import_commands  # noqa: F401
 from . import log_commands as _log_commands  # noqa: F401

@@ -147,6 +147,19 @@ def _git_driver(args: list[str]) -> None:
         sys.stdout.write("  no semantic change\n")
 
 
+def _diff_files(a: Path, b: Path, fmt: str) -> None:
+    """``diff LOG_A LOG_B`` / ``diff REPORT_A REPORT_B``: the first divergence and a summary;
+    exit 0 equal, 1 different (raises ``typer.Exit``)."""
+    from ..review.filediff import diff_files, render
+
+    answer = diff_files(a, b)
+    if fmt == "json":
+        print_json({"a": str(a), "b": str(b), **answer})
+    else:
+        sys.stdout.write(render(answer))
+    raise typer.Exit(0 if answer["equal"] else 1)
+
+
 @app.command(context_settings={"allow_extra_args": False})
 def diff(
     paths: Annotated[
@@ -169,7 +182,8 @@ def diff(
     fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "pretty",
 ) -> None:
     """Semantic diff of two cases: matchers, prefix events by seq and JSON pointer, model
-    replies, stubs, expected states and artifacts.
+    replies, stubs, expected states and artifacts. Given two files: two thread logs (any
+    dialects) or two run reports, the first divergence and a summary of the rest.
 
     Exit 0 when equal, 1 when different, 2 for bad arguments.
     """
@@ -192,6 +206,8 @@ def diff(
                 )
             case_a = Path(args[0])
             case_b = Path(args[1])
+            if case_a.is_file() and case_b.is_file():
+                _diff_files(case_a, case_b, fmt)  # two thread logs or two reports
             if not (case_a / "case.json").is_file():
                 raise CaseError(
                     "invalid_request",

@@ -183,6 +183,12 @@ def run(
     show_schema: Annotated[
         bool, typer.Option("--schema", help="Print the JSON report's schema and exit.")
     ] = False,
+    accept: Annotated[
+        bool,
+        typer.Option(
+            "--accept", help="Then accept each drifted case from its replay (see `accept`)."
+        ),
+    ] = False,
 ) -> None:
     """Replay every case under PATHS on each implementation and report one verdict per pair.
 
@@ -264,4 +270,21 @@ def run(
             raise refuse(err, fmt) from None
         raise
     emit(suite, fmt, junit, "run", "case")
+    if accept and fmt != "json":
+        accept_drifted(suite, supplied)
     raise typer.Exit(suite.exit_status)
+
+
+def accept_drifted(suite: SuiteResult, supply: dict[str, Any] | None) -> None:
+    """``run --accept``: accept every drifted result's case on its implementation (the run's
+    exit status is not changed; the next run shows the result)."""
+    from .accept_commands import accept_paths
+
+    for name in suite.implementations:
+        paths = [
+            Path(r.path)
+            for r in suite.results
+            if r.implementation == name and r.verdict == "drifted"
+        ]
+        if paths:
+            accept_paths(paths, name, supply=supply)

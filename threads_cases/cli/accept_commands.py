@@ -1,0 +1,107 @@
+"""``accept``: rewrite the drifted parts of cases from their replay (spec/replay.md 10).
+
+The library call is :func:`threads_cases.harness.accept.accept_case`; this module only
+parses arguments and prints what changed as a semantic diff.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from ..core.errors import CaseError
+from .app import app, print_json, render_error
+
+
+def accept_paths(
+    paths: list[Path],
+    impl_name: str,
+    *,
+    force: bool = False,
+    supply: dict[str, Any] | None = None,
+    fmt: str = "pretty",
+) -> int:
+    """Accept every case under ``paths`` on ``impl_name``; print each change. Returns the exit
+    status: 0 when every case was accepted or had nothing to accept, 3 when one was refused."""
+    from ..harness.accept import accept_case
+    from ..harness.registry import open_implementation
+    from ..harness.runner import discover
+    from ..review.diff import diff_case_files
+    from .review_commands import _print_changes
+
+    cases = discover(paths)
+    if not cases:
+        raise CaseError("invalid_request", "no cases found", hint="pass case directories")
+    impl = open_implementation(impl_name, required=True)
+    status = 0
+    answers = []
+    try:
+        for path in cases:
+            try:
+                done = accept_case(path, impl, force=force, supply=supply)
+            except CaseError as err:
+                status = 3
+                answers.append(
+                    {"path": str(path), "accepted": False, "code": err.code, "message": err.message}
+                )
+                if fmt != "json":
+                    render_error(err)
+                continue
+            changes = diff_case_files(done.before, done.after)
+            answers.append(
+                {
+                    "path": str(path),
+                    "accepted": done.changed,
+                    "verdict": done.verdict,
+                    "reasons": done.result.reasons,
+                    "changes": [c.to_json() for c in changes],
+                }
+            )
+            if fmt == "json":
+                continue
+            if not done.changed:
+                typer.echo(f"nothing to accept: {path} [{impl_name}] is {done.verdict}")
+                continue
+            reasons = ", ".join(done.result.reasons) or "-"
+            typer.echo(f"accepted {path} [{impl_name}] (was {done.verdict}: {reasons})")
+            _print_changes(changes, f"{path} (before)", f"{path} (accepted)")
+    finally:
+        impl.close()
+    if fmt == "json":
+        print_json({"implementation": impl_name, "cases": answers})
+    return status
+
+
+@app.command()
+def accept(
+    paths: Annotated[list[Path], typer.Argument(help="Cases, or folders holding cases.")],
+    impl: Annotated[
+        str, typer.Option("--impl", help="The implementation whose replay is accepted.")
+    ] = "threads-py",
+    force: Annotated[
+        bool,
+        typer.Option("--force", help="Also accept a failing replay (a must that no longer holds)."),
+    ] = False,
+    supply: Annotated[
+        Path | None,
+        typer.Option("--supply", help='Answers to write into the case: {"calls": {...}}.'),
+    ] = None,
+    fmt: Annotated[str, typer.Option("--format", help="pretty or json.")] = "pretty",
+) -> None:
+    """Rewrite the drifted parts of each case from its replay: request records and hashes,
+    unused replies and stubs, the expected state when the reducer changed, the fingerprint.
+    Prints what changed. Exit 0 done, 3 a case refused (fail without --force, or error),
+    2 bad arguments.
+    """
+    from .run_commands import load_supply, refuse
+
+    try:
+        supplied = load_supply(supply)
+        status = accept_paths(paths, impl, force=force, supply=supplied, fmt=fmt)
+    except CaseError as err:
+        if err.code in ("invalid_request", "dialect_unknown", "json_invalid"):
+            raise refuse(err, fmt) from None
+        raise
+    raise typer.Exit(status)

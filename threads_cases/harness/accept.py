@@ -1,0 +1,131 @@
+"""Accepting a change: rewrite the drifted parts of a case from its replay (spec/replay.md
+section 10), like a snapshot tool's ``--snapshot-update``; the result is a normal file
+change to review.
+
+:func:`accept_case` runs the case on one implementation, then rebuilds from the replayed
+turn (as ``save`` builds them from a recorded one, case-format.md 5):
+
+* ``model.json``: each reply with the replayed ``request_sha256`` and request record (and
+  only the replies the replay used, plus supplied ones);
+* ``stubs.json``: the external calls the replay made, with their answers (stubs never used
+  are dropped; ``--supply`` answers become stubs);
+* ``expected.<dialect>.json`` of the implementation, when the state check failed
+  (``state_mismatch``: the reducer changed);
+* the fingerprint of ``case.json``.
+
+It refuses (``CaseError("invalid_request")``) a ``fail`` for any other reason (a ``must``
+that no longer holds, a stop) unless ``force``, and an ``error``. The write is atomic and
+under the case folder's lock (case-format.md 6). Returns ``AcceptResult``: the verdict
+before, whether anything changed, and the old and new files for a diff.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..case.directory import finish_case_files, load_case, read_case_files, write_case_dir
+from ..case.requests import delta_records
+from ..case.save import recorded_parts
+from ..core.dialects import get_dialect
+from ..core.errors import CaseError
+from ..core.log import read_log
+from ..core.strictjson import canonical_document
+from ..protocol.client import Implementation
+from .checks import replay
+from .divergence import replayed_requests
+from .runner import CaseResult, run_one
+
+#: fail reasons accept rewrites without --force
+ACCEPTABLE_FAILS = frozenset({"state_mismatch"})
+
+
+@dataclass
+class AcceptResult:
+    """What :func:`accept_case` did: ``verdict`` before, ``changed``, the files before and
+    after (``{relative path: bytes}``) and the run's result."""
+
+    path: Path
+    verdict: str
+    changed: bool
+    before: dict[str, bytes]
+    after: dict[str, bytes]
+    result: CaseResult
+
+
+def accept_case(
+    path: Path,
+    impl: Implementation,
+    *,
+    force: bool = False,
+    supply: dict[str, Any] | None = None,
+) -> AcceptResult:
+    """Rewrite the drifted parts of the case at ``path`` from its replay on ``impl`` (module
+    docstring). ``supply`` is a checked ``calls`` mapping whose answers are written in."""
+    result = run_one(path, impl, supply)
+    before = read_case_files(path)
+    if result.verdict in ("pass", "skip") and not supply:
+        return AcceptResult(path, result.verdict, False, before, before, result)
+    if result.verdict == "error":
+        raise CaseError("invalid_request", f"cannot accept a case that errors: {result.message}")
+    hard = [r for r in result.reasons if r in _fail_codes(result) and r not in ACCEPTABLE_FAILS]
+    if hard and not force:
+        raise CaseError(
+            "invalid_request",
+            f"{path}: the replay fails ({', '.join(hard)}); accepting would record a broken turn",
+            hint="fix the agent, or pass --force to accept it anyway",
+        )
+    after = _rebuilt(path, impl, supply, before, result)
+    changed = after != before
+    if changed:
+        write_case_dir(path.parent, path.name, after, overwrite=True)
+    return AcceptResult(path, result.verdict, changed, before, after, result)
+
+
+def _fail_codes(result: CaseResult) -> set[str]:
+    return {c.code or c.id for c in result.checks if c.result == "fail"}
+
+
+def _rebuilt(
+    path: Path,
+    impl: Implementation,
+    supply: dict[str, Any] | None,
+    before: dict[str, bytes],
+    result: CaseResult,
+) -> dict[str, bytes]:
+    case = load_case(path)
+    d = get_dialect(impl.dialect)
+    prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+    out = replay(case, impl, d, supply)
+    events = out["events"]
+    own = getattr(impl, "agent", None)  # the user's own agent, replayed in process
+    agent = own.to_json() if own is not None else prefix_agent(prefix)
+    parts = recorded_parts(events, agent)
+    records = delta_records(
+        [r for r in replayed_requests(prefix, events, getattr(impl, "agent", None)) if r]
+    )
+    for reply, record in zip(parts["replies"], records, strict=False):
+        reply["request"] = record
+    files = {k: v for k, v in before.items() if k != "case.json"}
+    model = case.read("model.json")
+    files["model.json"] = canonical_document({**model, "replies": parts["replies"]})
+    stubs = case.read("stubs.json")
+    files["stubs.json"] = canonical_document({**stubs, "calls": parts["calls"]})
+    if "state_mismatch" in _fail_codes(result):
+        state = impl.request(
+            {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
+        )
+        files[f"expected.{impl.dialect}.json"] = canonical_document(state["state"])
+    return finish_case_files(case.meta, files)
+
+
+def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The agent the prefix ends with (the one its replay asks the model with)."""
+    from ..core.reducer import Reducer
+
+    r = Reducer()
+    for ev in prefix:
+        r.apply(ev)
+    agent: dict[str, Any] | None = r.state["agent"]
+    return agent
