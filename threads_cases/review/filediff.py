@@ -107,10 +107,14 @@ def diff_reports(a: Path, b: Path) -> dict[str, Any]:
     first = None
     changed: list[str] = []
     for i, key in enumerate(keys):
-        x = {k: ra[key][k] for k in ("verdict", "reasons")} if key in ra else ABSENT
-        y = {k: rb[key][k] for k in ("verdict", "reasons")} if key in rb else ABSENT
-        hit = first_difference(x, y) if x is not ABSENT and y is not ABSENT else ("", x, y)
-        if hit is None:
+        x, y = ra.get(key, ABSENT), rb.get(key, ABSENT)
+        if x is ABSENT or y is ABSENT:
+            hit: tuple[str, Any, Any] = ("", _brief(x), _brief(y))
+        elif x["verdict"] != y["verdict"]:
+            hit = ("/verdict", x["verdict"], y["verdict"])
+        elif x["reasons"] != y["reasons"]:
+            hit = ("/reasons", x["reasons"], y["reasons"])
+        else:
             continue
         label = f"{key[0]} [{key[1]}]"
         changed.append(label)
@@ -126,6 +130,10 @@ def diff_reports(a: Path, b: Path) -> dict[str, Any]:
         "different": changed,
     }
     return {"kind": "reports", "equal": first is None, "first": first, "summary": summary}
+
+
+def _brief(result: Any) -> Any:
+    return result if result is ABSENT else {k: result[k] for k in ("verdict", "reasons")}
 
 
 def diff_files(

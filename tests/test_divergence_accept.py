@@ -1,0 +1,233 @@
+"""Verdicts you can act on (issue 12), end to end: a changed system prompt, a changed tool
+description and a changed sandbox file each give ``drifted`` whose first divergence names the
+exact JSON pointer and both values, on both implementations and in every output format;
+``accept`` clears each and the next run passes. Also: accept refuses a ``fail`` unless
+--force, ``accept --supply`` writes answers in, and ``diff`` of logs and reports."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from threads_cases.core.dialects import get_dialect
+from threads_cases.core.log import encode_log, read_log
+from threads_cases.core.strictjson import canonical_document
+from threads_cases.harness.divergence import ABSENT, first_difference
+from threads_cases.harness.registry import ts_driver_path
+
+ROOT = Path(__file__).resolve().parents[1]
+CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"
+DIALECTS = ("threads-py", "threads-ts")
+IMPLS = (
+    list(DIALECTS)
+    if shutil.which("node") is not None and ts_driver_path().is_file()
+    else ["threads-py"]
+)
+OLD_SYSTEM = "You are a careful assistant. Use tools when they help."
+NEW_SYSTEM = "You are a terse assistant.\nNever guess."
+
+
+def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "THREADS_CASES_DEBUG": "", "COLUMNS": "300"}
+    p = subprocess.run(
+        [sys.executable, "-m", "threads_cases", *map(str, args)],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=env,
+    )
+    assert "Traceback" not in p.stdout + p.stderr, p.stderr
+    return p
+
+
+def _edit_agent(case: Path, change: Callable[[dict[str, Any]], None]) -> None:
+    """Change the agent in every log and expected state of the case, as an agent change
+    carried into the case would."""
+    for dialect in DIALECTS:
+        d = get_dialect(dialect)
+        log = case / f"log.{dialect}.jsonl"
+        events = list(read_log(log, dialect=dialect))
+        change(events[0]["data"]["agent"])
+        log.write_bytes(encode_log(events, dialect=d))
+        exp = case / f"expected.{dialect}.json"
+        state = d.decode_state(json.loads(exp.read_bytes()))
+        change(state["agent"])
+        exp.write_bytes(canonical_document(d.encode_state(state)))
+
+
+def _change_file(case: Path) -> None:
+    new = b"buy bread\nand eggs\n"
+    h = hashlib.sha256(new).hexdigest()
+    (case / "artifacts" / h).write_bytes(new)
+    doc = json.loads((case / "sandbox.json").read_bytes())
+    doc["reads"][0].update(sha256=h, artifact=f"sha256:{h}")
+    (case / "sandbox.json").write_bytes(canonical_document(doc))
+
+
+def _set_system(agent: dict[str, Any]) -> None:
+    agent["system"] = NEW_SYSTEM
+
+
+def _set_description(agent: dict[str, Any]) -> None:
+    agent["tools"][0]["description"] = "Read a file."
+
+
+#: scenario -> (edit, call, pointer, recorded, replayed)
+SCENARIOS: dict[str, tuple[Callable[[Path], None], int, str, Any, Any]] = {
+    "system-prompt": (
+        lambda c: _edit_agent(c, _set_system),
+        0,
+        "/system",
+        OLD_SYSTEM,
+        NEW_SYSTEM,
+    ),
+    "tool-description": (
+        lambda c: _edit_agent(c, _set_description),
+        0,
+        "/tools/0/description",
+        "Read a UTF-8 text file from the sandbox.",
+        "Read a file.",
+    ),
+    "sandbox-file": (
+        _change_file,
+        1,
+        "/messages/2/content/0/content",
+        "buy milk\ncall Ana\n",
+        "buy bread\nand eggs\n",
+    ),
+}
+
+
+def _results(p: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
+    return [x for x in map(json.loads, p.stdout.splitlines()) if x["kind"] == "result"]
+
+
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_a_change_drifts_with_its_pointer_and_accept_clears_it(
+    tmp_path: Path, scenario: str
+) -> None:
+    edit, call, pointer, recorded, replayed = SCENARIOS[scenario]
+    case = tmp_path / "cases" / "reads-notes"
+    shutil.copytree(CASE, case)
+    edit(case)
+    impl_args = [a for n in IMPLS for a in ("--impl", n)]
+    # JSON Lines: the whole values
+    p = cli("run", "cases", *impl_args, "--format", "json", "--junit", "j.xml", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout
+    for r in _results(p):
+        assert r["verdict"] == "drifted" and "request_diverged" in r["reasons"], r
+        div = r["divergence"]
+        assert (div["kind"], div["call"], div["pointer"]) == ("request", call, pointer), div
+        assert (div["recorded"], div["replayed"]) == (recorded, replayed), div
+        assert div["event_type"] == "model_requested"
+    junit = (tmp_path / "j.xml").read_text()
+    assert junit.count(f"first divergence: request (model call {call}") == len(IMPLS)
+    assert pointer in junit
+    # the terminal panel and GitHub annotations: the pointer and both (shortened) values
+    for fmt in ("pretty", "github"):
+        p = cli("run", "cases", *impl_args, "--format", fmt, cwd=tmp_path)
+        assert p.stdout.count(f"at {pointer}") >= len(IMPLS), p.stdout
+        for value in (recorded, replayed):
+            assert json.dumps(value.split("\n")[0])[:20] in p.stdout, (value, p.stdout)
+    # accept each implementation's replay; then every implementation passes
+    for name in IMPLS:
+        p = cli("accept", "cases", "--impl", name, cwd=tmp_path)
+        assert p.returncode == 0, p.stdout + p.stderr
+    p = cli("run", "cases", *impl_args, "--format", "json", cwd=tmp_path)
+    assert {r["verdict"] for r in _results(p)} == {"pass"}, p.stdout
+    assert all(r["divergence"] is None for r in _results(p))
+
+
+def test_accept_prints_the_change_and_run_accept_does_the_same(tmp_path: Path) -> None:
+    case = tmp_path / "cases" / "reads-notes"
+    shutil.copytree(CASE, case)
+    _change_file(case)
+    p = cli("accept", "cases", cwd=tmp_path)
+    assert p.returncode == 0
+    assert "accepted cases/reads-notes [threads-py] (was drifted: request_diverged)" in p.stdout
+    assert "/request_sha256" in p.stdout and "model.json" in p.stdout
+    assert "nothing to accept" in cli("accept", "cases", cwd=tmp_path).stdout
+    shutil.rmtree(case)
+    shutil.copytree(CASE, case)
+    _change_file(case)
+    p = cli("run", "cases", "--impl", "threads-py", "--accept", cwd=tmp_path)
+    assert "accepted cases/reads-notes [threads-py]" in p.stdout
+    assert "1 pass" in cli("run", "cases", "--impl", "threads-py", cwd=tmp_path).stdout
+
+
+def test_accept_refuses_a_failing_case_unless_forced(tmp_path: Path) -> None:
+    case = tmp_path / "cases" / "reads-notes"
+    shutil.copytree(CASE, case)
+    meta = json.loads((case / "case.json").read_bytes())
+    meta["expect"]["must"].append({"type": "tool_result", "data": {"is_error": True}})
+    (case / "case.json").write_bytes(canonical_document(meta))
+    before = (case / "model.json").read_bytes()
+    p = cli("accept", "cases", cwd=tmp_path)
+    assert p.returncode == 3 and "must_unmatched" in p.stderr and "--force" in p.stderr
+    assert (case / "model.json").read_bytes() == before
+    p = cli("accept", "cases", "--force", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+
+
+def test_accept_supply_writes_the_supplied_answer_into_the_case(tmp_path: Path) -> None:
+    case = tmp_path / "cases" / "reads-notes"
+    shutil.copytree(CASE, case)
+    model = json.loads((case / "model.json").read_bytes())
+    last = model["replies"].pop()
+    (case / "model.json").write_bytes(canonical_document(model))
+    p = cli("run", "cases", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    (r,) = _results(p)
+    assert r["verdict"] == "fail" and r["reasons"][0] == "model_exhausted"
+    assert r["divergence"]["kind"] == "stop"
+    supply = tmp_path / "supply.json"
+    n = len(model["replies"])
+    answer = {k: last[k] for k in ("message", "stop_reason", "usage")}
+    supply.write_text(json.dumps({"calls": {f"model:{n}": answer}}))
+    p = cli("accept", "cases", "--supply", supply, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    written = json.loads((case / "model.json").read_bytes())["replies"]
+    assert len(written) == n + 1 and written[-1]["message"] == last["message"]
+    p = cli("run", "cases", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert [r["verdict"] for r in _results(p)] == ["pass"]
+
+
+def test_diff_of_two_logs_across_dialects_and_of_two_reports(tmp_path: Path) -> None:
+    a = CASE / "log.threads-py.jsonl"
+    assert cli("diff", a, CASE / "log.threads-ts.jsonl", cwd=tmp_path).returncode == 0
+    case = tmp_path / "c" / "reads-notes"
+    shutil.copytree(CASE, case)
+    _edit_agent(case, _set_system)
+    p = cli("diff", a, case / "log.threads-ts.jsonl", cwd=tmp_path)
+    assert p.returncode == 1
+    assert p.stdout.startswith("first divergence: event 0 (thread_started) at /data/agent/system")
+    assert "summary: 1 events in A (threads-py), 1 in B (threads-ts); 1 differ" in p.stdout
+    shutil.copytree(CASE, tmp_path / "d" / "reads-notes")
+    cli("run", "d", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    r1 = tmp_path / "r1.jsonl"
+    shutil.copy(tmp_path / ".threads-cases" / "last-report.jsonl", r1)
+    cli("run", "c", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    r2 = tmp_path / ".threads-cases" / "last-report.jsonl"
+    assert cli("diff", r1, r1, cwd=tmp_path).returncode == 0
+    p = cli("diff", r1, r2, "--format", "json", cwd=tmp_path)
+    assert p.returncode == 1
+    out = json.loads(p.stdout)
+    assert out["first"]["pointer"] == "/verdict"
+    assert (out["first"]["a"], out["first"]["b"]) == ("pass", "drifted")
+    assert out["summary"]["changed"] == 1
+
+
+def test_first_difference_walks_in_document_order() -> None:
+    assert first_difference({"a": 1, "b": [1, 2]}, {"a": 1, "b": [1, 3]}) == ("/b/1", 2, 3)
+    assert first_difference({"a/b": 1}, {}) == ("/a~1b", 1, ABSENT)
+    assert first_difference([1], [1, 2]) == ("/1", ABSENT, 2)
+    assert first_difference(True, 1) == ("", True, 1)
+    assert first_difference({"x": [{"y": "z"}]}, {"x": [{"y": "z"}]}) is None
