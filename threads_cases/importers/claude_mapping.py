@@ -189,11 +189,12 @@ class ClaudeMapper:
             reply = self.reply
             for b in blocks:
                 self._merge_block(reply, b)
-        else:
-            reply = self.reply = Reply([], ref, msg_id=mid)
+        else:  # a new reply keeps its line's blocks as they are
+            reply = self.reply = Reply(list(blocks), ref, msg_id=mid)
             self.turn.items.append(reply)
             for b in blocks:
-                self._merge_block(reply, b)
+                if b["type"] == "tool_use":
+                    self.owners[b["id"]] = reply
         usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else obj.get("usage")
         if isinstance(usage, dict) and (
             not reply.usage or usage_total(usage) > usage_total(reply.usage)
