@@ -43,6 +43,11 @@ def turn_requests(
     for ev in turn:
         if ev["type"] == "model_requested":
             out.append(copy.deepcopy(build_request(reducer.state)))
+        last = reducer.state["last_seq"]
+        if last is not None and ev["seq"] > last + 1:
+            # the saved turn leaves out its x_ extension events (an imported session's
+            # compaction records, for one); reducers skip them, so only seq moves on
+            reducer.state["last_seq"] = ev["seq"] - 1
         reducer.apply(ev)
     return out
 

@@ -17,6 +17,10 @@ export function turnRequests(prefix: readonly Envelope[], turn: readonly Envelop
   const out: JsonObject[] = [];
   for (const e of turn) {
     if (e.type === "model_requested") out.push(structuredClone(buildRequest(reducer.state)));
+    const last = reducer.state.last_seq;
+    // the saved turn leaves out its x_ extension events (an imported session's compaction
+    // records, for one); reducers skip them, so only seq moves on
+    if (last !== null && (e.seq as number) > last + 1) reducer.state.last_seq = (e.seq as number) - 1;
     reducer.apply(e);
   }
   return out;
