@@ -13,8 +13,10 @@ Mapping rules:
   holding only ``tool_result`` blocks answers tool calls: each block becomes the
   ``tool_result`` of its ``tool_called`` (parallel calls come back as one user line per result).
 * **Replies.** Claude Code writes one model reply over several ``assistant`` lines sharing
-  ``message.id`` (one content block a line, possibly with tool results between them); they are
-  merged into one ``model_requested`` + ``model_responded`` whose usage is the last line's.
+  ``message.id`` (or, without ids, chained by ``parentUuid``; one content block a line,
+  possibly with tool results between them); they are merged into one ``model_requested`` +
+  ``model_responded`` whose usage is the copy with the largest token total
+  (:mod:`.claude_mapping`). Compaction records are extension events inside their turn.
   ``stop_reason`` is ``tool_use`` when the reply calls a tool, else the message's own (or
   ``end_turn`` when it has none).
 * **Turn end.** The last reply before the next real user message ends the turn:
