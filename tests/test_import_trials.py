@@ -10,8 +10,10 @@ both implementations.
 
 from __future__ import annotations
 
+import base64
 import json
 import os
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,11 +24,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from threads_cases.case.turns import draft_matchers, fork_point, list_turns
+from threads_cases.core.dialects import get_dialect
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import validate_log
 from threads_cases.core.strictjson import canonical_line, parse
+from threads_cases.harness.registry import ts_driver_path
 from threads_cases.importers import Stats, import_events, import_to_file
 from threads_cases.importers.lenient import js_integer, read_line
+from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.thread import Thread
 
 HERE = Path(__file__).resolve().parent
@@ -386,3 +391,59 @@ def test_codex_reasoning_from_content_and_usage_from_totals(tmp_path: Path) -> N
         (100, 10),
         (150, 4),
     ]
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not ts_driver_path().is_file(),
+    reason="the TypeScript driver is not built: run `nox -s ts`",
+)
+@pytest.mark.parametrize(
+    "name",
+    [
+        "trials/09b-auto-compact-mid-turn.jsonl",
+        "realistic/cc-compaction-auto-and-manual.jsonl",
+        "realistic/cc-crash-damaged.jsonl",
+    ],
+)
+def test_both_writers_save_imported_turns_byte_for_byte(name: str) -> None:
+    """A turn holding x_ extension events (compaction records) saves to the same bytes from
+    the Python and the TypeScript writer."""
+    events, _ = imported(HERE / "importers" / name)
+    node = shutil.which("node")
+    assert node is not None
+    drivers = [
+        DriverImplementation(
+            "threads-py",
+            [sys.executable, "-m", "threads_cases.protocol.driver"],
+            dialect="threads-py",
+        ),
+        DriverImplementation("threads-ts", [node, str(ts_driver_path())], dialect="threads-ts"),
+    ]
+    try:
+        for t in list_turns(events):
+            if t["status"] != "completed":
+                continue
+            outputs = []
+            for drv in drivers:
+                d = get_dialect(drv.dialect)
+                answer = drv.request(
+                    {
+                        "cmd": "write_case",
+                        "thread": {
+                            "log": [d.encode_event(e) for e in events],
+                            "dialect": drv.dialect,
+                            "artifacts": {},
+                            "portable": True,
+                        },
+                        "name": "imported",
+                        "at": fork_point(events, t["index"]),
+                        "expect": draft_matchers(events, t["index"]),
+                        "external_effects": "stub",
+                    }
+                )
+                assert "files" in answer, answer
+                outputs.append({k: base64.b64decode(v) for k, v in answer["files"].items()})
+            assert outputs[0] == outputs[1], (name, t["index"])
+    finally:
+        for drv in drivers:
+            drv.close()
