@@ -171,3 +171,85 @@ def test_canonical_write_read_write_is_a_fixed_point_in_both_languages(
         assert once == {"text": line, "document": document}
         again = drv.request({"cmd": "canonicalize", "text": once["document"]})
         assert again == once
+
+
+# --------------------------------------------------------------------------- secrets
+_SECRET_PARTS = st.sampled_from(
+    [
+        "AKIAIOSFODNN7EXAMPLE,wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+        "ghp_" + "a" * 36,
+        'password: "correct horse"',
+        "postgres://u:hunter22@db/x",
+        "Bearer abcdefghijklmnopqrstuvwxyz012345",
+        "sk-ant-api03-" + "Zq9x" * 20,
+        "plain words",
+    ]
+)
+_NOISE = st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=6)
+
+
+def _secret_thread(
+    parts: list[str], noise: list[str]
+) -> tuple[list[dict[str, Any]], dict[str, str], str]:
+    from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread, ToolSpec
+    from threads_cases.reference.agent import BUILTIN_TOOLS
+    from threads_cases.reference.model import text_reply, tool_reply
+    from threads_cases.reference.runtime import Clock
+
+    text = " ".join(n + p for n, p in zip(noise, parts, strict=False))
+    vault = ToolSpec("vault", "", {"type": "object"}, "external", "read", lambda i: text)
+    t = Thread.create(
+        agent=AgentSpec("a", "m", "s", tools=(*BUILTIN_TOOLS.values(), vault)),
+        sandbox=FakeSandbox({"a.txt": text, "b.bin": text.encode("utf-16-le")}),
+        thread_id="s",
+        clock=Clock(1_795_982_400_000),
+    )
+    at = t.events[-1]["event_id"]
+    t.run_turn(
+        f"go {text}",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("t1", "read_file", {"path": "a.txt"}),
+                    ("t2", "read_file", {"path": "b.bin"}),
+                    ("t3", "vault", {"password": text or "x" * 8, "10": text, "2": 1.0}),
+                ),
+                text_reply(text),
+            ]
+        ),
+    )
+    arts = {k: base64.b64encode(v).decode() for k, v in t.artifacts.blobs.items()}
+    return [dict(e) for e in t.events], arts, at
+
+
+@settings(
+    max_examples=15, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(st.lists(_SECRET_PARTS, min_size=1, max_size=4), st.lists(_NOISE, min_size=4, max_size=4))
+def test_both_writers_redact_a_thread_byte_for_byte(
+    drivers: dict[str, DriverImplementation], parts: list[str], noise: list[str]
+) -> None:
+    log, arts, at = _secret_thread(parts, noise)
+    answers = {}
+    for name, drv in drivers.items():
+        try:
+            answer = drv.request(
+                {
+                    "cmd": "write_case",
+                    "thread": {"log": log, "artifacts": arts},
+                    "name": "c",
+                    "at": at,
+                    "expect": {},
+                    "external_effects": "stub",
+                    "secrets": "redact",
+                }
+            )
+            answers[name] = answer["files"]
+        except Exception as exc:  # a refusal must be the same in both
+            answers[name] = getattr(exc, "code", repr(exc))
+    assert isinstance(answers["threads-py"], dict), answers
+    assert answers["threads-py"] == answers["threads-ts"]  # byte for byte, every file
+    from threads_cases.case.secrets import scan_files
+
+    files = {k: base64.b64decode(v) for k, v in answers["threads-py"].items()}
+    assert scan_files(files) == []

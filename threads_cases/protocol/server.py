@@ -136,10 +136,13 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     """The ``write_case`` request: every file of the case, base64 (spec/driver-protocol.md).
 
     ``thread`` is ``{log: [envelopes], dialect?, artifacts?: {sha256 hex: base64},
-    portable?}``; ``expect`` is ``{must, expect}``.
+    portable?}``; ``expect`` is ``{must, expect}``; ``secrets`` is ``"refuse"`` (default),
+    ``"redact"`` or ``"allow"`` (spec/case-format.md, "Secrets"). The files then pass the
+    last save checks: ``case_too_large``, ``secret_detected``.
     """
     from ..case.directory import CaseExpectation, check_case_name
-    from ..case.save import build_case_files
+    from ..case.redact import redact_events
+    from ..case.save import build_case_files, check_case_files, check_secrets_mode
     from ..core.matchers import validate_matcher
     from ..reference.runtime import ArtifactStore
 
@@ -155,6 +158,9 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     )
     if message.get("external_effects") not in ("stub", "forbid"):
         raise CaseError("invalid_request", "external_effects must be 'stub' or 'forbid'")
+    secrets = check_secrets_mode(message.get("secrets", "refuse"))
+    if secrets == "redact":
+        events, store = redact_events(events, store)
     files, _meta = build_case_files(
         events=events,
         name=check_case_name(message["name"]),
@@ -164,6 +170,7 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
         portable=bool(thread.get("portable", True)),
         store=store,
     )
+    check_case_files(files, secrets)
     return {k: base64.b64encode(v).decode() for k, v in sorted(files.items())}
 
 

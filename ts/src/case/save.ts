@@ -23,6 +23,8 @@ import { encodeLog } from "../core/log.js";
 import { explain, findAll, validateMatcher } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
 import { Reducer, type Envelope } from "../core/reducer.js";
+import { redactEvents } from "./redact.js";
+import { findingWhere, redactText, scanFiles } from "./secrets.js";
 import type { ArtifactStore } from "../reference/runtime.js";
 import type { SandboxProvider } from "../reference/sandbox.js";
 import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
@@ -273,11 +275,50 @@ export interface SaveCaseOptions {
   externalEffects?: string;
   overwrite?: boolean;
   implementations?: readonly string[];
+  /** `"refuse"` (default), `"redact"` or `"allow"` (spec/case-format.md, "Secrets"). */
+  secrets?: string;
+}
+
+export const SECRETS_MODES = ["refuse", "redact", "allow"];
+/** A case may hold at most 512 MiB (`case_too_large`). */
+export const MAX_CASE_BYTES = 512 * 1024 * 1024;
+
+export function checkSecretsMode(secrets: unknown): string {
+  if (typeof secrets !== "string" || !SECRETS_MODES.includes(secrets)) {
+    throw new CaseError("invalid_request", `secrets must be one of ${SECRETS_MODES.join(", ")}, not ${quote(secrets)}`);
+  }
+  return secrets;
+}
+
+/**
+ * The last save checks, in order (spec/case-format.md 7): `case_too_large` past 512 MiB, then
+ * `secret_detected` unless `secrets` is `"allow"` (after a redaction: all or nothing).
+ */
+export function checkCaseFiles(files: ReadonlyMap<string, Uint8Array>, secrets: string, maxBytes = MAX_CASE_BYTES): void {
+  let total = 0;
+  for (const b of files.values()) total += b.length;
+  if (total > maxBytes) {
+    throw new CaseError("case_too_large", `the case would hold ${total} bytes; at most ${MAX_CASE_BYTES} (512 MiB)`, {
+      hint: "save a turn with smaller inputs, or fork later in the thread",
+    });
+  }
+  if (secrets === "allow") return;
+  const found = scanFiles(files);
+  if (found.length === 0) return;
+  const where = found.slice(0, 5).map((f) => `${f.kind} at ${findingWhere(f)}`).join("; ");
+  const more = found.length > 5 ? ` (and ${found.length - 5} more)` : "";
+  const redacted = secrets === "redact";
+  throw new CaseError("secret_detected", `${redacted ? "redaction would leave" : "the case would hold"} values that look like credentials: ${where}${more}`, {
+    hint: redacted
+      ? "a redaction is all or nothing: remove these values by hand (they may sit in --expect), or pass --allow-secrets"
+      : "pass --redact to replace them with stable placeholders, or --allow-secrets to save them knowingly",
+  });
 }
 
 /** Save the turn after `at` as `dir/name`; never throws for a refusal. */
 export function saveCase(events: readonly Envelope[], name: string, options: SaveCaseOptions): SaveResult {
   const implementations = options.implementations ?? DEFAULT_IMPLEMENTATIONS;
+  const secrets = options.secrets ?? "refuse";
   const externalEffects = options.externalEffects ?? "stub";
   try {
     checkCaseName(name);
@@ -293,6 +334,9 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
         `the thread's sandbox (${options.sandbox.constructor.name}) cannot block network access, and a replay must never reach the outside world`,
       );
     }
+    checkSecretsMode(secrets);
+    let store = options.store;
+    if (secrets === "redact") ({ events, store } = redactEvents(events, store));
     const { files, meta } = buildCaseFiles({
       events,
       name,
@@ -300,14 +344,17 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
       at: options.at,
       externalEffects,
       portable: options.sandbox.portable,
-      store: options.store,
+      store,
       implementations: impls,
     });
+    checkCaseFiles(files, secrets);
     const outcome = writeCaseDir(options.dir, name, files, options.overwrite ?? false);
     return { ok: true, value: { path: join(options.dir, name), portable: meta["portable"] as boolean, fingerprint: meta["fingerprint"] as string, outcome } };
   } catch (err) {
     if (err instanceof CaseError) {
-      return { ok: false, error: { code: err.code === "dialect_unknown" ? "invalid_request" : err.code, message: err.message } };
+      // a message never shows a secret (spec/reason-codes.md 1.1)
+      const message = secrets === "allow" ? err.message : redactText(err.message);
+      return { ok: false, error: { code: err.code === "dialect_unknown" ? "invalid_request" : err.code, message } };
     }
     const e = err as NodeJS.ErrnoException;
     if (typeof e?.code === "string" && typeof e.syscall === "string") {

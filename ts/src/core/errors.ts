@@ -17,6 +17,8 @@ export type ReasonCode =
   | "no_turn_after_fork"
   | "turn_incomplete"
   | "egress_policy_unsupported"
+  | "secret_detected"
+  | "case_too_large"
   | "case_exists"
   | "model_exhausted"
   | "missing_stub"

@@ -24,7 +24,8 @@ import { quote } from "../core/texts.js";
 import { Reducer } from "../core/reducer.js";
 import { replayCase } from "../reference/replay.js";
 import { ArtifactStore } from "../reference/runtime.js";
-import { buildCaseFiles, checkExpectation, type ExternalEffects } from "../case/save.js";
+import { buildCaseFiles, checkCaseFiles, checkExpectation, checkSecretsMode, type ExternalEffects } from "../case/save.js";
+import { redactEvents } from "../case/redact.js";
 import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
 import { version } from "../core/version.js";
 
@@ -110,7 +111,7 @@ function writeCaseRequest(message: JsonObject): JsonObject {
   if (!isObj(thread) || !Array.isArray(thread["log"])) {
     throw new CaseError("invalid_request", "write_case: thread must be {log: [events], ...}", { pointer: "/thread" });
   }
-  const events = [...checkEvents(thread["log"], { dialect: dialectName(thread["dialect"], "threads-py") })];
+  let events = [...checkEvents(thread["log"], { dialect: dialectName(thread["dialect"], "threads-py") })];
   const blobs = new Map<string, Uint8Array>();
   const artifacts = thread["artifacts"] ?? {};
   if (!isObj(artifacts)) throw new CaseError("invalid_request", "write_case: thread.artifacts must be {sha256 hex: base64}");
@@ -122,6 +123,9 @@ function writeCaseRequest(message: JsonObject): JsonObject {
   const at = need(message, "at", "write_case");
   if (typeof at !== "string") throw new CaseError("invalid_request", "at must be an event_id", { pointer: "/at" });
   const portable = thread["portable"];
+  const secrets = checkSecretsMode(message["secrets"] ?? "refuse");
+  let store = new ArtifactStore(blobs);
+  if (secrets === "redact") ({ events, store } = redactEvents(events, store));
   const { files } = buildCaseFiles({
     events,
     name,
@@ -129,9 +133,10 @@ function writeCaseRequest(message: JsonObject): JsonObject {
     at,
     externalEffects: effects as ExternalEffects,
     portable: portable === undefined ? true : Boolean(portable),
-    store: new ArtifactStore(blobs),
+    store,
     implementations: DEFAULT_IMPLEMENTATIONS,
   });
+  checkCaseFiles(files, secrets);
   const out: JsonObject = {};
   for (const k of [...files.keys()].sort()) out[k] = Buffer.from(files.get(k) as Uint8Array).toString("base64");
   return { files: out };

@@ -1,0 +1,82 @@
+/**
+ * The data-only secrets tests (spec/conformance/secrets/, spec/conformance.md 2.6), the files
+ * tests/test_conformance_secrets.py runs: the same findings and redacted output, exactly; and
+ * saveCase scanning, redacting and refusing like the Python writer.
+ */
+
+import { strict as assert } from "node:assert";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, test } from "node:test";
+
+import { conformanceDir } from "../src/core/resources.js";
+import { checkCaseFiles } from "../src/case/save.js";
+import { findInValue, kinds, kindsIn, placeholder, redactBytes, redactText, redactValue, scanBytes, scanFiles } from "../src/case/secrets.js";
+import { CaseError } from "../src/core/errors.js";
+import type { JsonValue } from "../src/core/strictjson.js";
+
+const dir = join(conformanceDir(), "secrets");
+const names = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
+
+describe("secrets conformance", () => {
+  test("the suite has at least 40 tests and the rules at least 30 kinds", () => {
+    assert.ok(names.length >= 40);
+    assert.ok(kinds().length >= 30);
+  });
+  for (const name of names) {
+    const t = JSON.parse(readFileSync(join(dir, name), "utf8")) as Record<string, unknown>;
+    test(`${name}: ${String(t["description"])}`, () => {
+      if (typeof t["text"] === "string") {
+        assert.deepEqual(kindsIn(t["text"]), t["findings"]);
+        assert.equal(redactText(t["text"]), t["redacted"]);
+      } else if ("value" in t) {
+        assert.deepEqual(
+          findInValue(t["value"]).map(([kind, pointer]) => ({ kind, pointer })),
+          t["findings"],
+        );
+        assert.deepEqual(redactValue(t["value"] as JsonValue), t["redacted"]);
+      } else {
+        const data = new Uint8Array(Buffer.from(t["bytes_base64"] as string, "base64"));
+        assert.deepEqual(
+          scanBytes(data).map(([view, kind]) => ({ kind, view })),
+          t["findings"],
+        );
+        assert.equal(Buffer.from(redactBytes(data)).toString("base64"), t["redacted_base64"]);
+      }
+    });
+  }
+});
+
+describe("case files", () => {
+  const work = mkdtempSync(join(tmpdir(), "threads-cases-secrets-"));
+  after(() => rmSync(work, { recursive: true, force: true }));
+  const key = "sk-ant-api03-" + "Zq9x".repeat(20);
+  const files = new Map<string, Uint8Array>([
+    ["case.json", Buffer.from(JSON.stringify({ input: `use ${key}` }))],
+    ["log.threads-py.jsonl", Buffer.from(`{"a":"x"}\n{"${key}":1}\n`)],
+    ["artifacts/ab", Buffer.from("token: ghp_" + "a".repeat(36), "utf16le")],
+  ]);
+
+  test("findings name the file, line, masked pointer or view, never the value", () => {
+    const found = scanFiles(files);
+    assert.deepEqual(found, [
+      { kind: "github_token", file: "artifacts/ab", view: "utf-16le" },
+      { kind: "anthropic_api_key", file: "case.json", pointer: "/input" },
+      { kind: "anthropic_api_key", file: "log.threads-py.jsonl", pointer: "/" + placeholder(key), line: 2 },
+    ]);
+  });
+
+  test("checkCaseFiles refuses case_too_large first, then secret_detected without the value", () => {
+    assert.throws(() => checkCaseFiles(files, "refuse", 10), (e: unknown) => e instanceof CaseError && e.code === "case_too_large");
+    assert.throws(
+      () => checkCaseFiles(files, "refuse"),
+      (e: unknown) => e instanceof CaseError && e.code === "secret_detected" && !e.message.includes(key.slice(0, 20)),
+    );
+    assert.throws(
+      () => checkCaseFiles(files, "redact"),
+      (e: unknown) => e instanceof CaseError && e.message.startsWith("redaction would leave"),
+    );
+    checkCaseFiles(files, "allow");
+  });
+});
