@@ -147,7 +147,7 @@ def test_draft_prints_matchers(tmp_path: Path) -> None:
     p = cli(tmp_path, "draft", "t.jsonl", "--turn", "2")
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == {
-        "must": [{"type": "turn_failed"}],
+        "must": [{"type": "turn_failed", "data": {"error": {"code": "interrupted"}}}],
         "expect": [{"type": "tool_called", "data": {"name": "Bash"}}],
     }
     p = cli(tmp_path, "draft", "t.jsonl", "--turn", "9")

@@ -255,7 +255,9 @@ def test_interrupted_turn_and_unanswered_command() -> None:
     assert "/clear" in cmd[0]["data"]["content"]
     turns = list_turns(events)
     assert [t["status"] for t in turns] == ["completed", "failed", "completed"]
-    assert draft_matchers(events, 2)["must"] == [{"type": "turn_failed"}]
+    assert draft_matchers(events, 2)["must"] == [
+        {"type": "turn_failed", "data": {"error": {"code": "interrupted"}}}
+    ]
 
 
 def test_transcript_ending_mid_turn_fails_it(tmp_path: Path) -> None:

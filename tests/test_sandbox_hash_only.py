@@ -58,12 +58,13 @@ def test_without_verify_the_replay_stops_with_sandbox_content_missing(tmp_path: 
     r = t.save_case("c", at=at, dir=tmp_path, verify=False)
     assert r.ok, r.error
     assert not list((tmp_path / "c").glob("artifacts/*"))  # nothing known by bytes
-    res = run_case(tmp_path / "c")
-    assert res.verdict == "fail"
-    assert res.stop is not None
-    assert res.stop["code"] == "sandbox_content_missing"
-    assert res.stop["stop_key"] == "sandbox:notes.txt"
-    assert '"notes.txt"' in res.stop["message"]
+    for impl in ("threads-py", "threads-ts"):
+        res = run_case(tmp_path / "c", impl)
+        assert res.verdict == "fail", impl
+        assert res.stop is not None
+        assert res.stop["code"] == "sandbox_content_missing"
+        assert res.stop["stop_key"] == "sandbox:notes.txt"
+        assert '"notes.txt"' in res.stop["message"]
 
 
 def test_sandbox_dir_supplies_the_bytes_and_unread_hash_only_files_replay(
@@ -76,7 +77,8 @@ def test_sandbox_dir_supplies_the_bytes_and_unread_hash_only_files_replay(
     assert r.ok, r.error
     arts = [p.name for p in (tmp_path / "cases" / "c").glob("artifacts/*")]
     assert arts == [hashlib.sha256(NOTES).hexdigest()]
-    assert run_case(tmp_path / "cases" / "c").verdict == "pass"
+    for impl in ("threads-py", "threads-ts"):
+        assert run_case(tmp_path / "cases" / "c", impl).verdict == "pass", impl
 
 
 def test_sandbox_bytes_that_do_not_match_the_recorded_hash_are_refused(tmp_path: Path) -> None:

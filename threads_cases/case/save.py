@@ -157,6 +157,34 @@ def _split_turn(events: Sequence[dict[str, Any]], at: str) -> tuple[int, list[di
     )
 
 
+INTERRUPTION_POINTS = (
+    "turn_started",
+    "model_requested",
+    "model_responded",
+    "tool_called",
+    "tool_result",
+)
+
+
+def interruption_of(turn: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """model.json's ``interruption`` for a turn that ended in ``turn_failed``
+    (case-format.md 3.4.1): ``{"after": <type>, "index": n, "error": {code, message}}``
+    where the last event of the turn before its end whose type is one of
+    :data:`INTERRUPTION_POINTS` is the ``n``-th (from 0) of its type in the turn. ``None``
+    for a completed turn."""
+    end = turn[-1]
+    if end["type"] != "turn_failed":
+        return None
+    last = next(e for e in reversed(turn[:-1]) if e["type"] in INTERRUPTION_POINTS)
+    index = sum(1 for e in turn if e["type"] == last["type"]) - 1  # it is the last of its type
+    error = end["data"]["error"]
+    return {
+        "after": last["type"],
+        "index": index,
+        "error": {"code": error["code"], "message": error.get("message", "")},
+    }
+
+
 def recorded_parts(turn: Sequence[dict[str, Any]], agent: dict[str, Any] | None) -> dict[str, Any]:
     """model.json replies, stubs.json calls and sandbox.json reads of a turn (canonical events
     from its user_message on): ``{"replies", "calls", "reads"}``. Also used by ``accept``,
@@ -262,8 +290,11 @@ def build_case_files(
             f"tool calls are in flight at {quote(at)}: {quote(state['pending_tool_calls'])}",
         )
     rec = recorded_parts(turn, state["agent"])
+    # the turn's events with its extension events, so the reducer sees every seq
+    last_i = next(i for i, e in enumerate(events) if e["event_id"] == turn[-1]["event_id"])
+    raw_turn = list(events[idx + 1 : last_i + 1])
     for reply, record in zip(
-        rec["replies"], delta_records(turn_requests(prefix, turn)), strict=False
+        rec["replies"], delta_records(turn_requests(prefix, raw_turn)), strict=False
     ):
         reply["request"] = record  # what a run compares a diverged request with
     if external_effects == "forbid" and rec["calls"]:
@@ -283,7 +314,11 @@ def build_case_files(
         d = get_dialect(impl)
         files[f"log.{impl}.jsonl"] = encode_log(prefix, dialect=d)
         files[f"expected.{impl}.json"] = canonical_document(d.encode_state(state))
-    files["model.json"] = canonical_document({"format": CASE_FORMAT, "replies": rec["replies"]})
+    model_doc: dict[str, Any] = {"format": CASE_FORMAT, "replies": rec["replies"]}
+    interruption = interruption_of(turn)
+    if interruption is not None:
+        model_doc["interruption"] = interruption
+    files["model.json"] = canonical_document(model_doc)
     files["stubs.json"] = canonical_document({"format": CASE_FORMAT, "calls": rec["calls"]})
     files["sandbox.json"] = canonical_document({"format": CASE_FORMAT, "reads": rec["reads"]})
     for aid in sorted(_artifact_ids(prefix, rec["reads"])):

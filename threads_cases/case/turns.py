@@ -14,8 +14,9 @@ returns, per turn::
 :func:`draft_matchers` proposes ``{"must": [...], "expect": [...]}`` for a turn: a must for
 each successful ``tool_result`` (``{"type": "tool_result", "data": {"name", "is_error":
 false}}``, repeats dropped) and one for the terminal event (``{"type": "turn_completed",
-"data": {"stop_reason"}}`` or ``{"type": "turn_failed"}``), and as expect the turn's
-``tool_called`` events in order (``{"type": "tool_called", "data": {"name"}}``).
+"data": {"stop_reason"}}`` or ``{"type": "turn_failed", "data": {"error": {"code"}}}``),
+and as expect the turn's ``tool_called`` events in order
+(``{"type": "tool_called", "data": {"name"}}``).
 
 Refusals: ``CaseError("invalid_request")`` for a turn number out of range or a turn with
 no terminal event; ``log_invalid`` from reading the log.
@@ -139,5 +140,6 @@ def draft_matchers(events: Sequence[dict[str, Any]], n: int) -> dict[str, list[d
         elif t == "turn_completed":
             must.append({"type": "turn_completed", "data": {"stop_reason": d["stop_reason"]}})
         elif t == "turn_failed":
-            must.append({"type": "turn_failed"})
+            # the replay ends an interrupted turn with the same code (replay.md 3.8)
+            must.append({"type": "turn_failed", "data": {"error": {"code": d["error"]["code"]}}})
     return {"must": must, "expect": expect}

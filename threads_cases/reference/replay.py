@@ -29,7 +29,7 @@ from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from .agent import AgentSpec, ToolResult
 from .model import ScriptedModel, normalize_reply
-from .runtime import ArtifactStore, Clock, Recorder, block_egress, parse_ts, run_turn
+from .runtime import ArtifactStore, Clock, Interruption, Recorder, block_egress, parse_ts, run_turn
 from .sandbox import FakeSandbox, check_path
 
 MAX_SUPPLY_ENTRIES = 200
@@ -228,6 +228,7 @@ def replay_case(
             case.meta["input"],
             external=stubs,
             egress=attempts,
+            interruption=Interruption.from_json(model_doc.get("interruption")),
         )
     return {
         "events": outcome.events,

@@ -108,6 +108,8 @@ class Recorder:
         self.clock = clock
         #: ``request_sha256`` of the state's request, kept incrementally across turns
         self.hasher = RequestHasher()
+        #: called with each event just recorded (a replay's :class:`Interruption` check)
+        self.after_append: Callable[[dict[str, Any]], None] | None = None
 
     @property
     def state(self) -> dict[str, Any]:
@@ -137,7 +139,37 @@ class Recorder:
         }
         self.reducer.apply(ev)
         self.events.append(ev)
+        if self.after_append is not None:
+            self.after_append(ev)
         return ev
+
+
+class Interrupted(Exception):
+    """Raised by :meth:`Interruption.check` at the recorded interruption point."""
+
+
+@dataclass
+class Interruption:
+    """The recorded end of an interrupted turn (model.json ``interruption``, spec/replay.md
+    3.8): the turn ends with ``turn_failed`` ``{turn_id, error}`` right after the
+    ``index``-th (from 0) event of type ``after`` of the turn."""
+
+    after: str
+    index: int
+    error: dict[str, str]
+    seen: int = 0
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any] | None) -> Interruption | None:
+        if not doc:
+            return None
+        return cls(doc["after"], doc["index"], dict(doc["error"]))
+
+    def check(self, ev: dict[str, Any]) -> None:
+        if ev["type"] == self.after:
+            self.seen += 1
+            if self.seen == self.index + 1:
+                raise Interrupted
 
 
 @dataclass
@@ -294,8 +326,12 @@ def run_turn(
     external: ExternalCaller,
     step_limit: int = STEP_LIMIT,
     egress: list[EgressBlocked] | None = None,
+    interruption: Interruption | None = None,
 ) -> TurnOutcome:
     """Run one turn (spec/replay.md, section 3) and return how it ended.
+
+    With ``interruption`` the turn ends (``status="failed"``) with the recorded
+    ``turn_failed`` at the recorded point, as the recording did (spec/replay.md 3.8).
 
     Stops (``status="stopped"``) on ``model_exhausted``, ``missing_stub`` or
     ``egress_blocked``, and on ``step_limit`` after ``step_limit`` model calls; each stop
@@ -321,77 +357,94 @@ def run_turn(
             {"code": err.code, "stop_key": key, "message": err.message},
         )
 
-    for index in range(step_limit):
-        request = rec.hasher.request(rec.state)
-        rec.append(
-            "model_requested",
-            {"turn_id": turn_id, "model": request["model"], "request_sha256": request.sha256},
-        )
-        try:
-            reply = model.respond(request, index)
-        except CaseError as err:
-            return stop(err)
-        try:
+    def steps() -> TurnOutcome:
+        for index in range(step_limit):
+            request = rec.hasher.request(rec.state)
             rec.append(
-                "model_responded",
-                {
-                    "turn_id": turn_id,
-                    "message": reply["message"],
-                    "stop_reason": reply["stop_reason"],
-                    "usage": reply["usage"],
-                },
-            )
-        except CaseError as err:
-            return stop(_unwritable(err, f"model reply {index}", f"model:{index}"))
-        usage["input_tokens"] += reply["usage"]["input_tokens"]
-        usage["output_tokens"] += reply["usage"]["output_tokens"]
-        for block in reply["message"]["content"]:
-            if block.get("type") != "tool_use":
-                continue
-            tool = agent.tool(block["name"])
-            kind = tool.kind if tool else "external"
-            effect = tool.effect if tool else "pure"
-            rec.append(
-                "tool_called",
-                {
-                    "turn_id": turn_id,
-                    "tool_use_id": block["id"],
-                    "name": block["name"],
-                    "input": block["input"],
-                    "kind": kind,
-                    "effect": effect,
-                },
-                critical=effect == "write",
+                "model_requested",
+                {"turn_id": turn_id, "model": request["model"], "request_sha256": request.sha256},
             )
             try:
-                result = _call_tool(tool, block, ctx, external)
+                reply = model.respond(request, index)
             except CaseError as err:
                 return stop(err)
-            if egress:  # a tool tried the network, even if it swallowed the error
-                return stop(egress[0])
             try:
                 rec.append(
-                    "tool_result",
+                    "model_responded",
+                    {
+                        "turn_id": turn_id,
+                        "message": reply["message"],
+                        "stop_reason": reply["stop_reason"],
+                        "usage": reply["usage"],
+                    },
+                )
+            except CaseError as err:
+                return stop(_unwritable(err, f"model reply {index}", f"model:{index}"))
+            usage["input_tokens"] += reply["usage"]["input_tokens"]
+            usage["output_tokens"] += reply["usage"]["output_tokens"]
+            for block in reply["message"]["content"]:
+                if block.get("type") != "tool_use":
+                    continue
+                tool = agent.tool(block["name"])
+                kind = tool.kind if tool else "external"
+                effect = tool.effect if tool else "pure"
+                rec.append(
+                    "tool_called",
                     {
                         "turn_id": turn_id,
                         "tool_use_id": block["id"],
                         "name": block["name"],
-                        "content": result.content,
-                        "is_error": result.is_error,
+                        "input": block["input"],
+                        "kind": kind,
+                        "effect": effect,
                     },
-                    critical=kind == "external",
+                    critical=effect == "write",
                 )
-            except CaseError as err:
-                return stop(
-                    _unwritable(
-                        err, f"the result of tool {quote(block['name'])}", f"tool:{block['name']}"
+                try:
+                    result = _call_tool(tool, block, ctx, external)
+                except CaseError as err:
+                    return stop(err)
+                if egress:  # a tool tried the network, even if it swallowed the error
+                    return stop(egress[0])
+                try:
+                    rec.append(
+                        "tool_result",
+                        {
+                            "turn_id": turn_id,
+                            "tool_use_id": block["id"],
+                            "name": block["name"],
+                            "content": result.content,
+                            "is_error": result.is_error,
+                        },
+                        critical=kind == "external",
                     )
+                except CaseError as err:
+                    return stop(
+                        _unwritable(
+                            err,
+                            f"the result of tool {quote(block['name'])}",
+                            f"tool:{block['name']}",
+                        )
+                    )
+            if reply["stop_reason"] != "tool_use":
+                rec.append(
+                    "turn_completed",
+                    {"turn_id": turn_id, "stop_reason": reply["stop_reason"], "usage": usage},
                 )
-        if reply["stop_reason"] != "tool_use":
-            rec.append(
-                "turn_completed",
-                {"turn_id": turn_id, "stop_reason": reply["stop_reason"], "usage": usage},
-            )
-            return TurnOutcome(turn_id, "completed", rec.events[start:])
-    limit = CaseError("step_limit", f"the turn made {step_limit} model calls without finishing")
-    return stop(limit)
+                return TurnOutcome(turn_id, "completed", rec.events[start:])
+        limit = CaseError("step_limit", f"the turn made {step_limit} model calls without finishing")
+        return stop(limit)
+
+    if interruption is None:
+        return steps()
+    rec.after_append = interruption.check
+    try:
+        if interruption.after == "turn_started" and interruption.index == 0:
+            raise Interrupted
+        return steps()
+    except Interrupted:
+        rec.after_append = None
+        rec.append("turn_failed", {"turn_id": turn_id, "error": dict(interruption.error)})
+        return TurnOutcome(turn_id, "failed", rec.events[start:])
+    finally:
+        rec.after_append = None

@@ -24,7 +24,7 @@ import { readLog } from "../core/log.js";
 import { ScriptedModel, StopError, normalizeReply } from "./model.js";
 import { quote } from "../core/texts.js";
 import { Reducer, type Envelope, type State } from "../core/reducer.js";
-import { ArtifactStore, Clock, Recorder, blockEgress, parseTs, runTurn } from "./runtime.js";
+import { ArtifactStore, Clock, Interruption, Recorder, blockEgress, parseTs, runTurn } from "./runtime.js";
 import { FakeSandbox, checkPath } from "./sandbox.js";
 import { schemaProblems } from "../core/schemas.js";
 import type { JsonObject, JsonValue } from "../core/strictjson.js";
@@ -133,19 +133,25 @@ export class StubBook {
   }
 }
 
-/** The fork point's files (bytes from artifacts/) plus the recorded reads; `case_invalid` for missing bytes. */
+/** The fork point's files plus the recorded reads; files without bytes and a null artifact are hash-only (spec/replay.md 2.3). */
 export function restoreSandbox(c: Case, state: State, reads: readonly JsonObject[]): FakeSandbox {
   const files = new Map<string, Uint8Array>();
-  const wanted: Array<[string, string]> = Object.entries(state.sandbox.files);
-  for (const r of reads) wanted.push([r["path"] as string, r["sha256"] as string]);
-  for (const [path, sha] of wanted) {
+  const hashOnly = new Map<string, string>();
+  const wanted: Array<[string, string, unknown]> = Object.entries(state.sandbox.files).map(([p, sha]) => [p, sha as string, null]);
+  for (const r of reads) wanted.push([r["path"] as string, r["sha256"] as string, r["artifact"]]);
+  for (const [path, sha, artifact] of wanted) {
     const data = c.artifact(sha);
-    if (data === undefined) {
+    if (data !== undefined) {
+      files.set(path, data);
+      hashOnly.delete(path);
+    } else if (artifact === null) {
+      hashOnly.set(path, sha); // known by hash only: reading it stops the replay (spec/replay.md 2.3)
+      files.delete(path);
+    } else {
       throw new CaseError("case_invalid", `artifacts/${sha} (for ${path}) is missing`, { file: `${c.path}/artifacts` });
     }
-    files.set(path, data);
   }
-  return new FakeSandbox(files);
+  return new FakeSandbox(files, hashOnly);
 }
 
 export interface ReplayOptions {
@@ -218,6 +224,7 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
     outcome = runTurn(rec, agent, sandbox, store, model, c.meta["input"] as JsonValue, {
       external: (tool, input) => stubs.answer(tool, input),
       egress: egress.attempts,
+      interruption: Interruption.fromJson((c.read("model.json") as JsonObject)["interruption"]),
     });
   } finally {
     egress.restore();

@@ -111,6 +111,9 @@ export class Recorder {
   /** `request_sha256` of the state's request, kept incrementally across turns. */
   readonly hasher = new RequestHasher();
 
+  /** Called with each event just recorded (a replay's {@link Interruption} check). */
+  afterAppend: ((ev: Envelope) => void) | null = null;
+
   get state(): State {
     return this.reducer.state;
   }
@@ -134,7 +137,37 @@ export class Recorder {
     };
     this.reducer.apply(ev);
     this.events.push(ev);
+    if (this.afterAppend !== null) this.afterAppend(ev);
     return ev;
+  }
+}
+
+/** Thrown by {@link Interruption.check} at the recorded interruption point. */
+class Interrupted extends Error {}
+
+/**
+ * The recorded end of an interrupted turn (model.json `interruption`, spec/replay.md 3.9): the turn ends with
+ * `turn_failed` `{turn_id, error}` right after the `index`-th (from 0) event of type `after` of the turn.
+ */
+export class Interruption {
+  private seen = 0;
+  constructor(
+    readonly after: string,
+    readonly index: number,
+    readonly error: { code: string; message: string },
+  ) {}
+
+  static fromJson(doc: unknown): Interruption | null {
+    if (doc === undefined || doc === null) return null;
+    const d = doc as { after: string; index: number; error: { code: string; message: string } };
+    return new Interruption(d.after, d.index, { code: d.error.code, message: d.error.message });
+  }
+
+  check(ev: Envelope): void {
+    if (ev.type === this.after) {
+      this.seen += 1;
+      if (this.seen === this.index + 1) throw new Interrupted();
+    }
   }
 }
 
@@ -378,6 +411,8 @@ export interface RunTurnOptions {
   stepLimit?: number;
   /** The attempts list of {@link blockEgress}: an attempt there stops the turn after the tool. */
   egress?: readonly CaseError[];
+  /** The recorded interruption: the turn ends there with the recorded turn_failed (spec/replay.md 3.9). */
+  interruption?: Interruption | null;
 }
 
 /** Run one turn (spec/replay.md, section 3) and return how it ended. */
@@ -404,71 +439,88 @@ export function runTurn(
     return { turnId, status: "stopped", events: rec.events.slice(start), stop: { code: err.code, stop_key: key, message: err.message } };
   };
 
-  for (let index = 0; index < stepLimit; index++) {
-    const { request, sha256 } = rec.hasher.request(rec.state);
-    rec.append("model_requested", { turn_id: turnId, model: request["model"] as JsonValue, request_sha256: sha256 });
-    let reply: Reply;
-    try {
-      reply = model.respond(request, index);
-    } catch (err) {
-      if (err instanceof CaseError) return stop(err);
-      throw err;
-    }
-    try {
-      rec.append("model_responded", {
-        turn_id: turnId,
-        message: reply.message,
-        stop_reason: reply.stop_reason,
-        usage: reply.usage as unknown as JsonObject,
-      });
-    } catch (err) {
-      return stop(unwritable(err, `model reply ${index}`, `model:${index}`));
-    }
-    usage.input_tokens += reply.usage.input_tokens;
-    usage.output_tokens += reply.usage.output_tokens;
-    for (const block of reply.message.content) {
-      if (block["type"] !== "tool_use") continue;
-      const name = block["name"] as string;
-      const input = block["input"] as JsonObject;
-      const tool = agent.tool(name);
-      const kind = tool?.kind ?? "external";
-      const effect = tool?.effect ?? "pure";
-      rec.append(
-        "tool_called",
-        { turn_id: turnId, tool_use_id: block["id"] as string, name, input, kind, effect },
-        { critical: effect === "write" },
-      );
-      let result: ToolResult;
+  const steps = (): TurnOutcome => {
+    for (let index = 0; index < stepLimit; index++) {
+      const { request, sha256 } = rec.hasher.request(rec.state);
+      rec.append("model_requested", { turn_id: turnId, model: request["model"] as JsonValue, request_sha256: sha256 });
+      let reply: Reply;
       try {
-        if (tool === undefined) {
-          result = new ToolResult(`unknown tool ${quote(name)}`, true);
-        } else if (tool.kind === "sandbox") {
-          result = runSandboxTool(tool.name, tool.handler as SandboxHandler | undefined, ctx, input);
-        } else {
-          result = options.external(tool.name, input);
-        }
+        reply = model.respond(request, index);
       } catch (err) {
         if (err instanceof CaseError) return stop(err);
         throw err;
       }
-      const attempt = options.egress?.[0];
-      if (attempt !== undefined) return stop(attempt); // a tool tried the network, even if it swallowed the error
       try {
-        rec.append(
-          "tool_result",
-          { turn_id: turnId, tool_use_id: block["id"] as string, name, content: result.content, is_error: result.isError },
-          { critical: kind === "external" },
-        );
+        rec.append("model_responded", {
+          turn_id: turnId,
+          message: reply.message,
+          stop_reason: reply.stop_reason,
+          usage: reply.usage as unknown as JsonObject,
+        });
       } catch (err) {
-        return stop(unwritable(err, `the result of tool ${quote(name)}`, `tool:${name}`));
+        return stop(unwritable(err, `model reply ${index}`, `model:${index}`));
+      }
+      usage.input_tokens += reply.usage.input_tokens;
+      usage.output_tokens += reply.usage.output_tokens;
+      for (const block of reply.message.content) {
+        if (block["type"] !== "tool_use") continue;
+        const name = block["name"] as string;
+        const input = block["input"] as JsonObject;
+        const tool = agent.tool(name);
+        const kind = tool?.kind ?? "external";
+        const effect = tool?.effect ?? "pure";
+        rec.append(
+          "tool_called",
+          { turn_id: turnId, tool_use_id: block["id"] as string, name, input, kind, effect },
+          { critical: effect === "write" },
+        );
+        let result: ToolResult;
+        try {
+          if (tool === undefined) {
+            result = new ToolResult(`unknown tool ${quote(name)}`, true);
+          } else if (tool.kind === "sandbox") {
+            result = runSandboxTool(tool.name, tool.handler as SandboxHandler | undefined, ctx, input);
+          } else {
+            result = options.external(tool.name, input);
+          }
+        } catch (err) {
+          if (err instanceof CaseError) return stop(err);
+          throw err;
+        }
+        const attempt = options.egress?.[0];
+        if (attempt !== undefined) return stop(attempt); // a tool tried the network, even if it swallowed the error
+        try {
+          rec.append(
+            "tool_result",
+            { turn_id: turnId, tool_use_id: block["id"] as string, name, content: result.content, is_error: result.isError },
+            { critical: kind === "external" },
+          );
+        } catch (err) {
+          return stop(unwritable(err, `the result of tool ${quote(name)}`, `tool:${name}`));
+        }
+      }
+      if (reply.stop_reason !== "tool_use") {
+        rec.append("turn_completed", { turn_id: turnId, stop_reason: reply.stop_reason, usage: { ...usage } });
+        return { turnId, status: "completed", events: rec.events.slice(start), stop: null };
       }
     }
-    if (reply.stop_reason !== "tool_use") {
-      rec.append("turn_completed", { turn_id: turnId, stop_reason: reply.stop_reason, usage: { ...usage } });
-      return { turnId, status: "completed", events: rec.events.slice(start), stop: null };
-    }
+    return stop(new CaseError("step_limit", `the turn made ${stepLimit} model calls without finishing`));
+  };
+
+  const interruption = options.interruption ?? null;
+  if (interruption === null) return steps();
+  rec.afterAppend = (ev) => interruption.check(ev);
+  try {
+    if (interruption.after === "turn_started" && interruption.index === 0) throw new Interrupted();
+    return steps();
+  } catch (err) {
+    if (!(err instanceof Interrupted)) throw err;
+    rec.afterAppend = null;
+    rec.append("turn_failed", { turn_id: turnId, error: { code: interruption.error.code, message: interruption.error.message } });
+    return { turnId, status: "failed", events: rec.events.slice(start), stop: null };
+  } finally {
+    rec.afterAppend = null;
   }
-  return stop(new CaseError("step_limit", `the turn made ${stepLimit} model calls without finishing`));
 }
 
 /** A value that cannot enter the log stops the turn: `unsafe_value` at `stopKey` (other errors go on). */
@@ -484,7 +536,7 @@ function runSandboxTool(name: string, handler: SandboxHandler | undefined, ctx: 
   } catch (err) {
     if (err instanceof FileMissing) return new ToolResult(`no such file: ${err.path}`, true);
     if (err instanceof CaseError) {
-      if (err.code === "egress_blocked") throw err;
+      if (err.code === "egress_blocked" || err.code === "sandbox_content_missing") throw err;
       return new ToolResult(err.message, true);
     }
     if (err instanceof BadInput) return new ToolResult(err.message, true);

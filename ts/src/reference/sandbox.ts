@@ -13,6 +13,7 @@ import { dirname, join, relative, resolve, sep } from "node:path";
 
 import { CaseError } from "../core/errors.js";
 import { quote } from "../core/texts.js";
+import { StopError } from "./model.js";
 
 /** A missing file (Python's FileNotFoundError); the tool result is `no such file: <path>`. */
 export class FileMissing extends Error {
@@ -74,13 +75,31 @@ function byCodePoint(a: string, b: string): number {
 }
 
 /** In-memory files and no network: portable, blocks egress. */
+/** A sandbox file known only by its sha256 (its bytes were never recorded). */
+export class HashOnly {
+  constructor(readonly sha256: string) {}
+}
+
+/** A replay read a hash-only file: `sandbox_content_missing`, stop key `sandbox:<path>` (spec/replay.md 2.3). */
+export class ContentMissing extends StopError {
+  constructor(path: string, sha: string) {
+    super(
+      "sandbox_content_missing",
+      `the replay read ${quote(path)}, which the case knows only by its sha256 ${sha}`,
+      `sandbox:${path}`,
+      "save the case again with --sandbox DIR holding the file's bytes",
+    );
+  }
+}
+
 export class FakeSandbox implements SandboxProvider {
   readonly portable = true;
   readonly blocksEgress = true;
-  private files = new Map<string, Uint8Array>();
+  private files = new Map<string, Uint8Array | HashOnly>();
 
-  /** Start with `files` (strings are UTF-8 encoded). */
-  constructor(files: Record<string, Uint8Array | string> | Map<string, Uint8Array> = {}) {
+  /** Start with `files` (strings are UTF-8 encoded) and the hash-only entries `hashOnly` (path -> sha256). */
+  constructor(files: Record<string, Uint8Array | string> | Map<string, Uint8Array> = {}, hashOnly: Map<string, string> = new Map()) {
+    for (const [path, sha] of hashOnly) this.files.set(checkPath(path), new HashOnly(sha));
     const entries = files instanceof Map ? [...files] : Object.entries(files);
     for (const [path, data] of entries) this.write(path, typeof data === "string" ? new TextEncoder().encode(data) : data);
   }
@@ -89,6 +108,7 @@ export class FakeSandbox implements SandboxProvider {
     checkPath(path);
     const data = this.files.get(path);
     if (data === undefined) throw new FileMissing(path);
+    if (data instanceof HashOnly) throw new ContentMissing(path, data.sha256);
     return data;
   }
 
@@ -105,17 +125,19 @@ export class FakeSandbox implements SandboxProvider {
     return [...this.files.keys()].filter((p) => p.startsWith(prefix)).sort(byCodePoint);
   }
 
-  snapshot(): Map<string, Uint8Array> {
+  snapshot(): Map<string, Uint8Array | HashOnly> {
     return new Map(this.files);
   }
 
   restore(token: unknown): void {
-    this.files = new Map(token as Map<string, Uint8Array>);
+    this.files = new Map(token as Map<string, Uint8Array | HashOnly>);
   }
 
-  /** A copy of every file. */
+  /** A copy of every file whose bytes are known. */
   get contents(): Map<string, Uint8Array> {
-    return new Map(this.files);
+    const out = new Map<string, Uint8Array>();
+    for (const [p, d] of this.files) if (d instanceof Uint8Array) out.set(p, d);
+    return out;
   }
 }
 
