@@ -21,6 +21,7 @@ from typing import Any
 import pytest
 
 from threads_cases.case.directory import check_case_name, load_case
+from threads_cases.case.loader import inspect_case
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import check_events, validate_log
 from threads_cases.core.strictjson import canonical_document, canonical_line
@@ -301,9 +302,9 @@ def test_tool_input_paths_cross_language(tmp_path: Path) -> None:
     "ref", ["../../secret", "../secret", "/etc/passwd", "..%2F..%2Fsecret", "a\\b", "0" * 63 + "/"]
 )
 def test_artifact_reference_never_leaves_the_case(tmp_path: Path, ref: str) -> None:
-    """sandbox.json naming an artifact by a path: refused by the schema (case_invalid); the
-    library replay, which skips the schema, finds no such artifact (case_invalid) and never
-    reads the file outside the case."""
+    """sandbox.json naming an artifact by a path: refused by the schema (case_invalid), by
+    the run, the library replay and the case loader alike; the loaded case never reads the
+    file outside the case."""
     case = copy_case(tmp_path)
     secret = b"secret bytes outside the case\n"
     (tmp_path / "secret").write_bytes(secret)
@@ -317,7 +318,10 @@ def test_artifact_reference_never_leaves_the_case(tmp_path: Path, ref: str) -> N
     with pytest.raises(CaseError) as info:
         replay_case(case)
     assert info.value.code == "case_invalid"
-    assert load_case(case).artifact(f"sha256:{ref}") is None
+    with pytest.raises(CaseError):
+        load_case(case)  # the loader refuses the case; what it read never leaves the case
+    opened = inspect_case(case)[0]
+    assert opened is not None and opened.artifact(f"sha256:{ref}") is None
 
 
 def test_artifact_id_with_dotdot_in_a_log_is_log_invalid() -> None:
@@ -378,7 +382,8 @@ def test_symlinked_artifact_file(tmp_path: Path) -> None:
     (case / "artifacts" / ART).symlink_to(outside)
     assert any(p.code == "case_invalid" and "symlink" in p.message for p in validate_case(case))
     assert run_error(case)[0] == "case_invalid"
-    assert load_case(case).artifact(f"sha256:{ART}") is None
+    opened = inspect_case(case)[0]
+    assert opened is not None and opened.artifact(f"sha256:{ART}") is None
 
 
 def test_validate_cli_reports_symlinks(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Crash safety of saving a case (threads_cases.case.directory.write_case_dir).
+"""Crash safety of saving a case (threads_cases.case.writer.write_case_dir).
 
 ``THREADS_CASES_CRASH_AT=N`` makes a save SIGKILL its own process at its N-th write step.
 For every N a child process is killed mid-save; afterwards the target directory must hold
@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 from conftest import EXPECT, build_thread
 
-from threads_cases.case import directory as case_mod
+from threads_cases.case import writer as case_mod
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.reference.thread import Thread
 

@@ -33,9 +33,9 @@ from .directory import (
     CaseExpectation,
     check_case_name,
     finish_case_files,
-    write_case_dir,
 )
 from .requests import delta_records, turn_requests
+from .writer import write_case_dir
 
 TERMINAL = ("turn_completed", "turn_failed")
 MAX_CASE_BYTES = 512 * 1024 * 1024

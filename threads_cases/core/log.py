@@ -186,8 +186,11 @@ def _rs_pointer(fast: Any, ev: Any) -> str:
 
 
 def _confirm_duplicates(source: Source, dialect: Dialect, candidates: set[str]) -> CaseError | None:
-    """Re-read ``source`` to find the first real repeat among ``candidates``."""
-    if not isinstance(source, (str, os.PathLike)):
+    """Re-read ``source`` (a path, or a seekable stream from its start) to find the first
+    real repeat among ``candidates``."""
+    if not isinstance(source, (str, os.PathLike)) and source.seekable():
+        source.seek(0)
+    elif not isinstance(source, (str, os.PathLike)):
         # A stream cannot be read twice: a repeated 64-bit hash is taken as a repeat.
         eid = sorted(candidates)[0]
         return CaseError(
@@ -207,7 +210,7 @@ def _confirm_duplicates(source: Source, dialect: Dialect, candidates: set[str]) 
                 return CaseError(
                     "log_invalid",
                     f"duplicate event_id {eid!r}",
-                    file=str(source),
+                    file=source_name(source),
                     line=lineno,
                     pointer="/event_id",
                 )
@@ -285,9 +288,19 @@ def validate_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> list[
     on with the next line (an unreadable line counts as holding the next seq, so it gives one
     problem, not a seq gap after it). Reducer rules go on without the skipped events, so an
     event that depended on a skipped one is reported too. Returns ``[]`` for a valid log."""
+    return inspect_log(source, dialect=dialect)[1]
+
+
+def inspect_log(
+    source: Source, *, dialect: str | Dialect = CANONICAL
+) -> tuple[list[dict[str, Any]], list[Problem]]:
+    """:func:`validate_log` that also keeps the canonical events it read (the events that
+    passed the reader's checks, in order): ``(events, problems)``. The case loader uses it to
+    read each log of a case once."""
     d = get_dialect(dialect) if isinstance(dialect, str) else dialect
     name = source_name(source)
     problems: list[Problem] = []
+    events: list[dict[str, Any]] = []
     checker = LogChecker(d)
     reducer = Reducer(copy_data=False)
     try:
@@ -311,6 +324,7 @@ def validate_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> list[
                     checker._next_seq += 1  # an unreadable line held the next event
                 problems.append(exc.at(file=name, line=lineno).problem())
                 continue
+            events.append(ev)
             if reducer.state["last_seq"] is not None:
                 # events skipped above are absent from the fold: judge this one on its own
                 reducer.state["last_seq"] = ev["seq"] - 1
@@ -324,12 +338,12 @@ def validate_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> list[
                 problems.append(exc.at(file=name, line=lineno).problem())
     except CaseError as exc:  # the file itself could not be opened
         problems.append(exc.problem())
-        return problems
+        return events, problems
     if checker.maybe_duplicate:
         err = _confirm_duplicates(source, d, checker.maybe_duplicate)
         if err is not None:
             problems.append(err.problem())
-    return problems
+    return events, problems
 
 
 def _decodes(d: Dialect, raw: dict[str, Any]) -> bool:

@@ -95,8 +95,12 @@ def schema_problems(
 ) -> list[tuple[str, str]]:
     """Every schema violation of ``value`` as ``(json_pointer, message)``, deepest first.
 
-    ``prefix`` is prepended to each pointer (for a value nested in a larger document).
+    ``prefix`` is prepended to each pointer (for a value nested in a larger document). A
+    valid value is told by the jsonschema-rs validator (fast); only an invalid one is walked
+    for its messages.
     """
+    if fast_validator(name, definition).is_valid(value):
+        return []
     out = []
     for err in validator(name, definition).iter_errors(value):
         leaf = _deepest(err)

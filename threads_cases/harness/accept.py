@@ -117,7 +117,7 @@ def _rebuilt(
             {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
         )
         files[f"expected.{impl.dialect}.json"] = canonical_document(state["state"])
-    return finish_case_files(case.meta, files)
+    return finish_case_files(dict(case.meta), files)
 
 
 def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:

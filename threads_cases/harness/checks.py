@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ..case.directory import Case
+from ..case.loader import Case
 from ..core.dialects import Dialect, get_dialect
 from ..core.errors import CaseError
 from ..core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest

@@ -46,7 +46,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 if TYPE_CHECKING:
-    from threads_cases.case.directory import Case
+    from threads_cases.case.loader import Case
     from threads_cases.harness.runner import CaseResult
     from threads_cases.protocol.client import Implementation
 

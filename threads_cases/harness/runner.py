@@ -20,17 +20,16 @@ skip        the case does not list the implementation (or it is unavailable)
 from __future__ import annotations
 
 import fnmatch
-import hashlib
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..case.directory import Case, computed_fingerprint, is_hex64, load_case, read_case_files
-from ..core.errors import CaseError
-from ..core.schemas import schema_problems
+from ..case.loader import Case, first_blocking, inspect_case
+from ..core.errors import CaseError, Problem
 from ..protocol.client import Implementation
 from ..protocol.server import PythonImplementation
 from ..reference.agent import AgentSpec
@@ -178,16 +177,26 @@ def could_not_run(result: CaseResult, impl: Implementation, err: CaseError) -> N
     result.message = err.render()
 
 
-def run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None = None) -> CaseResult:
+def run_one(
+    path: Path,
+    impl: Implementation,
+    supply: dict[str, Any] | None = None,
+    opened: Inspected | None = None,
+) -> CaseResult:
     """Run one case directory on an open implementation (which is not closed); never raises
     for a bad case: a case that cannot be run gets verdict ``error`` (or ``skip``, see
     :func:`could_not_run`), one that does not list the implementation ``skip``
-    (``not_listed``). ``supply`` is a checked ``calls`` mapping (see :func:`run_case`)."""
+    (``not_listed``). ``supply`` is a checked ``calls`` mapping (see :func:`run_case`).
+    ``opened`` is what the case loader found in the case (``inspect_case``), so that a suite
+    reads and checks each case once for every implementation."""
     started = time.perf_counter()
     result = CaseResult(path.name, str(path), impl.name, "error")
     try:
-        read_case_files(path)  # refuses symlinks and special files before anything is read
-        case = load_case(path)
+        case, problems = opened if opened is not None else inspect_case(path)
+        err = first_blocking(problems)
+        if case is None or (err is not None and err.location.file == str(path / "case.json")):
+            assert err is not None
+            raise err
         result.case = case.name
         if impl.name not in case.implementations and impl.dialect not in case.implementations:
             # a user implementation runs every case holding a log in its dialect
@@ -195,9 +204,15 @@ def run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None = No
             result.reasons = ["not_listed"]
             result.message = f"the case lists neither {impl.name} nor its dialect {impl.dialect}"
             return result
-        files = _check_runnable(path, case, impl)
-        if computed_fingerprint(files) != case.meta["fingerprint"]:
+        if not case.fingerprint_ok:
             result.warnings.append("fingerprint_stale")
+        if err is not None and err.code == "log_invalid":
+            # the log cannot be restored: the state check fails (spec/replay.md 6.1, 6.2)
+            result.checks = [Check("state", "fail", str(err), err.code)]
+            result.verdict, result.reasons = verdict_of(result.checks)
+            return result
+        if err is not None:
+            raise err
         if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:
             result.warnings.append("no_expectations")  # saved with --no-draft
         checks, stop, divergence = check_case(case, impl, supply=supply)
@@ -216,6 +231,35 @@ def run_one(path: Path, impl: Implementation, supply: dict[str, Any] | None = No
     return result
 
 
+Inspected = tuple[Case | None, list[Problem]]
+
+
+class _Opened:
+    """Each case opened once for all the implementations it runs on, and dropped after the
+    last of them (thread-safe: ``jobs`` runs cases at once)."""
+
+    def __init__(self, paths: list[Path]) -> None:
+        self._left: dict[Path, int] = {}
+        for c in paths:
+            self._left[c] = self._left.get(c, 0) + 1
+        self._cases: dict[Path, Inspected] = {}
+        self._locks = {c: threading.Lock() for c in self._left}
+        self._lock = threading.Lock()
+
+    def run(self, path: Path, body: Callable[[Inspected], CaseResult]) -> CaseResult:
+        with self._locks[path]:
+            if path not in self._cases:
+                self._cases[path] = inspect_case(path)
+            opened = self._cases[path]
+        try:
+            return body(opened)
+        finally:
+            with self._lock:
+                self._left[path] -= 1
+                if self._left[path] == 0:
+                    self._cases.pop(path, None)
+
+
 def internal_error(exc: BaseException) -> CaseError:
     """An unexpected exception as ``CaseError("internal_error")`` with a one-line message
     (its type and first line), for the verdict ``error`` of one case."""
@@ -226,62 +270,6 @@ def internal_error(exc: BaseException) -> CaseError:
         f"{type(exc).__name__}: {first[:300]}" if first else type(exc).__name__,
         hint="a bug in threads-cases or the implementation: please report it with this case",
     )
-
-
-def _check_runnable(path: Path, case: Case, impl: Implementation) -> dict[str, bytes]:
-    """What a replay needs is there and well formed: the implementation's log and expected
-    state, the recording files (against their schemas), sandbox paths, artifact bytes.
-    Returns the case's files. Raises ``CaseError("case_invalid")`` with the file."""
-    for f in (
-        f"log.{impl.dialect}.jsonl",
-        f"expected.{impl.dialect}.json",
-        "model.json",
-        "stubs.json",
-        "sandbox.json",
-    ):
-        if not (path / f).is_file():
-            raise CaseError("case_invalid", f"{f} is missing", file=str(path / f))
-    for f, schema in (
-        ("model.json", "model.schema.json"),
-        ("stubs.json", "stubs.schema.json"),
-        ("sandbox.json", "sandbox.schema.json"),
-    ):
-        problems = schema_problems(case.read(f), schema)
-        if problems:
-            raise CaseError(
-                "case_invalid",
-                f"schema: {problems[0][1]}",
-                file=str(path / f),
-                pointer=problems[0][0],
-            )
-    _check_sandbox_paths(case.read("sandbox.json"), path / "sandbox.json")
-    files = read_case_files(path)
-    for rel, data in sorted(files.items()):
-        # artifacts/<hex> must hold exactly the bytes whose sha256 is <hex>: a replay
-        # must never use other bytes than the recorded ones (case-format.md 3.7)
-        hexname = rel.removeprefix("artifacts/")
-        if rel != hexname and is_hex64(hexname) and hashlib.sha256(data).hexdigest() != hexname:
-            raise CaseError(
-                "case_invalid",
-                f"{rel}: the bytes do not match their sha256 name",
-                file=str(path / rel),
-            )
-    return files
-
-
-def _check_sandbox_paths(doc: dict[str, Any], file: Path) -> None:
-    """Every path of sandbox.json is a sandbox path a replay could have read: no Windows
-    device name in any segment (case-format.md 2.2; the schema checks the rest).
-    Raises ``CaseError("case_invalid")`` with the file and a pointer."""
-    from ..reference.sandbox import check_path
-
-    for i, read in enumerate(doc["reads"]):
-        try:
-            check_path(read["path"])
-        except CaseError as err:
-            raise CaseError(
-                "case_invalid", err.message, file=str(file), pointer=f"/reads/{i}/path"
-            ) from None
 
 
 def run_suite(
@@ -358,10 +346,11 @@ def run_suite(
     t0 = time.perf_counter()
     slot = {id(i): k for k, i in enumerate(impls)}
     impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
+    opened = _Opened([c for c, _ in work])
     try:
         results = run_work(
             [(c, slot[id(i)]) for c, i in work],
-            lambda item: run_one(item[0], impls[item[1]], supply),
+            lambda item: opened.run(item[0], lambda o: run_one(item[0], impls[item[1]], supply, o)),
             workers=jobs * len(impls),
             failed=lambda r: not r.passed(strict),
             max_fail=max_fail,

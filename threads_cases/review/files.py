@@ -12,9 +12,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..case.directory import computed_fingerprint
+from ..case.directory import walk_case as walk_case
+from ..case.loader import inspect_case
 from ..core.canonical import compact
-from ..core.errors import CaseError, Location, Problem
+from ..core.errors import CaseError
 from ..core.strictjson import canonical_document, canonical_line, iter_lines, parse
 
 CANONICAL_DIALECT = "threads-py"
@@ -26,30 +27,6 @@ _LIST_KEY = {"model.json": "replies", "stubs.json": "calls", "sandbox.json": "re
 
 
 # --------------------------------------------------------------------------- reading
-
-
-def walk_case(path: Path) -> tuple[dict[str, bytes], list[Problem]]:
-    """Every regular file under ``path`` (``{posix relative path: bytes}``) and a problem for
-    each symlink or special file (which is skipped)."""
-    files: dict[str, bytes] = {}
-    problems: list[Problem] = []
-    for p in sorted(path.rglob("*")):
-        rel = p.relative_to(path).as_posix()
-        if p.is_symlink():
-            problems.append(
-                Problem("case_invalid", "symlinks are not allowed inside a case", Location(str(p)))
-            )
-        elif p.is_dir():
-            continue
-        elif not p.is_file():
-            problems.append(
-                Problem(
-                    "case_invalid", "only regular files are allowed in a case", Location(str(p))
-                )
-            )
-        else:
-            files[rel] = p.read_bytes()
-    return files, problems
 
 
 def _parse_json(data: bytes, name: str, code: str = "case_invalid") -> Any:
@@ -118,9 +95,7 @@ def canonical_bytes(rel: str, data: bytes, where: str) -> bytes:
 def case_summary(path: Path) -> dict[str, Any]:
     """One row of ``list``: name, implementations, portable, fingerprint (and whether it is
     current), the number of files and their total size in bytes; ``error`` when case.json
-    cannot be read."""
-    from ..case.directory import load_case
-
+    cannot be read (by the case loader; a problem in another file is left to ``validate``)."""
     row: dict[str, Any] = {
         "name": path.name,
         "path": str(path),
@@ -132,19 +107,20 @@ def case_summary(path: Path) -> dict[str, Any]:
         "files": 0,
         "error": None,
     }
-    files, _ = walk_case(path)
+    case, problems = inspect_case(path)
+    files = dict(case.files) if case is not None else walk_case(path)[0]
     row["size"] = sum(len(b) for b in files.values())
     row["files"] = len(files)
-    try:
-        case = load_case(path)
-    except CaseError as err:
-        row["error"] = err.render()
+    blocking = [x for x in problems if x.code != "fingerprint_stale"]
+    if case is None or any(x.location.file == str(path / "case.json") for x in blocking):
+        first = blocking[0]
+        row["error"] = f"error[{first.code}]: {first.render()}"
         return row
     row.update(
         name=case.name,
         implementations=case.implementations,
         portable=case.meta["portable"],
         fingerprint=case.meta["fingerprint"],
-        fingerprint_ok=computed_fingerprint(files) == case.meta["fingerprint"],
+        fingerprint_ok=case.fingerprint_ok,
     )
     return row

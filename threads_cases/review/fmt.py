@@ -31,6 +31,8 @@ class FormatResult:
     fingerprint_stale: bool = False
     problems: list[Problem] = field(default_factory=list)
     noncanonical: set[str] = field(default_factory=set)
+    #: the whole formatted case (what write_formatted writes)
+    files: dict[str, bytes] = field(default_factory=dict)
 
     def reason(self, rel: str) -> str:
         """Why ``rel`` changes: ``not canonical``, ``fingerprint stale`` or both."""
@@ -83,16 +85,19 @@ def format_case(path: Path) -> FormatResult:
     result.noncanonical = {rel for rel, b in new.items() if files.get(rel) != b}
     new["case.json"] = canonical_document({**meta, "fingerprint": fp})
     result.changed = {rel: b for rel, b in new.items() if files.get(rel) != b}
+    result.files = new
     return result
 
 
 def write_formatted(result: FormatResult) -> None:
-    """Write the changed files of a :class:`FormatResult` (each by a rename, case.json last)."""
-    for rel in sorted(result.changed, key=lambda r: (r == "case.json", r)):
-        dest = result.path / rel
-        tmp = dest.with_name(f".{dest.name}.fmt-{os.getpid()}")
-        tmp.write_bytes(result.changed[rel])
-        os.replace(tmp, dest)
+    """Write a formatted case with the one atomic writer, under the case lock
+    (:func:`threads_cases.case.writer.write_case_dir`): the case is replaced whole, never
+    left half formatted."""
+    from ..case.writer import write_case_dir
+
+    if result.changed:
+        path = Path(os.path.abspath(result.path))  # "." names no folder to write beside
+        write_case_dir(path.parent, path.name, result.files, overwrite=True)
 
 
 def case_dirs_for(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:

@@ -9,9 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..case.directory import computed_fingerprint
-from ..core.errors import CaseError
-from .files import CANONICAL_DIALECT, _render, short_fingerprint, walk_case
+from ..core.errors import CaseError, Problem
+from .files import CANONICAL_DIALECT, _render, short_fingerprint
 
 #: The warning ``show --values`` prints once on stderr.
 VALUES_WARNING = (
@@ -144,42 +143,51 @@ def render_case(
     from rich.console import Group
     from rich.panel import Panel
 
-    from ..case.directory import load_case
+    from ..case.loader import inspect_case
 
-    case = load_case(path)
-    meta = case.meta
-    files, _ = walk_case(path)
-    parts: list[Any] = [_header(path, meta, files, values)]
+    case, problems = inspect_case(path)  # the one case loader; symlinks are never opened
+    blocking = [x for x in problems if x.code != "fingerprint_stale"]
+    if case is None or any(x.location.file == str(path / "case.json") for x in blocking):
+        loc = blocking[0].location
+        raise CaseError(
+            blocking[0].code, blocking[0].message, file=loc.file, line=loc.line, pointer=loc.pointer
+        )
+    meta = dict(case.meta)
+    files = dict(case.files)
+    parts: list[Any] = [_header(path, meta, case.fingerprint_ok, values)]
     parts.extend(_matchers(meta))
-    parts.extend(_timeline(case, meta, values, all_events, last))
+    parts.extend(_timeline(case, meta, values, all_events, last, blocking))
     for name, build in (
         ("model.json", _replies),
         ("stubs.json", _stubs),
         ("sandbox.json", _sandbox),
     ):
-        try:
-            parts.append(build(case.read(name), meta, files, values))
-        except (CaseError, KeyError, TypeError, AttributeError) as err:
-            parts.append(_broken(name, err))
+        if name in case.documents:
+            parts.append(build(case.documents[name], meta, files, values))
+        else:
+            parts.append(_broken(name, _problem_of(blocking, path / name)))
     parts.append(_artifacts(files))
     return Panel(Group(*parts), title=f"case {meta['name']}", expand=False)
 
 
-def _broken(name: str, err: Exception) -> Any:
+def _problem_of(problems: list[Problem], file: Path) -> str:
+    found = [x for x in problems if x.location.file == str(file)]
+    return f"error[{found[0].code}]: {found[0].render()}" if found else f"{file.name} is missing"
+
+
+def _broken(name: str, message: str) -> Any:
     from rich.text import Text
 
-    msg = err.render() if isinstance(err, CaseError) else f"malformed {name}: {err}"
-    return Text(f"\n{name}: {msg}", style="red")
+    return Text(f"\n{name}: {message}", style="red")
 
 
-def _header(path: Path, meta: dict[str, Any], files: dict[str, bytes], values: bool) -> Any:
+def _header(path: Path, meta: dict[str, Any], fp_ok: bool, values: bool) -> Any:
     from rich.table import Table
     from rich.text import Text
 
     head = Table.grid(padding=(0, 2))
     head.add_column(style="bold")
     head.add_column()
-    fp_ok = computed_fingerprint(files) == meta["fingerprint"]
     _row(head, "name", meta["name"])
     _row(head, "path", str(path))
     _row(head, "at", meta["at"])
@@ -226,23 +234,21 @@ def _matchers(meta: dict[str, Any]) -> list[Any]:
 
 
 def _timeline(
-    case: Any, meta: dict[str, Any], values: bool, all_events: bool, last: int
+    case: Any,
+    meta: dict[str, Any],
+    values: bool,
+    all_events: bool,
+    last: int,
+    problems: list[Problem],
 ) -> list[Any]:
     """The prefix log of the canonical dialect (or the first listed), newest ``last`` events."""
     from rich.table import Table
     from rich.text import Text
 
-    from ..core.dialects import get_dialect
-    from ..core.log import read_log
-
     listed = meta["implementations"]
     impl = CANONICAL_DIALECT if CANONICAL_DIALECT in listed else listed[0]
-    events: list[dict[str, Any]] = []
-    error: str | None = None
-    try:
-        events = list(read_log(case.log_path(impl), dialect=get_dialect(impl)))
-    except CaseError as err:
-        error = err.render()
+    events: list[dict[str, Any]] = list(case.logs.get(impl, ()))
+    error = None if impl in case.logs else _problem_of(problems, case.log_path(impl))
     shown = events if all_events else events[-last:]
     title = f"\nprefix log.{impl}.jsonl: {len(events)} event(s)"
     if len(shown) < len(events):

@@ -55,8 +55,9 @@ export { DirectorySandbox, FakeSandbox, FileMissing, checkPath, isDeviceName, sh
 export type { SandboxProvider } from "./reference/sandbox.js";
 export { ACTOR, ArtifactStore, Clock, Recorder, STEP_LIMIT, blockEgress, buildRequest, formatTs, parseTs, runTurn } from "./reference/runtime.js";
 export type { TurnOutcome } from "./reference/runtime.js";
-export { CASE_FORMAT, Case, DEFAULT_IMPLEMENTATIONS, checkCaseName, fingerprint, finishCaseFiles, loadCase, readCaseFiles, writeCaseDir } from "./case/case.js";
-export type { CaseExpectation, WriteOutcome } from "./case/case.js";
+export { CASE_FORMAT, Case, DEFAULT_IMPLEMENTATIONS, checkCaseName, fingerprint, finishCaseFiles, loadCase, readCaseFiles } from "./case/case.js";
+export { withCaseLock, writeCaseDir, type WriteOutcome } from "./case/writer.js";
+export type { CaseExpectation } from "./case/case.js";
 export { StubBook, checkSupply, replayCase, restoreSandbox } from "./reference/replay.js";
 export type { ReplayOptions, ReplayResult, ReplayStop } from "./reference/replay.js";
 export { buildCaseFiles, checkExpectation, checkImplementations, saveCase } from "./case/save.js";

@@ -1,5 +1,6 @@
 /**
- * The case directory (spec/case-format.md): its files, fingerprint, atomic write and loading.
+ * The case directory (spec/case-format.md): its files, fingerprint and loading; the atomic
+ * writer is in writer.ts.
  *
  *     case.json               {format: 1, name, input, expect {must, expect}, at,
  *                              external_effects, implementations, portable,
@@ -110,104 +111,6 @@ export function readCaseFiles(path: string): Map<string, Uint8Array> {
   };
   walk(path, "");
   return out;
-}
-
-function sameFiles(a: ReadonlyMap<string, Uint8Array>, b: ReadonlyMap<string, Uint8Array>): boolean {
-  if (a.size !== b.size) return false;
-  for (const [k, v] of a) {
-    const w = b.get(k);
-    if (w === undefined || compareBytes(v, w) !== 0) return false;
-  }
-  return true;
-}
-
-function fsyncPath(path: string): void {
-  const fd = openSync(path, "r");
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function cleanupStrays(directory: string, name: string, target: string): void {
-  const entries = readdirSync(directory).sort();
-  let olds = entries.filter((e) => e.startsWith(`.${name}.old-`));
-  if (!existsSync(target) && olds.length > 0) {
-    renameSync(join(directory, olds[0] as string), target); // a swap was interrupted between its renames
-    olds = olds.slice(1);
-  }
-  for (const e of [...entries.filter((x) => x.startsWith(`.${name}.tmp-`)), ...olds]) {
-    rmSync(join(directory, e), { recursive: true, force: true });
-  }
-}
-
-export type WriteOutcome = "created" | "unchanged" | "replaced";
-
-/**
- * Write a case atomically to `directory/name`: built beside the target, every file and
- * folder fsynced, then renamed into place. `unchanged` when identical bytes are there;
- * `case_exists` when a different case is there and `overwrite` is false.
- */
-export function writeCaseDir(directory: string, name: string, files: ReadonlyMap<string, Uint8Array>, overwrite: boolean): WriteOutcome {
-  mkdirSync(directory, { recursive: true });
-  const target = join(directory, name);
-  cleanupStrays(directory, name, target);
-  let st: ReturnType<typeof lstatSync> | undefined;
-  try {
-    st = lstatSync(target);
-  } catch {
-    st = undefined;
-  }
-  if (st !== undefined && (st.isSymbolicLink() || !st.isDirectory())) {
-    throw new CaseError("case_exists", `${target} exists and is not a case directory`, { file: target });
-  }
-  if (st !== undefined) {
-    let existing: Map<string, Uint8Array>;
-    try {
-      existing = readCaseFiles(target);
-    } catch (err) {
-      if (!(err instanceof CaseError)) throw err;
-      existing = new Map();
-    }
-    if (sameFiles(existing, files)) return "unchanged";
-    if (!overwrite) {
-      throw new CaseError("case_exists", `a different case is already at ${target}`, {
-        file: target,
-        hint: "pass --overwrite (overwrite=True) to replace it",
-      });
-    }
-  }
-  const tag = `${process.pid}-${randomBytes(4).toString("hex")}`;
-  const tmp = join(directory, `.${name}.tmp-${tag}`);
-  mkdirSync(tmp);
-  const dirs = new Set<string>([tmp]);
-  for (const rel of [...files.keys()].sort()) {
-    const dest = join(tmp, rel);
-    mkdirSync(dirname(dest), { recursive: true });
-    dirs.add(dirname(dest));
-    const fd = openSync(dest, "w");
-    try {
-      const data = files.get(rel) as Uint8Array;
-      let at = 0;
-      while (at < data.length) at += writeSync(fd, data, at, data.length - at);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  }
-  for (const d of [...dirs].sort().reverse()) fsyncPath(d);
-  if (st === undefined) {
-    renameSync(tmp, target);
-    fsyncPath(directory);
-    return "created";
-  }
-  const old = join(directory, `.${name}.old-${tag}`);
-  renameSync(target, old);
-  renameSync(tmp, target);
-  fsyncPath(directory);
-  rmSync(old, { recursive: true, force: true });
-  return "replaced";
 }
 
 /** A case directory read from disk: `meta` is case.json. */

@@ -16,7 +16,8 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 
 import { canonicalDocument } from "../core/canonical.js";
-import { CASE_FORMAT, DEFAULT_IMPLEMENTATIONS, checkCaseName, finishCaseFiles, writeCaseDir, type CaseExpectation, type WriteOutcome } from "./case.js";
+import { CASE_FORMAT, DEFAULT_IMPLEMENTATIONS, checkCaseName, finishCaseFiles, type CaseExpectation } from "./case.js";
+import { writeCaseDir, type WriteOutcome } from "./writer.js";
 import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { encodeLog } from "../core/log.js";

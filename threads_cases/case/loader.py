@@ -1,0 +1,424 @@
+"""The one case loader (spec/case-format.md section 8).
+
+:func:`open_case` reads a case directory once and checks it once; every command that reads a
+case (``run``, the replay of both drivers, ``validate``, ``show``, ``list``) goes through it.
+It returns a validated, immutable :class:`Case`::
+
+    Case(path, files {relative posix path: bytes}, meta (case.json),
+         documents {"model.json" | "stubs.json" | "sandbox.json" | "expected.<d>.json": value},
+         logs {dialect: (canonical envelope, ...)}, fingerprint_ok)
+
+What it checks, in this order (each problem with its file and a line or JSON pointer):
+
+1. the directory: ``case.json`` is a regular file; only directories and regular files inside
+   (``case_invalid`` for a symlink or a special file);
+2. ``case.json``: strict JSON, ``format`` 1 (``format_unsupported``), ``case.schema.json``,
+   the case name (section 2), a known dialect for each of ``implementations``
+   (``dialect_unknown``);
+3. the file set: ``log.<d>.jsonl`` and ``expected.<d>.json`` for each listed dialect,
+   ``model.json``, ``stubs.json``, ``sandbox.json`` (``case_invalid`` "... is missing");
+4. the recordings: strict JSON and their schemas; every sandbox path a replay could have read
+   (no device name in any segment);
+5. ``artifacts/<hex>``: the bytes hash to their name; every artifact that ``sandbox.json`` and
+   the logs refer to is there;
+6. ``expected.<d>.json``: strict JSON;
+7. each log, with the log reader and the reducer rules of its dialect (``log_invalid`` with the
+   line), ending at ``at``;
+8. the fingerprint (``fingerprint_stale``).
+
+:func:`inspect_case` returns every problem; :func:`open_case` raises the first one that stops a
+case from running. Two kinds never do: a file the case does not name (``unknown file``: a run
+reads only the files it needs) and ``fingerprint_stale`` (a warning of a run); ``validate``
+reports both.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from types import MappingProxyType
+from typing import Any
+
+from ..core.errors import CaseError, Location, Problem
+from ..core.strictjson import parse
+from .directory import CASE_FORMAT, check_case_name, computed_fingerprint, walk_case
+
+RECORDING_FILES = ("model.json", "stubs.json", "sandbox.json")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+_LOG = re.compile(r"log\.([a-z0-9][a-z0-9-]{0,63})\.jsonl")
+_EXPECTED = re.compile(r"expected\.([a-z0-9][a-z0-9-]{0,63})\.json")
+#: Problems that never stop a case from running (open_case does not raise them).
+_ADVISORY = "fingerprint_stale"
+
+
+@dataclass(frozen=True)
+class Case:
+    """A case read and checked by :func:`open_case`. Immutable: the mappings are read-only
+    views, the bytes are bytes, and the JSON values are shared (never mutate them)."""
+
+    path: Path
+    meta: Mapping[str, Any]
+    files: Mapping[str, bytes] = field(default_factory=lambda: MappingProxyType({}))
+    documents: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
+    logs: Mapping[str, tuple[dict[str, Any], ...]] = field(
+        default_factory=lambda: MappingProxyType({})
+    )
+    fingerprint_ok: bool = True
+
+    @property
+    def name(self) -> str:
+        return str(self.meta["name"])
+
+    @property
+    def implementations(self) -> list[str]:
+        return list(self.meta["implementations"])
+
+    def log_path(self, dialect: str) -> Path:
+        return self.path / f"log.{dialect}.jsonl"
+
+    def expected_path(self, dialect: str) -> Path:
+        return self.path / f"expected.{dialect}.json"
+
+    def read(self, name: str) -> Any:
+        """The parsed value of a JSON file of the case (``case.json``, a recording, an expected
+        state), as it was read and checked when the case was opened."""
+        if name == "case.json":
+            return self.meta
+        if name not in self.documents:
+            raise CaseError("case_invalid", f"{name} is missing", file=str(self.path / name))
+        return self.documents[name]
+
+    def artifact(self, artifact_id: str) -> bytes | None:
+        """The bytes of ``artifacts/<hex>`` (``sha256:`` prefix allowed), or None. Only 64
+        lower-case hex digits name an artifact: anything else is None, never a path."""
+        hexname = artifact_id.removeprefix("sha256:") if isinstance(artifact_id, str) else ""
+        if not _HEX64.fullmatch(hexname):
+            return None
+        return self.files.get(f"artifacts/{hexname}")
+
+
+def open_case(path: str | os.PathLike[str]) -> Case:
+    """Read and check a case directory once (module docstring); returns a :class:`Case`.
+
+    Raises ``CaseError`` for the first problem that stops the case from running:
+    ``case_invalid``, ``format_unsupported``, ``dialect_unknown`` or ``log_invalid``, with
+    the file and a line or pointer (spec/case-format.md 8.1-8.4).
+    """
+    case, problems = inspect_case(path)
+    err = first_blocking(problems)
+    if err is not None:
+        raise err
+    assert case is not None
+    return case
+
+
+def first_blocking(problems: list[Problem]) -> CaseError | None:
+    """The first problem that stops a case from running, as a ``CaseError`` (or None)."""
+    for problem in problems:
+        if _blocking(problem):
+            loc = problem.location
+            return CaseError(
+                problem.code,
+                problem.message,
+                file=loc.file,
+                line=loc.line,
+                pointer=loc.pointer,
+                hint=problem.hint or None,
+            )
+    return None
+
+
+def _blocking(problem: Problem) -> bool:
+    return problem.code != _ADVISORY and not problem.message.startswith("unknown file ")
+
+
+def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Problem]]:
+    """Every problem of a case directory (module docstring, in that order) and the case as
+    far as it could be read (None when case.json is not an object of format 1; a case with
+    problems is for reporting only: :func:`open_case` never returns one)."""
+    p = Path(path)
+    if not (p / "case.json").is_file() or (p / "case.json").is_symlink():
+        return None, [_problem("case_invalid", "not a case directory: case.json is missing", p)]
+    files, problems = walk_case(p)
+    meta = _check_meta(p, files, problems)
+    dialects = _dialects(p, meta, problems)
+    _check_file_set(p, files, meta, dialects, problems)
+    documents: dict[str, Any] = {}
+    _check_artifacts(p, files, problems)
+    _check_recordings(p, files, documents, problems)
+    for d in dialects:
+        name = f"expected.{d}.json"
+        if name in files:
+            try:
+                documents[name] = _parse_json(files[name], str(p / name))
+            except CaseError as err:
+                problems.append(err.problem())
+    logs = _check_logs(p, files, meta, dialects, problems)
+    fingerprint_ok = True
+    if meta is not None:
+        fp = computed_fingerprint(files)
+        fingerprint_ok = fp == meta.get("fingerprint")
+        if fp is not None and not fingerprint_ok:
+            problems.append(
+                _problem(
+                    "fingerprint_stale",
+                    f"the files give {fp}, case.json says "
+                    f"{meta.get('fingerprint')}; run `threads-cases fmt`",
+                    p / "case.json",
+                    "/fingerprint",
+                )
+            )
+    if meta is None:
+        return None, problems
+    case = Case(
+        p,
+        meta,
+        MappingProxyType(files),
+        MappingProxyType(documents),
+        MappingProxyType({d: tuple(evs) for d, evs in logs.items()}),
+        fingerprint_ok,
+    )
+    return case, problems
+
+
+# --------------------------------------------------------------------------- the checks
+
+
+def _problem(
+    code: str, message: str, file: Path | str, pointer: str | None = None, line: int | None = None
+) -> Problem:
+    return Problem(code, message, Location(str(file), line, pointer))
+
+
+def _parse_json(data: bytes, name: str, code: str = "case_invalid") -> Any:
+    if not data.strip():
+        raise CaseError(code, "empty file", file=name, line=1)
+    return parse(data, code=code, file=name)
+
+
+def _check_meta(p: Path, files: dict[str, bytes], problems: list[Problem]) -> dict[str, Any] | None:
+    """case.json: strict JSON, format, schema, name. Returns it when it is an object of format
+    1 (the later checks use what they can of it, even when it breaks its schema)."""
+    from ..core.schemas import schema_problems
+
+    where = p / "case.json"
+    if "case.json" not in files:
+        return None  # reported by the walk (a special file)
+    try:
+        value = _parse_json(files["case.json"], str(where))
+    except CaseError as err:
+        problems.append(err.problem())
+        return None
+    if isinstance(value, dict) and "format" in value and value.get("format") != CASE_FORMAT:
+        problems.append(
+            Problem(
+                "format_unsupported",
+                f"case format {value['format']!r} is not supported "
+                f"(this version reads {CASE_FORMAT})",
+                Location(str(where), None, "/format"),
+                "upgrade threads-cases, or re-save the case",
+            )
+        )
+        return None
+    for pointer, message in schema_problems(value, "case.schema.json"):
+        problems.append(_problem("case_invalid", f"schema: {message}", where, pointer))
+    if not isinstance(value, dict):
+        return None
+    if isinstance(value.get("name"), str) and re.fullmatch(r"[A-Za-z0-9._-]{1,64}", value["name"]):
+        try:
+            check_case_name(value["name"])  # the schema allows "..", "CON", ...
+        except CaseError as err:
+            problems.append(_problem("case_invalid", err.message, where, "/name"))
+    return value
+
+
+def _dialects(p: Path, meta: dict[str, Any] | None, problems: list[Problem]) -> list[str]:
+    from ..core.dialects import dialect_names
+
+    if meta is None:
+        return []
+    known = set(dialect_names())
+    out = []
+    for i, d in enumerate(_listed(meta)):
+        if d in known:
+            out.append(d)
+        else:
+            problems.append(
+                _problem(
+                    "dialect_unknown",
+                    f"unknown dialect {d!r}; known: {', '.join(sorted(known))}",
+                    p / "case.json",
+                    f"/implementations/{i}",
+                )
+            )
+    return out
+
+
+def _listed(meta: dict[str, Any] | None) -> list[str]:
+    value = meta.get("implementations") if meta is not None else None
+    return [d for d in value if isinstance(d, str)] if isinstance(value, list) else []
+
+
+def _check_file_set(
+    p: Path,
+    files: dict[str, bytes],
+    meta: dict[str, Any] | None,
+    dialects: list[str],
+    problems: list[Problem],
+) -> None:
+    """Unknown files (advisory) and missing files (blocking)."""
+    listed = _listed(meta)
+    allowed = {"case.json", *RECORDING_FILES}
+    for d in listed:
+        allowed.update({f"log.{d}.jsonl", f"expected.{d}.json"})
+    for rel in sorted(files):
+        if rel in allowed:
+            continue
+        if rel.startswith("artifacts/") and _HEX64.fullmatch(rel.removeprefix("artifacts/")):
+            continue
+        hint = ""
+        if _LOG.fullmatch(rel) or _EXPECTED.fullmatch(rel):
+            if meta is None:
+                continue  # case.json is unreadable: which logs belong is unknown
+            hint = " (its implementation is not in case.json implementations)"
+        problems.append(_problem("case_invalid", f"unknown file {rel}{hint}", p / rel))
+    required = set(RECORDING_FILES)
+    for d in dialects:
+        required.update({f"log.{d}.jsonl", f"expected.{d}.json"})
+    for rel in sorted(required - set(files)):
+        if (p / rel).is_symlink() or (p / rel).exists():
+            continue  # a symlink or special file: reported by the walk
+        problems.append(_problem("case_invalid", f"{rel} is missing", p / rel))
+
+
+def _check_artifacts(p: Path, files: dict[str, bytes], problems: list[Problem]) -> None:
+    for rel, data in sorted(files.items()):
+        hexname = rel.removeprefix("artifacts/")
+        if (
+            rel != hexname
+            and _HEX64.fullmatch(hexname)
+            and hashlib.sha256(data).hexdigest() != hexname
+        ):
+            problems.append(
+                _problem("case_invalid", "artifact bytes do not match their sha256 name", p / rel)
+            )
+
+
+def _need_artifact(
+    files: dict[str, bytes],
+    problems: list[Problem],
+    artifact: str,
+    where: Path,
+    pointer: str,
+    line: int | None = None,
+) -> None:
+    if f"artifacts/{artifact.removeprefix('sha256:')}" not in files:
+        problems.append(
+            _problem(
+                "case_invalid", f"artifact {artifact} is not in artifacts/", where, pointer, line
+            )
+        )
+
+
+def _check_recordings(
+    p: Path, files: dict[str, bytes], documents: dict[str, Any], problems: list[Problem]
+) -> None:
+    """model.json, stubs.json, sandbox.json: strict JSON, schema, sandbox paths, artifacts."""
+    from ..core.schemas import schema_problems
+    from ..reference.sandbox import check_path
+
+    for rel in RECORDING_FILES:
+        if rel not in files:
+            continue
+        try:
+            doc = _parse_json(files[rel], str(p / rel))
+        except CaseError as err:
+            problems.append(err.problem())
+            continue
+        found = schema_problems(doc, rel.replace(".json", ".schema.json"))
+        for pointer, message in found:
+            problems.append(_problem("case_invalid", f"schema: {message}", p / rel, pointer))
+        if found:
+            continue
+        documents[rel] = doc
+        if rel != "sandbox.json":
+            continue
+        for i, read in enumerate(doc["reads"]):
+            if isinstance(read.get("artifact"), str):
+                _need_artifact(files, problems, read["artifact"], p / rel, f"/reads/{i}/artifact")
+            try:
+                check_path(read["path"])  # the schema checks the form; a device name too
+            except CaseError as err:
+                problems.append(_problem("case_invalid", err.message, p / rel, f"/reads/{i}/path"))
+
+
+class _NamedBytes(io.BytesIO):
+    """A log held in memory, named by its path in error locations."""
+
+    def __init__(self, data: bytes, name: str) -> None:
+        super().__init__(data)
+        self.name = name
+
+
+def _check_logs(
+    p: Path,
+    files: dict[str, bytes],
+    meta: dict[str, Any] | None,
+    dialects: list[str],
+    problems: list[Problem],
+) -> dict[str, list[dict[str, Any]]]:
+    """Each log with the reader and reducer rules of its dialect; it ends at ``at``; the
+    artifacts it refers to are there. Returns the canonical events of the valid logs."""
+    from ..core.log import inspect_log
+
+    logs: dict[str, list[dict[str, Any]]] = {}
+    at = meta.get("at") if meta else None
+    for d in dialects:
+        rel = f"log.{d}.jsonl"
+        if rel not in files:
+            continue
+        where = p / rel
+        events, found = inspect_log(_NamedBytes(files[rel], str(where)), dialect=d)
+        problems.extend(found)
+        if found:
+            continue
+        logs[d] = events
+        ids = [e["event_id"] for e in events]
+        if not isinstance(at, str):
+            pass  # reported by the schema
+        elif at not in ids:
+            problems.append(
+                _problem("case_invalid", f"the fork point {at!r} is not in the log", where)
+            )
+        elif ids[-1] != at:
+            problems.append(
+                _problem(
+                    "case_invalid",
+                    f"the fork point {at!r} is event {ids.index(at)}, "
+                    "not the last event of the log",
+                    where,
+                    line=ids.index(at) + 1,
+                )
+            )
+        for seq, pointer, artifact in artifact_refs(events):
+            _need_artifact(files, problems, artifact, where, pointer, seq + 1)
+    return logs
+
+
+def artifact_refs(events: list[dict[str, Any]]) -> list[tuple[int, str, str]]:
+    """``(seq, pointer, artifact id)`` for every artifact a canonical log refers to."""
+    out = []
+    for ev in events:
+        data = ev["data"]
+        if ev["type"] == "artifact_added":
+            out.append((ev["seq"], "/data/artifact_id", data["artifact_id"]))
+        if ev["type"] in ("sandbox_read", "sandbox_wrote") and isinstance(
+            data.get("artifact"), str
+        ):
+            out.append((ev["seq"], "/data/artifact", data["artifact"]))
+    return out
