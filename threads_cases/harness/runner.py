@@ -206,13 +206,8 @@ def run_one(
             return result
         if not case.fingerprint_ok:
             result.warnings.append("fingerprint_stale")
-        if err is not None and err.code == "log_invalid":
-            # the log cannot be restored: the state check fails (spec/replay.md 6.1, 6.2)
-            result.checks = [Check("state", "fail", str(err), err.code)]
-            result.verdict, result.reasons = verdict_of(result.checks)
-            return result
         if err is not None:
-            raise err
+            raise err  # the case is broken, not the agent (spec/replay.md 6.1)
         if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:
             result.warnings.append("no_expectations")  # saved with --no-draft
         checks, stop, divergence = check_case(case, impl, supply=supply)
