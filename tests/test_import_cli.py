@@ -219,5 +219,5 @@ def test_branch_option_and_unknown_format(tmp_path: Path) -> None:
     p = cli(tmp_path, "import", "claude-code", src, "-o", "c.jsonl", "--branch", "nope")
     assert p.returncode == 2 and "error[invalid_request]" in p.stderr
     p = cli(tmp_path, "import", "gemini", src, "-o", "c.jsonl")
-    assert p.returncode == 2 and "unknown format" in p.stderr
+    assert p.returncode == 2 and "is not one of" in p.stderr
     assert not (tmp_path / "c.jsonl").exists()

@@ -119,8 +119,9 @@ def test_show_timeline_is_the_last_20_events_unless_all(tmp_path: Path) -> None:
 
 def test_show_refuses_a_folder_that_is_not_a_case(tmp_path: Path) -> None:
     p = cli(tmp_path, "show", tmp_path)
-    assert p.returncode == 1
-    assert p.stderr.startswith("error[case_invalid]: ")
+    assert p.returncode == 2
+    assert p.stderr.startswith("error[invalid_request]: ")
+    assert "hint: expected a case directory" in p.stderr
 
 
 # --------------------------------------------------------------------------- diff
@@ -480,7 +481,7 @@ def test_validate_a_case_with_broken_json_and_a_missing_file(tmp_path: Path) -> 
     assert "expected.threads-ts.json is missing" in p.stderr
     assert "error[case_invalid]: " in p.stderr and "model.json" in p.stderr
     assert "error[log_invalid]: " in p.stderr and "blank line" in p.stderr
-    assert cli(tmp_path, "validate", tmp_path / "empty-nothing").returncode == 1
+    assert cli(tmp_path, "validate", tmp_path / "empty-nothing").returncode == 2  # no such path
 
 
 # --------------------------------------------------------------------------- stale

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from typing import Any
 
@@ -12,12 +11,15 @@ from rich.console import Console
 from .. import __version__
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_document
+from .native import Group, verbosity
 
 app = typer.Typer(
     name="threads-cases",
     help="Save agent turns as cases, replay them, and check implementations against the spec.",
+    cls=Group,
     no_args_is_help=True,
-    add_completion=False,
+    add_completion=True,
+    context_settings={"help_option_names": ["-h", "--help"]},
     pretty_exceptions_enable=False,
     rich_markup_mode=None,
 )
@@ -39,6 +41,12 @@ def _root(
     ),
 ) -> None:
     """threads-cases: keep agents honest with saved, replayable cases."""
+
+
+def note(message: str) -> None:
+    """A warning or note on stderr, unless -q."""
+    if verbosity() >= 0:
+        print(message, file=sys.stderr)
 
 
 def render_error(err: CaseError) -> None:
@@ -67,22 +75,9 @@ def wants_json(fmt: str | None) -> bool:
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (errors are rendered by :class:`~.native.Group`)."""
     try:
-        app()
-    except CaseError as err:
-        render_error(err)
-        sys.exit(err.exit_status)
+        app(prog_name="threads-cases")
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         sys.exit(130)
-    except Exception as exc:  # never a traceback for the user
-        if os.environ.get("THREADS_CASES_DEBUG"):
-            raise
-        print(f"error[internal_error]: {type(exc).__name__}: {exc}", file=sys.stderr)
-        print(
-            "  hint: this is a bug in threads-cases; rerun with THREADS_CASES_DEBUG=1 "
-            "for a traceback and report it",
-            file=sys.stderr,
-        )
-        sys.exit(1)

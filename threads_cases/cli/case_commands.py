@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -12,7 +12,8 @@ from ..case.save import SaveError, SaveResult
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.strictjson import parse
-from .app import app, fail, print_json
+from .app import app, fail, note, print_json
+from .params import FormatOpt, check_folder, check_log, check_out_folder, checked
 
 REDACTED_WARNING = (
     "warning: a case holds the raw inputs and outputs of the turn; credential-like values "
@@ -37,11 +38,19 @@ def save(
     log: Annotated[
         Path,
         typer.Argument(
-            help="The thread log (JSON Lines) holding the turn, or a transcript with --from."
+            help="The thread log (JSON Lines) holding the turn, or a transcript with --from.",
+            callback=checked(check_log),
         ),
     ],
     name: Annotated[str, typer.Option("--name", help="The case name (letters, digits, . _ -).")],
-    dir: Annotated[Path, typer.Option("--dir", help="Folder the case directory is created in.")],
+    dir: Annotated[
+        Path,
+        typer.Option(
+            "--dir",
+            help="Folder the case directory is created in.",
+            callback=checked(check_out_folder),
+        ),
+    ],
     must: Annotated[
         list[str] | None,
         typer.Option("--must", help="A matcher (JSON) some replayed event must match; repeatable."),
@@ -51,14 +60,18 @@ def save(
         typer.Option("--expect", help="A matcher (JSON) for the ordered expect list; repeatable."),
     ] = None,
     external_effects: Annotated[
-        str,
+        Literal["stub", "forbid"],
         typer.Option(
             "--external-effects", help="stub: record external results; forbid: refuse them."
         ),
     ] = "stub",
     artifacts: Annotated[
         Path | None,
-        typer.Option("--artifacts", help="Folder of artifact files named by sha256 hex."),
+        typer.Option(
+            "--artifacts",
+            help="Folder of artifact files named by sha256 hex.",
+            callback=checked(check_folder),
+        ),
     ] = None,
     dialect: Annotated[str, typer.Option("--dialect", help="LOG's dialect.")] = CANONICAL,
     overwrite: Annotated[
@@ -71,7 +84,8 @@ def save(
     allow_secrets: Annotated[
         bool, typer.Option("--allow-secrets", help="Save credential-like values knowingly.")
     ] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the result as JSON.")] = False,
+    fmt: FormatOpt = "pretty",
+    as_json: Annotated[bool, typer.Option("--json", hidden=True, help="--format json.")] = False,
     at: Annotated[
         str | None, typer.Option("--at", help="The fork point: an event_id of LOG (or use --turn).")
     ] = None,
@@ -82,7 +96,7 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        str | None,
+        Literal["claude-code", "codex"] | None,
         typer.Option(
             "--from",
             help="LOG is a transcript in this format (claude-code or codex): import it "
@@ -127,9 +141,10 @@ def save(
     The case is replayed before it is written (replay_failed when its first run would not
     pass) unless --no-verify.
 
-    Exits 0 when saved, 2 on a refusal (printed as {"code","message"} with --json), 1 when
+    Exits 0 when saved, 2 on a refusal (printed as {"code","message"} with --format json), 1 when
     the transcript has a malformed line (import_invalid).
     """
+    as_json = as_json or fmt == "json"
     from ..case.save_log import save_log
 
     try:
@@ -178,8 +193,8 @@ def _render(result: SaveResult, *, as_json: bool, redact: bool) -> None:
         raise typer.Exit(2)
     assert result.value is not None
     for line in result.warnings:
-        print(line, file=sys.stderr)
-    print(REDACTED_WARNING if redact else RAW_DATA_WARNING, file=sys.stderr)
+        note(line)
+    note(REDACTED_WARNING if redact else RAW_DATA_WARNING)
     v = result.value
     if as_json:
         print_json(

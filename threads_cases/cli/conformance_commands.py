@@ -15,8 +15,8 @@ from ..core.errors import CaseError
 from ..harness.conformance import AREAS, diff_reports, run_conformance
 from ..harness.report import print_conformance, read_report
 from .app import app, print_json, stderr, stdout
+from .params import check_file, check_folder, checked
 from .run_commands import (
-    FORMATS,
     FormatOpt,
     IsolatedOpt,
     JunitOpt,
@@ -31,7 +31,11 @@ from .run_commands import (
 @app.command()
 def conformance(
     path: Annotated[
-        Path | None, typer.Argument(help="A conformance suite folder (default: the shipped suite).")
+        Path | None,
+        typer.Argument(
+            help="A conformance suite folder (default: the shipped suite).",
+            callback=checked(check_folder),
+        ),
     ] = None,
     impl: Annotated[
         list[str] | None,
@@ -45,7 +49,9 @@ def conformance(
     ] = None,
     area: Annotated[
         list[str] | None,
-        typer.Option("--area", help="reduce, match, canonical or cases (repeatable)."),
+        typer.Option(
+            "--area", help="Only this area: reduce, match, canonical or cases (repeatable)."
+        ),
     ] = None,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="List every test, not only failures.")
@@ -55,7 +61,12 @@ def conformance(
     validate_protocol: ValidateProtocolOpt = False,
     diff: Annotated[
         tuple[Path, Path] | None,
-        typer.Option("--diff", help="Compare two JSON reports: REPORT_A REPORT_B."),
+        typer.Option(
+            "--diff",
+            metavar="REPORT_A REPORT_B",
+            help="Compare two JSON reports of `conformance --format json`.",
+            callback=checked(check_file),
+        ),
     ] = None,
 ) -> None:
     """Run the conformance suite against every implementation and print the matrix.
@@ -75,10 +86,6 @@ def conformance(
                 table.add_row(c["case"], c["implementation"], str(c["before"]), str(c["after"]))
             stdout.print(table)
         raise typer.Exit(1 if changes else 0)
-    if fmt not in FORMATS:
-        raise refuse(
-            CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty"
-        )
     from ..harness.registry import available_implementations, resolve_implementations
 
     try:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, Literal
 
 import typer
 
@@ -19,8 +19,9 @@ from ..case.turns import draft_matchers, list_turns
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.log import read_log
-from ..importers import FORMATS, ImportReport, Stats, import_to_file
+from ..importers import ImportReport, Stats, import_to_file
 from .app import app, fail, print_json, wants_json
+from .params import AutoFormatOpt, FormatOpt, check_log, check_out_file, checked
 
 
 def report_stats(stats: Stats, *, verbose: bool, file: str | Path = "") -> None:
@@ -59,18 +60,21 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
     }
 
 
-def _check_format(fmt: str) -> None:
-    if fmt not in FORMATS:
-        raise fail(
-            CaseError("invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
-        )
-
-
 @app.command("import")
 def import_(
-    fmt: Annotated[str, typer.Argument(metavar="FORMAT", help="claude-code or codex.")],
-    file: Annotated[Path, typer.Argument(help="The transcript (JSON Lines).")],
-    out: Annotated[Path, typer.Option("-o", "--output", help="The thread log to write.")],
+    fmt: Annotated[
+        Literal["claude-code", "codex"],
+        typer.Argument(metavar="FORMAT", help="The transcript's format: claude-code or codex."),
+    ],
+    file: Annotated[
+        Path, typer.Argument(help="The transcript (JSON Lines).", callback=checked(check_log))
+    ],
+    out: Annotated[
+        Path,
+        typer.Option(
+            "-o", "--output", help="The thread log to write.", callback=checked(check_out_file)
+        ),
+    ],
     branch: Annotated[
         str | None,
         typer.Option("--branch", help="claude-code: follow the branch holding this uuid."),
@@ -96,10 +100,7 @@ def import_(
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Report on stderr what was skipped, per kind.")
     ] = False,
-    out_format: Annotated[
-        str | None,
-        typer.Option("--format", help="pretty (default) or json: the summary on stdout."),
-    ] = None,
+    out_format: FormatOpt = "pretty",
 ) -> None:
     """Import a Claude Code or Codex transcript as a thread log (atomic: a refused import
     writes nothing).
@@ -112,11 +113,6 @@ def import_(
     Exit status: 0 written; 1 with --strict a malformed line (error[import_invalid]:
     FILE:LINE: <line type>: message), or an I/O error; 2 bad arguments.
     """
-    _check_format(fmt)
-    if out_format not in (None, "json", "pretty"):
-        raise fail(
-            CaseError("invalid_request", f"--format must be json or pretty, not {out_format!r}")
-        )
     try:
         report = import_to_file(
             fmt, file, out, branch=branch, prompt=prompt, strict=strict, skip_invalid=skip_invalid
@@ -139,13 +135,10 @@ def _load(log: Path, dialect: str) -> list[dict[str, Any]]:
 
 @app.command()
 def turns(
-    log: Annotated[Path, typer.Argument(help="A thread log (JSON Lines).")],
-    fmt: Annotated[
-        str | None,
-        typer.Option(
-            "--format", help="json or pretty (default: json when piped, pretty on a terminal)."
-        ),
-    ] = None,
+    log: Annotated[
+        Path, typer.Argument(help="A thread log (JSON Lines).", callback=checked(check_log))
+    ],
+    fmt: AutoFormatOpt = None,
     dialect: Annotated[str, typer.Option("--dialect", help="The log's dialect.")] = CANONICAL,
 ) -> None:
     """List the turns of LOG, numbered from 1: the user input's first words, the tool calls
@@ -154,8 +147,6 @@ def turns(
     JSON: a list of {index, text, tools, fork_point, user_message, terminal, status,
     stop_reason, turn_id}.
     """
-    if fmt not in (None, "json", "pretty"):
-        raise fail(CaseError("invalid_request", f"--format must be json or pretty, not {fmt!r}"))
     try:
         found = list_turns(read_log(log, dialect=dialect))
     except CaseError as err:
@@ -179,7 +170,9 @@ def turns(
 
 @app.command()
 def draft(
-    log: Annotated[Path, typer.Argument(help="A thread log (JSON Lines).")],
+    log: Annotated[
+        Path, typer.Argument(help="A thread log (JSON Lines).", callback=checked(check_log))
+    ],
     turn: Annotated[int, typer.Option("--turn", min=1, help="The turn number (see `turns`).")],
     dialect: Annotated[str, typer.Option("--dialect", help="The log's dialect.")] = CANONICAL,
 ) -> None:

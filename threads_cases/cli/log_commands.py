@@ -12,27 +12,22 @@ from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
 from ..core.log import reduce_log, validate_log
 from .app import app, fail, print_json, stdout, wants_json
+from .params import AutoFormatOpt, check_log, check_log_or_case, checked
 
 DialectOpt = Annotated[
     str, typer.Option("--dialect", help="The log's dialect: threads-py or threads-ts.")
-]
-FormatOpt = Annotated[
-    str | None,
-    typer.Option(
-        "--format", help="json or pretty (default: json when piped, pretty on a terminal)."
-    ),
 ]
 
 
 @app.command()
 def reduce(
-    log: Annotated[Path, typer.Argument(help="A thread log (JSON Lines).")],
+    log: Annotated[
+        Path, typer.Argument(help="A thread log (JSON Lines).", callback=checked(check_log))
+    ],
     dialect: DialectOpt = CANONICAL,
-    fmt: FormatOpt = None,
+    fmt: AutoFormatOpt = None,
 ) -> None:
     """Reduce LOG and print the state it reduces to, in the log's dialect (spec/reducer.md)."""
-    if fmt not in (None, "json", "pretty"):
-        raise fail(CaseError("invalid_request", f"--format must be json or pretty, not {fmt!r}"))
     try:
         d = get_dialect(dialect)
         state = d.encode_state(reduce_log(log, dialect=d))
@@ -49,25 +44,24 @@ def validate(
     paths: Annotated[
         list[Path],
         typer.Argument(
-            help="Thread logs (JSON Lines) or case directories (or folders holding cases)."
+            help="Thread logs (JSON Lines) or case directories (or folders holding cases).",
+            callback=checked(check_log_or_case),
         ),
     ],
     dialect: DialectOpt = CANONICAL,
-    fmt: FormatOpt = None,
+    fmt: AutoFormatOpt = None,
 ) -> None:
     """Check each LOG or CASE and report every problem found; exit 0 when all are valid, 1
     otherwise.
 
     A log is checked with the log reader (--dialect). A case directory is checked whole:
     every file against its schema, the logs in each dialect, cross-file references, the
-    fingerprint (threads_cases.review.validate_case). With --format json one path prints
+    fingerprint. With --format json one path prints
     {"file" or "case", "valid", "problems"}; several print {"valid", "results": [...]}.
     """
     from ..harness.runner import discover
     from ..review import validate_case
 
-    if fmt not in (None, "json", "pretty"):
-        raise fail(CaseError("invalid_request", f"--format must be json or pretty, not {fmt!r}"))
     try:
         d = get_dialect(dialect)
     except CaseError as err:

@@ -11,6 +11,7 @@ import typer
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_line
 from .app import app, render_error
+from .params import check_file, check_out_file, checked
 
 report_app = typer.Typer(name="report", help="Work with JSON Lines reports.", no_args_is_help=True)
 app.add_typer(report_app)
@@ -18,9 +19,15 @@ app.add_typer(report_app)
 
 @report_app.command()
 def merge(
-    reports: Annotated[list[Path], typer.Argument(help="The shards' JSON Lines reports.")],
+    reports: Annotated[
+        list[Path],
+        typer.Argument(help="The shards' JSON Lines reports.", callback=checked(check_file)),
+    ],
     output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write here instead of stdout.")
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write here instead of stdout.", callback=checked(check_out_file)
+        ),
     ] = None,
 ) -> None:
     """Merge the reports of `run --shard K/N` into the report of one serial run.

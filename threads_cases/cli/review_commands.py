@@ -34,8 +34,9 @@ from ..review import (
     write_formatted,
 )
 from .app import app, fail, print_json, render_error, stdout
+from .params import FormatOpt, check_case, check_exists, check_folder, checked
 
-FORMAT_HELP = "pretty or json."
+CASE_EXPECTED = "expected a case directory (a folder holding case.json)"
 
 
 def _width() -> int | None:
@@ -45,11 +46,6 @@ def _width() -> int | None:
     return None
 
 
-def _check_format(fmt: str) -> None:
-    if fmt not in ("pretty", "json"):
-        raise fail(CaseError("invalid_request", f"--format must be pretty or json, not {fmt!r}"))
-
-
 def _refuse(err: CaseError) -> typer.Exit:
     render_error(err)
     return typer.Exit(2)
@@ -57,7 +53,7 @@ def _refuse(err: CaseError) -> typer.Exit:
 
 @app.command()
 def show(
-    case: Annotated[Path, typer.Argument(help="A case directory.")],
+    case: Annotated[Path, typer.Argument(help="A case directory.", callback=checked(check_case))],
     values: Annotated[
         bool,
         typer.Option(
@@ -73,10 +69,6 @@ def show(
 
     Values (text, tool inputs and results) are shown only with --values.
     """
-    if not (case / "case.json").is_file():
-        raise fail(
-            CaseError("case_invalid", "not a case directory: case.json is missing", file=str(case))
-        )
     try:
         panel = render_case(case, values=values, all_events=all_events)
     except CaseError as err:
@@ -170,7 +162,9 @@ def diff(
     ] = None,
     git: Annotated[
         str | None,
-        typer.Option("--git", help="Compare CASE with its committed version at this revision."),
+        typer.Option(
+            "--git", metavar="REV", help="Compare CASE with its committed version at REV."
+        ),
     ] = None,
     git_driver: Annotated[
         bool,
@@ -179,7 +173,7 @@ def diff(
             help="Act as git's external diff for one file (diff.<name>.command).",
         ),
     ] = False,
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "pretty",
+    fmt: FormatOpt = "pretty",
 ) -> None:
     """Semantic diff of two cases: matchers, prefix events by seq and JSON pointer, model
     replies, stubs, expected states and artifacts. Given two files: two thread logs (any
@@ -191,7 +185,6 @@ def diff(
     if git_driver:
         _git_driver(args)
         return
-    _check_format(fmt)
     try:
         if git is not None:
             if len(args) != 1:
@@ -213,12 +206,16 @@ def diff(
                     "invalid_request",
                     "not a case directory: case.json is missing",
                     file=str(case_a),
+                    hint=CASE_EXPECTED,
                 )
             a_files, _ = walk_case(case_a)
             label_a = args[0]
         if not (case_b / "case.json").is_file():
             raise CaseError(
-                "invalid_request", "not a case directory: case.json is missing", file=str(case_b)
+                "invalid_request",
+                "not a case directory: case.json is missing",
+                file=str(case_b),
+                hint=CASE_EXPECTED,
             )
         b_files, _ = walk_case(case_b)
     except CaseError as err:
@@ -246,7 +243,8 @@ def fmt(
     paths: Annotated[
         list[Path] | None,
         typer.Argument(
-            help="Cases, folders holding cases, or files of cases (default: current folder)."
+            help="Cases, folders holding cases, or files of cases (default: current folder).",
+            callback=checked(check_exists),
         ),
     ] = None,
     check: Annotated[
@@ -312,14 +310,17 @@ def fmt(
 @app.command(name="list")
 def list_cases(
     path: Annotated[
-        Path | None, typer.Argument(help="A folder holding cases (default: .).")
+        Path | None,
+        typer.Argument(
+            help="A folder holding cases (default: the current folder).",
+            callback=checked(check_folder),
+        ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "pretty",
+    fmt: FormatOpt = "pretty",
 ) -> None:
     """List the cases found: name, implementations, portable, fingerprint, size in bytes."""
     from ..harness.runner import discover
 
-    _check_format(fmt)
     root = path or Path(".")
     if not root.exists():
         raise fail(CaseError("invalid_request", f"no such folder: {root}"))
@@ -361,7 +362,10 @@ def list_cases(
 
 @app.command()
 def stale(
-    path: Annotated[Path | None, typer.Argument(help="Only cases under this folder.")] = None,
+    path: Annotated[
+        Path | None,
+        typer.Argument(help="Only cases under this folder.", callback=checked(check_folder)),
+    ] = None,
     report: Annotated[
         Path,
         typer.Option(
@@ -369,13 +373,12 @@ def stale(
             help="A JSON Lines report of `run`.",
         ),
     ] = Path(".threads-cases/last-report.jsonl"),
-    fmt: Annotated[str, typer.Option("--format", help=FORMAT_HELP)] = "pretty",
+    fmt: FormatOpt = "pretty",
 ) -> None:
     """List the cases whose recorded replies or stubs the last run never used
     (reply_unused, stub_unused), to trim them."""
     from ..harness.report import read_report
 
-    _check_format(fmt)
     if path is not None and not path.exists():
         raise _refuse(CaseError("invalid_request", f"no such folder: {path}"))
     if not report.is_file():

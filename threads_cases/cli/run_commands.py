@@ -16,16 +16,19 @@ from ..core.strictjson import canonical_line, read_json_file
 from ..harness.report import junit_xml, print_suite, read_report, report_lines, write_jsonl
 from ..harness.runner import SuiteResult, run_suite
 from .app import app, print_json, render_error, stderr, stdout
+from .params import ReportFormat, check_exists, check_file, check_out_file, checked
 
 LAST_REPORT = Path(".threads-cases") / "last-report.jsonl"
 #: conformance keeps its own, so `run --last-failed` and `stale` never read a suite report
 LAST_CONFORMANCE = Path(".threads-cases") / "last-conformance.jsonl"
-FORMATS = ("pretty", "json", "github")
-
-
 #: Options shared by `run` and `conformance`.
-FormatOpt = Annotated[str, typer.Option("--format", help="pretty, json (JSON Lines) or github.")]
-JunitOpt = Annotated[Path | None, typer.Option("--junit", help="Also write JUnit XML here.")]
+FormatOpt = Annotated[
+    ReportFormat, typer.Option("--format", help="Output: pretty, json (JSON Lines) or github.")
+]
+JunitOpt = Annotated[
+    Path | None,
+    typer.Option("--junit", help="Also write JUnit XML here.", callback=checked(check_out_file)),
+]
 StrictOpt = Annotated[bool, typer.Option("--strict", help="Count drifted cases as failing.")]
 TimeoutOpt = Annotated[
     float | None,
@@ -135,7 +138,10 @@ def load_supply(path: Path | None) -> dict[str, Any] | None:
 def run(
     paths: Annotated[
         list[Path] | None,
-        typer.Argument(help="Case directories, or folders holding them (default: current folder)."),
+        typer.Argument(
+            help="Case directories, or folders holding them (default: current folder).",
+            callback=checked(check_exists),
+        ),
     ] = None,
     impl: Annotated[
         list[str] | None,
@@ -174,7 +180,12 @@ def run(
         ),
     ] = None,
     supply: Annotated[
-        Path | None, typer.Option("--supply", help='Answers the recording lacks: {"calls": {...}}.')
+        Path | None,
+        typer.Option(
+            "--supply",
+            help='Answers the recording lacks: {"calls": {...}}.',
+            callback=checked(check_file),
+        ),
     ] = None,
     timeout: TimeoutOpt = None,
     isolated: IsolatedOpt = False,
@@ -198,10 +209,6 @@ def run(
     if show_schema:
         print_json(schema_document("report.schema.json"))
         return
-    if fmt not in FORMATS:
-        raise refuse(
-            CaseError("invalid_request", f"--format must be one of {', '.join(FORMATS)}"), "pretty"
-        )
     from ..harness.pool import parse_shard
     from ..harness.registry import (
         available_implementations,

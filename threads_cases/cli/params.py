@@ -1,0 +1,136 @@
+"""Typed parameters shared by every command: ``--format`` choices and checked paths.
+
+``--format`` is a typed choice (:data:`PrettyJson`, :data:`ReportFormat`): typer lists the
+choices in the help and refuses any other value as a usage error, which
+:class:`~.native.Group` prints as ``error[invalid_request]`` with exit status 2.
+
+The path callbacks (:func:`log_path`, :func:`case_path`, ...) refuse a path that does not
+exist or is of the wrong kind the same way, with a hint saying what was expected
+(spec/reason-codes.md, ``invalid_request``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Annotated, Any, Literal
+
+import typer
+
+from .native import PathProblem
+
+PrettyJson = Literal["pretty", "json"]
+ReportFormat = Literal["pretty", "json", "github"]
+
+#: ``--format pretty|json`` defaulting to pretty.
+FormatOpt = Annotated[PrettyJson, typer.Option("--format", help="Output format.")]
+#: ``--format pretty|json`` defaulting to json when piped, pretty on a terminal.
+AutoFormatOpt = Annotated[
+    PrettyJson | None,
+    typer.Option(
+        "--format", help="Output format (default: json when piped, pretty on a terminal)."
+    ),
+]
+
+Check = Callable[[Path], None]
+
+
+def _missing(path: Path, what: str) -> PathProblem:
+    return PathProblem(f"{path}: no such file or folder", f"expected {what}")
+
+
+def _is_case(path: Path) -> bool:
+    return (path / "case.json").is_file()
+
+
+def check_log(path: Path) -> None:
+    """A thread log or transcript: an existing file, not a case's case.json nor a folder."""
+    what = "a JSON Lines file (a thread log, or a transcript to import)"
+    if not path.exists():
+        raise _missing(path, what)
+    if path.is_dir():
+        hint = f"expected {what}, not a folder"
+        if _is_case(path):
+            hint = f"{path} is a case directory; expected {what}, e.g. {path / 'prefix.jsonl'}"
+        raise PathProblem(f"{path}: is a folder", hint)
+    if path.name == "case.json":
+        raise PathProblem(
+            f"{path}: is a case's case.json, not a thread log",
+            f"expected {what}; to check the case, pass its directory {path.parent}",
+        )
+
+
+def check_log_or_case(path: Path) -> None:
+    """A thread log file, or a case directory / folder of cases (``validate``)."""
+    what = "a thread log file, a case directory or a folder holding cases"
+    if not path.exists():
+        raise _missing(path, what)
+    if path.is_file() and path.name == "case.json":
+        raise PathProblem(
+            f"{path}: is a case's case.json, not a thread log",
+            f"pass the case directory instead: {path.parent}",
+        )
+
+
+def check_case(path: Path) -> None:
+    """A case directory: a folder holding case.json."""
+    what = "a case directory (a folder holding case.json)"
+    if not path.exists():
+        raise _missing(path, what)
+    if path.is_file():
+        hint = f"expected {what}, not a file"
+        if path.name == "case.json":
+            hint = f"pass the case directory instead: {path.parent}"
+        raise PathProblem(f"{path}: is a file", hint)
+    if not _is_case(path):
+        raise PathProblem(f"{path}: not a case directory (no case.json)", f"expected {what}")
+
+
+def check_exists(path: Path) -> None:
+    """Any existing file or folder (cases, folders of cases, files of cases)."""
+    if not path.exists():
+        raise _missing(path, "case directories, folders holding cases, or files of cases")
+
+
+def check_folder(path: Path) -> None:
+    """An existing folder."""
+    if not path.exists():
+        raise _missing(path, "a folder")
+    if not path.is_dir():
+        raise PathProblem(f"{path}: is a file", "expected a folder")
+
+
+def check_file(path: Path) -> None:
+    """An existing file."""
+    if not path.exists():
+        raise _missing(path, "a file")
+    if path.is_dir():
+        raise PathProblem(f"{path}: is a folder", "expected a file")
+
+
+def check_out_folder(path: Path) -> None:
+    """A folder to write in: may be missing (it is created), must not be a file."""
+    if path.exists() and not path.is_dir():
+        raise PathProblem(
+            f"{path}: is a file, not a folder",
+            "expected the folder to create the case in (it is created when missing)",
+        )
+
+
+def check_out_file(path: Path) -> None:
+    """A file to write: may be missing, must not be a folder."""
+    if path.is_dir():
+        raise PathProblem(f"{path}: is a folder", "expected the path of a file to write")
+
+
+def checked(check: Check) -> Callable[[Any], Any]:
+    """A typer callback applying ``check`` to a path, a list of paths, or None."""
+
+    def callback(value: Any) -> Any:
+        if value is None:
+            return value
+        for path in value if isinstance(value, list | tuple) else [value]:
+            check(Path(path))
+        return value
+
+    return callback
