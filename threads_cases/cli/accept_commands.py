@@ -13,6 +13,7 @@ import typer
 
 from ..core.errors import CaseError
 from .app import app, print_json, render_error
+from .params import FormatOpt, check_exists, check_file, checked
 
 
 def accept_paths(
@@ -76,7 +77,10 @@ def accept_paths(
 
 @app.command()
 def accept(
-    paths: Annotated[list[Path], typer.Argument(help="Cases, or folders holding cases.")],
+    paths: Annotated[
+        list[Path],
+        typer.Argument(help="Cases, or folders holding cases.", callback=checked(check_exists)),
+    ],
     impl: Annotated[
         str, typer.Option("--impl", help="The implementation whose replay is accepted.")
     ] = "threads-py",
@@ -86,9 +90,13 @@ def accept(
     ] = False,
     supply: Annotated[
         Path | None,
-        typer.Option("--supply", help='Answers to write into the case: {"calls": {...}}.'),
+        typer.Option(
+            "--supply",
+            help='Answers to write into the case: {"calls": {...}}.',
+            callback=checked(check_file),
+        ),
     ] = None,
-    fmt: Annotated[str, typer.Option("--format", help="pretty or json.")] = "pretty",
+    fmt: FormatOpt = "pretty",
 ) -> None:
     """Rewrite the drifted parts of each case from its replay: request records and hashes,
     unused replies and stubs, the expected state when the reducer changed, the fingerprint.
