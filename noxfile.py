@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import nox
@@ -20,7 +21,28 @@ import nox
 nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
 
-PYTHON = "3.11"
+SUPPORTED = ("3.11", "3.12", "3.13")
+
+
+def _pythons() -> list[str]:
+    """Every supported interpreter on PATH (the one running nox counts); nox fails, never
+    skips, when a listed one is missing (error_on_missing_interpreters)."""
+    current = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    found = [v for v in SUPPORTED if v == current or _runs(f"python{v}")]
+    return found or ["3.11"]
+
+
+def _runs(name: str) -> bool:
+    """True when ``name`` is on PATH and starts (a pyenv shim of an inactive version does not)."""
+    exe = shutil.which(name)
+    return (
+        exe is not None and subprocess.run([exe, "-c", "pass"], capture_output=True).returncode == 0
+    )
+
+
+nox.options.error_on_missing_interpreters = True
+PYTHONS = _pythons()
+PYTHON = PYTHONS[0]
 ROOT = Path(__file__).parent
 
 
@@ -54,7 +76,7 @@ def ts(session: nox.Session) -> None:
     _build_ts(session, test=True)
 
 
-@nox.session(python=PYTHON)
+@nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
     """The TypeScript build and tests, then every Python test (unit, property, conformance,
     cross-language and end-to-end)."""
