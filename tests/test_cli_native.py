@@ -111,6 +111,7 @@ PATH_COMMANDS = [
     ("diff", "{p}", "{p}"),
     ("report", "merge", "{p}"),
     ("accept", "{p}"),
+    ("init", "{p}"),
 ]
 
 
@@ -177,3 +178,29 @@ def test_command_summaries_are_whole(capsys: pytest.CaptureFixture[str]) -> None
     _, out, _ = invoke("--help", capsys=capsys)
     listing = out.split("Commands:")[1]
     assert "..." not in listing.replace("[...]", "")
+
+
+def test_init_is_idempotent(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import subprocess
+
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    (tmp_path / ".gitignore").write_text("build/")  # no final newline
+    status, out, _ = invoke("init", tmp_path, capsys=capsys)
+    assert status == 0
+    assert [line.split()[0] for line in out.splitlines()] == ["done", "done", "done"]
+    files = {n: (tmp_path / n).read_text() for n in (".gitattributes", ".gitignore")}
+    assert "cases/**/*.json diff=threads-cases\n" in files[".gitattributes"]
+    assert "cases/**/*.jsonl diff=threads-cases\n" in files[".gitattributes"]
+    assert files[".gitignore"].startswith("build/\n") and ".threads-cases/\n" in files[".gitignore"]
+    config = subprocess.run(
+        ["git", "-C", str(tmp_path), "config", "--get", "diff.threads-cases.command"],
+        capture_output=True,
+        text=True,
+    )
+    assert config.stdout.strip() == "threads-cases diff --git-driver"
+    status, out, _ = invoke("init", tmp_path, capsys=capsys)
+    assert status == 0
+    assert [line.split()[0] for line in out.splitlines()] == ["present"] * 3
+    assert {n: (tmp_path / n).read_text() for n in files} == files

@@ -217,3 +217,31 @@ def _render(result: SaveResult, *, as_json: bool, redact: bool) -> None:
                 f"request mismatch: line {m['line']} ({m['event_id']}): recorded "
                 f"{m['recorded'][:12]}..., built {m['computed'][:12]}..."
             )
+
+
+@app.command()
+def init(
+    root: Annotated[
+        Path | None,
+        typer.Argument(
+            help="The repository's top folder (default: the current folder).",
+            callback=checked(check_folder),
+        ),
+    ] = None,
+    cases: Annotated[
+        str, typer.Option("--cases", help="The folder of cases, relative to ROOT.")
+    ] = "cases",
+) -> None:
+    """Set a repository up for reviewing cases: .gitattributes maps case files to the
+    threads-cases diff driver, .gitignore holds .threads-cases/, and git runs
+    `threads-cases diff --git-driver` for them. Running it again changes nothing.
+    """
+    from ..review.setup import init_project
+
+    try:
+        steps = init_project(root or Path("."), cases)
+    except CaseError as err:
+        raise fail(err) from None
+    for step in steps:
+        detail = f": {step.detail}" if step.detail else ""
+        typer.echo(f"{step.status:<8} {step.item}{detail}")

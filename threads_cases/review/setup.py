@@ -1,0 +1,99 @@
+"""``threads-cases init``: set a repository up for reviewing cases (idempotent).
+
+:func:`init_project` makes sure that
+
+- ``.gitattributes`` maps the case files under ``CASES/`` to the ``threads-cases`` diff driver
+  (``CASES/**/*.json diff=threads-cases`` and the same for ``*.jsonl``);
+- ``.gitignore`` holds ``.threads-cases/`` (where ``run`` keeps its last report);
+- the clone's git config runs ``threads-cases diff --git-driver`` for that driver
+  (``git config diff.threads-cases.command``), when ``ROOT`` is inside a git work tree.
+
+It returns one :class:`Step` per item, ``done`` (changed now) or ``present`` (already so) or
+``skipped`` (no git work tree / git missing, with the command to run later). Running it twice
+changes nothing the second time. Raises ``CaseError("io_error")`` when a file cannot be
+written.
+"""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..core.errors import CaseError
+
+DRIVER = "threads-cases"
+DRIVER_COMMAND = "threads-cases diff --git-driver"
+
+
+@dataclass(frozen=True)
+class Step:
+    """What :func:`init_project` did for one item: ``done``, ``present`` or ``skipped``."""
+
+    item: str
+    status: str
+    detail: str = ""
+
+
+def _ensure_lines(path: Path, lines: list[str], header: str) -> bool:
+    """Append the missing ``lines`` to ``path`` (created when absent); True when written."""
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+    except OSError as exc:
+        raise CaseError("io_error", f"cannot read {path}: {exc.strerror}", file=str(path)) from None
+    present = {line.strip() for line in text.splitlines()}
+    missing = [line for line in lines if line not in present]
+    if not missing:
+        return False
+    prefix = "" if not text or text.endswith("\n") else "\n"
+    block = prefix + ("\n" if text else "") + f"# {header}\n" + "\n".join(missing) + "\n"
+    try:
+        with path.open("a", encoding="utf-8") as f:
+            f.write(block)
+    except OSError as exc:
+        raise CaseError(
+            "io_error", f"cannot write {path}: {exc.strerror}", file=str(path)
+        ) from None
+    return True
+
+
+def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
+    git = shutil.which("git")
+    if git is None:
+        return None
+    return subprocess.run([git, "-C", str(root), *args], capture_output=True, text=True)
+
+
+def _git_config(root: Path) -> Step:
+    item = f"git config diff.{DRIVER}.command"
+    later = f'run `git config diff.{DRIVER}.command "{DRIVER_COMMAND}"` in the clone'
+    inside = _git(root, "rev-parse", "--is-inside-work-tree")
+    if inside is None or inside.returncode != 0 or inside.stdout.strip() != "true":
+        why = "git is not installed" if inside is None else "not a git work tree"
+        return Step(item, "skipped", f"{why}; {later}")
+    current = _git(root, "config", "--get", f"diff.{DRIVER}.command")
+    if current is not None and current.stdout.strip() == DRIVER_COMMAND:
+        return Step(item, "present")
+    done = _git(root, "config", f"diff.{DRIVER}.command", DRIVER_COMMAND)
+    if done is None or done.returncode != 0:
+        return Step(item, "skipped", f"git config failed; {later}")
+    return Step(item, "done", DRIVER_COMMAND)
+
+
+def init_project(root: Path, cases: str = "cases") -> list[Step]:
+    """Set ``root`` up for cases under ``root/cases`` (see the module docstring)."""
+    cases = cases.strip("/") or "."
+    pattern = "**" if cases == "." else f"{cases}/**"
+    attributes = [f"{pattern}/*.json diff={DRIVER}", f"{pattern}/*.jsonl diff={DRIVER}"]
+    steps = []
+    wrote = _ensure_lines(
+        root / ".gitattributes", attributes, "threads-cases: semantic diffs of case files"
+    )
+    steps.append(Step(".gitattributes", "done" if wrote else "present", ", ".join(attributes)))
+    wrote = _ensure_lines(
+        root / ".gitignore", [".threads-cases/"], "threads-cases: the last run's report"
+    )
+    steps.append(Step(".gitignore", "done" if wrote else "present", ".threads-cases/"))
+    steps.append(_git_config(root))
+    return steps
