@@ -17,10 +17,13 @@ refuses anything that could leave the sandbox with ``CaseError("invalid_request"
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import re
+import secrets
 import shutil
+import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
@@ -185,12 +188,35 @@ class DirectorySandbox:
         return target
 
     def read(self, path: str) -> bytes:
-        return self._resolve(path).read_bytes()
+        """The bytes at ``path``. The resolved file is opened without following a symlink
+        (one swapped in after resolving fails to open), and a file with more than one hard
+        link is refused (``invalid_request``): it may be a link to a file outside the root."""
+        target = self._resolve(path)
+        fd = os.open(target, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+        with os.fdopen(fd, "rb") as fh:
+            st = os.fstat(fh.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(errno.EISDIR, "is a directory", str(target))
+            if st.st_nlink > 1:
+                raise CaseError(
+                    "invalid_request",
+                    f"sandbox path {quote(path)} has {st.st_nlink} hard links; "
+                    "the sandbox reads only files with one",
+                )
+            return fh.read()
 
     def write(self, path: str, data: bytes) -> None:
+        """Write ``data`` at ``path`` into a new file renamed over the old one, so neither a
+        symlink nor a hard link at ``path`` is written through."""
         target = self._resolve(path)
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(data)
+        tmp = target.with_name(f".{target.name}.write-{secrets.token_hex(4)}")
+        try:
+            with open(tmp, "xb") as fh:
+                fh.write(data)
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def delete(self, path: str) -> None:
         self._resolve(path).unlink()

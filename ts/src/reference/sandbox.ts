@@ -7,9 +7,9 @@
  * {@link DirectorySandbox} is a real folder and cannot promise that.
  */
 
-import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
-import { dirname, join, relative, resolve, sep } from "node:path";
+import { createHash, randomBytes } from "node:crypto";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 import { CaseError } from "../core/errors.js";
 import { quote } from "../core/texts.js";
@@ -152,30 +152,64 @@ export class DirectorySandbox implements SandboxProvider {
     this.root = realpathSync(resolve(path));
   }
 
+  /** The path with every symlink of its existing part followed (as Python's `resolve`),
+   * refused with `invalid_request` when it leaves the root. */
   private resolvePath(path: string): string {
-    const target = resolve(this.root, checkPath(path));
+    let real = resolve(this.root, checkPath(path));
+    const rest: string[] = [];
+    for (;;) {
+      try {
+        real = realpathSync(real);
+        break;
+      } catch (err) {
+        const code = (err as NodeJS.ErrnoException).code;
+        if ((code !== "ENOENT" && code !== "ENOTDIR") || dirname(real) === real) throw err;
+        rest.unshift(basename(real));
+        real = dirname(real);
+      }
+    }
+    const target = join(real, ...rest);
     const rel = relative(this.root, target);
-    if (rel.startsWith("..") || rel.startsWith(sep)) {
+    if (rel === ".." || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
       throw new CaseError("invalid_request", `sandbox path ${quote(path)} leaves the sandbox`);
     }
     return target;
   }
 
+  /** Opened without following a symlink (one swapped in after resolving fails to open); a
+   * file with more than one hard link is refused: it may link a file outside the root. */
   read(path: string): Uint8Array {
+    const target = this.resolvePath(path);
+    let fd: number;
     try {
-      return readFileSync(this.resolvePath(path));
+      fd = openSync(target, constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0));
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === "ENOENT" || (err as NodeJS.ErrnoException).code === "EISDIR") {
-        throw new FileMissing(path);
-      }
+      if ((err as NodeJS.ErrnoException).code === "ENOENT") throw new FileMissing(path);
       throw err;
+    }
+    try {
+      const st = fstatSync(fd);
+      if (st.isDirectory()) throw new FileMissing(path);
+      if (st.nlink > 1) {
+        throw new CaseError("invalid_request", `sandbox path ${quote(path)} has ${st.nlink} hard links; the sandbox reads only files with one`);
+      }
+      return readFileSync(fd);
+    } finally {
+      closeSync(fd);
     }
   }
 
+  /** A new file renamed over the old one: neither a symlink nor a hard link is written through. */
   write(path: string, data: Uint8Array): void {
     const target = this.resolvePath(path);
     mkdirSync(dirname(target), { recursive: true });
-    writeFileSync(target, data);
+    const tmp = join(dirname(target), `.${basename(target)}.write-${randomBytes(4).toString("hex")}`);
+    try {
+      writeFileSync(tmp, data, { flag: "wx" });
+      renameSync(tmp, target);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
   }
 
   delete(path: string): void {
