@@ -846,6 +846,106 @@ def overwrite_then_read() -> tuple[Thread, str, CaseExpectation, str]:
     )
 
 
+def rejected(inp: dict[str, Any]) -> ToolResult:
+    from threads_cases.core.errors import CaseError
+
+    raise CaseError("interrupted", "the user rejected the tool call")
+
+
+@case
+def interrupted_turn() -> tuple[Thread, str, CaseExpectation, str]:
+    """The user rejects the second tool call: the turn ends with turn_failed right after
+    that tool_called, and a replay must end it at the same point (replay.md 3.9)."""
+    t = new_thread("interrupted-turn", {"notes.txt": "buy milk\n"})
+    t._agent = AgentSpec(
+        "conformance-agent",
+        "model-x-1",
+        t.agent.system if t.agent else "",
+        tools=(
+            *BUILTIN_TOOLS.values(),
+            *(
+                ToolSpec(e.name, e.description, e.input_schema, e.kind, e.effect, rejected)
+                if e.name == "send_email"
+                else e
+                for e in EXTERNAL
+            ),
+        ),
+    )
+    warmup(t)
+    at = last_id(t)
+    out = t.run_turn(
+        "Read notes.txt and email it to Ana",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "notes.txt"}), **u(20)),
+                tool_reply(("tu_2", "send_email", {"to": "ana@example.com"}), **u(30)),
+            ]
+        ),
+    )
+    assert out.status == "stopped", out
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {"type": "tool_called", "data": {"name": "send_email"}},
+                {"type": "turn_failed", "data": {"error": {"code": "interrupted"}}},
+            ],
+            expect=[
+                {"type": "tool_result", "data": {"name": "read_file"}},
+                {"type": "turn_failed"},
+            ],
+        ),
+        "stub",
+    )
+
+
+@case
+def hash_only_unread() -> tuple[Thread, str, CaseExpectation, str]:
+    """big.bin is known by sha256 only (a read recorded with "artifact": null); the turn
+    never reads it, so the case replays (case-format.md 3.7.1, replay.md 2.3)."""
+    import hashlib
+
+    data = b"\x00" * 64
+    t = new_thread("hash-only-unread", {"notes.txt": "call Ana\n", "big.bin": data})
+    warmup(t)
+    t._recorder.append(
+        "sandbox_read",
+        {
+            "path": "big.bin",
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "size": len(data),
+            "artifact": None,
+        },
+        actor="sandbox",
+    )
+    at = last_id(t)
+    t.run_turn(
+        "What is in notes.txt? Then list my files.",
+        ScriptedModel(
+            [
+                tool_reply(("tu_1", "read_file", {"path": "notes.txt"}), **u(20)),
+                tool_reply(("tu_2", "list_files", {}), **u(25)),
+                text_reply("Call Ana. Files: big.bin, notes.txt.", **u(30)),
+            ]
+        ),
+    )
+    return (
+        t,
+        at,
+        CaseExpectation(
+            must=[
+                {
+                    "type": "tool_result",
+                    "data": {"name": "list_files", "content": "big.bin\nnotes.txt"},
+                },
+                {"type": "turn_completed"},
+            ]
+        ),
+        "stub",
+    )
+
+
 def main() -> None:
     if OUT.exists():
         shutil.rmtree(OUT)

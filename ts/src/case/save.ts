@@ -178,6 +178,30 @@ function artifactIds(events: readonly Envelope[], reads: readonly JsonObject[]):
   return [...ids].sort();
 }
 
+/** The sha256 of each file the replay starts with that the log may know by hash only (case-format.md 3.7.1), sorted. */
+function hashOnlyShas(files: Record<string, unknown>, reads: readonly JsonObject[]): string[] {
+  const shas = new Set<string>();
+  for (const sha of Object.values(files)) if (typeof sha === "string" && sha) shas.add(sha);
+  for (const r of reads) if (r["artifact"] === null) shas.add(r["sha256"] as string);
+  return [...shas].sort();
+}
+
+const INTERRUPTION_POINTS = ["turn_started", "model_requested", "model_responded", "tool_called", "tool_result"];
+
+/**
+ * model.json's `interruption` for a turn that ended in `turn_failed` (case-format.md 3.4.1): the last event before
+ * the end whose type is an interruption point, as its type and index among the turn's events of that type.
+ */
+export function interruptionOf(turn: readonly Envelope[]): JsonObject | null {
+  const end = turn[turn.length - 1] as Envelope;
+  if (end.type !== "turn_failed") return null;
+  const last = [...turn.slice(0, -1)].reverse().find((e) => INTERRUPTION_POINTS.includes(e.type)) as Envelope;
+  const index = turn.filter((e) => e.type === last.type).length - 1; // it is the last of its type
+  const error = end.data["error"] as JsonObject;
+  const message = typeof error["message"] === "string" ? error["message"] : "";
+  return { after: last.type, index, error: { code: error["code"] as string, message } };
+}
+
 export interface BuildCaseOptions {
   /** Canonical envelopes, already checked. */
   events: readonly Envelope[];
@@ -216,7 +240,10 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
     throw new CaseError("turn_incomplete", `tool calls are in flight at ${quote(at)}: ${quote(state.pending_tool_calls)}`);
   }
   const rec = recorded(turn, state.agent);
-  const records = deltaRecords(turnRequests(prefix, turn));
+  // the turn's events with its extension events, so the reducer sees every seq
+  const lastId = (turn[turn.length - 1] as Envelope).event_id;
+  const lastIndex = events.findIndex((e) => e.event_id === lastId);
+  const records = deltaRecords(turnRequests(prefix, events.slice(idx + 1, lastIndex + 1)));
   rec.replies.forEach((reply, i) => {
     if (records[i] !== undefined) reply["request"] = records[i]; // what a run compares a diverged request with
   });
@@ -233,7 +260,10 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
     files.set(`log.${impl}.jsonl`, encoder.encode(encodeLog(prefix, { dialect: d })));
     files.set(`expected.${impl}.json`, encoder.encode(canonicalDocument(d.encodeState(state as unknown as JsonObject))));
   }
-  files.set("model.json", encoder.encode(canonicalDocument({ format: CASE_FORMAT, replies: rec.replies })));
+  const modelDoc: JsonObject = { format: CASE_FORMAT, replies: rec.replies };
+  const interruption = interruptionOf(turn);
+  if (interruption !== null) modelDoc["interruption"] = interruption;
+  files.set("model.json", encoder.encode(canonicalDocument(modelDoc)));
   files.set("stubs.json", encoder.encode(canonicalDocument({ format: CASE_FORMAT, calls: rec.calls })));
   files.set("sandbox.json", encoder.encode(canonicalDocument({ format: CASE_FORMAT, reads: rec.reads })));
   for (const id of artifactIds(prefix, rec.reads)) {
@@ -244,6 +274,10 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
       });
     }
     files.set(`artifacts/${id.startsWith("sha256:") ? id.slice(7) : id}`, data);
+  }
+  for (const sha of hashOnlyShas(state.sandbox.files as Record<string, unknown>, rec.reads)) {
+    const data = store.get("sha256:" + sha);
+    if (data !== undefined) files.set(`artifacts/${sha}`, data); // else the file stays hash-only (case-format.md 3.7.1)
   }
   const agent = (state.agent ?? { name: "", model: "", system: "", tools: [] }) as JsonObject;
   const meta: JsonObject = {
