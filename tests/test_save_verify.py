@@ -125,3 +125,36 @@ def test_cli_refuses_replay_failed_with_exit_2_and_no_verify_saves(tmp_path: Pat
     assert p.returncode == 0, p.stderr
     assert "verified: yes" in p.stdout and "drafted " in p.stderr
     assert cli(tmp_path, "run", "--impl", "threads-py", "cases/d").returncode == 0
+
+
+def test_request_hash_mismatches_are_reported_by_validate_and_save(tmp_path: Path) -> None:
+    from threads_cases.core.log import encode_log
+
+    t, _ = build_thread()
+    events = [json.loads(json.dumps(e)) for e in t.events]
+    req = [e for e in events if e["type"] == "model_requested"][-1]
+    req["data"]["request_sha256"] = "0" * 64
+    (tmp_path / "t.jsonl").write_bytes(encode_log(events))
+    t.write_artifacts(tmp_path / "art")
+    p = cli(tmp_path, "validate", "t.jsonl")
+    assert p.returncode == 0, p.stderr
+    assert f"warning[request_diverged]: t.jsonl:{req['seq'] + 1}: {req['event_id']}" in p.stderr
+    p = cli(
+        tmp_path,
+        "save",
+        "t.jsonl",
+        "--turn",
+        "2",
+        "--artifacts",
+        "art",
+        "--dir",
+        "cases",
+        "--name",
+        "c",
+        "--json",
+    )
+    assert p.returncode == 0, p.stderr  # drifted only on request hashes: still saved
+    doc = json.loads(p.stdout)
+    assert [m["event_id"] for m in doc["request_mismatches"]] == [req["event_id"]]
+    assert "line " in p.stderr and "request_diverged" in p.stderr
+    assert run_case(tmp_path / "cases" / "c").reasons == ["request_diverged"]

@@ -10,7 +10,7 @@ from rich.json import JSON
 
 from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
-from ..core.log import reduce_log, validate_log
+from ..core.log import inspect_log, reduce_log
 from .app import app, fail, print_json, stdout, wants_json
 from .params import AutoFormatOpt, check_log, check_log_or_case, checked
 
@@ -81,8 +81,16 @@ def validate(
                 problems = validate_case(case)
                 results.append({"case": str(case), "valid": not problems, "problems": problems})
         else:
-            problems = validate_log(path, dialect=d)
-            results.append({"file": str(path), "valid": not problems, "problems": problems})
+            events, problems = inspect_log(path, dialect=d)
+            warnings = [] if problems else _request_warnings(path, events)
+            results.append(
+                {
+                    "file": str(path),
+                    "valid": not problems,
+                    "problems": problems,
+                    "warnings": warnings,
+                }
+            )
     invalid = any(not r["valid"] for r in results)
     if fmt == "json":
         docs = [{**r, "problems": [p.to_json() for p in r["problems"]]} for r in results]
@@ -92,6 +100,10 @@ def validate(
             name = r.get("file", r.get("case"))
             for p in r["problems"]:
                 typer.echo(f"error[{p.code}]: {p.render()}", err=True)
+            for w in r.get("warnings", []):
+                typer.echo(
+                    f"warning[{w['code']}]: {w['file']}:{w['line']}: {w['message']}", err=True
+                )
             hints = list(dict.fromkeys(getattr(p, "hint", "") for p in r["problems"]))
             for hint in [h for h in hints if h][:2]:
                 typer.echo(f"  hint: {hint}", err=True)
@@ -100,3 +112,21 @@ def validate(
             else:
                 typer.echo(f"{name}: valid")
     raise typer.Exit(1 if invalid else 0)
+
+
+def _request_warnings(path: Path, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """A warning per model_requested event whose request_sha256 is not the hash of the
+    request the reducer builds before it (spec/case-format.md 5.11): a case saved from that
+    turn drifts with request_diverged on every run."""
+    from ..case.verify import request_mismatches
+
+    return [
+        {
+            "code": "request_diverged",
+            "file": str(path),
+            "line": m["line"],
+            "message": f"{m['event_id']}: request_sha256 {m['recorded']} is not the hash of the "
+            f"request the reducer builds ({m['computed']}); a case of this turn will drift",
+        }
+        for m in request_mismatches(events)
+    ]
