@@ -117,6 +117,7 @@ def bench(session: nox.Session) -> None:
     session.run("python", "benchmarks/run.py", *session.posargs)
     if not session.posargs:
         session.run("python", "benchmarks/import_bench.py")
+        session.run("python", "benchmarks/startup_bench.py")
 
 
 @nox.session(python=PYTHON)

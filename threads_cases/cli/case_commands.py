@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from ..case.save import SaveError, SaveResult
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.strictjson import parse
 from .app import app, fail, note, print_json
 from .params import FormatOpt, check_folder, check_log, check_out_folder, checked
+
+if TYPE_CHECKING:
+    from ..case.save import SaveResult
 
 REDACTED_WARNING = (
     "warning: a case holds the raw inputs and outputs of the turn; credential-like values "
@@ -176,6 +178,8 @@ def save(
                 raise fail(err) from None
             raise
     except CaseError as err:
+        from ..case.save import SaveError, SaveResult
+
         result = SaveResult(False, error=SaveError(err.code, str(err), err.hint))
     _render(result, as_json=as_json, redact=redact)
 

@@ -12,8 +12,6 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core.errors import CaseError
-from ..harness.conformance import AREAS, diff_reports, run_conformance
-from ..harness.report import print_conformance, read_report
 from .app import app, print_json, stderr, stdout
 from .params import check_file, check_folder, checked
 from .run_commands import (
@@ -74,6 +72,9 @@ def conformance(
     Exit status as for `run`: 0 all passed, 3 a failure or error, 2 refused, 1 operational
     error. With --diff: 0 when no result changed, 1 when some did.
     """
+    from ..harness.conformance import AREAS, diff_reports, run_conformance
+    from ..harness.report import print_conformance, read_report
+
     if diff is not None:
         changes = diff_reports(read_report(diff[0]), read_report(diff[1]))
         if fmt == "json":

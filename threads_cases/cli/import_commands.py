@@ -11,17 +11,17 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from ..case.turns import draft_matchers, list_turns
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
-from ..core.log import read_log
-from ..importers import ImportReport, Stats, import_to_file
 from .app import app, fail, print_json, wants_json
 from .params import AutoFormatOpt, FormatOpt, check_log, check_out_file, checked
+
+if TYPE_CHECKING:
+    from ..importers import ImportReport, Stats
 
 
 def report_stats(stats: Stats, *, verbose: bool, file: str | Path = "") -> None:
@@ -113,6 +113,8 @@ def import_(
     Exit status: 0 written; 1 with --strict a malformed line (error[import_invalid]:
     FILE:LINE: <line type>: message), or an I/O error; 2 bad arguments.
     """
+    from ..importers import import_to_file
+
     try:
         report = import_to_file(
             fmt, file, out, branch=branch, prompt=prompt, strict=strict, skip_invalid=skip_invalid
@@ -128,6 +130,8 @@ def import_(
 
 def _load(log: Path, dialect: str) -> list[dict[str, Any]]:
     try:
+        from ..core.log import read_log
+
         return list(read_log(log, dialect=dialect))
     except CaseError as err:
         raise fail(err) from None
@@ -147,6 +151,9 @@ def turns(
     JSON: a list of {index, text, tools, fork_point, user_message, terminal, status,
     stop_reason, turn_id}.
     """
+    from ..case.turns import list_turns
+    from ..core.log import read_log
+
     try:
         found = list_turns(read_log(log, dialect=dialect))
     except CaseError as err:
@@ -179,6 +186,8 @@ def draft(
     """Print proposed matchers for turn N as JSON {"must": [...], "expect": [...]}: a must per
     successful tool_result and for the terminal event, the tool calls in order as expect."""
     events = _load(log, dialect)
+    from ..case.turns import draft_matchers
+
     try:
         print_json(draft_matchers(events, turn))
     except CaseError as err:

@@ -6,11 +6,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
-from rich.json import JSON
 
 from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
-from ..core.log import inspect_log, reduce_log
 from .app import app, fail, print_json, stdout, wants_json
 from .params import AutoFormatOpt, check_log, check_log_or_case, checked
 
@@ -28,6 +26,8 @@ def reduce(
     fmt: AutoFormatOpt = None,
 ) -> None:
     """Reduce LOG and print the state it reduces to, in the log's dialect (spec/reducer.md)."""
+    from ..core.log import reduce_log
+
     try:
         d = get_dialect(dialect)
         state = d.encode_state(reduce_log(log, dialect=d))
@@ -36,6 +36,8 @@ def reduce(
     if wants_json(fmt):
         print_json(state)
     else:
+        from rich.json import JSON
+
         stdout.print(JSON.from_data(state, indent=2, sort_keys=True))
 
 
@@ -59,6 +61,7 @@ def validate(
     fingerprint. With --format json one path prints
     {"file" or "case", "valid", "problems"}; several print {"valid", "results": [...]}.
     """
+    from ..core.log import inspect_log
     from ..harness.runner import discover
     from ..review import validate_case
 

@@ -5,18 +5,18 @@ from __future__ import annotations
 import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ..core.errors import CaseError
-from ..core.schemas import schema_document
 from ..core.strictjson import canonical_line, read_json_file
-from ..harness.report import junit_xml, print_suite, read_report, report_lines, write_jsonl
-from ..harness.runner import SuiteResult, run_suite
 from .app import app, print_json, render_error, stderr, stdout
 from .params import ReportFormat, check_exists, check_file, check_out_file, checked
+
+if TYPE_CHECKING:
+    from ..harness.runner import SuiteResult
 
 LAST_REPORT = Path(".threads-cases") / "last-report.jsonl"
 #: conformance keeps its own, so `run --last-failed` and `stale` never read a suite report
@@ -67,6 +67,8 @@ def refuse(err: CaseError, fmt: str) -> typer.Exit:
 
 def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: str) -> None:
     """Write the chosen output, the JUnit file and the last report."""
+    from ..harness.report import junit_xml, print_suite, report_lines, write_jsonl
+
     lines = list(report_lines(suite, command))
     keep = LAST_REPORT
     if fmt == "json":
@@ -114,13 +116,19 @@ def announce_isolation(impls: list[Any]) -> None:
         )
 
 
+def _read_report(path: Path) -> list[dict[str, Any]]:
+    from ..harness.report import read_report
+
+    return read_report(path)
+
+
 def last_failed_pairs() -> set[tuple[str, str]] | None:
     """(case path, implementation) pairs that failed or errored in the last report."""
     if not LAST_REPORT.is_file():
         return None
     pairs = {
         (r["path"], r["implementation"])
-        for r in read_report(LAST_REPORT)
+        for r in _read_report(LAST_REPORT)
         if r.get("verdict") in ("fail", "error")
     }
     return pairs or None
@@ -207,6 +215,8 @@ def run(
     2 refused before start; 1 operational error.
     """
     if show_schema:
+        from ..core.schemas import schema_document
+
         print_json(schema_document("report.schema.json"))
         return
     from ..harness.pool import parse_shard
@@ -256,6 +266,8 @@ def run(
                 progress.update(total_hint, total=total)
 
         try:
+            from ..harness.runner import run_suite
+
             suite = run_suite(
                 paths or [Path(".")],
                 impls,
