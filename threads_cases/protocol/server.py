@@ -28,8 +28,6 @@ import os
 import sys
 from typing import IO, Any
 
-import orjson
-
 from .._version import __version__
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
@@ -50,6 +48,7 @@ def handle_request(
     Raises ``CaseError`` for a failed request (its code goes into the ``error`` answer); a
     request missing a field, or with a field of the wrong type, is ``invalid_request``.
     """
+    check_request(message)
     try:
         return _handle(message, dialect, agent)
     except (KeyError, TypeError, AttributeError) as exc:
@@ -57,6 +56,31 @@ def handle_request(
             "invalid_request",
             f"{message.get('cmd')!r} request is malformed: {type(exc).__name__}: {exc}",
         ) from None
+
+
+REQUEST_COMMANDS = ("hello", "reduce", "match", "canonicalize", "replay", "write_case", "shutdown")
+
+
+def check_request(message: dict[str, Any]) -> None:
+    """Check a request against ``schemas/driver/<cmd>.request.schema.json`` (a request
+    made in process may leave out ``id``). Raises ``CaseError("invalid_request")`` with the
+    JSON pointer of the first problem (spec/driver-protocol.md, "Checked messages")."""
+    from ..core.schemas import schema_problems
+
+    cmd = message.get("cmd")
+    if cmd not in REQUEST_COMMANDS:
+        raise CaseError(
+            "invalid_request", f"unknown command {quote(cmd)}", pointer="/cmd" if cmd else ""
+        )
+    body = message if "id" in message else {"id": 0, **message}
+    problems = schema_problems(body, f"driver/{cmd}.request.schema.json")
+    if problems:
+        pointer, text = problems[0]
+        raise CaseError(
+            "invalid_request",
+            f"{cmd} request breaks driver/{cmd}.request.schema.json: {text}",
+            pointer=pointer,
+        )
 
 
 def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> dict[str, Any]:
@@ -191,7 +215,7 @@ class PythonImplementation:
         self.agent = agent
 
     def hello(self) -> dict[str, Any]:
-        return handle_request({"cmd": "hello"})
+        return handle_request({"cmd": "hello", "protocol": 1})
 
     def request(self, message: dict[str, Any]) -> dict[str, Any]:
         return handle_request(message, dialect=self.dialect, agent=self.agent)
@@ -205,9 +229,22 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
     from ..core.strictjson import parse
 
     def answer(obj: dict[str, Any]) -> None:
-        # Lines need not be canonical (spec/driver-protocol.md); orjson keeps the per-request
-        # overhead small. Values that JSON cannot hold never reach here: the runtime refuses them.
-        stdout.write(orjson.dumps(obj) + b"\n")
+        # Every answer is a canonical line (spec/driver-protocol.md), as the TypeScript
+        # driver's; a value canonical JSON cannot hold is an internal_error answer instead.
+        try:
+            line = canonical_line(obj)
+        except CaseError as err:
+            line = canonical_line(
+                {
+                    "id": obj.get("id") if isinstance(obj.get("id"), int) else None,
+                    "ok": False,
+                    "error": {
+                        "code": "internal_error",
+                        "message": f"cannot write the answer: {err}",
+                    },
+                }
+            )
+        stdout.write(line + b"\n")
         stdout.flush()
 
     for raw in iter(stdin.readline, b""):
@@ -224,7 +261,10 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
             )
             answer({"id": rid, "ok": True, **body})
         except CaseError as err:
-            answer({"id": rid, "ok": False, "error": {"code": err.code, "message": str(err)}})
+            error = {"code": err.code, "message": str(err)}
+            if err.location.pointer is not None:
+                error["pointer"] = err.location.pointer
+            answer({"id": rid, "ok": False, "error": error})
         except Exception as exc:  # a driver answers, it does not die
             answer(
                 {

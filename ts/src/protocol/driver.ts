@@ -26,6 +26,7 @@ import { replayCase } from "../reference/replay.js";
 import { ArtifactStore } from "../reference/runtime.js";
 import { buildCaseFiles, checkCaseFiles, checkExpectation, checkSecretsMode, type ExternalEffects } from "../case/save.js";
 import { redactEvents } from "../case/redact.js";
+import { schemaProblems } from "../core/schemas.js";
 import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
 import { version } from "../core/version.js";
 
@@ -146,7 +147,26 @@ function writeCaseRequest(message: JsonObject): JsonObject {
  * Answer one protocol request (the body of an `ok` answer, without id and ok). Throws
  * `CaseError` for a failed request.
  */
+export const REQUEST_COMMANDS = ["hello", "reduce", "match", "canonicalize", "replay", "write_case", "shutdown"];
+
+/**
+ * Check a request against `schemas/driver/<cmd>.request.schema.json` (a request made in
+ * process may leave out `id`): `invalid_request` with the pointer of the first problem.
+ */
+export function checkRequest(message: JsonObject): void {
+  const cmd = message["cmd"];
+  if (typeof cmd !== "string" || !REQUEST_COMMANDS.includes(cmd)) {
+    throw new CaseError("invalid_request", `unknown command ${quote(cmd ?? null)}`, { pointer: Object.hasOwn(message, "cmd") ? "/cmd" : "" });
+  }
+  const body = Object.hasOwn(message, "id") ? message : { id: 0, ...message };
+  const first = schemaProblems(body, `driver/${cmd}.request.schema.json`)[0];
+  if (first !== undefined) {
+    throw new CaseError("invalid_request", `${cmd} request breaks driver/${cmd}.request.schema.json: ${first.message}`, { pointer: first.pointer });
+  }
+}
+
 export function handleRequest(message: JsonObject, dialect: string = DIALECT): JsonObject {
+  checkRequest(message);
   const cmd = message["cmd"];
   switch (cmd) {
     case "hello":
@@ -206,7 +226,11 @@ export function answerLine(line: Uint8Array, dialect: string = DIALECT): JsonObj
     const body = handleRequest(message, dialect);
     return { id, ok: true, ...body };
   } catch (err) {
-    if (err instanceof CaseError) return { id, ok: false, error: { code: err.code, message: describe(err) } };
+    if (err instanceof CaseError) {
+      const error: JsonObject = { code: err.code, message: describe(err) };
+      if (err.pointer !== undefined) error["pointer"] = err.pointer;
+      return { id, ok: false, error };
+    }
     const e = err instanceof Error ? err : new Error(String(err));
     process.stderr.write(`threads-ts driver: internal error: ${e.stack ?? e.message}\n`);
     // one line for that case only: the suite goes on (spec/reports.md 5.3)
