@@ -15,6 +15,13 @@ import { checkCaseFiles } from "../src/case/save.js";
 import { findInValue, kinds, kindsIn, placeholder, redactBytes, redactText, redactValue, scanBytes, scanFiles } from "../src/case/secrets.js";
 import { CaseError } from "../src/core/errors.js";
 import type { JsonValue } from "../src/core/strictjson.js";
+import { AgentSpec, BUILTIN_TOOLS } from "../src/reference/agent.js";
+import { readCaseFiles } from "../src/case/case.js";
+import { ScriptedModel, textReply, toolReply } from "../src/reference/model.js";
+import { replayCase } from "../src/reference/replay.js";
+import { Clock } from "../src/reference/runtime.js";
+import { FakeSandbox } from "../src/reference/sandbox.js";
+import { Thread } from "../src/reference/thread.js";
 
 const dir = join(conformanceDir(), "secrets");
 const names = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
@@ -78,5 +85,62 @@ describe("case files", () => {
       (e: unknown) => e instanceof CaseError && e.message.startsWith("redaction would leave"),
     );
     checkCaseFiles(files, "allow");
+  });
+});
+
+describe("saveCase with secrets", () => {
+  const work = mkdtempSync(join(tmpdir(), "threads-cases-save-secrets-"));
+  after(() => rmSync(work, { recursive: true, force: true }));
+  const key = "ghp_" + "a".repeat(36);
+  const awsSecret = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY";
+  function recorded(): { thread: Thread; at: string } {
+    const files = {
+      "creds.txt": new Uint8Array(Buffer.from(`AKIAIOSFODNN7EXAMPLE,${awsSecret}\n`, "utf16le")),
+      "notes.txt": `token: ${key}\n`,
+    };
+    const agent = new AgentSpec("a", "m", "s", Object.values(BUILTIN_TOOLS));
+    const thread = Thread.create({ agent, sandbox: new FakeSandbox(files), threadId: "t", clock: new Clock(1_795_982_400_000, 7) });
+    const at = thread.events[0]?.event_id as string;
+    thread.runTurn(
+      `use ${key}`,
+      new ScriptedModel([
+        toolReply([
+          ["tu_1", "read_file", { path: "notes.txt" }],
+          ["tu_2", "read_file", { path: "creds.txt" }],
+          ["tu_3", "write_file", { path: "out.txt", content: JSON.stringify({ password: "correct horse" }) }],
+        ]),
+        textReply("done"),
+      ]),
+    );
+    return { thread, at };
+  }
+
+  test("refuses by default naming places, never values", () => {
+    const { thread, at } = recorded();
+    const r = thread.saveCase("c", { at, dir: work });
+    assert.ok(!r.ok && r.error.code === "secret_detected", JSON.stringify(r));
+    assert.ok(!r.error.message.includes(key) && !r.error.message.includes(awsSecret));
+  });
+
+  test("redacts every copy, UTF-16 artifacts and both halves of an AWS pair, and still replays", () => {
+    const { thread, at } = recorded();
+    const r = thread.saveCase("c", { at, dir: work, secrets: "redact" });
+    assert.ok(r.ok, JSON.stringify(r));
+    const files = readCaseFiles(r.value.path);
+    assert.deepEqual(scanFiles(files), []);
+    const all = Buffer.concat([...files.values()]);
+    for (const needle of [key, awsSecret, "correct horse", Buffer.from(awsSecret, "utf16le").toString("latin1")]) {
+      assert.ok(!all.toString("latin1").includes(needle), needle);
+    }
+    assert.ok(all.toString("utf8").includes(placeholder(key)));
+    assert.equal(replayCase(r.value.path).stop, null);
+  });
+
+  test("an unknown mode is invalid_request, and allow saves knowingly", () => {
+    const { thread, at } = recorded();
+    const bad = thread.saveCase("d", { at, dir: work, secrets: "maybe" });
+    assert.ok(!bad.ok && bad.error.code === "invalid_request");
+    const ok = thread.saveCase("e", { at, dir: work, secrets: "allow" });
+    assert.ok(ok.ok, JSON.stringify(ok));
   });
 });

@@ -45,6 +45,8 @@ export interface SaveCaseRequest {
   externalEffects?: string;
   overwrite?: boolean;
   implementations?: readonly string[];
+  /** `"refuse"` (default), `"redact"` or `"allow"` (spec/case-format.md section 10). */
+  secrets?: string;
 }
 
 export class Thread {
@@ -224,6 +226,7 @@ export class Thread {
       externalEffects: request.externalEffects ?? "stub",
       overwrite: request.overwrite ?? false,
       implementations: request.implementations ?? DEFAULT_IMPLEMENTATIONS,
+      secrets: request.secrets ?? "refuse",
     });
   }
 
