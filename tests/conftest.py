@@ -1,4 +1,5 @@
-"""Shared fixtures for the save / run tests: a small recorded thread and conformance cases.
+"""Shared test helpers: :func:`cli` (the real CLI in a subprocess), a small recorded thread
+and the conformance cases.
 
 ``build_thread()`` is also imported by the crash subprocesses (tests/test_save_crash.py), so
 it must stay deterministic: fixed clock, fixed thread id, scripted model.
@@ -6,8 +7,11 @@ it must stay deterministic: fixed clock, fixed thread id, scripted model.
 
 from __future__ import annotations
 
+import os
 import shutil
-from collections.abc import Callable
+import subprocess
+import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -25,6 +29,51 @@ CONFORMANCE = ROOT / "spec" / "conformance" / "cases"
 CONFORMANCE_NAMES = sorted(p.name for p in CONFORMANCE.iterdir() if (p / "case.json").is_file())
 SYSTEM = "You are terse. Use tools."
 START_MS = 1_800_000_000_000
+
+#: The bound on one CLI run. It only catches a hang: a loaded 2-core machine may be slow, so
+#: no test judges speed by the clock.
+HANG_SECONDS = 300.0
+#: Variables of the test process that would change what the CLI does.
+CLEARED_ENV = (
+    "THREADS_CASES_DEBUG",
+    "THREADS_CASES_CRASH_AT",
+    "GITHUB_STEP_SUMMARY",
+    "GITHUB_WORKSPACE",
+)
+
+
+def cli(
+    *args: str | Path,
+    cwd: Path,
+    env: Mapping[str, str] | None = None,
+    timeout: float = HANG_SECONDS,
+    traceback_ok: bool = False,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m threads_cases ARGS`` in ``cwd`` (stdin empty, output decoded as UTF-8
+    with replacement) with ``env`` on top of this environment minus :data:`CLEARED_ENV`.
+    Fails the test when the command hangs past ``timeout`` or prints a traceback (unless
+    ``traceback_ok``)."""
+    base = {k: v for k, v in os.environ.items() if k not in CLEARED_ENV}
+    argv = [sys.executable, "-m", "threads_cases", *map(str, args)]
+    try:
+        p = subprocess.run(
+            argv,
+            cwd=cwd,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+            env={**base, **(env or {})},
+        )
+    except subprocess.TimeoutExpired as exc:
+        tail = exc.stderr[-500:] if isinstance(exc.stderr, bytes) else b""
+        pytest.fail(f"`threads-cases {' '.join(argv[3:5])} ...` hung for {timeout}s ({tail!r})")
+    if not traceback_ok:
+        assert "Traceback" not in p.stdout + p.stderr, p.stderr[-3000:]
+    return p
+
 
 #: Calls the live weather handler answered, in order (reset by build_thread).
 WEATHER_CALLS: list[dict[str, Any]] = []

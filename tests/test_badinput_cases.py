@@ -14,7 +14,7 @@ For each input:
     implementation that reads the file: ``threads-ts`` for ``*.threads-ts.*``, else
     ``threads-py``; ``_extra`` files are the exception the spec makes, see below);
 (c) no ``Traceback`` on stdout or stderr;
-(d) every subprocess ends within 5 seconds.
+(d) no subprocess hangs (``conftest.HANG_SECONDS`` bounds each; speed is not judged).
 
 Inputs that an implementation reads itself (the logs, the expected files, model.json,
 stubs.json, sandbox.json, the artifacts) are also run with ``--impl threads-ts`` (the same
@@ -30,18 +30,16 @@ batch on one worker.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
-import sys
 import threading
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import cli
 
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.strictjson import canonical_document, canonical_line
@@ -50,7 +48,6 @@ from threads_cases.harness.registry import ts_driver_path
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "badinput" / "case"
 CASES = ROOT / "spec" / "conformance" / "cases"
-LIMIT_SECONDS = 5.0
 BATCH = 40
 
 #: The conformance case each input is applied to (by target folder); default reads-notes.
@@ -236,47 +233,13 @@ def apply(inp: Input, parent: Path) -> Path:
 
 
 @dataclass
-class Proc:
-    args: list[str]
-    returncode: int
-    stdout: str
-    stderr: str
-    seconds: float
-
-
-def cli(*args: str, cwd: Path) -> Proc:
-    start = time.monotonic()
-    try:
-        p = subprocess.run(
-            [sys.executable, "-m", "threads_cases", *args],
-            capture_output=True,
-            timeout=LIMIT_SECONDS,
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            env={**os.environ, "THREADS_CASES_DEBUG": ""},
-        )
-    except subprocess.TimeoutExpired as exc:
-        pytest.fail(
-            f"`{' '.join(args[:2])} ...` took over {LIMIT_SECONDS}s "
-            f"(stderr: {(exc.stderr or b'')[-500:]!r})"
-        )
-    return Proc(
-        list(args),
-        p.returncode,
-        p.stdout.decode("utf-8", "replace"),
-        p.stderr.decode("utf-8", "replace"),
-        time.monotonic() - start,
-    )
-
-
-@dataclass
 class Outcome:
     """What the CLI said about one input."""
 
     case: Path
-    validate: Proc
+    validate: subprocess.CompletedProcess[str]
     validation: dict[str, Any]
-    runs: dict[str, tuple[Proc, dict[str, Any] | None]]
+    runs: dict[str, tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]]
 
 
 def _batches() -> dict[str, list[Input]]:
@@ -301,7 +264,7 @@ _results: dict[str, dict[str, Outcome]] = {}
 _lock = threading.Lock()
 
 
-RunResults = dict[str, dict[str, tuple[Proc, dict[str, Any] | None]]]
+RunResults = dict[str, dict[str, tuple[subprocess.CompletedProcess[str], dict[str, Any] | None]]]
 
 
 def _run_jobs(impls: dict[str, list[tuple[Input, Path]]], cwd: Path) -> RunResults:
@@ -320,6 +283,7 @@ def _run_jobs(impls: dict[str, list[tuple[Input, Path]]], cwd: Path) -> RunResul
             "--jobs",
             "1",
             cwd=cwd,
+            traceback_ok=True,  # no_traceback() says which input of the batch caused one
         )
         by_path: dict[str, dict[str, Any]] = {}
         for line in proc.stdout.splitlines():
@@ -348,7 +312,9 @@ def _run_batch(name: str, work: Path) -> dict[str, Outcome]:
     cases: dict[str, Path] = {}
     for n, inp in enumerate(BATCHES[name]):
         cases[inp.id] = apply(inp, work / f"c{n}")
-    validate = cli("validate", *map(str, cases.values()), "--format", "json", cwd=work)
+    validate = cli(
+        "validate", *map(str, cases.values()), "--format", "json", cwd=work, traceback_ok=True
+    )
     try:
         doc = json.loads(validate.stdout)
     except ValueError:
@@ -401,7 +367,6 @@ def _names(problem: dict[str, Any], case: Path, rel: str) -> bool:
 def check_validate(inp: Input, out: Outcome) -> None:
     proc = out.validate
     assert proc.returncode in (1, 2), proc.stderr[-2000:]
-    assert proc.seconds < LIMIT_SECONDS, f"validate took {proc.seconds:.1f}s"
     assert out.validation, f"no validate result for {out.case}: {proc.stdout[-2000:]}"
     assert out.validation["valid"] is False
     problems = out.validation["problems"]
@@ -432,7 +397,6 @@ def check_validate(inp: Input, out: Outcome) -> None:
 def check_run(inp: Input, out: Outcome, impl: str) -> set[str]:
     proc, result = out.runs[impl]
     where = f"run --impl {impl}"
-    assert proc.seconds < LIMIT_SECONDS, f"{where} took {proc.seconds:.1f}s"
     if inp.id == "_missing/case.json":
         # spec/reports.md 3.1: a folder without case.json is not a case: "no cases found"
         assert proc.returncode == 2, proc.stderr

@@ -4,9 +4,7 @@ report goes to tmp_path/.threads-cases/)."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -14,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import EXPECT, build_thread
+from conftest import EXPECT, build_thread, cli
 
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import canonical_document, read_json_file
@@ -22,26 +20,10 @@ from threads_cases.core.strictjson import canonical_document, read_json_file
 CopyCase = Callable[[str], Path]
 
 
-def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("THREADS_CASES_CRASH_AT", "THREADS_CASES_DEBUG")
-    }
-    return subprocess.run(
-        [sys.executable, "-m", "threads_cases", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-
-
 def cli_many(cwd: Path, *argvs: tuple[str | Path, ...]) -> list[subprocess.CompletedProcess[str]]:
     """Several independent invocations at once (each is a fresh interpreter)."""
     with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda a: cli(cwd, *a), argvs))
+        return list(pool.map(lambda a: cli(*a, cwd=cwd), argvs))
 
 
 def parse_run(p: subprocess.CompletedProcess[str]) -> tuple[int, list[dict[str, Any]]]:
@@ -54,7 +36,7 @@ def parse_run(p: subprocess.CompletedProcess[str]) -> tuple[int, list[dict[str, 
 
 
 def run_json(cwd: Path, *args: str | Path) -> tuple[int, list[dict[str, Any]]]:
-    return parse_run(cli(cwd, "run", "--impl", "threads-py", "--format", "json", *args))
+    return parse_run(cli("run", "--impl", "threads-py", "--format", "json", *args, cwd=cwd))
 
 
 def results(lines: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
@@ -108,7 +90,6 @@ def musts() -> list[str]:
 def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -> None:  # type: ignore[no-untyped-def]
     log, arts, at, api_case = log_on_disk
     p = cli(
-        tmp_path,
         "save",
         log,
         "--at",
@@ -121,6 +102,7 @@ def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -
         arts,
         "--json",
         *musts(),
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
@@ -131,7 +113,6 @@ def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -
     assert out["fingerprint"] == json.loads((api_case / "case.json").read_bytes())["fingerprint"]
     # again: unchanged; a different case: case_exists (exit 2) unless --overwrite
     p = cli(
-        tmp_path,
         "save",
         log,
         "--at",
@@ -144,10 +125,10 @@ def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -
         arts,
         "--json",
         *musts(),
+        cwd=tmp_path,
     )
     assert p.returncode == 0 and json.loads(p.stdout)["outcome"] == "unchanged"
     p = cli(
-        tmp_path,
         "save",
         log,
         "--at",
@@ -159,11 +140,11 @@ def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -
         "--artifacts",
         arts,
         "--json",
+        cwd=tmp_path,
     )
     assert p.returncode == 2
     assert json.loads(p.stdout)["code"] == "case_exists"
     p = cli(
-        tmp_path,
         "save",
         log,
         "--at",
@@ -175,6 +156,7 @@ def test_cli_save_writes_the_same_case_as_the_api(tmp_path: Path, log_on_disk) -
         "--artifacts",
         arts,
         "--overwrite",
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
     assert p.stdout.startswith("replaced ")
@@ -212,7 +194,7 @@ def test_cli_save_refusals_exit_2_with_code_and_message(tmp_path: Path, log_on_d
         assert doc["message"]
     assert not (tmp_path / "out" / "x").exists()
     # without --json: one error line on stderr, nothing on stdout
-    p = cli(tmp_path, "save", broken, "--at", at, "--name", "x", "--dir", "out")
+    p = cli("save", broken, "--at", at, "--name", "x", "--dir", "out", cwd=tmp_path)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith("error[log_invalid]: ")
     assert "seq" in p.stderr and "Traceback" not in p.stderr
@@ -223,7 +205,6 @@ def test_cli_save_reads_a_threads_ts_log(tmp_path: Path, log_on_disk) -> None:  
     t, _ = build_thread()
     t.write_log(tmp_path / "ts.jsonl", dialect="threads-ts")
     p = cli(
-        tmp_path,
         "save",
         "ts.jsonl",
         "--dialect",
@@ -238,6 +219,7 @@ def test_cli_save_reads_a_threads_ts_log(tmp_path: Path, log_on_disk) -> None:  
         arts,
         "--json",
         *musts(),
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert files_of(tmp_path / "ts-out" / "api") == files_of(api_case)
@@ -306,7 +288,7 @@ def test_run_all_pass_exits_0(tmp_path: Path, conformance_case: CopyCase) -> Non
     assert status == 0
     assert lines[-1]["counts"]["pass"] == 3 and lines[-1]["exit_status"] == 0
     # the pretty format and the default path (the current folder)
-    p = cli(tmp_path / "cases", "run", "--impl", "threads-py")
+    p = cli("run", "--impl", "threads-py", cwd=tmp_path / "cases")
     assert p.returncode == 0, p.stderr
     assert "3 pass" in p.stdout
 
@@ -427,7 +409,7 @@ def test_supply_and_missing_stub_on_the_cli(tmp_path: Path, conformance_case: Co
 
 
 def test_run_schema_prints_the_report_schema(tmp_path: Path) -> None:
-    p = cli(tmp_path, "run", "--schema")
+    p = cli("run", "--schema", cwd=tmp_path)
     assert p.returncode == 0
     doc = json.loads(p.stdout)
     assert doc["$id"].endswith("/report.schema.json")

@@ -4,27 +4,16 @@ from __future__ import annotations
 
 import json
 import shutil
-import subprocess
 import sys
 from pathlib import Path
+
+from conftest import cli
 
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import canonical_document, read_json_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "spec" / "conformance"
-
-
-def cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    proc = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert "Traceback" not in proc.stderr, proc.stderr
-    return proc
 
 
 def small_suite(tmp_path: Path) -> Path:

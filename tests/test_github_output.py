@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import io
-import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
+
+from conftest import cli
 
 from threads_cases.core.strictjson import canonical_document, read_json_file
 from threads_cases.harness.github import (
@@ -21,28 +20,6 @@ from threads_cases.harness.runner import CaseResult, Check, SuiteResult
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
-
-
-def cli(
-    cwd: Path, *args: str | Path, summary: Path | None = None
-) -> subprocess.CompletedProcess[str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("THREADS_CASES_DEBUG", "GITHUB_STEP_SUMMARY", "GITHUB_WORKSPACE")
-    }
-    if summary is not None:
-        env["GITHUB_STEP_SUMMARY"] = str(summary)
-    p = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-    assert "Traceback" not in p.stderr + p.stdout, p.stderr
-    return p
 
 
 def test_escaping_follows_github_rules() -> None:
@@ -89,7 +66,16 @@ def test_run_format_github_annotations_and_summary(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     summary.write_text("previous step\n")
 
-    p = cli(tmp_path, "run", "--impl", "threads-py", "--format", "github", "cases", summary=summary)
+    p = cli(
+        "run",
+        "--impl",
+        "threads-py",
+        "--format",
+        "github",
+        "cases",
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+        cwd=tmp_path,
+    )
     assert p.returncode == 3, p.stderr
     lines = p.stdout.splitlines()
     errors = [x for x in lines if x.startswith("::error ")]
@@ -117,7 +103,6 @@ def test_run_format_github_annotations_and_summary(tmp_path: Path) -> None:
 def test_conformance_format_github(tmp_path: Path) -> None:
     summary = tmp_path / "summary.md"
     p = cli(
-        tmp_path,
         "conformance",
         ROOT / "spec" / "conformance",
         "--impl",
@@ -126,7 +111,8 @@ def test_conformance_format_github(tmp_path: Path) -> None:
         "github",
         "-k",
         "cases/weather",
-        summary=summary,
+        env={"GITHUB_STEP_SUMMARY": str(summary)},
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert not [x for x in p.stdout.splitlines() if x.startswith("::")]

@@ -5,13 +5,11 @@ then replayed with `threads-cases run`."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import cli
 
 SAMPLES = Path(__file__).resolve().parent / "importers"
 
@@ -31,20 +29,6 @@ CASES: dict[str, tuple[str, int, tuple[str, ...], int]] = {
 }
 
 
-def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "THREADS_CASES_DEBUG"}
-    p = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env=env,
-    )
-    assert "Traceback" not in p.stderr, p.stderr
-    return p
-
-
 def run_verdicts(
     cwd: Path, cases: Path, impls: tuple[str, ...] = IMPLEMENTATIONS
 ) -> dict[tuple[str, str], dict[str, Any]]:
@@ -52,7 +36,7 @@ def run_verdicts(
     args: list[str] = ["run", str(cases), "--format", "json"]
     for impl in impls:
         args += ["--impl", impl]
-    p = cli(cwd, *args)
+    p = cli(*args, cwd=cwd)
     lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
     return {(r["case"], r["implementation"]): r for r in lines if r.get("kind") == "result"}
 
@@ -61,13 +45,13 @@ def run_verdicts(
 def test_sample_imports_lists_saves_and_replays(tmp_path: Path, sample: str) -> None:
     fmt, n, extra, count = CASES[sample]
     log = tmp_path / "thread.jsonl"
-    p = cli(tmp_path, "import", fmt, SAMPLES / sample, "-o", log, "--verbose", *extra)
+    p = cli("import", fmt, SAMPLES / sample, "-o", log, "--verbose", *extra, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert f"{count} turn(s)" in p.stdout
     assert "skipped" in p.stderr  # --verbose always reports
-    assert cli(tmp_path, "validate", log).returncode == 0
+    assert cli("validate", log, cwd=tmp_path).returncode == 0
 
-    p = cli(tmp_path, "turns", log, "--format", "json")
+    p = cli("turns", log, "--format", "json", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     turns = json.loads(p.stdout)
     assert [t["index"] for t in turns] == list(range(1, count + 1))
@@ -78,7 +62,9 @@ def test_sample_imports_lists_saves_and_replays(tmp_path: Path, sample: str) -> 
     assert ids[ids.index(turn["user_message"]) - 1] == turn["fork_point"]
     assert events[ids.index(turn["terminal"])]["type"] == "turn_completed"
 
-    p = cli(tmp_path, "save", log, "--turn", n, "--name", "imported", "--dir", "cases", "--draft")
+    p = cli(
+        "save", log, "--turn", n, "--name", "imported", "--dir", "cases", "--draft", cwd=tmp_path
+    )
     assert p.returncode == 0, p.stderr
     case = json.loads((tmp_path / "cases" / "imported" / "case.json").read_text("utf-8"))
     assert case["at"] == turn["fork_point"]
@@ -95,7 +81,6 @@ def test_save_from_transcript_in_memory(tmp_path: Path) -> None:
     """`save --from` imports in memory: same case as import + save, nothing else written."""
     src = SAMPLES / "claude-code-fork.jsonl"
     p = cli(
-        tmp_path,
         "save",
         "--from",
         "claude-code",
@@ -108,11 +93,11 @@ def test_save_from_transcript_in_memory(tmp_path: Path) -> None:
         "cases",
         "--must",
         '{"type": "tool_result", "data": {"name": "Read"}}',
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
-    assert cli(tmp_path, "import", "claude-code", src, "-o", "t.jsonl").returncode == 0
+    assert cli("import", "claude-code", src, "-o", "t.jsonl", cwd=tmp_path).returncode == 0
     p = cli(
-        tmp_path,
         "save",
         "t.jsonl",
         "--turn",
@@ -123,6 +108,7 @@ def test_save_from_transcript_in_memory(tmp_path: Path) -> None:
         "cases",
         "--must",
         '{"type": "tool_result", "data": {"name": "Read"}}',
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
     a, b = (tmp_path / "cases" / "first", tmp_path / "cases" / "second")
@@ -135,29 +121,29 @@ def test_save_from_transcript_in_memory(tmp_path: Path) -> None:
 def test_draft_prints_matchers(tmp_path: Path) -> None:
     assert (
         cli(
-            tmp_path,
             "import",
             "claude-code",
             SAMPLES / "claude-code-sidechain.jsonl",
             "-o",
             "t.jsonl",
+            cwd=tmp_path,
         ).returncode
         == 0
     )
-    p = cli(tmp_path, "draft", "t.jsonl", "--turn", "2")
+    p = cli("draft", "t.jsonl", "--turn", "2", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert json.loads(p.stdout) == {
         "must": [{"type": "turn_failed", "data": {"error": {"code": "interrupted"}}}],
         "expect": [{"type": "tool_called", "data": {"name": "Bash"}}],
     }
-    p = cli(tmp_path, "draft", "t.jsonl", "--turn", "9")
+    p = cli("draft", "t.jsonl", "--turn", "9", cwd=tmp_path)
     assert p.returncode == 2 and "error[invalid_request]" in p.stderr
 
 
 def test_malformed_line_refused_and_nothing_written(tmp_path: Path) -> None:
     out = tmp_path / "out.jsonl"
     src = SAMPLES / "claude-code-malformed.jsonl"
-    p = cli(tmp_path, "import", "claude-code", src, "-o", out, "--strict")
+    p = cli("import", "claude-code", src, "-o", out, "--strict", cwd=tmp_path)
     assert p.returncode == 1
     first = p.stderr.splitlines()[0]
     assert first.startswith("error[import_invalid]: ")
@@ -167,7 +153,6 @@ def test_malformed_line_refused_and_nothing_written(tmp_path: Path) -> None:
     assert [x.name for x in tmp_path.iterdir()] == []  # no temporary file left either
     # save --from skips it with the same warning as import, and saves the turn
     p = cli(
-        tmp_path,
         "save",
         "--from",
         "claude-code",
@@ -178,6 +163,7 @@ def test_malformed_line_refused_and_nothing_written(tmp_path: Path) -> None:
         "x",
         "--dir",
         "cases",
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
     assert "warning[import_skipped]: " in p.stderr and "malformed.jsonl:3: " in p.stderr
@@ -185,24 +171,23 @@ def test_malformed_line_refused_and_nothing_written(tmp_path: Path) -> None:
 
 def test_skip_invalid_imports_the_rest(tmp_path: Path) -> None:
     p = cli(
-        tmp_path,
         "import",
         "claude-code",
         SAMPLES / "claude-code-malformed.jsonl",
         "-o",
         "out.jsonl",
         "--skip-invalid",
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
     assert "skipped 1 unreadable or malformed line(s)" in p.stderr
-    p = cli(tmp_path, "turns", "out.jsonl", "--format", "json")
+    p = cli("turns", "out.jsonl", "--format", "json", cwd=tmp_path)
     assert [t["text"] for t in json.loads(p.stdout)] == ["Say hello in Greek", "And in Russian?"]
 
 
 def test_branch_option_and_unknown_format(tmp_path: Path) -> None:
     src = SAMPLES / "claude-code-fork.jsonl"
     p = cli(
-        tmp_path,
         "import",
         "claude-code",
         src,
@@ -211,13 +196,14 @@ def test_branch_option_and_unknown_format(tmp_path: Path) -> None:
         "--branch",
         "22222222-0005-4000-8000-000000000005",
         "-v",
+        cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
     assert "branch not followed" in p.stderr
-    turns = json.loads(cli(tmp_path, "turns", "b.jsonl", "--format", "json").stdout)
+    turns = json.loads(cli("turns", "b.jsonl", "--format", "json", cwd=tmp_path).stdout)
     assert turns[1]["text"] == "Change the port to 9090"
-    p = cli(tmp_path, "import", "claude-code", src, "-o", "c.jsonl", "--branch", "nope")
+    p = cli("import", "claude-code", src, "-o", "c.jsonl", "--branch", "nope", cwd=tmp_path)
     assert p.returncode == 2 and "error[invalid_request]" in p.stderr
-    p = cli(tmp_path, "import", "gemini", src, "-o", "c.jsonl")
+    p = cli("import", "gemini", src, "-o", "c.jsonl", cwd=tmp_path)
     assert p.returncode == 2 and "is not one of" in p.stderr
     assert not (tmp_path / "c.jsonl").exists()

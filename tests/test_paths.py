@@ -13,12 +13,11 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import cli
 
 from threads_cases.case.directory import check_case_name, load_case
 from threads_cases.case.loader import inspect_case
@@ -51,20 +50,6 @@ DEVICE_NAMES = [
     for d in DEVICES
     for v in (d, d.lower(), d[0] + d[1:].lower() + ".txt", d.lower() + ".tar.gz", d + ".")
 ]
-
-
-def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    p = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *map(str, args)],
-        capture_output=True,
-        text=True,
-        timeout=5,
-        cwd=cwd,
-        stdin=subprocess.DEVNULL,
-        env={**os.environ, "THREADS_CASES_DEBUG": ""},
-    )
-    assert "Traceback" not in p.stdout + p.stderr, p.stderr
-    return p
 
 
 def copy_case(tmp_path: Path, name: str = "reads-notes") -> Path:

@@ -5,7 +5,6 @@ is changed."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -14,31 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import cli
 
 from threads_cases.core.strictjson import canonical_document, canonical_line, read_json_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
-
-
-def cli(
-    cwd: Path, *args: str | Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    base = {
-        k: v
-        for k, v in os.environ.items()
-        if k not in ("THREADS_CASES_CRASH_AT", "THREADS_CASES_DEBUG", "GITHUB_STEP_SUMMARY")
-    }
-    p = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**base, **(env or {})},
-    )
-    assert "Traceback" not in p.stderr + p.stdout, p.stderr
-    return p
 
 
 def copy(tmp_path: Path, name: str, dest: str = "cases") -> Path:
@@ -66,7 +46,7 @@ def rewrite_event(log: Path, index: int, change: Callable[[dict[str, Any]], None
 
 def test_show_renders_the_case_without_values(tmp_path: Path) -> None:
     case = copy(tmp_path, "weather-stub")
-    p = cli(tmp_path, "show", case)
+    p = cli("show", case, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     out = p.stdout
     for text in (
@@ -95,7 +75,7 @@ def test_show_renders_the_case_without_values(tmp_path: Path) -> None:
 
 def test_show_values_prints_them_and_warns_once(tmp_path: Path) -> None:
     case = copy(tmp_path, "weather-stub")
-    p = cli(tmp_path, "show", case, "--values")
+    p = cli("show", case, "--values", cwd=tmp_path)
     assert p.returncode == 0
     assert "Weather in Oslo?" in p.stdout
     assert "Oslo: 4°C, light rain" in p.stdout
@@ -106,19 +86,19 @@ def test_show_values_prints_them_and_warns_once(tmp_path: Path) -> None:
 
 def test_show_timeline_is_the_last_20_events_unless_all(tmp_path: Path) -> None:
     case = copy(tmp_path, "multi-turn-prefix")
-    short = cli(tmp_path, "show", case)
+    short = cli("show", case, cwd=tmp_path)
     assert short.returncode == 0
     assert "23 event(s), the last 20 shown" in short.stdout
     assert "thread_started" not in short.stdout  # seq 0 is cut
     assert "turn-13 end_turn" in short.stdout
-    full = cli(tmp_path, "show", case, "--all")
+    full = cli("show", case, "--all", cwd=tmp_path)
     assert full.returncode == 0
     assert "thread_started" in full.stdout and "the last 20" not in full.stdout
     assert "sandbox reads (1)" in full.stdout and "todo.txt" in full.stdout
 
 
 def test_show_refuses_a_folder_that_is_not_a_case(tmp_path: Path) -> None:
-    p = cli(tmp_path, "show", tmp_path)
+    p = cli("show", tmp_path, cwd=tmp_path)
     assert p.returncode == 2
     assert p.stderr.startswith("error[invalid_request]: ")
     assert "hint: expected a case directory" in p.stderr
@@ -148,14 +128,14 @@ def _mutated_pair(tmp_path: Path) -> tuple[Path, Path]:
 def test_diff_equal_cases_exit_0(tmp_path: Path) -> None:
     a = copy(tmp_path, "weather-stub", "a")
     b = copy(tmp_path, "weather-stub", "b")
-    p = cli(tmp_path, "diff", a, b)
+    p = cli("diff", a, b, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     assert "no difference" in p.stdout
 
 
 def test_diff_reports_every_change_by_pointer(tmp_path: Path) -> None:
     a, b = _mutated_pair(tmp_path)
-    p = cli(tmp_path, "diff", a, b)
+    p = cli("diff", a, b, cwd=tmp_path)
     assert p.returncode == 1, p.stderr
     out = p.stdout
     assert "~ must[0] /data/is_error: false -> true" in out
@@ -170,7 +150,7 @@ def test_diff_reports_every_change_by_pointer(tmp_path: Path) -> None:
     # the threads-ts files were not changed: only their bytes, so they do not appear
     assert "log.threads-ts.jsonl" not in out
 
-    j = cli(tmp_path, "diff", "--format", "json", a, b)
+    j = cli("diff", "--format", "json", a, b, cwd=tmp_path)
     assert j.returncode == 1
     doc = json.loads(j.stdout)
     assert doc["equal"] is False
@@ -186,22 +166,22 @@ def test_diff_events_added_and_removed_by_seq(tmp_path: Path) -> None:
     for name in ("log.threads-py.jsonl", "log.threads-ts.jsonl"):
         lines = (b / name).read_bytes().splitlines(keepends=True)
         (b / name).write_bytes(b"".join(lines[:-1]))
-    p = cli(tmp_path, "diff", a, b)
+    p = cli("diff", a, b, cwd=tmp_path)
     assert p.returncode == 1
     assert "- seq 5 " in p.stdout
     assert "log.threads-ts.jsonl" in p.stdout
     assert "the same 1 change(s) as log.threads-py.jsonl" in p.stdout
-    back = cli(tmp_path, "diff", b, a)
+    back = cli("diff", b, a, cwd=tmp_path)
     assert "+ seq 5 " in back.stdout
 
 
 def test_diff_bad_arguments_exit_2(tmp_path: Path) -> None:
     a = copy(tmp_path, "weather-stub", "a")
-    one = cli(tmp_path, "diff", a)
+    one = cli("diff", a, cwd=tmp_path)
     assert one.returncode == 2 and one.stderr.startswith("error[invalid_request]: ")
-    notcase = cli(tmp_path, "diff", a, tmp_path)
+    notcase = cli("diff", a, tmp_path, cwd=tmp_path)
     assert notcase.returncode == 2 and "case.json is missing" in notcase.stderr
-    fmt = cli(tmp_path, "diff", "--format", "yaml", a, a)
+    fmt = cli("diff", "--format", "yaml", a, a, cwd=tmp_path)
     assert fmt.returncode == 2
 
 
@@ -237,23 +217,28 @@ def test_diff_git_revision_and_driver(tmp_path: Path) -> None:
     _git(repo, "add", "-A")
     _git(repo, "commit", "-q", "-m", "case")
 
-    same = cli(repo, "diff", "--git", "HEAD", "cases/weather-stub")
+    same = cli("diff", "--git", "HEAD", "cases/weather-stub", cwd=repo)
     assert same.returncode == 0, same.stderr
     rewrite(case / "model.json", lambda d: d["replies"][1].update(stop_reason="max_tokens"))
-    changed = cli(repo, "diff", "--git", "HEAD", "cases/weather-stub")
+    changed = cli("diff", "--git", "HEAD", "cases/weather-stub", cwd=repo)
     assert changed.returncode == 1
     assert "--- HEAD:cases/weather-stub" in changed.stdout
     assert '~ replies[1] max_tokens /stop_reason: "end_turn" -> "max_tokens"' in changed.stdout
 
     # refusals: unknown revision, a path the revision lacks, outside a work tree
-    bad_rev = cli(repo, "diff", "--git", "nope", "cases/weather-stub")
+    bad_rev = cli("diff", "--git", "nope", "cases/weather-stub", cwd=repo)
     assert bad_rev.returncode == 2 and "unknown revision" in bad_rev.stderr
     other = copy(repo, "reads-notes")
-    absent = cli(repo, "diff", "--git", "HEAD", other)
+    absent = cli("diff", "--git", "HEAD", other, cwd=repo)
     assert absent.returncode == 2 and "not a case directory in HEAD" in absent.stderr
     outside = copy(tmp_path, "reads-notes", "plain")
     no_git = cli(
-        tmp_path, "diff", "--git", "HEAD", outside, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)}
+        "diff",
+        "--git",
+        "HEAD",
+        outside,
+        env={"GIT_CEILING_DIRECTORIES": str(tmp_path)},
+        cwd=tmp_path,
     )
     assert no_git.returncode == 2 and no_git.stderr.startswith("error[git_unavailable]: ")
 
@@ -269,7 +254,6 @@ def test_git_driver_on_single_files(tmp_path: Path) -> None:
     old.write_text("a\nb\n")
     new.write_text("a\nc\n")
     p = cli(
-        tmp_path,
         "diff",
         "--git-driver",
         "x/notes.txt",
@@ -279,6 +263,7 @@ def test_git_driver_on_single_files(tmp_path: Path) -> None:
         new,
         "2" * 40,
         "100644",
+        cwd=tmp_path,
     )
     assert p.returncode == 0
     assert "-b\n+c\n" in p.stdout
@@ -287,7 +272,6 @@ def test_git_driver_on_single_files(tmp_path: Path) -> None:
     shutil.copy(log_a, log_b)
     rewrite_event(log_b, 12, lambda e: e["data"].update(content="Add more docs"))
     p = cli(
-        tmp_path,
         "diff",
         "--git-driver",
         "c/log.threads-py.jsonl",
@@ -297,11 +281,11 @@ def test_git_driver_on_single_files(tmp_path: Path) -> None:
         log_b,
         "2" * 40,
         "100644",
+        cwd=tmp_path,
     )
     assert p.returncode == 0
     assert '~ seq 12 user_message /data/content: "Add docs to it" -> "Add more docs"' in p.stdout
     added = cli(
-        tmp_path,
         "diff",
         "--git-driver",
         "c/case.json",
@@ -311,9 +295,10 @@ def test_git_driver_on_single_files(tmp_path: Path) -> None:
         CASES / "reads-notes" / "case.json",
         "2" * 40,
         "100644",
+        cwd=tmp_path,
     )
     assert added.returncode == 0 and "+ added" in added.stdout
-    wrong = cli(tmp_path, "diff", "--git-driver", "a", "b")
+    wrong = cli("diff", "--git-driver", "a", "b", cwd=tmp_path)
     assert wrong.returncode == 2 and "7 arguments" in wrong.stderr
 
 
@@ -330,7 +315,7 @@ def test_fmt_check_and_rewrite(tmp_path: Path) -> None:
         "".join(json.dumps(json.loads(line), indent=None) + "\n" for line in lines)
     )
 
-    check = cli(tmp_path, "fmt", "--check", "cases")
+    check = cli("fmt", "--check", "cases", cwd=tmp_path)
     assert check.returncode == 1, check.stderr
     assert f"{Path('cases/reads-notes/model.json')}: not canonical" in check.stdout
     assert f"{Path('cases/reads-notes/log.threads-ts.jsonl')}: not canonical" in check.stdout
@@ -339,7 +324,7 @@ def test_fmt_check_and_rewrite(tmp_path: Path) -> None:
     assert json.loads((case / "model.json").read_text()) == model
     assert (case / "model.json").read_bytes() != canonical_document(model)  # untouched
 
-    done = cli(tmp_path, "fmt")  # default: the current folder
+    done = cli("fmt", cwd=tmp_path)  # default: the current folder
     assert done.returncode == 0, done.stderr
     assert "formatted cases/reads-notes/model.json" in done.stdout
     assert (case / "model.json").read_bytes() == canonical_document(model)
@@ -347,8 +332,8 @@ def test_fmt_check_and_rewrite(tmp_path: Path) -> None:
     assert (case / "log.threads-ts.jsonl").read_bytes() == (
         CASES / "reads-notes" / "log.threads-ts.jsonl"
     ).read_bytes()
-    assert cli(tmp_path, "fmt", "--check").returncode == 0
-    assert cli(tmp_path, "validate", case).returncode == 0
+    assert cli("fmt", "--check", cwd=tmp_path).returncode == 0
+    assert cli("validate", case, cwd=tmp_path).returncode == 0
     # formatting a canonical case with its own fingerprint gives back the saved bytes
     assert (case / "case.json").read_bytes() == (CASES / "reads-notes" / "case.json").read_bytes()
 
@@ -357,16 +342,16 @@ def test_fmt_check_names_a_stale_fingerprint_and_files_stand_for_their_case(tmp_
     case = copy(tmp_path, "weather-stub")
     rewrite(case / "stubs.json", lambda d: d["calls"][0]["result"].update(content="sunny"))
     # a file argument (as pre-commit passes them) stands for its case
-    p = cli(tmp_path, "fmt", "--check", case / "stubs.json")
+    p = cli("fmt", "--check", case / "stubs.json", cwd=tmp_path)
     assert p.returncode == 1
     assert p.stdout.strip() == f"{case / 'case.json'}: fingerprint stale"
-    fixed = cli(tmp_path, "fmt", case / "stubs.json")
+    fixed = cli("fmt", case / "stubs.json", cwd=tmp_path)
     assert fixed.returncode == 0
-    assert cli(tmp_path, "fmt", "--check", case).returncode == 0
+    assert cli("fmt", "--check", case, cwd=tmp_path).returncode == 0
     # files outside any case are ignored; a missing path is refused
     (tmp_path / "other.json").write_text("{}")
-    assert cli(tmp_path, "fmt", "--check", tmp_path / "other.json").returncode == 0
-    missing = cli(tmp_path, "fmt", "--check", tmp_path / "nope")
+    assert cli("fmt", "--check", tmp_path / "other.json", cwd=tmp_path).returncode == 0
+    missing = cli("fmt", "--check", tmp_path / "nope", cwd=tmp_path)
     assert missing.returncode == 2 and "no such file" in missing.stderr
 
 
@@ -374,14 +359,14 @@ def test_fmt_refuses_a_file_it_cannot_read_and_writes_nothing(tmp_path: Path) ->
     case = copy(tmp_path, "weather-stub")
     (case / "sandbox.json").write_text('{"format": 1, "format": 1, "reads": []}')
     before = (case / "case.json").read_bytes()
-    p = cli(tmp_path, "fmt", case)
+    p = cli("fmt", case, cwd=tmp_path)
     assert p.returncode == 1
     assert "error[json_invalid]: " in p.stderr and "duplicate key" in p.stderr
     assert (case / "case.json").read_bytes() == before
 
 
 def test_fmt_check_passes_on_the_repository() -> None:
-    p = cli(ROOT, "fmt", "--check", "spec/conformance")
+    p = cli("fmt", "--check", "spec/conformance", cwd=ROOT)
     assert p.returncode == 0, p.stdout + p.stderr
     assert "22 case(s) canonical" in p.stdout or "case(s) canonical" in p.stdout
 
@@ -400,12 +385,12 @@ def test_list_pretty_and_json(tmp_path: Path) -> None:
     a = copy(tmp_path, "weather-stub")
     copy(tmp_path, "reads-notes")
     rewrite(a / "stubs.json", lambda d: d["calls"][0]["result"].update(content="sunny"))
-    p = cli(tmp_path, "list", "cases")
+    p = cli("list", "cases", cwd=tmp_path)
     assert p.returncode == 0
     assert "weather-stub" in p.stdout and "reads-notes" in p.stdout
     assert "stale" in p.stdout
     assert "2 case(s)" in p.stdout
-    j = cli(tmp_path, "list", "cases", "--format", "json")
+    j = cli("list", "cases", "--format", "json", cwd=tmp_path)
     assert j.returncode == 0
     rows = {r["name"]: r for r in json.loads(j.stdout)["cases"]}
     assert set(rows) == {"weather-stub", "reads-notes"}
@@ -417,7 +402,7 @@ def test_list_pretty_and_json(tmp_path: Path) -> None:
     assert notes["portable"] is True and notes["fingerprint_ok"] is True
     assert rows["weather-stub"]["fingerprint_ok"] is False
     assert notes["fingerprint"].startswith("sha256:")
-    empty = cli(tmp_path, "list", "--format", "json", folder / "artifacts")
+    empty = cli("list", "--format", "json", folder / "artifacts", cwd=tmp_path)
     assert json.loads(empty.stdout) == {"cases": []}
 
 
@@ -426,11 +411,13 @@ def test_list_pretty_and_json(tmp_path: Path) -> None:
 
 def test_validate_a_good_case_and_a_log(tmp_path: Path) -> None:
     case = copy(tmp_path, "multi-turn-prefix")
-    p = cli(tmp_path, "validate", case, case / "log.threads-ts.jsonl", "--dialect", "threads-ts")
+    p = cli(
+        "validate", case, case / "log.threads-ts.jsonl", "--dialect", "threads-ts", cwd=tmp_path
+    )
     assert p.returncode == 0, p.stderr
     assert f"{case}: valid" in p.stdout
     assert f"{case / 'log.threads-ts.jsonl'}: valid" in p.stdout
-    folder = cli(tmp_path, "validate", "--format", "json", "cases")
+    folder = cli("validate", "--format", "json", "cases", cwd=tmp_path)
     assert folder.returncode == 0
     assert json.loads(folder.stdout) == {
         "case": str(Path("cases/multi-turn-prefix")),
@@ -449,7 +436,7 @@ def test_validate_reports_every_problem_of_a_case(tmp_path: Path) -> None:
     artifact.unlink()
     (case / "notes.txt").write_text("stray")
     rewrite_event(case / "log.threads-ts.jsonl", 12, lambda e: e["data"].update(content="changed"))
-    p = cli(tmp_path, "validate", case)
+    p = cli("validate", case, cwd=tmp_path)
     assert p.returncode == 1
     err = p.stderr
     assert "unknown file notes.txt" in err
@@ -463,7 +450,7 @@ def test_validate_reports_every_problem_of_a_case(tmp_path: Path) -> None:
     count = int(err.strip().splitlines()[-1].split(": ")[1].split()[0])
     assert count >= 10
 
-    j = cli(tmp_path, "validate", "--format", "json", case, CASES / "reads-notes")
+    j = cli("validate", "--format", "json", case, CASES / "reads-notes", cwd=tmp_path)
     doc = json.loads(j.stdout)
     assert j.returncode == 1 and doc["valid"] is False
     assert [r["valid"] for r in doc["results"]] == [False, True]
@@ -476,12 +463,12 @@ def test_validate_a_case_with_broken_json_and_a_missing_file(tmp_path: Path) -> 
     (case / "model.json").write_text('{"format": 1, "replies": [NaN]}')
     (case / "expected.threads-ts.json").unlink()
     (case / "log.threads-py.jsonl").write_bytes(b"\n")
-    p = cli(tmp_path, "validate", case)
+    p = cli("validate", case, cwd=tmp_path)
     assert p.returncode == 1
     assert "expected.threads-ts.json is missing" in p.stderr
     assert "error[case_invalid]: " in p.stderr and "model.json" in p.stderr
     assert "error[log_invalid]: " in p.stderr and "blank line" in p.stderr
-    assert cli(tmp_path, "validate", tmp_path / "empty-nothing").returncode == 2  # no such path
+    assert cli("validate", tmp_path / "empty-nothing", cwd=tmp_path).returncode == 2  # no such path
 
 
 # --------------------------------------------------------------------------- stale
@@ -492,22 +479,22 @@ def test_stale_lists_cases_with_unused_recordings(tmp_path: Path) -> None:
     copy(tmp_path, "reads-notes")
     rewrite(extra / "model.json", lambda d: d["replies"].append(d["replies"][-1]))
 
-    none = cli(tmp_path, "stale")
+    none = cli("stale", cwd=tmp_path)
     assert none.returncode == 2 and "no report at" in none.stderr
 
-    run = cli(tmp_path, "run", "--impl", "threads-py", "--format", "json", "cases")
+    run = cli("run", "--impl", "threads-py", "--format", "json", "cases", cwd=tmp_path)
     assert run.returncode == 0, run.stderr  # drifted still passes
-    p = cli(tmp_path, "stale")
+    p = cli("stale", cwd=tmp_path)
     assert p.returncode == 0
     assert "weather-stub" in p.stdout and "reads-notes" not in p.stdout
     assert "1 of 3 recorded replies were never used" in p.stdout
-    j = cli(tmp_path, "stale", "cases", "--format", "json")
+    j = cli("stale", "cases", "--format", "json", cwd=tmp_path)
     doc = json.loads(j.stdout)
     assert [e["case"] for e in doc["stale"]] == ["weather-stub"]
     assert doc["stale"][0]["codes"] == ["reply_unused"]
     assert doc["stale"][0]["implementations"] == ["threads-py"]
-    other = cli(tmp_path, "stale", tmp_path / "cases" / "reads-notes", "--format", "json")
+    other = cli("stale", tmp_path / "cases" / "reads-notes", "--format", "json", cwd=tmp_path)
     assert json.loads(other.stdout)["stale"] == []
     moved = tmp_path / "r.jsonl"
     shutil.copy(tmp_path / ".threads-cases" / "last-report.jsonl", moved)
-    assert "weather-stub" in cli(tmp_path, "stale", "--report", moved).stdout
+    assert "weather-stub" in cli("stale", "--report", moved, cwd=tmp_path).stdout
