@@ -22,7 +22,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -100,7 +100,7 @@ def fingerprint(files: dict[str, bytes]) -> str:
     return "sha256:" + hashlib.sha256(text).hexdigest()
 
 
-def finish_case_files(meta: dict[str, Any], files: dict[str, bytes]) -> dict[str, bytes]:
+def finish_case_files(meta: Mapping[str, Any], files: dict[str, bytes]) -> dict[str, bytes]:
     """Add ``case.json`` (with its fingerprint) to ``files``; returns the complete set."""
     meta = {k: v for k, v in meta.items() if k != "fingerprint"}
     body = dict(files)

@@ -13,6 +13,7 @@ file, so adding a language means adding a file.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cache
 from typing import Any
@@ -33,9 +34,9 @@ class Dialect:
     envelope: dict[str, str]
     state: dict[str, str]
 
-    def _encode(self, value: dict[str, Any], table: dict[str, str]) -> dict[str, Any]:
+    def _encode(self, value: Mapping[str, Any], table: dict[str, str]) -> dict[str, Any]:
         if not table:
-            return value
+            return value if isinstance(value, dict) else dict(value)
         return {table.get(k, k): v for k, v in value.items()}
 
     def _decode(self, value: dict[str, Any], table: dict[str, str], what: str) -> dict[str, Any]:
@@ -64,7 +65,7 @@ class Dialect:
         another dialect spells it."""
         return self._decode(event, self.envelope, "envelope")
 
-    def encode_state(self, state: dict[str, Any]) -> dict[str, Any]:
+    def encode_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
         """Canonical state ``{thread_id, last_seq, ...}`` -> this dialect's state."""
         return self._encode(state, self.state)
 

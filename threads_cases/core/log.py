@@ -21,12 +21,13 @@ from __future__ import annotations
 import os
 from array import array
 from collections.abc import Iterable, Iterator
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, Problem
 from .reducer import Reducer
 from .schemas import fast_validator, schema_problems
+from .shapes import State
 from .strictjson import canonical_line, iter_lines, parse, source_name
 from .timestamps import check_ts
 
@@ -267,7 +268,7 @@ def check_events(
         yield out
 
 
-def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> dict[str, Any]:
+def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> State:
     """Read, check and reduce a log file; returns the canonical state (spec/reducer.md).
 
     Raises ``CaseError("log_invalid")`` with file and line for any reader or reducer refusal.
@@ -279,7 +280,7 @@ def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> dict[st
             reducer.apply(ev)
         except CaseError as exc:
             raise exc.at(file=name, line=line) from None
-    return reducer.state
+    return cast(State, reducer.state)
 
 
 def validate_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> list[Problem]:
@@ -362,7 +363,7 @@ def encode_log(events: Iterable[dict[str, Any]], *, dialect: str | Dialect = CAN
 
 def reduce(
     events: Source | Iterable[dict[str, Any]], *, dialect: str | Dialect = CANONICAL
-) -> dict[str, Any]:
+) -> State:
     """Reduce a log to its canonical state (spec/reducer.md).
 
     ``events`` is a path or binary stream of a JSON Lines log, or an iterable of envelope
@@ -378,4 +379,4 @@ def reduce(
             reducer.apply(ev)
         except CaseError as exc:
             raise exc.at(file=f"event {index}") from None
-    return reducer.state
+    return cast(State, reducer.state)

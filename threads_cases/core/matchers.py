@@ -16,7 +16,8 @@ item; scalars compare under the value rules of section 3 (numbers by value, so `
 Functions:
 
 * :func:`validate_matcher` - refuse a malformed matcher with ``CaseError("invalid_request")``;
-* :func:`value_matches`, :func:`values_equal` - the subset rule and full equality on values;
+* :func:`value_matches`, :func:`values_equal` - the subset rule and full equality on values
+  (from :mod:`.values`, re-exported);
 * :func:`matches`, :func:`differences` - one matcher against one event;
 * :func:`diff_values` - every difference between two values under full equality;
 * :func:`nearest`, :func:`explain` - the event that fits a failing matcher best, in words;
@@ -39,6 +40,13 @@ from typing import Any
 from .canonical import MAX_SAFE_INTEGER, compact
 from .errors import CaseError, pointer_join
 from .texts import quote
+from .values import ARRAY as _ARRAY
+from .values import NUMBER as _NUMBER
+from .values import OBJECT as _OBJECT
+from .values import OTHER as _OTHER
+from .values import json_kind as _kind
+from .values import scalar_equal as _scalar_equal
+from .values import value_matches, values_equal
 
 __all__ = [
     "ENVELOPE_KEYS",
@@ -71,86 +79,6 @@ MATCHER_KEYS: frozenset[str] = frozenset({"type", "data", *ENVELOPE_KEYS})
 
 #: Keys compared by whole-value equality against the envelope (everything except ``data``).
 _EXACT_KEYS: tuple[str, ...] = ("type", *ENVELOPE_KEYS)
-
-# Kinds of JSON values (spec/matchers.md section 3).
-_NULL, _BOOL, _NUMBER, _STRING, _ARRAY, _OBJECT, _OTHER = range(7)
-
-
-def _kind(value: Any) -> int:
-    if value is None:
-        return _NULL
-    if isinstance(value, bool):  # before int: bool is a subclass of int in Python
-        return _BOOL
-    if isinstance(value, (int, float)):
-        return _NUMBER
-    if isinstance(value, str):
-        return _STRING
-    if isinstance(value, list):
-        return _ARRAY
-    if isinstance(value, dict):
-        return _OBJECT
-    return _OTHER
-
-
-def _scalar_equal(kind: int, a: Any, b: Any) -> bool:
-    """Equality of two scalars of the same ``kind`` (section 3)."""
-    if kind == _NULL:
-        return True
-    if kind == _OTHER:
-        return False  # not a JSON value: equal to nothing
-    # Numbers: Python compares int and float by exact value (1 == 1.0, 0 == -0.0);
-    # NaN, which is not JSON, equals nothing. Booleans and strings: plain equality.
-    return bool(a == b)
-
-
-# --------------------------------------------------------------------------- value rules
-
-
-def value_matches(expected: Any, actual: Any) -> bool:
-    """Whether ``actual`` matches ``expected`` under the subset rule (spec/matchers.md 5).
-
-    ``expected`` and ``actual`` are JSON values (dict, list, str, int, float, bool, None).
-    Objects: every key of ``expected`` is present in ``actual`` and its value matches
-    (``actual`` may have more keys). Arrays: same length, items matched pairwise by the same
-    rule. Scalars: equal under the value rules of section 3. Never raises.
-    """
-    ke = _kind(expected)
-    if ke != _kind(actual):
-        return False
-    if ke == _OBJECT:
-        for key, value in expected.items():
-            if key not in actual or not value_matches(value, actual[key]):
-                return False
-        return True
-    if ke == _ARRAY:
-        if len(expected) != len(actual):
-            return False
-        return all(value_matches(e, a) for e, a in zip(expected, actual, strict=True))
-    return _scalar_equal(ke, expected, actual)
-
-
-def values_equal(a: Any, b: Any) -> bool:
-    """Whether two JSON values are equal (spec/matchers.md section 6).
-
-    As :func:`value_matches`, but objects must have the same set of keys, so the relation is
-    symmetric. Key order never matters; array order does. Never raises.
-    """
-    ka = _kind(a)
-    if ka != _kind(b):
-        return False
-    if ka == _OBJECT:
-        if len(a) != len(b):
-            return False
-        for key, value in a.items():
-            if key not in b or not values_equal(value, b[key]):
-                return False
-        return True
-    if ka == _ARRAY:
-        if len(a) != len(b):
-            return False
-        return all(values_equal(x, y) for x, y in zip(a, b, strict=True))
-    return _scalar_equal(ka, a, b)
-
 
 # --------------------------------------------------------------------------- validation
 

@@ -28,9 +28,10 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, cast
 
 from .errors import CaseError
+from .shapes import State
 from .strictjson import MAX_SAFE_INTEGER
 
 #: State keys that ``restored`` brings back from the snapshot (spec/reducer.md, "restored").
@@ -381,7 +382,7 @@ class Reducer:
         st["current_turn"] = None
 
 
-def reduce(events: Iterable[dict[str, Any]], state: dict[str, Any] | None = None) -> dict[str, Any]:
+def reduce(events: Iterable[dict[str, Any]], state: dict[str, Any] | None = None) -> State:
     """Reduce canonical envelopes to a canonical state (spec/reducer.md).
 
     ``events`` is any iterable (a list, or :func:`threads_cases.core.log.read_log` for streaming).
@@ -391,4 +392,4 @@ def reduce(events: Iterable[dict[str, Any]], state: dict[str, Any] | None = None
     r = Reducer(state)
     for ev in events:
         r.apply(ev)
-    return r.state
+    return cast(State, r.state)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..case.loader import Case
 from ..core.dialects import Dialect, get_dialect
 from ..core.errors import CaseError
 from ..core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
+from ..core.shapes import CheckRecord
 from ..core.strictjson import canonical_line
 from ..protocol.client import Implementation
 from .divergence import Divergence, find_divergence
@@ -55,7 +56,8 @@ class Check:
     matcher: dict[str, Any] | None = None
     nearest_event: dict[str, Any] | None = None
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CheckRecord:
+        """The check as a report line holds it (schemas/report.schema.json ``$defs/check``)."""
         out: dict[str, Any] = {"id": self.id, "result": self.result, "detail": self.detail}
         if self.code:
             out["code"] = self.code
@@ -65,7 +67,7 @@ class Check:
             out["matcher"] = self.matcher
         if self.nearest_event is not None:
             out["nearest_event"] = self.nearest_event
-        return out
+        return cast(CheckRecord, out)
 
 
 def check_case(

@@ -17,9 +17,9 @@ import os
 import re
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from rich.console import Console, Group
 from rich.panel import Panel
@@ -28,6 +28,7 @@ from rich.text import Text
 
 from .._version import __version__
 from ..core.canonical import canonical_line, compact
+from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
 from ..core.strictjson import iter_jsonl
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
 from .runner import CaseResult, SuiteResult
@@ -41,11 +42,11 @@ def header(
     command: str = "run",
     isolation: dict[str, str] | None = None,
     shard: tuple[int, int] | None = None,
-) -> dict[str, Any]:
+) -> ReportHeader:
     """The header line; ``isolation`` maps each implementation to netns, guard or none;
     ``shard`` is ``(K, N)`` for shard K of N."""
     iso = isolation or {}
-    out = {
+    out: ReportHeader = {
         "kind": "header",
         "tool": "threads-cases",
         "version": __version__,
@@ -59,10 +60,10 @@ def header(
     return out
 
 
-def footer(suite: SuiteResult) -> dict[str, Any]:
+def footer(suite: SuiteResult) -> ReportFooter:
     return {
         "kind": "footer",
-        "counts": suite.counts,
+        "counts": cast(VerdictCounts, suite.counts),
         "total": len(suite.results),
         "duration_ms": round(suite.duration_ms, 3),
         "exit_status": suite.exit_status,
@@ -70,14 +71,16 @@ def footer(suite: SuiteResult) -> dict[str, Any]:
     }
 
 
-def report_lines(suite: SuiteResult, command: str = "run") -> Iterator[dict[str, Any]]:
+def report_lines(
+    suite: SuiteResult, command: str = "run"
+) -> Iterator[ReportHeader | ReportResult | ReportFooter]:
     yield header(suite.implementations, suite.started_at, command, suite.isolation, suite.shard)
     for r in suite.results:
         yield r.to_json()
     yield footer(suite)
 
 
-def write_jsonl(lines: Iterable[dict[str, Any]], path: str | os.PathLike[str]) -> None:
+def write_jsonl(lines: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> None:
     """Write report lines canonically, atomically (temp file then rename)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)

@@ -30,6 +30,7 @@ from typing import Any
 
 from ..case.loader import Case, first_blocking, inspect_case
 from ..core.errors import CaseError, Problem
+from ..core.shapes import ReportResult
 from ..protocol.client import Implementation
 from ..protocol.server import PythonImplementation
 from ..reference.agent import AgentSpec
@@ -62,7 +63,8 @@ class CaseResult:
     def passed(self, strict: bool = False) -> bool:
         return self.verdict in ("pass", "skip") or (self.verdict == "drifted" and not strict)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ReportResult:
+        """A result line of the JSON report (schemas/report.schema.json ``$defs/result``)."""
         return {
             "kind": "result",
             "case": self.case,

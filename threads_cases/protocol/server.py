@@ -26,6 +26,7 @@ import base64
 import io
 import os
 import sys
+from collections.abc import Mapping
 from typing import IO, Any
 
 from .._version import __version__
@@ -99,6 +100,7 @@ def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> d
         }
     if cmd == "reduce":
         d = get_dialect(message.get("dialect", dialect))
+        state: Mapping[str, Any]
         if "path" in message:
             state = reduce_log(str(message["path"]), dialect=d)
         elif "log" in message:

@@ -20,7 +20,7 @@ import re
 import secrets
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, cast
 
 from ..case.directory import DEFAULT_IMPLEMENTATIONS, CaseExpectation, is_hex64
 from ..case.save import SaveResult, save_case
@@ -29,6 +29,7 @@ from ..core.errors import CaseError
 from ..core.frozen import EventsView
 from ..core.log import check_events, encode_log, read_log
 from ..core.reducer import Reducer
+from ..core.shapes import State
 from ..core.texts import quote
 from .agent import AgentSpec, ToolOutput, ToolResult
 from .model import Model
@@ -158,9 +159,9 @@ class Thread:
         return EventsView(self._events, self._frozen, len(self._events))
 
     @property
-    def state(self) -> dict[str, Any]:
+    def state(self) -> State:
         """A copy of the canonical state the log reduces to (spec/reducer.md)."""
-        return copy.deepcopy(self._reducer.state)
+        return cast(State, copy.deepcopy(self._reducer.state))
 
     @property
     def agent(self) -> AgentSpec | None:

@@ -1,0 +1,190 @@
+"""The JSON shapes of the public API as typed dicts, one per schema in schemas/.
+
+These are the types :func:`threads_cases.reduce` and :attr:`threads_cases.Thread.state`
+return (:class:`State`, ``schemas/state.schema.json`` ``$defs/state.threads-py``), that a
+case's ``case.json`` holds (:class:`CaseMeta`, ``schemas/case.schema.json``) and that the
+lines of a JSON report hold (:class:`ReportHeader`, :class:`ReportResult`,
+:class:`ReportFooter`, ``schemas/report.schema.json``). They add no runtime check: the schemas
+stay the normative text, and tests/test_shapes.py fails when a key here and a property there
+drift apart (names and required keys, nested objects included).
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+# --------------------------------------------------------------------------- state
+
+
+class TurnRecord(TypedDict):
+    """One finished turn of the state (``$defs/turn``)."""
+
+    turn_id: str
+    status: Literal["completed", "failed"]
+    stop_reason: str | None
+    error: dict[str, Any] | None
+
+
+class Message(TypedDict):
+    """One message of the conversation (``$defs/message``)."""
+
+    role: Literal["user", "assistant"]
+    content: str | list[dict[str, Any]]
+
+
+class SandboxState(TypedDict):
+    """The sandbox as the log knows it: path -> sha256 hex of the bytes."""
+
+    files: dict[str, str]
+
+
+class ArtifactInfo(TypedDict):
+    media_type: str
+    size: int
+
+
+class Usage(TypedDict):
+    input_tokens: int
+    output_tokens: int
+
+
+class State(TypedDict):
+    """The canonical state a thread log reduces to (spec/reducer.md)."""
+
+    thread_id: str | None
+    branch_id: str
+    epoch: int
+    last_seq: int | None
+    last_event_id: str | None
+    status: Literal["idle", "in_turn", "failed"]
+    current_turn: str | None
+    turns: list[TurnRecord]
+    agent: dict[str, Any] | None
+    messages: list[Message]
+    pending_tool_calls: list[str]
+    sandbox: SandboxState
+    artifacts: dict[str, ArtifactInfo]
+    usage: Usage
+    snapshots: list[str]
+
+
+# --------------------------------------------------------------------------- case.json
+
+
+class CaseAgent(TypedDict):
+    """The agent a case was recorded with (the system prompt by its sha256)."""
+
+    name: str
+    model: str
+    system_sha256: str
+    tools: list[dict[str, Any]]
+
+
+class CaseMatchers(TypedDict):
+    """``expect`` of case.json: ``must`` (any order) and ``expect`` (in order)."""
+
+    must: list[dict[str, Any]]
+    expect: list[dict[str, Any]]
+
+
+class CreatedWith(TypedDict):
+    tool: str
+    version: str
+
+
+#: ``case.json`` (spec/case-format.md section 3).
+class CaseMeta(TypedDict):
+    format: int
+    name: str
+    input: Any
+    expect: CaseMatchers
+    at: str
+    external_effects: Literal["stub", "forbid"]
+    implementations: list[str]
+    portable: bool
+    agent: CaseAgent
+    fingerprint: str
+    created_with: CreatedWith
+
+
+# --------------------------------------------------------------------------- reports
+
+
+class DifferenceRecord(TypedDict):
+    pointer: str
+    expected: Any
+    actual: Any
+    missing: bool
+    extra: bool
+
+
+class CheckRecord(TypedDict):
+    """One check of a result line (``$defs/check``)."""
+
+    id: str
+    result: Literal["pass", "fail", "warn", "skip"]
+    detail: str
+    code: NotRequired[str]
+    differences: NotRequired[list[DifferenceRecord]]
+    matcher: NotRequired[dict[str, Any]]
+    nearest_event: NotRequired[dict[str, Any]]
+
+
+class ShardInfo(TypedDict):
+    index: int
+    count: int
+
+
+class ReportHeader(TypedDict):
+    kind: Literal["header"]
+    tool: str
+    version: str
+    command: str
+    implementations: list[str]
+    isolation: dict[str, str]
+    started_at: str
+    shard: NotRequired[ShardInfo]
+
+
+class ReportResult(TypedDict):
+    """One case on one implementation (``$defs/result``)."""
+
+    kind: Literal["result"]
+    case: str
+    path: str
+    implementation: str
+    verdict: str
+    reasons: list[str]
+    warnings: list[str]
+    checks: list[CheckRecord]
+    stop: dict[str, Any] | None
+    message: str
+    duration_ms: float
+    divergence: NotRequired[dict[str, Any] | None]
+
+
+#: The count of each verdict ("pass" is a keyword: the functional form spells the keys).
+VerdictCounts = TypedDict(
+    "VerdictCounts", {"pass": int, "drifted": int, "fail": int, "error": int, "skip": int}
+)
+
+
+class ReportFooter(TypedDict):
+    kind: Literal["footer"]
+    counts: VerdictCounts
+    total: int
+    duration_ms: float
+    exit_status: int
+    not_started: int
+
+
+#: Every shape and where its schema is: (schema file, JSON pointer of the object schema).
+SCHEMA_OF: dict[str, tuple[type, str, str]] = {
+    "State": (State, "state.schema.json", "/$defs/state.threads-py"),
+    "TurnRecord": (TurnRecord, "state.schema.json", "/$defs/turn"),
+    "Message": (Message, "state.schema.json", "/$defs/message"),
+    "CaseMeta": (CaseMeta, "case.schema.json", ""),
+    "ReportHeader": (ReportHeader, "report.schema.json", "/$defs/header"),
+    "ReportResult": (ReportResult, "report.schema.json", "/$defs/result"),
+    "ReportFooter": (ReportFooter, "report.schema.json", "/$defs/footer"),
+    "CheckRecord": (CheckRecord, "report.schema.json", "/$defs/check"),
+    "DifferenceRecord": (DifferenceRecord, "report.schema.json", "/$defs/difference"),
+}
