@@ -12,6 +12,7 @@ Benchmarks:
   driver    median per-request overhead of the subprocess driver over the in-process call,
             for a small replay (aim <= 1 ms)
   ts        TypeScript / Python time to reduce the 100,000-event log, both through their driver
+  suite, jobs, cli   isolation and parallelism (benchmarks/parallel.py)
 
 Inputs are generated under benchmarks/.work/ (ignored by git). Results are printed and
 written to benchmarks/.work/results.json.
@@ -35,6 +36,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 WORK = HERE / ".work"
 
+import parallel  # noqa: E402
 from gen import write_log  # noqa: E402
 
 
@@ -229,6 +231,9 @@ BENCHES = {
     "runner": bench_runner,
     "driver": bench_driver,
     "ts": bench_ts,
+    "suite": lambda a: parallel.bench_suite(a, make_cases(a.cases)),
+    "jobs": lambda a: parallel.bench_jobs(a, make_cases(a.cases)),
+    "cli": lambda a: parallel.bench_cli(a, make_cases(a.cases)),
 }
 
 
