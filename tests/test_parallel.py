@@ -69,7 +69,8 @@ def test_jobs_2_and_merged_shards_give_the_serial_report(suite: Path) -> None:
     serial = cli(suite, *RUN, "--jobs", "1")
     assert serial.returncode == 3, serial.stderr
     expected = untimed(report(serial.stdout))
-    assert len(expected) == 2 + 2 * 22
+    count = sum(1 for p in (suite / "cases").iterdir() if (p / "case.json").is_file())
+    assert len(expected) == 2 + 2 * count
     assert expected[-1]["counts"]["fail"] >= 2
 
     parallel = cli(suite, *RUN, "--jobs", "2")
