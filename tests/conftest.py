@@ -65,7 +65,7 @@ def cli(
             errors="replace",
             timeout=timeout,
             stdin=subprocess.DEVNULL,
-            env={**base, **(env or {})},
+            env={**base, "COLUMNS": "200", **(env or {})},  # piped output is COLUMNS wide
         )
     except subprocess.TimeoutExpired as exc:
         tail = exc.stderr[-500:] if isinstance(exc.stderr, bytes) else b""

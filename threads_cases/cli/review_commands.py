@@ -9,9 +9,10 @@ fingerprint is stale), 1 when a file cannot be read, 2 for a missing path; ``lis
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -75,7 +76,23 @@ def show(
         raise fail(err) from None
     if values:
         print(VALUES_WARNING, file=sys.stderr)
-    stdout.print(panel, width=_width())
+    _print_fitted(panel)
+
+
+def _print_fitted(renderable: Any) -> None:
+    """On a terminal: its width. Piped: $COLUMNS (else 160) columns, no trailing spaces."""
+    if stdout.is_terminal:
+        stdout.print(renderable, soft_wrap=False)
+        return
+    try:
+        width = int(os.environ.get("COLUMNS", "160"))
+    except ValueError:
+        width = 160
+    stdout.width = max(width, 40)  # rich caps a print's width at the console's
+    with stdout.capture() as captured:
+        stdout.print(renderable, soft_wrap=False)
+    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    sys.stdout.flush()
 
 
 def _print_changes(changes: list[Change], label_a: str, label_b: str) -> None:
