@@ -47,3 +47,31 @@ def test_every_answer_is_a_canonical_line() -> None:
     for line in lines:
         assert canonical_line(parse(line)) == line
     assert len(TESTS) >= 14
+
+
+class _Pipe(io.BytesIO):
+    """A stream that cannot be read twice (as stdin)."""
+
+    def seekable(self) -> bool:
+        return False
+
+
+@pytest.mark.parametrize("seekable", [True, False])
+def test_a_duplicate_event_id_is_reported_at_the_earliest_repeating_line(seekable: bool) -> None:
+    from threads_cases.core.errors import CaseError
+    from threads_cases.core.log import read_log
+
+    base = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "cases"
+    log = (base / "multi-turn-prefix" / "log.threads-py.jsonl").read_bytes().splitlines()
+    events = [parse(line) for line in log]
+    assert len(events) >= 3
+    events[2]["event_id"] = events[1]["event_id"]  # line 3 repeats line 2
+    data = b"".join(canonical_line(e) + b"\n" for e in events)
+    stream = io.BytesIO(data) if seekable else _Pipe(data)
+    with pytest.raises(CaseError) as info:
+        list(read_log(stream))
+    assert (info.value.code, info.value.location.line, info.value.location.pointer) == (
+        "log_invalid",
+        3,
+        "/event_id",
+    )

@@ -90,7 +90,8 @@ class LogChecker:
         self._thread_id: str | None = None
         self._next_seq = 0
         self._ids = _IdTable()
-        self.maybe_duplicate: set[str] = set()
+        #: event_ids whose 64-bit hash repeated, with the line (seq + 1) of the first repeat
+        self.maybe_duplicate: dict[str, int] = {}
 
     def check(self, raw: Any) -> dict[str, Any]:
         if not isinstance(raw, dict):
@@ -126,7 +127,7 @@ class LogChecker:
             )
         self._next_seq += 1
         if self._ids.add(ev["event_id"]):
-            self.maybe_duplicate.add(ev["event_id"])
+            self.maybe_duplicate.setdefault(ev["event_id"], self._next_seq)
         return ev
 
 
@@ -186,18 +187,22 @@ def _rs_pointer(fast: Any, ev: Any) -> str:
     return ""
 
 
-def _confirm_duplicates(source: Source, dialect: Dialect, candidates: set[str]) -> CaseError | None:
+def _confirm_duplicates(
+    source: Source, dialect: Dialect, candidates: dict[str, int]
+) -> CaseError | None:
     """Re-read ``source`` (a path, or a seekable stream from its start) to find the first
-    real repeat among ``candidates``."""
+    real repeat among ``candidates``; on a stream that cannot be read again, the earliest
+    line whose 64-bit hash repeated is taken as the repeat (a false repeat needs a 64-bit
+    hash collision)."""
     if not isinstance(source, (str, os.PathLike)) and source.seekable():
         source.seek(0)
     elif not isinstance(source, (str, os.PathLike)):
-        # A stream cannot be read twice: a repeated 64-bit hash is taken as a repeat.
-        eid = sorted(candidates)[0]
+        eid = min(candidates, key=lambda k: candidates[k])
         return CaseError(
             "log_invalid",
             f"duplicate event_id {eid!r}",
             file=source_name(source),
+            line=candidates[eid],
             pointer="/event_id",
         )
     seen: set[str] = set()
