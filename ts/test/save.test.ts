@@ -116,3 +116,32 @@ describe("saveCase", () => {
     assert.ok(!existsSync(join(dir, "x")));
   });
 });
+
+describe("saveCase checks its own work (spec/case-format.md 5.10)", () => {
+  const never = { must: [], expect: [{ type: "tool_called", data: { name: "nope" } }] };
+
+  test("a case whose first run would drift on an expect is refused with replay_failed; nothing is written", () => {
+    const { thread, at } = recorded();
+    const dir = join(work, "verify-refused");
+    const r = thread.saveCase("bad", { expect: never, at, dir });
+    assert.ok(!r.ok);
+    assert.equal(r.error.code, "replay_failed");
+    assert.match(r.error.message, /check expect \(expect_unmatched\)/);
+    assert.match(r.error.message, /nearest event: seq \d+ tool_called/);
+    assert.ok(!existsSync(join(dir, "bad")));
+  });
+
+  test("verify: false writes it anyway", () => {
+    const { thread, at } = recorded();
+    const dir = join(work, "verify-skipped");
+    const r = thread.saveCase("bad", { expect: never, at, dir, verify: false });
+    assert.ok(r.ok, JSON.stringify(r));
+    assert.ok(existsSync(join(dir, "bad", "case.json")));
+  });
+
+  test("a passing case is written after its check", () => {
+    const { thread, at } = recorded();
+    const r = thread.saveCase("good", { expect: { must: [{ type: "turn_completed" }], expect: [] }, at, dir: join(work, "verify-ok") });
+    assert.ok(r.ok, JSON.stringify(r));
+  });
+});

@@ -30,6 +30,7 @@ import type { ArtifactStore } from "../reference/runtime.js";
 import type { SandboxProvider } from "../reference/sandbox.js";
 import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
 import { version } from "../core/version.js";
+import { verifyCaseFiles } from "./verify.js";
 
 const TERMINAL = ["turn_completed", "turn_failed"];
 const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -312,6 +313,8 @@ export interface SaveCaseOptions {
   implementations?: readonly string[];
   /** `"refuse"` (default), `"redact"` or `"allow"` (spec/case-format.md, "Secrets"). */
   secrets?: string;
+  /** Run the built case once before writing it (default true); `replay_failed` when it would not pass (5.10). */
+  verify?: boolean;
 }
 
 export const SECRETS_MODES = ["refuse", "redact", "allow"];
@@ -383,6 +386,7 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
       implementations: impls,
     });
     checkCaseFiles(files, secrets);
+    if (options.verify ?? true) verifyCaseFiles(name, files, impls);
     const outcome = writeCaseDir(options.dir, name, files, options.overwrite ?? false);
     return { ok: true, value: { path: join(options.dir, name), portable: meta["portable"] as boolean, fingerprint: meta["fingerprint"] as string, outcome } };
   } catch (err) {

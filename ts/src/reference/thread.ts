@@ -47,6 +47,8 @@ export interface SaveCaseRequest {
   implementations?: readonly string[];
   /** `"refuse"` (default), `"redact"` or `"allow"` (spec/case-format.md section 10). */
   secrets?: string;
+  /** Run the built case once before writing it (default true; spec/case-format.md 5.10). */
+  verify?: boolean;
 }
 
 export class Thread {
@@ -227,6 +229,7 @@ export class Thread {
       overwrite: request.overwrite ?? false,
       implementations: request.implementations ?? DEFAULT_IMPLEMENTATIONS,
       secrets: request.secrets ?? "refuse",
+      verify: request.verify ?? true,
     });
   }
 
