@@ -129,6 +129,8 @@ def _refuse_secrets(files: dict[str, bytes], *, redacted: bool = False) -> None:
     from .secrets import scan_files
 
     found = scan_files(files)
+    # request records repeat what the log and recordings hold: name the originals first
+    found = sorted(found, key=lambda f: "/request/" in f.where())
     if found:
         where = "; ".join(f"{f.kind} at {f.where()}" for f in found[:5])
         more = f" (and {len(found) - 5} more)" if len(found) > 5 else ""
