@@ -7,16 +7,22 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 from pathlib import Path
 from typing import Any
 
 import pytest
 from conftest import build_thread
-from test_cli_save_run import cli
+from conftest import cli as shared_cli
 
 from threads_cases.core.log import encode_log
 from threads_cases.harness.runner import run_case
 from threads_cases.reference.thread import Thread
+
+
+def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return shared_cli(*args, cwd=cwd)
+
 
 NOTES = b"buy milk\n"
 

@@ -6,15 +6,21 @@ recording simply stops is refused with turn_incomplete."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
-from test_cli_save_run import cli
+from conftest import cli as shared_cli
 
 from threads_cases.case.save_log import save_log
 from threads_cases.case.turns import draft_matchers, list_turns
 from threads_cases.core.log import read_log
 from threads_cases.harness.runner import run_case
+
+
+def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return shared_cli(*args, cwd=cwd)
+
 
 SAMPLES = Path(__file__).parent / "importers"
 INTERRUPTED = [

@@ -5,14 +5,20 @@ save command's logic is the library's save_log; matchers are drafted when none a
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 from conftest import EXPECT, build_thread
-from test_cli_save_run import cli
+from conftest import cli as shared_cli
 
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.case.save_log import save_log
 from threads_cases.harness.runner import run_case
+
+
+def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
+    return shared_cli(*args, cwd=cwd)
+
 
 NEVER = CaseExpectation(
     must=list(EXPECT.must), expect=[{"type": "tool_called", "data": {"name": "nope"}}]
