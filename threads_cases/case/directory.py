@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CaseError, Location, Problem
+from ..core.files import MAX_CASE_BYTES, read_regular
 from ..core.strictjson import canonical_document
 from ..core.texts import quote
 from ..reference.sandbox import is_device_name
@@ -110,12 +111,16 @@ def finish_case_files(meta: Mapping[str, Any], files: dict[str, bytes]) -> dict[
     return body
 
 
-def walk_case(path: Path) -> tuple[dict[str, bytes], list[Problem]]:
+def walk_case(path: Path, *, strict: bool = False) -> tuple[dict[str, bytes], list[Problem]]:
     """Every regular file under ``path`` (``{posix relative path: bytes}``) and a
     ``case_invalid`` problem for each symlink or special file (which is skipped and never
-    opened)."""
+    read), or ``case_too_large`` past the case limit. Each file is read within bounds
+    (spec/case-format.md 8.4): opened without blocking or following links, its size checked
+    before reading. ``strict=True`` raises the first problem instead, for the commands that
+    show or compare a case and cannot leave a file out."""
     files: dict[str, bytes] = {}
     problems: list[Problem] = []
+    budget = MAX_CASE_BYTES
     for p in sorted(path.rglob("*")):
         rel = p.relative_to(path).as_posix()
         if p.is_symlink():
@@ -124,14 +129,24 @@ def walk_case(path: Path) -> tuple[dict[str, bytes], list[Problem]]:
             )
         elif p.is_dir():
             continue
-        elif not p.is_file():
-            problems.append(
-                Problem(
-                    "case_invalid", "only regular files are allowed in a case", Location(str(p))
-                )
-            )
         else:
-            files[rel] = p.read_bytes()
+            try:
+                data = read_regular(
+                    p,
+                    code="case_invalid",
+                    limit=budget,
+                    limit_code="case_too_large",
+                    special_code="case_invalid",
+                    follow_symlinks=False,
+                )
+            except CaseError as err:
+                problems.append(Problem(err.code, err.message, Location(str(p))))
+                continue
+            budget -= len(data)
+            files[rel] = data
+    if strict and problems:
+        first = problems[0]
+        raise CaseError(first.code, first.message, file=first.location.file)
     return files, problems
 
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
+from ..core.files import MAX_CASE_BYTES as MAX_CASE_BYTES
 from ..core.texts import quote
 from ..reference.runtime import ArtifactStore
 from ..reference.sandbox import SandboxProvider
@@ -33,7 +34,10 @@ from .directory import (
 )
 from .writer import write_case_dir
 
-MAX_CASE_BYTES = 512 * 1024 * 1024
+<<<<<<< HEAD
+=======
+TERMINAL = ("turn_completed", "turn_failed")
+>>>>>>> 4bd3b2e (Bounded reads: kind and size checked before any byte is read)
 SECRETS_MODES = ("refuse", "redact", "allow")
 NOT_VERIFIED_WARNING = (
     "warning: --no-verify: the case was not replayed before it was written; its first run may fail"

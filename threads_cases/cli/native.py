@@ -18,6 +18,7 @@ A command added later by ``@app.command()`` gets all of this without doing anyth
 
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from collections.abc import Sequence
@@ -261,6 +262,13 @@ class Group(TyperGroup):
                 print(f"  hint: {err.hint}", file=sys.stderr)
             sys.exit(err.exit_status)
         except Exception as exc:  # never a traceback for the user
+            if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
+                print(
+                    "error[invalid_request]: a path component is longer than 255 bytes",
+                    file=sys.stderr,
+                )
+                print("  hint: use a shorter file or directory name", file=sys.stderr)
+                sys.exit(2)
             if os.environ.get("THREADS_CASES_DEBUG") or verbosity() > 0:
                 raise
             print(f"error[internal_error]: {type(exc).__name__}: {exc}", file=sys.stderr)

@@ -19,6 +19,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core.errors import CaseError
+from ..core.files import MAX_CASE_BYTES, read_regular
 from ..review import (
     VALUES_WARNING,
     Change,
@@ -134,10 +135,9 @@ def _git_driver(args: list[str]) -> None:
     def read(file: str, hexsum: str) -> bytes | None:
         if file == "/dev/null" or (set(hexsum) == {"0"} and not Path(file).exists()):
             return None
-        try:
-            return Path(file).read_bytes()
-        except OSError as exc:
-            raise CaseError("io_error", f"cannot read {file}: {exc.strerror}") from None
+        return read_regular(
+            file, code="io_error", limit=MAX_CASE_BYTES, limit_code="case_too_large"
+        )
 
     try:
         old, new = read(old_file, old_hex), read(new_file, new_hex)
@@ -225,7 +225,7 @@ def diff(
                     file=str(case_a),
                     hint=CASE_EXPECTED,
                 )
-            a_files, _ = walk_case(case_a)
+            a_files, _ = walk_case(case_a, strict=True)
             label_a = args[0]
         if not (case_b / "case.json").is_file():
             raise CaseError(
@@ -234,7 +234,7 @@ def diff(
                 file=str(case_b),
                 hint=CASE_EXPECTED,
             )
-        b_files, _ = walk_case(case_b)
+        b_files, _ = walk_case(case_b, strict=True)
     except CaseError as err:
         if fmt == "json":
             print_json({"code": err.code, "message": err.message})

@@ -34,6 +34,7 @@ from .canonical import MAX_SAFE_INTEGER as MAX_SAFE_INTEGER
 from .canonical import canonical_document as canonical_document
 from .canonical import canonical_line as canonical_line
 from .errors import CaseError, pointer_join
+from .files import MAX_CASE_BYTES, MAX_LOG_BYTES, open_regular, read_regular
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -225,13 +226,29 @@ def parse(
     return value
 
 
-def read_json_file(path: str | os.PathLike[str], *, code: str = "json_invalid") -> Any:
-    """Read a whole ``.json`` file strictly (see :func:`parse`); missing files raise ``code``."""
+def read_json_file(
+    path: str | os.PathLike[str],
+    *,
+    code: str = "json_invalid",
+    limit: int = MAX_CASE_BYTES,
+    limit_code: str = "case_too_large",
+    special_code: str = "invalid_request",
+    follow_symlinks: bool = True,
+) -> Any:
+    """Read a whole ``.json`` file strictly (see :func:`parse`).
+
+    A file that cannot be read raises ``code``; one over ``limit`` bytes ``limit_code``; one
+    that is not a regular file ``special_code`` (see :func:`threads_cases.core.files.read_regular`).
+    """
     p = Path(path)
-    try:
-        data = p.read_bytes()
-    except OSError as exc:
-        raise CaseError(code, f"cannot read file: {exc.strerror}", file=str(p)) from None
+    data = read_regular(
+        p,
+        code=code,
+        limit=limit,
+        limit_code=limit_code,
+        special_code=special_code,
+        follow_symlinks=follow_symlinks,
+    )
     if not data.strip():
         raise CaseError(code, "empty file", file=str(p), line=1)
     return parse(data, code=code, file=str(p))
@@ -249,10 +266,7 @@ def iter_lines(
     """
     if isinstance(source, (str, os.PathLike)):
         name = str(source)
-        try:
-            fh: IO[bytes] = open(source, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise CaseError(code, f"cannot read file: {exc.strerror}", file=name) from None
+        fh: IO[bytes] = open_regular(source, code=code, limit=MAX_LOG_BYTES)
         close = True
     else:
         fh = source

@@ -26,6 +26,7 @@ from typing import Any
 import orjson
 
 from ..core.errors import CaseError
+from ..core.files import MAX_LOG_BYTES, open_regular
 from ..core.strictjson import parse
 from .common import Stats, import_error
 from .lenient import read_line
@@ -57,12 +58,7 @@ class TranscriptSource:
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         """``(line number from 1, the line without its end)``; ``io_error`` when unreadable."""
-        try:
-            fh = open(self.path, "rb")  # noqa: SIM115 - closed below
-        except OSError as exc:
-            raise CaseError(
-                "io_error", f"cannot read the transcript: {exc.strerror}", file=self.file
-            ) from None
+        fh = open_regular(self.path, code="io_error", limit=MAX_LOG_BYTES)
         with fh:
             for lineno, raw in enumerate(fh, 1):
                 yield lineno, raw.rstrip(b"\r\n")

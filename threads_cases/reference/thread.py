@@ -26,6 +26,7 @@ from ..case.directory import DEFAULT_IMPLEMENTATIONS, CaseExpectation, is_hex64
 from ..case.save import SaveResult, save_case
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
+from ..core.files import MAX_CASE_BYTES, read_regular
 from ..core.frozen import EventsView
 from ..core.log import check_events, encode_log, read_log
 from ..core.reducer import Reducer
@@ -124,7 +125,7 @@ class Thread:
             events = list(read_log(log, dialect=dialect))  # type: ignore[arg-type]
         else:
             events = list(check_events(copy.deepcopy(list(log)), dialect=dialect))
-        store = _artifact_store(artifacts)
+        store = _artifact_store(artifacts, _referenced_artifacts(events))
         reducer = Reducer()
         for i, ev in enumerate(events):
             try:
@@ -364,9 +365,28 @@ class _AfterClock(Clock):
         self._last = last_ms
 
 
+def _referenced_artifacts(events: list[dict[str, Any]]) -> set[str]:
+    """The sha256 hex of every artifact a log refers to (added, or named by a sandbox event)."""
+    out: set[str] = set()
+    for ev in events:
+        data = ev["data"]
+        if ev["type"] == "artifact_added":
+            out.add(data["artifact_id"].removeprefix("sha256:"))
+        elif ev["type"] in ("sandbox_read", "sandbox_wrote"):
+            if data.get("artifact"):
+                out.add(data["artifact"].removeprefix("sha256:"))
+            if data.get("sha256"):
+                out.add(data["sha256"])
+    return out
+
+
 def _artifact_store(
     artifacts: str | os.PathLike[str] | ArtifactStore | dict[str, bytes] | None,
+    wanted: set[str],
 ) -> ArtifactStore:
+    """The artifact store of an opened log. From a folder, only the files the log refers to
+    are read (``wanted``), each within the case size limit (``case_too_large``); a special
+    file is ``invalid_request`` (spec/case-format.md, "Reading files")."""
     if artifacts is None:
         return ArtifactStore()
     if isinstance(artifacts, ArtifactStore):
@@ -377,7 +397,10 @@ def _artifact_store(
     if not d.is_dir():
         raise CaseError("invalid_request", f"artifacts folder {d} does not exist")
     blobs = {}
-    for p in d.iterdir():
-        if p.is_file() and is_hex64(p.name):
-            blobs[p.name] = p.read_bytes()
+    for name in sorted(wanted):
+        p = d / name
+        if is_hex64(name) and os.path.lexists(p):
+            blobs[name] = read_regular(
+                p, code="invalid_request", limit=MAX_CASE_BYTES, limit_code="case_too_large"
+            )
     return ArtifactStore(blobs)
