@@ -65,3 +65,4 @@ export type { BuildCaseOptions, SaveResult, SavedCase } from "./case/save.js";
 export { Thread } from "./reference/thread.js";
 export { handleRequest, serve } from "./protocol/driver.js";
 export { version } from "./core/version.js";
+export { MAX_CASE_BYTES, MAX_LOG_BYTES, openRegular, readRegular, type ReadOptions as BoundedReadOptions } from "./core/files.js";

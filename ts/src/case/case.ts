@@ -25,10 +25,8 @@ import {
   mkdirSync,
   openSync,
   readdirSync,
-  readFileSync,
   renameSync,
   rmSync,
-  statSync,
   writeSync,
 } from "node:fs";
 import { dirname, join } from "node:path";
@@ -39,6 +37,7 @@ import { quote } from "../core/texts.js";
 import { isDeviceName, sha256Hex } from "../reference/sandbox.js";
 import { schemaProblems } from "../core/schemas.js";
 import { readJsonFile, type JsonObject, type JsonValue } from "../core/strictjson.js";
+import { MAX_CASE_BYTES, readRegular } from "../core/files.js";
 
 export const CASE_FORMAT = 1;
 export const DEFAULT_IMPLEMENTATIONS: readonly string[] = ["threads-py", "threads-ts"];
@@ -98,6 +97,7 @@ export function finishCaseFiles(meta: JsonObject, files: ReadonlyMap<string, Uin
 /** Every regular file under a case directory (`case_invalid` for a symlink or special file). */
 export function readCaseFiles(path: string): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>();
+  let budget = MAX_CASE_BYTES;
   const walk = (dir: string, rel: string): void => {
     for (const name of readdirSync(dir).sort()) {
       const full = join(dir, name);
@@ -105,8 +105,11 @@ export function readCaseFiles(path: string): Map<string, Uint8Array> {
       const st = lstatSync(full);
       if (st.isSymbolicLink()) throw new CaseError("case_invalid", "symlinks are not allowed inside a case", { file: full });
       if (st.isDirectory()) walk(full, r);
-      else if (st.isFile()) out.set(r, readFileSync(full));
-      else throw new CaseError("case_invalid", "only regular files are allowed in a case", { file: full });
+      else {
+        const data = readRegular(full, { code: "case_invalid", limit: budget, limitCode: "case_too_large", specialCode: "case_invalid", followSymlinks: false });
+        budget -= data.length;
+        out.set(r, data);
+      }
     }
   };
   walk(path, "");
@@ -145,10 +148,11 @@ export class Case {
   artifact(id: string): Uint8Array | undefined {
     const p = join(this.path, "artifacts", id.startsWith("sha256:") ? id.slice(7) : id);
     try {
-      return statSync(p).isFile() ? readFileSync(p) : undefined;
+      if (!lstatSync(p).isFile()) return undefined;
     } catch {
       return undefined;
     }
+    return readRegular(p, { code: "case_invalid", limit: MAX_CASE_BYTES, limitCode: "case_too_large", specialCode: "case_invalid", followSymlinks: false });
   }
 }
 

@@ -12,6 +12,7 @@ export type ReasonCode =
   | "io_error"
   // cases, replay, drivers (spec/case-format.md, spec/replay.md, spec/driver-protocol.md)
   | "case_invalid"
+  | "case_too_large"
   | "format_unsupported"
   | "event_not_found"
   | "no_turn_after_fork"

@@ -17,9 +17,10 @@
  * BOM on line 1, no line over {@link MAX_LINE_BYTES}.
  */
 
-import { closeSync, openSync, readFileSync, readSync } from "node:fs";
+import { closeSync, readSync } from "node:fs";
 
 import { CaseError, pointerJoin, type ReasonCode } from "./errors.js";
+import { MAX_CASE_BYTES, MAX_LOG_BYTES, openRegular, readRegular } from "./files.js";
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | JsonObject;
 export interface JsonObject {
@@ -320,14 +321,18 @@ export function parseString(text: string, options: ParseOptions = {}): JsonValue
 }
 
 /** Read a whole `.json` file strictly; a missing file or an empty one refuses with `code`. */
-export function readJsonFile(path: string, options: { code?: ReasonCode } = {}): JsonValue {
+export function readJsonFile(
+  path: string,
+  options: { code?: ReasonCode; limit?: number; limitCode?: ReasonCode; specialCode?: ReasonCode; followSymlinks?: boolean } = {},
+): JsonValue {
   const code = options.code ?? "json_invalid";
-  let data: Uint8Array;
-  try {
-    data = readFileSync(path);
-  } catch (err) {
-    throw new CaseError(code, `cannot read file: ${(err as Error).message}`, { file: path });
-  }
+  const data = readRegular(path, {
+    code,
+    limit: options.limit ?? MAX_CASE_BYTES,
+    limitCode: options.limitCode ?? "case_too_large",
+    specialCode: options.specialCode ?? "invalid_request",
+    followSymlinks: options.followSymlinks ?? true,
+  });
   if (isBlank(data, 0, data.length)) throw new CaseError(code, "empty file", { file: path, line: 1 });
   return parse(data, { code, file: path });
 }
@@ -361,12 +366,7 @@ function isBlank(data: Uint8Array, start: number, end: number): boolean {
 }
 
 function* fileChunks(path: string, chunkSize: number, code: ReasonCode): Generator<Uint8Array> {
-  let fd: number;
-  try {
-    fd = openSync(path, "r");
-  } catch (err) {
-    throw new CaseError(code, `cannot read file: ${(err as Error).message}`, { file: path });
-  }
+  const fd = openRegular(path, { code, limit: MAX_LOG_BYTES });
   try {
     for (;;) {
       const buf = new Uint8Array(chunkSize);

@@ -12,13 +12,14 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { AgentSpec, ToolResult, type ExternalHandler, type SandboxHandler } from "./agent.js";
 import { DEFAULT_IMPLEMENTATIONS } from "../case/case.js";
 import { CANONICAL, type DialectLike } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
+import { MAX_CASE_BYTES, readRegular } from "../core/files.js";
 import { checkEvents, encodeLog, readLog } from "../core/log.js";
 import type { Model } from "./model.js";
 import { quote } from "../core/texts.js";
@@ -104,7 +105,7 @@ export class Thread {
     const dialect = options.dialect ?? CANONICAL;
     const events =
       typeof log === "string" || log instanceof Uint8Array ? [...readLog(log, { dialect })] : [...checkEvents(deepCopy([...log]) as JsonValue[], { dialect })];
-    const store = artifactStore(options.artifacts);
+    const store = artifactStore(options.artifacts, referencedArtifacts(events));
     const reducer = new Reducer();
     events.forEach((ev, i) => {
       try {
@@ -245,21 +246,37 @@ export class Thread {
   }
 }
 
-function artifactStore(artifacts: string | ArtifactStore | Record<string, Uint8Array> | undefined): ArtifactStore {
+/** The sha256 hex of every artifact a log refers to (added, or named by a sandbox event). */
+function referencedArtifacts(events: readonly Envelope[]): Set<string> {
+  const out = new Set<string>();
+  const hex = (v: JsonValue | undefined): string => String(v).replace(/^sha256:/, "");
+  for (const ev of events) {
+    const data = ev.data;
+    if (ev.type === "artifact_added") out.add(hex(data["artifact_id"]));
+    else if (ev.type === "sandbox_read" || ev.type === "sandbox_wrote") {
+      if (data["artifact"]) out.add(hex(data["artifact"]));
+      if (data["sha256"]) out.add(hex(data["sha256"]));
+    }
+  }
+  return out;
+}
+
+/** The artifact store of an opened log; from a folder, only the files the log refers to are read, each within the case limit. */
+function artifactStore(artifacts: string | ArtifactStore | Record<string, Uint8Array> | undefined, wanted: Set<string>): ArtifactStore {
   if (artifacts === undefined) return new ArtifactStore();
   if (artifacts instanceof ArtifactStore) return artifacts;
   if (typeof artifacts !== "string") return new ArtifactStore(artifacts);
-  let names: string[];
   try {
     if (!statSync(artifacts).isDirectory()) throw new Error("not a folder");
-    names = readdirSync(artifacts);
   } catch {
     throw new CaseError("invalid_request", `artifacts folder ${artifacts} does not exist`);
   }
   const blobs = new Map<string, Uint8Array>();
-  for (const name of names) {
+  for (const name of [...wanted].sort()) {
     const p = join(artifacts, name);
-    if (/^[0-9a-f]{64}$/.test(name) && statSync(p).isFile()) blobs.set(name, readFileSync(p));
+    if (/^[0-9a-f]{64}$/.test(name) && existsSync(p)) {
+      blobs.set(name, readRegular(p, { code: "invalid_request", limit: MAX_CASE_BYTES, limitCode: "case_too_large" }));
+    }
   }
   return new ArtifactStore(blobs);
 }
