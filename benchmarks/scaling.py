@@ -157,9 +157,7 @@ def reply(n: int) -> Callable[[], Any]:
     text = "x" * (n * 1000 // calls)
 
     def run() -> None:
-        thread = Thread.create(
-            agent=AGENT, sandbox=FakeSandbox({"big.txt": text}), thread_id="t"
-        )
+        thread = Thread.create(agent=AGENT, sandbox=FakeSandbox({"big.txt": text}), thread_id="t")
         replies = [tool_reply((f"tu_{i}", "read_file", {"path": "big.txt"})) for i in range(calls)]
         thread.run_turn("read it all", ScriptedModel([*replies, text_reply("done")]))
 

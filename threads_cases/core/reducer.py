@@ -50,7 +50,8 @@ RESTORED_KEYS = (
 
 class _Saved:
     """What ``snapshot_taken`` keeps: shared lists with their lengths, the last message (the
-    only slot a later event may replace), and copies of the small mutable parts."""
+    only slot a later event may replace), and the small mutable parts, shared until the
+    reducer's next change to them (copy on write)."""
 
     __slots__ = (
         "agent",
@@ -76,10 +77,11 @@ class _Saved:
         self.messages: list[dict[str, Any]] = state["messages"]
         self.n_messages = len(self.messages)
         self.last_message = self.messages[-1] if self.messages else None
-        self.pending = tuple(state["pending_tool_calls"])
-        self.files = dict(state["sandbox"]["files"])
-        self.artifacts = dict(state["artifacts"])
-        self.usage = dict(state["usage"])
+        # shared, not copied: the reducer copies them before its next change (_unshare)
+        self.pending: list[str] = state["pending_tool_calls"]
+        self.files: dict[str, str] = state["sandbox"]["files"]
+        self.artifacts: dict[str, Any] = state["artifacts"]
+        self.usage: dict[str, int] = state["usage"]
 
     def restore_into(self, state: dict[str, Any]) -> None:
         """Put the saved parts back as fresh containers; the saved ones stay as they were."""
@@ -140,12 +142,23 @@ class Reducer:
         # (the log reader does), so later changes to a caller's events cannot leak in.
         self._copy: Any = copy.deepcopy if copy_data else _identity
         self._saved: dict[str, _Saved] = {}
+        self._shared = False  # pending, files, artifacts, usage are held by a snapshot
         self._turn_ids = {t["turn_id"] for t in self.state["turns"]}
         self._snapshot_ids = set(self.state["snapshots"])
         # Started means "thread_started was applied", which is exactly "agent is not null"
         # (thread_started always sets an agent object and nothing clears it). Looking at
         # last_seq as well would wrongly count a prefix of x_ events as a start.
         self._started = self.state["agent"] is not None
+
+    def _unshare(self) -> None:
+        """Copy the small mutable parts a snapshot shares, before changing them."""
+        if self._shared:
+            st = self.state
+            st["pending_tool_calls"] = list(st["pending_tool_calls"])
+            st["sandbox"] = {"files": dict(st["sandbox"]["files"])}
+            st["artifacts"] = dict(st["artifacts"])
+            st["usage"] = dict(st["usage"])
+            self._shared = False
 
     # ------------------------------------------------------------------ envelope rules
     def _check_envelope(self, ev: dict[str, Any]) -> None:
@@ -230,15 +243,17 @@ class Reducer:
     def _on_model_responded(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         self._in_turn(ev, data)
         st = self.state
+        totals = {}
+        for key in ("input_tokens", "output_tokens"):
+            totals[key] = st["usage"][key] + data["usage"][key]
+            if totals[key] > MAX_SAFE_INTEGER:
+                message = f"usage.{key} would exceed 2^53-1 ({MAX_SAFE_INTEGER})"
+                raise _fail(ev, message, f"/data/usage/{key}")
+        self._unshare()
         st["messages"].append(
             {"role": "assistant", "content": self._copy(data["message"]["content"])}
         )
-        for key in ("input_tokens", "output_tokens"):
-            total = st["usage"][key] + data["usage"][key]
-            if total > MAX_SAFE_INTEGER:
-                message = f"usage.{key} would exceed 2^53-1 ({MAX_SAFE_INTEGER})"
-                raise _fail(ev, message, f"/data/usage/{key}")
-            st["usage"][key] = total
+        st["usage"].update(totals)
 
     def _on_tool_called(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         self._in_turn(ev, data)
@@ -246,6 +261,7 @@ class Reducer:
             raise _fail(
                 ev, f"tool_use_id {data['tool_use_id']!r} is already pending", "/data/tool_use_id"
             )
+        self._unshare()
         self.state["pending_tool_calls"].append(data["tool_use_id"])
 
     def _on_tool_result(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
@@ -255,6 +271,7 @@ class Reducer:
             raise _fail(
                 ev, f"tool_result with no call: {data['tool_use_id']!r}", "/data/tool_use_id"
             )
+        self._unshare()
         st["pending_tool_calls"].remove(data["tool_use_id"])
         block = {
             "type": "tool_result",
@@ -278,9 +295,11 @@ class Reducer:
 
     def _on_sandbox_read(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         self._check_artifact(ev, data)
+        self._unshare()
         self.state["sandbox"]["files"][data["path"]] = data["sha256"]
 
     def _on_sandbox_wrote(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._unshare()
         files = self.state["sandbox"]["files"]
         if data["sha256"] is None:
             if data["artifact"] is not None or data["size"] != 0:
@@ -307,6 +326,7 @@ class Reducer:
             )
 
     def _on_artifact_added(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        self._unshare()
         arts = self.state["artifacts"]
         entry = {"media_type": data["media_type"], "size": data["size"]}
         old = arts.get(data["artifact_id"])
@@ -323,6 +343,7 @@ class Reducer:
         self.state["snapshots"].append(sid)
         self._snapshot_ids.add(sid)
         self._saved[sid] = _Saved(self.state)
+        self._shared = True
 
     def _on_restored(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         sid = data["snapshot_id"]

@@ -8,6 +8,7 @@ Reason codes: ``case_invalid`` (a symlink or special file, an empty or broken JS
 from __future__ import annotations
 
 import io
+import os
 import re
 from pathlib import Path
 from typing import Any
@@ -112,8 +113,9 @@ def case_summary(path: Path) -> dict[str, Any]:
     row["size"] = sum(len(b) for b in files.values())
     row["files"] = len(files)
     blocking = [x for x in problems if x.code != "fingerprint_stale"]
-    if case is None or any(x.location.file == str(path / "case.json") for x in blocking):
-        first = blocking[0]
+    unread = [x for x in blocking if unread_file(path, case, x)]
+    if case is None or unread or any(x.location.file == str(path / "case.json") for x in blocking):
+        first = (unread or blocking)[0]
         row["error"] = f"error[{first.code}]: {first.render()}"
         return row
     row.update(
@@ -124,3 +126,16 @@ def case_summary(path: Path) -> dict[str, Any]:
         fingerprint_ok=case.fingerprint_ok,
     )
     return row
+
+
+def unread_file(path: Path, case: Any, problem: Any) -> bool:
+    """Whether ``problem`` is about a file that exists in the case directory but was not read
+    (spec/case-format.md 8.4): ``show`` refuses rather than leave it out."""
+    file = problem.location.file
+    if not file or case is None:
+        return False
+    try:
+        rel = Path(file).relative_to(path).as_posix()
+    except ValueError:
+        return False
+    return os.path.lexists(file) and not Path(file).is_dir() and rel not in case.files

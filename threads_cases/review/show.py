@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseError, Problem
-from .files import CANONICAL_DIALECT, _render, short_fingerprint
+from .files import CANONICAL_DIALECT, _render, short_fingerprint, unread_file
 
 #: The warning ``show --values`` prints once on stderr.
 VALUES_WARNING = (
@@ -147,6 +147,10 @@ def render_case(
 
     case, problems = inspect_case(path)  # the one case loader; symlinks are never opened
     blocking = [x for x in problems if x.code != "fingerprint_stale"]
+    unread = [x for x in blocking if unread_file(path, case, x)]
+    if unread:  # a file on disk that could not be read (special, symlink, too large)
+        loc = unread[0].location
+        raise CaseError(unread[0].code, unread[0].message, file=loc.file)
     if case is None or any(x.location.file == str(path / "case.json") for x in blocking):
         loc = blocking[0].location
         raise CaseError(
