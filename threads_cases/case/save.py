@@ -34,10 +34,6 @@ from .directory import (
 )
 from .writer import write_case_dir
 
-<<<<<<< HEAD
-=======
-TERMINAL = ("turn_completed", "turn_failed")
->>>>>>> 4bd3b2e (Bounded reads: kind and size checked before any byte is read)
 SECRETS_MODES = ("refuse", "redact", "allow")
 NOT_VERIFIED_WARNING = (
     "warning: --no-verify: the case was not replayed before it was written; its first run may fail"
