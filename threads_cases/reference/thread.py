@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import IO, Any, cast
 
 from ..case.directory import DEFAULT_IMPLEMENTATIONS, CaseExpectation, is_hex64
+from ..case.loader import artifact_refs
 from ..case.save import SaveResult, save_case
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
@@ -366,17 +367,14 @@ class _AfterClock(Clock):
 
 
 def _referenced_artifacts(events: list[dict[str, Any]]) -> set[str]:
-    """The sha256 hex of every artifact a log refers to (added, or named by a sandbox event)."""
-    out: set[str] = set()
-    for ev in events:
-        data = ev["data"]
-        if ev["type"] == "artifact_added":
-            out.add(data["artifact_id"].removeprefix("sha256:"))
-        elif ev["type"] in ("sandbox_read", "sandbox_wrote"):
-            if data.get("artifact"):
-                out.add(data["artifact"].removeprefix("sha256:"))
-            if data.get("sha256"):
-                out.add(data["sha256"])
+    """The sha256 hex of every artifact a log refers to (:func:`artifact_refs`) and of every
+    file a sandbox event names, whose bytes rebuild an in-memory sandbox."""
+    out = {aid.removeprefix("sha256:") for _, _, aid in artifact_refs(events)}
+    out.update(
+        ev["data"]["sha256"]
+        for ev in events
+        if ev["type"] in ("sandbox_read", "sandbox_wrote") and ev["data"].get("sha256")
+    )
     return out
 
 
