@@ -207,3 +207,19 @@ def test_branch_option_and_unknown_format(tmp_path: Path) -> None:
     p = cli("import", "gemini", src, "-o", "c.jsonl", cwd=tmp_path)
     assert p.returncode == 2 and "is not one of" in p.stderr
     assert not (tmp_path / "c.jsonl").exists()
+
+
+def test_impossible_timestamp_refused_at_its_line(tmp_path: Path) -> None:
+    """A transcript line with 2026-02-30 is refused (log_invalid, file:line), even without
+    --strict, and nothing is written; it used to take the previous line's time."""
+    lines = (SAMPLES / "claude-code-parallel.jsonl").read_text("utf-8").splitlines()
+    second = json.loads(lines[1])
+    second["timestamp"] = "2026-02-30T00:00:00.000Z"
+    src = tmp_path / "bad.jsonl"
+    src.write_text("\n".join([lines[0], json.dumps(second), *lines[2:]]) + "\n", "utf-8")
+    p = cli("import", "claude-code", src, "-o", "out.jsonl", cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    first = p.stderr.splitlines()[0]
+    assert first.startswith("error[log_invalid]: ") and "bad.jsonl:2: /timestamp: " in first
+    assert '"2026-02-30T00:00:00.000Z" is not a real calendar date' in first
+    assert not (tmp_path / "out.jsonl").exists()

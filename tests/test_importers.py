@@ -450,6 +450,69 @@ def test_timestamps_and_effects() -> None:
     assert parse_ts_ms("1970-01-01T01:00:00.123456+01:00") == 123
     assert parse_ts_ms("1970-01-01T00:00:02Z") == 2000
     assert parse_ts_ms("yesterday") is None and parse_ts_ms(None) is None
+    assert parse_ts_ms("2026-02-30T00:00:00Z") is None
+    assert parse_ts_ms("0001-01-01T00:00:00Z") == -62_135_596_800_000
     assert parse_ts_ms(1_700_000_000) == 1_700_000_000_000
     assert tool_effect("Grep") == "read" and tool_effect("Bash") == "write"
     assert tool_effect("WebSearch") == "read" and tool_effect("mcp__x__y") == "write"
+
+
+BAD_TIMESTAMPS = [
+    ("2026-02-30T00:00:00.000Z", "is not a real calendar date"),
+    ("10000-01-01T00:00:00.000Z", "four-digit year"),
+    ("9999-12-31T23:30:00-01:00", "outside years 0001 to 9999"),
+    ("2025-01-01T00:00:00+24:00", "offset +24:00 that does not exist"),
+    ("yesterday", "is not an RFC 3339 time"),
+    (True, "is not a time"),
+    (1e17, "is not an epoch time"),
+]
+
+
+@pytest.mark.parametrize("strict", [False, True])
+@pytest.mark.parametrize(("ts", "why"), BAD_TIMESTAMPS)
+def test_bad_claude_timestamp_refused_at_its_line(
+    tmp_path: Path, ts: Any, why: str, strict: bool
+) -> None:
+    """A present but impossible timestamp is refused (never replaced by the previous time),
+    with or without --strict: log_invalid at the line, pointer /timestamp."""
+    f = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            cc("u1", None, "user", "hi"),
+            cc("a1", "u1", "assistant", [{"type": "text", "text": "yo"}], stop="end_turn", ts=ts),
+        ],
+    )
+    with pytest.raises(CaseError) as exc:
+        import_events("claude-code", f, strict=strict)
+    err = exc.value
+    assert err.code == "log_invalid" and why in err.message, err.message
+    assert (err.location.line, err.location.pointer) == (2, "/timestamp")
+    assert err.message.startswith("assistant: timestamp ")
+
+
+@pytest.mark.parametrize("shape", ["exec", "rollout"])
+def test_bad_codex_timestamp_refused_at_its_line(tmp_path: Path, shape: str) -> None:
+    if shape == "exec":
+        lines: list[Any] = [
+            {"type": "thread.started", "thread_id": "t1"},
+            {"type": "turn.started", "timestamp": "2026-02-30T10:00:00Z"},
+        ]
+    else:
+        lines = [
+            {"timestamp": "2025-01-01T00:00:00Z", "type": "session_meta", "payload": {"id": "s"}},
+            {"timestamp": "10000-01-01T00:00:00Z", "type": "event_msg", "payload": {}},
+        ]
+    f = write_lines(tmp_path / "t.jsonl", lines)
+    with pytest.raises(CaseError) as exc:
+        import_events("codex", f)
+    assert exc.value.code == "log_invalid" and exc.value.location.line == 2
+
+
+def test_missing_or_null_timestamp_takes_the_previous_time(tmp_path: Path) -> None:
+    second = cc("a1", "u1", "assistant", [{"type": "text", "text": "yo"}], stop="end_turn")
+    second["timestamp"] = None
+    f = write_lines(
+        tmp_path / "t.jsonl", [cc("u1", None, "user", "hi", ts="2025-03-04T05:06:07.000Z"), second]
+    )
+    events = import_events("claude-code", f)
+    assert {e["ts"] for e in events} == {"2025-03-04T05:06:07.000Z"}

@@ -49,7 +49,8 @@ from ..core.errors import CaseError
 from ..core.log import LogChecker
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
-from ..core.timestamps import MAX_MS, format_ts
+from ..core.texts import quote
+from ..core.timestamps import MAX_MS, MIN_MS, format_ts
 from ..reference.runtime import ACTOR
 from .request_hash import RequestHasher
 
@@ -131,30 +132,68 @@ def tool_effect(name: str) -> str:
     return "read" if name in READ_ONLY_TOOLS else "write"
 
 
-def parse_ts_ms(value: Any) -> int | None:
-    """An RFC 3339 timestamp (any precision, ``Z`` or an offset) or epoch seconds/ms -> ms."""
-    if isinstance(value, bool):
-        return None
-    if isinstance(value, (int, float)):
+TS_HINT = (
+    "fix the line's timestamp (an RFC 3339 time with a real calendar date, years 0001 to "
+    "9999, or epoch seconds/milliseconds) or remove the line; the import never guesses a time"
+)
+
+
+def _ts_of(value: Any) -> tuple[int | None, str | None]:
+    """``(ms, None)`` for a time, ``(None, None)`` for no time, ``(None, why)`` for a bad one."""
+    if value is None:
+        return None, None
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        return None, "is not a time (an RFC 3339 string or a number of epoch seconds)"
+    if not isinstance(value, str):
         v = float(value)
         ms = int(v if v > 1e11 else v * 1000) if 0 <= v < 1e16 else -1
-        return ms if 0 <= ms <= MAX_MS else None
-    if not isinstance(value, str):
-        return None
+        if not 0 <= ms <= MAX_MS:
+            return None, "is not an epoch time from 1970 to year 9999"
+        return ms, None
     m = _TS.match(value.strip())
     if not m:
-        return None
+        return None, "is not an RFC 3339 time with a four-digit year (0001 to 9999)"
     y, mo, d, h, mi, s, frac, tz = m.groups()
     try:
         dt = datetime(int(y), int(mo), int(d), int(h), int(mi), int(s), tzinfo=UTC)
     except ValueError:
-        return None
+        return None, f"is not a real calendar date and time ({y}-{mo}-{d} {h}:{mi}:{s})"
     ms = int(dt.timestamp()) * 1000 + int((frac or "0")[:3].ljust(3, "0"))
     if tz and tz not in ("Z", "z"):
         sign = 1 if tz[0] == "+" else -1
         digits = tz[1:].replace(":", "")
+        if int(digits[:2]) > 23 or int(digits[2:]) > 59:
+            return None, f"has an offset {tz} that does not exist"
         ms -= sign * (int(digits[:2]) * 60 + int(digits[2:])) * 60_000
-    return ms if 0 <= ms <= MAX_MS else None  # an event time stays within year 9999
+    if not MIN_MS <= ms <= MAX_MS:  # an event time stays within years 0001 to 9999
+        return None, "is outside years 0001 to 9999 in UTC"
+    return ms, None
+
+
+def parse_ts_ms(value: Any) -> int | None:
+    """An RFC 3339 timestamp (any precision, ``Z`` or an offset) or epoch seconds/ms -> ms;
+    ``None`` for a missing or bad one (:func:`check_timestamp` refuses the bad ones)."""
+    return _ts_of(value)[0]
+
+
+def check_timestamp(record: Any, *, file: str, line: int) -> None:
+    """Refuse a record whose ``timestamp`` is present but not a real time: ``log_invalid``
+    at ``FILE:LINE``, pointer ``/timestamp`` (spec/importers.md section 4). A record without
+    one (or with ``null``) takes the previous event's time."""
+    if not isinstance(record, dict) or "timestamp" not in record:
+        return
+    why = _ts_of(record["timestamp"])[1]
+    if why is not None:
+        kind = record.get("type")
+        where = f"{kind}: " if isinstance(kind, str) else ""
+        raise CaseError(
+            "log_invalid",
+            f"{where}timestamp {quote(record['timestamp'])} {why}",
+            file=file,
+            line=line,
+            pointer="/timestamp",
+            hint=TS_HINT,
+        )
 
 
 @dataclass

@@ -13,7 +13,9 @@ refuses is read as its writer reads it and recovered where it is damaged
 (:func:`~threads_cases.importers.lenient.read_line`): each repair and skip is an
 :class:`~threads_cases.importers.common.ImportWarning` in ``stats.warnings`` with its line.
 With ``strict`` the first such line raises ``import_invalid`` instead (spec/importers.md
-section 4). Reason codes: ``io_error`` (unreadable transcript), ``import_invalid``.
+section 4). A record whose ``timestamp`` is present but not a real time is refused in both
+modes with ``log_invalid`` (never repaired: a guessed time would be a lie in the log).
+Reason codes: ``io_error`` (unreadable transcript), ``import_invalid``, ``log_invalid``.
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import orjson
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, open_regular
 from ..core.strictjson import parse
-from .common import Stats, import_error
+from .common import Stats, check_timestamp, import_error
 from .lenient import read_line
 
 
@@ -91,6 +93,7 @@ class TranscriptSource:
                     st.skip("unreadable line")
                 self._read[lineno] = values
             for v in values:
+                check_timestamp(v, file=self.file, line=lineno)
                 self.keep.append(0)
                 yield len(self.keep) - 1, lineno, v
 
