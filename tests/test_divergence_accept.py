@@ -231,3 +231,26 @@ def test_first_difference_walks_in_document_order() -> None:
     assert first_difference([1], [1, 2]) == ("/1", ABSENT, 2)
     assert first_difference(True, 1) == ("", True, 1)
     assert first_difference({"x": [{"y": "z"}]}, {"x": [{"y": "z"}]}) is None
+
+
+def test_accept_keeps_the_interruption_of_an_interrupted_turn(tmp_path: Path) -> None:
+    """An interrupted case (model.json ``interruption``) that drifts keeps its interruption
+    point through ``accept``, byte for byte, and passes afterwards (in process)."""
+    from threads_cases.harness.accept import accept_case
+    from threads_cases.harness.registry import open_implementation
+    from threads_cases.harness.runner import run_case
+
+    case = tmp_path / "cases" / "interrupted-turn"
+    shutil.copytree(CASE.parent / "interrupted-turn", case)
+    interruption = json.loads((case / "model.json").read_bytes())["interruption"]
+    _edit_agent(case, _set_system)
+    impl = open_implementation("threads-py", required=True)
+    try:
+        done = accept_case(case, impl)
+    finally:
+        impl.close()
+    assert done.verdict == "drifted" and done.changed
+    model = json.loads((case / "model.json").read_bytes())
+    assert model["interruption"] == interruption
+    assert model["replies"][0]["request"]["system"] == NEW_SYSTEM
+    assert run_case(case, "threads-py").verdict == "pass"
