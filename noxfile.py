@@ -134,6 +134,7 @@ def bench(session: nox.Session) -> None:
     if not session.posargs:
         session.run("python", "benchmarks/import_bench.py")
         session.run("python", "benchmarks/startup_bench.py")
+        session.run("python", "benchmarks/memory_bench.py")  # exits 1 past 24x the file
         session.run("python", "benchmarks/scaling.py")  # exits 1 on a superlinear curve
 
 

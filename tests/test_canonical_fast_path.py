@@ -6,6 +6,7 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from threads_cases.core.canonical import dump_document, write_document
 from threads_cases.core.strictjson import canonical_document, canonical_line, parse
 
 scalars = (
@@ -43,3 +44,40 @@ def test_keys_ordered_by_utf16_not_code_points() -> None:
     assert canonical_line(value).index("\U0001f600".encode()) < canonical_line(value).index(
         "\ue000".encode()
     )
+
+
+def _reference_document(value: object, indent: str = "") -> str:
+    """The canonical document written the plain way (spec/strict-json.md): the streaming
+    writer and the orjson path must give exactly these bytes."""
+    inner = indent + "  "
+    if isinstance(value, dict) and value:
+        keys = sorted(value, key=lambda k: k.encode("utf-16-be", "surrogatepass"))
+        body = ",\n".join(
+            f"{inner}{rfc8785.dumps(k).decode()}: {_reference_document(value[k], inner)}"
+            for k in keys
+        )
+        return "{\n" + body + "\n" + indent + "}"
+    if isinstance(value, list) and value:
+        body = ",\n".join(inner + _reference_document(v, inner) for v in value)
+        return "[\n" + body + "\n" + indent + "]"
+    return rfc8785.dumps(value).decode()
+
+
+@settings(max_examples=600, deadline=None)
+@given(values)
+def test_both_document_writers_give_the_reference_bytes(value: object) -> None:
+    expected = (_reference_document(value) + "\n").encode()
+    assert canonical_document(value) == expected
+    pieces: list[bytes] = []
+    write_document(value, pieces.append)  # the streaming writer, also where orjson would do
+    assert b"".join(pieces) + b"\n" == expected
+    pieces.clear()
+    dump_document(value, pieces.append)
+    assert b"".join(pieces) == expected
+
+
+def test_a_document_deeper_than_orjson_writes_is_streamed() -> None:
+    value: object = "x"
+    for _ in range(255):
+        value = [value]
+    assert canonical_document(value) == (_reference_document(value) + "\n").encode()

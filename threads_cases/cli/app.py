@@ -9,8 +9,8 @@ import typer
 from rich.console import Console
 
 from .. import __version__
+from ..core.canonical import dump_document
 from ..core.errors import CaseError
-from ..core.strictjson import canonical_document
 from .native import Group, verbosity
 
 app = typer.Typer(
@@ -63,7 +63,7 @@ def fail(err: CaseError) -> typer.Exit:
 
 def print_json(value: Any) -> None:
     """Write a value to stdout as a canonical JSON document."""
-    sys.stdout.buffer.write(canonical_document(value))
+    dump_document(value, sys.stdout.buffer.write)  # streamed: memory is not the output's
     sys.stdout.flush()
 
 

@@ -8,6 +8,9 @@ would not survive another language raise ``CaseError("unsafe_value")`` with a JS
 
 from __future__ import annotations
 
+import io
+import json.encoder
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
@@ -182,42 +185,144 @@ def _utf16_key(key: str) -> bytes:
     return key.encode("utf-16-be", "surrogatepass")
 
 
-def _pretty(value: Any, indent: str, out: list[bytes]) -> None:
-    if isinstance(value, dict) and value:
-        inner = indent + "  "
-        out.append(b"{\n")
-        for n, key in enumerate(sorted(value, key=_utf16_key)):
-            if n:
-                out.append(b",\n")
-            out.append(inner.encode() + orjson.dumps(key) + b": ")
-            _pretty(value[key], inner, out)
-        out.append(b"\n" + indent.encode() + b"}")
-    elif isinstance(value, list) and value:
-        inner = indent + "  "
-        out.append(b"[\n")
-        for n, item in enumerate(value):
-            if n:
-                out.append(b",\n")
-            out.append(inner.encode())
-            _pretty(item, inner, out)
-        out.append(b"\n" + indent.encode() + b"]")
-    elif isinstance(value, float):
-        out.append(rfc8785.dumps(value))
+_encode_string: Callable[[str], str] = json.encoder.encode_basestring  # JCS escapes
+_LITERALS: dict[Any, bytes] = {True: b"true", False: b"false", None: b"null"}
+
+
+def _sorted_keys(value: dict[str, Any]) -> list[str]:
+    """JCS key order: UTF-16 code units, which is code point order below U+D800."""
+    keys = list(value)
+    if all(k.isascii() or max(k) <= _HIGH_KEY for k in keys):
+        keys.sort()
     else:
-        out.append(orjson.dumps(value))  # strings, integers, booleans, null: the JCS bytes
+        keys.sort(key=_utf16_key)
+    return keys
+
+
+def _scalar(value: Any) -> bytes:
+    """The JCS bytes of a string, number, boolean or null (checked by the caller)."""
+    if isinstance(value, str):
+        return _encode_string(value).encode("utf-8")
+    if value is True or value is False or value is None:
+        return _LITERALS[value]
+    if isinstance(value, float):
+        return rfc8785.dumps(float(value))
+    return str(int(value)).encode()
+
+
+class _Frame:
+    """One open container of :func:`write_document`."""
+
+    __slots__ = ("close", "first", "inner", "items", "keyed")
+
+    def __init__(self, items: Iterator[Any], inner: bytes, close: bytes, keyed: bool) -> None:
+        self.items = items
+        self.inner = inner
+        self.close = close
+        self.keyed = keyed
+        self.first = True
+
+
+_END = object()
+
+
+def _open(item: Any, indent: bytes, write: Callable[[bytes], object]) -> _Frame | None:
+    """Write ``item`` when it is a scalar or an empty container, else open it as a frame."""
+    if isinstance(item, dict):
+        if not item:
+            write(b"{}")
+            return None
+        write(b"{")
+        pairs = ((k, item[k]) for k in _sorted_keys(item))
+        return _Frame(pairs, indent + b"  ", indent + b"}", True)
+    if isinstance(item, list):
+        if not item:
+            write(b"[]")
+            return None
+        write(b"[")
+        return _Frame(iter(item), indent + b"  ", indent + b"]", False)
+    write(_scalar(item))
+    return None
+
+
+def write_document(value: Any, write: Callable[[bytes], object]) -> None:
+    """Write the canonical document of ``value`` (see :func:`canonical_document`; the value
+    is already checked) piece by piece to ``write``, without the final newline. Memory holds
+    the open containers from the root (and one key list per open object), never one encoded
+    piece per value."""
+    stack: list[_Frame] = []
+    frame = _open(value, b"\n", write)
+    if frame is not None:
+        stack.append(frame)
+    while stack:
+        top = stack[-1]
+        nxt: Any = next(top.items, _END)
+        if nxt is _END:
+            stack.pop()
+            write(top.close)
+            continue
+        head = top.inner if top.first else b"," + top.inner
+        top.first = False
+        if top.keyed:
+            key: str = nxt[0]
+            nxt = nxt[1]
+            write(head + _encode_string(key).encode("utf-8") + b": ")
+        else:
+            write(head)
+        frame = _open(nxt, top.inner, write)
+        if frame is not None:
+            stack.append(frame)
+
+
+def _checked(value: Any) -> bool:
+    """Raise ``unsafe_value`` for what canonical JSON cannot hold; True when orjson's sorted
+    output is the JCS text (see :func:`_check_writable`)."""
+    try:
+        return _fast_scan(value, 0)
+    except _NotPlain:
+        return _check_writable(value, [])
+
+
+def _orjson_document(value: Any) -> bytes | None:
+    try:
+        return orjson.dumps(value, option=orjson.OPT_SORT_KEYS | orjson.OPT_INDENT_2)
+    except (orjson.JSONEncodeError, TypeError):
+        _check_writable(value, [])  # a lone surrogate raises here with its pointer
+        return None  # deeper than orjson writes: the streaming writer takes it
+
+
+def dump_document(value: Any, write: Callable[[bytes], object]) -> None:
+    """Write the canonical document of ``value`` (:func:`canonical_document`, final newline
+    included) to ``write`` (a binary stream's ``write``), streaming what orjson does not
+    write in one piece. Raises ``CaseError("unsafe_value")`` before writing anything."""
+    if _checked(value):
+        whole = _orjson_document(value)
+        if whole is not None:
+            write(whole)
+            write(b"\n")
+            return
+    write_document(value, write)
+    write(b"\n")
 
 
 def canonical_document(value: Any) -> bytes:
     """The canonical bytes of a ``.json`` file: JCS keys order, numbers and strings, indented
     by two spaces, ``": "`` after keys, empty containers as ``{}``/``[]``, final newline.
 
-    Raises ``CaseError("unsafe_value")`` as :func:`canonical_line` does.
+    Raises ``CaseError("unsafe_value")`` as :func:`canonical_line` does. A value without
+    floats (or keys whose UTF-16 order could differ) is written by orjson in one piece,
+    which gives the same bytes; the rest by :func:`write_document`. Either way memory is the
+    output and the open containers, never one encoded piece per value (issue 20; the
+    benchmark `canonical` in benchmarks/memory_bench.py keeps it so).
     """
-    _check_writable(value, [])
-    out: list[bytes] = []
-    _pretty(value, "", out)
-    out.append(b"\n")
-    return b"".join(out)
+    if _checked(value):
+        whole = _orjson_document(value)
+        if whole is not None:
+            return whole + b"\n"
+    sink = io.BytesIO()
+    write_document(value, sink.write)
+    sink.write(b"\n")
+    return sink.getvalue()
 
 
 def compact(value: Any, limit: int | None = 80) -> str:

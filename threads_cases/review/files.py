@@ -22,6 +22,7 @@ from ..core.strictjson import canonical_document, canonical_line, iter_lines, pa
 CANONICAL_DIALECT = "threads-py"
 _LOG = re.compile(r"^log\.([a-z0-9][a-z0-9-]{0,63})\.jsonl$")
 _EXPECTED = re.compile(r"^expected\.([a-z0-9][a-z0-9-]{0,63})\.json$")
+_UNPARSED: Any = object()
 RECORDING_FILES = ("model.json", "stubs.json", "sandbox.json")
 #: The list each recording file holds, diffed item by item.
 _LIST_KEY = {"model.json": "replies", "stubs.json": "calls", "sandbox.json": "reads"}
@@ -84,10 +85,35 @@ def short_fingerprint(fp: Any) -> str:
 
 def canonical_bytes(rel: str, data: bytes, where: str) -> bytes:
     """The canonical bytes of a ``.json`` or ``.jsonl`` case file (spec/case-format.md 1.2);
-    raises ``CaseError`` when the file is not strict JSON."""
+    raises ``CaseError`` when the file is not strict JSON. A log is rewritten line by line
+    (memory: the output and one line's value)."""
     if rel.endswith(".jsonl"):
-        return b"".join(canonical_line(v) + b"\n" for v in _parse_jsonl(data, where))
+        out = io.BytesIO()
+        for lineno, body in iter_lines(io.BytesIO(data), code="log_invalid"):
+            if isinstance(body, CaseError):
+                raise body.at(file=where, line=lineno)
+            out.write(canonical_line(parse(body, code="log_invalid", file=where, line=lineno)))
+            out.write(b"\n")
+        return out.getvalue()
     return canonical_document(_parse_json(data, where, "json_invalid"))
+
+
+def is_canonical(rel: str, data: bytes, where: str, parsed: Any = _UNPARSED) -> bool:
+    """Whether a ``.json``/``.jsonl`` case file is already canonical; ``parsed`` is its value
+    when the caller has read it (a ``.json`` file is then not parsed again). Memory: one
+    line's value for a log, the value and its output for a document. Raises ``CaseError``
+    when the file is not strict JSON."""
+    if rel.endswith(".jsonl"):
+        for lineno, body in iter_lines(io.BytesIO(data), code="log_invalid"):
+            if isinstance(body, CaseError):
+                raise body.at(file=where, line=lineno)
+            value = parse(body, code="log_invalid", file=where, line=lineno)
+            if canonical_line(value) != body:
+                return False
+        return True
+    if parsed is _UNPARSED:
+        parsed = _parse_json(data, where, "json_invalid")
+    return canonical_document(parsed) == data
 
 
 # --------------------------------------------------------------------------- list

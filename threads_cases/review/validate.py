@@ -13,11 +13,12 @@ Reason codes: ``case_invalid``, ``format_unsupported``, ``log_invalid``, ``state
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from ..case.loader import Case, inspect_case
 from ..core.errors import CaseError, Location, Problem
 from ..core.matchers import diff_values
-from .files import _EXPECTED, CANONICAL_DIALECT, canonical_bytes, walk_case
+from .files import _EXPECTED, _UNPARSED, CANONICAL_DIALECT, is_canonical, walk_case
 
 
 def _problem(
@@ -33,20 +34,25 @@ def validate_case(path: Path) -> list[Problem]:
     if case is None and problems and problems[0].message.startswith("not a case directory"):
         return problems
     files = dict(case.files) if case is not None else walk_case(path)[0]
-    problems.extend(_canonical_problems(path, files))
+    documents = dict(case.documents) if case is not None else {}
+    problems.extend(_canonical_problems(path, files, documents))
     if case is not None:
         problems.extend(_state_problems(case))
         problems.extend(_dialect_problems(case))
     return problems
 
 
-def _canonical_problems(path: Path, files: dict[str, bytes]) -> list[Problem]:
+def _canonical_problems(
+    path: Path, files: dict[str, bytes], documents: dict[str, Any]
+) -> list[Problem]:
+    """A problem for each JSON file that is not canonical; a file the loader parsed is not
+    parsed again (memory stays a small multiple of the largest file: issue 19)."""
     out = []
     for rel, data in sorted(files.items()):
         if rel.startswith("artifacts/") or not rel.endswith((".json", ".jsonl")):
             continue
         try:
-            if canonical_bytes(rel, data, str(path / rel)) != data:
+            if not is_canonical(rel, data, str(path / rel), documents.get(rel, _UNPARSED)):
                 out.append(
                     _problem("case_invalid", "not canonical; run `threads-cases fmt`", path / rel)
                 )
