@@ -13,6 +13,20 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_line, read_json_file
 from .app import app, print_json, render_error, stderr, stdout
+from .live_options import (
+    AllowWriteOpt,
+    BaseUrlOpt,
+    BudgetOpt,
+    LiveOpt,
+    LiveRetriesOpt,
+    LiveTimeoutOpt,
+    MaxCostOpt,
+    ModelOpt,
+    PricesOpt,
+    ProviderOpt,
+    SystemFileOpt,
+    build_live,
+)
 from .params import ReportFormat, check_exists, check_file, check_out_file, checked
 
 if TYPE_CHECKING:
@@ -208,6 +222,17 @@ def run(
             "--accept", help="Then accept each drifted case from its replay (see `accept`)."
         ),
     ] = False,
+    live: LiveOpt = False,
+    model: ModelOpt = None,
+    system_file: SystemFileOpt = None,
+    provider: ProviderOpt = "anthropic",
+    base_url: BaseUrlOpt = None,
+    live_budget: BudgetOpt = 20,
+    max_cost_usd: MaxCostOpt = None,
+    prices: PricesOpt = None,
+    allow_write: AllowWriteOpt = None,
+    live_timeout: LiveTimeoutOpt = 600.0,
+    live_retries: LiveRetriesOpt = 2,
 ) -> None:
     """Replay every case under PATHS on each implementation and report one verdict per pair.
 
@@ -227,7 +252,43 @@ def run(
         strict_setting,
     )
 
+    given = [
+        name
+        for name, value, default in (
+            ("--model", model, None),
+            ("--system-file", system_file, None),
+            ("--provider", provider, "anthropic"),
+            ("--base-url", base_url, None),
+            ("--live-budget", live_budget, 20),
+            ("--max-cost-usd", max_cost_usd, None),
+            ("--prices", prices, None),
+            ("--allow-write", allow_write, None),
+            ("--live-timeout", live_timeout, 600.0),
+            ("--live-retries", live_retries, 2),
+        )
+        if value != default
+    ]
     try:
+        if live and accept:
+            raise CaseError(
+                "invalid_request",
+                "--live never writes to a case: --accept cannot go with it",
+                hint="review the live run, then `threads-cases accept --from-live CASE`",
+            )
+        live_run = build_live(
+            live,
+            model=model,
+            system_file=system_file,
+            provider=provider,
+            base_url=base_url,
+            budget=live_budget,
+            max_cost_usd=max_cost_usd,
+            prices=prices,
+            allow_write=allow_write,
+            timeout=live_timeout,
+            retries=live_retries,
+            given=given,
+        )
         supplied = load_supply(supply)
         strict = strict or strict_setting()
         names = impl or available_implementations()
@@ -280,12 +341,13 @@ def run(
                 supply=supplied,
                 on_result=tick,
                 on_plan=plan,
+                live=live_run,
             )
         finally:
             if progress is not None:
                 progress.stop()
     except CaseError as err:
-        if err.code in ("invalid_request", "dialect_unknown", "json_invalid"):
+        if err.code in ("invalid_request", "dialect_unknown", "json_invalid", "live_unavailable"):
             raise refuse(err, fmt) from None
         raise
     emit(suite, fmt, junit, "run", "case")

@@ -159,6 +159,10 @@ class ReportResult(TypedDict):
     message: str
     duration_ms: float
     divergence: NotRequired[dict[str, Any] | None]
+    #: a live run (spec/replay.md 11.6): ``live`` true, the provenance counts and the spend
+    live: NotRequired[bool]
+    provenance: NotRequired[dict[str, int]]
+    spend: NotRequired[dict[str, Any]]
 
 
 #: The count of each verdict ("pass" is a keyword: the functional form spells the keys).
@@ -174,6 +178,8 @@ class ReportFooter(TypedDict):
     duration_ms: float
     exit_status: int
     not_started: int
+    #: a live run's totals (spec/replay.md 11.6)
+    live: NotRequired[dict[str, Any]]
 
 
 #: Every shape and where its schema is: (schema file, JSON pointer of the object schema).

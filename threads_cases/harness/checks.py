@@ -25,6 +25,7 @@ from ..core.shapes import CheckRecord
 from ..core.strictjson import canonical_line
 from ..protocol.client import Implementation
 from .divergence import Divergence, find_divergence
+from .live.desk import CaseLedger, LiveRun
 
 #: Codes that mean the case could not be run at all (verdict ``error``).
 ERROR_CODES = frozenset(
@@ -90,6 +91,43 @@ def check_case(
         checks.append(expect_check(exp, events))
     checks.extend(recording_checks(case, out, stop))
     return checks, stop, find_divergence(case, impl, checks, out)
+
+
+def check_live_case(
+    case: Case, impl: Implementation, live: LiveRun, *, supply: dict[str, Any] | None = None
+) -> tuple[list[Check], dict[str, Any] | None, CaseLedger]:
+    """A live run of one case (spec/replay.md section 11): the prefix state, then the turn with
+    its model calls answered by ``live`` (reused, supplied or live), judged by the stop,
+    ``must`` and ``expect`` only (request hashes and the recording's use cannot hold).
+    Returns the checks, the stop and the case's ledger (provenance, calls, cost). Raises
+    ``CaseError("invalid_request")`` for an implementation that does not announce ``live``."""
+    if "live" not in (impl.hello().get("capabilities") or []):
+        raise CaseError(
+            "invalid_request",
+            f"{impl.name} does not announce the live capability (spec/driver-protocol.md "
+            "2.5.1), so it cannot run --live",
+        )
+    d = get_dialect(impl.dialect)
+    state = state_check(case, impl, d)
+    ledger = live.ledger(case.read("model.json")["replies"], supply)
+    msg: dict[str, Any] = {
+        "cmd": "replay",
+        "case": {"path": str(case.path)},
+        "live": live.options.request_body(),
+    }
+    if supply:
+        msg["case"]["supply"] = {"calls": supply}
+    out = dict(impl.request(msg, on_model_call=ledger.answer))
+    events = [d.decode_event(e) for e in out["events"]]
+    stop: dict[str, Any] | None = out.get("stop")
+    checks = [state]
+    if stop:
+        checks.append(stop_check(stop, events))
+    checks.extend(must_checks(case.meta["expect"]["must"], events))
+    exp = case.meta["expect"]["expect"]
+    if exp:
+        checks.append(expect_check(exp, events))
+    return checks, stop, ledger
 
 
 def state_check(case: Case, impl: Implementation, d: Dialect) -> Check:

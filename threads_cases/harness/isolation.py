@@ -32,6 +32,7 @@ from typing import Any
 from ..core.errors import CaseError
 from ..protocol.server import PythonImplementation
 from ..reference.egress import unguarded
+from ..reference.live import AskModel
 
 MODES = ("netns", "guard", "none")
 #: environment variable a driver reads: ``none`` turns its in-process guard off
@@ -126,6 +127,8 @@ class UnguardedPythonImplementation(PythonImplementation):
 
     isolation = "none"
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    def request(
+        self, message: dict[str, Any], on_model_call: AskModel | None = None
+    ) -> dict[str, Any]:
         with unguarded():
-            return super().request(message)
+            return super().request(message, on_model_call)

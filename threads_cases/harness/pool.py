@@ -21,6 +21,7 @@ from typing import Any, TypeVar
 
 from ..core.errors import CaseError
 from ..protocol.client import MAX_RESTARTS, DriverImplementation, Implementation
+from ..reference.live import AskModel
 
 T = TypeVar("T")
 
@@ -90,8 +91,12 @@ class DriverPool:
     def hello(self) -> dict[str, Any]:
         return self._call(lambda m: m.hello())
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        return self._call(lambda m: m.request(message))
+    def request(
+        self, message: dict[str, Any], on_model_call: AskModel | None = None
+    ) -> dict[str, Any]:
+        if on_model_call is None:
+            return self._call(lambda m: m.request(message))
+        return self._call(lambda m: m.request(message, on_model_call))
 
     def close(self) -> None:
         for m in self._members:

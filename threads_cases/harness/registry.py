@@ -115,7 +115,7 @@ class UnavailableImplementation:
     def hello(self) -> dict[str, Any]:
         raise CaseError("driver_unavailable", self.reason, hint=BUILD_HINT)
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
+    def request(self, message: dict[str, Any], on_model_call: Any = None) -> dict[str, Any]:
         raise CaseError("driver_unavailable", self.reason, hint=BUILD_HINT)
 
     def close(self) -> None:

@@ -61,7 +61,7 @@ def header(
 
 
 def footer(suite: SuiteResult) -> ReportFooter:
-    return {
+    out: ReportFooter = {
         "kind": "footer",
         "counts": cast(VerdictCounts, suite.counts),
         "total": len(suite.results),
@@ -69,6 +69,9 @@ def footer(suite: SuiteResult) -> ReportFooter:
         "exit_status": suite.exit_status,
         "not_started": suite.not_started,
     }
+    if suite.live is not None:
+        out["live"] = suite.live
+    return out
 
 
 def report_lines(
@@ -306,6 +309,10 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
         line += f"; {note}"
     if suite.not_started:
         line += f"; stopped early (--max-fail): {suite.not_started} run(s) not started"
+    from .live.view import live_lines
+
+    for text in live_lines(suite):
+        console.print(text, soft_wrap=True)
     console.print(line)
     empty = sorted({r.path for r in suite.results if "no_expectations" in r.warnings})
     if empty:

@@ -37,7 +37,9 @@ from ..reference.agent import AgentSpec
 from .checks import ERROR_CODES as ERROR_CODES
 from .checks import Check as Check
 from .checks import check_case as check_case
+from .checks import check_live_case
 from .checks import verdict_of as verdict_of
+from .live.desk import LiveRun
 from .pool import pooled, run_work, shard_of
 
 VERDICTS = ("pass", "drifted", "fail", "error", "skip")
@@ -59,13 +61,18 @@ class CaseResult:
     message: str = ""
     #: where the replay first departed from the recording (harness/divergence.py), or None
     divergence: dict[str, Any] | None = None
+    #: a live run's ``{provenance, calls, cost_usd}`` (spec/replay.md 11.6), or None
+    live: dict[str, Any] | None = None
+    #: a live run's replies in call order (``accept --from-live``); not in the report
+    live_replies: list[dict[str, Any]] | None = None
 
     def passed(self, strict: bool = False) -> bool:
         return self.verdict in ("pass", "skip") or (self.verdict == "drifted" and not strict)
 
     def to_json(self) -> ReportResult:
-        """A result line of the JSON report (schemas/report.schema.json ``$defs/result``)."""
-        return {
+        """A result line of the JSON report (schemas/report.schema.json ``$defs/result``);
+        a live run adds ``live: true``, ``provenance`` and ``spend`` (spec/replay.md 11.6)."""
+        out: ReportResult = {
             "kind": "result",
             "case": self.case,
             "path": self.path,
@@ -79,6 +86,11 @@ class CaseResult:
             "message": self.message,
             "duration_ms": round(self.duration_ms, 3),
         }
+        if self.live is not None:
+            out["live"] = True
+            out["provenance"] = self.live["provenance"]
+            out["spend"] = {"calls": self.live["calls"], "cost_usd": self.live["cost_usd"]}
+        return out
 
 
 @dataclass
@@ -96,6 +108,8 @@ class SuiteResult:
     isolation: dict[str, str] = field(default_factory=dict)
     #: (K, N) when this run is shard K of N (``--shard``)
     shard: tuple[int, int] | None = None
+    #: a live run's totals ``{provenance, calls, cost_usd, budget, max_cost_usd}``, or None
+    live: dict[str, Any] | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -134,8 +148,10 @@ def run_case(
     agent: AgentSpec | None = None,
     *,
     supply: dict[str, Any] | None = None,
+    live: LiveRun | None = None,
 ) -> CaseResult:
     """Run one case on one implementation (spec/replay.md); never raises for a bad case.
+    ``live`` runs its turn live (spec/replay.md section 11).
 
     ``implementation`` is a name (``"threads-py"`` runs in process; ``"threads-ts"`` and
     configured names start their driver) or an :class:`Implementation`.
@@ -153,7 +169,7 @@ def run_case(
     else:
         impl = implementation
     try:
-        return run_one(Path(path), impl, _supply_calls(supply))
+        return run_one(Path(path), impl, _supply_calls(supply), live=live)
     finally:
         if isinstance(implementation, str):
             impl.close()  # a driver started here is not left running
@@ -184,13 +200,15 @@ def run_one(
     impl: Implementation,
     supply: dict[str, Any] | None = None,
     opened: Inspected | None = None,
+    live: LiveRun | None = None,
 ) -> CaseResult:
     """Run one case directory on an open implementation (which is not closed); never raises
     for a bad case: a case that cannot be run gets verdict ``error`` (or ``skip``, see
     :func:`could_not_run`), one that does not list the implementation ``skip``
     (``not_listed``). ``supply`` is a checked ``calls`` mapping (see :func:`run_case`).
     ``opened`` is what the case loader found in the case (``inspect_case``), so that a suite
-    reads and checks each case once for every implementation."""
+    reads and checks each case once for every implementation. ``live`` runs the turn live
+    (spec/replay.md section 11; :func:`run_live_checks`)."""
     started = time.perf_counter()
     result = CaseResult(path.name, str(path), impl.name, "error")
     try:
@@ -212,10 +230,15 @@ def run_one(
             raise err  # the case is broken, not the agent (spec/replay.md 6.1)
         if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:
             result.warnings.append("no_expectations")  # saved with --no-draft
-        checks, stop, divergence = check_case(case, impl, supply=supply)
+        if live is not None:
+            checks, stop, ledger = check_live_case(case, impl, live, supply=supply)
+            result.live = ledger.to_json()
+            result.live_replies = ledger.replies
+        else:
+            checks, stop, divergence = check_case(case, impl, supply=supply)
+            result.divergence = None if divergence is None else divergence.to_json()
         result.checks = checks
         result.stop = stop
-        result.divergence = None if divergence is None else divergence.to_json()
         result.verdict, result.reasons = verdict_of(checks)
     except CaseError as err:
         could_not_run(result, impl, err)
@@ -283,6 +306,7 @@ def run_suite(
     supply: dict[str, Any] | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
     on_plan: Callable[[int], None] | None = None,
+    live: LiveRun | None = None,
 ) -> SuiteResult:
     """Run every case under ``paths`` on every implementation.
 
@@ -298,6 +322,8 @@ def run_suite(
     from .registry import open_implementation
 
     supply = _supply_calls(supply)
+    if live is not None:
+        jobs = 1
     paths = list(paths)
     for p in map(Path, paths):
         if not p.exists():
@@ -347,8 +373,11 @@ def run_suite(
     try:
         results = run_work(
             [(c, slot[id(i)]) for c, i in work],
-            lambda item: opened.run(item[0], lambda o: run_one(item[0], impls[item[1]], supply, o)),
-            workers=jobs * len(impls),
+            lambda item: opened.run(
+                item[0], lambda o: run_one(item[0], impls[item[1]], supply, o, live)
+            ),
+            # a live run is serial: its budgets stop exactly, in a stable order
+            workers=1 if live is not None else jobs * len(impls),
             failed=lambda r: not r.passed(strict),
             max_fail=max_fail,
             on_result=on_result,
@@ -366,7 +395,24 @@ def run_suite(
         not_started=len(results) - len(done),
         isolation={i.name: isolation_of(i) for i in impls},
         shard=shard,
+        live=None if live is None else live_totals(live, done),
     )
+
+
+def live_totals(live: LiveRun, results: Sequence[CaseResult]) -> dict[str, Any]:
+    """A live run's totals (spec/replay.md 11.6): provenance summed over the results, the
+    live calls made, the spend (None when a call could not be priced), and the limits."""
+    provenance = {"reused": 0, "supplied": 0, "live": 0}
+    for r in results:
+        for k, v in (r.live or {}).get("provenance", {}).items():
+            provenance[k] += v
+    return {
+        "provenance": provenance,
+        "calls": live.calls,
+        "cost_usd": round(live.spent, 6) if live.priced else None,
+        "budget": live.options.budget,
+        "max_cost_usd": live.options.max_cost_usd,
+    }
 
 
 def isolation_of(impl: Implementation) -> str:

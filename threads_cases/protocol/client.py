@@ -38,6 +38,7 @@ import orjson
 
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_line
+from ..reference.live import AskModel
 from .answers import check_ok, error_of
 
 PROTOCOL = 1
@@ -64,7 +65,13 @@ class Implementation(Protocol):
     restarts: int
 
     def hello(self) -> dict[str, Any]: ...
-    def request(self, message: dict[str, Any]) -> dict[str, Any]: ...
+    def request(
+        self, message: dict[str, Any], on_model_call: AskModel | None = None
+    ) -> dict[str, Any]:
+        """``on_model_call`` answers a live replay's model calls (driver-protocol.md
+        2.5.1); only a live run passes it."""
+        ...
+
     def close(self) -> None: ...
 
 
@@ -197,51 +204,21 @@ class DriverImplementation:
         return CaseError(code, text, hint=f"run `{' '.join(self.command)}` by hand to see more")
 
     # ------------------------------------------------------------------ requests
-    def _exchange(self, body: dict[str, Any]) -> dict[str, Any]:
+    def _exchange(
+        self, body: dict[str, Any], on_model_call: AskModel | None = None
+    ) -> dict[str, Any]:
         assert self._proc is not None and self._proc.stdin is not None
         rid = self._next_id
         self._next_id += 1
         message = {"id": rid, **body}
         if self.validate_protocol:
             _schema_check(message, "request", body["cmd"])
-        try:
-            self._proc.stdin.write(orjson.dumps(message) + b"\n")
-            self._proc.stdin.flush()
-        except (BrokenPipeError, OSError):
-            raise self._fail(
-                "driver_crashed",
-                f"{self.name} exited before the request {body['cmd']!r} could be sent",
-            ) from None
-        try:
-            line = self._lines.get(timeout=self.timeout)
-        except queue.Empty:
-            raise self._fail(
-                "driver_timeout",
-                f"{self.name} did not answer {body['cmd']!r} within {self.timeout:g}s",
-            ) from None
-        if line is None:
-            try:
-                code = self._proc.wait(timeout=2) if self._proc else None
-            except subprocess.TimeoutExpired:
-                raise self._fail(
-                    "driver_crashed",
-                    f"{self.name} closed its stdout during {body['cmd']!r} but kept running",
-                ) from None
-            raise self._fail(
-                "driver_crashed", f"{self.name} exited (status {code}) during {body['cmd']!r}"
-            )
-        if line == b"\x00too-long":
-            raise self._fail("protocol_error", f"{self.name} wrote a line over 64 MiB")
-        try:
-            answer = orjson.loads(line)
-        except orjson.JSONDecodeError:
-            shown = line[:80].decode("utf-8", "replace").rstrip()
-            raise self._fail(
-                "protocol_error", f"{self.name} wrote a line that is not JSON: {shown!r}"
-            ) from None
-        if not isinstance(answer, dict) or answer.get("id") != rid or "ok" not in answer:
-            got = answer.get("id") if isinstance(answer, dict) else None
-            raise self._fail("protocol_error", f"{self.name} answered id {got!r} to request {rid}")
+        self._send(message, body["cmd"])
+        answer = self._read_answer(rid, body["cmd"])
+        while "model_call" in answer and "ok" not in answer:
+            # a live replay asks for its model calls (spec/driver-protocol.md 2.5.1)
+            self._send(self._model_answer(rid, answer, on_model_call), body["cmd"])
+            answer = self._read_answer(rid, body["cmd"])
         if self.validate_protocol:
             try:
                 _schema_check(answer, "answer", body["cmd"])
@@ -255,6 +232,72 @@ class DriverImplementation:
         except CaseError as err:
             raise self._fail("protocol_error", f"{self.name}: {err.message}") from None
         return out
+
+    def _model_answer(
+        self, rid: int, line: dict[str, Any], on_model_call: AskModel | None
+    ) -> dict[str, Any]:
+        """The ``model_answer`` to a driver's ``model_call`` line (the harness answers it)."""
+        from ..core.schemas import schema_problems
+
+        problems = schema_problems(line, "driver/model_call.schema.json")
+        if problems:
+            pointer, text = problems[0]
+            raise self._fail("protocol_error", f"{self.name}: model_call {pointer}: {text}")
+        if on_model_call is None:
+            raise self._fail(
+                "protocol_error", f"{self.name} asked for a model call outside a live replay"
+            )
+        call = line["model_call"]
+        answer = on_model_call(call["index"], call["request"], call["request_sha256"])
+        return {"id": rid, "cmd": "model_answer", "index": call["index"], **answer}
+
+    def _send(self, message: dict[str, Any], cmd: str) -> None:
+        assert self._proc is not None and self._proc.stdin is not None
+        try:
+            self._proc.stdin.write(orjson.dumps(message) + b"\n")
+            self._proc.stdin.flush()
+        except (BrokenPipeError, OSError):
+            raise self._fail(
+                "driver_crashed",
+                f"{self.name} exited before the request {cmd!r} could be sent",
+            ) from None
+
+    def _read_answer(self, rid: int, cmd: str) -> dict[str, Any]:
+        """The driver's next line for request ``rid``: an object with that id holding ``ok``
+        or ``model_call`` (spec/driver-protocol.md 4.1)."""
+        try:
+            line = self._lines.get(timeout=self.timeout)
+        except queue.Empty:
+            raise self._fail(
+                "driver_timeout",
+                f"{self.name} did not answer {cmd!r} within {self.timeout:g}s",
+            ) from None
+        if line is None:
+            try:
+                code = self._proc.wait(timeout=2) if self._proc else None
+            except subprocess.TimeoutExpired:
+                raise self._fail(
+                    "driver_crashed",
+                    f"{self.name} closed its stdout during {cmd!r} but kept running",
+                ) from None
+            raise self._fail("driver_crashed", f"{self.name} exited (status {code}) during {cmd!r}")
+        if line == b"\x00too-long":
+            raise self._fail("protocol_error", f"{self.name} wrote a line over 64 MiB")
+        try:
+            answer = orjson.loads(line)
+        except orjson.JSONDecodeError:
+            shown = line[:80].decode("utf-8", "replace").rstrip()
+            raise self._fail(
+                "protocol_error", f"{self.name} wrote a line that is not JSON: {shown!r}"
+            ) from None
+        if (
+            not isinstance(answer, dict)
+            or answer.get("id") != rid
+            or not ("ok" in answer or "model_call" in answer)
+        ):
+            got = answer.get("id") if isinstance(answer, dict) else None
+            raise self._fail("protocol_error", f"{self.name} answered id {got!r} to request {rid}")
+        return answer
 
     def hello(self) -> dict[str, Any]:
         """The driver's ``hello`` answer (starts the process if needed)."""
@@ -275,11 +318,15 @@ class DriverImplementation:
             )
         self._start()  # a failed start is counted once, by _fail
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        """Send one request and return the body of its ``ok`` answer (see module docstring)."""
+    def request(
+        self, message: dict[str, Any], on_model_call: AskModel | None = None
+    ) -> dict[str, Any]:
+        """Send one request and return the body of its ``ok`` answer (see module docstring).
+        ``on_model_call(index, request, request_sha256)`` answers the ``model_call`` lines of
+        a live replay (spec/driver-protocol.md 2.5.1)."""
         with self._lock:
             self._ensure()
-            return self._exchange(message)
+            return self._exchange(message, on_model_call)
 
     def close(self) -> None:
         with self._lock:

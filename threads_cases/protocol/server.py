@@ -37,21 +37,30 @@ from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
+from ..reference.live import AskModel, LiveTurn
 
-CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case"]
+CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live"]
 
 
 def handle_request(
-    message: dict[str, Any], *, dialect: str = "threads-py", agent: AgentSpec | None = None
+    message: dict[str, Any],
+    *,
+    dialect: str = "threads-py",
+    agent: AgentSpec | None = None,
+    ask_model: AskModel | None = None,
 ) -> dict[str, Any]:
     """Answer one protocol request with the Python runtime (the body of an ``ok`` answer).
+
+    ``ask_model(index, request, request_sha256) -> {"reply"} | {"stop"}`` answers the model
+    calls of a ``replay`` request with ``live`` (spec/driver-protocol.md 2.5.1); such a
+    request without it is ``invalid_request``.
 
     Raises ``CaseError`` for a failed request (its code goes into the ``error`` answer); a
     request missing a field, or with a field of the wrong type, is ``invalid_request``.
     """
     check_request(message)
     try:
-        return _handle(message, dialect, agent)
+        return _handle(message, dialect, agent, ask_model)
     except (KeyError, TypeError, AttributeError) as exc:
         raise CaseError(
             "invalid_request",
@@ -84,7 +93,9 @@ def check_request(message: dict[str, Any]) -> None:
         )
 
 
-def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> dict[str, Any]:
+def _handle(
+    message: dict[str, Any], dialect: str, agent: AgentSpec | None, ask: AskModel | None
+) -> dict[str, Any]:
     cmd = message.get("cmd")
     if cmd == "hello":
         return {
@@ -144,11 +155,19 @@ def _handle(message: dict[str, Any], dialect: str, agent: AgentSpec | None) -> d
         from ..reference.replay import replay_case
 
         case = message.get("case") or {}
+        live = None
+        if "live" in message:
+            if ask is None:
+                raise CaseError(
+                    "invalid_request", "a live replay needs a client that answers model calls"
+                )
+            live = LiveTurn.from_request(message["live"], ask)
         out = replay_case(
             case["path"],
             implementation=dialect,
             agent=agent,
             supply=(case.get("supply") or {}).get("calls", case.get("supply")),
+            live=live,
         )
         d = get_dialect(dialect)
         out["events"] = [d.encode_event(e) for e in out["events"]]
@@ -219,8 +238,13 @@ class PythonImplementation:
     def hello(self) -> dict[str, Any]:
         return handle_request({"cmd": "hello", "protocol": 1})
 
-    def request(self, message: dict[str, Any]) -> dict[str, Any]:
-        return handle_request(message, dialect=self.dialect, agent=self.agent)
+    def request(
+        self, message: dict[str, Any], on_model_call: AskModel | None = None
+    ) -> dict[str, Any]:
+        """Answer ``message``; ``on_model_call`` answers a live replay's model calls."""
+        return handle_request(
+            message, dialect=self.dialect, agent=self.agent, ask_model=on_model_call
+        )
 
     def close(self) -> None:
         pass
@@ -249,6 +273,9 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
         stdout.write(line + b"\n")
         stdout.flush()
 
+    def ask(rid: Any) -> AskModel:
+        return lambda index, request, sha: ask_client(stdin, stdout, rid, index, request, sha)
+
     for raw in iter(stdin.readline, b""):
         rid: Any = None
         try:
@@ -259,7 +286,9 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
             if message.get("cmd") == "shutdown":
                 return 0
             body = handle_request(
-                message, dialect=os.environ.get("THREADS_CASES_DIALECT", "threads-py")
+                message,
+                dialect=os.environ.get("THREADS_CASES_DIALECT", "threads-py"),
+                ask_model=ask(rid),
             )
             answer({"id": rid, "ok": True, **body})
         except CaseError as err:
@@ -276,3 +305,39 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
                 }
             )
     return 0
+
+
+def ask_client(
+    stdin: IO[bytes],
+    stdout: IO[bytes],
+    rid: Any,
+    index: int,
+    request: dict[str, Any],
+    sha: str,
+) -> dict[str, Any]:
+    """A driver asking its client for model call ``index`` of a live replay
+    (spec/driver-protocol.md 2.5.1): write ``{"id", "model_call": {index, request,
+    request_sha256}}`` and read the ``model_answer`` line. Returns ``{"reply"}`` or
+    ``{"stop"}``. Raises ``CaseError("protocol_error")`` when the answer is not a
+    ``model_answer`` for this call (or the input ended)."""
+    from ..core.schemas import schema_problems
+    from ..core.strictjson import parse
+
+    call = {"index": index, "request": request, "request_sha256": sha}
+    stdout.write(canonical_line({"id": rid, "model_call": call}) + b"\n")
+    stdout.flush()
+    raw = stdin.readline()
+    if not raw:
+        raise CaseError("protocol_error", "the input ended while a model call was pending")
+    answer = parse(raw.rstrip(b"\n"), code="protocol_error")
+    if not isinstance(answer, dict):
+        raise CaseError("protocol_error", "a model_answer must be a JSON object")
+    problems = schema_problems(answer, "driver/model_answer.request.schema.json")
+    if problems:
+        pointer, text = problems[0]
+        raise CaseError("protocol_error", f"model_answer: {text}", pointer=pointer)
+    if answer["id"] != rid or answer["index"] != index:
+        raise CaseError(
+            "protocol_error", f"model_answer for {answer['index']} while {index} was asked"
+        )
+    return {k: answer[k] for k in ("reply", "stop") if k in answer}

@@ -44,7 +44,14 @@ from typing import Any
 from ..core.errors import CaseError
 from ..core.texts import quote
 
-__all__ = ["EgressBlocked", "block_egress", "egress_target", "guard_installed", "unguarded"]
+__all__ = [
+    "EgressBlocked",
+    "block_egress",
+    "egress_target",
+    "guard_installed",
+    "only_to_host",
+    "unguarded",
+]
 
 
 def _text(value: Any) -> str | None:
@@ -100,6 +107,11 @@ _REPLAY: contextvars.ContextVar[list[EgressBlocked] | None] = contextvars.Contex
 _OFF: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "threads_cases_unguarded", default=False
 )
+#: set by :func:`only_to_host`: the hosts (and the addresses they resolved to) the harness's
+#: own call may reach; everything else is refused as in a replay
+_ALLOW: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar(
+    "threads_cases_egress_allow", default=None
+)
 _LOCK = threading.Lock()
 _DEPTH = 0
 #: (owner, attribute) -> (original, wrapper), while installed
@@ -125,22 +137,40 @@ def _socket_method(real: Callable[..., Any], where: Callable[[tuple[Any, ...]], 
         if attempts is None or _is_unix(self):
             return real(self, *args)
         target = where(args)
-        if target is None:
+        if target is None or _allowed(target):
             return real(self, *args)
         raise _refuse(attempts, target, "network access to")
 
     return method
 
 
+def _allowed(target: Any) -> bool:
+    """Whether ``target`` (an address tuple or a host) is one :func:`only_to_host` allows."""
+    allow = _ALLOW.get()
+    if allow is None:
+        return False
+    host = target[0] if isinstance(target, tuple | list) and target else target
+    return isinstance(host, str) and host in allow
+
+
 def _function(real: Callable[..., Any], what: str, target: Callable[..., Any]) -> Any:
     """A module function refused inside a replay; ``target(*args, **kw)`` names what it
-    was asked for."""
+    was asked for. Under :func:`only_to_host` a name lookup or connection to an allowed
+    host goes through (the addresses a lookup returns are allowed too) and child processes
+    are the harness's own."""
 
     def function(*args: Any, **kwargs: Any) -> Any:
         attempts = _REPLAY.get()
         if attempts is None:
             return real(*args, **kwargs)
-        raise _refuse(attempts, target(*args, **kwargs), what)
+        wanted = target(*args, **kwargs)
+        allow = _ALLOW.get()
+        if allow is not None and (what == "the child process" or _allowed(wanted)):
+            out = real(*args, **kwargs)
+            if what == "the name lookup of" and isinstance(out, list):
+                allow.update(str(a[4][0]) for a in out if isinstance(a, tuple) and len(a) > 4)
+            return out
+        raise _refuse(attempts, wanted, what)
 
     return function
 
@@ -251,6 +281,33 @@ def block_egress() -> Iterator[list[EgressBlocked]]:
     try:
         yield attempts
     finally:
+        _REPLAY.reset(token)
+        with _LOCK:
+            _DEPTH -= 1
+            if _DEPTH == 0:
+                _uninstall()
+
+
+@contextmanager
+def only_to_host(host: str) -> Iterator[list[EgressBlocked]]:
+    """The harness's own network call during a live run (spec/replay.md, "Live rung"): in
+    this context only ``host`` (and the addresses its name lookups return) may be reached;
+    every other connection or lookup is refused as in a replay, and appended to the list
+    yielded. It replaces the replay's own context for its duration, so a provider call
+    made while a turn replays is not the turn's egress, and installs the guard when no
+    replay runs (the call a subprocess driver asks the harness for)."""
+    global _DEPTH
+    with _LOCK:
+        if _DEPTH == 0:
+            _install()
+        _DEPTH += 1
+    attempts: list[EgressBlocked] = []
+    token = _REPLAY.set(attempts)
+    allow_token = _ALLOW.set({host})
+    try:
+        yield attempts
+    finally:
+        _ALLOW.reset(allow_token)
         _REPLAY.reset(token)
         with _LOCK:
             _DEPTH -= 1

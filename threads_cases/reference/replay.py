@@ -27,6 +27,7 @@ from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from .agent import AgentSpec, ToolResult
+from .live import HarnessModel, LiveExternal, LiveTurn
 from .model import ScriptedModel, normalize_reply
 from .runtime import ArtifactStore, Clock, Interruption, Recorder, block_egress, parse_ts, run_turn
 from .sandbox import FakeSandbox
@@ -156,14 +157,17 @@ def replay_case(
     implementation: str = "threads-py",
     agent: AgentSpec | None = None,
     supply: dict[str, Any] | None = None,
+    live: LiveTurn | None = None,
 ) -> dict[str, Any]:
     """Replay a case's turn on the Python runtime (spec/replay.md section 3).
 
     ``agent`` replaces the recorded agent (its system prompt, tools and sandbox handlers);
-    external tools are always answered from stubs. ``supply`` is the checked ``calls``
-    mapping of a supply document. Returns ``{events, stop, requests, consumed}`` (module
-    docstring). Raises ``CaseError`` (``case_invalid``, ``log_invalid``...) when the case
-    cannot be run.
+    external tools are answered from stubs. ``supply`` is the checked ``calls`` mapping of
+    a supply document. ``live`` makes it a live turn (spec/replay.md section 11): every
+    model call is asked of the harness, and the agent's own external handlers may answer
+    what no stub does (:mod:`.live`). Returns ``{events, stop, requests, consumed}``
+    (module docstring). Raises ``CaseError`` (``case_invalid``, ``log_invalid``...) when
+    the case cannot be run.
     """
     case = path if isinstance(path, Case) else open_case(path)
     dialect = get_dialect(implementation)
@@ -191,7 +195,7 @@ def replay_case(
     sandbox_doc = case.read("sandbox.json")
     supply = supply or {}
     sandbox = restore_sandbox(case, reducer.state, sandbox_doc["reads"])
-    model = ScriptedModel(
+    model: ScriptedModel | HarnessModel = ScriptedModel(
         model_doc["replies"],
         supply={int(k[6:]): v for k, v in supply.items() if k.startswith("model:")},
     )
@@ -200,6 +204,11 @@ def replay_case(
     if agent is not None:
         # the user's agent: its system prompt and tools are what the model is asked with
         reducer.state["agent"] = agent.to_json()
+    external: Callable[[str, dict[str, Any]], ToolResult] = stubs
+    if live is not None:
+        model = HarnessModel(live)
+        reducer.state["agent"] = live.agent_json(reducer.state["agent"])
+        external = LiveExternal(stubs, run_agent, live.allow_write)
     start_ms = parse_ts(prefix[-1]["ts"]) + 1 if prefix else 0
     name = case.name
     events = list(prefix)
@@ -219,9 +228,12 @@ def replay_case(
             store,
             model,
             case.meta["input"],
-            external=stubs,
+            external=external,
             egress=attempts,
-            interruption=Interruption.from_json(model_doc.get("interruption")),
+            # a recorded interruption belongs to the recorded replies, not to a live turn
+            interruption=None
+            if live is not None
+            else Interruption.from_json(model_doc.get("interruption")),
         )
     return {
         "events": outcome.events,

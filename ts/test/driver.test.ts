@@ -94,7 +94,7 @@ describe("driver", () => {
       dialect: "threads-ts",
       homepage: "https://threads-cases.dev",
     });
-    assert.deepEqual(hello["capabilities"], ["reduce", "match", "canonicalize", "replay", "write_case"]);
+    assert.deepEqual(hello["capabilities"], ["reduce", "match", "canonicalize", "replay", "write_case", "live"]);
 
     const expected = JSON.parse(readFileSync(c.expectedPath("threads-ts"), "utf8")) as JsonValue;
     for (const id of [2, 3]) {

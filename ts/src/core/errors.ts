@@ -28,6 +28,11 @@ export type ReasonCode =
   | "sandbox_content_missing"
   | "replay_failed"
   | "protocol_error"
+  // live runs (spec/replay.md section 11): stops the harness answers, and its refusal
+  | "live_budget_exceeded"
+  | "live_call_failed"
+  | "write_not_allowed"
+  | "live_unavailable"
   // warnings of the Python importers (spec/importers.md section 4); listed for completeness
   | "import_repaired"
   | "import_skipped"

@@ -11,7 +11,7 @@
  * never dies on a bad request.
  */
 
-import { realpathSync } from "node:fs";
+import { readSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 import { DEFAULT_IMPLEMENTATIONS, checkCaseName } from "../case/case.js";
@@ -23,6 +23,7 @@ import { matches } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
 import { Reducer } from "../core/reducer.js";
 import { replayCase } from "../reference/replay.js";
+import { liveTurnFromRequest, type AskModel } from "../reference/live.js";
 import { ArtifactStore } from "../reference/runtime.js";
 import { buildCaseFiles, checkCaseFiles, checkExpectation, checkSecretsMode, type ExternalEffects } from "../case/save.js";
 import { redactEvents } from "../case/redact.js";
@@ -31,7 +32,7 @@ import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
 import { version } from "../core/version.js";
 
 export const PROTOCOL = 1;
-export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case"];
+export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live"];
 export const DIALECT = "threads-ts";
 
 const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -81,7 +82,7 @@ function reduceRequest(message: JsonObject, dialect: string): JsonObject {
   return { state: d.encodeState(state as unknown as JsonObject) };
 }
 
-function replayRequest(message: JsonObject, dialect: string): JsonObject {
+function replayRequest(message: JsonObject, dialect: string, ask?: AskModel): JsonObject {
   const c = message["case"];
   const spec = isObj(c) ? c : {};
   const path = need(spec, "path", "replay case");
@@ -97,7 +98,12 @@ function replayRequest(message: JsonObject, dialect: string): JsonObject {
   } else if (given !== undefined && given !== null) {
     throw new CaseError("invalid_request", 'supply must be {"calls": {...}}', { pointer: "/case/supply" });
   }
-  const out = replayCase(path, { implementation: dialect, supply });
+  let live;
+  if (Object.hasOwn(message, "live")) {
+    if (ask === undefined) throw new CaseError("invalid_request", "a live replay needs a client that answers model calls");
+    live = liveTurnFromRequest(message["live"] as JsonObject, ask);
+  }
+  const out = replayCase(path, live === undefined ? { implementation: dialect, supply } : { implementation: dialect, supply, live });
   const d = getDialect(dialect);
   return {
     events: out.events.map((e) => d.encodeEvent(e as unknown as JsonObject)),
@@ -165,7 +171,7 @@ export function checkRequest(message: JsonObject): void {
   }
 }
 
-export function handleRequest(message: JsonObject, dialect: string = DIALECT): JsonObject {
+export function handleRequest(message: JsonObject, dialect: string = DIALECT, ask?: AskModel): JsonObject {
   checkRequest(message);
   const cmd = message["cmd"];
   switch (cmd) {
@@ -199,7 +205,7 @@ export function handleRequest(message: JsonObject, dialect: string = DIALECT): J
       return { text: canonicalLine(value), document: canonicalDocument(value) };
     }
     case "replay":
-      return replayRequest(message, dialect);
+      return replayRequest(message, dialect, ask);
     case "write_case":
       return writeCaseRequest(message);
     default:
@@ -216,14 +222,14 @@ function describe(err: CaseError): string {
 /**
  * Answer one request line. Returns the answer object, or null for `shutdown` (exit, no answer).
  */
-export function answerLine(line: Uint8Array, dialect: string = DIALECT): JsonObject | null {
+export function answerLine(line: Uint8Array, dialect: string = DIALECT, ask?: (id: JsonValue) => AskModel): JsonObject | null {
   let id: JsonValue = null;
   try {
     const message = parse(line, { code: "protocol_error" });
     if (!isObj(message)) throw new CaseError("protocol_error", "a request must be a JSON object");
     id = message["id"] ?? null;
     if (message["cmd"] === "shutdown") return null;
-    const body = handleRequest(message, dialect);
+    const body = handleRequest(message, dialect, ask === undefined ? undefined : ask(id));
     return { id, ok: true, ...body };
   } catch (err) {
     if (err instanceof CaseError) {
@@ -261,8 +267,53 @@ export function serve(input: NodeJS.ReadableStream = process.stdin, output: Node
     input.pause();
     output.write("", () => process.exit(0));
   };
+  // A live replay asks its client for each model call (spec/driver-protocol.md 2.5.1): the
+  // model_call line goes out and the model_answer line is read synchronously from stdin,
+  // while the event loop (and so the 'data' listener) waits.
+  const readLineSync = (): Buffer => {
+    const chunks: Buffer[] = [];
+    const buf = Buffer.alloc(65536);
+    for (;;) {
+      let n: number;
+      try {
+        n = readSync(0, buf, 0, buf.length, null);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
+          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+          continue;
+        }
+        throw err;
+      }
+      if (n === 0) throw new CaseError("protocol_error", "the input ended while a model call was pending");
+      const chunk = Buffer.from(buf.subarray(0, n));
+      const nl = chunk.indexOf(0x0a);
+      if (nl === -1) {
+        chunks.push(chunk);
+        continue;
+      }
+      chunks.push(chunk.subarray(0, nl));
+      if (nl + 1 < chunk.length) pending.push(chunk.subarray(nl + 1));
+      return Buffer.concat(chunks);
+    }
+  };
+  const ask =
+    (id: JsonValue): AskModel =>
+    (index, request, sha256) => {
+      write({ id, model_call: { index, request, request_sha256: sha256 } });
+      const answer = parse(readLineSync(), { code: "protocol_error" });
+      if (!isObj(answer)) throw new CaseError("protocol_error", "a model_answer must be a JSON object");
+      const first = schemaProblems(answer, "driver/model_answer.request.schema.json")[0];
+      if (first !== undefined) throw new CaseError("protocol_error", `model_answer: ${first.message}`, { pointer: first.pointer });
+      if (answer["id"] !== id || answer["index"] !== index) {
+        throw new CaseError("protocol_error", `model_answer for ${String(answer["index"])} while ${index} was asked`);
+      }
+      const out: JsonObject = {};
+      if (Object.hasOwn(answer, "reply")) out["reply"] = answer["reply"] as JsonValue;
+      if (Object.hasOwn(answer, "stop")) out["stop"] = answer["stop"] as JsonValue;
+      return out;
+    };
   const handle = (line: Buffer): void => {
-    const answer = answerLine(line, dialect);
+    const answer = answerLine(line, dialect, ask);
     if (answer === null) finish();
     else write(answer);
   };

@@ -22,6 +22,7 @@ import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { readLog } from "../core/log.js";
 import { ScriptedModel, StopError, normalizeReply } from "./model.js";
+import { HarnessModel, liveAgentJson, liveExternal, type LiveTurn } from "./live.js";
 import { quote } from "../core/texts.js";
 import { Reducer, type Envelope, type State } from "../core/reducer.js";
 import { ArtifactStore, Clock, Interruption, Recorder, blockEgress, parseTs, runTurn } from "./runtime.js";
@@ -161,6 +162,8 @@ export interface ReplayOptions {
   supply?: JsonObject | null;
   /** Replace the recorded agent (its system prompt, tools and sandbox handlers). */
   agent?: AgentSpec;
+  /** A live turn: model calls asked of the harness (spec/replay.md section 11). */
+  live?: LiveTurn;
 }
 
 function field<T>(doc: JsonValue, key: string, file: string, schema: string): T {
@@ -208,10 +211,16 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
   for (const [k, v] of Object.entries(supply)) {
     if (k.startsWith("model:") && /^[0-9]+$/.test(k.slice(6))) supplied.set(Number(k.slice(6)), v);
   }
-  const model = new ScriptedModel(replies, supplied);
+  const live = options.live;
+  const model = live === undefined ? new ScriptedModel(replies, supplied) : new HarnessModel(live);
   const stubs = new StubBook(calls, supply);
   const agent = options.agent ?? AgentSpec.fromJson(reducer.state.agent as JsonObject);
   if (options.agent !== undefined) reducer.state.agent = options.agent.toJson(); // the model is asked with the user's agent
+  let external = (tool: string, input: JsonObject): ToolResult => stubs.answer(tool, input);
+  if (live !== undefined) {
+    reducer.state.agent = liveAgentJson(live, reducer.state.agent as JsonObject);
+    external = liveExternal(external, agent, live.allowWrite);
+  }
   const last = prefix[prefix.length - 1];
   const startMs = last === undefined ? 0 : parseTs(last.ts) + 1;
   const name = c.name;
@@ -222,9 +231,10 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
   let outcome;
   try {
     outcome = runTurn(rec, agent, sandbox, store, model, c.meta["input"] as JsonValue, {
-      external: (tool, input) => stubs.answer(tool, input),
+      external,
       egress: egress.attempts,
-      interruption: Interruption.fromJson((c.read("model.json") as JsonObject)["interruption"]),
+      // a recorded interruption belongs to the recorded replies, not to a live turn
+      interruption: live === undefined ? Interruption.fromJson((c.read("model.json") as JsonObject)["interruption"]) : null,
     });
   } finally {
     egress.restore();

@@ -1,0 +1,375 @@
+"""The live rung through the library API (spec/replay.md section 11): the ladder and its
+provenance, budgets that stop exactly at the limit, provider failures through the SDKs' own
+retries, write refusals and egress, all against the fake provider of tests/fake_provider.py
+(a real HTTP server on 127.0.0.1 spoken to by the official SDKs).
+
+The end-to-end CLI runs (both implementations, the API key in no output) are in
+tests/test_live_cli.py.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fake_provider import Fail, FakeProvider, Hang, Raw, Reply, fake_provider
+
+from threads_cases.harness.live.desk import LiveOptions, LiveRun
+from threads_cases.harness.live.prices import PriceTable
+from threads_cases.harness.live.providers import ClientSettings
+from threads_cases.harness.runner import CaseResult, run_case, run_suite
+from threads_cases.reference.agent import AgentSpec, ToolResult, ToolSpec
+
+CopyCase = Callable[[str], Path]
+KEY = "sk-ant-api03-live-test-key-0123456789"
+#: 10 input tokens cost exactly 1 USD, output tokens nothing: spends are exact in floats
+PRICES = PriceTable(
+    {"fake-2": {"input": 100_000.0, "output": 0.0, "cache_write": 0.0, "cache_read": 0.0}}
+)
+WEATHER = ("toolu_live_1", "get_weather", {"city": "Oslo"})
+
+
+@pytest.fixture
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+    monkeypatch.setenv("OPENAI_API_KEY", KEY)
+    monkeypatch.delenv("ANTHROPIC_BASE_URL", raising=False)
+    with fake_provider() as server:
+        yield server
+
+
+def live(fake: FakeProvider, **kw: Any) -> LiveRun:
+    settings = ClientSettings(
+        kw.pop("provider", "anthropic"),
+        fake.url,
+        kw.pop("timeout", 5.0),
+        kw.pop("retries", 0),
+    )
+    kw.setdefault("prices", PRICES)
+    return LiveRun(LiveOptions(settings=settings, **kw))
+
+
+def stop_code(r: CaseResult) -> str | None:
+    return None if r.stop is None else r.stop["code"]
+
+
+def test_unchanged_requests_reuse_the_recording_and_call_nobody(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    r = run_case(conformance_case("weather-stub"), live=live(fake))
+    assert r.verdict == "pass", r.checks
+    assert r.live == {
+        "provenance": {"reused": 2, "supplied": 0, "live": 0},
+        "calls": 0,
+        "cost_usd": 0.0,
+    }
+    assert fake.requests == []
+    # judged by must/expect and state only: no recording checks in a live result
+    assert [c.id for c in r.checks] == ["state", "must[0]", "expect"]
+    assert r.to_json()["live"] is True
+
+
+def test_a_new_model_goes_live_and_stubs_match_by_name_and_input_not_id(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    fake.push(Reply(calls=[WEATHER]), Reply("Oslo: rain."))
+    case = conformance_case("weather-stub")
+    before = {p: p.read_bytes() for p in case.rglob("*") if p.is_file()}
+    r = run_case(case, live=live(fake, model="fake-2"))
+    assert r.verdict == "pass", r.checks
+    assert r.live == {
+        "provenance": {"reused": 0, "supplied": 0, "live": 2},
+        "calls": 2,
+        "cost_usd": 2.0,
+    }
+    first = fake.requests[0]
+    assert first["model"] == "fake-2"
+    assert first["messages"] == [{"role": "user", "content": "Weather in Oslo?"}]
+    assert first["system"].startswith("You are a careful assistant")
+    assert {t["name"] for t in first["tools"]} >= {"get_weather", "send_email"}
+    # the second request holds the stub's answer under the live tool-use id
+    result = fake.requests[1]["messages"][-1]["content"][0]
+    assert result["tool_use_id"] == "toolu_live_1"
+    assert result["content"] == "Oslo: 4°C, light rain"
+    sent = fake.headers[0]
+    assert KEY in (sent.get("x-api-key"), sent.get("authorization", "").removeprefix("Bearer "))
+    # --live never writes to a case
+    assert {p: p.read_bytes() for p in case.rglob("*") if p.is_file()} == before
+
+
+def test_the_ladder_reuses_then_supplies_then_goes_live(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    case = conformance_case("weather-stub")
+    doc = json.loads((case / "model.json").read_text("utf-8"))
+    doc["replies"] = doc["replies"][:1]  # the recording lacks reply 1
+    (case / "model.json").write_text(json.dumps(doc), "utf-8")
+    supply = {
+        "calls": {
+            "model:1": {"message": {"role": "assistant", "content": []}, "stop_reason": "end_turn"}
+        }
+    }
+    r = run_case(case, live=live(fake), supply=supply)
+    assert r.live is not None and r.live["provenance"] == {"reused": 1, "supplied": 1, "live": 0}
+    r = run_case(case, live=live(fake))
+    assert r.live is not None and r.live["provenance"] == {"reused": 1, "supplied": 0, "live": 1}
+    assert len(fake.requests) == 1
+
+
+def test_a_system_file_change_is_never_reused(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    r = run_case(conformance_case("weather-stub"), live=live(fake, system="Be brief."))
+    assert r.live is not None and r.live["provenance"]["reused"] == 0
+    assert fake.requests[0]["system"] == "Be brief."
+
+
+@pytest.mark.parametrize("budget", [0, 1, 2, 3])
+def test_the_call_budget_stops_exactly_at_the_limit(
+    fake: FakeProvider, conformance_case: CopyCase, tmp_path: Path, budget: int
+) -> None:
+    fake.push(Reply(calls=[WEATHER]), Reply("a"), Reply(calls=[WEATHER]), Reply("b"))
+    a = conformance_case("weather-stub")
+    b = conformance_case("weather-stub", tmp_path / "more")
+    suite = run_suite([a, b], live=live(fake, model="fake-2", budget=budget))
+    assert len(fake.requests) == budget
+    assert suite.live is not None and suite.live["calls"] == budget
+    made = [r.live["calls"] for r in suite.results if r.live is not None]
+    assert made == [min(budget, 2), max(budget - 2, 0)]
+    stopped = [r for r in suite.results if stop_code(r) == "live_budget_exceeded"]
+    assert len(stopped) == (2 if budget < 2 else 1)
+    for r in stopped:
+        assert r.verdict == "fail" and "live_budget_exceeded" in r.reasons
+        assert (
+            r.stop is not None and r.stop["stop_key"] == f"model:{r.live['calls'] if r.live else 0}"
+        )
+
+
+def test_the_cost_limit_stops_once_the_spend_reaches_it(
+    fake: FakeProvider, conformance_case: CopyCase, tmp_path: Path
+) -> None:
+    fake.push(Reply(calls=[WEATHER]), Reply("a"), Reply(calls=[WEATHER]), Reply("b"))
+    a = conformance_case("weather-stub")
+    b = conformance_case("weather-stub", tmp_path / "more")
+    # each call costs exactly 1 USD: calls are made while the spend is below 3
+    suite = run_suite([a, b], live=live(fake, model="fake-2", max_cost_usd=3.0))
+    assert len(fake.requests) == 3
+    assert suite.live is not None and suite.live["cost_usd"] == 3.0
+    assert [stop_code(r) for r in suite.results] == [None, "live_budget_exceeded"]
+    second = suite.results[1]
+    assert second.live == {
+        "provenance": {"reused": 0, "supplied": 0, "live": 1},
+        "calls": 1,
+        "cost_usd": 1.0,
+    }
+
+
+def test_under_a_cost_limit_a_model_without_a_price_is_never_called(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-3", max_cost_usd=1))
+    assert stop_code(r) == "live_budget_exceeded"
+    assert r.stop is not None and '"fake-3" has no price' in r.stop["message"]
+    assert fake.requests == []
+
+
+def test_unreported_usage_stops_under_a_cost_limit_and_is_unknown_without(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    case = conformance_case("weather-stub")
+    fake.push(Reply(calls=[WEATHER], usage=None))
+    r = run_case(case, live=live(fake, model="fake-2", max_cost_usd=9))
+    assert stop_code(r) == "live_budget_exceeded"
+    assert r.live is not None and r.live["calls"] == 1 and r.live["cost_usd"] is None
+    fake.push(Reply(calls=[WEATHER], usage=None), Reply("done"))
+    r = run_case(case, live=live(fake, model="fake-2"))
+    assert r.verdict == "pass" and r.live is not None and r.live["cost_usd"] is None
+
+
+def test_a_429_with_retry_after_is_retried_by_the_sdk(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    fake.push(Fail(429, {"retry-after": "0.01"}), Reply(calls=[WEATHER]), Reply("done"))
+    r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-2", retries=1))
+    assert r.verdict == "pass", r.checks
+    assert len(fake.requests) == 3
+    assert r.live is not None and r.live["calls"] == 2  # the retry is the SDK's, one call
+
+
+@pytest.mark.parametrize(
+    ("steps", "text"),
+    [
+        ([Fail(500, {"retry-after": "0.01"}), Fail(500, {"retry-after": "0.01"})], "HTTP 500"),
+        ([Raw(b"{not json")], "not JSON"),
+        ([Raw(b'{"type": "message", "content": "x"}')], "no content list"),
+        ([Hang(3.0), Hang(3.0)], "APITimeoutError"),
+    ],
+)
+def test_a_failed_provider_call_stops_with_live_call_failed(
+    fake: FakeProvider, conformance_case: CopyCase, steps: list[Any], text: str
+) -> None:
+    fake.push(*steps)
+    r = run_case(
+        conformance_case("weather-stub"),
+        live=live(fake, model="fake-2", retries=1 if len(steps) == 2 else 0, timeout=0.3),
+    )
+    assert r.verdict == "fail" and stop_code(r) == "live_call_failed"
+    assert r.stop is not None and text in r.stop["message"] and r.stop["stop_key"] == "model:0"
+    assert KEY not in json.dumps(r.to_json())
+
+
+def test_the_openai_provider_speaks_chat_completions(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    fake.push(Reply(calls=[WEATHER]), Reply("done"))
+    r = run_case(
+        conformance_case("weather-stub"), live=live(fake, provider="openai", model="fake-2")
+    )
+    assert r.verdict == "pass", r.checks
+    assert fake.paths == ["/chat/completions", "/chat/completions"]
+    second = fake.requests[1]["messages"]
+    assert second[0]["role"] == "system"
+    assert second[-2]["tool_calls"][0]["function"] == {
+        "name": "get_weather",
+        "arguments": '{"city": "Oslo"}',
+    }
+    assert second[-1] == {
+        "role": "tool",
+        "tool_call_id": "toolu_live_1",
+        "content": "Oslo: 4°C, light rain",
+    }
+    assert fake.headers[0]["authorization"] == f"Bearer {KEY}"
+
+
+EMAIL = ("toolu_mail", "send_email", {"to": "bob@example.com", "body": "hi"})
+
+
+def test_a_write_tool_without_a_stub_is_refused_unless_allowed(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    fake.push(Reply(calls=[EMAIL]))
+    case = conformance_case("email-write-effect")
+    r = run_case(case, live=live(fake, model="fake-2"))
+    assert stop_code(r) == "write_not_allowed"
+    assert r.stop is not None and r.stop["stop_key"] == "tool:send_email"
+    # allowed, but nothing can send it: no stub answers, so it is still missing
+    fake.push(Reply(calls=[EMAIL]))
+    r = run_case(case, live=live(fake, model="fake-2", allow_write=frozenset({"send_email"})))
+    assert stop_code(r) == "missing_stub"
+
+
+def _agent(case: Path, **handlers: Callable[..., Any]) -> AgentSpec:
+    from threads_cases.case.loader import open_case
+    from threads_cases.core.reducer import reduce
+
+    state = reduce(open_case(case).logs["threads-py"])
+    return AgentSpec.from_json(state["agent"], handlers)
+
+
+def test_the_users_handler_answers_a_read_tool_and_an_allowed_write(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    case = conformance_case("email-write-effect")
+    sent: list[dict[str, Any]] = []
+    agent = _agent(
+        case,
+        send_email=lambda inp: sent.append(inp) or "queued",
+        web_search=lambda inp: ToolResult("3 results"),
+    )
+    search = ("toolu_s", "web_search", {"q": "green builds"})
+    fake.push(Reply(calls=[search, EMAIL]), Reply("Sent."))
+    options = live(fake, model="fake-2", allow_write=frozenset({"send_email"}))
+    r = run_case(case, agent=agent, live=options)
+    assert r.verdict == "pass", r.checks
+    assert sent == [EMAIL[2]]
+    fake.push(Reply(calls=[search, EMAIL]))
+    r = run_case(case, agent=agent, live=live(fake, model="fake-2"))
+    assert stop_code(r) == "write_not_allowed" and len(sent) == 1
+
+
+def _probe_agent(case: Path, target: tuple[str, int]) -> AgentSpec:
+    def probe(ctx: Any, inp: dict[str, Any]) -> str:
+        with socket.create_connection(target, timeout=1):
+            return "connected"
+
+    base = _agent(case)
+    tool = ToolSpec("probe", "Open a connection.", {"type": "object"}, "sandbox", "read", probe)
+    return AgentSpec(base.name, base.model, base.system, (*base.tools, tool))
+
+
+@pytest.mark.parametrize("where", ["another host", "the provider's host"])
+def test_a_tool_cannot_reach_the_network_while_the_provider_can(
+    fake: FakeProvider, conformance_case: CopyCase, where: str
+) -> None:
+    case = conformance_case("weather-stub")
+    port = int(fake.url.rsplit(":", 1)[1])
+    target = ("192.0.2.1", 80) if where == "another host" else ("127.0.0.1", port)
+    fake.push(Reply(calls=[("toolu_p", "probe", {})]), Reply("done"))
+    r = run_case(case, agent=_probe_agent(case, target), live=live(fake, model="fake-2"))
+    assert stop_code(r) == "egress_blocked", r.stop
+    assert len(fake.requests) == 1  # the provider was reached; the tool was not
+
+
+def test_builtin_tools_run_against_the_restored_sandbox(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    case = conformance_case("reads-notes")
+    fake.push(Reply(calls=[("toolu_r", "read_file", {"path": "notes.txt"})]), Reply("done"))
+    r = run_case(case, live=live(fake, model="fake-2"))
+    tool_result = fake.requests[1]["messages"][-1]["content"][0]
+    assert tool_result["is_error"] is False and tool_result["content"]
+    assert r.live is not None and r.live["calls"] == 2
+
+
+@pytest.mark.parametrize("case_name", ["weather-stub", "email-write-effect", "reads-notes"])
+def test_both_implementations_record_the_same_live_turn(
+    conformance_case: CopyCase, case_name: str
+) -> None:
+    """Byte for byte: the same answers give the same events on threads-py (in process) and
+    threads-ts (through model_call / model_answer lines), after decoding the dialects."""
+    from threads_cases.core.dialects import get_dialect
+    from threads_cases.core.strictjson import canonical_line
+    from threads_cases.harness.registry import open_implementation, ts_driver_path
+    from threads_cases.protocol.server import PythonImplementation
+
+    if shutil.which("node") is None or not ts_driver_path().is_file():
+        pytest.skip("the TypeScript driver is not built")
+    case = conformance_case(case_name)
+    script = [
+        {"message": {"role": "assistant", "content": [
+            {"type": "text", "text": "Looking…"},
+            {"type": "tool_use", "id": "toolu_x", "name": "read_file",
+             "input": {"path": "notes.txt"}},
+            {"type": "tool_use", "id": "toolu_y", "name": "send_email", "input": {"to": "z"}},
+        ]}, "stop_reason": "tool_use", "usage": {"input_tokens": 7, "output_tokens": 3,
+                                                "cache_read_input_tokens": 2}},
+        {"message": {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+         "stop_reason": "end_turn", "usage": {"input_tokens": 1, "output_tokens": 1}},
+    ]  # fmt: skip
+    message = {"cmd": "replay", "case": {"path": str(case)}, "live": {"model": "fake-2"}}
+    spent = {"code": "live_budget_exceeded", "message": "spent"}
+    outs = []
+    for impl in (PythonImplementation(), open_implementation("threads-ts")):
+        asked: list[str] = []
+
+        def answer(
+            index: int, request: dict[str, Any], sha: str, asked: list[str] = asked
+        ) -> dict[str, Any]:
+            asked.append(sha)
+            if index < len(script):
+                return {"reply": script[index]}
+            return {"stop": {**spent, "stop_key": f"model:{index}"}}
+
+        try:
+            out = impl.request(message, on_model_call=answer)
+        finally:
+            impl.close()
+        d = get_dialect(impl.dialect)
+        events = [canonical_line(d.decode_event(e)) for e in out["events"]]
+        outs.append((events, out["stop"], asked))
+    assert outs[0] == outs[1]

@@ -1,0 +1,206 @@
+"""``threads-cases run --live`` end to end through the CLI (spec/replay.md section 11), on
+both implementations, against the fake provider of tests/fake_provider.py: provenance and
+costs in the JSON report, the terminal view and JUnit; the budget stopping exactly at the
+limit; write refusals; provider failures; a tool's egress blocked while the harness reaches
+the provider; and the API key in no output at all.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import socket
+import sys
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import START_MS, cli
+from fake_provider import Fail, FakeProvider, Reply, fake_provider
+
+from threads_cases.case.directory import CaseExpectation
+from threads_cases.core.schemas import validator
+from threads_cases.harness.registry import ts_driver_path
+from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
+from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
+from threads_cases.reference.runtime import Clock
+from threads_cases.reference.sandbox import FakeSandbox
+from threads_cases.reference.thread import Thread
+
+CopyCase = Callable[[str], Path]
+KEY = "sk-ant-api03-CLI-secret-key-9f8e7d6c5b4a"
+DRIVERS = Path(__file__).resolve().parent / "drivers"
+PRICES = {
+    "format": 1,
+    "models": {"fake-2": {"input": 100000, "output": 0, "cache_write": 0, "cache_read": 0}},
+}
+
+
+@pytest.fixture
+def fake() -> Iterator[FakeProvider]:
+    with fake_provider() as server:
+        yield server
+
+
+def _lines(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text.splitlines() if line.strip()]
+
+
+def _both_available() -> bool:
+    return shutil.which("node") is not None and ts_driver_path().is_file()
+
+
+def test_a_live_run_on_both_implementations_reports_provenance_cost_and_no_key(
+    tmp_path: Path, conformance_case: CopyCase, fake: FakeProvider
+) -> None:
+    if not _both_available():
+        pytest.skip("the TypeScript driver is not built")
+    email = ("toolu_m", "send_email", {"to": "bob@example.com", "body": "hi"})
+    weather = ("toolu_w", "get_weather", {"city": "Oslo"})
+    # cases run in order, each on threads-py then threads-ts (a live run is serial)
+    fake.push(
+        Reply(calls=[email]),  # email-write-effect, threads-py: write_not_allowed
+        Reply(calls=[email]),  # email-write-effect, threads-ts: write_not_allowed
+        Fail(500),  # weather-stub, threads-py: live_call_failed (no retries)
+        Reply(calls=[weather]),  # weather-stub, threads-ts: the 4th and last call...
+    )
+    conformance_case("email-write-effect")
+    conformance_case("weather-stub")
+    (tmp_path / "prices.json").write_text(json.dumps(PRICES), "utf-8")
+    junit = tmp_path / "out.xml"
+    p = cli(
+        "run", "cases", "--live", "--base-url", fake.url, "--model", "fake-2",
+        "--prices", "prices.json", "--live-budget", "4", "--live-retries", "0",
+        "--format", "json", "--junit", junit,
+        cwd=tmp_path,
+        env={"ANTHROPIC_API_KEY": KEY},
+    )  # fmt: skip
+    assert p.returncode == 3, p.stderr
+    lines = _lines(p.stdout)
+    v = validator("report.schema.json")
+    for line in lines:
+        assert not list(v.iter_errors(line)), line
+    results = {(r["case"], r["implementation"]): r for r in lines if r["kind"] == "result"}
+    stops = {k: (r["stop"] or {}).get("code") for k, r in results.items()}
+    assert stops == {
+        ("email-write-effect", "threads-py"): "write_not_allowed",
+        ("email-write-effect", "threads-ts"): "write_not_allowed",
+        ("weather-stub", "threads-py"): "live_call_failed",
+        ("weather-stub", "threads-ts"): "live_budget_exceeded",  # ...so the 5th is refused
+    }
+    for r in results.values():
+        assert r["live"] is True and r["verdict"] == "fail"
+    ts_weather = results[("weather-stub", "threads-ts")]
+    assert ts_weather["provenance"] == {"reused": 0, "supplied": 0, "live": 1}
+    assert ts_weather["spend"] == {"calls": 1, "cost_usd": 1.0}
+    assert results[("weather-stub", "threads-py")]["spend"] == {"calls": 1, "cost_usd": 0.0}
+    footer = lines[-1]
+    assert footer["live"] == {
+        "provenance": {"reused": 0, "supplied": 0, "live": 3},
+        "calls": 4,
+        "cost_usd": 3.0,
+        "budget": 4,
+        "max_cost_usd": None,
+    }
+    assert len(fake.requests) == 4  # exactly the budget
+    # the key reached the provider, and nothing else
+    sent = fake.headers[0]
+    assert KEY in (sent.get("x-api-key"), sent.get("authorization", "").removeprefix("Bearer "))
+    outputs = [p.stdout, p.stderr, junit.read_text("utf-8")]
+    outputs.append((tmp_path / ".threads-cases" / "last-report.jsonl").read_text("utf-8"))
+    outputs += [f.read_text("utf-8", "replace") for f in (tmp_path / "cases").rglob("*.json*")]
+    for text in outputs:
+        assert KEY not in text and KEY[:20] not in text
+
+
+def test_the_terminal_view_shows_calls_and_spend(
+    tmp_path: Path, conformance_case: CopyCase, fake: FakeProvider
+) -> None:
+    conformance_case("weather-stub")
+    fake.push(Reply(calls=[("toolu_w", "get_weather", {"city": "Oslo"})]), Reply("done"))
+    (tmp_path / "prices.json").write_text(json.dumps(PRICES), "utf-8")
+    p = cli(
+        "run", "cases", "--impl", "threads-py", "--live", "--base-url", fake.url,
+        "--model", "fake-2", "--prices", "prices.json", "--max-cost-usd", "5",
+        cwd=tmp_path, env={"ANTHROPIC_API_KEY": KEY},
+    )  # fmt: skip
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (
+        "live weather-stub on threads-py: reused 0, supplied 0, live 2; 2 call(s), $2.000000"
+        in (p.stdout)
+    )
+    assert "live total: reused 0, supplied 0, live 2; 2 of 20 call(s), $2.000000 of $5" in p.stdout
+    assert KEY not in p.stdout + p.stderr
+
+
+def test_live_refusals_before_start(tmp_path: Path, conformance_case: CopyCase) -> None:
+    conformance_case("weather-stub")
+    p = cli(
+        "run", "cases", "--live", "--format", "json", cwd=tmp_path, env={"ANTHROPIC_API_KEY": ""}
+    )
+    assert p.returncode == 2
+    out = json.loads(p.stdout)
+    assert out["code"] == "live_unavailable" and "ANTHROPIC_API_KEY" in out["message"]
+    p = cli("run", "cases", "--model", "fake-2", cwd=tmp_path)
+    assert p.returncode == 2 and "--model only apply with --live" in p.stdout + p.stderr
+    p = cli(
+        "run", "cases", "--live", "--allow-write", "send_email", cwd=tmp_path,
+        env={"ANTHROPIC_API_KEY": KEY},
+    )  # fmt: skip
+    assert p.returncode == 2 and "tool:<name>" in p.stdout + p.stderr
+    assert KEY not in p.stdout + p.stderr
+
+
+def _probe_case(root: Path) -> None:
+    tool = ToolSpec(
+        "probe",
+        "Try to reach the network.",
+        {"type": "object", "properties": {"how": {"type": "string"}}, "required": ["how"]},
+        "sandbox",
+        "read",
+        lambda ctx, inp: "tried",
+    )
+    agent = AgentSpec("egress-agent", "model-e", "Probe.", (*BUILTIN_TOOLS.values(), tool))
+    t = Thread.create(agent=agent, sandbox=FakeSandbox({}), thread_id="t", clock=Clock(START_MS, 3))
+    t.run_turn("warm up", ScriptedModel([text_reply("ok")]))
+    at = t.events[-1]["event_id"]
+    t.run_turn(
+        "probe",
+        ScriptedModel([tool_reply(("tu_1", "probe", {"how": "socket"})), text_reply("done")]),
+    )
+    saved = t.save_case(
+        "probe",
+        at=at,
+        expect=CaseExpectation(must=[{"type": "turn_completed"}], expect=[]),
+        dir=root,
+    )
+    assert saved.ok, saved.error
+
+
+def test_a_live_tool_is_still_blocked_while_the_harness_reaches_the_provider(
+    tmp_path: Path, fake: FakeProvider
+) -> None:
+    _probe_case(tmp_path / "cases")
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen(4)
+        listener.settimeout(0.2)
+        port = listener.getsockname()[1]
+        command = json.dumps([sys.executable, str(DRIVERS / "egress_driver.py")])
+        (tmp_path / "threads-cases.toml").write_text(
+            f"[implementations.probe-py]\ncommand = {command}\n", "utf-8"
+        )
+        # the live reply has the tool try a socket to another port (the provider's host)
+        fake.push(Reply(calls=[("toolu_p", "probe", {"how": "socket"})]), Reply("done"))
+        p = cli(
+            "run", "cases", "--impl", "probe-py", "--live", "--base-url", fake.url,
+            "--model", "fake-2", "--isolation", "guard", "--format", "json",
+            cwd=tmp_path, env={"ANTHROPIC_API_KEY": KEY, "PROBE_PORT": str(port)},
+        )  # fmt: skip
+        with pytest.raises(TimeoutError):
+            listener.accept()
+    result = next(r for r in _lines(p.stdout) if r["kind"] == "result")
+    assert result["stop"]["code"] == "egress_blocked", result
+    assert result["provenance"] == {"reused": 0, "supplied": 0, "live": 1}
+    assert len(fake.requests) == 1

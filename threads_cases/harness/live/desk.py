@@ -1,0 +1,202 @@
+"""The harness's side of a live run (spec/replay.md section 11): where each model call of a
+live turn is answered, and the budgets.
+
+:class:`LiveRun` is one run's state: the options, the provider client (opened on the first
+live call), and the budgets shared by every case (a lock keeps them exact). For each case
+and implementation :meth:`LiveRun.ledger` gives a :class:`CaseLedger`, whose
+:meth:`~CaseLedger.answer` is the ``ask_model`` callback of the runtime (in process) or of the
+driver protocol's ``model_call`` (spec/driver-protocol.md 2.5.1). Call ``n`` goes down the
+ladder:
+
+1. ``reused``: the recorded reply ``n`` of model.json, when the request's sha256 equals its
+   ``request_sha256`` and neither ``--model`` nor ``--system-file`` was given;
+2. ``supplied``: the ``--supply`` answer ``model:<n>``;
+3. ``live``: a provider call, when the budgets allow it;
+4. else a stop: ``live_budget_exceeded`` or ``live_call_failed`` (stop key ``model:<n>``).
+
+Budgets: at most ``budget`` live calls per run (``--live-budget``, default 20), and with
+``max_cost_usd`` no call once the spend has reached it. A call is made only while the calls
+made are below the budget and the spend is below the cost limit, so a run stops exactly at
+the limit: with ``--live-budget 2`` the third live call stops. Under a cost limit a model
+without a price stops before the call, and a reply whose usage the provider did not report
+stops after it (its cost cannot be known; the call counts).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...core.texts import quote
+from .prices import PriceTable
+from .providers import ClientSettings, Provider, ProviderError, host_of, open_provider
+
+PROVENANCE = ("reused", "supplied", "live")
+
+
+@dataclass(frozen=True)
+class LiveOptions:
+    """What ``run --live`` was asked: model and system prompt overrides, the provider
+    settings, budgets, prices and the write tools allowed (``--allow-write tool:<name>``)."""
+
+    settings: ClientSettings = field(default_factory=ClientSettings)
+    model: str | None = None
+    system: str | None = None
+    budget: int = 20
+    max_cost_usd: float | None = None
+    prices: PriceTable = field(default_factory=lambda: PriceTable({}))
+    allow_write: frozenset[str] = frozenset()
+
+    def request_body(self) -> dict[str, Any]:
+        """The ``live`` object of a ``replay`` request (spec/driver-protocol.md 2.5.1)."""
+        out: dict[str, Any] = {}
+        if self.model is not None:
+            out["model"] = self.model
+        if self.system is not None:
+            out["system"] = self.system
+        if self.allow_write:
+            out["allow_write"] = sorted(self.allow_write)
+        return out
+
+
+def _stop(code: str, index: int, message: str) -> dict[str, Any]:
+    return {"stop": {"code": code, "stop_key": f"model:{index}", "message": message}}
+
+
+class LiveRun:
+    """One live run: the provider (opened lazily; ``provider`` replaces it in tests), the
+    budgets and the totals (see the module docstring)."""
+
+    def __init__(self, options: LiveOptions, provider: Provider | None = None) -> None:
+        self.options = options
+        self._provider = provider
+        self._lock = threading.Lock()
+        self.calls = 0
+        self.spent = 0.0
+        #: False once a live call could not be priced (its cost is then unknown)
+        self.priced = True
+
+    def check(self) -> None:
+        """Refuse bad options before anything runs (``invalid_request``) and open the
+        provider client (``live_unavailable``: SDK missing or no API key)."""
+        host_of(self.options.settings.url())
+        self.provider()
+
+    def provider(self) -> Provider:
+        with self._lock:
+            if self._provider is None:
+                self._provider = open_provider(self.options.settings)
+            return self._provider
+
+    def ledger(self, replies: list[dict[str, Any]], supply: dict[str, Any] | None) -> CaseLedger:
+        """The ledger of one case run: its recorded replies (model.json) and the supply."""
+        return CaseLedger(self, replies, supply or {})
+
+    def _reserve(self, model: str, index: int) -> dict[str, Any] | None:
+        """Take one live call from the budgets, or the stop that refuses it."""
+        o = self.options
+        with self._lock:
+            if self.calls >= o.budget:
+                return _stop(
+                    "live_budget_exceeded",
+                    index,
+                    f"the live budget of {o.budget} model call(s) is spent",
+                )
+            if o.max_cost_usd is not None:
+                if o.prices.price(model) is None:
+                    return _stop(
+                        "live_budget_exceeded",
+                        index,
+                        f"model {quote(model)} has no price and --max-cost-usd is set",
+                    )
+                if self.spent >= o.max_cost_usd:
+                    return _stop(
+                        "live_budget_exceeded",
+                        index,
+                        f"the spend reached the limit of {o.max_cost_usd:g} USD",
+                    )
+            self.calls += 1
+            return None
+
+    def _book(self, model: str, usage: dict[str, Any], reported: bool) -> float | None:
+        cost = self.options.prices.cost(model, usage) if reported else None
+        with self._lock:
+            if cost is None:
+                self.priced = False
+            else:
+                self.spent += cost
+        return cost
+
+
+class CaseLedger:
+    """Answers one case run's model calls down the ladder and counts them: ``provenance``
+    (reused, supplied, live), ``calls`` (live calls made), ``cost_usd`` (None when a live
+    call could not be priced), and ``replies`` (every reply the turn got, in call order,
+    each ``{index, reply, request_sha256, provenance}``; ``accept --from-live`` writes
+    them)."""
+
+    def __init__(self, run: LiveRun, replies: list[dict[str, Any]], supply: dict[str, Any]):
+        self.run = run
+        self.recorded = replies
+        self.supply = supply
+        self.provenance = dict.fromkeys(PROVENANCE, 0)
+        self.calls = 0
+        self.cost_usd: float | None = 0.0
+        self.replies: list[dict[str, Any]] = []
+
+    def _got(self, index: int, sha: str, reply: dict[str, Any], how: str) -> dict[str, Any]:
+        self.provenance[how] += 1
+        self.replies.append(
+            {"index": index, "reply": reply, "request_sha256": sha, "provenance": how}
+        )
+        return {"reply": reply}
+
+    def answer(self, index: int, request: dict[str, Any], sha: str) -> dict[str, Any]:
+        """``{"reply": reply}`` or ``{"stop": {code, stop_key, message}}`` for call ``index``
+        (the module docstring's ladder)."""
+        o = self.run.options
+        if o.model is None and o.system is None and index < len(self.recorded):
+            rec = self.recorded[index]
+            if rec.get("request_sha256") == sha:
+                reply = {k: rec[k] for k in ("message", "stop_reason", "usage")}
+                return self._got(index, sha, reply, "reused")
+        supplied = self.supply.get(f"model:{index}")
+        if supplied is not None:
+            from ...reference.model import normalize_reply
+
+            return self._got(index, sha, normalize_reply(supplied), "supplied")
+        return self._live(index, request, sha)
+
+    def _live(self, index: int, request: dict[str, Any], sha: str) -> dict[str, Any]:
+        from ...reference.egress import only_to_host
+
+        model = str(request["model"])
+        refused = self.run._reserve(model, index)
+        if refused is not None:
+            return refused
+        self.calls += 1
+        provider = self.run.provider()
+        try:
+            with only_to_host(provider.host):
+                answer = provider.call(request)
+        except ProviderError as exc:
+            return _stop("live_call_failed", index, f"live model call {index} failed: {exc}")
+        cost = self.run._book(model, answer.reply["usage"], answer.usage_reported)
+        if cost is None:
+            self.cost_usd = None
+        elif self.cost_usd is not None:
+            self.cost_usd += cost
+        if not answer.usage_reported and self.run.options.max_cost_usd is not None:
+            return _stop(
+                "live_budget_exceeded",
+                index,
+                f"the provider did not report the usage of live model call {index}, "
+                "so its cost is unknown and --max-cost-usd is set",
+            )
+        return self._got(index, sha, answer.reply, "live")
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"provenance": {reused, supplied, live}, "calls", "cost_usd"}`` for a report."""
+        cost = None if self.cost_usd is None else round(self.cost_usd, 6)
+        return {"provenance": dict(self.provenance), "calls": self.calls, "cost_usd": cost}
