@@ -373,3 +373,27 @@ def test_both_implementations_record_the_same_live_turn(
         events = [canonical_line(d.decode_event(e)) for e in out["events"]]
         outs.append((events, out["stop"], asked))
     assert outs[0] == outs[1]
+
+
+def test_accepting_a_live_turn_makes_the_next_live_run_reuse_it(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from threads_cases.harness.accept import accept_from_live
+    from threads_cases.harness.live.record import live_records
+    from threads_cases.harness.runner import SuiteResult
+    from threads_cases.protocol.server import PythonImplementation
+
+    case = conformance_case("weather-stub")
+    doc = json.loads((case / "model.json").read_text("utf-8"))
+    doc["replies"] = doc["replies"][:1]  # the recording lacks its last reply
+    (case / "model.json").write_text(json.dumps(doc), "utf-8")
+    run = live(fake)
+    r = run_case(case, live=run)
+    assert r.live is not None and r.live["provenance"] == {"reused": 1, "supplied": 0, "live": 1}
+    [entry] = live_records(SuiteResult([r], ["threads-py"]), run.options)
+    done = accept_from_live(case, PythonImplementation(), entry)
+    assert done.changed and len(json.loads(done.after["model.json"])["replies"]) == 2
+    r = run_case(case, live=live(fake))
+    assert r.verdict == "pass", r.checks
+    assert r.live is not None and r.live["provenance"] == {"reused": 2, "supplied": 0, "live": 0}
+    assert len(fake.requests) == 1

@@ -204,3 +204,39 @@ def test_a_live_tool_is_still_blocked_while_the_harness_reaches_the_provider(
     assert result["stop"]["code"] == "egress_blocked", result
     assert result["provenance"] == {"reused": 0, "supplied": 0, "live": 1}
     assert len(fake.requests) == 1
+
+
+def test_accept_from_live_records_the_live_replies_then_a_live_rerun_reuses_them(
+    tmp_path: Path, conformance_case: CopyCase, fake: FakeProvider
+) -> None:
+    case = conformance_case("weather-stub")
+    env = {"ANTHROPIC_API_KEY": KEY}
+    live = ("--live", "--base-url", fake.url, "--model", "fake-2", "--impl", "threads-py")
+    # nothing to accept before a live run
+    p = cli("accept", "cases/weather-stub", "--from-live", cwd=tmp_path)
+    assert p.returncode == 3 and "run it first" in p.stdout + p.stderr
+    # a live turn that stopped has no complete turn to record
+    fake.push(Fail(500))
+    cli("run", "cases", *live, "--live-retries", "0", cwd=tmp_path, env=env)
+    p = cli("accept", "cases/weather-stub", "--from-live", cwd=tmp_path)
+    assert p.returncode == 3 and "live_call_failed" in p.stdout + p.stderr
+    before = (case / "model.json").read_bytes()
+    fake.push(Reply(calls=[("toolu_new", "get_weather", {"city": "Oslo"})]), Reply("Rainy."))
+    p = cli("run", "cases", *live, cwd=tmp_path, env=env)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert (case / "model.json").read_bytes() == before  # --live never writes to a case
+    p = cli("accept", "cases/weather-stub", "--from-live", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "accepted" in p.stdout
+    replies = json.loads((case / "model.json").read_text("utf-8"))["replies"]
+    assert [r["request"]["model"] for r in replies][:1] == ["fake-2"]
+    assert replies[0]["message"]["content"][0]["id"] == "toolu_new"
+    assert replies[1]["message"]["content"] == [{"type": "text", "text": "Rainy."}]
+    # a plain replay answers from them; the requests were fake-2's, so their hashes differ
+    # from what the recorded agent asks (reused needs no --model: spec/replay.md 11.2)
+    p = cli("run", "cases", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    result = next(r for r in _lines(p.stdout) if r["kind"] == "result")
+    assert (result["verdict"], result["reasons"]) == ("drifted", ["request_diverged"])
+    live_file = (tmp_path / ".threads-cases" / "last-live.jsonl").read_text("utf-8")
+    assert KEY not in live_file

@@ -23,10 +23,13 @@ def accept_paths(
     force: bool = False,
     supply: dict[str, Any] | None = None,
     fmt: str = "pretty",
+    from_live: bool = False,
 ) -> int:
     """Accept every case under ``paths`` on ``impl_name``; print each change. Returns the exit
-    status: 0 when every case was accepted or had nothing to accept, 3 when one was refused."""
-    from ..harness.accept import accept_case
+    status: 0 when every case was accepted or had nothing to accept, 3 when one was refused.
+    ``from_live`` records the last live run's replies instead (spec/replay.md 11.8)."""
+    from ..harness.accept import accept_case, accept_from_live
+    from ..harness.live.record import find_live_record
     from ..harness.registry import open_implementation
     from ..harness.runner import discover
     from ..review.diff import diff_case_files
@@ -41,7 +44,11 @@ def accept_paths(
     try:
         for path in cases:
             try:
-                done = accept_case(path, impl, force=force, supply=supply)
+                if from_live:
+                    entry = find_live_record(path, impl_name)
+                    done = accept_from_live(path, impl, entry, force=force)
+                else:
+                    done = accept_case(path, impl, force=force, supply=supply)
             except CaseError as err:
                 status = 3
                 answers.append(
@@ -97,17 +104,33 @@ def accept(
         ),
     ] = None,
     fmt: FormatOpt = "pretty",
+    from_live: Annotated[
+        bool,
+        typer.Option(
+            "--from-live",
+            help="Record the replies of the last `run --live` of each case as its new "
+            "model.json (no provider is called).",
+        ),
+    ] = False,
 ) -> None:
     """Rewrite the drifted parts of each case from its replay: request records and hashes,
     unused replies and stubs, the expected state when the reducer changed, the fingerprint.
-    Prints what changed. Exit 0 done, 3 a case refused (fail without --force, or error),
-    2 bad arguments.
+    With --from-live, record the last live run's replies instead (a replay never takes
+    them otherwise). Prints what changed. Exit 0 done, 3 a case refused (fail without
+    --force, a stopped live turn, or error), 2 bad arguments.
     """
     from .run_commands import load_supply, refuse
 
     try:
+        if from_live and supply is not None:
+            raise CaseError(
+                "invalid_request",
+                "--from-live records the live run's replies: --supply cannot go with it",
+            )
         supplied = load_supply(supply)
-        status = accept_paths(paths, impl, force=force, supply=supplied, fmt=fmt)
+        status = accept_paths(
+            paths, impl, force=force, supply=supplied, fmt=fmt, from_live=from_live
+        )
     except CaseError as err:
         if err.code in ("invalid_request", "dialect_unknown", "json_invalid"):
             raise refuse(err, fmt) from None

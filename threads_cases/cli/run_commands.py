@@ -351,9 +351,21 @@ def run(
             raise refuse(err, fmt) from None
         raise
     emit(suite, fmt, junit, "run", "case")
+    if live_run is not None:
+        keep_live(suite, live_run)
     if accept and fmt != "json":
         accept_drifted(suite, supplied)
     raise typer.Exit(suite.exit_status)
+
+
+def keep_live(suite: SuiteResult, live: Any) -> None:
+    """Keep the live replies for ``accept --from-live`` (.threads-cases/last-live.jsonl)."""
+    from ..harness.live.record import LAST_LIVE, live_records, write_live_records
+
+    try:
+        write_live_records(live_records(suite, live.options))
+    except OSError as exc:
+        print(f"warning: cannot keep the live replies in {LAST_LIVE}: {exc}", file=sys.stderr)
 
 
 def accept_drifted(suite: SuiteResult, supply: dict[str, Any] | None) -> None:

@@ -129,3 +129,75 @@ def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:
         r.apply(ev)
     agent: dict[str, Any] | None = r.state["agent"]
     return agent
+
+
+def accept_from_live(
+    path: Path, impl: Implementation, entry: dict[str, Any], *, force: bool = False
+) -> AcceptResult:
+    """``accept --from-live`` (spec/replay.md 11.8): record the replies of the last live run
+    of the case on ``impl`` (``entry``, harness/live/record.py) as its new ``model.json``,
+    with the stubs the turn used and the fingerprint. The turn is replayed with those
+    replies (and the run's ``--model``/``--system-file``), so the request records are the
+    ones the live turn sent; no provider is called.
+
+    Refuses (``invalid_request``) a live turn that stopped (its replies end early), and a
+    ``fail`` unless ``force``; and a replay that no longer reaches the turn's end with those
+    replies (the case changed since the live run)."""
+    from ..case.requests import turn_requests
+    from ..reference.live import LiveTurn
+
+    before = read_case_files(path)
+    stop = entry.get("stop")
+    verdict = str(entry.get("verdict", "error"))
+    reasons = [str(r) for r in entry.get("reasons", [])]
+    if stop:
+        raise CaseError(
+            "invalid_request",
+            f"{path}: the live turn stopped ({stop.get('code')} at {stop.get('stop_key')}); "
+            "there is no complete turn to record",
+            hint="raise the budget or fix the failure, run --live again, then accept",
+        )
+    if verdict == "fail" and not force:
+        raise CaseError(
+            "invalid_request",
+            f"{path}: the live turn fails ({', '.join(reasons)}); accepting would record it",
+            hint="pass --force to record it anyway",
+        )
+    replies = list(entry.get("replies", []))
+
+    def ask(index: int, request: dict[str, Any], sha: str) -> dict[str, Any]:
+        if index < len(replies):
+            return {"reply": replies[index]}
+        return {"stop": {"code": "model_exhausted", "stop_key": f"model:{index}", "message": ""}}
+
+    case = load_case(path)
+    d = get_dialect(impl.dialect)
+    body = dict(entry.get("live") or {})
+    msg = {"cmd": "replay", "case": {"path": str(case.path)}, "live": body}
+    out = impl.request(msg, on_model_call=ask)
+    if out.get("stop"):
+        raise CaseError(
+            "invalid_request",
+            f"{path}: the live replies no longer lead the turn to its end "
+            f"({out['stop'].get('code')}); the case changed since the live run",
+            hint="run it with --live again",
+        )
+    events = [d.decode_event(e) for e in out["events"]]
+    prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+    live = LiveTurn(ask, body.get("model"), body.get("system"))
+    agent = live.agent_json(prefix_agent(prefix) or {})
+    parts = recorded_parts(events, agent)
+    records = delta_records([r for r in turn_requests(prefix, events, agent) if r])
+    for reply, record in zip(parts["replies"], records, strict=False):
+        reply["request"] = record
+    files = {k: v for k, v in before.items() if k != "case.json"}
+    files["model.json"] = canonical_document(
+        {"format": 1, "replies": parts["replies"]}  # a live turn has no recorded interruption
+    )
+    files["stubs.json"] = canonical_document({**case.read("stubs.json"), "calls": parts["calls"]})
+    after = finish_case_files(dict(case.meta), files)
+    result = CaseResult(case.name, str(path), impl.name, verdict, reasons)
+    changed = after != before
+    if changed:
+        write_case_dir(path.parent, path.name, after, overwrite=True)
+    return AcceptResult(path, verdict, changed, before, after, result)
