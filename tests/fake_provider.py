@@ -11,12 +11,15 @@ Each test scripts it: :meth:`FakeProvider.push` queues steps, taken one per HTTP
 * ``Raw(body)``: a 200 whose body is the given bytes (a malformed body);
 * ``Hang(seconds)``: answer nothing for that long (the client's timeout fires first).
 
-With nothing queued it answers ``Reply("ok")`` with usage 10 in / 5 out. Every request body
-is kept in :attr:`FakeProvider.requests` and its headers in :attr:`FakeProvider.headers`.
+``python tests/fake_provider.py`` serves the default replies until interrupted and prints
+its URL (for trying ``run --live --base-url`` by hand). With nothing queued it answers
+``Reply("ok")`` with usage 10 in / 5 out. Every request body is kept in
+:attr:`FakeProvider.requests` and its headers in :attr:`FakeProvider.headers`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 import time
@@ -192,3 +195,10 @@ def fake_provider() -> Iterator[FakeProvider]:
         yield fake
     finally:
         fake.stop()
+
+
+if __name__ == "__main__":  # serve the default replies until interrupted (manual runs)
+    with fake_provider() as server:
+        print(server.url, flush=True)
+        with contextlib.suppress(KeyboardInterrupt):
+            threading.Event().wait()

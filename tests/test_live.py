@@ -25,6 +25,7 @@ from threads_cases.harness.live.providers import ClientSettings
 from threads_cases.harness.runner import CaseResult, run_case, run_suite
 from threads_cases.reference.agent import AgentSpec, ToolResult, ToolSpec
 
+pytest_plugins = ["pytester"]
 CopyCase = Callable[[str], Path]
 KEY = "sk-ant-api03-live-test-key-0123456789"
 #: 10 input tokens cost exactly 1 USD, output tokens nothing: spends are exact in floats
@@ -397,3 +398,16 @@ def test_accepting_a_live_turn_makes_the_next_live_run_reuse_it(
     assert r.verdict == "pass", r.checks
     assert r.live is not None and r.live["provenance"] == {"reused": 2, "supplied": 0, "live": 0}
     assert len(fake.requests) == 1
+
+
+def test_the_pytest_plugin_runs_cases_live(
+    fake: FakeProvider, conformance_case: CopyCase, pytester: pytest.Pytester
+) -> None:
+    shutil.copytree(conformance_case("weather-stub"), pytester.path / "cases" / "weather-stub")
+    fake.push(Reply(calls=[WEATHER]), Reply("done"))
+    result = pytester.runpytest_inprocess(
+        "--threads-cases", "cases", "--threads-cases-live", "--threads-cases-model", "fake-2",
+        "--threads-cases-base-url", fake.url, "-p", "no:cacheprovider",
+    )  # fmt: skip
+    result.assert_outcomes(passed=1)
+    assert [r["model"] for r in fake.requests] == ["fake-2", "fake-2"]

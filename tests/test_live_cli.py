@@ -240,3 +240,32 @@ def test_accept_from_live_records_the_live_replies_then_a_live_rerun_reuses_them
     assert (result["verdict"], result["reasons"]) == ("drifted", ["request_diverged"])
     live_file = (tmp_path / ".threads-cases" / "last-live.jsonl").read_text("utf-8")
     assert KEY not in live_file
+
+
+def test_the_conformance_cases_run_live_on_both_implementations(
+    tmp_path: Path, fake: FakeProvider
+) -> None:
+    """The issue's acceptance run: every conformance case, live on a fake model, reports
+    provenance counts and costs for both implementations."""
+    if not _both_available():
+        pytest.skip("the TypeScript driver is not built")
+    from conftest import CONFORMANCE
+
+    (tmp_path / "prices.json").write_text(json.dumps(PRICES), "utf-8")
+    p = cli(
+        "run", CONFORMANCE, "--live", "--base-url", fake.url, "--model", "fake-2",
+        "--prices", "prices.json", "--live-budget", "500", "--format", "json",
+        cwd=tmp_path, env={"ANTHROPIC_API_KEY": KEY},
+    )  # fmt: skip
+    lines = _lines(p.stdout)
+    results = [r for r in lines if r["kind"] == "result"]
+    live = [r for r in results if r["verdict"] != "skip"]
+    assert {r["implementation"] for r in live} == {"threads-py", "threads-ts"}
+    for r in live:
+        assert r["live"] is True
+        assert r["provenance"]["live"] == r["spend"]["calls"] >= 1
+        assert r["spend"]["cost_usd"] == r["spend"]["calls"] * 1.0  # 10 input tokens: 1 USD
+    footer = lines[-1]["live"]
+    assert footer["calls"] == len(fake.requests) == sum(r["spend"]["calls"] for r in live)
+    assert footer["cost_usd"] == float(footer["calls"])
+    assert KEY not in p.stdout + p.stderr

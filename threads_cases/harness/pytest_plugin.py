@@ -8,6 +8,7 @@ Running saved cases as tests::
     pytest --threads-cases cases --threads-cases-strict     # drifted fails too
     pytest --threads-cases cases -n 4                       # pytest-xdist
     pytest --threads-cases cases --threads-cases-isolated   # drivers in a network namespace
+    pytest --threads-cases cases --threads-cases-live --threads-cases-model claude-sonnet-4-5
 
 By default ``threads-py`` runs in process under its egress guard (best effort, spec/replay.md
 9.1); ``--threads-cases-isolated`` runs every implementation as a driver process inside an
@@ -31,6 +32,11 @@ Writing your own test bodies: the ``threads_case`` fixture gives a loaded
         result = run_case(threads_case.path, agent=MY_AGENT)
         assert result.passed(), result.verdict
 
+``--threads-cases-live`` runs each turn live (spec/replay.md section 11) with
+``--threads-cases-model``, ``--threads-cases-provider``, ``--threads-cases-base-url`` and
+``--threads-cases-live-budget`` (live model calls per pytest process: each pytest-xdist
+worker has its own budget). The API key comes from the provider's environment variable.
+
 The plugin does nothing unless ``--threads-cases`` or ``threads_cases_paths`` is given
 (apart from offering the fixture). Collection is deterministic, so pytest-xdist workers
 re-collect the same items by node id.
@@ -52,6 +58,7 @@ if TYPE_CHECKING:
 
 _DIRS = pytest.StashKey[list[Path]]()
 _IMPLS = pytest.StashKey[dict[str, Any]]()
+_LIVE = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -87,6 +94,24 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=False,
         help="count drifted cases as failures",
     )
+    group.addoption(
+        "--threads-cases-live",
+        action="store_true",
+        dest="threads_cases_live",
+        default=False,
+        help="answer each turn's model calls live: recorded when unchanged, else the provider",
+    )
+    group.addoption("--threads-cases-model", dest="threads_cases_model", default=None)
+    group.addoption(
+        "--threads-cases-provider",
+        dest="threads_cases_provider",
+        default="anthropic",
+        choices=("anthropic", "openai"),
+    )
+    group.addoption("--threads-cases-base-url", dest="threads_cases_base_url", default=None)
+    group.addoption(
+        "--threads-cases-live-budget", dest="threads_cases_live_budget", type=int, default=20
+    )
     parser.addini(
         "threads_cases_paths",
         type="linelist",
@@ -113,8 +138,11 @@ def pytest_configure(config: pytest.Config) -> None:
     dirs = _configured_dirs(config)
     config.stash[_DIRS] = dirs
     config.stash[_IMPLS] = {}
+    config.stash[_LIVE] = None
     if not dirs:
         return
+    if config.getoption("threads_cases_live"):
+        config.stash[_LIVE] = _live_run(config)
     for d in dirs:
         if not d.is_dir():
             raise pytest.UsageError(f"threads-cases: no such folder: {d}")
@@ -136,6 +164,30 @@ def pytest_configure(config: pytest.Config) -> None:
         if not any(_inside(d, a) or _inside(a, d) for a in arg_paths):
             config.args.append(str(d))
             arg_paths.append(d)
+
+
+def _live_run(config: pytest.Config) -> Any:
+    """The session's :class:`~threads_cases.harness.live.desk.LiveRun` (a usage error when
+    the SDK or the key is missing)."""
+    from threads_cases.core.errors import CaseError
+    from threads_cases.harness.live.desk import LiveOptions, LiveRun
+    from threads_cases.harness.live.prices import load_prices
+    from threads_cases.harness.live.providers import ClientSettings
+
+    options = LiveOptions(
+        settings=ClientSettings(
+            config.getoption("threads_cases_provider"), config.getoption("threads_cases_base_url")
+        ),
+        model=config.getoption("threads_cases_model"),
+        budget=config.getoption("threads_cases_live_budget"),
+        prices=load_prices(),
+    )
+    run = LiveRun(options)
+    try:
+        run.check()
+    except CaseError as err:
+        raise pytest.UsageError(f"threads-cases: {err.code}: {err.message}") from None
+    return run
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -236,7 +288,9 @@ class CaseItem(pytest.Item):
         from threads_cases.harness.runner import run_case
 
         strict = bool(self.config.getoption("threads_cases_strict")) or _strict_setting()
-        result = run_case(self.case_path, self._implementation())
+        result = run_case(
+            self.case_path, self._implementation(), live=self.config.stash.get(_LIVE, None)
+        )
         self.result = result
         self.user_properties.append(("threads_cases_verdict", result.verdict))
         if result.verdict == "skip":
