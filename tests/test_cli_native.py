@@ -110,6 +110,7 @@ PATH_COMMANDS = [
     ("save", "{p}", "--name", "x", "--dir", "cases", "--turn", "1"),
     ("diff", "{p}", "{p}"),
     ("report", "merge", "{p}"),
+    ("report", "html", "{p}", "-o", "site"),
     ("accept", "{p}"),
     ("init", "{p}"),
 ]

@@ -1,4 +1,5 @@
-"""``report merge``: one report from the reports of a sharded run (spec/reports.md 1.6)."""
+"""``report merge``: one report from the reports of a sharded run (spec/reports.md 1.6);
+``report html``: the compliance page (spec/conformance.md section 7)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ import typer
 
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_line
-from .app import app, render_error
+from .app import app, fail, render_error
+from .native import PathProblem
 from .params import check_file, check_out_file, checked
 
 report_app = typer.Typer(name="report", help="Work with JSON Lines reports.", no_args_is_help=True)
@@ -49,3 +51,61 @@ def merge(
     for line in lines:
         sys.stdout.buffer.write(canonical_line(line) + b"\n")
     sys.stdout.flush()
+
+
+def _check_page_folder(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise PathProblem(
+            f"{path}: is a file, not a folder",
+            "expected the folder to write index.html in (it is created when missing)",
+        )
+
+
+@report_app.command()
+def html(
+    reports: Annotated[
+        list[Path],
+        typer.Argument(
+            help="JSON Lines reports of `run` or `conformance` (e.g. the shards of one run).",
+            callback=checked(check_file),
+        ),
+    ],
+    output: Annotated[
+        Path,
+        typer.Option(
+            "--output",
+            "--out",
+            "-o",
+            help="The folder to write index.html in (created when missing).",
+            callback=checked(_check_page_folder),
+        ),
+    ],
+    compare: Annotated[
+        Path | None,
+        typer.Option(
+            "--compare",
+            help="An older report: the page also shows what changed since it.",
+            callback=checked(check_file),
+        ),
+    ] = None,
+    title: Annotated[str | None, typer.Option("--title", help="The page's title.")] = None,
+) -> None:
+    """Write the compliance page: one self-contained HTML file, DIR/index.html.
+
+    The matrix of cases x implementations, filters by verdict and implementation, each
+    failure's first divergence and failing checks, the baseline's expected failures and,
+    with --compare, what changed since an older report. It makes no network request.
+    Refuses (exit 2, invalid_request) a file that is not a report and a case reported twice;
+    exit 1 for a report that is not strict JSON Lines or a page that cannot be written.
+    """
+    from ..harness.compliance_html import write_page
+
+    try:
+        path, page = write_page(reports, output, compare=compare, title=title)
+    except CaseError as err:
+        raise fail(err) from None
+    counts = ", ".join(f"{n} {v}" for v, n in page.totals.items() if n)
+    print(
+        f"wrote {path}: {len(page.rows)} case(s) x {len(page.implementations)} "
+        f"implementation(s): {counts or 'no result'}"
+    )

@@ -16,6 +16,8 @@ nor a report), ``log_invalid``/``json_invalid`` for a file that cannot be read.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -90,50 +92,96 @@ def diff_logs(
     return {"kind": "logs", "equal": first is None, "first": first, "summary": summary}
 
 
-def _results(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
-    """The result lines of a report by (case folder name, implementation)."""
+def report_results(lines: Iterable[Any]) -> dict[tuple[str, str], dict[str, Any]]:
+    """The result lines among ``lines`` by (case folder name, implementation)."""
     out = {}
-    for _, line in iter_jsonl(path, code="json_invalid"):
+    for line in lines:
         if isinstance(line, dict) and line.get("kind") == "result":
             # the case folder's name, not its path: reports of moved suites still pair up
             out[(Path(str(line.get("path"))).name, str(line.get("implementation")))] = line
     return out
 
 
+def _results(path: Path) -> dict[tuple[str, str], dict[str, Any]]:
+    """The result lines of a report by (case folder name, implementation)."""
+    return report_results(line for _, line in iter_jsonl(path, code="json_invalid"))
+
+
+@dataclass(frozen=True)
+class ResultChange:
+    """One result that differs between report A and report B: ``index`` (its place in A's
+    order, then B's), ``case`` (the case folder's name), ``implementation``, ``pointer``
+    (``/verdict``, ``/reasons``, or ``""`` for a result on one side only) and ``before`` /
+    ``after`` (``{"verdict", "reasons"}``, ``None`` on the side that lacks it)."""
+
+    index: int
+    case: str
+    implementation: str
+    pointer: str
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+
+    @property
+    def key(self) -> tuple[str, str]:
+        return (self.case, self.implementation)
+
+    @property
+    def label(self) -> str:
+        return f"{self.case} [{self.implementation}]"
+
+    def values(self) -> tuple[Any, Any]:
+        """The two values at :attr:`pointer` (``ABSENT`` for a missing result)."""
+        if self.before is None or self.after is None:
+            return _or_absent(self.before), _or_absent(self.after)
+        key = self.pointer.lstrip("/")
+        return self.before[key], self.after[key]
+
+
+def _or_absent(value: dict[str, Any] | None) -> Any:
+    return ABSENT if value is None else value
+
+
+def compare_results(
+    ra: dict[tuple[str, str], dict[str, Any]], rb: dict[tuple[str, str], dict[str, Any]]
+) -> list[ResultChange]:
+    """The results whose verdict, or else reasons, differ, or that exist on one side only,
+    keyed as :func:`report_results` keys them; in A's order, then B's."""
+    keys = list(ra) + [k for k in rb if k not in ra]
+    out = []
+    for i, key in enumerate(keys):
+        x, y = ra.get(key), rb.get(key)
+        if x is None or y is None:
+            pointer = ""
+        elif x["verdict"] != y["verdict"]:
+            pointer = "/verdict"
+        elif x["reasons"] != y["reasons"]:
+            pointer = "/reasons"
+        else:
+            continue
+        out.append(ResultChange(i, key[0], key[1], pointer, _brief(x), _brief(y)))
+    return out
+
+
 def diff_reports(a: Path, b: Path) -> dict[str, Any]:
     """Compare two run reports on each result's verdict and reasons (module docstring)."""
     ra, rb = _results(a), _results(b)
-    keys = list(ra) + [k for k in rb if k not in ra]
+    changes = compare_results(ra, rb)
     first = None
-    changed: list[str] = []
-    for i, key in enumerate(keys):
-        x, y = ra.get(key, ABSENT), rb.get(key, ABSENT)
-        if x is ABSENT or y is ABSENT:
-            hit: tuple[str, Any, Any] = ("", _brief(x), _brief(y))
-        elif x["verdict"] != y["verdict"]:
-            hit = ("/verdict", x["verdict"], y["verdict"])
-        elif x["reasons"] != y["reasons"]:
-            hit = ("/reasons", x["reasons"], y["reasons"])
-        else:
-            continue
-        label = f"{key[0]} [{key[1]}]"
-        changed.append(label)
-        if first is None:
-            first = _first(i, label, hit)
+    if changes:
+        c = changes[0]
+        first = _first(c.index, c.label, (c.pointer, *c.values()))
     summary = {
         "results": [len(ra), len(rb)],
-        "changed": len(
-            [k for k in keys if k in ra and k in rb and ra[k]["verdict"] != rb[k]["verdict"]]
-        ),
+        "changed": len([c for c in changes if c.pointer == "/verdict"]),
         "only_in_a": len([k for k in ra if k not in rb]),
         "only_in_b": len([k for k in rb if k not in ra]),
-        "different": changed,
+        "different": [c.label for c in changes],
     }
     return {"kind": "reports", "equal": first is None, "first": first, "summary": summary}
 
 
-def _brief(result: Any) -> Any:
-    return result if result is ABSENT else {k: result[k] for k in ("verdict", "reasons")}
+def _brief(result: dict[str, Any] | None) -> dict[str, Any] | None:
+    return None if result is None else {k: result[k] for k in ("verdict", "reasons")}
 
 
 def diff_files(

@@ -1,0 +1,341 @@
+"""The compliance page (threads_cases/harness/compliance.py and compliance_html.py,
+spec/conformance.md section 7): what it shows, that report values stay text, refusals, and
+the `report html` command on a real run. Its browser test is tests/test_compliance_browser.py.
+
+The fixture reports in tests/data/compliance/ carry the verdicts `xfail`/`xpass` and the
+result key `"baseline": {"reason", "issue"?, "check"?}` of the baseline contract (issue 17).
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import hashlib
+import json
+from html.parser import HTMLParser
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import cli
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from jsonschema import Draft202012Validator
+
+from threads_cases.core.canonical import canonical_line
+from threads_cases.core.errors import CaseError
+from threads_cases.core.schemas import schema_document
+from threads_cases.harness.compliance import build_page
+from threads_cases.harness.compliance_html import render_page, write_page
+from threads_cases.review.filediff import diff_reports
+
+DATA = Path(__file__).parent / "data" / "compliance"
+REPORT = DATA / "report.jsonl"
+BEFORE = DATA / "before.jsonl"
+EVIL_CASE = '<script>alert("case")</script>'
+EVIL_VALUE = '<script>alert("value")</script><img src=x onerror=alert(1)>'
+
+
+def contract_schema() -> dict[str, Any]:
+    """schemas/report.schema.json with the baseline contract (verdicts xfail and xpass, a
+    result's `baseline` object, their footer counts) added where it does not have it yet."""
+    doc = copy.deepcopy(schema_document("report.schema.json"))
+    result = doc["$defs"]["result"]["properties"]
+    for verdict in ("xfail", "xpass"):
+        if verdict not in result["verdict"]["enum"]:
+            result["verdict"]["enum"].append(verdict)
+        counts = doc["$defs"]["footer"]["properties"]["counts"]["properties"]
+        counts.setdefault(verdict, {"minimum": 0, "type": "integer"})
+    result.setdefault(
+        "baseline",
+        {
+            "additionalProperties": False,
+            "properties": {
+                "check": {"type": "string"},
+                "issue": {"type": "string"},
+                "reason": {"minLength": 1, "type": "string"},
+            },
+            "required": ["reason"],
+            "type": "object",
+        },
+    )
+    return doc
+
+
+class Parsed(HTMLParser):
+    """The tags and the text of a page, as a browser's parser sees them."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+        self.text: list[str] = []
+        self.raw: dict[str, str] = {}
+        self._in: str | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+        self._in = tag if tag in ("script", "style") else None
+
+    def handle_endtag(self, tag: str) -> None:
+        self._in = None
+
+    def handle_data(self, data: str) -> None:
+        if self._in:
+            self.raw[self._in] = data
+        else:
+            self.text.append(data)
+
+
+def parse(html: str) -> Parsed:
+    p = Parsed()
+    p.feed(html)
+    return p
+
+
+def test_fixture_reports_follow_the_report_schema_and_the_baseline_contract() -> None:
+    v = Draft202012Validator(contract_schema())
+    for path in (REPORT, BEFORE):
+        for n, line in enumerate(path.read_text().splitlines(), 1):
+            errors = [e.message for e in v.iter_errors(json.loads(line))]
+            assert not errors, f"{path.name}:{n}: {errors}"
+
+
+def test_the_page_counts_every_result_by_implementation_and_verdict() -> None:
+    page = build_page([REPORT])
+    assert page.implementations == ("threads-py", "threads-ts")
+    assert page.totals == {
+        "pass": 4,
+        "drifted": 2,
+        "xfail": 2,
+        "xpass": 1,
+        "fail": 2,
+        "error": 2,
+        "skip": 1,
+    }
+    assert page.counts["threads-ts"]["xpass"] == 1 and page.counts["threads-py"]["xpass"] == 0
+    assert [r.case for r in page.rows][:3] == ["broken-case", "known-bug", "reads-notes"]
+    weather = next(r for r in page.rows if r.case == "weather-stub")
+    assert [c.verdict for c in weather.cells if c] == ["fail", "pass"]
+    assert len(page.detailed) == 9  # 2 fail, 2 error, 2 drifted, 2 xfail, 1 xpass
+
+
+def test_a_failure_shows_its_first_divergence_and_its_matcher() -> None:
+    page = build_page([REPORT])
+    fail = next(e for e in page.detailed if e.case == "weather-stub")
+    assert fail.divergence is not None
+    assert (fail.divergence.kind, fail.divergence.pointer) == ("matcher", "/data/is_error")
+    assert (fail.divergence.recorded, fail.divergence.replayed) == ("true", "false")
+    assert fail.divergence.where == "event 5 tool_result"
+    (check,) = fail.checks
+    assert check.code == "must_unmatched" and check.matcher is not None
+    assert '"is_error": true' in check.matcher
+    assert check.nearest_event is not None and "weather-stub.6" in check.nearest_event
+    # a multi-line string is shown as its text, with the differing line named
+    drift = next(e for e in page.detailed if e.case == "system-prompt")
+    assert drift.divergence is not None and drift.divergence.line == 2
+    assert drift.divergence.replayed == "You are a careful assistant.\nWrite first."
+
+
+def test_expected_failures_carry_their_reason_and_only_web_links() -> None:
+    page = build_page([REPORT])
+    expected = {(e.case, e.implementation): e for e in page.expected}
+    assert sorted(e.verdict for e in expected.values()) == ["xfail", "xfail", "xpass"]
+    bug = expected[("known-bug", "threads-py")].baseline
+    assert bug is not None and bug.check == "must[0]"
+    assert bug.issue_url == "https://github.com/example/agent/issues/12"
+    ts = expected[("known-bug", "threads-ts")].baseline
+    assert ts is not None and ts.issue == "javascript:alert(1)" and ts.issue_url is None
+    html = render_page(page)
+    assert 'href="https://github.com/example/agent/issues/12"' in html
+    assert 'href="javascript:' not in html
+    assert "threads-ts &lt;b&gt;orders&lt;/b&gt; parallel results differently" in html
+
+
+def test_report_values_are_escaped_text_never_markup() -> None:
+    html = render_page(build_page([REPORT], compare=BEFORE))
+    doc = parse(html)
+    assert [t for t, _ in doc.tags].count("script") == 1  # the page's own
+    assert not any("onerror" in attrs for _, attrs in doc.tags)
+    assert not any(t == "img" for t, _ in doc.tags)
+    text = "".join(doc.text)
+    assert EVIL_CASE in text  # shown as the characters it is
+    assert json.dumps(EVIL_VALUE) in text  # the recorded value, as JSON
+    assert "&lt;script&gt;alert(&#34;case&#34;)&lt;/script&gt;" in html
+
+
+def test_the_page_requests_nothing_and_pins_its_inline_code_by_hash() -> None:
+    html = render_page(build_page([REPORT]))
+    doc = parse(html)
+    for tag, attrs in doc.tags:
+        assert "src" not in attrs, tag
+        if tag == "link":
+            assert attrs.get("href") == "data:,"
+        if tag == "a":
+            href = attrs.get("href") or ""
+            assert href.startswith(("#", "https://github.com/example/")), href
+    csp = next(
+        a["content"] for t, a in doc.tags if a.get("http-equiv") == "Content-Security-Policy"
+    )
+    assert csp is not None and csp.startswith("default-src 'none';")
+    for kind in ("script", "style"):
+        digest = base64.b64encode(hashlib.sha256(doc.raw[kind].encode()).digest()).decode()
+        assert f"{kind}-src 'sha256-{digest}'" in csp
+    assert render_page(build_page([REPORT])) == html  # the same reports, the same bytes
+
+
+def test_changes_are_what_diff_computes_for_the_two_reports() -> None:
+    page = build_page([REPORT], compare=BEFORE)
+    cmp = page.comparison
+    assert cmp is not None
+    diff = diff_reports(BEFORE, REPORT)
+    # paired by case folder name, as `diff` pairs them; shown by case name
+    folder = {EVIL_CASE: "script>"}
+    labels = [f"{folder.get(c.case, c.case)} [{c.implementation}]" for c in cmp.changes]
+    assert labels == diff["summary"]["different"]
+    assert (cmp.results, cmp.changed) == ((14, 14), diff["summary"]["changed"])
+    assert (cmp.only_old, cmp.only_new) == (2, 2)
+    by = {(c.case, c.implementation): c for c in cmp.changes}
+    stale = by[("stale-entry", "threads-ts")]
+    assert (stale.what, stale.before, stale.after) == (
+        "verdict changed",
+        "xfail must_unmatched",
+        "xpass",
+    )
+    assert by[("gone-case", "threads-py")].after is None
+    evil = by[(EVIL_CASE, "threads-py")]
+    assert evil.what == "reasons changed"
+
+
+def test_shards_make_one_page_and_a_result_twice_is_refused(tmp_path: Path) -> None:
+    lines = REPORT.read_text().splitlines(keepends=True)
+    a, b = tmp_path / "a.jsonl", tmp_path / "b.jsonl"
+    a.write_text("".join(lines[:5]))
+    b.write_text(lines[0] + "".join(lines[5:]))
+    page = build_page([a, b])
+    assert page.totals == build_page([REPORT]).totals
+    assert len(page.sources) == 2
+    with pytest.raises(CaseError) as twice:
+        build_page([a, REPORT])
+    assert twice.value.code == "invalid_request" and "in two reports" in twice.value.message
+    with pytest.raises(CaseError, match="given twice"):
+        build_page([a, a])
+
+
+@pytest.mark.parametrize(
+    ("text", "code", "line", "pointer"),
+    [
+        ('{"kind": "result"}\n', "invalid_request", 1, None),
+        ("", "invalid_request", 1, None),
+        ("{not json\n", "json_invalid", 1, None),
+    ],
+)
+def test_a_file_that_is_not_a_report_is_refused(
+    tmp_path: Path, text: str, code: str, line: int, pointer: str | None
+) -> None:
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text(text)
+    with pytest.raises(CaseError) as err:
+        build_page([bad])
+    assert err.value.code == code and err.value.location.line == line
+
+
+def test_a_result_without_a_verdict_is_refused_with_its_line_and_pointer(tmp_path: Path) -> None:
+    lines = REPORT.read_text().splitlines()
+    broken = json.loads(lines[3])
+    del broken["verdict"]
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text("\n".join([*lines[:3], json.dumps(broken), *lines[4:]]) + "\n")
+    with pytest.raises(CaseError) as err:
+        build_page([bad])
+    assert err.value.code == "invalid_request"
+    assert (err.value.location.line, err.value.location.pointer) == (4, "/verdict")
+    with pytest.raises(CaseError, match="no report"):
+        build_page([])
+
+
+def test_a_huge_value_is_cut_with_a_note(tmp_path: Path) -> None:
+    lines = REPORT.read_text().splitlines()
+    r = json.loads(lines[-2 - 1])  # the <script> case on threads-py: a fail
+    r["divergence"]["recorded"] = "x" * 50_000
+    path = tmp_path / "big.jsonl"
+    path.write_bytes(canonical_line(json.loads(lines[0])) + b"\n" + canonical_line(r) + b"\n")
+    (entry,) = build_page([path]).detailed
+    assert entry.divergence is not None and entry.divergence.recorded is not None
+    assert entry.divergence.recorded.endswith("(30002 more characters in the report)")
+
+
+def _report(case: str, value: Any, reason: str) -> bytes:
+    head = json.loads(REPORT.read_text().splitlines()[0])
+    r = json.loads(REPORT.read_text().splitlines()[-3])
+    r.update(case=case, path=f"cases/{case}")
+    r["divergence"]["recorded"] = value
+    r["baseline"] = {"reason": reason, "issue": case}
+    return b"".join(canonical_line(x) + b"\n" for x in (head, r))
+
+
+@settings(
+    max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    case=st.text(min_size=1, max_size=40),
+    value=st.recursive(
+        st.none() | st.booleans() | st.integers(-(2**53) + 1, 2**53 - 1) | st.text(max_size=30),
+        lambda inner: (
+            st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=8), inner, max_size=3)
+        ),
+        max_leaves=8,
+    ),
+    reason=st.text(max_size=40),
+)
+def test_any_text_in_a_report_stays_text(
+    tmp_path: Path, case: str, value: Any, reason: str
+) -> None:
+    path = tmp_path / "r.jsonl"
+    try:
+        path.write_bytes(_report(case, value, reason))
+    except CaseError:
+        return  # a value canonical JSON refuses (lone surrogates) cannot be in a report
+    html = render_page(build_page([path]))
+    doc = parse(html)
+    assert [t for t, _ in doc.tags].count("script") == 1
+    assert {t for t, _ in doc.tags} <= ALLOWED_TAGS
+    text = "".join(doc.text)
+    assert case in text
+
+
+ALLOWED_TAGS = {
+    "html", "head", "meta", "title", "link", "style", "body", "a", "header", "h1", "h2", "h3",
+    "h4", "p", "ul", "li", "code", "main", "section", "div", "table", "caption", "thead", "tr",
+    "th", "td", "tbody", "tfoot", "span", "dl", "dt", "dd", "form", "fieldset", "legend",
+    "label", "input", "button", "article", "pre", "figure", "figcaption", "footer", "script",
+}  # fmt: skip
+
+
+def test_report_html_on_a_real_run(tmp_path: Path, conformance_case: Any) -> None:
+    case = conformance_case("weather-stub")
+    doc = json.loads((case / "case.json").read_text())
+    doc["expect"]["must"][0]["data"]["is_error"] = True
+    (case / "case.json").write_text(json.dumps(doc))
+    run = cli("run", case, "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert run.returncode == 3, run.stderr
+    (tmp_path / "now.jsonl").write_text(run.stdout)
+    p = cli("report", "html", "now.jsonl", "--compare", str(BEFORE), "-o", "site", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert p.stdout.startswith("wrote site/index.html: 1 case(s) x 1 implementation(s): 1 fail")
+    html = (tmp_path / "site" / "index.html").read_text()
+    assert "First divergence: matcher (event 5 tool_result) at" in html
+    assert "<code>must_unmatched</code>" in html
+    assert "Changes since" in html and "weather-stub" in html
+    bad = cli("report", "html", "now.jsonl", "-o", "now.jsonl", cwd=tmp_path)
+    assert bad.returncode == 2 and bad.stderr.startswith("error[invalid_request]: ")
+    twice = cli("report", "html", "now.jsonl", "now.jsonl", "-o", "x", cwd=tmp_path)
+    assert twice.returncode == 2 and "given twice" in twice.stderr
+    assert not (tmp_path / "x").exists()
+
+
+def test_write_page_refuses_a_folder_it_cannot_create(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("")
+    with pytest.raises(CaseError) as err:
+        write_page([REPORT], tmp_path / "file" / "site")
+    assert err.value.code == "io_error"
+    assert not list(tmp_path.glob("**/.index.html.tmp-*"))
