@@ -5,7 +5,9 @@ Each command module registers its commands on :data:`app`; :func:`main` runs it 
 stderr and the exit status of the code, never a traceback.
 
 Importing this package is cheap: the command modules (and typer) load on the first use of
-:data:`app` or :func:`main`, and ``threads-cases --version`` loads none of them.
+:data:`app` or :func:`main`, and ``threads-cases --version`` loads none of them. :func:`main`
+loads only the module of the command named on the command line (:data:`COMMANDS`); help,
+completion and a name it does not know load every module.
 """
 
 from __future__ import annotations
@@ -13,15 +15,42 @@ from __future__ import annotations
 import sys
 from typing import Any
 
-__all__ = ["app", "main"]
+__all__ = ["COMMANDS", "app", "main"]
+
+#: command name -> the module that registers it (a start-up shortcut only: a command missing
+#: here still works, every module is then loaded; tests/test_fast_start.py keeps it true)
+COMMANDS: dict[str, str] = {
+    "accept": "accept_commands",
+    "save": "case_commands",
+    "init": "case_commands",
+    "run": "run_commands",
+    "conformance": "conformance_commands",
+    "implementations": "conformance_commands",
+    "import": "import_commands",
+    "turns": "import_commands",
+    "draft": "import_commands",
+    "reduce": "log_commands",
+    "validate": "log_commands",
+    "show": "review_commands",
+    "diff": "review_commands",
+    "fmt": "review_commands",
+    "list": "review_commands",
+    "stale": "review_commands",
+    "report": "report_commands",
+}
 
 
-def _load() -> Any:
-    """Import every ``*_commands`` module of this package (each registers its commands)."""
+def _load(only: str | None = None) -> Any:
+    """Import the ``*_commands`` module ``only``, or every one of this package (each
+    registers its commands on :data:`app`)."""
     import importlib
-    import pkgutil
 
     from .app import app
+
+    if only is not None:
+        importlib.import_module(f"{__name__}.{only}")
+        return app
+    import pkgutil
 
     for module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
         if module.endswith("_commands"):
@@ -31,6 +60,19 @@ def _load() -> Any:
     return app
 
 
+def _command_module(argv: list[str]) -> str | None:
+    """The module of the command ``argv`` names, or None (help, completion, an unknown
+    name: every module is needed)."""
+    import os
+
+    if any(k.startswith("_") and k.endswith("_COMPLETE") for k in os.environ):
+        return None  # shell completion lists every command
+    words = [a for a in argv if not a.startswith("-")]
+    if not words or any(a in ("-h", "--help") for a in argv[: argv.index(words[0])]):
+        return None
+    return COMMANDS.get(words[0])
+
+
 def main() -> None:
     """Console-script entry point."""
     if sys.argv[1:] == ["--version"]:  # the one answer that needs no command module
@@ -38,7 +80,7 @@ def main() -> None:
 
         print(f"threads-cases {__version__}")
         return
-    _load()
+    _load(_command_module(sys.argv[1:]))
     from .app import main as run
 
     run()

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_line, read_json_file
@@ -149,10 +148,10 @@ def last_failed_pairs() -> set[tuple[str, str]] | None:
 
 
 def load_supply(path: Path | None) -> dict[str, Any] | None:
-    from ..reference.replay import check_supply
-
     if path is None:
         return None
+    from ..reference.replay import check_supply  # the runtime, only when answers are given
+
     return check_supply(read_json_file(path, code="invalid_request"), source=str(path))
 
 
@@ -308,6 +307,8 @@ def run(
         total_hint = None
         progress = None
         if fmt == "pretty" and sys.stderr.isatty():
+            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
             progress = Progress(
                 TextColumn("{task.description}"),
                 BarColumn(),

@@ -10,28 +10,33 @@ of a log is checked (about 300 times faster here; see benchmarks/). It only answ
 "valid or not"; the problems reported for an invalid value always come from
 :func:`schema_problems`, and a test keeps both validators in agreement on the conformance
 data and the bad-input corpus.
+
+jsonschema and referencing are imported only when a value is invalid (or a whole schema
+document is asked for): a command that reads valid files never loads them (fast start).
 """
 
 from __future__ import annotations
 
 import re
 from functools import cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
-from jsonschema import Draft202012Validator, validators
-from jsonschema.exceptions import ValidationError
-from referencing import Registry, Resource
 
 from .errors import pointer_join
 from .resources import schemas_dir
 from .strictjson import read_json_file
+
+if TYPE_CHECKING:
+    from referencing import Registry
 
 BASE = "https://threads-cases.dev/schemas/"
 
 
 @cache
 def _registry() -> Registry[Any]:
+    from referencing import Registry, Resource
+
     resources = []
     for path in sorted(schemas_dir().rglob("*.schema.json")):
         doc = read_json_file(path)
@@ -56,11 +61,18 @@ def _ecma_pattern(pattern: str) -> re.Pattern[str]:
 
 
 def _pattern(validator: Any, pattern: str, instance: Any, schema: Any) -> Any:
+    from jsonschema.exceptions import ValidationError
+
     if isinstance(instance, str) and not _ecma_pattern(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
-_Validator = validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
+@cache
+def _validator_class() -> Any:
+    """Draft 2020-12 with ECMA-262 ``pattern`` (imports jsonschema on first use)."""
+    from jsonschema import Draft202012Validator, validators
+
+    return validators.extend(Draft202012Validator, {"pattern": _pattern})  # type: ignore[no-untyped-call]
 
 
 @cache
@@ -70,7 +82,7 @@ def validator(name: str, definition: str | None = None) -> Any:
         schema: dict[str, Any] = {"$ref": BASE + name}
     else:
         schema = {"$ref": f"{BASE}{name}#/$defs/{definition}"}
-    return _Validator(schema, registry=_registry())
+    return _validator_class()(schema, registry=_registry())
 
 
 @cache

@@ -27,12 +27,8 @@ import os
 import shutil
 import subprocess
 from collections.abc import Sequence
-from typing import Any
 
 from ..core.errors import CaseError
-from ..protocol.server import PythonImplementation
-from ..reference.egress import unguarded
-from ..reference.live import AskModel
 
 MODES = ("netns", "guard", "none")
 #: environment variable a driver reads: ``none`` turns its in-process guard off
@@ -120,15 +116,3 @@ def label(name: str, mode: str) -> str:
     if mode == "guard" and not has_guard(name):
         return "none"
     return mode
-
-
-class UnguardedPythonImplementation(PythonImplementation):
-    """``threads-py`` in process with its egress guard off (``--isolation none``)."""
-
-    isolation = "none"
-
-    def request(
-        self, message: dict[str, Any], on_model_call: AskModel | None = None
-    ) -> dict[str, Any]:
-        with unguarded():
-            return super().request(message, on_model_call)

@@ -24,7 +24,6 @@ from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.resources import data_root
 from ..protocol.client import DriverImplementation, Implementation
-from ..protocol.server import PythonImplementation
 
 BUILTIN = ("threads-py", "threads-ts")
 BUILD_HINT = "build it with: cd ts && npm ci && npm run build (or run `nox -s ts`)"
@@ -152,7 +151,7 @@ def open_implementation(
 def _open(
     name: str, timeout: float | None, isolated: bool, validate_protocol: bool, isolation: str
 ) -> Implementation:
-    from .isolation import ENV, UnguardedPythonImplementation, check_mode, label, wrap_command
+    from .isolation import ENV, check_mode, label, wrap_command
 
     check_mode(isolation)
     env = {ENV: isolation}
@@ -170,9 +169,14 @@ def _open(
         return impl
 
     if name == "threads-py":
+        # the runtime loads only when it runs in this process (a driver process has its own)
         if isolation == "none" and not isolated:
+            from ..protocol.server import UnguardedPythonImplementation
+
             return UnguardedPythonImplementation()
         if not isolated and isolation == "guard":
+            from ..protocol.server import PythonImplementation
+
             return PythonImplementation()
         return driver([sys.executable, "-m", "threads_cases.protocol.driver"], "threads-py", 60.0)
     if name == "threads-ts":

@@ -26,14 +26,12 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..case.loader import Case, first_blocking, inspect_case
 from ..core.errors import CaseError, Problem
 from ..core.shapes import ReportResult
 from ..protocol.client import Implementation
-from ..protocol.server import PythonImplementation
-from ..reference.agent import AgentSpec
 from .checks import ERROR_CODES as ERROR_CODES
 from .checks import Check as Check
 from .checks import check_case as check_case
@@ -41,6 +39,9 @@ from .checks import check_live_case
 from .checks import verdict_of as verdict_of
 from .live.desk import LiveRun
 from .pool import pooled, run_work, shard_of
+
+if TYPE_CHECKING:
+    from ..reference.agent import AgentSpec
 
 VERDICTS = ("pass", "drifted", "fail", "error", "skip")
 
@@ -165,6 +166,8 @@ def run_case(
 
             impl = open_implementation(implementation)
         else:
+            from ..protocol.server import PythonImplementation
+
             impl = PythonImplementation(agent)
     else:
         impl = implementation
@@ -354,10 +357,12 @@ def run_suite(
         )
     impls: list[Implementation] = []
     for i in implementations:
-        if isinstance(i, str):
-            impls.append(
-                PythonImplementation(agent) if i == "threads-py" else open_implementation(i)
-            )
+        if i == "threads-py":
+            from ..protocol.server import PythonImplementation
+
+            impls.append(PythonImplementation(agent))
+        elif isinstance(i, str):
+            impls.append(open_implementation(i))
         else:
             impls.append(i)
     if shard is not None:

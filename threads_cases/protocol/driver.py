@@ -4,14 +4,18 @@ implementation over stdin/stdout (spec/driver-protocol.md).
 The two halves of the protocol live in :mod:`.client` (``DriverImplementation``, the
 ``Implementation`` type) and :mod:`.server` (``serve``, ``handle_request``,
 ``PythonImplementation``); the names below are re-exported for code written before the split.
+The client's names load on first use: a driver process only serves.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING, Any
 
-from .client import MAX_LINE, MAX_RESTARTS, PROTOCOL, DriverImplementation, Implementation
 from .server import serve
+
+if TYPE_CHECKING:
+    from .client import MAX_LINE, MAX_RESTARTS, PROTOCOL, DriverImplementation, Implementation
 
 __all__ = [
     "MAX_LINE",
@@ -21,6 +25,14 @@ __all__ = [
     "Implementation",
     "serve",
 ]
+
+
+def __getattr__(name: str) -> Any:
+    if name in __all__:
+        from . import client
+
+        return getattr(client, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main() -> int:

@@ -250,6 +250,20 @@ class PythonImplementation:
         pass
 
 
+class UnguardedPythonImplementation(PythonImplementation):
+    """``threads-py`` in process with its egress guard off (``--isolation none``)."""
+
+    isolation = "none"
+
+    def request(
+        self, message: dict[str, Any], on_model_call: AskModel | None = None
+    ) -> dict[str, Any]:
+        from ..reference.egress import unguarded
+
+        with unguarded():
+            return super().request(message, on_model_call)
+
+
 def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.buffer) -> int:
     """Serve the Python implementation on stdin/stdout until ``shutdown`` or end of input."""
     from ..core.strictjson import parse

@@ -1,0 +1,86 @@
+"""Fast start, checked by structure (never by the clock; benchmarks/startup_bench.py measures).
+
+A command loads only its own command module, a ``run`` whose implementations are driver
+processes never loads the Python runtime in the harness, a driver process never loads the
+harness side of the protocol, and reading valid files never loads jsonschema (the problems of
+an invalid file still come from it).
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from threads_cases import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+CASE = sorted((ROOT / "spec" / "conformance" / "cases").glob("*/case.json"))[0].parent
+HEAVY = (
+    "jsonschema",
+    "referencing",
+    "rich.table",
+    "rich.progress",
+    "threads_cases.reference.runtime",
+    "threads_cases.reference.replay",
+    "threads_cases.protocol.server",
+    "threads_cases.review",
+    "threads_cases.importers",
+)
+
+
+def loaded_after(code: str) -> set[str]:
+    """The modules a fresh interpreter holds after running ``code``."""
+    probe = f"{code}\nimport sys, json\nprint(json.dumps(sorted(sys.modules)))"
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=ROOT
+    )
+    return set(json.loads(out.stdout.splitlines()[-1]))
+
+
+def test_the_command_table_names_the_module_of_every_command() -> None:
+    app = cli.app  # every module loaded
+    registered = {
+        (c.name or c.callback.__name__): c.callback.__module__.rsplit(".", 1)[1]
+        for c in app.registered_commands
+        if c.callback is not None
+    }
+    for group in app.registered_groups:
+        registered[group.typer_instance.info.name] = "report_commands"
+    assert registered == cli.COMMANDS
+
+
+def test_the_cli_app_and_the_run_command_load_no_heavy_module() -> None:
+    loaded = loaded_after("from threads_cases.cli import _load; _load('run_commands')")
+    assert "threads_cases.cli.run_commands" in loaded
+    assert loaded.isdisjoint(HEAVY), sorted(loaded & set(HEAVY))
+    assert "threads_cases.cli.review_commands" not in loaded
+
+
+def test_a_command_line_names_one_module() -> None:
+    pick = cli._command_module
+    assert pick(["run", "cases", "--impl", "threads-py"]) == "run_commands"
+    assert pick(["-q", "report", "merge", "a.jsonl"]) == "report_commands"
+    assert pick(["--help"]) is None and pick([]) is None
+    assert pick(["-h", "run"]) is None  # the root's help lists every command
+    assert pick(["no-such-command"]) is None  # every module: the error suggests a name
+
+
+def test_a_driver_process_loads_neither_the_harness_nor_jsonschema() -> None:
+    loaded = loaded_after("import threads_cases.protocol.driver")
+    unwanted = {"jsonschema", "referencing", "threads_cases.protocol.client", "typer", "rich"}
+    assert loaded.isdisjoint(unwanted), sorted(loaded & unwanted)
+
+
+def test_reading_a_valid_log_loads_no_jsonschema_and_an_invalid_one_does() -> None:
+    log = CASE / "log.threads-py.jsonl"
+    valid = loaded_after(
+        f"from threads_cases import validate_log\nassert validate_log({str(log)!r}) == []"
+    )
+    assert "jsonschema" not in valid
+    invalid = loaded_after(
+        "from threads_cases.core.schemas import schema_problems\n"
+        "assert schema_problems({'type': 1}, 'event.schema.json')"
+    )
+    assert "jsonschema" in invalid
