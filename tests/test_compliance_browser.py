@@ -117,6 +117,9 @@ def test_the_compliance_page_in_chromium(browser: Any, tmp_path: Path) -> None:
     assert page.locator(".matrix th .case", has_text="<script>").inner_text() == (
         '<script>alert("case")</script>'
     )
+    # a cell's link names its case and implementation, not only the verdict
+    link = page.get_by_role("link", name="weather-stub on threads-py: fail")
+    assert link.get_attribute("href") == "#" + failure.get_attribute("id")
     issue = page.locator("#expected a[href^='https://']")
     assert issue.get_attribute("href") == "https://github.com/example/agent/issues/12"
     assert page.locator("#changes tbody tr").count() == 9
