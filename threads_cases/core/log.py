@@ -13,7 +13,8 @@ seq 0, 1, 2, ... without gaps, and unique event_ids. Every refusal is
 
 Duplicate event_ids are found with a table of 64-bit hashes (8 bytes an event, not the ids
 themselves), so memory stays small on logs of millions of events; a hash that repeats is
-confirmed against the file before it is reported.
+confirmed against the earlier lines at once, so a repeat is reported at its own line, before
+any later problem (the earliest offending line, as every implementation reports it).
 """
 
 from __future__ import annotations
@@ -90,8 +91,9 @@ class LogChecker:
         self._thread_id: str | None = None
         self._next_seq = 0
         self._ids = _IdTable()
-        #: event_ids whose 64-bit hash repeated, with the line (seq + 1) of the first repeat
-        self.maybe_duplicate: dict[str, int] = {}
+        #: whether the last checked event's event_id hash repeated an earlier one (a possible
+        #: duplicate: the caller confirms it against the earlier lines, see _repeats_earlier)
+        self.last_repeated = False
 
     def check(self, raw: Any) -> dict[str, Any]:
         if not isinstance(raw, dict):
@@ -126,8 +128,7 @@ class LogChecker:
                 pointer="/seq",
             )
         self._next_seq += 1
-        if self._ids.add(ev["event_id"]):
-            self.maybe_duplicate.setdefault(ev["event_id"], self._next_seq)
+        self.last_repeated = self._ids.add(ev["event_id"])
         return ev
 
 
@@ -187,48 +188,55 @@ def _rs_pointer(fast: Any, ev: Any) -> str:
     return ""
 
 
-def _confirm_duplicates(
-    source: Source, dialect: Dialect, candidates: dict[str, int]
-) -> CaseError | None:
-    """Re-read ``source`` (a path, or a seekable stream from its start) to find the first
-    real repeat among ``candidates``; on a stream that cannot be read again, the earliest
-    line whose 64-bit hash repeated is taken as the repeat (a false repeat needs a 64-bit
-    hash collision)."""
-    if not isinstance(source, (str, os.PathLike)) and source.seekable():
+def _repeats_earlier(source: Source, dialect: Dialect, event_id: str, line: int) -> bool:
+    """Whether ``event_id``, whose 64-bit hash repeated at ``line``, is on an earlier line.
+
+    A path is read again from its start; a seekable stream too (and put back where it was);
+    a stream that cannot be read again takes the hash's word (a false repeat needs a 64-bit
+    hash collision). Only called on a repeated hash, so a valid log is read once."""
+    if not isinstance(source, (str, os.PathLike)):
+        if not source.seekable():
+            return True
+        pos = source.tell()
         source.seek(0)
-    elif not isinstance(source, (str, os.PathLike)):
-        eid = min(candidates, key=lambda k: candidates[k])
-        return CaseError(
-            "log_invalid",
-            f"duplicate event_id {eid!r}",
-            file=source_name(source),
-            line=candidates[eid],
-            pointer="/event_id",
-        )
-    seen: set[str] = set()
+        try:
+            return _id_before(source, dialect, event_id, line)
+        finally:
+            source.seek(pos)
+    return _id_before(source, dialect, event_id, line)
+
+
+def _id_before(source: Source, dialect: Dialect, event_id: str, line: int) -> bool:
     key = dialect.envelope.get("event_id", "event_id")
-    for lineno, body in iter_lines(source):
-        if isinstance(body, CaseError):
-            continue
-        eid = parse(body).get(key)
-        if eid in candidates:
-            if eid in seen:
-                return CaseError(
-                    "log_invalid",
-                    f"duplicate event_id {eid!r}",
-                    file=source_name(source),
-                    line=lineno,
-                    pointer="/event_id",
-                )
-            seen.add(eid)
-    return None
+    lines = iter_lines(source)
+    try:
+        for lineno, body in lines:
+            if lineno >= line:
+                return False
+            if isinstance(body, CaseError):
+                continue
+            try:
+                raw = parse(body)
+            except CaseError:
+                continue
+            if isinstance(raw, dict) and raw.get(key) == event_id:
+                return True
+        return False
+    finally:
+        lines.close()  # type: ignore[attr-defined]  # a generator: closes the file it opened
+
+
+def _duplicate(event_id: str, name: str, line: int) -> CaseError:
+    return CaseError(
+        "log_invalid", f"duplicate event_id {event_id!r}", file=name, line=line, pointer="/event_id"
+    )
 
 
 def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[dict[str, Any]]:
     """Stream the canonical envelopes of a log file or binary stream.
 
-    Raises ``CaseError("log_invalid")`` with file, line and pointer at the first problem;
-    a duplicate event_id is raised after the last event (it needs the whole log).
+    Raises ``CaseError("log_invalid")`` with file, line and pointer at the first problem; a
+    repeated event_id at the line that repeats it (spec/thread-log.md 5.5).
     """
     checker = LogChecker(dialect)
     name = source_name(source)
@@ -237,13 +245,14 @@ def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[
             raise body
         raw = parse(body, code="log_invalid", file=name, line=lineno)
         try:
-            yield checker.check(raw)
+            ev = checker.check(raw)
         except CaseError as exc:
             raise exc.at(file=name, line=lineno) from None
-    if checker.maybe_duplicate:
-        err = _confirm_duplicates(source, checker.dialect, checker.maybe_duplicate)
-        if err is not None:
-            raise err
+        if checker.last_repeated and _repeats_earlier(
+            source, checker.dialect, ev["event_id"], lineno
+        ):
+            raise _duplicate(ev["event_id"], name, lineno)
+        yield ev
 
 
 def check_events(
@@ -330,6 +339,9 @@ def inspect_log(
                     checker._next_seq += 1  # an unreadable line held the next event
                 problems.append(exc.at(file=name, line=lineno).problem())
                 continue
+            if checker.last_repeated and _repeats_earlier(source, d, ev["event_id"], lineno):
+                problems.append(_duplicate(ev["event_id"], name, lineno).problem())
+                continue
             events.append(ev)
             if reducer.state["last_seq"] is not None:
                 # events skipped above are absent from the fold: judge this one on its own
@@ -345,10 +357,6 @@ def inspect_log(
     except CaseError as exc:  # the file itself could not be opened
         problems.append(exc.problem())
         return events, problems
-    if checker.maybe_duplicate:
-        err = _confirm_duplicates(source, d, checker.maybe_duplicate)
-        if err is not None:
-            problems.append(err.problem())
     return events, problems
 
 

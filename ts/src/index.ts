@@ -55,7 +55,8 @@ export { DirectorySandbox, FakeSandbox, FileMissing, checkPath, isDeviceName, sh
 export type { SandboxProvider } from "./reference/sandbox.js";
 export { ACTOR, ArtifactStore, Clock, Recorder, STEP_LIMIT, blockEgress, buildRequest, formatTs, parseTs, runTurn } from "./reference/runtime.js";
 export type { TurnOutcome } from "./reference/runtime.js";
-export { CASE_FORMAT, Case, DEFAULT_IMPLEMENTATIONS, checkCaseName, fingerprint, finishCaseFiles, loadCase, readCaseFiles } from "./case/case.js";
+export { CASE_FORMAT, DEFAULT_IMPLEMENTATIONS, checkCaseName, fingerprint, finishCaseFiles, readCaseFiles } from "./case/case.js";
+export { Case, artifactRefs, openCase } from "./case/loader.js";
 export { withCaseLock, writeCaseDir, type WriteOutcome } from "./case/writer.js";
 export type { CaseExpectation } from "./case/case.js";
 export { StubBook, checkSupply, replayCase, restoreSandbox } from "./reference/replay.js";

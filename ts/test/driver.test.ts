@@ -7,7 +7,8 @@ import { basename, dirname, join } from "node:path";
 import { describe, test } from "node:test";
 import { fileURLToPath } from "node:url";
 
-import { loadCase, readCaseFiles } from "../src/case/case.js";
+import { readCaseFiles } from "../src/case/case.js";
+import { openCase } from "../src/case/loader.js";
 import { canonicalLine, getDialect, readLog, validator, type JsonObject, type JsonValue } from "../src/index.js";
 import { replayCase } from "../src/reference/replay.js";
 import { conformanceCases } from "./helpers.js";
@@ -42,7 +43,7 @@ function checkSchema(cmd: string, answer: JsonObject): void {
 
 describe("driver", () => {
   test("answers every command in order, canonically, and exits 0 on shutdown", async () => {
-    const c = loadCase(casePath);
+    const c = openCase(casePath);
     const prefix = [...readLog(c.logPath("threads-py"))];
     const turn = replayCase(c).events;
     const artifacts: Record<string, string> = {};

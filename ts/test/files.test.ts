@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
 
-import { CaseError, MAX_CASE_BYTES, conformanceDir, loadCase, readCaseFiles, readLog, readRegular } from "../src/index.js";
+import { CaseError, MAX_CASE_BYTES, conformanceDir, openCase, readCaseFiles, readLog, readRegular } from "../src/index.js";
 
 const dir = mkdtempSync(join(tmpdir(), "tc-files-"));
 after(() => rmSync(dir, { recursive: true, force: true }));
@@ -70,6 +70,6 @@ describe("bounded reads", () => {
     unlinkSync(join(b, "artifacts", art));
     sparse(join(b, "artifacts", art), 2 * 1024 ** 3);
     assert.equal(code(() => readCaseFiles(b)), "case_too_large");
-    assert.equal(code(() => loadCase(b).artifact(art)), "case_too_large");
+    assert.equal(code(() => openCase(b).artifact(art)), "case_too_large");
   });
 });

@@ -13,7 +13,8 @@ import { basename, join } from "node:path";
 import { after, describe, test } from "node:test";
 
 import { AgentSpec, BUILTIN_TOOLS, type ToolSpec } from "../src/reference/agent.js";
-import { loadCase, readCaseFiles } from "../src/case/case.js";
+import { readCaseFiles } from "../src/case/case.js";
+import { openCase } from "../src/case/loader.js";
 import { CaseError, parse, readLog, type JsonObject } from "../src/index.js";
 import { findAll, matchInOrder } from "../src/core/matchers.js";
 import { ArtifactStore, blockEgress } from "../src/reference/runtime.js";
@@ -27,7 +28,7 @@ describe("replay of the conformance cases", () => {
   test("there are 22 or more cases", () => assert.ok(cases.length >= 22, `${cases.length} cases`));
   for (const path of cases) {
     test(basename(path), () => {
-      const c = loadCase(path);
+      const c = openCase(path);
       const out = replayCase(c);
       assert.equal(out.stop, null, JSON.stringify(out.stop));
       const expect = c.meta["expect"] as { must: JsonObject[]; expect: JsonObject[] };
@@ -48,7 +49,7 @@ describe("replay of the conformance cases", () => {
 describe("buildCaseFiles reproduces every committed case byte for byte", () => {
   for (const path of cases) {
     test(basename(path), () => {
-      const c = loadCase(path);
+      const c = openCase(path);
       const prefix = [...readLog(c.logPath("threads-ts"), { dialect: "threads-ts" })];
       const turn = replayCase(c).events;
       const committed = readCaseFiles(path);
@@ -98,7 +99,7 @@ describe("egress", () => {
   test("a tool that tries the network (and swallows the error) stops the replay with egress_blocked", () => {
     const path = join(work, "reads-notes");
     cpSync(cases.find((p) => basename(p) === "reads-notes") as string, path, { recursive: true });
-    const c = loadCase(path);
+    const c = openCase(path);
     const sneaky: ToolSpec = {
       ...(BUILTIN_TOOLS["read_file"] as ToolSpec),
       handler: (ctx, input) => {

@@ -14,29 +14,17 @@
  *     artifacts/<sha256 hex>  bytes the log and sandbox.json refer to
  *
  * Every file is canonical (spec/strict-json.md), so the same turn always gives the same bytes.
+ * Reading a case is loader.ts (`openCase`).
  */
 
-import { randomBytes } from "node:crypto";
-import {
-  closeSync,
-  existsSync,
-  fsyncSync,
-  lstatSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from "node:fs";
-import { dirname, join } from "node:path";
+import { lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
 
 import { canonicalDocument } from "../core/canonical.js";
 import { CaseError } from "../core/errors.js";
 import { quote } from "../core/texts.js";
 import { isDeviceName, sha256Hex } from "../reference/sandbox.js";
-import { schemaProblems } from "../core/schemas.js";
-import { readJsonFile, type JsonObject, type JsonValue } from "../core/strictjson.js";
+import type { JsonObject } from "../core/strictjson.js";
 import { MAX_CASE_BYTES, readRegular } from "../core/files.js";
 
 export const CASE_FORMAT = 1;
@@ -114,68 +102,4 @@ export function readCaseFiles(path: string): Map<string, Uint8Array> {
   };
   walk(path, "");
   return out;
-}
-
-/** A case directory read from disk: `meta` is case.json. */
-export class Case {
-  constructor(
-    readonly path: string,
-    readonly meta: JsonObject,
-  ) {}
-
-  get name(): string {
-    return String(this.meta["name"]);
-  }
-
-  get implementations(): string[] {
-    return (this.meta["implementations"] as string[]).slice();
-  }
-
-  logPath(impl: string): string {
-    return join(this.path, `log.${impl}.jsonl`);
-  }
-
-  expectedPath(impl: string): string {
-    return join(this.path, `expected.${impl}.json`);
-  }
-
-  /** Read a JSON file of the case strictly (`case_invalid` with the file on error). */
-  read(name: string): JsonValue {
-    return readJsonFile(join(this.path, name), { code: "case_invalid" });
-  }
-
-  /** The bytes of `artifacts/<hex>` (`sha256:` prefix allowed), or undefined. */
-  artifact(id: string): Uint8Array | undefined {
-    const p = join(this.path, "artifacts", id.startsWith("sha256:") ? id.slice(7) : id);
-    try {
-      if (!lstatSync(p).isFile()) return undefined;
-    } catch {
-      return undefined;
-    }
-    return readRegular(p, { code: "case_invalid", limit: MAX_CASE_BYTES, limitCode: "case_too_large", specialCode: "case_invalid", followSymlinks: false });
-  }
-}
-
-/** Read and schema-check `case.json` (`case_invalid`, `format_unsupported`). */
-export function loadCase(path: string): Case {
-  const file = join(path, "case.json");
-  let isFile = false;
-  try {
-    isFile = lstatSync(file).isFile();
-  } catch {
-    isFile = false;
-  }
-  if (!isFile) throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
-  const meta = readJsonFile(file, { code: "case_invalid" });
-  if (meta !== null && typeof meta === "object" && !Array.isArray(meta) && Object.hasOwn(meta, "format") && meta["format"] !== CASE_FORMAT) {
-    throw new CaseError("format_unsupported", `case format ${quote(meta["format"])} is not supported (this version reads ${CASE_FORMAT})`, {
-      file,
-      pointer: "/format",
-      hint: "upgrade threads-cases, or re-save the case",
-    });
-  }
-  const problems = schemaProblems(meta, "case.schema.json");
-  const first = problems[0];
-  if (first !== undefined) throw new CaseError("case_invalid", `schema: ${first.message}`, { file, pointer: first.pointer });
-  return new Case(path, meta as JsonObject);
 }

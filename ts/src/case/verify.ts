@@ -15,12 +15,11 @@ import { dirname, join } from "node:path";
 import { canonicalLine } from "../core/canonical.js";
 import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
-import { readLog } from "../core/log.js";
 import { explain, findAll, matchInOrder, nearest } from "../core/matchers.js";
 import { Reducer } from "../core/reducer.js";
 import type { JsonObject } from "../core/strictjson.js";
 import { replayCase } from "../reference/replay.js";
-import { loadCase } from "./case.js";
+import { openCase } from "./loader.js";
 
 function nearestText(matcher: unknown, events: readonly JsonObject[]): string {
   const hit = nearest(matcher, events);
@@ -32,9 +31,9 @@ function nearestText(matcher: unknown, events: readonly JsonObject[]): string {
 export function firstFailure(path: string, implementations: readonly string[]): string | null {
   const dialectName = implementations.includes("threads-ts") ? "threads-ts" : (implementations[0] as string);
   const dialect = getDialect(dialectName);
-  const c = loadCase(path);
+  const c = openCase(path);
   const reducer = new Reducer();
-  for (const ev of readLog(c.logPath(dialectName), { dialect })) reducer.apply(ev);
+  for (const ev of c.logs.get(dialectName) ?? []) reducer.apply(ev);
   const state = canonicalLine(dialect.encodeState(reducer.state as unknown as JsonObject));
   if (Buffer.compare(Buffer.from(state), Buffer.from(canonicalLine(c.read(`expected.${dialectName}.json`)))) !== 0) {
     return `check state (state_mismatch): the prefix does not reduce to expected.${dialectName}.json`;

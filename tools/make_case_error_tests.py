@@ -1,0 +1,391 @@
+"""Author spec/conformance/case-errors/: broken case directories and the one refusal every
+implementation's case loader gives for each (spec/case-format.md section 8,
+spec/conformance.md 2.7).
+
+Each test starts from a committed conformance case (``base``), replaces or deletes some of
+its files, and says which problem opening it must give first: ``{code, file, line, pointer}``
+(``file`` relative to the case directory, ``""`` for the directory itself), or ``null`` when
+the case still opens. The expected answers below are written by hand; the script refuses to
+write a test the Python loader disagrees with. Run ``python tools/make_case_error_tests.py``.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import sys
+import tempfile
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from threads_cases.core.errors import CaseError  # noqa: E402
+from threads_cases.core.strictjson import canonical_document, canonical_line  # noqa: E402
+
+CASES = ROOT / "spec" / "conformance" / "cases"
+OUT = ROOT / "spec" / "conformance" / "case-errors"
+BASE = "hash-only-unread"  # 7 events, an artifact, a sandbox read
+LOG = "log.threads-py.jsonl"
+TS_LOG = "log.threads-ts.jsonl"
+
+Files = dict[str, "str | None"]
+
+
+def text(base: str, rel: str) -> str:
+    return (CASES / base / rel).read_text(encoding="utf-8")
+
+
+def doc(base: str, rel: str) -> Any:
+    return json.loads(text(base, rel))
+
+
+def put(value: Any) -> str:
+    return canonical_document(value).decode("utf-8")
+
+
+def meta(**changes: Any) -> Files:
+    m = doc(BASE, "case.json")
+    m.update(changes)
+    return {"case.json": put(m)}
+
+
+def log_lines(rel: str = LOG) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in text(BASE, rel).splitlines()]
+
+
+def log(edit: Callable[[list[dict[str, Any]]], Any], rel: str = LOG) -> Files:
+    events = log_lines(rel)
+    edit(events)
+    return {rel: "".join(canonical_line(e).decode("utf-8") + "\n" for e in events)}
+
+
+def err(
+    code: str, file: str, line: int | None = None, pointer: str | None = None
+) -> dict[str, Any]:
+    return {"code": code, "file": file, "line": line, "pointer": pointer}
+
+
+def _set(i: int, key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
+    def edit(events: list[dict[str, Any]]) -> None:
+        target = events[i]
+        *path, last = key.split("/")
+        for k in path:
+            target = target[k]
+        target[last] = value
+
+    return edit
+
+
+def _both(*edits: Callable[[list[dict[str, Any]]], None]) -> Callable[[list[dict[str, Any]]], None]:
+    def edit(events: list[dict[str, Any]]) -> None:
+        for e in edits:
+            e(events)
+
+    return edit
+
+
+def _sandbox(reads: list[dict[str, Any]]) -> Files:
+    return {"sandbox.json": put({"format": 1, "reads": reads})}
+
+
+ART = "44d53b2c89ea1ab7716fe80b72b42f423e35249685fdcbd5d006a6283f61f9bf"
+GOOD_READ = {"artifact": f"sha256:{ART}", "path": "notes.txt", "sha256": ART}
+MISSING = "0" * 64
+
+TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
+    ("valid-case-opens", "A committed conformance case opens without a problem.", {}, None),
+    (
+        "unknown-file-does-not-stop",
+        "A file the case does not name is reported by validate but does not stop the case from "
+        "opening.",
+        {"notes.md": "left here by hand\n"},
+        None,
+    ),
+    (
+        "stale-fingerprint-does-not-stop",
+        "A stale fingerprint is a warning: the case still opens.",
+        meta(fingerprint="sha256:" + "1" * 64),
+        None,
+    ),
+    (
+        "case-json-missing",
+        "A directory without case.json is not a case directory, reported at the directory.",
+        {"case.json": None},
+        err("case_invalid", ""),
+    ),
+    (
+        "case-json-empty",
+        "An empty case.json is refused at its line 1.",
+        {"case.json": "\n"},
+        err("case_invalid", "case.json", 1),
+    ),
+    (
+        "case-json-not-json",
+        "A case.json that is not strict JSON is refused with its line.",
+        {"case.json": '{\n  "format": 1\n  "name": "x"\n}\n'},
+        err("case_invalid", "case.json", 3),
+    ),
+    (
+        "case-json-duplicate-key",
+        "A case.json holding the same key twice is refused at that key.",
+        {"case.json": '{"format": 1, "format": 1}\n'},
+        err("case_invalid", "case.json", None, "/format"),
+    ),
+    (
+        "format-unsupported",
+        "A case of another format is format_unsupported at /format, before its schema is checked.",
+        {"case.json": put({"format": 2})},
+        err("format_unsupported", "case.json", None, "/format"),
+    ),
+    (
+        "case-json-schema",
+        "A case.json whose input is a number breaks case.schema.json at /input.",
+        meta(input=5),
+        err("case_invalid", "case.json", None, "/input"),
+    ),
+    (
+        "name-device",
+        "A case named CON (a Windows device name) is refused at /name.",
+        meta(name="CON"),
+        err("case_invalid", "case.json", None, "/name"),
+    ),
+    (
+        "name-device-with-extension",
+        "A case named LPT1.txt is a device name with an extension, refused at /name.",
+        meta(name="LPT1.txt"),
+        err("case_invalid", "case.json", None, "/name"),
+    ),
+    (
+        "name-device-lower-case",
+        "A device name in lower case (nul) is refused at /name.",
+        meta(name="nul"),
+        err("case_invalid", "case.json", None, "/name"),
+    ),
+    (
+        "name-dot-dot",
+        "A case named .. is not a directory name, refused at /name.",
+        meta(name=".."),
+        err("case_invalid", "case.json", None, "/name"),
+    ),
+    (
+        "name-hidden",
+        "A case name starting with a dot is refused at /name.",
+        meta(name=".hidden"),
+        err("case_invalid", "case.json", None, "/name"),
+    ),
+    (
+        "name-bad-character",
+        "A case name with a space breaks the name pattern, refused at /name.",
+        meta(name="a b"),
+        err("case_invalid", "case.json", None, "/name"),
+    ),
+    (
+        "dialect-unknown",
+        "An implementation whose dialect is unknown is dialect_unknown at its index.",
+        meta(implementations=["threads-py", "threads-rs"]),
+        err("dialect_unknown", "case.json", None, "/implementations/1"),
+    ),
+    (
+        "model-json-missing",
+        "A case without model.json is refused naming the missing file.",
+        {"model.json": None},
+        err("case_invalid", "model.json"),
+    ),
+    (
+        "expected-missing",
+        "A case without the expected state of a listed implementation is refused naming that file.",
+        {"expected.threads-ts.json": None},
+        err("case_invalid", "expected.threads-ts.json"),
+    ),
+    (
+        "log-missing",
+        "A case without the log of a listed implementation is refused naming that file.",
+        {LOG: None},
+        err("case_invalid", LOG),
+    ),
+    (
+        "missing-files-in-name-order",
+        "With several files missing, the first in byte order of the names is reported.",
+        {"stubs.json": None, "model.json": None},
+        err("case_invalid", "model.json"),
+    ),
+    (
+        "artifact-bytes-tampered",
+        "An artifact whose bytes do not hash to its name is refused at that file.",
+        {f"artifacts/{ART}": "tampered\n"},
+        err("case_invalid", f"artifacts/{ART}"),
+    ),
+    (
+        "model-json-not-json",
+        "A model.json that is not strict JSON is refused with its line.",
+        {"model.json": "[1, 2,]\n"},
+        err("case_invalid", "model.json", 1),
+    ),
+    (
+        "model-json-schema",
+        "A model.json whose replies are not a list breaks model.schema.json at /replies.",
+        {"model.json": put({"format": 1, "replies": {}})},
+        err("case_invalid", "model.json", None, "/replies"),
+    ),
+    (
+        "stubs-json-schema",
+        "A stubs.json of another format breaks stubs.schema.json at /format.",
+        {"stubs.json": put({"calls": [], "format": 2})},
+        err("case_invalid", "stubs.json", None, "/format"),
+    ),
+    (
+        "sandbox-read-path-escapes",
+        "A recorded read whose path climbs out of the sandbox is refused at its path.",
+        _sandbox([{**GOOD_READ, "path": "../notes.txt"}]),
+        err("case_invalid", "sandbox.json", None, "/reads/0/path"),
+    ),
+    (
+        "sandbox-read-path-device",
+        "A recorded read of a Windows device name (aux.txt) is refused at its path.",
+        _sandbox([GOOD_READ, {**GOOD_READ, "path": "docs/aux.txt"}]),
+        err("case_invalid", "sandbox.json", None, "/reads/1/path"),
+    ),
+    (
+        "sandbox-read-artifact-missing",
+        "A recorded read whose artifact is not in artifacts/ is refused at its artifact.",
+        _sandbox([{**GOOD_READ, "artifact": f"sha256:{MISSING}", "sha256": MISSING}]),
+        err("case_invalid", "sandbox.json", None, "/reads/0/artifact"),
+    ),
+    (
+        "expected-not-json",
+        "An expected state that is not strict JSON is refused with its line.",
+        {"expected.threads-py.json": '{"a": [1, 2,]}\n'},
+        err("case_invalid", "expected.threads-py.json", 1),
+    ),
+    (
+        "log-line-not-json",
+        "A log line that is not strict JSON is log_invalid at that line.",
+        {LOG: text(BASE, LOG).replace('"Hello!"', '"Hello!",', 1)},
+        err("log_invalid", LOG, 2),
+    ),
+    (
+        "log-seq-gap",
+        "A log whose seq jumps is log_invalid at the line of the gap, at /seq.",
+        log(_set(3, "seq", 4)),
+        err("log_invalid", LOG, 4, "/seq"),
+    ),
+    (
+        "log-duplicate-event-id",
+        "A log that repeats an event_id is log_invalid at the repeating line, at /event_id.",
+        log(_set(2, "event_id", "main.1")),
+        err("log_invalid", LOG, 3, "/event_id"),
+    ),
+    (
+        "log-duplicate-before-reducer-refusal",
+        "A repeated event_id is reported at its own line even when a later line breaks a reducer "
+        "rule.",
+        log(_both(_set(2, "event_id", "main.1"), _set(4, "data/turn_id", "turn-9"))),
+        err("log_invalid", LOG, 3, "/event_id"),
+    ),
+    (
+        "log-duplicate-before-seq-gap",
+        "A repeated event_id is reported at its own line even when a later line has a seq gap.",
+        log(_both(_set(1, "event_id", "main.0"), _set(5, "seq", 9))),
+        err("log_invalid", LOG, 2, "/event_id"),
+    ),
+    (
+        "log-reducer-rule",
+        "A reply for another turn than the open one breaks a reducer rule: log_invalid at its "
+        "line.",
+        log(_set(4, "data/turn_id", "turn-9")),
+        err("log_invalid", LOG, 5, "/data/turn_id"),
+    ),
+    (
+        "log-timestamp-not-a-date",
+        "A timestamp of February 30th is log_invalid at its line.",
+        log(_set(1, "ts", "2026-02-30T20:00:00.007Z")),
+        err("log_invalid", LOG, 2, "/ts"),
+    ),
+    (
+        "log-timestamp-year-zero",
+        "A timestamp in year 0000 is outside years 0001-9999: log_invalid at its line.",
+        log(_set(0, "ts", "0000-12-31T23:59:59.999Z")),
+        err("log_invalid", LOG, 1, "/ts"),
+    ),
+    (
+        "log-thread-id-changes",
+        "A log whose thread_id changes is log_invalid at that line, at /thread_id.",
+        log(_set(2, "thread_id", "another")),
+        err("log_invalid", LOG, 3, "/thread_id"),
+    ),
+    (
+        "fork-point-not-last",
+        "A log that goes on after the fork point is refused at the fork point's line.",
+        meta(at="main.4"),
+        err("case_invalid", LOG, 5),
+    ),
+    (
+        "fork-point-not-in-log",
+        "A fork point that is not an event of the log is refused at the log.",
+        meta(at="main.99"),
+        err("case_invalid", LOG),
+    ),
+    (
+        "log-artifact-missing",
+        "A logged read whose artifact was never added breaks a reducer rule: log_invalid at its "
+        "line and /data/artifact.",
+        log(_set(6, "data/artifact", f"sha256:{MISSING}")),
+        err("log_invalid", LOG, 7, "/data/artifact"),
+    ),
+    (
+        "second-log-checked-in-its-dialect",
+        "The threads-ts log is read in its own dialect: a snake_case envelope there is "
+        "log_invalid.",
+        {TS_LOG: text(BASE, LOG)},
+        err("log_invalid", TS_LOG, 1, "/actor_kind"),
+    ),
+]
+
+
+def case_dir(root: Path, files: Files) -> Path:
+    path = root / BASE
+    shutil.copytree(CASES / BASE, path)
+    for rel, body in files.items():
+        if body is None:
+            (path / rel).unlink()
+        else:
+            (path / rel).write_bytes(body.encode("utf-8"))
+    return path
+
+
+def python_answer(files: Files) -> dict[str, Any] | None:
+    from threads_cases.case.loader import open_case
+
+    with tempfile.TemporaryDirectory() as tmp:
+        path = case_dir(Path(tmp), files)
+        try:
+            open_case(path)
+        except CaseError as e:
+            loc = e.location
+            rel = Path(loc.file).relative_to(path).as_posix() if loc.file else ""
+            return err(e.code, "" if rel == "." else rel, loc.line, loc.pointer)
+    return None
+
+
+def main() -> int:
+    if OUT.exists():
+        shutil.rmtree(OUT)
+    OUT.mkdir(parents=True)
+    bad = 0
+    for n, (slug, description, files, expected) in enumerate(TESTS, 1):
+        got = python_answer(files)
+        if got != expected:
+            print(f"{slug}: expected {expected}, the Python loader gives {got}", file=sys.stderr)
+            bad += 1
+            continue
+        test = {"description": description, "base": BASE, "files": files, "error": expected}
+        (OUT / f"{n:03d}-{slug}.json").write_bytes(canonical_document(test))
+    print(f"wrote {len(TESTS) - bad} tests to {OUT.relative_to(ROOT)}")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,263 @@
+/**
+ * The one case loader (spec/case-format.md section 8), as threads_cases/case/loader.py.
+ *
+ * {@link openCase} reads a case directory once and checks it once; everything in TypeScript
+ * that reads a case (the driver's `replay`, `save`'s own verification) goes through it. It
+ * returns a validated, immutable {@link Case}:
+ *
+ *     Case(path, files {relative posix path: bytes}, meta (case.json),
+ *          documents {"model.json" | "stubs.json" | "sandbox.json" | "expected.<d>.json": value},
+ *          logs {dialect: [canonical envelope, ...]}, fingerprintOk)
+ *
+ * What it checks, in this order, throwing the first problem that stops the case from running
+ * (with its file and a line or JSON pointer; the same code, file, line and pointer as Python,
+ * pinned by spec/conformance/case-errors/):
+ *
+ * 1. the directory: `case.json` is a regular file; only directories and regular files inside
+ *    (`case_invalid` for a symlink or special file, `case_too_large` past the case limit);
+ * 2. `case.json`: strict JSON, `format` 1 (`format_unsupported`), `case.schema.json`, the case
+ *    name (section 1), a known dialect for each of `implementations` (`dialect_unknown`);
+ * 3. the file set: `log.<d>.jsonl` and `expected.<d>.json` for each listed dialect,
+ *    `model.json`, `stubs.json`, `sandbox.json` (`case_invalid` "... is missing");
+ * 4. `artifacts/<hex>`: the bytes hash to their name;
+ * 5. the recordings: strict JSON and their schemas; every sandbox path; the artifacts
+ *    `sandbox.json` refers to are there;
+ * 6. `expected.<d>.json`: strict JSON;
+ * 7. each log, with the log reader and the reducer rules of its dialect (`log_invalid` with the
+ *    line), ending at `at`, with every artifact it refers to in `artifacts/`.
+ *
+ * Two problems never stop a case: a file the case does not name, and a stale fingerprint
+ * (`fingerprintOk` is false).
+ */
+
+import { createHash } from "node:crypto";
+import { lstatSync } from "node:fs";
+import { join } from "node:path";
+
+import { canonicalDocument } from "../core/canonical.js";
+import { CaseError } from "../core/errors.js";
+import { dialectNames } from "../core/dialects.js";
+import { readLog } from "../core/log.js";
+import { Reducer, type Envelope } from "../core/reducer.js";
+import { schemaProblems } from "../core/schemas.js";
+import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
+import { quote } from "../core/texts.js";
+import { checkPath } from "../reference/sandbox.js";
+import { CASE_FORMAT, checkCaseName, fingerprint, readCaseFiles } from "./case.js";
+
+export const RECORDING_FILES: readonly string[] = ["model.json", "stubs.json", "sandbox.json"];
+const HEX64 = /^[0-9a-f]{64}$/;
+const NAME_FORM = /^[A-Za-z0-9._-]{1,64}$/;
+
+const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
+
+/** A case read and checked by {@link openCase}. Immutable: never mutate what it holds. */
+export class Case {
+  constructor(
+    readonly path: string,
+    readonly meta: Readonly<JsonObject>,
+    readonly files: ReadonlyMap<string, Uint8Array> = new Map(),
+    readonly documents: ReadonlyMap<string, JsonValue> = new Map(),
+    readonly logs: ReadonlyMap<string, readonly Envelope[]> = new Map(),
+    readonly fingerprintOk: boolean = true,
+  ) {
+    Object.freeze(this);
+  }
+
+  get name(): string {
+    return String(this.meta["name"]);
+  }
+
+  get implementations(): string[] {
+    return (this.meta["implementations"] as string[]).slice();
+  }
+
+  logPath(impl: string): string {
+    return join(this.path, `log.${impl}.jsonl`);
+  }
+
+  expectedPath(impl: string): string {
+    return join(this.path, `expected.${impl}.json`);
+  }
+
+  /** The parsed value of a JSON file of the case, as it was read and checked when opened. */
+  read(name: string): JsonValue {
+    if (name === "case.json") return this.meta as JsonObject;
+    const doc = this.documents.get(name);
+    if (doc === undefined) throw new CaseError("case_invalid", `${name} is missing`, { file: join(this.path, name) });
+    return doc;
+  }
+
+  /** The bytes of `artifacts/<hex>` (`sha256:` prefix allowed), or undefined; only 64 hex digits name one. */
+  artifact(id: string): Uint8Array | undefined {
+    const hex = typeof id === "string" && id.startsWith("sha256:") ? id.slice(7) : id;
+    if (typeof hex !== "string" || !HEX64.test(hex)) return undefined;
+    return this.files.get(`artifacts/${hex}`);
+  }
+}
+
+/**
+ * Read and check a case directory once (module comment); returns a {@link Case}. Throws
+ * `CaseError` for the first problem that stops it from running: `case_invalid`,
+ * `case_too_large`, `format_unsupported`, `dialect_unknown` or `log_invalid`.
+ */
+export function openCase(path: string): Case {
+  let isFile = false;
+  try {
+    isFile = lstatSync(join(path, "case.json")).isFile();
+  } catch {
+    isFile = false;
+  }
+  if (!isFile) throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
+  const files = readCaseFiles(path);
+  const meta = checkMeta(path, files);
+  const dialects = checkDialects(path, meta);
+  checkFileSet(path, files, dialects);
+  checkArtifacts(path, files);
+  const documents = new Map<string, JsonValue>();
+  checkRecordings(path, files, documents);
+  for (const d of dialects) {
+    const name = `expected.${d}.json`;
+    documents.set(name, parseJson(files.get(name) as Uint8Array, join(path, name)));
+  }
+  const logs = new Map<string, readonly Envelope[]>();
+  for (const d of dialects) logs.set(d, Object.freeze(checkLog(path, files, meta, d)));
+  const fingerprintOk = fingerprint(withoutFingerprint(files, meta)) === meta["fingerprint"];
+  return new Case(path, Object.freeze(meta), files, documents, logs, fingerprintOk);
+}
+
+function withoutFingerprint(files: ReadonlyMap<string, Uint8Array>, meta: JsonObject): Map<string, Uint8Array> {
+  // the fingerprint covers case.json without its fingerprint key, written canonically (case-format.md)
+  const bare: JsonObject = {};
+  for (const [k, v] of Object.entries(meta)) if (k !== "fingerprint") bare[k] = v;
+  const out = new Map(files);
+  out.set("case.json", new TextEncoder().encode(canonicalDocument(bare)));
+  return out;
+}
+
+function isBlank(data: Uint8Array): boolean {
+  return data.every((b) => b === 0x20 || b === 0x09 || b === 0x0a || b === 0x0d);
+}
+
+function parseJson(data: Uint8Array, file: string): JsonValue {
+  if (isBlank(data)) throw new CaseError("case_invalid", "empty file", { file, line: 1 });
+  return parse(data, { code: "case_invalid", file });
+}
+
+function checkMeta(path: string, files: ReadonlyMap<string, Uint8Array>): JsonObject {
+  const file = join(path, "case.json");
+  const value = parseJson(files.get("case.json") as Uint8Array, file);
+  if (isObj(value) && Object.hasOwn(value, "format") && value["format"] !== CASE_FORMAT) {
+    throw new CaseError("format_unsupported", `case format ${quote(value["format"])} is not supported (this version reads ${CASE_FORMAT})`, {
+      file,
+      pointer: "/format",
+      hint: "upgrade threads-cases, or re-save the case",
+    });
+  }
+  const first = schemaProblems(value, "case.schema.json")[0];
+  if (first !== undefined) throw new CaseError("case_invalid", `schema: ${first.message}`, { file, pointer: first.pointer });
+  const meta = value as JsonObject;
+  if (typeof meta["name"] === "string" && NAME_FORM.test(meta["name"])) {
+    try {
+      checkCaseName(meta["name"]); // the schema allows "..", "CON", ...
+    } catch (err) {
+      if (err instanceof CaseError) throw new CaseError("case_invalid", err.message, { file, pointer: "/name" });
+      throw err;
+    }
+  }
+  return meta;
+}
+
+function checkDialects(path: string, meta: JsonObject): string[] {
+  const known = new Set(dialectNames());
+  const listed = Array.isArray(meta["implementations"]) ? meta["implementations"] : [];
+  listed.forEach((d, i) => {
+    if (typeof d === "string" && !known.has(d)) {
+      throw new CaseError("dialect_unknown", `unknown dialect ${quote(d)}; known: ${[...known].sort().join(", ")}`, {
+        file: join(path, "case.json"),
+        pointer: `/implementations/${i}`,
+      });
+    }
+  });
+  return listed.filter((d): d is string => typeof d === "string");
+}
+
+function checkFileSet(path: string, files: ReadonlyMap<string, Uint8Array>, dialects: readonly string[]): void {
+  const required = new Set(RECORDING_FILES);
+  for (const d of dialects) {
+    required.add(`log.${d}.jsonl`);
+    required.add(`expected.${d}.json`);
+  }
+  for (const rel of [...required].sort()) {
+    if (!files.has(rel)) throw new CaseError("case_invalid", `${rel} is missing`, { file: join(path, rel) });
+  }
+}
+
+function checkArtifacts(path: string, files: ReadonlyMap<string, Uint8Array>): void {
+  for (const rel of [...files.keys()].sort()) {
+    const hex = rel.startsWith("artifacts/") ? rel.slice(10) : null;
+    if (hex !== null && HEX64.test(hex) && createHash("sha256").update(files.get(rel) as Uint8Array).digest("hex") !== hex) {
+      throw new CaseError("case_invalid", "artifact bytes do not match their sha256 name", { file: join(path, rel) });
+    }
+  }
+}
+
+function needArtifact(files: ReadonlyMap<string, Uint8Array>, artifact: string, file: string, pointer: string, line?: number): void {
+  const hex = artifact.startsWith("sha256:") ? artifact.slice(7) : artifact;
+  if (!files.has(`artifacts/${hex}`)) throw new CaseError("case_invalid", `artifact ${artifact} is not in artifacts/`, { file, pointer, line });
+}
+
+function checkRecordings(path: string, files: ReadonlyMap<string, Uint8Array>, documents: Map<string, JsonValue>): void {
+  for (const rel of RECORDING_FILES) {
+    const file = join(path, rel);
+    const doc = parseJson(files.get(rel) as Uint8Array, file);
+    const first = schemaProblems(doc, rel.replace(".json", ".schema.json"))[0];
+    if (first !== undefined) throw new CaseError("case_invalid", `schema: ${first.message}`, { file, pointer: first.pointer });
+    documents.set(rel, doc);
+    if (rel !== "sandbox.json") continue;
+    ((doc as JsonObject)["reads"] as JsonObject[]).forEach((read, i) => {
+      if (typeof read["artifact"] === "string") needArtifact(files, read["artifact"], file, `/reads/${i}/artifact`);
+      try {
+        checkPath(read["path"]);
+      } catch (err) {
+        if (err instanceof CaseError) throw new CaseError("case_invalid", err.message, { file, pointer: `/reads/${i}/path` });
+        throw err;
+      }
+    });
+  }
+}
+
+function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: JsonObject, d: string): Envelope[] {
+  const file = join(path, `log.${d}.jsonl`);
+  const events: Envelope[] = [];
+  const reducer = new Reducer(null, { copyData: false });
+  for (const ev of readLog(files.get(`log.${d}.jsonl`) as Uint8Array, { dialect: d, name: file })) {
+    try {
+      reducer.apply(ev);
+    } catch (err) {
+      throw err instanceof CaseError ? err.at({ file, line: events.length + 1 }) : err;
+    }
+    events.push(ev);
+  }
+  const at = meta["at"] as string;
+  const index = events.findIndex((e) => e.event_id === at);
+  if (index === -1) throw new CaseError("case_invalid", `the fork point ${quote(at)} is not in the log`, { file });
+  if (index !== events.length - 1) {
+    throw new CaseError("case_invalid", `the fork point ${quote(at)} is event ${index}, not the last event of the log`, { file, line: index + 1 });
+  }
+  for (const [seq, pointer, artifact] of artifactRefs(events)) needArtifact(files, artifact, file, pointer, seq + 1);
+  return events;
+}
+
+/** `[seq, pointer, artifact id]` for every artifact a canonical log refers to. */
+export function artifactRefs(events: readonly Envelope[]): Array<[number, string, string]> {
+  const out: Array<[number, string, string]> = [];
+  for (const ev of events) {
+    const data = ev.data as JsonObject;
+    if (ev.type === "artifact_added") out.push([ev.seq, "/data/artifact_id", data["artifact_id"] as string]);
+    if ((ev.type === "sandbox_read" || ev.type === "sandbox_wrote") && typeof data["artifact"] === "string") {
+      out.push([ev.seq, "/data/artifact", data["artifact"]]);
+    }
+  }
+  return out;
+}
