@@ -153,6 +153,8 @@ def test_the_compliance_page_in_chromium(browser: Any, tmp_path: Path) -> None:
     page.set_viewport_size({"width": 360, "height": 800})
     page.get_by_role("button", name="Show all").click()
     assert page.evaluate("document.documentElement.scrollWidth") <= 360
+    cell = "getComputedStyle(document.querySelector('#expected td')).display"
+    assert page.evaluate(cell) == "block"  # the baseline's table as cards of labelled cells
     page.screenshot(path=str(out / "compliance-360.png"), full_page=True)
 
     context.close()

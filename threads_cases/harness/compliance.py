@@ -147,13 +147,13 @@ class Row:
 @dataclass(frozen=True)
 class ChangeView:
     """A result that changed since the older report: ``case`` its name (the newer report's
-    when in both), ``before``/``after`` its verdict and reasons (``None`` when absent)."""
+    when in both), ``before``/``after`` its ``(verdict, reasons)`` (``None`` when absent)."""
 
     case: str
     implementation: str
     what: str
-    before: str | None
-    after: str | None
+    before: tuple[str, tuple[str, ...]] | None
+    after: tuple[str, tuple[str, ...]] | None
 
 
 @dataclass(frozen=True)
@@ -439,7 +439,5 @@ def _comparison(old: str | os.PathLike[str], results: list[dict[str, Any]]) -> C
     )
 
 
-def _brief(b: dict[str, Any] | None) -> str | None:
-    if b is None:
-        return None
-    return " ".join([str(b["verdict"]), *map(str, b.get("reasons") or [])])
+def _brief(b: dict[str, Any] | None) -> tuple[str, tuple[str, ...]] | None:
+    return None if b is None else (str(b["verdict"]), _strings(b.get("reasons")))
