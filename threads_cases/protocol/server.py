@@ -116,11 +116,7 @@ def _handle(
             state = reduce_log(str(message["path"]), dialect=d)
         elif "log" in message:
             r = Reducer()
-            for i, ev in enumerate(check_events(message["log"], dialect=d)):
-                try:
-                    r.apply(ev)
-                except CaseError as exc:
-                    raise exc.at(file=f"event {i}") from None
+            _checked_log(message["log"], d, r)
             state = r.state
         elif "log_text" in message or "log_base64" in message:
             raw = (
@@ -177,11 +173,27 @@ def _handle(
     raise CaseError("invalid_request", f"unknown command {quote(cmd)}")
 
 
+def _checked_log(
+    log: list[Any], dialect: Any, reducer: Reducer | None = None
+) -> list[dict[str, Any]]:
+    """A log given as values, checked as a log: the reader's rules and the reducer's, event by
+    event (``log_invalid`` at ``event N``), as ``reduce`` and the CLI check a log file."""
+    r = reducer or Reducer()
+    events = []
+    for i, ev in enumerate(check_events(log, dialect=dialect)):
+        try:
+            r.apply(ev)
+        except CaseError as exc:
+            raise exc.at(file=f"event {i}") from None
+        events.append(ev)
+    return events
+
+
 def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     """The ``write_case`` request: every file of the case, base64 (spec/driver-protocol.md).
 
     ``thread`` is ``{log: [envelopes], dialect?, artifacts?: {sha256 hex: base64},
-    portable?}``; ``expect`` is ``{must, expect}``; ``secrets`` is ``"refuse"`` (default),
+    portable?}``, checked as a whole log (reader and reducer rules, ``log_invalid``); ``expect`` is ``{must, expect}``; ``secrets`` is ``"refuse"`` (default),
     ``"redact"`` or ``"allow"`` (spec/case-format.md, "Secrets"). The files then pass the
     last save checks: ``case_too_large``, ``secret_detected``.
     """
@@ -192,7 +204,7 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     from ..reference.runtime import ArtifactStore
 
     thread = message["thread"]
-    events = list(check_events(thread["log"], dialect=thread.get("dialect", "threads-py")))
+    events = _checked_log(thread["log"], thread.get("dialect", "threads-py"))
     store = ArtifactStore(
         {k: base64.b64decode(v) for k, v in (thread.get("artifacts") or {}).items()}
     )

@@ -16,12 +16,12 @@ import { fileURLToPath } from "node:url";
 
 import { DEFAULT_IMPLEMENTATIONS, checkCaseName } from "../case/case.js";
 import { canonicalDocument, canonicalLine } from "../core/canonical.js";
-import { getDialect } from "../core/dialects.js";
+import { getDialect, type DialectLike } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { checkEvents, reduceLog } from "../core/log.js";
 import { matches } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
-import { Reducer } from "../core/reducer.js";
+import { Reducer, type Envelope } from "../core/reducer.js";
 import { replayCase } from "../reference/replay.js";
 import { liveTurnFromRequest, type AskModel } from "../reference/live.js";
 import { ArtifactStore } from "../reference/runtime.js";
@@ -48,6 +48,25 @@ function dialectName(value: JsonValue | undefined, fallback: string): string {
   return value;
 }
 
+/**
+ * A log given as values, checked as a log: the reader's rules and the reducer's, event by event
+ * (`log_invalid` at `event N`), as `reduce` and the CLI check a log file.
+ */
+function checkedLog(log: JsonValue[], dialect: DialectLike, reducer: Reducer = new Reducer()): Envelope[] {
+  const events: Envelope[] = [];
+  let i = 0;
+  for (const ev of checkEvents(log, { dialect })) {
+    try {
+      reducer.apply(ev);
+    } catch (err) {
+      throw err instanceof CaseError ? err.at({ file: `event ${i}` }) : err;
+    }
+    events.push(ev);
+    i++;
+  }
+  return events;
+}
+
 function reduceRequest(message: JsonObject, dialect: string): JsonObject {
   const d = getDialect(dialectName(message["dialect"], dialect));
   let state;
@@ -58,15 +77,7 @@ function reduceRequest(message: JsonObject, dialect: string): JsonObject {
     const log = message["log"];
     if (!Array.isArray(log)) throw new CaseError("invalid_request", "reduce: log must be a list of events", { pointer: "/log" });
     const r = new Reducer();
-    let i = 0;
-    for (const ev of checkEvents(log, { dialect: d })) {
-      try {
-        r.apply(ev);
-      } catch (err) {
-        throw err instanceof CaseError ? err.at({ file: `event ${i}` }) : err;
-      }
-      i++;
-    }
+    checkedLog(log, d, r);
     state = r.state;
   } else if (Object.hasOwn(message, "log_text") || Object.hasOwn(message, "log_base64")) {
     const text = message["log_text"];
@@ -118,7 +129,7 @@ function writeCaseRequest(message: JsonObject): JsonObject {
   if (!isObj(thread) || !Array.isArray(thread["log"])) {
     throw new CaseError("invalid_request", "write_case: thread must be {log: [events], ...}", { pointer: "/thread" });
   }
-  let events = [...checkEvents(thread["log"], { dialect: dialectName(thread["dialect"], "threads-py") })];
+  let events = checkedLog(thread["log"], dialectName(thread["dialect"], "threads-py"));
   const blobs = new Map<string, Uint8Array>();
   const artifacts = thread["artifacts"] ?? {};
   if (!isObj(artifacts)) throw new CaseError("invalid_request", "write_case: thread.artifacts must be {sha256 hex: base64}");
