@@ -20,12 +20,13 @@ from threads_cases.core.matchers import (
     values_equal,
 )
 from threads_cases.core.schemas import validator
+from threads_cases.core.strictjson import canonical_line
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_DIR = ROOT / "spec" / "conformance" / "match"
 FILES = sorted(CASE_DIR.glob("*.json"))
 NAME = re.compile(r"^[0-9]{3}-[a-z0-9]+(-[a-z0-9]+)*\.json$")
-REQUIRED = {"description", "matcher", "event", "matched"}
+REQUIRED = {"description", "matcher", "event", "matched", "differences"}
 ALLOWED = {*REQUIRED, "matcher_text", "event_text"}
 
 
@@ -90,6 +91,8 @@ def test_match_case(path: Path) -> None:
     assert matches(matcher, event) is case["matched"]
     diffs = differences(matcher, event)
     assert (diffs == []) is case["matched"], diffs
+    # the explanation is data too (spec/matchers.md 7.2, 10.1): byte for byte
+    assert canonical_line([d.to_json() for d in diffs]) == canonical_line(case["differences"])
     # the readable spelling gives the same result as the text spelling
     assert matches(case["matcher"], case["event"]) is case["matched"]
     # the list functions agree with the single-event ones

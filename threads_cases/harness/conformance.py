@@ -20,7 +20,7 @@ from typing import Any
 from ..core.errors import CaseError
 from ..core.matchers import diff_values
 from ..core.resources import conformance_dir
-from ..core.strictjson import parse, read_json_file
+from ..core.strictjson import canonical_line, parse, read_json_file
 from ..protocol.client import Implementation
 from .runner import CaseResult, Check, SuiteResult, could_not_run, discover, isolation_of, run_one
 
@@ -133,16 +133,28 @@ def _match_test(doc: dict[str, Any], impl: Implementation) -> Check:
     matcher = parse(doc["matcher_text"].encode()) if "matcher_text" in doc else doc["matcher"]
     event = parse(doc["event_text"].encode()) if "event_text" in doc else doc["event"]
     try:
-        got = impl.request({"cmd": "match", "matcher": matcher, "event": event})["matched"]
+        answer = impl.request({"cmd": "match", "matcher": matcher, "event": event})
     except CaseError as err:
         if err.code in DRIVER_FAULTS:
             raise
         return Check("matched", "fail", f"refused with {err.code}: {err.message}", err.code)
+    got = answer["matched"]
     if got is not doc["matched"]:
         return Check(
             "matched",
             "fail",
             f"matched={str(got).lower()}, expected {str(doc['matched']).lower()}",
+            "match_differs",
+        )
+    # the explanation is checked too (matchers.md 7.2): a driver that answers differences
+    # must answer these, byte for byte as canonical JSON
+    want = canonical_line(doc.get("differences"))
+    got_diffs = canonical_line(answer.get("differences"))
+    if "differences" in doc and "differences" in answer and got_diffs != want:
+        return Check(
+            "matched",
+            "fail",
+            f"differences {got_diffs.decode()[:200]}, expected {want.decode()[:200]}",
             "match_differs",
         )
     return Check("matched", "pass")

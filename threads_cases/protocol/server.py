@@ -129,9 +129,11 @@ def _handle(
             raise CaseError("invalid_request", "reduce needs path, log, log_text or log_base64")
         return {"state": d.encode_state(state)}
     if cmd == "match":
-        from ..core.matchers import matches
+        from ..core.matchers import differences
 
-        return {"matched": matches(message["matcher"], message["event"])}
+        # the differences decide and explain (spec/matchers.md 7): none exactly when it matches
+        diffs = [d.to_json() for d in differences(message["matcher"], message["event"])]
+        return {"matched": not diffs, "differences": diffs}
     if cmd == "canonicalize":
         from ..core.strictjson import canonical_document, parse
 
@@ -193,8 +195,9 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     """The ``write_case`` request: every file of the case, base64 (spec/driver-protocol.md).
 
     ``thread`` is ``{log: [envelopes], dialect?, artifacts?: {sha256 hex: base64},
-    portable?}``, checked as a whole log (reader and reducer rules, ``log_invalid``); ``expect`` is ``{must, expect}``; ``secrets`` is ``"refuse"`` (default),
-    ``"redact"`` or ``"allow"`` (spec/case-format.md, "Secrets"). The files then pass the
+    portable?}``, its log checked as a whole log (reader and reducer rules, ``log_invalid``);
+    ``expect`` is ``{must, expect}``; ``secrets`` is ``"refuse"`` (default), ``"redact"`` or
+    ``"allow"`` (spec/case-format.md, "Secrets"). The files then pass the
     last save checks: ``case_too_large``, ``secret_detected``.
     """
     from ..case.directory import CaseExpectation, check_case_name

@@ -5,7 +5,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, test } from "node:test";
 
-import { CaseError, conformanceDir, parse, parseString, type JsonObject } from "../src/index.js";
+import { CaseError, canonicalLine, conformanceDir, parse, parseString, type JsonObject, type JsonValue } from "../src/index.js";
 import { differences, explain, findAll, matchInOrder, matches, nearest, validateMatcher, valuesEqual } from "../src/core/matchers.js";
 
 const dir = join(conformanceDir(), "match");
@@ -21,7 +21,10 @@ describe("match conformance", () => {
       if (typeof c["matcher_text"] === "string") assert.ok(valuesEqual(matcher, c["matcher"]), "matcher_text equals matcher");
       if (typeof c["event_text"] === "string") assert.ok(valuesEqual(event, c["event"]), "event_text equals event");
       assert.equal(matches(matcher, event), c["matched"]);
-      assert.equal(differences(matcher, event).length === 0, c["matched"]);
+      const diffs = differences(matcher, event);
+      assert.equal(diffs.length === 0, c["matched"]);
+      // the explanation is data too (spec/matchers.md 7.2, 10.1): byte for byte
+      assert.equal(canonicalLine(diffs as unknown as JsonValue), canonicalLine(c["differences"] as JsonValue));
     });
   }
 });

@@ -19,7 +19,7 @@ import { canonicalDocument, canonicalLine } from "../core/canonical.js";
 import { getDialect, type DialectLike } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { checkEvents, reduceLog } from "../core/log.js";
-import { matches } from "../core/matchers.js";
+import { differences } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
 import { Reducer, type Envelope } from "../core/reducer.js";
 import { replayCase } from "../reference/replay.js";
@@ -198,7 +198,9 @@ export function handleRequest(message: JsonObject, dialect: string = DIALECT, as
       const matcher = need(message, "matcher", "match");
       const event = need(message, "event", "match");
       if (!isObj(event)) throw new CaseError("invalid_request", "match: event must be an object", { pointer: "/event" });
-      return { matched: matches(matcher, event) };
+      // the differences decide and explain (spec/matchers.md 7): none exactly when it matches
+      const diffs = differences(matcher, event).map((d) => ({ ...d }) as unknown as JsonObject);
+      return { matched: diffs.length === 0, differences: diffs };
     }
     case "canonicalize": {
       let value: JsonValue;
