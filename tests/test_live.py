@@ -411,3 +411,38 @@ def test_the_pytest_plugin_runs_cases_live(
     )  # fmt: skip
     result.assert_outcomes(passed=1)
     assert [r["model"] for r in fake.requests] == ["fake-2", "fake-2"]
+
+
+def test_only_the_provider_host_and_its_proxy_are_reachable(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from threads_cases.harness.live.providers import reachable_hosts
+    from threads_cases.reference.egress import EgressBlocked, only_to_host
+
+    for var in ("HTTPS_PROXY", "https_proxy", "HTTP_PROXY", "http_proxy", "NO_PROXY", "no_proxy"):
+        monkeypatch.delenv(var, raising=False)
+    assert reachable_hosts("https://api.anthropic.com") == ("api.anthropic.com",)
+    monkeypatch.setenv("HTTPS_PROXY", "http://proxy.internal:3128")
+    assert reachable_hosts("https://api.anthropic.com") == ("api.anthropic.com", "proxy.internal")
+    monkeypatch.setenv("NO_PROXY", "api.anthropic.com")
+    assert reachable_hosts("https://api.anthropic.com") == ("api.anthropic.com",)
+    with only_to_host("localhost") as attempts:
+        assert socket.getaddrinfo("localhost", 9)  # allowed, and its addresses with it
+        with pytest.raises(EgressBlocked):
+            socket.create_connection(("192.0.2.7", 80), timeout=0.5)
+        with pytest.raises(EgressBlocked):
+            socket.getaddrinfo("example.org", 80)
+    assert [e.code for e in attempts] == ["egress_blocked", "egress_blocked"]
+    assert '"192.0.2.7:80"' in attempts[0].message
+
+
+def test_the_openai_provider_fails_like_the_anthropic_one(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    fake.push(Fail(429, {"retry-after": "0.01"}), Fail(500, {"retry-after": "0.01"}))
+    r = run_case(
+        conformance_case("weather-stub"),
+        live=live(fake, provider="openai", model="fake-2", retries=1),
+    )
+    assert stop_code(r) == "live_call_failed" and len(fake.requests) == 2
+    assert r.stop is not None and "HTTP 500" in r.stop["message"]

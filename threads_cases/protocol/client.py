@@ -248,7 +248,11 @@ class DriverImplementation:
                 "protocol_error", f"{self.name} asked for a model call outside a live replay"
             )
         call = line["model_call"]
-        answer = on_model_call(call["index"], call["request"], call["request_sha256"])
+        try:
+            answer = on_model_call(call["index"], call["request"], call["request_sha256"])
+        except BaseException:
+            self._kill()  # it waits for an answer that will not come: start afresh next time
+            raise
         return {"id": rid, "cmd": "model_answer", "index": call["index"], **answer}
 
     def _send(self, message: dict[str, Any], cmd: str) -> None:

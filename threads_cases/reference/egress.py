@@ -289,9 +289,9 @@ def block_egress() -> Iterator[list[EgressBlocked]]:
 
 
 @contextmanager
-def only_to_host(host: str) -> Iterator[list[EgressBlocked]]:
-    """The harness's own network call during a live run (spec/replay.md, "Live rung"): in
-    this context only ``host`` (and the addresses its name lookups return) may be reached;
+def only_to_host(*hosts: str) -> Iterator[list[EgressBlocked]]:
+    """The harness's own network call during a live run (spec/replay.md 11.7): in this
+    context only ``hosts`` (and the addresses their name lookups return) may be reached;
     every other connection or lookup is refused as in a replay, and appended to the list
     yielded. It replaces the replay's own context for its duration, so a provider call
     made while a turn replays is not the turn's egress, and installs the guard when no
@@ -303,7 +303,7 @@ def only_to_host(host: str) -> Iterator[list[EgressBlocked]]:
         _DEPTH += 1
     attempts: list[EgressBlocked] = []
     token = _REPLAY.set(attempts)
-    allow_token = _ALLOW.set({host})
+    allow_token = _ALLOW.set(set(hosts))
     try:
         yield attempts
     finally:

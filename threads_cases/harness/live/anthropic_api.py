@@ -88,8 +88,8 @@ class AnthropicProvider:
 
     name = "anthropic"
 
-    def __init__(self, settings: ClientSettings, key: str, host: str) -> None:
-        self.host = host
+    def __init__(self, settings: ClientSettings, key: str, hosts: tuple[str, ...]) -> None:
+        self.hosts = hosts
         self.settings = settings
         self._client = anthropic.Anthropic(
             api_key=key,

@@ -178,7 +178,7 @@ class CaseLedger:
         self.calls += 1
         provider = self.run.provider()
         try:
-            with only_to_host(provider.host):
+            with only_to_host(*provider.hosts):
                 answer = provider.call(request)
         except ProviderError as exc:
             return _stop("live_call_failed", index, f"live model call {index} failed: {exc}")

@@ -160,8 +160,8 @@ class OpenAIProvider:
 
     name = "openai"
 
-    def __init__(self, settings: ClientSettings, key: str, host: str) -> None:
-        self.host = host
+    def __init__(self, settings: ClientSettings, key: str, hosts: tuple[str, ...]) -> None:
+        self.hosts = hosts
         self.settings = settings
         self._client = openai.OpenAI(
             api_key=key,

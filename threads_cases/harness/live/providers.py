@@ -45,8 +45,8 @@ class ProviderError(Exception):
 
 class Provider(Protocol):
     name: str
-    #: the host name the provider's base URL points at (the only one a live run may reach)
-    host: str
+    #: the hosts a call may reach: the base URL's, and a proxy's (:func:`reachable_hosts`)
+    hosts: tuple[str, ...]
 
     def call(self, request: dict[str, Any]) -> ProviderAnswer: ...
 
@@ -94,6 +94,22 @@ def host_of(url: str) -> str:
     return parts.hostname
 
 
+def reachable_hosts(url: str) -> tuple[str, ...]:
+    """The hosts a call to ``url`` may reach: its own, and the proxy the environment routes
+    it through (``HTTPS_PROXY`` / ``HTTP_PROXY``, unless ``NO_PROXY`` exempts the host), as
+    the SDKs' HTTP client does."""
+    import urllib.request
+
+    host = host_of(url)
+    scheme = urlsplit(url).scheme
+    proxy = urllib.request.getproxies().get(scheme)
+    if proxy and not urllib.request.proxy_bypass(host):
+        proxy_host = urlsplit(proxy if "://" in proxy else f"http://{proxy}").hostname
+        if proxy_host:
+            return (host, proxy_host)
+    return (host,)
+
+
 def open_provider(settings: ClientSettings) -> Provider:
     """The provider client for ``settings`` (its SDK imported now). Raises
     ``CaseError("live_unavailable")`` when the SDK is not installed or the key is not set,
@@ -103,16 +119,16 @@ def open_provider(settings: ClientSettings) -> Provider:
             "invalid_request",
             f"--provider must be one of {', '.join(PROVIDERS)}",
         )
-    host = host_of(settings.url())
+    hosts = reachable_hosts(settings.url())
     key = settings.api_key()
     try:
         if settings.provider == "anthropic":
             from .anthropic_api import AnthropicProvider
 
-            return AnthropicProvider(settings, key, host)
+            return AnthropicProvider(settings, key, hosts)
         from .openai_api import OpenAIProvider
 
-        return OpenAIProvider(settings, key, host)
+        return OpenAIProvider(settings, key, hosts)
     except ImportError:
         raise CaseError(
             "live_unavailable",
