@@ -6,6 +6,8 @@ The public API (spec/ holds the normative text):
   :class:`ScriptedModel`, :class:`CaseExpectation` - record threads and save turns as cases
   (spec/case-format.md);
 * :func:`run_case`, :func:`run_suite` - replay cases and get verdicts (spec/replay.md);
+  with ``live=LiveRun(LiveOptions(settings=ClientSettings(...)))`` a turn's model calls go
+  live within budgets (spec/replay.md section 11);
 * :func:`reduce`, :func:`read_log`, :func:`validate_log`, :func:`encode_log` - thread logs
   (spec/thread-log.md, spec/reducer.md);
 * :func:`canonical_line`, :func:`canonical_document`, :func:`parse_json` - strict and
@@ -43,6 +45,9 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Reducer": (".core.reducer", "Reducer"),
     "initial_state": (".core.reducer", "initial_state"),
     "CaseResult": (".harness.runner", "CaseResult"),
+    "ClientSettings": (".harness.live.providers", "ClientSettings"),
+    "LiveOptions": (".harness.live.desk", "LiveOptions"),
+    "LiveRun": (".harness.live.desk", "LiveRun"),
     "SuiteResult": (".harness.runner", "SuiteResult"),
     "run_case": (".harness.runner", "run_case"),
     "run_suite": (".harness.runner", "run_suite"),
@@ -60,9 +65,12 @@ __all__ = [
     "CaseError",
     "CaseExpectation",
     "CaseResult",
+    "ClientSettings",
     "Dialect",
     "DirectorySandbox",
     "FakeSandbox",
+    "LiveOptions",
+    "LiveRun",
     "Problem",
     "Reducer",
     "SaveResult",
@@ -110,6 +118,8 @@ if TYPE_CHECKING:
     from .core.reducer import Reducer, initial_state
     from .core.strictjson import canonical_document, canonical_line
     from .core.strictjson import parse as parse_json
+    from .harness.live.desk import LiveOptions, LiveRun
+    from .harness.live.providers import ClientSettings
     from .harness.runner import CaseResult, SuiteResult, run_case, run_suite
     from .reference.agent import AgentSpec, ToolResult, ToolSpec
     from .reference.model import ScriptedModel
