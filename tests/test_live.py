@@ -446,3 +446,19 @@ def test_the_openai_provider_fails_like_the_anthropic_one(
     )
     assert stop_code(r) == "live_call_failed" and len(fake.requests) == 2
     assert r.stop is not None and "HTTP 500" in r.stop["message"]
+
+
+def test_the_github_output_carries_the_live_lines(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    import io
+
+    from threads_cases.harness.github import write_github
+
+    suite = run_suite([conformance_case("weather-stub")], live=live(fake))
+    out = io.StringIO()
+    write_github(suite, "case", out)
+    assert "live weather-stub on threads-py: reused 2, supplied 0, live 0; 0 call(s)" in (
+        out.getvalue()
+    )
+    assert "live total: reused 2, supplied 0, live 0; 0 of 20 call(s), $0.000000" in out.getvalue()

@@ -111,6 +111,10 @@ def write_github(suite: SuiteResult, title: str, out: IO[str] | None = None) -> 
         line = annotation(r)
         if line is not None:
             stream.write(line + "\n")
+    from .live.view import live_lines
+
+    for text in live_lines(suite):  # a live run's calls and spend (spec/replay.md 11.6)
+        stream.write(text + "\n")
     stream.write(summary_line(suite) + "\n")
     stream.flush()
     target = os.environ.get("GITHUB_STEP_SUMMARY")
