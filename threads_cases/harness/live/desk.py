@@ -93,8 +93,9 @@ class LiveRun:
         """The ledger of one case run: its recorded replies (model.json) and the supply."""
         return CaseLedger(self, replies, supply or {})
 
-    def _reserve(self, model: str, index: int) -> dict[str, Any] | None:
-        """Take one live call from the budgets, or the stop that refuses it."""
+    def reserve(self, model: str, index: int) -> dict[str, Any] | None:
+        """Take one live call (model call ``index``) from the budgets; returns None, or the
+        ``{"stop"}`` answer that refuses it (``live_budget_exceeded``)."""
         o = self.options
         with self._lock:
             if self.calls >= o.budget:
@@ -119,7 +120,9 @@ class LiveRun:
             self.calls += 1
             return None
 
-    def _book(self, model: str, usage: dict[str, Any], reported: bool) -> float | None:
+    def book(self, model: str, usage: dict[str, Any], reported: bool) -> float | None:
+        """Add a made call's cost to the spend; returns it (USD), or None when the usage was
+        not reported or the model has no price (the run's spend is then unknown)."""
         cost = self.options.prices.cost(model, usage) if reported else None
         with self._lock:
             if cost is None:
@@ -172,7 +175,7 @@ class CaseLedger:
         from ...reference.egress import only_to_host
 
         model = str(request["model"])
-        refused = self.run._reserve(model, index)
+        refused = self.run.reserve(model, index)
         if refused is not None:
             return refused
         self.calls += 1
@@ -182,7 +185,7 @@ class CaseLedger:
                 answer = provider.call(request)
         except ProviderError as exc:
             return _stop("live_call_failed", index, f"live model call {index} failed: {exc}")
-        cost = self.run._book(model, answer.reply["usage"], answer.usage_reported)
+        cost = self.run.book(model, answer.reply["usage"], answer.usage_reported)
         if cost is None:
             self.cost_usd = None
         elif self.cost_usd is not None:
