@@ -400,6 +400,28 @@ def test_accepting_a_live_turn_makes_the_next_live_run_reuse_it(
     assert len(fake.requests) == 1
 
 
+def test_accept_from_live_refuses_a_stopped_or_failing_live_turn(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from threads_cases.core.errors import CaseError
+    from threads_cases.harness.accept import accept_from_live
+    from threads_cases.protocol.server import PythonImplementation
+
+    case = conformance_case("weather-stub")
+    before = (case / "model.json").read_bytes()
+    stopped = {"verdict": "fail", "reasons": ["live_call_failed"], "replies": [], "live": {}}
+    stopped["stop"] = {"code": "live_call_failed", "stop_key": "model:0", "message": "x"}
+    with pytest.raises(CaseError, match="live_call_failed at model:0"):
+        accept_from_live(case, PythonImplementation(), stopped)
+    failing = {**stopped, "stop": None, "reasons": ["must_unmatched"]}
+    with pytest.raises(CaseError, match="accepting would record it"):
+        accept_from_live(case, PythonImplementation(), failing)
+    # forced, the replies must still lead the turn to its end
+    with pytest.raises(CaseError, match="no longer lead the turn to its end"):
+        accept_from_live(case, PythonImplementation(), failing, force=True)
+    assert (case / "model.json").read_bytes() == before
+
+
 def test_the_pytest_plugin_runs_cases_live(
     fake: FakeProvider, conformance_case: CopyCase, pytester: pytest.Pytester
 ) -> None:
