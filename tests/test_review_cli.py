@@ -44,7 +44,7 @@ def rewrite_event(log: Path, index: int, change: Callable[[dict[str, Any]], None
 # --------------------------------------------------------------------------- show
 
 
-def test_show_renders_the_case_without_values(tmp_path: Path) -> None:
+def test_show_renders_the_case_and_the_users_input_without_values(tmp_path: Path) -> None:
     case = copy(tmp_path, "weather-stub")
     p = cli("show", case, cwd=tmp_path)
     assert p.returncode == 0, p.stderr
@@ -63,14 +63,18 @@ def test_show_renders_the_case_without_values(tmp_path: Path) -> None:
         "end_turn",
         "stubs (1)",
         "get_weather",
-        "text, 16 chars",
+        "Weather in Oslo?",  # the user's input is shown by default
         "get_weather [external/read]",
     ):
         assert text in out, (text, out)
-    # no values without --values
-    assert "Weather in Oslo?" not in out
+    # no other values without --values (a tool result, the model's text)
     assert "light rain" not in out
     assert p.stderr == ""
+    # piped: no box, and no line padded to the width
+    assert "╭" not in out and "│ name" not in out
+    assert all(line == line.rstrip() for line in out.splitlines())
+    narrow = cli("show", case, cwd=tmp_path, env={"COLUMNS": "60"})
+    assert max(len(line) for line in narrow.stdout.splitlines()) <= 60
 
 
 def test_show_values_prints_them_and_warns_once(tmp_path: Path) -> None:
@@ -140,9 +144,13 @@ def test_diff_reports_every_change_by_pointer(tmp_path: Path) -> None:
     out = p.stdout
     assert "~ must[0] /data/is_error: false -> true" in out
     assert '+ expect[1]: {"type":"turn_completed"}' in out
+    assert "1 id and timestamp change(s) not listed (--all lists them)" in out
+    assert "/ts" not in out
+    every = cli("diff", "--all", a, b, cwd=tmp_path).stdout
     assert (
         '~ seq 0 thread_started /ts: "2026-11-29T20:00:00.000Z" -> "2027-01-01T00:00:00.000Z"'
-    ) in out
+    ) in every
+    assert "not listed" not in every
     assert "~ /last_seq: 0 -> 7" in out
     assert '~ replies[1] max_tokens /stop_reason: "end_turn" -> "max_tokens"' in out
     assert "~ calls[0] get_weather /result/is_error: false -> true" in out
@@ -158,6 +166,8 @@ def test_diff_reports_every_change_by_pointer(tmp_path: Path) -> None:
     assert ("model.json", "changed", "replies[1] max_tokens", "/stop_reason") in found
     assert ("case.json", "added", "expect[1]", None) in found
     assert ("log.threads-py.jsonl", "changed", "seq 0 thread_started", "/ts") in found
+    bookkeeping = {(c["file"], c["pointer"]) for c in doc["changes"] if c["bookkeeping"]}
+    assert bookkeeping == {("log.threads-py.jsonl", "/ts")}
 
 
 def test_diff_events_added_and_removed_by_seq(tmp_path: Path) -> None:
@@ -228,9 +238,14 @@ def test_diff_git_revision_and_driver(tmp_path: Path) -> None:
     # refusals: unknown revision, a path the revision lacks, outside a work tree
     bad_rev = cli("diff", "--git", "nope", "cases/weather-stub", cwd=repo)
     assert bad_rev.returncode == 2 and "unknown revision" in bad_rev.stderr
-    other = copy(repo, "reads-notes")
-    absent = cli("diff", "--git", "HEAD", other, cwd=repo)
-    assert absent.returncode == 2 and "not a case directory in HEAD" in absent.stderr
+    other = copy(repo, "reads-notes")  # a case new since HEAD: shown whole
+    added = cli("diff", "--git", "HEAD", other, cwd=repo)
+    assert added.returncode == 1, added.stderr
+    assert added.stdout.startswith(f"+ {other}: new case since HEAD\n")
+    assert "input             What is on my list?" in added.stdout
+    assert "model replies (" in added.stdout and "log.threads-py.jsonl: " in added.stdout
+    absent = cli("diff", "--git", "HEAD", repo / "cases" / "nope", cwd=repo)
+    assert absent.returncode == 2 and "not a case directory, here or in HEAD" in absent.stderr
     outside = copy(tmp_path, "reads-notes", "plain")
     no_git = cli(
         "diff",
@@ -297,7 +312,11 @@ def test_git_driver_on_single_files(tmp_path: Path) -> None:
         "100644",
         cwd=tmp_path,
     )
-    assert added.returncode == 0 and "+ added" in added.stdout
+    # a new file is shown as show shows it, not as a byte count
+    assert added.returncode == 0, added.stderr
+    assert "  + new file\n" in added.stdout
+    assert "  + input             What is on my list?\n" in added.stdout
+    assert "  + must (2)  any order\n" in added.stdout, added.stdout
     wrong = cli("diff", "--git-driver", "a", "b", cwd=tmp_path)
     assert wrong.returncode == 2 and "7 arguments" in wrong.stderr
 

@@ -23,6 +23,7 @@ from ..core.files import MAX_CASE_BYTES, read_regular
 from ..review import (
     VALUES_WARNING,
     Change,
+    bookkeeping_line,
     case_dirs_for,
     case_summary,
     diff_case_files,
@@ -31,10 +32,12 @@ from ..review import (
     git_case_files,
     render_case,
     short_fingerprint,
+    split_bookkeeping,
     stale_entries,
     walk_case,
     write_formatted,
 )
+from ..review.added import plain_text, render_case_files, render_file
 from .app import app, fail, print_json, render_error, stdout
 from .params import FormatOpt, check_case, check_exists, check_folder, checked
 
@@ -67,12 +70,14 @@ def show(
         bool, typer.Option("--all", help="Every event of the prefix, not only the last 20.")
     ] = False,
 ) -> None:
-    """Render a case: fork point, input, matchers, the prefix timeline, replies and stubs.
+    """Render a case: fork point, the user's input, matchers, the prefix timeline, replies
+    and stubs.
 
-    Values (text, tool inputs and results) are shown only with --values.
+    Model text, tool inputs and results are shown only with --values. Piped, the case is
+    printed without its box, as wide as the terminal, no line padded.
     """
     try:
-        panel = render_case(case, values=values, all_events=all_events)
+        panel = render_case(case, values=values, all_events=all_events, boxed=stdout.is_terminal)
     except CaseError as err:
         raise fail(err) from None
     if values:
@@ -80,38 +85,52 @@ def show(
     _print_fitted(panel)
 
 
+def piped_width() -> int:
+    """Columns for output that is not a terminal: $COLUMNS, else the width of the terminal
+    stderr is on (``show | less``, git's pager), else 100."""
+    try:
+        return max(int(os.environ["COLUMNS"]), 40)
+    except (KeyError, ValueError):
+        pass
+    try:
+        return max(os.get_terminal_size(sys.stderr.fileno()).columns, 40)
+    except (OSError, ValueError):
+        return 100
+
+
 def _print_fitted(renderable: Any) -> None:
-    """On a terminal: its width. Piped: $COLUMNS (else 160) columns, no trailing spaces."""
+    """On a terminal: its width. Piped: :func:`piped_width` columns, no trailing spaces."""
     if stdout.is_terminal:
         stdout.print(renderable, soft_wrap=False)
         return
-    try:
-        width = int(os.environ.get("COLUMNS", "160"))
-    except ValueError:
-        width = 160
-    stdout.width = max(width, 40)  # rich caps a print's width at the console's
-    with stdout.capture() as captured:
-        stdout.print(renderable, soft_wrap=False)
-    sys.stdout.write("".join(line.rstrip() + "\n" for line in captured.get().splitlines()))
+    sys.stdout.write(plain_text(renderable, piped_width()))
     sys.stdout.flush()
 
 
-def _print_changes(changes: list[Change], label_a: str, label_b: str) -> None:
+def _print_changes(
+    changes: list[Change], label_a: str, label_b: str, *, every: bool = False
+) -> None:
+    """The changes by file; ids and timestamps in one line unless ``every`` (--all)."""
     if not changes:
         stdout.print(f"no difference between {label_a} and {label_b}")
         return
     typer.echo(f"--- {label_a}")
     typer.echo(f"+++ {label_b}")
+    shown, hidden = (changes, []) if every else split_bookkeeping(changes)
+    if hidden:
+        typer.echo(bookkeeping_line(hidden, len(shown)))
     current = None
-    for c in changes:
+    for c in shown:
         if c.file != current:
             current = c.file
             typer.echo(c.file)
         style = {"added": "green", "removed": "red", "changed": "yellow"}[c.kind]
         stdout.print(Text("  " + c.render(), style=style))
-    counts = {k: sum(1 for c in changes if c.kind == k) for k in ("added", "removed", "changed")}
+    if not shown:
+        return
+    counts = {k: sum(1 for c in shown if c.kind == k) for k in ("added", "removed", "changed")}
     summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-    typer.echo(f"{len(changes)} change(s): {summary}")
+    typer.echo(f"{len(shown)} change(s): {summary}")
 
 
 def _git_driver(args: list[str]) -> None:
@@ -144,13 +163,23 @@ def _git_driver(args: list[str]) -> None:
     except CaseError as err:
         render_error(err)
         raise typer.Exit(0) from None  # git stops the whole diff on a failing driver
-    result = diff_file(path, old, new, unified=True)
     sys.stdout.write(f"diff --threads-cases a/{path} b/{path}\n")
+    if (old is None) != (new is None):  # a new or deleted file: its content, as show has it
+        mark, data = ("+", new) if old is None else ("-", old)
+        assert data is not None
+        sys.stdout.write(f"  {mark} {'new' if mark == '+' else 'deleted'} file\n")
+        text = plain_text(render_file(path, data), piped_width() - 4)
+        sys.stdout.write("".join(f"  {mark} {line}".rstrip() + "\n" for line in text.splitlines()))
+        return
+    result = diff_file(path, old, new, unified=True)
     if result and isinstance(result[0], str):
         sys.stdout.write("".join(str(x) for x in result))
         return
-    for c in result:
-        assert isinstance(c, Change)
+    changes = [c for c in result if isinstance(c, Change)]
+    shown, hidden = split_bookkeeping(changes)
+    if hidden:
+        sys.stdout.write("  " + bookkeeping_line(hidden, len(shown)) + "\n")
+    for c in shown:
         sys.stdout.write("  " + c.render() + "\n")
     if not result:
         sys.stdout.write("  no semantic change\n")
@@ -190,12 +219,18 @@ def diff(
             help="Act as git's external diff for one file (diff.<name>.command).",
         ),
     ] = False,
+    every: Annotated[
+        bool,
+        typer.Option("--all", help="List id and timestamp changes one by one too."),
+    ] = False,
     fmt: FormatOpt = "pretty",
 ) -> None:
     """Semantic diff of two cases: matchers, prefix events by seq and JSON pointer, model
     replies, stubs, expected states and artifacts. Given two files: two thread logs (any
     dialects) or two run reports, the first divergence and a summary of the rest.
 
+    Changes of only ids and timestamps (a re-recorded turn) are one line unless --all. A case
+    added or deleted since --git REV is shown whole, as show shows it.
     Exit 0 when equal, 1 when different, 2 for bad arguments.
     """
     args = paths or []
@@ -207,8 +242,10 @@ def diff(
             if len(args) != 1:
                 raise CaseError("invalid_request", "diff --git REV takes exactly one CASE")
             case_b = Path(args[0])
-            a_files = git_case_files(git, case_b)
+            a_files = git_case_files(git, case_b, absent_ok=True)
             label_a = f"{git}:{args[0]}"
+            if not a_files or not case_b.exists():  # added or deleted since REV
+                _whole_case(git, case_b, a_files, fmt)
         else:
             if len(args) != 2:
                 raise CaseError(
@@ -251,8 +288,36 @@ def diff(
             }
         )
     else:
-        _print_changes(changes, label_a, str(case_b))
+        _print_changes(changes, label_a, str(case_b), every=every)
     raise typer.Exit(1 if changes else 0)
+
+
+def _whole_case(rev: str, case: Path, old: dict[str, bytes], fmt: str) -> None:
+    """``diff --git REV CASE`` for a case new since REV (``old`` empty) or deleted since:
+    every file, rendered as show renders it; exits 1 (raises ``typer.Exit``)."""
+    if not old and not (case / "case.json").is_file():
+        raise CaseError(
+            "invalid_request",
+            f"not a case directory, here or in {rev}",
+            file=str(case),
+            hint=CASE_EXPECTED,
+        )
+    new = walk_case(case, strict=True)[0] if not old else {}
+    if fmt == "json":
+        changes = diff_case_files(old, new)
+        print_json(
+            {
+                "a": f"{rev}:{case}",
+                "b": str(case),
+                "equal": False,
+                "changes": [c.to_json() for c in changes],
+            }
+        )
+        raise typer.Exit(1)
+    what = f"new case since {rev}" if not old else f"case deleted since {rev}"
+    typer.echo(f"{'+' if not old else '-'} {case}: {what}")
+    _print_fitted(render_case_files(str(case), new or old))
+    raise typer.Exit(1)
 
 
 @app.command()

@@ -28,7 +28,7 @@ Modules: :mod:`.files` (reading a case, ``list``), :mod:`.validate`, :mod:`.show
 
 from __future__ import annotations
 
-from .diff import Change, diff_case_files, diff_file
+from .diff import Change, bookkeeping_line, diff_case_files, diff_file, split_bookkeeping
 from .files import CANONICAL_DIALECT, RECORDING_FILES, case_summary, short_fingerprint, walk_case
 from .fmt import FormatResult, case_dirs_for, format_case, write_formatted
 from .git import git_case_files
@@ -43,6 +43,7 @@ __all__ = [
     "VALUES_WARNING",
     "Change",
     "FormatResult",
+    "bookkeeping_line",
     "case_dirs_for",
     "case_summary",
     "diff_case_files",
@@ -52,6 +53,7 @@ __all__ = [
     "git_case_files",
     "render_case",
     "short_fingerprint",
+    "split_bookkeeping",
     "stale_entries",
     "validate_case",
     "walk_case",

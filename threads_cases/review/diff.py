@@ -2,13 +2,19 @@
 matchers by index, log events by seq, recordings by item, other JSON by pointer.
 
 Reason codes: none raised; a file that is not strict JSON is reported as a byte change.
+
+A change is *bookkeeping* (:attr:`Change.bookkeeping`) when only an id or a timestamp moved
+(:data:`BOOKKEEPING_KEYS`, and case.json's ``/at`` and ``/fingerprint``): what recording the
+same turn again with another thread id or clock changes. :func:`split_bookkeeping` sets them
+apart, so ``diff`` says "re-recorded; no behavioural change" in one line unless ``--all``.
 """
 
 from __future__ import annotations
 
 import difflib
+import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from ..core.errors import CaseError
@@ -29,6 +35,13 @@ from .files import (
 
 # --------------------------------------------------------------------------- diff
 
+#: Keys whose value is an id or a timestamp: a change of only these is bookkeeping.
+BOOKKEEPING_KEYS = frozenset(
+    {"thread_id", "ts", "event_id", "from_event_id", "last_event_id", "tool_use_id", "snapshot_id"}
+)
+#: case.json pointers that follow the ids and the bytes (the fork point's id, the fingerprint).
+_CASE_BOOKKEEPING = frozenset({"/at", "/fingerprint"})
+
 
 @dataclass(frozen=True)
 class Change:
@@ -37,6 +50,7 @@ class Change:
     ``kind`` is ``added``, ``removed`` or ``changed``; ``item`` names what changed inside
     the file (``must[0]``, ``seq 4 tool_result``, ``replies[1]``; empty for the file itself);
     ``pointer`` is a JSON pointer inside that item (or the file), ``None`` for whole items.
+    ``bookkeeping``: only an id or a timestamp changed (module docstring).
     """
 
     file: str
@@ -46,6 +60,7 @@ class Change:
     before: Any = None
     after: Any = None
     note: str = ""
+    bookkeeping: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -56,6 +71,7 @@ class Change:
             "before": self.before,
             "after": self.after,
             "note": self.note,
+            "bookkeeping": self.bookkeeping,
         }
 
     def render(self) -> str:
@@ -202,7 +218,57 @@ def _size(data: bytes | None) -> str:
     return "absent" if data is None else f"{len(data)} bytes"
 
 
+def _is_bookkeeping(c: Change) -> bool:
+    if c.kind != "changed" or not c.pointer:
+        return False
+    if c.file.rsplit("/", 1)[-1] == "case.json" and not c.item and c.pointer in _CASE_BOOKKEEPING:
+        return True
+    key = c.pointer.rsplit("/", 1)[-1]
+    return key in BOOKKEEPING_KEYS and isinstance(c.before, str) and isinstance(c.after, str)
+
+
+def split_bookkeeping(changes: list[Change]) -> tuple[list[Change], list[Change]]:
+    """``(behavioural, bookkeeping)``: the changes that matter, and those of ids and
+    timestamps only. A fingerprint change is bookkeeping only when every other change is
+    (otherwise it follows a real one and stays with it)."""
+    kept = [c for c in changes if not c.bookkeeping]
+    hidden = [c for c in changes if c.bookkeeping]
+    if kept and hidden:
+        moved = [c for c in hidden if c.pointer == "/fingerprint"]
+        kept += moved
+        hidden = [c for c in hidden if c.pointer != "/fingerprint"]
+    return kept, hidden
+
+
+def bookkeeping_line(hidden: list[Change], rest: int) -> str:
+    """The one line that stands for ``hidden`` bookkeeping changes (``rest``: how many
+    other changes are listed)."""
+    n = 0
+    for c in hidden:
+        folded = _FOLDED.match(c.note)
+        n += int(folded.group(1)) if folded else 1
+    if rest == 0:
+        return (
+            f"re-recorded; no behavioural change ({n} id and timestamp change(s); --all lists them)"
+        )
+    return f"{n} id and timestamp change(s) not listed (--all lists them)"
+
+
+_FOLDED = re.compile(r"the same (\d+) change")
+
+
 def diff_file(
+    name: str, old: bytes | None, new: bytes | None, *, unified: bool = False
+) -> list[Change] | list[str]:
+    """:func:`_diff_file`, each change marked when it is bookkeeping."""
+    out = _diff_file(name, old, new, unified=unified)
+    return [
+        replace(c, bookkeeping=True) if isinstance(c, Change) and _is_bookkeeping(c) else c
+        for c in out
+    ]  # type: ignore[return-value]
+
+
+def _diff_file(
     name: str, old: bytes | None, new: bytes | None, *, unified: bool = False
 ) -> list[Change] | list[str]:
     """The semantic changes of one file of a case (``name`` relative to the case).
@@ -320,7 +386,12 @@ def diff_case_files(a: dict[str, bytes], b: dict[str, bytes]) -> list[Change]:
                 )
                 out.append(
                     Change(
-                        name, "changed", "", None, note=f"the same {len(typed)} change(s) as {ref}"
+                        name,
+                        "changed",
+                        "",
+                        None,
+                        note=f"the same {len(typed)} change(s) as {ref}",
+                        bookkeeping=all(c.bookkeeping for c in typed),
                     )
                 )
                 continue

@@ -25,12 +25,15 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
         ) from None
 
 
-def git_case_files(rev: str, case_path: Path) -> dict[str, bytes]:
+def git_case_files(rev: str, case_path: Path, *, absent_ok: bool = False) -> dict[str, bytes]:
     """Every file of the case at ``case_path`` as committed at ``rev`` (``git show
     REV:path``). Raises ``CaseError("git_unavailable")`` outside a git work tree (or without
     git) and ``CaseError("invalid_request")`` for an unknown revision or a case path that is
-    not in it."""
+    not in it (with ``absent_ok``, a path ``rev`` has no file under gives ``{}``: a case
+    added since)."""
     folder = case_path if case_path.is_dir() else case_path.parent
+    while not folder.is_dir() and folder != folder.parent:  # a case deleted since rev
+        folder = folder.parent
     if not folder.is_dir():
         folder = Path.cwd()
     top = _git(["rev-parse", "--show-toplevel"], folder)
@@ -60,6 +63,8 @@ def git_case_files(rev: str, case_path: Path) -> dict[str, bytes]:
     names = [n.decode() for n in listing.stdout.split(b"\0") if n]
     prefix = rel.rstrip("/") + "/"
     names = [n for n in names if n.startswith(prefix)]
+    if absent_ok and listing.returncode == 0 and not names:
+        return {}
     if listing.returncode != 0 or not names:
         raise CaseError(
             "invalid_request",

@@ -61,8 +61,8 @@ def _tool_uses(message: Any) -> list[str]:
 
 
 def event_summary(ev: dict[str, Any], values: bool = False) -> str:
-    """A one-line summary of a canonical event; values (text, tool inputs and results) only
-    when ``values``."""
+    """A one-line summary of a canonical event; values (model text, tool inputs and results)
+    only when ``values``; a user message's text always."""
     t = ev.get("type")
     data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
     assert isinstance(data, dict)
@@ -72,8 +72,8 @@ def event_summary(ev: dict[str, Any], values: bool = False) -> str:
         assert isinstance(agent, dict)
         tools = [str(x.get("name")) for x in agent.get("tools", []) if isinstance(x, dict)]
         return f"agent {agent.get('name')} ({agent.get('model')}), tools: {', '.join(tools) or '-'}"
-    if t == "user_message":
-        return _content_text(data.get("content")) if values else _shape(data.get("content"))
+    if t == "user_message":  # the user's input is what a reviewer reads first: always shown
+        return _content_text(data.get("content"), 400 if values else 100)
     if t in ("turn_started",):
         return f"{data.get('turn_id')}"
     if t == "model_requested":
@@ -134,14 +134,22 @@ def _row(table: Any, *cells: Any, style: str = "") -> None:
 
 
 def render_case(
-    path: Path, *, values: bool = False, all_events: bool = False, last: int = 20
+    path: Path,
+    *,
+    values: bool = False,
+    all_events: bool = False,
+    last: int = 20,
+    boxed: bool = True,
 ) -> Any:
     """A rich renderable of a case: header (name, at, implementations, fingerprint), the
-    input, must/expect matchers, the prefix timeline (last ``last`` events unless
-    ``all_events``), model replies, stubs, sandbox reads and artifacts. Text, tool inputs and
-    results are shown only with ``values``. Raises ``CaseError`` when case.json is unusable."""
+    user's input, must/expect matchers, the prefix timeline (last ``last`` events unless
+    ``all_events``), model replies, stubs, sandbox reads and artifacts. Model text, tool
+    inputs and results are shown only with ``values``. In a box unless ``boxed`` is false
+    (piped output: a box would pad every line to its width). Raises ``CaseError`` when
+    case.json is unusable."""
     from rich.console import Group
     from rich.panel import Panel
+    from rich.text import Text
 
     from ..case.loader import inspect_case
 
@@ -166,11 +174,14 @@ def render_case(
         ("stubs.json", _stubs),
         ("sandbox.json", _sandbox),
     ):
+        parts.append(Text(""))
         if name in case.documents:
             parts.append(build(case.documents[name], meta, files, values))
         else:
             parts.append(_broken(name, _problem_of(blocking, path / name)))
     parts.append(_artifacts(files))
+    if not boxed:
+        return Group(Text(f"case {meta['name']}", style="bold"), *parts)
     return Panel(Group(*parts), title=f"case {meta['name']}", expand=False)
 
 
@@ -182,10 +193,10 @@ def _problem_of(problems: list[Problem], file: Path) -> str:
 def _broken(name: str, message: str) -> Any:
     from rich.text import Text
 
-    return Text(f"\n{name}: {message}", style="red")
+    return Text(f"{name}: {message}", style="red")
 
 
-def _header(path: Path, meta: dict[str, Any], fp_ok: bool, values: bool) -> Any:
+def _header(path: Path | str, meta: dict[str, Any], fp_ok: bool, values: bool) -> Any:
     from rich.table import Table
     from rich.text import Text
 
@@ -214,7 +225,7 @@ def _header(path: Path, meta: dict[str, Any], fp_ok: bool, values: bool) -> Any:
             style="" if fp_ok else "yellow",
         ),
     )
-    _row(head, "input", _content_text(meta["input"], 400) if values else _shape(meta["input"]))
+    _row(head, "input", _content_text(meta["input"], 400))
     return head
 
 
@@ -246,7 +257,6 @@ def _timeline(
     problems: list[Problem],
 ) -> list[Any]:
     """The prefix log of the canonical dialect (or the first listed), newest ``last`` events."""
-    from rich.table import Table
     from rich.text import Text
 
     listed = meta["implementations"]
@@ -260,11 +270,21 @@ def _timeline(
     parts: list[Any] = [Text(title, style="bold")]
     if error:
         parts.append(Text("  " + error, style="red"))
+    if shown:
+        parts.append(timeline_table(shown, meta["at"], values))
+    return parts
+
+
+def timeline_table(events: list[dict[str, Any]], at: Any, values: bool) -> Any:
+    """One row per canonical event (seq, type, actor, :func:`event_summary`); the event
+    ``at`` highlighted."""
+    from rich.table import Table
+
     table = Table(show_edge=False, header_style="bold", pad_edge=False)
     for col in ("seq", "type", "actor", "summary"):
         table.add_column(col, overflow="fold")
-    for ev in shown:
-        style = "bold cyan" if ev.get("event_id") == meta["at"] else ""
+    for ev in events:
+        style = "bold cyan" if ev.get("event_id") == at else ""
         _row(
             table,
             str(ev.get("seq")),
@@ -273,12 +293,10 @@ def _timeline(
             event_summary(ev, values),
             style=style,
         )
-    if shown:
-        parts.append(table)
-    return parts
+    return table
 
 
-def _replies(doc: Any, meta: dict[str, Any], files: dict[str, bytes], values: bool) -> Any:
+def _replies(doc: Any, meta: dict[str, Any], files: dict[str, bytes] | None, values: bool) -> Any:
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -301,10 +319,10 @@ def _replies(doc: Any, meta: dict[str, Any], files: dict[str, bytes], values: bo
         if values:
             row.append(_content_text((r.get("message") or {}).get("content"), 200))
         _row(t, *row)
-    return Group(Text(f"\nmodel replies ({len(doc['replies'])})", style="bold"), t)
+    return Group(Text(f"model replies ({len(doc['replies'])})", style="bold"), t)
 
 
-def _stubs(doc: Any, meta: dict[str, Any], files: dict[str, bytes], values: bool) -> Any:
+def _stubs(doc: Any, meta: dict[str, Any], files: dict[str, bytes] | None, values: bool) -> Any:
     from rich.console import Group
     from rich.table import Table
     from rich.text import Text
@@ -323,21 +341,25 @@ def _stubs(doc: Any, meta: dict[str, Any], files: dict[str, bytes], values: bool
         _row(t, *row)
     return Group(
         Text(
-            f"\nstubs ({len(doc['calls'])})  external_effects {meta['external_effects']}",
+            f"stubs ({len(doc['calls'])})"
+            + (f"  external_effects {meta['external_effects']}" if meta else ""),
             style="bold",
         ),
         t,
     )
 
 
-def _sandbox(doc: Any, meta: dict[str, Any], files: dict[str, bytes], values: bool) -> Any:
+def _sandbox(doc: Any, meta: dict[str, Any], files: dict[str, bytes] | None, values: bool) -> Any:
+    """Sandbox reads; ``files`` None: the artifacts are not known (one file of a diff)."""
     from rich.console import Group
     from rich.text import Text
 
-    out: list[Any] = [Text(f"\nsandbox reads ({len(doc['reads'])})", style="bold")]
+    out: list[Any] = [Text(f"sandbox reads ({len(doc['reads'])})", style="bold")]
     for r in doc["reads"]:
         art = r.get("artifact")
-        present = art is None or f"artifacts/{str(art).removeprefix('sha256:')}" in files
+        present = (
+            files is None or art is None or f"artifacts/{str(art).removeprefix('sha256:')}" in files
+        )
         out.append(
             Text(
                 f"  {r.get('path')}  sha256 {short_fingerprint(r.get('sha256'))}"
