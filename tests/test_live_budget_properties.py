@@ -125,3 +125,31 @@ def test_a_bad_price_table_is_refused_with_its_pointer(tmp_path: Any) -> None:
     assert err.value.location.pointer is not None and err.value.location.pointer.startswith(
         "/models/m"
     )
+
+
+def test_merging_live_shards_sums_their_totals() -> None:
+    from threads_cases.harness.merge import _footer
+
+    def shard(live: int, cost: float | None) -> dict[str, Any]:
+        prov = {"reused": 1, "supplied": 0, "live": live}
+        return {
+            "kind": "footer",
+            "live": {
+                "provenance": prov,
+                "calls": live,
+                "cost_usd": cost,
+                "budget": 20,
+                "max_cost_usd": None,
+            },
+        }
+
+    merged = _footer([shard(2, 0.5), shard(3, 0.25)], [])["live"]
+    assert merged == {
+        "provenance": {"reused": 2, "supplied": 0, "live": 5},
+        "calls": 5,
+        "cost_usd": 0.75,
+        "budget": 40,
+        "max_cost_usd": None,
+    }
+    assert _footer([shard(2, 0.5), shard(1, None)], [])["live"]["cost_usd"] is None
+    assert "live" not in _footer([{"kind": "footer"}], [])

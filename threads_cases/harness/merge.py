@@ -134,11 +134,33 @@ def _footer(footers: Sequence[dict[str, Any]], results: list[dict[str, Any]]) ->
     counts = dict.fromkeys(VERDICTS, 0)
     for r in results:
         counts[r["verdict"]] += 1
-    return {
+    out: dict[str, Any] = {
         "kind": "footer",
         "counts": counts,
         "total": len(results),
         "duration_ms": max(float(f.get("duration_ms", 0)) for f in footers),
         "exit_status": max(int(f.get("exit_status", 0)) for f in footers),
         "not_started": sum(int(f.get("not_started", 0)) for f in footers),
+    }
+    lives = [f["live"] for f in footers if isinstance(f.get("live"), dict)]
+    if lives:
+        out["live"] = _live_totals(lives)
+    return out
+
+
+def _live_sum(values: list[Any]) -> Any:
+    """The sum of shard values, or None when a shard's is unknown (null)."""
+    return None if any(v is None for v in values) else round(sum(values), 6)
+
+
+def _live_totals(lives: list[dict[str, Any]]) -> dict[str, Any]:
+    """Live shards' totals summed (each shard had its own budgets, spec/replay.md 11.4)."""
+    return {
+        "provenance": {
+            k: sum(int(t["provenance"][k]) for t in lives) for k in ("reused", "supplied", "live")
+        },
+        "calls": sum(int(t["calls"]) for t in lives),
+        "cost_usd": _live_sum([t["cost_usd"] for t in lives]),
+        "budget": sum(int(t["budget"]) for t in lives),
+        "max_cost_usd": _live_sum([t["max_cost_usd"] for t in lives]),
     }
