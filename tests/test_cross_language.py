@@ -253,3 +253,79 @@ def test_both_writers_redact_a_thread_byte_for_byte(
 
     files = {k: base64.b64decode(v) for k, v in answers["threads-py"].items()}
     assert scan_files(files) == []
+
+
+# --------------------------------------------------------------------------- depth limits
+def _deep_turn(levels: int) -> tuple[list[dict[str, Any]], str]:
+    """A recorded turn whose model reply calls an external tool with an input that makes the
+    reply event ``levels`` deep (the input is level 6 of its event), and its fork point."""
+    from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread, ToolSpec
+    from threads_cases.reference.model import text_reply, tool_reply
+    from threads_cases.reference.runtime import Clock
+
+    deep: Any = []
+    for _ in range(levels - 7):
+        deep = [deep]
+    probe = ToolSpec("probe", "", {"type": "object"}, "external", "read", lambda i: "ok")
+    t = Thread.create(
+        agent=AgentSpec("a", "m", "s", tools=(probe,)),
+        sandbox=FakeSandbox({}),
+        thread_id="deep",
+        clock=Clock(1_795_982_400_000),
+    )
+    at = t.events[-1]["event_id"]
+    t.run_turn("go", ScriptedModel([tool_reply(("t1", "probe", {"v": deep})), text_reply("done")]))
+    return [dict(e) for e in t.events], at
+
+
+def test_a_turn_at_the_depth_limit_fits_every_message_in_both_languages(
+    drivers: dict[str, DriverImplementation],
+) -> None:
+    """thread-log.md 5.1a: a reply nested exactly 248 levels deep is written, reduced and
+    replayed by both drivers (every request and answer within 256 levels, each answer with its
+    request's id), byte for byte the same."""
+    from threads_cases.core.depth import MAX_EVENT_DEPTH, too_deep
+
+    log, at = _deep_turn(MAX_EVENT_DEPTH)
+    assert any(too_deep(e, MAX_EVENT_DEPTH - 1) for e in log)
+    assert not any(too_deep(e) for e in log)
+    written = {}
+    for name, drv in drivers.items():
+        answer = drv.request(
+            {
+                "cmd": "write_case",
+                "thread": {"log": log},
+                "name": "deep",
+                "at": at,
+                "expect": {},
+                "external_effects": "stub",
+            }
+        )
+        written[name] = answer["files"]
+        state = drv.request({"cmd": "reduce", "dialect": "threads-py", "log": log})["state"]
+        assert state["status"] == "idle"
+    assert written["threads-py"] == written["threads-ts"]
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        case_dir = Path(tmp) / "deep"
+        for rel, b64 in written["threads-py"].items():
+            (case_dir / rel).parent.mkdir(parents=True, exist_ok=True)
+            (case_dir / rel).write_bytes(base64.b64decode(b64))
+        outs = {}
+        for name, drv in drivers.items():
+            out = drv.request({"cmd": "replay", "case": {"path": str(case_dir)}})
+            d = get_dialect(drv.dialect)
+            outs[name] = [d.decode_event(e) for e in out["events"]], out["requests"], out["stop"]
+        assert outs["threads-py"] == outs["threads-ts"]
+        assert outs["threads-py"][2] is None
+
+
+def test_a_reply_past_the_depth_limit_is_never_recorded() -> None:
+    """One level more cannot be recorded: the turn fails instead of logging the reply (the
+    log readers of both languages refuse such an event: reduce/ and driver-requests/)."""
+    from threads_cases.core.depth import MAX_EVENT_DEPTH, too_deep
+
+    log, _ = _deep_turn(MAX_EVENT_DEPTH + 1)
+    assert "turn_failed" in [e["type"] for e in log]
+    assert not any(too_deep(e) for e in log)

@@ -2,7 +2,7 @@
 requests every driver must refuse with a given code and pointer. ``malformed.json`` is written
 by hand; this script writes ``log-rules.json`` (a log given in a request is checked as a whole
 log, reducer rules included, as the CLI checks a log file) and ``depth.json`` (thread-log.md
-5.3a: the nesting limit of an event, at the boundary).
+5.1a: the nesting limit of an event, at the boundary).
 Run ``python tools/make_driver_request_tests.py``.
 """
 

@@ -24,8 +24,9 @@ from array import array
 from collections.abc import Iterable, Iterator
 from typing import IO, Any, cast
 
+from .depth import depth_message, maybe_too_deep, too_deep
 from .dialects import CANONICAL, Dialect, get_dialect
-from .errors import CaseError, Problem
+from .errors import CaseError, Problem, pointer_join
 from .reducer import Reducer
 from .schemas import fast_validator, schema_problems
 from .shapes import State
@@ -232,6 +233,15 @@ def _duplicate(event_id: str, name: str, line: int) -> CaseError:
     )
 
 
+def check_depth(text: bytes, raw: Any) -> None:
+    """Refuse an event nested deeper than 248 levels (thread-log.md 5.1a): ``log_invalid`` at
+    the first container past the limit (keys in code point order). ``text`` is its JSON."""
+    if maybe_too_deep(text):
+        path = too_deep(raw)
+        if path is not None:
+            raise CaseError("log_invalid", depth_message(), pointer=pointer_join(path))
+
+
 def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[dict[str, Any]]:
     """Stream the canonical envelopes of a log file or binary stream.
 
@@ -245,6 +255,7 @@ def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[
             raise body
         raw = parse(body, code="log_invalid", file=name, line=lineno)
         try:
+            check_depth(body, raw)
             ev = checker.check(raw)
         except CaseError as exc:
             raise exc.at(file=name, line=lineno) from None
@@ -265,7 +276,7 @@ def check_events(
     seen: set[str] = set()
     for index, ev in enumerate(events):
         try:
-            canonical_line(ev)
+            check_depth(canonical_line(ev), ev)
             out = checker.check(ev)
         except CaseError as exc:
             if exc.code == "unsafe_value":
@@ -326,6 +337,7 @@ def inspect_log(
                     raise body
                 raw = parse(body, code="log_invalid", file=name, line=lineno)
                 try:
+                    check_depth(body, raw)
                     ev = checker.check(raw)
                 except CaseError:
                     # keep counting seq from what the line said, so one gap gives one problem

@@ -15,7 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core.errors import CaseError
+from ..core.depth import MAX_EVENT_DEPTH, depth_message, maybe_too_deep, too_deep
+from ..core.errors import CaseError, pointer_join
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
 from ..core.texts import quote
@@ -119,8 +120,14 @@ class Recorder:
         self, etype: str, data: dict[str, Any], *, critical: bool = False, actor: str | None = None
     ) -> dict[str, Any]:
         """Record one event. Raises ``CaseError("unsafe_value")`` (recording nothing) when
-        ``data`` holds a value a log cannot hold (spec/strict-json.md 4.1)."""
-        canonical_line(data)
+        ``data`` holds a value a log cannot hold (spec/strict-json.md 4.1), or nests so deep
+        that its event would pass 248 levels (thread-log.md 5.1a)."""
+        text = canonical_line(data)
+        if maybe_too_deep(text, MAX_EVENT_DEPTH - 1):
+            path = too_deep(data, MAX_EVENT_DEPTH, level=2)  # data is level 2 of its event
+            if path is not None:
+                where = pointer_join(["data", *path])
+                raise CaseError("unsafe_value", depth_message(), pointer=where)
         st = self.reducer.state
         seq = 0 if st["last_seq"] is None else st["last_seq"] + 1
         epoch = st["epoch"] + 1 if etype == "restored" else st["epoch"]

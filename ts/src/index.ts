@@ -67,3 +67,4 @@ export { Thread } from "./reference/thread.js";
 export { handleRequest, serve } from "./protocol/driver.js";
 export { version } from "./core/version.js";
 export { MAX_CASE_BYTES, MAX_LOG_BYTES, openRegular, readRegular, type ReadOptions as BoundedReadOptions } from "./core/files.js";
+export { EVENT_MARGIN, MAX_EVENT_DEPTH, tooDeep } from "./core/depth.js";

@@ -11,7 +11,8 @@
 
 import { canonicalLine } from "./canonical.js";
 import { CANONICAL, resolveDialect, type Dialect, type DialectLike } from "./dialects.js";
-import { CaseError } from "./errors.js";
+import { depthMessage, maybeTooDeep, tooDeep } from "./depth.js";
+import { CaseError, pointerJoin } from "./errors.js";
 import { Reducer, type Envelope, type State } from "./reducer.js";
 import { schemaProblems, validator } from "./schemas.js";
 import { checkTs } from "./timestamps.js";
@@ -68,6 +69,16 @@ export class LogChecker {
   }
 }
 
+/**
+ * Refuse an event nested deeper than 248 levels (thread-log.md 5.1a): `log_invalid` at the first
+ * container past the limit (keys in code point order). `text` is its JSON.
+ */
+export function checkDepth(text: string | Uint8Array, raw: JsonValue): void {
+  if (!maybeTooDeep(text)) return;
+  const path = tooDeep(raw);
+  if (path !== null) throw new CaseError("log_invalid", depthMessage(), { pointer: pointerJoin(path) });
+}
+
 export interface ReadOptions {
   dialect?: DialectLike;
   /** Name for error locations when `source` is bytes (default `<bytes>`). */
@@ -89,6 +100,7 @@ export function* readLog(source: LineSource, options: ReadOptions = {}): Generat
     const raw = parse(item.body, { code: "log_invalid", file: name, line: item.line });
     let ev: Envelope;
     try {
+      checkDepth(item.body, raw);
       ev = checker.check(raw);
     } catch (err) {
       throw err instanceof CaseError ? err.at({ file: name, line: item.line }) : err;
@@ -118,7 +130,7 @@ export function* checkEvents(events: Iterable<JsonValue>, options: { dialect?: D
     const where = `event ${index}`;
     let ev: Envelope;
     try {
-      canonicalLine(raw);
+      checkDepth(canonicalLine(raw), raw);
       ev = checker.check(raw);
     } catch (err) {
       if (!(err instanceof CaseError)) throw err;

@@ -269,7 +269,9 @@ export function serve(input: NodeJS.ReadableStream = process.stdin, output: Node
       text = canonicalLine(answer);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
-      text = canonicalLine({ id: null, ok: false, error: { code: "internal_error", message: `cannot write the answer: ${message}` } });
+      // the request's id, never null: the client must be able to pair the failure with its request
+      const id = typeof answer["id"] === "number" ? answer["id"] : null;
+      text = canonicalLine({ id, ok: false, error: { code: "internal_error", message: `cannot write the answer: ${message}` } });
     }
     output.write(text + "\n");
   };

@@ -13,7 +13,8 @@ import { formatTs, parseTs } from "../core/timestamps.js";
 export { formatTs, parseTs };
 import { canonicalLine } from "../core/canonical.js";
 import { AgentSpec, BadInput, ToolResult, asResult, type SandboxHandler, type ToolContext } from "./agent.js";
-import { CaseError } from "../core/errors.js";
+import { MAX_EVENT_DEPTH, depthMessage, maybeTooDeep, tooDeep } from "../core/depth.js";
+import { CaseError, pointerJoin } from "../core/errors.js";
 import { StopError, type Model, type Reply } from "./model.js";
 import { RequestHasher, buildRequest } from "./request.js";
 
@@ -108,9 +109,13 @@ export class Recorder {
     return this.reducer.state;
   }
 
-  /** Record one event; `unsafe_value` (recording nothing) when `data` cannot be written canonically. */
+  /** Record one event; `unsafe_value` (recording nothing) when `data` cannot be written canonically or its event would nest past 248 levels. */
   append(type: string, data: JsonObject, options: { critical?: boolean; actor?: string } = {}): Envelope {
-    canonicalLine(data);
+    const text = canonicalLine(data);
+    if (maybeTooDeep(text, MAX_EVENT_DEPTH - 1)) {
+      const path = tooDeep(data, MAX_EVENT_DEPTH, 2); // data is level 2 of its event (thread-log.md 5.1a)
+      if (path !== null) throw new CaseError("unsafe_value", depthMessage(), { pointer: pointerJoin(["data", ...path]) });
+    }
     const st = this.reducer.state;
     const seq = st.last_seq === null ? 0 : st.last_seq + 1;
     const ev: Envelope = {
