@@ -150,6 +150,8 @@ def accept_from_live(
     stop = entry.get("stop")
     verdict = str(entry.get("verdict", "error"))
     reasons = [str(r) for r in entry.get("reasons", [])]
+    if verdict == "error":
+        raise CaseError("invalid_request", f"{path}: the live run could not run the case")
     if stop:
         raise CaseError(
             "invalid_request",

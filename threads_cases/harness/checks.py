@@ -25,7 +25,7 @@ from ..core.shapes import CheckRecord
 from ..core.strictjson import canonical_line
 from ..protocol.client import Implementation
 from .divergence import Divergence, find_divergence
-from .live.desk import CaseLedger, LiveRun
+from .live.desk import CaseLedger, LiveOptions
 
 #: Codes that mean the case could not be run at all (verdict ``error``).
 ERROR_CODES = frozenset(
@@ -94,13 +94,18 @@ def check_case(
 
 
 def check_live_case(
-    case: Case, impl: Implementation, live: LiveRun, *, supply: dict[str, Any] | None = None
-) -> tuple[list[Check], dict[str, Any] | None, CaseLedger]:
+    case: Case,
+    impl: Implementation,
+    ledger: CaseLedger,
+    live: LiveOptions,
+    *,
+    supply: dict[str, Any] | None = None,
+) -> tuple[list[Check], dict[str, Any] | None]:
     """A live run of one case (spec/replay.md section 11): the prefix state, then the turn with
-    its model calls answered by ``live`` (reused, supplied or live), judged by the stop,
-    ``must`` and ``expect`` only (request hashes and the recording's use cannot hold).
-    Returns the checks, the stop and the case's ledger (provenance, calls, cost). Raises
-    ``CaseError("invalid_request")`` for an implementation that does not announce ``live``."""
+    its model calls answered by ``ledger`` (reused, supplied or live; it counts them),
+    judged by the stop, ``must`` and ``expect`` only (request hashes and the recording's use
+    cannot hold). Returns the checks and the stop. Raises ``CaseError("invalid_request")``
+    for an implementation that does not announce ``live``."""
     if "live" not in (impl.hello().get("capabilities") or []):
         raise CaseError(
             "invalid_request",
@@ -109,11 +114,10 @@ def check_live_case(
         )
     d = get_dialect(impl.dialect)
     state = state_check(case, impl, d)
-    ledger = live.ledger(case.read("model.json")["replies"], supply)
     msg: dict[str, Any] = {
         "cmd": "replay",
         "case": {"path": str(case.path)},
-        "live": live.options.request_body(),
+        "live": live.request_body(),
     }
     if supply:
         msg["case"]["supply"] = {"calls": supply}
@@ -127,7 +131,7 @@ def check_live_case(
     exp = case.meta["expect"]["expect"]
     if exp:
         checks.append(expect_check(exp, events))
-    return checks, stop, ledger
+    return checks, stop
 
 
 def state_check(case: Case, impl: Implementation, d: Dialect) -> Check:

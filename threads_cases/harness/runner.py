@@ -234,9 +234,13 @@ def run_one(
         if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:
             result.warnings.append("no_expectations")  # saved with --no-draft
         if live is not None:
-            checks, stop, ledger = check_live_case(case, impl, live, supply=supply)
-            result.live = ledger.to_json()
+            # the ledger counts the calls even when the run then fails (its spend is real)
+            ledger = live.ledger(case.read("model.json")["replies"], supply)
             result.live_replies = ledger.replies
+            try:
+                checks, stop = check_live_case(case, impl, ledger, live.options, supply=supply)
+            finally:
+                result.live = ledger.to_json()
         else:
             checks, stop, divergence = check_case(case, impl, supply=supply)
             result.divergence = None if divergence is None else divergence.to_json()
