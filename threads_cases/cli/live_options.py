@@ -120,12 +120,26 @@ def build_live(
     allow_write: list[str] | None,
     timeout: float,
     retries: int,
-    given: list[str],
 ) -> LiveRun | None:
     """The run's ``LiveRun`` (checked, its provider client open), or None without
-    ``--live``. ``given`` names the live-only options the user passed. Raises
-    ``CaseError``: ``invalid_request`` (a live option without --live, a bad value),
-    ``live_unavailable`` (no SDK, no API key)."""
+    ``--live``. Raises ``CaseError``: ``invalid_request`` (a live option without --live, a
+    bad value), ``live_unavailable`` (no SDK, no API key)."""
+    given = [
+        name
+        for name, value, default in (
+            ("--model", model, None),
+            ("--system-file", system_file, None),
+            ("--provider", provider, "anthropic"),
+            ("--base-url", base_url, None),
+            ("--live-budget", budget, 20),
+            ("--max-cost-usd", max_cost_usd, None),
+            ("--prices", prices, None),
+            ("--allow-write", allow_write, None),
+            ("--live-timeout", timeout, 600.0),
+            ("--live-retries", retries, 2),
+        )
+        if value != default
+    ]
     if not live:
         if given:
             raise CaseError(

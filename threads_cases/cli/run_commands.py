@@ -251,22 +251,6 @@ def run(
         strict_setting,
     )
 
-    given = [
-        name
-        for name, value, default in (
-            ("--model", model, None),
-            ("--system-file", system_file, None),
-            ("--provider", provider, "anthropic"),
-            ("--base-url", base_url, None),
-            ("--live-budget", live_budget, 20),
-            ("--max-cost-usd", max_cost_usd, None),
-            ("--prices", prices, None),
-            ("--allow-write", allow_write, None),
-            ("--live-timeout", live_timeout, 600.0),
-            ("--live-retries", live_retries, 2),
-        )
-        if value != default
-    ]
     try:
         if live and accept:
             raise CaseError(
@@ -286,7 +270,6 @@ def run(
             allow_write=allow_write,
             timeout=live_timeout,
             retries=live_retries,
-            given=given,
         )
         supplied = load_supply(supply)
         strict = strict or strict_setting()
