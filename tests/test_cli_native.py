@@ -194,7 +194,8 @@ def test_init_is_idempotent(
     files = {n: (tmp_path / n).read_text() for n in (".gitattributes", ".gitignore")}
     assert "cases/**/*.json diff=threads-cases\n" in files[".gitattributes"]
     assert "cases/**/*.jsonl diff=threads-cases\n" in files[".gitattributes"]
-    assert files[".gitignore"].startswith("build/\n") and ".threads-cases/\n" in files[".gitignore"]
+    assert files[".gitignore"].startswith("build/\n")
+    assert ".threads-cases/*\n!.threads-cases/baseline.json\n" in files[".gitignore"]
     config = subprocess.run(
         ["git", "-C", str(tmp_path), "config", "--get", "diff.threads-cases.command"],
         capture_output=True,

@@ -253,7 +253,15 @@ def test_run_json_report_junit_and_exit_3(tmp_path: Path, mixed_suite: Path) -> 
     assert by["weather-stub"]["verdict"] == "fail"
     assert by["weather-stub"]["stop"]["stop_key"] == "model:1"
     assert by["broken"]["verdict"] == "error" and by["broken"]["reasons"] == ["case_invalid"]
-    assert footer["counts"] == {"pass": 1, "drifted": 0, "fail": 1, "error": 1, "skip": 0}
+    assert footer["counts"] == {
+        "pass": 1,
+        "drifted": 0,
+        "fail": 1,
+        "error": 1,
+        "skip": 0,
+        "xfail": 0,
+        "xpass": 0,
+    }
     assert footer["total"] == 3 and footer["exit_status"] == 3
     # the last report holds the same lines
     last = [

@@ -65,18 +65,28 @@ def test_a_wrong_expectation_fails_and_a_skip_list_entry_marks_it_known(tmp_path
     (tmp_path / "a.jsonl").write_text(first.stdout)
 
     (suite / "skips").mkdir()
+    listed = {"test": f"match/{victim.stem}", "reason": "known: see issue"}
     (suite / "skips" / "threads-py.json").write_bytes(
-        canonical_document(
-            {"format": 1, "skips": [{"test": f"match/{victim.stem}", "reason": "known: see issue"}]}
-        )
+        canonical_document({"format": 1, "skips": [listed]})
     )
     proc = cli("conformance", str(suite), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
     assert proc.returncode == 0
     (tmp_path / "b.jsonl").write_text(proc.stdout)
-    skipped = [json.loads(x) for x in proc.stdout.splitlines() if '"verdict":"skip"' in x]
-    assert (
-        skipped[0]["reasons"] == ["known_failure"] and skipped[0]["message"] == "known: see issue"
+    known = [json.loads(x) for x in proc.stdout.splitlines() if '"verdict":"xfail"' in x]
+    assert [k["case"] for k in known] == [f"match/{victim.stem}"]
+    assert known[0]["reasons"] == ["match_differs"]  # the test still runs
+    assert known[0]["baseline"] == {"reason": "known: see issue"}
+    # a listed test that passes is a stale entry: xpass fails the run, naming the file
+    passing = sorted((suite / "match").glob("*.json"))[1].stem
+    stale = {"test": f"match/{passing}", "reason": "fixed since"}
+    (suite / "skips" / "threads-py.json").write_bytes(
+        canonical_document({"format": 1, "skips": [listed, stale]})
     )
+    proc = cli("conformance", str(suite), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert proc.returncode == 3
+    xpass = [json.loads(x) for x in proc.stdout.splitlines() if '"verdict":"xpass"' in x]
+    assert [x["case"] for x in xpass] == [f"match/{passing}"]
+    assert "remove it from " in xpass[0]["message"] and "threads-py.json" in xpass[0]["message"]
 
     diff = cli("conformance", "--diff", "a.jsonl", "b.jsonl", "--format", "json", cwd=tmp_path)
     assert diff.returncode == 1
@@ -85,7 +95,7 @@ def test_a_wrong_expectation_fails_and_a_skip_list_entry_marks_it_known(tmp_path
             "case": f"match/{victim.stem}",
             "implementation": "threads-py",
             "before": "fail",
-            "after": "skip",
+            "after": "xfail",
         }
     ]
     same = cli("conformance", "--diff", "a.jsonl", "a.jsonl", cwd=tmp_path)

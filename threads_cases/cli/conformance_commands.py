@@ -105,7 +105,7 @@ def conformance(
             path, impls, areas=areas, pattern=pattern, strict=strict, jobs=os.cpu_count() or 1
         )
     except CaseError as err:
-        if err.code in ("invalid_request", "dialect_unknown", "json_invalid"):
+        if err.code in ("invalid_request", "dialect_unknown", "json_invalid", "baseline_invalid"):
             raise refuse(err, fmt) from None
         raise
     if fmt == "pretty":

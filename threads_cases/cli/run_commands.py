@@ -29,6 +29,7 @@ from .live_options import (
 from .params import ReportFormat, check_exists, check_file, check_out_file, checked
 
 if TYPE_CHECKING:
+    from ..harness.baseline import Baseline
     from ..harness.runner import SuiteResult
 
 LAST_REPORT = Path(".threads-cases") / "last-report.jsonl"
@@ -60,6 +61,16 @@ IsolationOpt = Annotated[
         "--isolation",
         help="netns (drivers in an empty network namespace), guard (in-process guard, best "
         "effort) or none. Default: netns where available, else guard.",
+    ),
+]
+BaselineOpt = Annotated[
+    Path | None,
+    typer.Option(
+        "--baseline",
+        help="Expected failures (default: baseline under [tool.threads-cases], else "
+        ".threads-cases/baseline.json when it exists): listed failures give xfail, "
+        "listed cases that pass give xpass (failing).",
+        callback=checked(check_out_file),
     ),
 ]
 ValidateProtocolOpt = Annotated[
@@ -136,15 +147,33 @@ def _read_report(path: Path) -> list[dict[str, Any]]:
 
 
 def last_failed_pairs() -> set[tuple[str, str]] | None:
-    """(case path, implementation) pairs that failed or errored in the last report."""
+    """(case path, implementation) pairs that failed, errored or passed against the baseline
+    (xpass) in the last report."""
     if not LAST_REPORT.is_file():
         return None
     pairs = {
         (r["path"], r["implementation"])
         for r in _read_report(LAST_REPORT)
-        if r.get("verdict") in ("fail", "error")
+        if r.get("verdict") in ("fail", "error", "xpass")
     }
     return pairs or None
+
+
+def open_baseline(path: Path | None) -> Baseline:
+    """The run's baseline (harness/baseline.py ``load_baseline``), with a warning on stderr
+    for every entry whose reason is still the placeholder ``baseline update`` wrote."""
+    from ..harness.baseline import load_baseline
+
+    baseline = load_baseline(path)
+    todo = baseline.todo
+    if todo:
+        stderr.print(
+            f"warning: {len(todo)} baseline entr{'y' if len(todo) == 1 else 'ies'} in "
+            f"{baseline.path} still say{'s' if len(todo) == 1 else ''} {todo[0].reason!r}: "
+            "write why each case fails (and an issue link)",
+            style="yellow",
+        )
+    return baseline
 
 
 def load_supply(path: Path | None) -> dict[str, Any] | None:
@@ -212,6 +241,7 @@ def run(
     isolated: IsolatedOpt = False,
     isolation: IsolationOpt = None,
     validate_protocol: ValidateProtocolOpt = False,
+    baseline: BaselineOpt = None,
     show_schema: Annotated[
         bool, typer.Option("--schema", help="Print the JSON report's schema and exit.")
     ] = False,
@@ -235,8 +265,9 @@ def run(
 ) -> None:
     """Replay every case under PATHS on each implementation and report one verdict per pair.
 
-    Exit status: 0 all passed (drifted too, unless --strict); 3 a case failed or errored;
-    2 refused before start; 1 operational error.
+    Exit status: 0 all passed (drifted too, unless --strict; xfail too); 3 a case failed or
+    errored, or a baseline entry no longer fails (xpass); 2 refused before start; 1
+    operational error.
     """
     if show_schema:
         from ..core.schemas import schema_document
@@ -272,6 +303,7 @@ def run(
             retries=live_retries,
         )
         supplied = load_supply(supply)
+        expected = open_baseline(baseline)
         strict = strict or strict_setting()
         names = impl or available_implementations()
         impls = resolve_implementations(
@@ -326,12 +358,19 @@ def run(
                 on_result=tick,
                 on_plan=plan,
                 live=live_run,
+                baseline=expected,
             )
         finally:
             if progress is not None:
                 progress.stop()
     except CaseError as err:
-        if err.code in ("invalid_request", "dialect_unknown", "json_invalid", "live_unavailable"):
+        if err.code in (
+            "invalid_request",
+            "dialect_unknown",
+            "json_invalid",
+            "live_unavailable",
+            "baseline_invalid",
+        ):
             raise refuse(err, fmt) from None
         raise
     emit(suite, fmt, junit, "run", "case")

@@ -45,12 +45,15 @@ REASON_HINTS: dict[str, str] = {
     "import_repaired": "the line was read as its writer reads it; check the value if it matters "
     "(spec/importers.md section 4)",
     "import_skipped": "the line could not be read; pass --strict to refuse the file instead",
+    "baseline_invalid": "see schemas/baseline.schema.json (spec/replay.md section 12); "
+    "`threads-cases baseline update` writes a valid file",
 }
 
 #: Exit status per reason code; anything not listed exits 1.
 EXIT_STATUS: dict[str, int] = {
     "invalid_request": 2,
     "dialect_unknown": 2,
+    "baseline_invalid": 2,
 }
 
 

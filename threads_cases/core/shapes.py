@@ -144,6 +144,14 @@ class ReportHeader(TypedDict):
     shard: NotRequired[ShardInfo]
 
 
+class BaselineRecord(TypedDict):
+    """The baseline entry behind an ``xfail`` or ``xpass`` (``$defs/baseline``)."""
+
+    reason: str
+    issue: NotRequired[str]
+    check: NotRequired[str]
+
+
 class ReportResult(TypedDict):
     """One case on one implementation (``$defs/result``)."""
 
@@ -163,11 +171,21 @@ class ReportResult(TypedDict):
     live: NotRequired[bool]
     provenance: NotRequired[dict[str, int]]
     spend: NotRequired[dict[str, Any]]
+    baseline: NotRequired[BaselineRecord]
 
 
 #: The count of each verdict ("pass" is a keyword: the functional form spells the keys).
 VerdictCounts = TypedDict(
-    "VerdictCounts", {"pass": int, "drifted": int, "fail": int, "error": int, "skip": int}
+    "VerdictCounts",
+    {
+        "pass": int,
+        "drifted": int,
+        "fail": int,
+        "error": int,
+        "skip": int,
+        "xfail": int,
+        "xpass": int,
+    },
 )
 
 
@@ -191,6 +209,7 @@ SCHEMA_OF: dict[str, tuple[type, str, str]] = {
     "ReportHeader": (ReportHeader, "report.schema.json", "/$defs/header"),
     "ReportResult": (ReportResult, "report.schema.json", "/$defs/result"),
     "ReportFooter": (ReportFooter, "report.schema.json", "/$defs/footer"),
+    "BaselineRecord": (BaselineRecord, "report.schema.json", "/$defs/baseline"),
     "CheckRecord": (CheckRecord, "report.schema.json", "/$defs/check"),
     "DifferenceRecord": (DifferenceRecord, "report.schema.json", "/$defs/difference"),
 }

@@ -3,9 +3,11 @@
 
 A suite folder holds ``reduce/``, ``match/`` and ``canonical/`` (data-only JSON tests, see
 spec/conformance.md for their shapes), ``cases/`` (case directories) and ``skips/<impl>.json``
-(``{"format": 1, "skips": [{"test": "<area>/<id>", "reason": "..."}]}``, the only way to mark
-a known failure). Every test becomes a :class:`~threads_cases.harness.runner.CaseResult` whose
-``case`` is ``<area>/<id>``, so reports, JUnit and exit statuses are the same as ``run``'s.
+(``{"format": 1, "skips": [{"test": "<area>/<id>", "reason": "...", "issue"?, "check"?,
+"code"?}]}``, the only way to mark a known failure: a listed test still runs, and gives
+``xfail`` while it fails as listed, ``xpass`` (failing) once it passes). Every test becomes
+a :class:`~threads_cases.harness.runner.CaseResult` whose ``case`` is ``<area>/<id>``, so
+reports, JUnit and exit statuses are the same as ``run``'s.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from ..core.matchers import diff_values
 from ..core.resources import conformance_dir
 from ..core.strictjson import canonical_line, parse, read_json_file
 from ..protocol.client import Implementation
+from .baseline import Baseline, read_skips
+from .expected import apply_baseline
 from .runner import CaseResult, Check, SuiteResult, could_not_run, discover, isolation_of, run_one
 
 AREAS = ("reduce", "match", "canonical", "cases")
@@ -62,29 +66,11 @@ def load_tests(
     return tests
 
 
-def load_skips(root: str | Path | None, impl: str) -> dict[str, str]:
-    """``{"<area>/<id>": reason}`` from ``skips/<impl>.json`` (empty when there is none)."""
+def load_skips(root: str | Path | None, impl: str) -> Baseline:
+    """The known failures of ``impl``: ``skips/<impl>.json`` read as a baseline (no entries
+    when there is none; ``baseline_invalid`` for a malformed file)."""
     base = Path(root) if root is not None else conformance_dir()
-    p = base / "skips" / f"{impl}.json"
-    if not p.is_file():
-        return {}
-    doc = read_json_file(p, code="case_invalid")
-    out = {}
-    for i, entry in enumerate(doc.get("skips", []) if isinstance(doc, dict) else []):
-        if not (
-            isinstance(entry, dict)
-            and isinstance(entry.get("test"), str)
-            and isinstance(entry.get("reason"), str)
-            and entry["reason"]
-        ):
-            raise CaseError(
-                "case_invalid",
-                "each skip needs a test and a reason",
-                file=str(p),
-                pointer=f"/skips/{i}",
-            )
-        out[entry["test"]] = entry["reason"]
-    return out
+    return read_skips(base / "skips" / f"{impl}.json", impl)
 
 
 def _expect_error(want: str, run: Callable[[], Any]) -> Check:
@@ -195,17 +181,15 @@ RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
 }
 
 
-def run_test(test: ConformanceTest, impl: Implementation, skips: dict[str, str]) -> CaseResult:
-    """Run one conformance test on one implementation; never raises for a bad test."""
-    if test.name in skips:
-        return CaseResult(
-            test.name,
-            str(test.path),
-            impl.name,
-            "skip",
-            ["known_failure"],
-            message=skips[test.name],
-        )
+def run_test(
+    test: ConformanceTest, impl: Implementation, skips: Baseline, strict: bool = False
+) -> CaseResult:
+    """Run one conformance test on one implementation, judged against the known failures in
+    ``skips`` (``xfail`` / ``xpass``, :mod:`.expected`); never raises for a bad test."""
+    return apply_baseline(_run_test(test, impl), skips, strict)
+
+
+def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
     if test.area == "cases":
         r = run_one(test.path, impl, None)
         r.case = test.name
@@ -252,7 +236,7 @@ def run_conformance(
     def lane(impl: Implementation) -> list[CaseResult]:
         out = []
         for t in tests:
-            r = run_test(t, impl, skips[impl.name])
+            r = run_test(t, impl, skips[impl.name], strict)
             out.append(r)
             if on_result is not None:
                 on_result(r)

@@ -5,7 +5,9 @@
 
     ::error file=<case dir>/case.json,title=<case> [<impl>] <reason>::<one-line detail>
 
-(``::warning`` for drifted), then one summary line
+(``::warning`` for drifted; ``::error`` for xpass, titled ``xpass``, whose message names
+the stale baseline entry and the command that removes it; ``::notice`` for xfail with the
+entry's reason and issue), then one summary line
 ``threads-cases: 20 pass, 1 fail in 1.23s``. Data is escaped as GitHub's toolkit does
 (``%`` -> ``%25``, CR -> ``%0D``, LF -> ``%0A``), properties also ``:`` -> ``%3A`` and
 ``,`` -> ``%2C``. When ``$GITHUB_STEP_SUMMARY`` names a file, a Markdown section is
@@ -21,9 +23,16 @@ from pathlib import Path
 from typing import IO
 
 from .matrix import EMOJI_MARKS, counts_text, markdown_table
+from .report import baseline_text, stale_text
 from .runner import VERDICTS, CaseResult, SuiteResult
 
-LEVELS = {"fail": "error", "error": "error", "drifted": "warning"}
+LEVELS = {
+    "fail": "error",
+    "error": "error",
+    "xpass": "error",
+    "drifted": "warning",
+    "xfail": "notice",
+}
 MARKS = EMOJI_MARKS
 _DETAIL_LIMIT = 900
 
@@ -54,7 +63,11 @@ def detail_line(r: CaseResult) -> str:
     """One line: the message, then each failing (or warning) check's detail and its first
     differences, joined by ``; ``."""
     parts: list[str] = []
-    if r.message:
+    if r.verdict == "xpass":
+        parts.append(stale_text(r))
+    elif r.baseline is not None:
+        parts.append(baseline_text(r))
+    if r.message and r.verdict != "xpass":
         parts.append(r.message)
     if r.divergence:
         parts.append("first divergence: " + r.divergence["summary"])
@@ -77,7 +90,7 @@ def annotation(r: CaseResult) -> str | None:
     level = LEVELS.get(r.verdict)
     if level is None:
         return None
-    reason = ",".join(r.reasons) or r.verdict
+    reason = r.verdict if r.verdict in ("xfail", "xpass") else ",".join(r.reasons) or r.verdict
     title = f"{r.case} [{r.implementation}] {reason}"
     return (
         f"::{level} file={escape_property(annotation_file(r))},"
@@ -95,7 +108,9 @@ def markdown_summary(suite: SuiteResult, title: str) -> str:
     c = suite.counts
     lines.append("")
     lines.append(
-        "**" + " · ".join(f"{c[v]} {v}" for v in VERDICTS) + f"** in "
+        "**"
+        + " · ".join(f"{c[v]} {v}" for v in VERDICTS if c[v] or v not in ("xfail", "xpass"))
+        + "** in "
         f"{suite.duration_ms / 1000:.2f}s; exit status {suite.exit_status}"
         + (" (strict)" if suite.strict else "")
     )

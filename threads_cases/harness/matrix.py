@@ -26,9 +26,19 @@ TERMINAL_MARKS = {
     "fail": ("✗", "red"),
     "error": ("!", "magenta"),
     "skip": ("-", "dim"),
+    "xfail": ("x", "cyan"),
+    "xpass": ("!", "bold red"),
 }
 #: verdict -> the mark of a Markdown cell
-EMOJI_MARKS = {"pass": "✅", "drifted": "⚠️", "fail": "❌", "error": "❗", "skip": "⏭️"}
+EMOJI_MARKS = {
+    "pass": "✅",
+    "drifted": "⚠️",
+    "fail": "❌",
+    "error": "❗",
+    "skip": "⏭️",
+    "xfail": "🔷",
+    "xpass": "🚨",
+}
 
 
 @dataclass(frozen=True)
@@ -89,7 +99,7 @@ def area_rows(suite: SuiteResult, areas: Sequence[str], verbose: bool = False) -
                 area,
                 tuple(sum(r.verdict in ("pass", "drifted") for r in rs) for rs in mine),
                 tuple(len(rs) for rs in mine),
-                tuple(any(r.verdict in ("fail", "error") for r in rs) for rs in mine),
+                tuple(any(r.verdict in ("fail", "error", "xpass") for r in rs) for rs in mine),
                 tuple(tests),
             )
         )
@@ -103,17 +113,21 @@ def counts_text(suite: SuiteResult) -> str:
 
 
 def implementation_lines(suite: SuiteResult) -> list[str]:
-    """Per implementation: ``threads-py: 9 passed, 1 failed, 0 errored, 0 skipped``."""
+    """Per implementation: ``threads-py: 9 passed, 1 failed, 0 errored, 0 skipped`` (and
+    ``, 2 expected failure(s), 1 stale`` when the baseline gave xfail or xpass)."""
     out = []
     for impl in suite.implementations:
         c = dict.fromkeys(VERDICTS, 0)
         for r in suite.results:
             if r.implementation == impl:
                 c[r.verdict] += 1
-        out.append(
+        line = (
             f"{impl}: {c['pass'] + c['drifted']} passed, {c['fail']} failed, "
             f"{c['error']} errored, {c['skip']} skipped"
         )
+        if c["xfail"] or c["xpass"]:
+            line += f", {c['xfail']} expected failure(s), {c['xpass']} stale"
+        out.append(line)
     return out
 
 

@@ -17,7 +17,10 @@ empty network namespace where one can be made (else under the guard).
 Every case directory under the given folders becomes one item per implementation, named
 ``<case name>[<impl>]`` (node id ``<case dir>/case.json::<case name>[<impl>]``). Verdicts:
 ``pass`` passes; ``skip`` skips; ``drifted`` passes (with a ``threads-cases`` report
-section) unless ``--threads-cases-strict``; ``fail`` and ``error`` fail, and the failure
+section) unless ``--threads-cases-strict``; a failure the baseline lists
+(``--threads-cases-baseline FILE``, default as for ``threads-cases run``) is ``xfailed``
+with the entry's reason, and a listed case that passes fails as ``[XPASS(strict)]`` naming
+the stale entry; ``fail`` and ``error`` fail, and the failure
 report is the CLI's failure panel as text: the reason codes, each failing check, the matcher
 beside the nearest replayed event, state differences by JSON pointer.
 
@@ -59,6 +62,7 @@ if TYPE_CHECKING:
 _DIRS = pytest.StashKey[list[Path]]()
 _IMPLS = pytest.StashKey[dict[str, Any]]()
 _LIVE = pytest.StashKey[Any]()
+_BASELINE = pytest.StashKey[Any]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -112,6 +116,15 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--threads-cases-live-budget", dest="threads_cases_live_budget", type=int, default=20
     )
+    group.addoption(
+        "--threads-cases-baseline",
+        dest="threads_cases_baseline",
+        metavar="FILE",
+        default=None,
+        help="expected failures (default: baseline under [tool.threads-cases], else "
+        ".threads-cases/baseline.json when it exists): a listed failure is xfailed, a "
+        "listed case that passes fails as a strict xpass",
+    )
     parser.addini(
         "threads_cases_paths",
         type="linelist",
@@ -147,8 +160,18 @@ def pytest_configure(config: pytest.Config) -> None:
         if not d.is_dir():
             raise pytest.UsageError(f"threads-cases: no such folder: {d}")
     names = config.getoption("threads_cases_impl") or ["threads-py"]
+    from threads_cases.core.errors import CaseError
+    from threads_cases.harness.baseline import load_baseline
     from threads_cases.harness.registry import available_implementations
 
+    explicit = config.getoption("threads_cases_baseline")
+    try:
+        config.stash[_BASELINE] = load_baseline(
+            None if explicit is None else config.invocation_params.dir / explicit,
+            config.invocation_params.dir,
+        )
+    except CaseError as err:
+        raise pytest.UsageError(f"threads-cases: {err.render()}") from None
     known = available_implementations()
     unknown = [n for n in names if n not in known]
     if unknown:
@@ -288,11 +311,19 @@ class CaseItem(pytest.Item):
         from threads_cases.harness.runner import run_case
 
         strict = bool(self.config.getoption("threads_cases_strict")) or _strict_setting()
+        from threads_cases.harness.expected import apply_baseline
+        from threads_cases.harness.report import baseline_text, stale_text
+
         result = run_case(
             self.case_path, self._implementation(), live=self.config.stash.get(_LIVE, None)
         )
+        apply_baseline(result, self.config.stash[_BASELINE], strict)
         self.result = result
         self.user_properties.append(("threads_cases_verdict", result.verdict))
+        if result.verdict == "xfail":
+            pytest.xfail(baseline_text(result).removeprefix("xfail").lstrip(" :"))
+        if result.verdict == "xpass":
+            pytest.fail(f"[XPASS(strict)] {stale_text(result)}", pytrace=False)
         if result.verdict == "skip":
             pytest.skip(f"{', '.join(result.reasons)}: {result.message}".strip(": "))
         if not result.passed(strict):

@@ -7,8 +7,11 @@ implementation (:meth:`CaseResult.to_json`), and a footer::
      "started_at"}
     {"kind": "result", "case", "path", "implementation", "verdict", "reasons", "warnings",
      "checks": [{id, result, detail, ...}], "stop", "message", "duration_ms"}
-    {"kind": "footer", "counts": {pass, drifted, fail, error, skip}, "total", "duration_ms",
-     "exit_status"}
+    {"kind": "footer", "counts": {pass, drifted, fail, error, skip, xfail, xpass}, "total",
+     "duration_ms", "exit_status"}
+
+A result line of verdict ``xfail`` or ``xpass`` also holds ``"baseline": {"reason",
+"issue"?, "check"?}`` (spec/replay.md section 12).
 """
 
 from __future__ import annotations
@@ -105,16 +108,18 @@ def read_report(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
 
 def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
     """JUnit XML: one testcase per case and implementation; fail -> failure, error -> error,
-    skip -> skipped; drifted is a failure only under ``--strict``."""
+    skip -> skipped; drifted is a failure only under ``--strict``; xfail -> skipped with the
+    message ``xfail: <reason> (<issue>)``; xpass -> failure of type ``xpass`` whose message
+    names the stale entry and the command that removes it."""
     counts = suite.counts
-    failures = counts["fail"] + (counts["drifted"] if suite.strict else 0)
+    failures = counts["fail"] + counts["xpass"] + (counts["drifted"] if suite.strict else 0)
     root = ET.Element(
         "testsuites",
         name=name,
         tests=str(len(suite.results)),
         failures=str(failures),
         errors=str(counts["error"]),
-        skipped=str(counts["skip"]),
+        skipped=str(counts["skip"] + counts["xfail"]),
         time=f"{suite.duration_ms / 1000:.3f}",
     )
     by_impl: dict[str, list[CaseResult]] = {}
@@ -127,9 +132,9 @@ def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
             "testsuite",
             name=impl,
             tests=str(len(results)),
-            failures=str(c["fail"] + (c["drifted"] if suite.strict else 0)),
+            failures=str(c["fail"] + c["xpass"] + (c["drifted"] if suite.strict else 0)),
             errors=str(c["error"]),
-            skipped=str(c["skip"]),
+            skipped=str(c["skip"] + c["xfail"]),
             time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
         )
         for r in results:
@@ -152,6 +157,10 @@ def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
                 ).text = text
             elif r.verdict == "skip":
                 ET.SubElement(tc, "skipped", message=r.message or ", ".join(r.reasons))
+            elif r.verdict == "xfail":
+                ET.SubElement(tc, "skipped", type="xfail", message=baseline_text(r)).text = text
+            elif r.verdict == "xpass":
+                ET.SubElement(tc, "failure", type="xpass", message=stale_text(r)).text = text
             elif r.verdict == "drifted":
                 ET.SubElement(tc, "system-out").text = text
     for el in root.iter():
@@ -176,9 +185,27 @@ def xml_safe(text: str) -> str:
     )
 
 
+def baseline_text(r: CaseResult) -> str:
+    """``xfail: <reason> (<issue>)`` for an xfail, from its ``baseline`` record."""
+    b = r.baseline or {"reason": ""}
+    check = f" [{b['check']}]" if "check" in b else ""
+    issue = f" ({b['issue']})" if "issue" in b else ""
+    return f"{r.verdict}{check}: {b['reason']}{issue}"
+
+
+def stale_text(r: CaseResult) -> str:
+    """The line of an xpass's message naming the stale entry and how to remove it."""
+    for line in r.message.splitlines():
+        if line.startswith("stale baseline entry"):
+            return line
+    return baseline_text(r)
+
+
 def describe(r: CaseResult) -> str:
     """Plain-text detail of a result: each failing or warning check, with differences."""
     lines = []
+    if r.baseline is not None:
+        lines.append(baseline_text(r))
     if r.message:
         lines.append(r.message)
     if r.divergence:
@@ -282,6 +309,31 @@ def _unavailable(r: CaseResult) -> bool:
     return r.verdict == "error" and r.reasons == ["driver_unavailable"]
 
 
+def baseline_lines(suite: SuiteResult) -> list[str]:
+    """One line per xfail: ``xfail: case [impl] check: reason (issue)`` (an xpass has its
+    panel, naming the stale entry and the command that removes it)."""
+    out = []
+    for r in suite.results:
+        if r.verdict == "xfail":
+            b = r.baseline or {"reason": ""}
+            check = f" {b['check']}" if "check" in b else ""
+            issue = f" ({b['issue']})" if "issue" in b else ""
+            out.append(f"xfail: {r.case} [{r.implementation}]{check}: {b['reason']}{issue}")
+    return out
+
+
+def xpass_note(suite: SuiteResult) -> str:
+    """``xpass: 1 stale baseline entry (no longer failing) fails the run; remove ...``, or
+    ``""``."""
+    n = suite.counts["xpass"]
+    if not n:
+        return ""
+    return (
+        f"xpass: {n} stale baseline entr{'y' if n == 1 else 'ies'} (no longer failing) fail "
+        "the run; remove with `threads-cases baseline prune`"
+    )
+
+
 def drift_note(suite: SuiteResult) -> str:
     """Why cases drifted, counted by reason: ``drifted: 2 request_diverged, 1 stub_unused
     (passing; --strict fails them)``, or ``""`` when none did."""
@@ -298,13 +350,18 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
     instead of a panel per case), the table, and the summary line, which counts drifted
     results apart with their reasons."""
     for r in suite.results:
-        if r.verdict in ("fail", "error", "drifted") and not _unavailable(r):
+        if r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r):
             console.print(render_failure(r), soft_wrap=False)
     console.print(render_table(suite, title))
     for line in unavailable_lines(suite):
         console.print(Text(line, style="magenta"))
+    for line in baseline_lines(suite):
+        console.print(Text(line, style="cyan"))
     line = f"{counts_text(suite)} in {suite.duration_ms / 1000:.2f}s"
     note = drift_note(suite)
+    if note:
+        line += f"; {note}"
+    note = xpass_note(suite)
     if note:
         line += f"; {note}"
     if suite.not_started:
@@ -337,11 +394,14 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
 def print_conformance(
     console: Console, suite: SuiteResult, areas: Sequence[str], verbose: bool = False
 ) -> None:
-    """The terminal view of ``conformance``: a panel per failing or erroring test, the
-    matrix by area, and one summary line per implementation."""
+    """The terminal view of ``conformance``: a panel per failing, erroring or stale (xpass)
+    test, the matrix by area, one line per known failure, and one summary line per
+    implementation."""
     for r in suite.results:
-        if r.verdict in ("fail", "error"):
+        if r.verdict in ("fail", "error", "xpass"):
             console.print(render_failure(r), soft_wrap=False)
     console.print(rich_area_table(suite, areas, verbose))
+    for line in baseline_lines(suite):
+        console.print(Text(line, style="cyan"))
     for line in implementation_lines(suite):
         console.print(line)

@@ -14,6 +14,8 @@ fail        state_mismatch, must_unmatched, log_invalid, or a stop (model_exhaus
             missing_stub, egress_blocked, step_limit)
 error       the case could not be run (case_invalid, format_unsupported, driver errors)
 skip        the case does not list the implementation (or it is unavailable)
+xfail       a failure the baseline lists (passing; :mod:`.expected`)
+xpass       a baseline entry whose failure is gone (failing: a stale entry to prune)
 ==========  =============================================================================
 """
 
@@ -30,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..case.loader import Case, first_blocking, inspect_case
 from ..core.errors import CaseError, Problem
-from ..core.shapes import ReportResult
+from ..core.shapes import BaselineRecord, ReportResult
 from ..protocol.client import Implementation
 from .checks import ERROR_CODES as ERROR_CODES
 from .checks import Check as Check
@@ -42,8 +44,9 @@ from .pool import pooled, run_work, shard_of
 
 if TYPE_CHECKING:
     from ..reference.agent import AgentSpec
+    from .baseline import Baseline
 
-VERDICTS = ("pass", "drifted", "fail", "error", "skip")
+VERDICTS = ("pass", "drifted", "fail", "error", "skip", "xfail", "xpass")
 
 
 @dataclass
@@ -66,9 +69,15 @@ class CaseResult:
     live: dict[str, Any] | None = None
     #: a live run's replies in call order (``accept --from-live``); not in the report
     live_replies: list[dict[str, Any]] | None = None
+    #: the baseline entry behind an xfail or xpass (harness/expected.py), else None
+    baseline: BaselineRecord | None = None
+    #: what the baseline made of the result (an ``expected.Judgement``; not reported)
+    judgement: Any = field(default=None, repr=False, compare=False)
 
     def passed(self, strict: bool = False) -> bool:
-        return self.verdict in ("pass", "skip") or (self.verdict == "drifted" and not strict)
+        return self.verdict in ("pass", "skip", "xfail") or (
+            self.verdict == "drifted" and not strict
+        )
 
     def to_json(self) -> ReportResult:
         """A result line of the JSON report (schemas/report.schema.json ``$defs/result``);
@@ -91,6 +100,8 @@ class CaseResult:
             out["live"] = True
             out["provenance"] = self.live["provenance"]
             out["spend"] = {"calls": self.live["calls"], "cost_usd": self.live["cost_usd"]}
+        if self.baseline is not None:
+            out["baseline"] = self.baseline
         return out
 
 
@@ -314,6 +325,7 @@ def run_suite(
     on_result: Callable[[CaseResult], None] | None = None,
     on_plan: Callable[[int], None] | None = None,
     live: LiveRun | None = None,
+    baseline: Baseline | None = None,
 ) -> SuiteResult:
     """Run every case under ``paths`` on every implementation.
 
@@ -323,9 +335,12 @@ def run_suite(
     new cases after that many failures or errors, exactly as a serial run would; ``jobs`` runs
     up to that many cases at once per implementation (a pool of driver processes each), with
     results in the same order whatever ``jobs`` is; ``shard=(K, N)`` runs only the cases of
-    shard K of N (:func:`threads_cases.harness.pool.shard_of`).
+    shard K of N (:func:`threads_cases.harness.pool.shard_of`); ``baseline`` turns listed
+    failures into ``xfail`` and stale entries into ``xpass`` (:mod:`.expected`; every result
+    then carries its judgement, which ``baseline update`` and ``prune`` read).
     Raises ``CaseError("invalid_request")`` when no case is found.
     """
+    from .expected import apply_baseline
     from .registry import open_implementation
 
     supply = _supply_calls(supply)
@@ -379,12 +394,15 @@ def run_suite(
     slot = {id(i): k for k, i in enumerate(impls)}
     impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
     opened = _Opened([c for c, _ in work])
+
+    def one(item: tuple[Path, int]) -> CaseResult:
+        r = opened.run(item[0], lambda o: run_one(item[0], impls[item[1]], supply, o, live))
+        return r if baseline is None else apply_baseline(r, baseline, strict)
+
     try:
         results = run_work(
             [(c, slot[id(i)]) for c, i in work],
-            lambda item: opened.run(
-                item[0], lambda o: run_one(item[0], impls[item[1]], supply, o, live)
-            ),
+            one,
             # a live run is serial: its budgets stop exactly, in a stable order
             workers=1 if live is not None else jobs * len(impls),
             failed=lambda r: not r.passed(strict),

@@ -4,7 +4,8 @@
 
 - ``.gitattributes`` maps the case files under ``CASES/`` to the ``threads-cases`` diff driver
   (``CASES/**/*.json diff=threads-cases`` and the same for ``*.jsonl``);
-- ``.gitignore`` holds ``.threads-cases/`` (where ``run`` keeps its last report);
+- ``.gitignore`` holds ``.threads-cases/*`` (where ``run`` keeps its last report) and
+  ``!.threads-cases/baseline.json`` (the expected failures, to commit);
 - the clone's git config runs ``threads-cases diff --git-driver`` for that driver
   (``git config diff.threads-cases.command``), when ``ROOT`` is inside a git work tree.
 
@@ -34,6 +35,28 @@ class Step:
     item: str
     status: str
     detail: str = ""
+
+
+#: What ``.gitignore`` gets: the run's files, but not the baseline, which is committed
+#: (spec/replay.md section 12; git cannot re-include a file of an ignored folder, hence ``/*``).
+IGNORE = [".threads-cases/*", "!.threads-cases/baseline.json"]
+
+
+def _unignore_baseline(path: Path) -> bool:
+    """Rewrite a ``.threads-cases/`` line (an earlier ``init``'s, which hides the whole folder,
+    baseline included) as ``.threads-cases/*``; True when rewritten."""
+    try:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        lines = text.splitlines(keepends=True)
+        new = [IGNORE[0] + "\n" if ln.strip() == ".threads-cases/" else ln for ln in lines]
+        if new == lines:
+            return False
+        path.write_text("".join(new), encoding="utf-8")
+    except OSError as exc:
+        raise CaseError(
+            "io_error", f"cannot rewrite {path}: {exc.strerror}", file=str(path)
+        ) from None
+    return True
 
 
 def _ensure_lines(path: Path, lines: list[str], header: str) -> bool:
@@ -91,9 +114,10 @@ def init_project(root: Path, cases: str = "cases") -> list[Step]:
         root / ".gitattributes", attributes, "threads-cases: semantic diffs of case files"
     )
     steps.append(Step(".gitattributes", "done" if wrote else "present", ", ".join(attributes)))
+    moved = _unignore_baseline(root / ".gitignore")
     wrote = _ensure_lines(
-        root / ".gitignore", [".threads-cases/"], "threads-cases: the last run's report"
+        root / ".gitignore", IGNORE, "threads-cases: the last run's report, not the baseline"
     )
-    steps.append(Step(".gitignore", "done" if wrote else "present", ".threads-cases/"))
+    steps.append(Step(".gitignore", "done" if wrote or moved else "present", ", ".join(IGNORE)))
     steps.append(_git_config(root))
     return steps

@@ -36,6 +36,8 @@ export type ReasonCode =
   // warnings of the Python importers (spec/importers.md section 4); listed for completeness
   | "import_repaired"
   | "import_skipped"
+  // the Python harness's baseline file (spec/replay.md section 12); listed for completeness
+  | "baseline_invalid"
   | "internal_error";
 
 export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {

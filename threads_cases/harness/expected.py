@@ -1,0 +1,181 @@
+"""Expected failures: a result judged against its baseline entries gives ``xfail`` or
+``xpass`` (spec/replay.md section 12).
+
+A result's *failures* are its failing checks (result ``fail``; ``warn`` too under strict),
+each as ``(check id, reason code)``, or for the verdict ``error`` one failure without a check
+whose code is the first reason. An entry *covers* a failure when its ``check`` (if any)
+is the failure's check and its ``code`` (if any) the failure's code; an entry that covers
+none of the result's failures or warnings is *stale*. Then, in this order:
+
+==========================================  =========================================
+some failure no entry covers                the verdict stays (``fail``, ``error``, ...):
+                                            the case fails differently
+some entry is stale                         ``xpass``: fails the run; remove the entry
+                                            (``threads-cases baseline prune``)
+every failure is covered                    ``xfail``: counted, shown, passing
+no failure, no entry                        the verdict stays
+==========================================  =========================================
+
+Results that did not run (``skip``, and ``error driver_unavailable``: this machine, not the
+implementation) are not judged: their entries are neither used nor stale.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from .baseline import DEFAULT_PATH, PRUNE_COMMAND, TODO_REASON, Baseline, Entry
+from .runner import CaseResult
+
+
+@dataclass(frozen=True)
+class Failure:
+    """One failure (or, with ``failing`` False, a warning) of a result: the check id
+    (``None`` for an ``error``) and the reason code."""
+
+    check: str | None
+    code: str | None
+    failing: bool = True
+
+    def covered_by(self, entry: Entry) -> bool:
+        return (entry.check is None or entry.check == self.check) and (
+            entry.code is None or entry.code == self.code
+        )
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """What the baseline made of one result: the new ``verdict``, the entries that list its
+    failures (``covering``), the ``stale`` entries, and the failures no entry lists
+    (``uncovered``). ``judged`` is False for a result that did not run."""
+
+    verdict: str
+    covering: tuple[Entry, ...] = ()
+    stale: tuple[Entry, ...] = ()
+    uncovered: tuple[Failure, ...] = ()
+    judged: bool = True
+
+
+def ran(result: CaseResult) -> bool:
+    """Whether a result says anything about the implementation (not a skip, not an
+    implementation that could not start here)."""
+    return result.verdict != "skip" and not (
+        result.verdict == "error" and result.reasons == ["driver_unavailable"]
+    )
+
+
+def failures_of(result: CaseResult, strict: bool = False) -> list[Failure]:
+    """The failures and warnings of a result (module docstring); ``failing`` is False for a
+    warning that does not fail the run (a ``warn`` check without ``strict``)."""
+    if result.verdict == "error":
+        return [Failure(None, result.reasons[0] if result.reasons else None)]
+    return [
+        Failure(c.id, c.code or c.id, c.result == "fail" or strict)
+        for c in result.checks
+        if c.result in ("fail", "warn")
+    ]
+
+
+def judge(result: CaseResult, entries: Sequence[Entry], strict: bool = False) -> Judgement:
+    """Judge one result (its verdict before any baseline) against the entries of its case and
+    implementation (module docstring)."""
+    if not ran(result):
+        return Judgement(result.verdict, judged=False)
+    found = failures_of(result, strict)
+    failing = [f for f in found if f.failing]
+    stale = tuple(e for e in entries if not any(f.covered_by(e) for f in found))
+    covering = tuple(e for e in entries if any(f.covered_by(e) for f in failing))
+    uncovered = tuple(f for f in failing if not any(f.covered_by(e) for e in entries))
+    if uncovered:
+        verdict = result.verdict
+    elif stale:
+        verdict = "xpass"
+    elif failing:
+        verdict = "xfail"
+    else:
+        verdict = result.verdict
+    return Judgement(verdict, covering, stale, uncovered)
+
+
+def apply_baseline(result: CaseResult, baseline: Baseline, strict: bool = False) -> CaseResult:
+    """Judge ``result`` against ``baseline`` and record the judgement on it (in place, and
+    returned): the verdict, ``result.baseline`` (the covering entry of an ``xfail``, the
+    first stale entry of an ``xpass``) and, for a stale entry, a line in the message naming
+    the command that removes it."""
+    entries = baseline.for_result(result.case, result.implementation)
+    j = judge(result, entries, strict)
+    result.judgement = j
+    if not j.judged or not entries:
+        return result
+    result.verdict = j.verdict
+    if j.verdict == "xfail":
+        result.baseline = j.covering[0].record()
+    elif j.verdict == "xpass":
+        result.baseline = j.stale[0].record()
+    if j.stale:
+        result.message = _join(result.message, stale_message(j.stale, baseline))
+    if j.uncovered and j.covering:
+        listed = ", ".join(f"{f.check or 'error'} {f.code}" for f in j.uncovered)
+        result.message = _join(
+            result.message, f"listed in the baseline, but it fails differently: {listed}"
+        )
+    return result
+
+
+def _join(message: str, line: str) -> str:
+    return f"{message}\n{line}" if message else line
+
+
+def stale_message(stale: Sequence[Entry], baseline: Baseline) -> str:
+    """``stale baseline entry: reads-notes [threads-py] must[2] (why) passes now; remove it
+    with `threads-cases baseline prune``` (for a conformance skips file: remove it from the
+    file)."""
+    named = "; ".join(f"{e.label} ({e.reason})" for e in stale)
+    src = baseline.path
+    if src is not None and src.parent.name == "skips":
+        how = f"remove it from {src}"
+    else:
+        where = f" --baseline {src}" if src is not None and not _default(src) else ""
+        how = f"remove it with `{PRUNE_COMMAND}{where}`"
+    return f"stale baseline entry: {named} no longer fails; {how}"
+
+
+def _default(path: Path) -> bool:
+    try:
+        return path.resolve() == (Path.cwd() / DEFAULT_PATH).resolve()
+    except OSError:
+        return False
+
+
+def new_entries(
+    results: Iterable[CaseResult], reason: str | None = None, issue: str | None = None
+) -> list[Entry]:
+    """An entry per failure no entry lists, in the results given (what ``baseline update``
+    adds): keyed by case, implementation, check and code, with ``reason`` (default
+    :data:`TODO_REASON`) and ``issue``. Results must carry their judgement
+    (:func:`apply_baseline`)."""
+    out: dict[tuple[str, str, str, str], Entry] = {}
+    for r in results:
+        j = _judgement(r)
+        for f in j.uncovered:
+            e = Entry(r.case, r.implementation, reason or TODO_REASON, f.check, f.code, issue)
+            out.setdefault(e.key, e)
+    return list(out.values())
+
+
+def stale_entries(results: Iterable[CaseResult]) -> list[Entry]:
+    """Every entry the results found stale (what ``baseline prune`` removes)."""
+    out: dict[tuple[str, str, str, str], Entry] = {}
+    for r in results:
+        for e in _judgement(r).stale:
+            out.setdefault(e.key, e)
+    return list(out.values())
+
+
+def _judgement(result: CaseResult) -> Judgement:
+    j = result.judgement
+    if not isinstance(j, Judgement):
+        raise ValueError(f"{result.case} [{result.implementation}] was not judged")
+    return j
