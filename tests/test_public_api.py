@@ -13,6 +13,7 @@ import threads_cases
 
 PUBLIC = [
     "AgentSpec",
+    "Baseline",
     "CaseError",
     "CaseExpectation",
     "CaseResult",
@@ -37,6 +38,7 @@ PUBLIC = [
     "encode_log",
     "get_dialect",
     "initial_state",
+    "load_baseline",
     "parse_json",
     "read_log",
     "reduce",

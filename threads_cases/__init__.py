@@ -8,6 +8,8 @@ The public API (spec/ holds the normative text):
 * :func:`run_case`, :func:`run_suite` - replay cases and get verdicts (spec/replay.md);
   with ``live=LiveRun(LiveOptions(settings=ClientSettings(...)))`` a turn's model calls go
   live within budgets (spec/replay.md section 11);
+  :func:`load_baseline` / :class:`Baseline` - expected failures for ``run_suite(baseline=...)``
+  (spec/replay.md section 12);
 * :func:`reduce`, :func:`read_log`, :func:`validate_log`, :func:`encode_log` - thread logs
   (spec/thread-log.md, spec/reducer.md);
 * :func:`canonical_line`, :func:`canonical_document`, :func:`parse_json` - strict and
@@ -44,6 +46,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ScriptedModel": (".reference.model", "ScriptedModel"),
     "Reducer": (".core.reducer", "Reducer"),
     "initial_state": (".core.reducer", "initial_state"),
+    "Baseline": (".harness.baseline", "Baseline"),
+    "load_baseline": (".harness.baseline", "load_baseline"),
     "CaseResult": (".harness.runner", "CaseResult"),
     "ClientSettings": (".harness.live.providers", "ClientSettings"),
     "LiveOptions": (".harness.live.desk", "LiveOptions"),
@@ -62,6 +66,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 
 __all__ = [
     "AgentSpec",
+    "Baseline",
     "CaseError",
     "CaseExpectation",
     "CaseResult",
@@ -86,6 +91,7 @@ __all__ = [
     "encode_log",
     "get_dialect",
     "initial_state",
+    "load_baseline",
     "parse_json",
     "read_log",
     "reduce",
@@ -118,6 +124,7 @@ if TYPE_CHECKING:
     from .core.reducer import Reducer, initial_state
     from .core.strictjson import canonical_document, canonical_line
     from .core.strictjson import parse as parse_json
+    from .harness.baseline import Baseline, load_baseline
     from .harness.live.desk import LiveOptions, LiveRun
     from .harness.live.providers import ClientSettings
     from .harness.runner import CaseResult, SuiteResult, run_case, run_suite
