@@ -111,6 +111,8 @@ PATH_COMMANDS = [
     ("diff", "{p}", "{p}"),
     ("report", "merge", "{p}"),
     ("report", "html", "{p}", "-o", "site"),
+    ("baseline", "update", "{p}"),
+    ("baseline", "prune", "{p}"),
     ("accept", "{p}"),
     ("init", "{p}"),
 ]
@@ -129,7 +131,7 @@ def test_a_missing_path_is_invalid_request_for_every_command(
 
 
 def test_every_path_command_is_covered() -> None:
-    covered = {" ".join(t[:2]) if t[0] == "report" else t[0] for t in PATH_COMMANDS}
+    covered = {" ".join(t[:2]) if t[0] in ("report", "baseline") else t[0] for t in PATH_COMMANDS}
     assert covered == set(commands()) - {"implementations"}
 
 
@@ -162,14 +164,14 @@ def test_wrong_kind_of_path_says_what_was_expected(
 def test_help_reads_like_a_native_tool(capsys: pytest.CaptureFixture[str]) -> None:
     status, out, _ = invoke("-h", capsys=capsys)
     assert status == 0 and "--install-completion" in out
-    for name in [*commands(), "report"]:
+    for name in [*commands(), "report", "baseline"]:
         status, out, _ = invoke(*name.split(), "-h", capsys=capsys)
         assert status == 0, name
         leak = re.search(r"<(list|int|float|str|path|Path|tuple|bool)\b", out)
         assert leak is None, f"{name}: a Python type leaks:\n{out}"
         assert "threads_cases." not in out, f"{name}: names an internal module"
         assert "-h, --help" in out
-        assert "-q, --quiet" in out or name == "report"
+        assert "-q, --quiet" in out or name in ("report", "baseline")
     status, out, _ = invoke("run", "-h", capsys=capsys)
     assert "--format [pretty|json|github]" in out
     assert "-j, --jobs N" in out and "--timeout SECONDS" in out and "PATH..." in out
