@@ -118,6 +118,15 @@ def test_a_driver_exiting_with_status_0_mid_request_is_a_crash(tmp_path: Path) -
 # ----------------------------------------------------- issue 19.3: one bad driver, one case
 
 
+def test_an_answer_breaking_its_schema_is_protocol_error_with_the_pointer(tmp_path: Path) -> None:
+    """Answers are checked against schemas/driver/<cmd>.answer.schema.json always, not only
+    with --validate-protocol (spec/driver-protocol.md 4.1)."""
+    got = _suite(tmp_path, "bad-hash")
+    assert [r["verdict"] for r in got] == ["error", "pass", "pass"], got
+    assert got[0]["reasons"] == ["protocol_error"]
+    assert "/requests/0" in str(got[0]["message"])
+
+
 @pytest.mark.parametrize("mode", ["missing-field", "wrong-type"])
 def test_an_ok_answer_missing_or_mistyping_a_field_is_protocol_error_for_that_case(
     tmp_path: Path, mode: str

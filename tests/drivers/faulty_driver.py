@@ -13,6 +13,8 @@ Serves the real Python implementation (threads_cases.protocol.server.serve seman
   exit0         exits with status 0 on the 1st replay request, answering nothing
   missing-field answers the 1st replay request ok, without "events"
   wrong-type    answers the 1st replay request ok, with "events": "none" and a stop of 3
+  bad-hash      answers the 1st replay request ok, every field typed right but a request hash
+                that breaks replay.answer.schema.json
   close-stdout  closes its stdout on the 1st replay request and keeps running
   stderr-flood  writes 64 MiB to stderr without a newline on the 1st replay, then answers
   orphan        starts `sh -c "sleep 1000; true"` (its pid in ./.faulty-orphans) and hangs
@@ -37,6 +39,13 @@ MODE = sys.argv[1]
 ODD_ANSWERS = {
     "missing-field": {"ok": True, "stop": None, "requests": []},
     "wrong-type": {"ok": True, "events": "none", "stop": 3},
+    "bad-hash": {
+        "ok": True,
+        "events": [],
+        "stop": None,
+        "requests": ["not-a-sha256"],
+        "consumed": {"replies": 0, "stubs": []},
+    },
     "unknown-code": {"ok": False, "error": {"code": "kaboom", "message": "the driver's own words"}},
 }
 

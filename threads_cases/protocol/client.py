@@ -13,8 +13,9 @@ for the whole run, and turns every way a driver can go wrong into a reason code:
 * ``driver_crashed`` too: the driver closed its stdout while still running;
 * ``protocol_error``: a line that is not a protocol answer (garbage, a wrong id, a line over
   the size limit, an ``ok`` answer missing a field the harness reads or holding it with the
-  wrong type (:mod:`.answers`), an ``error`` answer whose code is not a reason code, a
-  message that breaks its schema under ``validate_protocol``);
+  wrong type (:mod:`.answers`), an ``error`` answer whose code is not a reason code, an
+  answer that breaks ``schemas/driver/<cmd>.answer.schema.json`` (always checked, with the
+  pointer), a request that breaks its schema under ``validate_protocol``);
 * ``driver_unavailable``: the command cannot be started, or it was restarted
   :data:`MAX_RESTARTS` times already.
 
@@ -80,9 +81,16 @@ def _schema_check(message: dict[str, Any], kind: str, cmd: str) -> None:
 
     name = f"driver/{cmd}.{kind}.schema.json"
     problems = schema_problems(message, name)
+    if kind == "answer" and message.get("ok") is True:
+        # an answer schema is oneOf(ok answer, error answer): an ok answer's problems are the
+        # ok branch's, not "/ok should be false" from the error branch
+        ok_branch = [p for p in problems if p[0] != "/ok" and not p[0].startswith("/error")]
+        problems = ok_branch or problems
     if problems:
         pointer, text = problems[0]
-        raise CaseError("protocol_error", f"{kind} breaks {name}: {pointer or '/'}: {text}")
+        raise CaseError(
+            "protocol_error", f"{kind} breaks {name}: {pointer or '/'}: {text}", pointer=pointer
+        )
 
 
 class DriverImplementation:
@@ -196,12 +204,13 @@ class DriverImplementation:
             text = bytes(self._stderr).decode("utf-8", "replace")
         return "\n".join(text.rstrip("\n").split("\n")[-STDERR_TAIL:]) if text.strip() else ""
 
-    def _fail(self, code: str, message: str) -> CaseError:
+    def _fail(self, code: str, message: str, pointer: str | None = None) -> CaseError:
         self._kill()
         self.restarts += 1
         tail = self.stderr_tail()
         text = message + (f"\n--- stderr of {self.name} (tail) ---\n{tail}" if tail else "")
-        return CaseError(code, text, hint=f"run `{' '.join(self.command)}` by hand to see more")
+        hint = f"run `{' '.join(self.command)}` by hand to see more"
+        return CaseError(code, text, pointer=pointer, hint=hint)
 
     # ------------------------------------------------------------------ requests
     def _exchange(
@@ -219,19 +228,24 @@ class DriverImplementation:
             # a live replay asks for its model calls (spec/driver-protocol.md 2.5.1)
             self._send(self._model_answer(rid, answer, on_model_call), body["cmd"])
             answer = self._read_answer(rid, body["cmd"])
-        if self.validate_protocol:
-            try:
-                _schema_check(answer, "answer", body["cmd"])
-            except CaseError as err:
-                raise self._fail("protocol_error", err.message) from None
         if answer["ok"] is not True:
+            self._check_answer(answer, body["cmd"])
             raise error_of(self.name, answer)
         out = {k: v for k, v in answer.items() if k not in ("id", "ok")}
         try:
-            check_ok(str(body["cmd"]), out)
+            check_ok(str(body["cmd"]), out)  # the fields the harness reads, named first
         except CaseError as err:
             raise self._fail("protocol_error", f"{self.name}: {err.message}") from None
+        self._check_answer(answer, body["cmd"])
         return out
+
+    def _check_answer(self, answer: dict[str, Any], cmd: str) -> None:
+        """Every answer against ``schemas/driver/<cmd>.answer.schema.json``, always
+        (spec/driver-protocol.md 4.1): a break is ``protocol_error`` with its pointer."""
+        try:
+            _schema_check(answer, "answer", cmd)
+        except CaseError as err:
+            raise self._fail("protocol_error", err.message, err.location.pointer) from None
 
     def _model_answer(
         self, rid: int, line: dict[str, Any], on_model_call: AskModel | None
