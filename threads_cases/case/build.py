@@ -14,6 +14,7 @@ from typing import Any
 from .._version import __version__
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
+from ..core.files import check_recording_entries
 from ..core.log import encode_log
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_document
@@ -220,9 +221,14 @@ def build_case_files(
     interruption = interruption_of(turn)
     if interruption is not None:
         model_doc["interruption"] = interruption
-    files["model.json"] = canonical_document(model_doc)
-    files["stubs.json"] = canonical_document({"format": CASE_FORMAT, "calls": rec["calls"]})
-    files["sandbox.json"] = canonical_document({"format": CASE_FORMAT, "reads": rec["reads"]})
+    recordings = {
+        "model.json": model_doc,
+        "stubs.json": {"format": CASE_FORMAT, "calls": rec["calls"]},
+        "sandbox.json": {"format": CASE_FORMAT, "reads": rec["reads"]},
+    }
+    for rel, doc in recordings.items():
+        check_recording_entries(rel, doc)  # case_too_large past 100,000 (8.4)
+        files[rel] = canonical_document(doc)
     for aid in sorted(_artifact_ids(prefix, rec["reads"])):
         data = store.get(aid)
         if data is None:

@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..core.errors import CaseError, Location, Problem
-from ..core.files import MAX_CASE_BYTES, read_regular
+from ..core.files import MAX_CASE_BYTES, read_regular, recording_limit
 from ..core.strictjson import canonical_document
 from ..core.texts import quote
 from ..reference.sandbox import is_device_name
@@ -134,7 +134,7 @@ def walk_case(path: Path, *, strict: bool = False) -> tuple[dict[str, bytes], li
                 data = read_regular(
                     p,
                     code="case_invalid",
-                    limit=budget,
+                    limit=recording_limit(rel, budget),
                     limit_code="case_too_large",
                     special_code="case_invalid",
                     follow_symlinks=False,

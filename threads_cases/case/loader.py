@@ -17,7 +17,8 @@ What it checks, in this order (each problem with its file and a line or JSON poi
    (``dialect_unknown``);
 3. the file set: ``log.<d>.jsonl`` and ``expected.<d>.json`` for each listed dialect,
    ``model.json``, ``stubs.json``, ``sandbox.json`` (``case_invalid`` "... is missing");
-4. the recordings: strict JSON and their schemas; every sandbox path a replay could have read
+4. the recordings: at most 32 MiB and 100,000 entries each (``case_too_large``), strict
+   JSON and their schemas; every sandbox path a replay could have read
    (no device name in any segment);
 5. ``artifacts/<hex>``: the bytes hash to their name; every artifact that ``sandbox.json`` and
    the logs refer to is there;
@@ -45,6 +46,7 @@ from types import MappingProxyType
 from typing import Any
 
 from ..core.errors import CaseError, Location, Problem
+from ..core.files import check_recording_entries
 from ..core.strictjson import parse
 from .directory import CASE_FORMAT, check_case_name, computed_fingerprint, walk_case
 
@@ -337,6 +339,7 @@ def _check_recordings(
             continue
         try:
             doc = _parse_json(files[rel], str(p / rel))
+            check_recording_entries(rel, doc, str(p / rel))
         except CaseError as err:
             problems.append(err.problem())
             continue

@@ -19,6 +19,7 @@ from typing import Any
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.files import MAX_CASE_BYTES as MAX_CASE_BYTES
+from ..core.files import MAX_RECORDING_BYTES, RECORDING_LISTS
 from ..core.texts import quote
 from ..reference.runtime import ArtifactStore
 from ..reference.sandbox import SandboxProvider
@@ -148,8 +149,9 @@ def _refuse_secrets(files: dict[str, bytes], *, redacted: bool = False) -> None:
 
 def check_case_files(files: dict[str, bytes], secrets: str) -> None:
     """The last save checks, in order (spec/case-format.md 7): ``case_too_large`` when the
-    files hold more than 512 MiB, then ``secret_detected`` unless ``secrets`` is
-    ``"allow"`` (after a redaction, any value left is refused: all or nothing)."""
+    files hold more than 512 MiB or a recording more than 32 MiB (8.4), then
+    ``secret_detected`` unless ``secrets`` is ``"allow"`` (after a redaction, any value
+    left is refused: all or nothing)."""
     total = sum(len(b) for b in files.values())
     if total > MAX_CASE_BYTES:
         raise CaseError(
@@ -157,6 +159,14 @@ def check_case_files(files: dict[str, bytes], secrets: str) -> None:
             f"the case would hold {total} bytes; at most {MAX_CASE_BYTES} (512 MiB)",
             hint="save a turn with smaller inputs, or fork later in the thread",
         )
+    for name in RECORDING_LISTS:
+        if len(files.get(name, b"")) > MAX_RECORDING_BYTES:
+            raise CaseError(
+                "case_too_large",
+                f"{name} would hold {len(files[name])} bytes; at most {MAX_RECORDING_BYTES} "
+                "(32 MiB)",
+                hint="save a turn with fewer or smaller model calls",
+            )
     if secrets != "allow":
         _refuse_secrets(files, redacted=secrets == "redact")
 

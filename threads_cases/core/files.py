@@ -14,7 +14,8 @@ Every file the tool reads goes through :func:`open_regular` or :func:`read_regul
 * turn a path component over 255 bytes (``ENAMETOOLONG``) into ``invalid_request``.
 
 Limits: :data:`MAX_LOG_BYTES` for a thread log or a transcript that is streamed,
-:data:`MAX_CASE_BYTES` (512 MiB) for a case and anything in it.
+:data:`MAX_CASE_BYTES` (512 MiB) for a case and anything in it, :data:`MAX_RECORDING_BYTES`
+(32 MiB) and :data:`MAX_RECORDING_ENTRIES` (100,000) for each recording of a case.
 """
 
 from __future__ import annotations
@@ -33,6 +34,37 @@ MAX_LOG_BYTES = 1536 * 1024 * 1024
 #: A case (all its files together), and so any one file of it, an artifact or a JSON file
 #: read whole, is at most this size (``case_too_large``).
 MAX_CASE_BYTES = 512 * 1024 * 1024
+
+#: A recording of a case (``model.json``, ``stubs.json``, ``sandbox.json``) is at most this
+#: size, and holds at most :data:`MAX_RECORDING_ENTRIES` replies, calls or reads
+#: (``case_too_large``; spec/case-format.md 8.4): a case is one turn, and these bounds keep
+#: reading one within a few hundred MiB of memory whatever the file holds.
+MAX_RECORDING_BYTES = 32 * 1024 * 1024
+MAX_RECORDING_ENTRIES = 100_000
+#: The list of entries each recording holds.
+RECORDING_LISTS = {"model.json": "replies", "stubs.json": "calls", "sandbox.json": "reads"}
+
+
+def check_recording_entries(name: str, value: object, file: str | None = None) -> None:
+    """Raise ``case_too_large`` when the recording ``name`` (a parsed ``model.json``,
+    ``stubs.json`` or ``sandbox.json``) holds more than :data:`MAX_RECORDING_ENTRIES`
+    entries (spec/case-format.md 8.4)."""
+    key = RECORDING_LISTS.get(name)
+    entries = value.get(key) if key is not None and isinstance(value, dict) else None
+    if isinstance(entries, list) and len(entries) > MAX_RECORDING_ENTRIES:
+        raise CaseError(
+            "case_too_large",
+            f"{len(entries)} {key}, over the limit of {MAX_RECORDING_ENTRIES}",
+            file=file,
+            pointer=f"/{key}",
+        )
+
+
+def recording_limit(rel: str, budget: int) -> int:
+    """The most bytes the case file ``rel`` may hold when ``budget`` bytes of the case are
+    left: :data:`MAX_RECORDING_BYTES` for a recording, else the budget."""
+    return min(budget, MAX_RECORDING_BYTES) if rel in RECORDING_LISTS else budget
+
 
 _KINDS = (
     (stat.S_ISDIR, "a directory"),

@@ -25,7 +25,7 @@ import { CaseError } from "../core/errors.js";
 import { quote } from "../core/texts.js";
 import { isDeviceName, sha256Hex } from "../reference/sandbox.js";
 import type { JsonObject } from "../core/strictjson.js";
-import { MAX_CASE_BYTES, readRegular } from "../core/files.js";
+import { MAX_CASE_BYTES, readRegular, recordingLimit } from "../core/files.js";
 
 export const CASE_FORMAT = 1;
 export const DEFAULT_IMPLEMENTATIONS: readonly string[] = ["threads-py", "threads-ts"];
@@ -94,7 +94,7 @@ export function readCaseFiles(path: string): Map<string, Uint8Array> {
       if (st.isSymbolicLink()) throw new CaseError("case_invalid", "symlinks are not allowed inside a case", { file: full });
       if (st.isDirectory()) walk(full, r);
       else {
-        const data = readRegular(full, { code: "case_invalid", limit: budget, limitCode: "case_too_large", specialCode: "case_invalid", followSymlinks: false });
+        const data = readRegular(full, { code: "case_invalid", limit: recordingLimit(r, budget), limitCode: "case_too_large", specialCode: "case_invalid", followSymlinks: false });
         budget -= data.length;
         out.set(r, data);
       }

@@ -37,6 +37,7 @@ import { join } from "node:path";
 import { canonicalDocument } from "../core/canonical.js";
 import { CaseError } from "../core/errors.js";
 import { dialectNames } from "../core/dialects.js";
+import { checkRecordingEntries } from "../core/files.js";
 import { readLog } from "../core/log.js";
 import { Reducer, type Envelope } from "../core/reducer.js";
 import { schemaProblems } from "../core/schemas.js";
@@ -211,6 +212,7 @@ function checkRecordings(path: string, files: ReadonlyMap<string, Uint8Array>, d
   for (const rel of RECORDING_FILES) {
     const file = join(path, rel);
     const doc = parseJson(files.get(rel) as Uint8Array, file);
+    checkRecordingEntries(rel, doc, file); // case_too_large past 100,000 entries (8.4)
     const first = schemaProblems(doc, rel.replace(".json", ".schema.json"))[0];
     if (first !== undefined) throw new CaseError("case_invalid", `schema: ${first.message}`, { file, pointer: first.pointer });
     documents.set(rel, doc);

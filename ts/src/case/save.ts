@@ -20,6 +20,7 @@ import { CASE_FORMAT, DEFAULT_IMPLEMENTATIONS, checkCaseName, finishCaseFiles, t
 import { writeCaseDir, type WriteOutcome } from "./writer.js";
 import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
+import { MAX_RECORDING_BYTES, RECORDING_LISTS, checkRecordingEntries } from "../core/files.js";
 import { encodeLog } from "../core/log.js";
 import { explain, findAll, validateMatcher } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
@@ -264,9 +265,15 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
   const modelDoc: JsonObject = { format: CASE_FORMAT, replies: rec.replies };
   const interruption = interruptionOf(turn);
   if (interruption !== null) modelDoc["interruption"] = interruption;
-  files.set("model.json", encoder.encode(canonicalDocument(modelDoc)));
-  files.set("stubs.json", encoder.encode(canonicalDocument({ format: CASE_FORMAT, calls: rec.calls })));
-  files.set("sandbox.json", encoder.encode(canonicalDocument({ format: CASE_FORMAT, reads: rec.reads })));
+  const recordings: [string, JsonObject][] = [
+    ["model.json", modelDoc],
+    ["stubs.json", { format: CASE_FORMAT, calls: rec.calls }],
+    ["sandbox.json", { format: CASE_FORMAT, reads: rec.reads }],
+  ];
+  for (const [rel, doc] of recordings) {
+    checkRecordingEntries(rel, doc); // case_too_large past 100,000 (8.4)
+    files.set(rel, encoder.encode(canonicalDocument(doc)));
+  }
   for (const id of artifactIds(prefix, rec.reads)) {
     const data = store.get(id);
     if (data === undefined) {
@@ -339,6 +346,14 @@ export function checkCaseFiles(files: ReadonlyMap<string, Uint8Array>, secrets: 
     throw new CaseError("case_too_large", `the case would hold ${total} bytes; at most ${MAX_CASE_BYTES} (512 MiB)`, {
       hint: "save a turn with smaller inputs, or fork later in the thread",
     });
+  }
+  for (const name of Object.keys(RECORDING_LISTS)) {
+    const size = files.get(name)?.length ?? 0;
+    if (size > MAX_RECORDING_BYTES) {
+      throw new CaseError("case_too_large", `${name} would hold ${size} bytes; at most ${MAX_RECORDING_BYTES} (32 MiB)`, {
+        hint: "save a turn with fewer or smaller model calls",
+      });
+    }
   }
   if (secrets === "allow") return;
   const found = scanFiles(files);

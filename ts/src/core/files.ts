@@ -15,6 +15,34 @@ export const MAX_LOG_BYTES = 1536 * 1024 * 1024;
 /** A case (all its files together), and so any one file of it, is at most this size. */
 export const MAX_CASE_BYTES = 512 * 1024 * 1024;
 
+/**
+ * A recording of a case (`model.json`, `stubs.json`, `sandbox.json`) is at most this size and
+ * holds at most {@link MAX_RECORDING_ENTRIES} replies, calls or reads (`case_too_large`;
+ * spec/case-format.md 8.4).
+ */
+export const MAX_RECORDING_BYTES = 32 * 1024 * 1024;
+export const MAX_RECORDING_ENTRIES = 100_000;
+/** The list of entries each recording holds. */
+export const RECORDING_LISTS: Readonly<Record<string, string>> = { "model.json": "replies", "stubs.json": "calls", "sandbox.json": "reads" };
+
+/** `case_too_large` when the parsed recording `name` holds more than {@link MAX_RECORDING_ENTRIES} entries. */
+export function checkRecordingEntries(name: string, value: unknown, file?: string): void {
+  const key = Object.hasOwn(RECORDING_LISTS, name) ? RECORDING_LISTS[name] : undefined;
+  if (key === undefined || value === null || typeof value !== "object" || Array.isArray(value)) return;
+  const entries = (value as Record<string, unknown>)[key];
+  if (Array.isArray(entries) && entries.length > MAX_RECORDING_ENTRIES) {
+    throw new CaseError("case_too_large", `${entries.length} ${key}, over the limit of ${MAX_RECORDING_ENTRIES}`, {
+      ...(file === undefined ? {} : { file }),
+      pointer: `/${key}`,
+    });
+  }
+}
+
+/** The most bytes the case file `rel` may hold when `budget` bytes of the case are left. */
+export function recordingLimit(rel: string, budget: number): number {
+  return Object.hasOwn(RECORDING_LISTS, rel) ? Math.min(budget, MAX_RECORDING_BYTES) : budget;
+}
+
 export interface ReadOptions {
   /** Raised when the file cannot be opened. */
   code: ReasonCode;
