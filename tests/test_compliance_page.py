@@ -2,14 +2,14 @@
 spec/conformance.md section 7): what it shows, that report values stay text, refusals, and
 the `report html` command on a real run. Its browser test is tests/test_compliance_browser.py.
 
-The fixture reports in tests/data/compliance/ carry the verdicts `xfail`/`xpass` and the
-result key `"baseline": {"reason", "issue"?, "check"?}` of the baseline contract (issue 17).
+The fixture reports in tests/data/compliance/ are written by hand to the report schema, with
+the baseline's verdicts `xfail`/`xpass` and their `"baseline": {"reason", "issue"?, "check"?}`
+(spec/replay.md section 12), and values meant to break out of the page.
 """
 
 from __future__ import annotations
 
 import base64
-import copy
 import hashlib
 import json
 from html.parser import HTMLParser
@@ -34,32 +34,6 @@ REPORT = DATA / "report.jsonl"
 BEFORE = DATA / "before.jsonl"
 EVIL_CASE = '<script>alert("case")</script>'
 EVIL_VALUE = '<script>alert("value")</script><img src=x onerror=alert(1)>'
-
-
-def contract_schema() -> dict[str, Any]:
-    """schemas/report.schema.json with the baseline contract (verdicts xfail and xpass, a
-    result's `baseline` object, their footer counts) added where it does not have it yet."""
-    doc = copy.deepcopy(schema_document("report.schema.json"))
-    result = doc["$defs"]["result"]["properties"]
-    for verdict in ("xfail", "xpass"):
-        if verdict not in result["verdict"]["enum"]:
-            result["verdict"]["enum"].append(verdict)
-        counts = doc["$defs"]["footer"]["properties"]["counts"]["properties"]
-        counts.setdefault(verdict, {"minimum": 0, "type": "integer"})
-    result.setdefault(
-        "baseline",
-        {
-            "additionalProperties": False,
-            "properties": {
-                "check": {"type": "string"},
-                "issue": {"type": "string"},
-                "reason": {"minLength": 1, "type": "string"},
-            },
-            "required": ["reason"],
-            "type": "object",
-        },
-    )
-    return doc
 
 
 class Parsed(HTMLParser):
@@ -92,8 +66,8 @@ def parse(html: str) -> Parsed:
     return p
 
 
-def test_fixture_reports_follow_the_report_schema_and_the_baseline_contract() -> None:
-    v = Draft202012Validator(contract_schema())
+def test_fixture_reports_follow_the_report_schema() -> None:
+    v = Draft202012Validator(schema_document("report.schema.json"))
     for path in (REPORT, BEFORE):
         for n, line in enumerate(path.read_text().splitlines(), 1):
             errors = [e.message for e in v.iter_errors(json.loads(line))]
@@ -311,21 +285,57 @@ ALLOWED_TAGS = {
 }  # fmt: skip
 
 
-def test_report_html_on_a_real_run(tmp_path: Path, conformance_case: Any) -> None:
-    case = conformance_case("weather-stub")
+def _add_must(case: Path, matcher: dict[str, Any]) -> None:
     doc = json.loads((case / "case.json").read_text())
-    doc["expect"]["must"][0]["data"]["is_error"] = True
+    doc["expect"]["must"].append(matcher)
     (case / "case.json").write_text(json.dumps(doc))
-    run = cli("run", case, "--impl", "threads-py", "--format", "json", cwd=tmp_path)
-    assert run.returncode == 3, run.stderr
-    (tmp_path / "now.jsonl").write_text(run.stdout)
-    p = cli("report", "html", "now.jsonl", "--compare", str(BEFORE), "-o", "site", cwd=tmp_path)
+
+
+def test_report_html_on_real_runs_with_a_baseline(tmp_path: Path, conformance_case: Any) -> None:
+    """Two real runs: without a baseline, then with one listing a failure (xfail) and a case
+    that passes (xpass); the page of the second, compared with the first."""
+    _add_must(conformance_case("weather-stub"), {"type": "tool_result", "data": {"name": "nope"}})
+    _add_must(conformance_case("reads-notes"), {"type": "tool_result", "data": {"name": "nope"}})
+    conformance_case("writes-summary")
+    run = ["run", "cases", "--impl", "threads-py", "--format", "json"]
+    first = cli(*run, cwd=tmp_path)
+    assert first.returncode == 3, first.stderr
+    (tmp_path / "before.jsonl").write_text(first.stdout)
+    entries = [
+        {
+            "case": "weather-stub",
+            "implementation": "threads-py",
+            "check": "must[1]",
+            "reason": "the <b>weather</b> tool is not called by that name",
+            "issue": "https://example.com/agent/issues/7",
+        },
+        {"case": "writes-summary", "implementation": "threads-py", "reason": "was flaky"},
+    ]
+    (tmp_path / "baseline.json").write_text(json.dumps({"format": 1, "entries": entries}))
+    second = cli(*run, "--baseline", "baseline.json", cwd=tmp_path)
+    assert second.returncode == 3, second.stderr
+    (tmp_path / "now.jsonl").write_text(second.stdout)
+
+    p = cli("report", "html", "now.jsonl", "--compare", "before.jsonl", "-o", "site", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
-    assert p.stdout.startswith("wrote site/index.html: 1 case(s) x 1 implementation(s): 1 fail")
+    assert p.stdout == (
+        "wrote site/index.html: 3 case(s) x 1 implementation(s): 1 xfail, 1 xpass, 1 fail\n"
+    )
+    page = build_page([tmp_path / "now.jsonl"], compare=tmp_path / "before.jsonl")
+    (xfail,) = [e for e in page.expected if e.verdict == "xfail"]
+    assert xfail.baseline is not None and xfail.baseline.check == "must[1]"
+    assert xfail.divergence is not None and xfail.divergence.kind == "matcher"
+    assert page.comparison is not None
+    moved = {(c.case, c.before, c.after) for c in page.comparison.changes}
+    assert moved == {
+        ("weather-stub", ("fail", ("must_unmatched",)), ("xfail", ("must_unmatched",))),
+        ("writes-summary", ("pass", ()), ("xpass", ())),
+    }
     html = (tmp_path / "site" / "index.html").read_text()
-    assert "First divergence: matcher (event 5 tool_result) at" in html
-    assert "<code>must_unmatched</code>" in html
-    assert "Changes since" in html and "weather-stub" in html
+    assert "the &lt;b&gt;weather&lt;/b&gt; tool is not called by that name" in html
+    assert '<a href="https://example.com/agent/issues/7" rel="noreferrer">' in html
+    assert "First divergence: matcher" in html and "<code>must_unmatched</code>" in html
+
     bad = cli("report", "html", "now.jsonl", "-o", "now.jsonl", cwd=tmp_path)
     assert bad.returncode == 2 and bad.stderr.startswith("error[invalid_request]: ")
     twice = cli("report", "html", "now.jsonl", "now.jsonl", "-o", "x", cwd=tmp_path)
