@@ -111,6 +111,7 @@ PATH_COMMANDS = [
     ("diff", "{p}", "{p}"),
     ("report", "merge", "{p}"),
     ("report", "html", "{p}", "-o", "site"),
+    ("coverage", "{p}"),
     ("baseline", "update", "{p}"),
     ("baseline", "prune", "{p}"),
     ("accept", "{p}"),

@@ -18,6 +18,7 @@ PUBLIC = [
     "CaseExpectation",
     "CaseResult",
     "ClientSettings",
+    "Coverage",
     "Dialect",
     "DirectorySandbox",
     "FakeSandbox",
@@ -44,6 +45,7 @@ PUBLIC = [
     "reduce",
     "run_case",
     "run_suite",
+    "suite_coverage",
     "validate_log",
 ]
 

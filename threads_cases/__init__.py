@@ -9,7 +9,8 @@ The public API (spec/ holds the normative text):
   with ``live=LiveRun(LiveOptions(settings=ClientSettings(...)))`` a turn's model calls go
   live within budgets (spec/replay.md section 11);
   :func:`load_baseline` / :class:`Baseline` - expected failures for ``run_suite(baseline=...)``
-  (spec/replay.md section 12);
+  (spec/replay.md section 12); :func:`suite_coverage` / :class:`Coverage` - what a suite
+  exercises and what the spec defines that it does not (spec/conformance.md section 8);
 * :func:`reduce`, :func:`read_log`, :func:`validate_log`, :func:`encode_log` - thread logs
   (spec/thread-log.md, spec/reducer.md);
 * :func:`canonical_line`, :func:`canonical_document`, :func:`parse_json` - strict and
@@ -47,6 +48,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "Reducer": (".core.reducer", "Reducer"),
     "initial_state": (".core.reducer", "initial_state"),
     "Baseline": (".harness.baseline", "Baseline"),
+    "Coverage": (".harness.coverage", "Coverage"),
+    "suite_coverage": (".harness.coverage", "suite_coverage"),
     "load_baseline": (".harness.baseline", "load_baseline"),
     "CaseResult": (".harness.runner", "CaseResult"),
     "ClientSettings": (".harness.live.providers", "ClientSettings"),
@@ -71,6 +74,7 @@ __all__ = [
     "CaseExpectation",
     "CaseResult",
     "ClientSettings",
+    "Coverage",
     "Dialect",
     "DirectorySandbox",
     "FakeSandbox",
@@ -97,6 +101,7 @@ __all__ = [
     "reduce",
     "run_case",
     "run_suite",
+    "suite_coverage",
     "validate_log",
 ]
 
@@ -125,6 +130,7 @@ if TYPE_CHECKING:
     from .core.strictjson import canonical_document, canonical_line
     from .core.strictjson import parse as parse_json
     from .harness.baseline import Baseline, load_baseline
+    from .harness.coverage import Coverage, suite_coverage
     from .harness.live.desk import LiveOptions, LiveRun
     from .harness.live.providers import ClientSettings
     from .harness.runner import CaseResult, SuiteResult, run_case, run_suite

@@ -1,0 +1,121 @@
+"""Coverage of a suite (spec/conformance.md section 8): the defined sets come from the spec's
+data, a suite's exercised sets from its replays, and the shipped suite's committed
+coverage file is current."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import CONFORMANCE, cli
+from hypothesis import given
+from hypothesis import strategies as st
+
+from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.harness import spec_inventory
+from threads_cases.harness.coverage import coverage_document, matcher_features, suite_coverage
+from threads_cases.harness.registry import resolve_implementations, ts_driver_path
+
+ROOT = Path(__file__).resolve().parent.parent
+SUITE = ROOT / "spec" / "conformance"
+
+
+def thread_log_types() -> set[str]:
+    """The event types in the table of spec/thread-log.md section 3.3."""
+    text = (ROOT / "spec" / "thread-log.md").read_text(encoding="utf-8")
+    table = text.split("### 3.3 The types", 1)[1].split("\n#", 1)[0]
+    return set(re.findall(r"^\| `([a-z_]+)` \|", table, re.M)) - {"type"}  # the header
+
+
+def test_the_defined_event_types_are_those_of_the_thread_log_spec() -> None:
+    assert set(spec_inventory.event_types()) == thread_log_types()
+    assert len(thread_log_types()) == 15
+
+
+def test_the_defined_reason_codes_are_the_fail_and_drift_codes() -> None:
+    codes = spec_inventory.reason_codes()
+    assert {"must_unmatched", "state_mismatch", "model_exhausted", "request_diverged"} <= set(codes)
+    assert not {"case_invalid", "driver_crashed", "not_listed", "fingerprint_stale"} & set(codes)
+
+
+keys = st.sampled_from(["seq", "epoch", "actor_kind", "branch_id", "critical"])
+values = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=2) | st.dictionaries(st.text(max_size=2), inner),
+    max_leaves=6,
+)
+
+
+@given(
+    st.dictionaries(keys, st.integers(), max_size=3),
+    st.none() | st.dictionaries(st.text(max_size=3), values, max_size=3),
+)
+def test_matcher_features_are_defined_features(envelope: dict[str, int], data: object) -> None:
+    matcher: dict[str, object] = {"type": "tool_result", **envelope}
+    if data is not None:
+        matcher["data"] = data
+    found = matcher_features(matcher)
+    assert set(found) <= set(spec_inventory.matcher_features())
+    assert {f"envelope:{k}" for k in envelope} <= set(found)
+    assert ("data" in found) == (data is not None)
+    text = json.dumps(data)
+    if isinstance(data, dict) and any(isinstance(v, list) for v in data.values()):
+        assert "data_array" in found, text
+
+
+def test_a_failing_case_exercises_its_reason_codes(tmp_path: Path) -> None:
+    for name in ("reads-notes", "weather-stub"):
+        shutil.copytree(CONFORMANCE / name, tmp_path / "cases" / name)
+    model = tmp_path / "cases" / "weather-stub" / "model.json"
+    doc = read_json_file(model)
+    doc["replies"].pop()
+    model.write_bytes(canonical_document(doc))
+    cov = suite_coverage([tmp_path / "cases"], resolve_implementations(["threads-py"]))
+    cats = cov.categories("threads-py")
+    assert "model_exhausted" in cats["reason_codes"]["exercised"]
+    assert cats["tool_kinds"]["missing"] == []  # a sandbox and an external tool
+    seen = cov.to_json()["implementations"]["threads-py"]["seen"]
+    assert {"read_file", "get_weather"} <= set(seen["tool_names"])
+    assert "forked" in cats["event_types"]["missing"]  # no case of these two forks
+
+
+@pytest.mark.skipif(
+    shutil.which("node") is None or not ts_driver_path().is_file(),
+    reason="the TypeScript driver is not built: run `nox -s ts`",
+)
+def test_the_committed_coverage_of_the_shipped_suite_is_current() -> None:
+    impls = resolve_implementations(["threads-py", "threads-ts"], isolation="guard")
+    cov = suite_coverage([SUITE], impls, jobs=2)
+    assert coverage_document(cov) == (SUITE / "coverage.json").read_bytes(), (
+        "spec/conformance/coverage.json is out of date: run `threads-cases coverage "
+        "spec/conformance --impl threads-py --impl threads-ts --format json "
+        "-o spec/conformance/coverage.json`"
+    )
+    for name in ("threads-py", "threads-ts"):
+        exercised = set(cov.categories(name)["event_types"]["exercised"])
+        assert thread_log_types() <= exercised, name
+
+
+def test_the_coverage_command_writes_json_and_fails_under_a_threshold(tmp_path: Path) -> None:
+    for name in ("reads-notes", "lists-files"):
+        shutil.copytree(CONFORMANCE / name, tmp_path / "cases" / name)
+    out = tmp_path / "coverage.json"
+    proc = cli(
+        "coverage", "cases", "--impl", "threads-py", "--format", "json", "-o", out,
+        "--fail-under", "100", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 3, proc.stderr
+    assert "under --fail-under 100" in proc.stderr
+    doc = json.loads(out.read_text())
+    mine = doc["implementations"]["threads-py"]
+    assert mine["cases"] == 2 and 0 < mine["percent"] < 100
+    assert mine["categories"]["event_types"]["missing"]  # two cases do not fork or restore
+    assert out.read_bytes() == canonical_document(doc)  # sorted, canonical: fit to commit
+    pretty = cli("coverage", "cases", "--impl", "threads-py", "--fail-under", "10", cwd=tmp_path)
+    assert pretty.returncode == 0, pretty.stderr
+    assert "event_types" in pretty.stdout and "not exercised event_types: " in pretty.stdout
+    refused = cli("coverage", "cases", "--format", "xml", cwd=tmp_path)
+    assert refused.returncode == 2

@@ -1,0 +1,129 @@
+"""``coverage``: what a suite exercises per implementation, and what no case does
+(spec/conformance.md section 8; library: harness/coverage.py)."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.table import Table
+from rich.text import Text
+
+from ..core.errors import CaseError
+from .app import app, render_error, stdout
+from .params import check_exists, check_out_file, checked
+from .run_commands import IsolationOpt, TimeoutOpt, choose_isolation
+
+
+@app.command()
+def coverage(
+    paths: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Case folders, or a conformance suite folder (default: current folder).",
+            callback=checked(check_exists),
+        ),
+    ] = None,
+    impl: Annotated[
+        list[str] | None,
+        typer.Option("--impl", help="Implementation (repeatable; default: every available)."),
+    ] = None,
+    fmt: Annotated[
+        str, typer.Option("--format", help="pretty, or json (sorted: meant to be committed).")
+    ] = "pretty",
+    output: Annotated[
+        Path | None,
+        typer.Option(
+            "--output", "-o", help="Write the JSON here.", callback=checked(check_out_file)
+        ),
+    ] = None,
+    fail_under: Annotated[
+        float | None,
+        typer.Option(
+            "--fail-under",
+            min=0,
+            max=100,
+            metavar="PERCENT",
+            help="Exit 3 when an implementation covers less than PERCENT of what the spec defines.",
+        ),
+    ] = None,
+    timeout: TimeoutOpt = None,
+    isolation: IsolationOpt = None,
+) -> None:
+    """Run the cases under PATHS and report, per implementation, the event types, tool kinds
+    and names, stop reasons, matcher features, dialect fields and reason codes they exercise,
+    and what the spec defines that none of them does.
+
+    Exit status: 0 reported; 3 below --fail-under; 2 bad arguments or nothing to measure;
+    1 operational error.
+    """
+    from ..harness.coverage import coverage_document, suite_coverage
+    from ..harness.registry import available_implementations, resolve_implementations
+
+    if fmt not in ("pretty", "json"):
+        render_error(CaseError("invalid_request", f"--format must be pretty or json, not {fmt!r}"))
+        raise typer.Exit(2)
+    try:
+        impls = resolve_implementations(
+            impl or available_implementations(),
+            timeout=timeout,
+            required=bool(impl),
+            isolation=choose_isolation(isolation),
+        )
+        cov = suite_coverage(paths or [Path(".")], impls, jobs=os.cpu_count() or 1)
+    except CaseError as err:
+        if err.code in ("invalid_request", "dialect_unknown"):
+            render_error(err)
+            raise typer.Exit(2) from None
+        raise
+    data = coverage_document(cov)
+    if output is not None:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        tmp = output.with_name(output.name + f".tmp-{os.getpid()}")
+        tmp.write_bytes(data)
+        os.replace(tmp, output)
+    if fmt == "json" and output is None:
+        sys.stdout.buffer.write(data)
+        sys.stdout.flush()
+    elif fmt == "pretty":
+        _print(cov)
+    low = [n for n in cov.exercised if fail_under is not None and cov.percent(n) < fail_under]
+    if low:
+        for n in low:
+            print(
+                f"error: {n} covers {cov.percent(n)}% of what the spec defines, "
+                f"under --fail-under {fail_under}",
+                file=sys.stderr,
+            )
+        raise typer.Exit(3)
+
+
+def _print(cov: object) -> None:
+    from ..harness.coverage import Coverage
+
+    assert isinstance(cov, Coverage)
+    names = list(cov.exercised)
+    table = Table("category", *names, header_style="bold")
+    per = {n: cov.categories(n) for n in names}
+    for cat in next(iter(per.values()), {}):
+        cells = []
+        for n in names:
+            c = per[n][cat]
+            done = c["defined"] - len(c["missing"])
+            style = "green" if not c["missing"] else "yellow"
+            cells.append(Text(f"{done}/{c['defined']} ({c['percent']}%)", style=style))
+        table.add_row(cat, *cells)
+    table.add_row(Text("total", style="bold"), *(Text(f"{cov.percent(n)}%") for n in names))
+    stdout.print(table)
+    for n in names:
+        ex = cov.exercised[n]
+        stdout.print(f"{n}: {ex.cases} case(s), {ex.tests} data-only test(s)", markup=False)
+        for cat, c in per[n].items():
+            if c["missing"]:
+                stdout.print(f"  not exercised {cat}: {', '.join(c['missing'])}", markup=False)
+        for key in ("tool_names", "stop_reasons"):
+            seen = sorted(ex.seen.get(key, set()))
+            stdout.print(f"  {key}: {', '.join(map(repr, seen)) or '-'}", markup=False)
