@@ -85,7 +85,7 @@ def test_ini_option_impl_option_and_strict(pytester: pytest.Pytester) -> None:
 
 def test_an_unlisted_implementation_is_skipped(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path, ("weather-stub",))
-    edit(cases / "weather-stub" / "case.json", lambda d: d.update(implementations=["threads-ts"]))
+    edit(cases / "weather-stub" / "case.json", lambda d: d.update(dialects=["threads-ts"]))
     (cases / "weather-stub" / "log.threads-py.jsonl").unlink()
     (cases / "weather-stub" / "expected.threads-py.json").unlink()
     result = pytester.runpytest("--threads-cases", "cases", "-p", "no:cacheprovider", "-rs")

@@ -417,7 +417,7 @@ def test_list_pretty_and_json(tmp_path: Path) -> None:
     folder = tmp_path / "cases" / "reads-notes"
     size = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     assert notes["size"] == size
-    assert notes["implementations"] == ["threads-py", "threads-ts"]
+    assert notes["dialects"] == ["threads-py", "threads-ts"]
     assert notes["portable"] is True and notes["fingerprint_ok"] is True
     assert rows["weather-stub"]["fingerprint_ok"] is False
     assert notes["fingerprint"].startswith("sha256:")

@@ -48,7 +48,7 @@ def test_a_suite_with_pass_fail_error_and_skip(tmp_path: Path, conformance_case:
     broken.mkdir()
     (broken / "case.json").write_text("{not json")
     ts_only = conformance_case("lists-files")
-    rewrite(ts_only / "case.json", lambda d: d.__setitem__("implementations", ["threads-ts"]))
+    rewrite(ts_only / "case.json", lambda d: d.__setitem__("dialects", ["threads-ts"]))
     (tmp_path / "cases" / ".hidden").mkdir()
     (tmp_path / "cases" / ".hidden" / "case.json").write_text("{}")  # never discovered
     assert discover([tmp_path / "cases"]) == sorted([ok, bad, broken, ts_only])
@@ -177,7 +177,7 @@ def test_an_unused_reply_and_stub_drift(conformance_case: CopyCase) -> None:
 
 def test_format_and_missing_files_are_errors(conformance_case: CopyCase) -> None:
     path = conformance_case("reads-notes")
-    rewrite(path / "case.json", lambda d: d.__setitem__("format", 2))
+    rewrite(path / "case.json", lambda d: d.__setitem__("format", 3))
     r = run_case(path)
     assert (r.verdict, r.reasons) == ("error", ["format_unsupported"])
     path = conformance_case("lists-files")

@@ -100,13 +100,13 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(
     # case.json
     meta = json.loads(files["case.json"])
     assert meta == {
-        "format": 1,
+        "format": 2,
         "name": "sample",
         "input": "Read notes.txt, check Oslo weather, write report.txt",
         "expect": {"must": EXPECT.must, "expect": EXPECT.expect},
         "at": at,
         "external_effects": "stub",
-        "implementations": ["threads-py", "threads-ts"],
+        "dialects": ["threads-py", "threads-ts"],
         "portable": True,
         "agent": {
             "name": "test-agent",
@@ -265,15 +265,19 @@ def test_a_file_at_the_case_path_is_case_exists(
     assert (tmp_path / "c").read_text() == "not a case"
 
 
-def test_implementations_choose_the_files(recorded: tuple[Thread, str], tmp_path: Path) -> None:
+def test_dialects_choose_the_files(recorded: tuple[Thread, str], tmp_path: Path) -> None:
     t, at = recorded
-    r = t.save_case("py-only", at=at, dir=tmp_path, implementations=["threads-py"])
+    r = t.save_case("py-only", at=at, dir=tmp_path, dialects=["threads-py"])
     assert r.ok, r.error
     names = set(files_of(tmp_path / "py-only"))
     assert "log.threads-py.jsonl" in names and "log.threads-ts.jsonl" not in names
-    assert json.loads((tmp_path / "py-only" / "case.json").read_bytes())["implementations"] == [
-        "threads-py"
-    ]
+    meta = json.loads((tmp_path / "py-only" / "case.json").read_bytes())
+    assert meta["dialects"] == ["threads-py"] and "implementations" not in meta
+    # the deprecated keyword of format 1 still works, and writes format 2
+    r = t.save_case("ts-only", at=at, dir=tmp_path, implementations=["threads-ts"])
+    assert r.ok, r.error
+    meta = json.loads((tmp_path / "ts-only" / "case.json").read_bytes())
+    assert (meta["format"], meta["dialects"]) == (2, ["threads-ts"])
 
 
 def test_forbid_without_external_calls_saves(tmp_path: Path) -> None:
@@ -346,11 +350,9 @@ def test_bad_external_effects(recorded: tuple[Thread, str], tmp_path: Path, effe
 @pytest.mark.parametrize(
     "impls", [[], ["threads-py", "threads-py"], ["no-such-dialect"], "threads-py"]
 )
-def test_bad_implementations(recorded: tuple[Thread, str], tmp_path: Path, impls: Any) -> None:
+def test_bad_dialects(recorded: tuple[Thread, str], tmp_path: Path, impls: Any) -> None:
     t, at = recorded
-    assert (
-        code_of(t.save_case("c", at=at, dir=tmp_path, implementations=impls)) == "invalid_request"
-    )
+    assert code_of(t.save_case("c", at=at, dir=tmp_path, dialects=impls)) == "invalid_request"
     assert not (tmp_path / "c").exists()
 
 

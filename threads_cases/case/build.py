@@ -23,7 +23,8 @@ from ..core.timestamps import check_fork_room
 from ..reference.runtime import ArtifactStore
 from .directory import (
     CASE_FORMAT,
-    DEFAULT_IMPLEMENTATIONS,
+    DEFAULT_DIALECTS,
+    RECORDING_FORMAT,
     CaseExpectation,
     finish_case_files,
 )
@@ -162,7 +163,7 @@ def build_case_files(
     external_effects: str,
     portable: bool,
     store: ArtifactStore,
-    implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
+    dialects: Sequence[str] = DEFAULT_DIALECTS,
 ) -> tuple[dict[str, bytes], dict[str, Any]]:
     """Every file of a case, as canonical bytes, and its case.json (spec/case-format.md).
 
@@ -213,18 +214,18 @@ def build_case_files(
                 "invalid_request", f"must[{i}] cannot pass: {explain(expect.must[i], turn)}"
             )
     files: dict[str, bytes] = {}
-    for impl in implementations:
-        d = get_dialect(impl)
-        files[f"log.{impl}.jsonl"] = encode_log(prefix, dialect=d)
-        files[f"expected.{impl}.json"] = canonical_document(d.encode_state(state))
-    model_doc: dict[str, Any] = {"format": CASE_FORMAT, "replies": rec["replies"]}
+    for dialect in dialects:
+        d = get_dialect(dialect)
+        files[f"log.{dialect}.jsonl"] = encode_log(prefix, dialect=d)
+        files[f"expected.{dialect}.json"] = canonical_document(d.encode_state(state))
+    model_doc: dict[str, Any] = {"format": RECORDING_FORMAT, "replies": rec["replies"]}
     interruption = interruption_of(turn)
     if interruption is not None:
         model_doc["interruption"] = interruption
     recordings = {
         "model.json": model_doc,
-        "stubs.json": {"format": CASE_FORMAT, "calls": rec["calls"]},
-        "sandbox.json": {"format": CASE_FORMAT, "reads": rec["reads"]},
+        "stubs.json": {"format": RECORDING_FORMAT, "calls": rec["calls"]},
+        "sandbox.json": {"format": RECORDING_FORMAT, "reads": rec["reads"]},
     }
     for rel, doc in recordings.items():
         check_recording_entries(rel, doc)  # case_too_large past 100,000 (8.4)
@@ -250,7 +251,7 @@ def build_case_files(
         "expect": expect.to_json(),
         "at": at,
         "external_effects": external_effects,
-        "implementations": list(implementations),
+        "dialects": list(dialects),
         "portable": portable,
         "agent": {
             "name": agent["name"],

@@ -2,12 +2,12 @@
 
 A case is a directory ``<dir>/<name>/``::
 
-    case.json                   {format: 1, name, input, expect {must, expect}, at,
-                                 external_effects, implementations, portable,
+    case.json                   {format: 2, name, input, expect {must, expect}, at,
+                                 external_effects, dialects, portable,
                                  agent {name, model, system_sha256, tools}, fingerprint,
                                  created_with {tool, version}}
-    log.<impl>.jsonl            the log up to and including ``at``, in each dialect
-    expected.<impl>.json        the state that log reduces to, in that dialect
+    log.<dialect>.jsonl         the log up to and including ``at``, in each listed dialect
+    expected.<dialect>.json     the state that log reduces to, in that dialect
     model.json                  {format: 1,
                                  replies: [{request_sha256, message, stop_reason, usage}]}
     stubs.json                  {format: 1, calls: [{tool, input, result: {content, is_error}}]}
@@ -15,6 +15,8 @@ A case is a directory ``<dir>/<name>/``::
     artifacts/<sha256 hex>      bytes the log and sandbox.json refer to
 
 Every file is canonical (spec/strict-json.md), so the same turn always gives the same bytes.
+A format-1 ``case.json`` (the same, with the dialects under ``implementations``) is read as
+format 2 (:func:`upgraded_meta`); every write of a case writes format 2 (case-format.md 1.3).
 """
 
 from __future__ import annotations
@@ -36,8 +38,15 @@ from ..reference.sandbox import is_device_name
 if TYPE_CHECKING:
     from .loader import Case
 
-CASE_FORMAT = 1
-DEFAULT_IMPLEMENTATIONS = ("threads-py", "threads-ts")
+#: The format of case.json this version writes; :data:`READ_FORMATS` are the ones it reads.
+CASE_FORMAT = 2
+READ_FORMATS = (1, 2)
+#: The dialects a case is saved in unless told otherwise (case.json ``dialects``).
+DEFAULT_DIALECTS = ("threads-py", "threads-ts")
+#: The format of model.json, stubs.json and sandbox.json (unchanged by case format 2).
+RECORDING_FORMAT = 1
+#: Deprecated name of :data:`DEFAULT_DIALECTS` (format 1 called the list ``implementations``).
+DEFAULT_IMPLEMENTATIONS = DEFAULT_DIALECTS
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
@@ -101,9 +110,22 @@ def fingerprint(files: dict[str, bytes]) -> str:
     return "sha256:" + hashlib.sha256(text).hexdigest()
 
 
+def upgraded_meta(meta: Mapping[str, Any]) -> dict[str, Any]:
+    """A format-1 ``case.json`` as format 2: ``implementations`` renamed ``dialects`` and
+    ``format`` 2 (case-format.md 1.3); any other value is returned unchanged (a copy)."""
+    if meta.get("format") != 1:
+        return dict(meta)
+    out = {k: v for k, v in meta.items() if k != "implementations"}
+    out["format"] = CASE_FORMAT
+    if "implementations" in meta:
+        out["dialects"] = meta["implementations"]
+    return out
+
+
 def finish_case_files(meta: Mapping[str, Any], files: dict[str, bytes]) -> dict[str, bytes]:
-    """Add ``case.json`` (with its fingerprint) to ``files``; returns the complete set."""
-    meta = {k: v for k, v in meta.items() if k != "fingerprint"}
+    """Add ``case.json`` (with its fingerprint) to ``files``; returns the complete set. A
+    format-1 ``meta`` is written as format 2 (:func:`upgraded_meta`)."""
+    meta = {k: v for k, v in upgraded_meta(meta).items() if k != "fingerprint"}
     body = dict(files)
     body["case.json"] = canonical_document(meta)
     fp = fingerprint(body)

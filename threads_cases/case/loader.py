@@ -12,9 +12,10 @@ What it checks, in this order (each problem with its file and a line or JSON poi
 
 1. the directory: ``case.json`` is a regular file; only directories and regular files inside
    (``case_invalid`` for a symlink or a special file);
-2. ``case.json``: strict JSON, ``format`` 1 (``format_unsupported``), ``case.schema.json``,
-   the case name (section 2), a known dialect for each of ``implementations``
-   (``dialect_unknown``);
+2. ``case.json``: strict JSON, ``format`` 2 or 1 (``format_unsupported``; a format-1 case.json
+   is read as format 2, its ``implementations`` as ``dialects``, with problems pointing into
+   the file as written), ``case.schema.json``, the case name (section 2), a known dialect for
+   each of ``dialects`` (``dialect_unknown``);
 3. the file set: ``log.<d>.jsonl`` and ``expected.<d>.json`` for each listed dialect,
    ``model.json``, ``stubs.json``, ``sandbox.json`` (``case_invalid`` "... is missing");
 4. the recordings: at most 32 MiB and 100,000 entries each (``case_too_large``), strict
@@ -48,7 +49,13 @@ from typing import Any
 from ..core.errors import CaseError, Location, Problem
 from ..core.files import check_recording_entries
 from ..core.strictjson import parse
-from .directory import CASE_FORMAT, check_case_name, computed_fingerprint, walk_case
+from .directory import (
+    READ_FORMATS,
+    check_case_name,
+    computed_fingerprint,
+    upgraded_meta,
+    walk_case,
+)
 
 RECORDING_FILES = ("model.json", "stubs.json", "sandbox.json")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -61,7 +68,9 @@ _ADVISORY = "fingerprint_stale"
 @dataclass(frozen=True)
 class Case:
     """A case read and checked by :func:`open_case`. Immutable: the mappings are read-only
-    views, the bytes are bytes, and the JSON values are shared (never mutate them)."""
+    views, the bytes are bytes, and the JSON values are shared (never mutate them).
+    ``meta`` is case.json as format 2 (a format-1 file is upgraded in memory; ``files``
+    keeps its bytes as written)."""
 
     path: Path
     meta: Mapping[str, Any]
@@ -77,8 +86,15 @@ class Case:
         return str(self.meta["name"])
 
     @property
+    def dialects(self) -> list[str]:
+        """The dialects the case holds a log and an expected state in (case.json
+        ``dialects``); an implementation runs the case when its dialect is one of them."""
+        return list(self.meta["dialects"])
+
+    @property
     def implementations(self) -> list[str]:
-        return list(self.meta["implementations"])
+        """Deprecated name of :attr:`dialects` (format 1 called the list so)."""
+        return self.dialects
 
     def log_path(self, dialect: str) -> Path:
         return self.path / f"log.{dialect}.jsonl"
@@ -147,8 +163,8 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
     if not (p / "case.json").is_file() or (p / "case.json").is_symlink():
         return None, [_problem("case_invalid", "not a case directory: case.json is missing", p)]
     files, problems = walk_case(p)
-    meta = _check_meta(p, files, problems)
-    dialects = _dialects(p, meta, problems)
+    meta, old = _check_meta(p, files, problems)
+    dialects = _dialects(p, meta, old, problems)
     _check_file_set(p, files, meta, dialects, problems)
     documents: dict[str, Any] = {}
     _check_artifacts(p, files, problems)
@@ -203,43 +219,74 @@ def _parse_json(data: bytes, name: str, code: str = "case_invalid") -> Any:
     return parse(data, code=code, file=name)
 
 
-def _check_meta(p: Path, files: dict[str, bytes], problems: list[Problem]) -> dict[str, Any] | None:
-    """case.json: strict JSON, format, schema, name. Returns it when it is an object of format
-    1 (the later checks use what they can of it, even when it breaks its schema)."""
+def _check_meta(
+    p: Path, files: dict[str, bytes], problems: list[Problem]
+) -> tuple[dict[str, Any] | None, bool]:
+    """case.json: strict JSON, format, schema, name. Returns it (as format 2) when it is an
+    object of a format this version reads (the later checks use what they can of it, even
+    when it breaks its schema), and whether the file is format 1."""
     from ..core.schemas import schema_problems
 
     where = p / "case.json"
     if "case.json" not in files:
-        return None  # reported by the walk (a special file)
+        return None, False  # reported by the walk (a special file)
     try:
         value = _parse_json(files["case.json"], str(where))
     except CaseError as err:
         problems.append(err.problem())
-        return None
-    if isinstance(value, dict) and "format" in value and value.get("format") != CASE_FORMAT:
+        return None, False
+    fmt = value.get("format") if isinstance(value, dict) else None
+    if isinstance(value, dict) and "format" in value and not _known_format(fmt):
         problems.append(
             Problem(
                 "format_unsupported",
                 f"case format {value['format']!r} is not supported "
-                f"(this version reads {CASE_FORMAT})",
+                f"(this version reads {' and '.join(map(str, READ_FORMATS))})",
                 Location(str(where), None, "/format"),
                 "upgrade threads-cases, or re-save the case",
             )
         )
-        return None
+        return None, False
+    if fmt == 1 and "dialects" in value:
+        problems.append(
+            _problem(
+                "case_invalid",
+                "a format-1 case.json lists its dialects under implementations",
+                where,
+                "/dialects",
+            )
+        )
+        value = {k: v for k, v in value.items() if k != "dialects"}
+    old = fmt == 1
+    value = upgraded_meta(value) if isinstance(value, dict) else value
     for pointer, message in schema_problems(value, "case.schema.json"):
+        if old:  # point into the file as written
+            pointer, message = _as_format_1(pointer), message.replace("dialects", "implementations")
         problems.append(_problem("case_invalid", f"schema: {message}", where, pointer))
     if not isinstance(value, dict):
-        return None
+        return None, False
     if isinstance(value.get("name"), str) and re.fullmatch(r"[A-Za-z0-9._-]{1,64}", value["name"]):
         try:
             check_case_name(value["name"])  # the schema allows "..", "CON", ...
         except CaseError as err:
             problems.append(_problem("case_invalid", err.message, where, "/name"))
-    return value
+    return value, old
 
 
-def _dialects(p: Path, meta: dict[str, Any] | None, problems: list[Problem]) -> list[str]:
+def _known_format(fmt: Any) -> bool:
+    return isinstance(fmt, int) and not isinstance(fmt, bool) and fmt in READ_FORMATS
+
+
+def _as_format_1(pointer: str) -> str:
+    """A pointer into an upgraded format-1 case.json, as a pointer into the file."""
+    if pointer == "/dialects" or pointer.startswith("/dialects/"):
+        return "/implementations" + pointer.removeprefix("/dialects")
+    return pointer
+
+
+def _dialects(
+    p: Path, meta: dict[str, Any] | None, old: bool, problems: list[Problem]
+) -> list[str]:
     from ..core.dialects import dialect_names
 
     if meta is None:
@@ -255,14 +302,14 @@ def _dialects(p: Path, meta: dict[str, Any] | None, problems: list[Problem]) -> 
                     "dialect_unknown",
                     f"unknown dialect {d!r}; known: {', '.join(sorted(known))}",
                     p / "case.json",
-                    f"/implementations/{i}",
+                    f"/{'implementations' if old else 'dialects'}/{i}",
                 )
             )
     return out
 
 
 def _listed(meta: dict[str, Any] | None) -> list[str]:
-    value = meta.get("implementations") if meta is not None else None
+    value = meta.get("dialects") if meta is not None else None
     return [d for d in value if isinstance(d, str)] if isinstance(value, list) else []
 
 
@@ -287,7 +334,7 @@ def _check_file_set(
         if _LOG.fullmatch(rel) or _EXPECTED.fullmatch(rel):
             if meta is None:
                 continue  # case.json is unreadable: which logs belong is unknown
-            hint = " (its implementation is not in case.json implementations)"
+            hint = " (its dialect is not in case.json dialects)"
         problems.append(_problem("case_invalid", f"unknown file {rel}{hint}", p / rel))
     required = set(RECORDING_FILES)
     for d in dialects:

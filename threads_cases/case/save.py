@@ -29,7 +29,7 @@ from .build import interruption_of as interruption_of
 from .build import recorded_parts as recorded_parts
 from .build import split_turn
 from .directory import (
-    DEFAULT_IMPLEMENTATIONS,
+    DEFAULT_DIALECTS,
     CaseExpectation,
     check_case_name,
 )
@@ -109,21 +109,21 @@ def _expectation(expect: Any) -> CaseExpectation:
     return CaseExpectation(must, exp)
 
 
-def _implementations(implementations: Any) -> list[str]:
-    """The case's implementations: a non-empty list of distinct dialect names (case.json
-    requires minItems 1 and uniqueItems; a case without them could never be loaded)."""
-    if isinstance(implementations, str) or not isinstance(implementations, Sequence):
-        raise CaseError("invalid_request", "implementations must be a list of names")
-    impls = list(implementations)
-    if not impls:
-        raise CaseError("invalid_request", "implementations must name at least one implementation")
-    if len(set(impls)) != len(impls):
-        raise CaseError("invalid_request", f"implementations {quote(impls)} repeat a name")
-    for impl in impls:
-        if not isinstance(impl, str):
-            raise CaseError("invalid_request", f"implementation {quote(impl)} is not a name")
-        get_dialect(impl)
-    return impls
+def _dialects(dialects: Any) -> list[str]:
+    """The case's dialects: a non-empty list of distinct dialect names (case.json requires
+    minItems 1 and uniqueItems; a case without them could never be loaded)."""
+    if isinstance(dialects, str) or not isinstance(dialects, Sequence):
+        raise CaseError("invalid_request", "dialects must be a list of dialect names")
+    names = list(dialects)
+    if not names:
+        raise CaseError("invalid_request", "dialects must name at least one dialect")
+    if len(set(names)) != len(names):
+        raise CaseError("invalid_request", f"dialects {quote(names)} repeat a name")
+    for name in names:
+        if not isinstance(name, str):
+            raise CaseError("invalid_request", f"dialect {quote(name)} is not a name")
+        get_dialect(name)
+    return names
 
 
 def _refuse_secrets(files: dict[str, bytes], *, redacted: bool = False) -> None:
@@ -191,7 +191,7 @@ def save_case(
     dir: str | os.PathLike[str],
     external_effects: str = "stub",
     overwrite: bool = False,
-    implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
+    dialects: Sequence[str] = DEFAULT_DIALECTS,
     secrets: str = "refuse",
     verify: bool = True,
     sandbox_dir: str | os.PathLike[str] | None = None,
@@ -227,7 +227,7 @@ def save_case(
         if not isinstance(at, str) or not at:
             raise CaseError("invalid_request", "at must be an event_id")
         exp = _expectation(expect)
-        implementations = _implementations(implementations)
+        dialects = _dialects(dialects)
         if not sandbox.blocks_egress:
             raise CaseError(
                 "egress_policy_unsupported",
@@ -251,12 +251,12 @@ def save_case(
             external_effects=external_effects,
             portable=bool(sandbox.portable),
             store=store,
-            implementations=implementations,
+            dialects=dialects,
         )
         check_case_files(files, secrets)
         from .verify import request_mismatches, verify_case_dir
 
-        check = (lambda p: verify_case_dir(p, implementations)) if verify else None
+        check = (lambda p: verify_case_dir(p, dialects)) if verify else None
         outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite, verify=check)
         turn_ids = {e["event_id"] for e in split_turn(events, at)[1]}
         mismatches = tuple(m for m in request_mismatches(events) if m["event_id"] in turn_ids)

@@ -33,9 +33,9 @@ def _describe_event(ev: dict[str, Any] | None) -> str:
     return f"; nearest event: seq {ev.get('seq')} {ev.get('type')}"
 
 
-def verify_case_dir(path: Path, implementations: Sequence[str]) -> None:
+def verify_case_dir(path: Path, dialects: Sequence[str]) -> None:
     """Run the case directory ``path`` on ``threads-py`` in process (with the log of the first
-    of ``implementations`` when ``threads-py`` is not listed).
+    of ``dialects`` when ``threads-py`` is not listed).
 
     Raises ``CaseError("replay_failed")`` naming the first failing check (its id, reason
     code and detail) and the nearest replayed event when there is one.
@@ -44,8 +44,8 @@ def verify_case_dir(path: Path, implementations: Sequence[str]) -> None:
     from ..protocol.implementations import PythonImplementation
 
     impl = PythonImplementation()
-    if impl.dialect not in implementations:
-        impl.dialect = implementations[0]
+    if impl.dialect not in dialects:
+        impl.dialect = dialects[0]
     result = run_one(path, impl)
     if acceptable(result.verdict, result.reasons):
         return

@@ -400,7 +400,7 @@ def list_cases(
     ] = None,
     fmt: FormatOpt = "pretty",
 ) -> None:
-    """List the cases found: name, implementations, portable, fingerprint, size in bytes."""
+    """List the cases found: name, dialects, portable, fingerprint, size in bytes."""
     from ..harness.runner import discover
 
     root = path or Path(".")
@@ -414,7 +414,7 @@ def list_cases(
         typer.echo(f"no cases under {root}")
         return
     table = Table(header_style="bold")
-    for col in ("case", "implementations", "portable", "fingerprint", "size", "path"):
+    for col in ("case", "dialects", "portable", "fingerprint", "size", "path"):
         table.add_column(col, justify="right" if col == "size" else "left")
     for r in rows:
         if r["error"]:
@@ -432,7 +432,7 @@ def list_cases(
             fp.append(" stale", style="yellow")
         table.add_row(
             Text(r["name"]),
-            ", ".join(r["implementations"]),
+            ", ".join(r["dialects"]),
             str(r["portable"]).lower(),
             fp,
             str(r["size"]),

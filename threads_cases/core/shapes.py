@@ -98,7 +98,7 @@ class CaseMeta(TypedDict):
     expect: CaseMatchers
     at: str
     external_effects: Literal["stub", "forbid"]
-    implementations: list[str]
+    dialects: list[str]
     portable: bool
     agent: CaseAgent
     fingerprint: str

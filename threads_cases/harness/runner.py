@@ -218,8 +218,8 @@ def run_one(
 ) -> CaseResult:
     """Run one case directory on an open implementation (which is not closed); never raises
     for a bad case: a case that cannot be run gets verdict ``error`` (or ``skip``, see
-    :func:`could_not_run`), one that does not list the implementation ``skip``
-    (``not_listed``). ``supply`` is a checked ``calls`` mapping (see :func:`run_case`).
+    :func:`could_not_run`), one whose ``dialects`` do not list the implementation's dialect
+    ``skip`` (``not_listed``). ``supply`` is a checked ``calls`` mapping (see :func:`run_case`).
     ``opened`` is what the case loader found in the case (``inspect_case``), so that a suite
     reads and checks each case once for every implementation. ``live`` runs the turn live
     (spec/replay.md section 11; :func:`run_live_checks`)."""
@@ -232,11 +232,14 @@ def run_one(
             assert err is not None
             raise err
         result.case = case.name
-        if impl.name not in case.implementations and impl.dialect not in case.implementations:
-            # a user implementation runs every case holding a log in its dialect
+        if impl.dialect not in case.dialects:
+            # an implementation runs every case holding a log in its dialect
             result.verdict = "skip"
             result.reasons = ["not_listed"]
-            result.message = f"the case lists neither {impl.name} nor its dialect {impl.dialect}"
+            result.message = (
+                f"the case does not list {impl.name}'s dialect {impl.dialect} "
+                f"(case.json dialects: {', '.join(case.dialects)})"
+            )
             return result
         if not case.fingerprint_ok:
             result.warnings.append("fingerprint_stale")

@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, cast
 
-from ..case.directory import DEFAULT_IMPLEMENTATIONS, CaseExpectation, is_hex64
+from ..case.directory import DEFAULT_DIALECTS, CaseExpectation, is_hex64
 from ..case.loader import artifact_refs
 from ..case.save import SaveResult, save_case
 from ..core.dialects import CANONICAL
@@ -319,16 +319,19 @@ class Thread:
         dir: str | os.PathLike[str],
         external_effects: str = "stub",
         overwrite: bool = False,
-        implementations: Sequence[str] = DEFAULT_IMPLEMENTATIONS,
+        dialects: Sequence[str] = DEFAULT_DIALECTS,
         secrets: str = "refuse",
         verify: bool = True,
         sandbox_dir: str | os.PathLike[str] | None = None,
+        implementations: Sequence[str] | None = None,
     ) -> SaveResult:
         """Save the turn after ``at`` as a case directory ``dir/name``.
 
         See :func:`threads_cases.case.save.save_case` (``verify`` replays the case before it
         is written; ``sandbox_dir`` supplies sandbox bytes the log knows by hash only);
-        returns a :class:`SaveResult` and never raises for a refusal.
+        returns a :class:`SaveResult` and never raises for a refusal. ``dialects`` are the
+        dialects the case is saved in (case.json ``dialects``); ``implementations`` is its
+        deprecated name, used when given.
         """
         return save_case(
             self._events,
@@ -340,7 +343,7 @@ class Thread:
             dir=dir,
             external_effects=external_effects,
             overwrite=overwrite,
-            implementations=implementations,
+            dialects=dialects if implementations is None else implementations,
             secrets=secrets,
             verify=verify,
             sandbox_dir=sandbox_dir,

@@ -3,7 +3,7 @@
 
 Shapes:
 
-* :func:`case_summary` -> ``{"name", "path", "implementations", "portable", "fingerprint",
+* :func:`case_summary` -> ``{"name", "path", "dialects", "portable", "fingerprint",
   "fingerprint_ok", "size", "files", "error"}`` (one row of ``list``).
 * :func:`diff_case_files` / :func:`diff_file` -> a list of :class:`Change`
   ``{"file", "kind": added|removed|changed, "item", "pointer", "before", "after"}``: matchers

@@ -120,13 +120,13 @@ def is_canonical(rel: str, data: bytes, where: str, parsed: Any = _UNPARSED) -> 
 
 
 def case_summary(path: Path) -> dict[str, Any]:
-    """One row of ``list``: name, implementations, portable, fingerprint (and whether it is
+    """One row of ``list``: name, dialects, portable, fingerprint (and whether it is
     current), the number of files and their total size in bytes; ``error`` when case.json
     cannot be read (by the case loader; a problem in another file is left to ``validate``)."""
     row: dict[str, Any] = {
         "name": path.name,
         "path": str(path),
-        "implementations": [],
+        "dialects": [],
         "portable": None,
         "fingerprint": None,
         "fingerprint_ok": None,
@@ -146,7 +146,7 @@ def case_summary(path: Path) -> dict[str, Any]:
         return row
     row.update(
         name=case.name,
-        implementations=case.implementations,
+        dialects=case.dialects,
         portable=case.meta["portable"],
         fingerprint=case.meta["fingerprint"],
         fingerprint_ok=case.fingerprint_ok,

@@ -1,5 +1,5 @@
 """``fmt``: rewrite the JSON files of a case in canonical form and refresh its fingerprint
-(spec/case-format.md 1.2).
+(spec/case-format.md 1.2); a format-1 ``case.json`` is upgraded to format 2 (1.3).
 
 Reason codes: ``case_invalid`` (not a case directory, case.json not an object),
 ``json_invalid`` / ``log_invalid`` (a file that is not strict JSON).
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..case.directory import fingerprint
+from ..case.directory import fingerprint, upgraded_meta
 from ..core.errors import CaseError, Location, Problem
 from ..core.strictjson import canonical_document, parse
 from .files import canonical_bytes, walk_case
@@ -29,15 +29,19 @@ class FormatResult:
     path: Path
     changed: dict[str, bytes] = field(default_factory=dict)
     fingerprint_stale: bool = False
+    #: case.json was format 1 and is written as format 2
+    upgraded: bool = False
     problems: list[Problem] = field(default_factory=list)
     noncanonical: set[str] = field(default_factory=set)
     #: the whole formatted case (what write_formatted writes)
     files: dict[str, bytes] = field(default_factory=dict)
 
     def reason(self, rel: str) -> str:
-        """Why ``rel`` changes: ``not canonical``, ``fingerprint stale`` or both."""
+        """Why ``rel`` changes: ``format 1 -> 2``, ``not canonical``, ``fingerprint stale``."""
         parts = []
-        if rel in self.noncanonical:
+        if rel == "case.json" and self.upgraded:
+            parts.append("format 1 -> 2")
+        if rel in self.noncanonical and not (rel == "case.json" and self.upgraded):
             parts.append("not canonical")
         if rel == "case.json" and self.fingerprint_stale:
             parts.append("fingerprint stale")
@@ -78,6 +82,10 @@ def format_case(path: Path) -> FormatResult:
             )
         )
         return result
+    if meta.get("format") == 1:
+        meta = upgraded_meta(meta)
+        result.upgraded = True
+        new["case.json"] = canonical_document(meta)
     body = dict(new)
     body["case.json"] = canonical_document({k: v for k, v in meta.items() if k != "fingerprint"})
     fp = fingerprint(body)

@@ -141,7 +141,7 @@ def render_case(
     last: int = 20,
     boxed: bool = True,
 ) -> Any:
-    """A rich renderable of a case: header (name, at, implementations, fingerprint), the
+    """A rich renderable of a case: header (name, at, dialects, fingerprint), the
     user's input, must/expect matchers, the prefix timeline (last ``last`` events unless
     ``all_events``), model replies, stubs, sandbox reads and artifacts. Model text, tool
     inputs and results are shown only with ``values``. In a box unless ``boxed`` is false
@@ -206,7 +206,7 @@ def _header(path: Path | str, meta: dict[str, Any], fp_ok: bool, values: bool) -
     _row(head, "name", meta["name"])
     _row(head, "path", str(path))
     _row(head, "at", meta["at"])
-    _row(head, "implementations", ", ".join(meta["implementations"]))
+    _row(head, "dialects", ", ".join(meta["dialects"]))
     _row(head, "portable", str(meta["portable"]).lower())
     _row(head, "external_effects", meta["external_effects"])
     agent = meta["agent"]
@@ -259,7 +259,7 @@ def _timeline(
     """The prefix log of the canonical dialect (or the first listed), newest ``last`` events."""
     from rich.text import Text
 
-    listed = meta["implementations"]
+    listed = meta["dialects"]
     impl = CANONICAL_DIALECT if CANONICAL_DIALECT in listed else listed[0]
     events: list[dict[str, Any]] = list(case.logs.get(impl, ()))
     error = None if impl in case.logs else _problem_of(problems, case.log_path(impl))

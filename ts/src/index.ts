@@ -55,13 +55,13 @@ export { DirectorySandbox, FakeSandbox, FileMissing, checkPath, isDeviceName, sh
 export type { SandboxProvider } from "./reference/sandbox.js";
 export { ACTOR, ArtifactStore, Clock, Recorder, STEP_LIMIT, blockEgress, buildRequest, formatTs, parseTs, runTurn } from "./reference/runtime.js";
 export type { TurnOutcome } from "./reference/runtime.js";
-export { CASE_FORMAT, DEFAULT_IMPLEMENTATIONS, checkCaseName, fingerprint, finishCaseFiles, readCaseFiles } from "./case/case.js";
+export { CASE_FORMAT, DEFAULT_DIALECTS, DEFAULT_IMPLEMENTATIONS, READ_FORMATS, RECORDING_FORMAT, checkCaseName, fingerprint, finishCaseFiles, readCaseFiles, upgradedMeta } from "./case/case.js";
 export { Case, artifactRefs, openCase } from "./case/loader.js";
 export { withCaseLock, writeCaseDir, type WriteOutcome } from "./case/writer.js";
 export type { CaseExpectation } from "./case/case.js";
 export { StubBook, checkSupply, replayCase, restoreSandbox } from "./reference/replay.js";
 export type { ReplayOptions, ReplayResult, ReplayStop } from "./reference/replay.js";
-export { buildCaseFiles, checkExpectation, checkImplementations, saveCase } from "./case/save.js";
+export { buildCaseFiles, checkDialects, checkExpectation, checkImplementations, saveCase } from "./case/save.js";
 export type { BuildCaseOptions, SaveResult, SavedCase } from "./case/save.js";
 export { Thread } from "./reference/thread.js";
 export { handleRequest, serve } from "./protocol/driver.js";

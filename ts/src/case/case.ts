@@ -2,12 +2,12 @@
  * The case directory (spec/case-format.md): its files, fingerprint and loading; the atomic
  * writer is in writer.ts.
  *
- *     case.json               {format: 1, name, input, expect {must, expect}, at,
- *                              external_effects, implementations, portable,
+ *     case.json               {format: 2, name, input, expect {must, expect}, at,
+ *                              external_effects, dialects, portable,
  *                              agent {name, model, system_sha256, tools}, fingerprint,
  *                              created_with {tool, version}}
- *     log.<impl>.jsonl        the log up to and including `at`, in each dialect
- *     expected.<impl>.json    the state that log reduces to, in that dialect
+ *     log.<dialect>.jsonl     the log up to and including `at`, in each listed dialect
+ *     expected.<dialect>.json the state that log reduces to, in that dialect
  *     model.json              {format: 1, replies: [{request_sha256, message, stop_reason, usage}]}
  *     stubs.json              {format: 1, calls: [{tool, input, result: {content, is_error}}]}
  *     sandbox.json            {format: 1, reads: [{path, sha256, artifact}]}
@@ -15,6 +15,8 @@
  *
  * Every file is canonical (spec/strict-json.md), so the same turn always gives the same bytes.
  * Reading a case is loader.ts (`openCase`).
+ * A format-1 case.json (the same, with the dialects under `implementations`) is read as
+ * format 2 (`upgradedMeta`); every write of a case writes format 2 (case-format.md 1.3).
  */
 
 import { lstatSync, readdirSync } from "node:fs";
@@ -24,11 +26,28 @@ import { canonicalDocument } from "../core/canonical.js";
 import { CaseError } from "../core/errors.js";
 import { quote } from "../core/texts.js";
 import { isDeviceName, sha256Hex } from "../reference/sandbox.js";
-import type { JsonObject } from "../core/strictjson.js";
+import type { JsonObject, JsonValue } from "../core/strictjson.js";
 import { MAX_CASE_BYTES, readRegular, recordingLimit } from "../core/files.js";
 
-export const CASE_FORMAT = 1;
-export const DEFAULT_IMPLEMENTATIONS: readonly string[] = ["threads-py", "threads-ts"];
+/** The format of case.json this version writes; `READ_FORMATS` are the ones it reads. */
+export const CASE_FORMAT = 2;
+export const READ_FORMATS: readonly number[] = [1, 2];
+/** The format of model.json, stubs.json and sandbox.json (unchanged by case format 2). */
+export const RECORDING_FORMAT = 1;
+/** The dialects a case is saved in unless told otherwise (case.json `dialects`). */
+export const DEFAULT_DIALECTS: readonly string[] = ["threads-py", "threads-ts"];
+/** @deprecated the name of `DEFAULT_DIALECTS` when case.json (format 1) called them `implementations`. */
+export const DEFAULT_IMPLEMENTATIONS = DEFAULT_DIALECTS;
+
+/** A format-1 case.json as format 2: `implementations` renamed `dialects`, `format` 2 (case-format.md 1.3). */
+export function upgradedMeta(meta: JsonObject): JsonObject {
+  if (meta["format"] !== 1) return { ...meta };
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(meta)) if (k !== "implementations") out[k] = v;
+  out["format"] = CASE_FORMAT;
+  if (Object.hasOwn(meta, "implementations")) out["dialects"] = meta["implementations"] as JsonValue;
+  return out;
+}
 const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 
 /** Return `name` if it is a valid case name, else throw `invalid_request`. */
@@ -74,7 +93,7 @@ export function fingerprint(files: ReadonlyMap<string, Uint8Array>): string {
 /** Add `case.json` (with its fingerprint) to `files`; returns the complete set. */
 export function finishCaseFiles(meta: JsonObject, files: ReadonlyMap<string, Uint8Array>): Map<string, Uint8Array> {
   const bare: JsonObject = {};
-  for (const [k, v] of Object.entries(meta)) if (k !== "fingerprint") bare[k] = v;
+  for (const [k, v] of Object.entries(upgradedMeta(meta))) if (k !== "fingerprint") bare[k] = v;
   const body = new Map(files);
   body.set("case.json", encoder.encode(canonicalDocument(bare)));
   const fp = fingerprint(body);

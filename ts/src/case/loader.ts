@@ -15,8 +15,10 @@
  *
  * 1. the directory: `case.json` is a regular file; only directories and regular files inside
  *    (`case_invalid` for a symlink or special file, `case_too_large` past the case limit);
- * 2. `case.json`: strict JSON, `format` 1 (`format_unsupported`), `case.schema.json`, the case
- *    name (section 1), a known dialect for each of `implementations` (`dialect_unknown`);
+ * 2. `case.json`: strict JSON, `format` 2 or 1 (`format_unsupported`; a format-1 case.json is
+ *    read as format 2, its `implementations` as `dialects`, with problems pointing into the
+ *    file as written), `case.schema.json`, the case name (section 1), a known dialect for each
+ *    of `dialects` (`dialect_unknown`);
  * 3. the file set: `log.<d>.jsonl` and `expected.<d>.json` for each listed dialect,
  *    `model.json`, `stubs.json`, `sandbox.json` (`case_invalid` "... is missing");
  * 4. `artifacts/<hex>`: the bytes hash to their name;
@@ -44,7 +46,7 @@ import { schemaProblems } from "../core/schemas.js";
 import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
 import { quote } from "../core/texts.js";
 import { checkPath } from "../reference/sandbox.js";
-import { CASE_FORMAT, checkCaseName, fingerprint, readCaseFiles } from "./case.js";
+import { READ_FORMATS, checkCaseName, fingerprint, readCaseFiles, upgradedMeta } from "./case.js";
 
 export const RECORDING_FILES: readonly string[] = ["model.json", "stubs.json", "sandbox.json"];
 const HEX64 = /^[0-9a-f]{64}$/;
@@ -69,8 +71,14 @@ export class Case {
     return String(this.meta["name"]);
   }
 
+  /** The dialects the case holds a log and an expected state in (case.json `dialects`). */
+  get dialects(): string[] {
+    return (this.meta["dialects"] as string[]).slice();
+  }
+
+  /** @deprecated the name of `dialects` in case format 1. */
   get implementations(): string[] {
-    return (this.meta["implementations"] as string[]).slice();
+    return this.dialects;
   }
 
   logPath(impl: string): string {
@@ -111,8 +119,8 @@ export function openCase(path: string): Case {
   }
   if (!isFile) throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
   const files = readCaseFiles(path);
-  const meta = checkMeta(path, files);
-  const dialects = checkDialects(path, meta);
+  const { meta, raw, old } = checkMeta(path, files);
+  const dialects = checkDialects(path, meta, old);
   checkFileSet(path, files, dialects);
   checkArtifacts(path, files);
   const documents = new Map<string, JsonValue>();
@@ -123,7 +131,7 @@ export function openCase(path: string): Case {
   }
   const logs = new Map<string, readonly Envelope[]>();
   for (const d of dialects) logs.set(d, Object.freeze(checkLog(path, files, meta, d)));
-  const fingerprintOk = fingerprint(withoutFingerprint(files, meta)) === meta["fingerprint"];
+  const fingerprintOk = fingerprint(withoutFingerprint(files, raw)) === meta["fingerprint"];
   return new Case(path, Object.freeze(meta), files, documents, logs, fingerprintOk);
 }
 
@@ -145,19 +153,31 @@ function parseJson(data: Uint8Array, file: string): JsonValue {
   return parse(data, { code: "case_invalid", file });
 }
 
-function checkMeta(path: string, files: ReadonlyMap<string, Uint8Array>): JsonObject {
+/** case.json as format 2 (`meta`), as written (`raw`, for the fingerprint), and whether it is format 1. */
+function checkMeta(path: string, files: ReadonlyMap<string, Uint8Array>): { meta: JsonObject; raw: JsonObject; old: boolean } {
   const file = join(path, "case.json");
   const value = parseJson(files.get("case.json") as Uint8Array, file);
-  if (isObj(value) && Object.hasOwn(value, "format") && value["format"] !== CASE_FORMAT) {
-    throw new CaseError("format_unsupported", `case format ${quote(value["format"])} is not supported (this version reads ${CASE_FORMAT})`, {
+  const fmt = isObj(value) ? value["format"] : undefined;
+  if (isObj(value) && Object.hasOwn(value, "format") && !(typeof fmt === "number" && READ_FORMATS.includes(fmt))) {
+    throw new CaseError("format_unsupported", `case format ${quote(fmt)} is not supported (this version reads ${READ_FORMATS.join(" and ")})`, {
       file,
       pointer: "/format",
       hint: "upgrade threads-cases, or re-save the case",
     });
   }
-  const first = schemaProblems(value, "case.schema.json")[0];
-  if (first !== undefined) throw new CaseError("case_invalid", `schema: ${first.message}`, { file, pointer: first.pointer });
-  const meta = value as JsonObject;
+  const old = fmt === 1;
+  if (old && Object.hasOwn(value as JsonObject, "dialects")) {
+    throw new CaseError("case_invalid", "a format-1 case.json lists its dialects under implementations", { file, pointer: "/dialects" });
+  }
+  const upgraded = isObj(value) ? upgradedMeta(value) : value;
+  const first = schemaProblems(upgraded, "case.schema.json")[0];
+  if (first !== undefined) {
+    // a format-1 file: point into the file as written
+    const pointer = old && /^\/dialects(\/|$)/.test(first.pointer) ? "/implementations" + first.pointer.slice(9) : first.pointer;
+    const message = old ? first.message.replaceAll("dialects", "implementations") : first.message;
+    throw new CaseError("case_invalid", `schema: ${message}`, { file, pointer });
+  }
+  const meta = upgraded as JsonObject;
   if (typeof meta["name"] === "string" && NAME_FORM.test(meta["name"])) {
     try {
       checkCaseName(meta["name"]); // the schema allows "..", "CON", ...
@@ -166,17 +186,17 @@ function checkMeta(path: string, files: ReadonlyMap<string, Uint8Array>): JsonOb
       throw err;
     }
   }
-  return meta;
+  return { meta, raw: value as JsonObject, old };
 }
 
-function checkDialects(path: string, meta: JsonObject): string[] {
+function checkDialects(path: string, meta: JsonObject, old: boolean): string[] {
   const known = new Set(dialectNames());
-  const listed = Array.isArray(meta["implementations"]) ? meta["implementations"] : [];
+  const listed = Array.isArray(meta["dialects"]) ? meta["dialects"] : [];
   listed.forEach((d, i) => {
     if (typeof d === "string" && !known.has(d)) {
       throw new CaseError("dialect_unknown", `unknown dialect ${quote(d)}; known: ${[...known].sort().join(", ")}`, {
         file: join(path, "case.json"),
-        pointer: `/implementations/${i}`,
+        pointer: `/${old ? "implementations" : "dialects"}/${i}`,
       });
     }
   });

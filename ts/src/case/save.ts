@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 
 import { canonicalDocument } from "../core/canonical.js";
-import { CASE_FORMAT, DEFAULT_IMPLEMENTATIONS, checkCaseName, finishCaseFiles, type CaseExpectation } from "./case.js";
+import { CASE_FORMAT, DEFAULT_DIALECTS, RECORDING_FORMAT, checkCaseName, finishCaseFiles, type CaseExpectation } from "./case.js";
 import { writeCaseDir, type WriteOutcome } from "./writer.js";
 import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
@@ -37,19 +37,22 @@ const TERMINAL = ["turn_completed", "turn_failed"];
 const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** A non-empty list of distinct dialect names (case.json requires minItems 1 and uniqueItems). */
-export function checkImplementations(implementations: unknown): string[] {
-  if (typeof implementations === "string" || !Array.isArray(implementations)) {
-    throw new CaseError("invalid_request", "implementations must be a list of names");
+export function checkDialects(dialects: unknown): string[] {
+  if (typeof dialects === "string" || !Array.isArray(dialects)) {
+    throw new CaseError("invalid_request", "dialects must be a list of dialect names");
   }
-  const impls = [...(implementations as unknown[])];
-  if (impls.length === 0) throw new CaseError("invalid_request", "implementations must name at least one implementation");
-  if (new Set(impls).size !== impls.length) throw new CaseError("invalid_request", `implementations ${quote(impls)} repeat a name`);
-  for (const impl of impls) {
-    if (typeof impl !== "string") throw new CaseError("invalid_request", `implementation ${quote(impl)} is not a name`);
-    getDialect(impl);
+  const names = [...(dialects as unknown[])];
+  if (names.length === 0) throw new CaseError("invalid_request", "dialects must name at least one dialect");
+  if (new Set(names).size !== names.length) throw new CaseError("invalid_request", `dialects ${quote(names)} repeat a name`);
+  for (const name of names) {
+    if (typeof name !== "string") throw new CaseError("invalid_request", `dialect ${quote(name)} is not a name`);
+    getDialect(name);
   }
-  return impls as string[];
+  return names as string[];
 }
+
+/** @deprecated the name of `checkDialects` in case format 1. */
+export const checkImplementations = checkDialects;
 const encoder = new TextEncoder();
 
 export type ExternalEffects = "stub" | "forbid";
@@ -213,7 +216,7 @@ export interface BuildCaseOptions {
   externalEffects: ExternalEffects;
   portable: boolean;
   store: ArtifactStore;
-  implementations?: readonly string[];
+  dialects?: readonly string[];
 }
 
 /**
@@ -222,7 +225,7 @@ export interface BuildCaseOptions {
  */
 export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, Uint8Array>; meta: JsonObject } {
   const { events, name, expect, at, externalEffects, portable, store } = options;
-  const implementations = options.implementations ?? DEFAULT_IMPLEMENTATIONS;
+  const dialects = options.dialects ?? DEFAULT_DIALECTS;
   const [idx, turn] = splitTurn(events, at);
   checkForkRoom(events[idx]!.ts, at);
   const end = turn[turn.length - 1] as Envelope;
@@ -257,18 +260,18 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
     if (hit === null) throw new CaseError("invalid_request", `must[${i}] cannot pass: ${explain(expect.must[i], turn)}`);
   });
   const files = new Map<string, Uint8Array>();
-  for (const impl of implementations) {
-    const d = getDialect(impl);
-    files.set(`log.${impl}.jsonl`, encoder.encode(encodeLog(prefix, { dialect: d })));
-    files.set(`expected.${impl}.json`, encoder.encode(canonicalDocument(d.encodeState(state as unknown as JsonObject))));
+  for (const dialect of dialects) {
+    const d = getDialect(dialect);
+    files.set(`log.${dialect}.jsonl`, encoder.encode(encodeLog(prefix, { dialect: d })));
+    files.set(`expected.${dialect}.json`, encoder.encode(canonicalDocument(d.encodeState(state as unknown as JsonObject))));
   }
-  const modelDoc: JsonObject = { format: CASE_FORMAT, replies: rec.replies };
+  const modelDoc: JsonObject = { format: RECORDING_FORMAT, replies: rec.replies };
   const interruption = interruptionOf(turn);
   if (interruption !== null) modelDoc["interruption"] = interruption;
   const recordings: [string, JsonObject][] = [
     ["model.json", modelDoc],
-    ["stubs.json", { format: CASE_FORMAT, calls: rec.calls }],
-    ["sandbox.json", { format: CASE_FORMAT, reads: rec.reads }],
+    ["stubs.json", { format: RECORDING_FORMAT, calls: rec.calls }],
+    ["sandbox.json", { format: RECORDING_FORMAT, reads: rec.reads }],
   ];
   for (const [rel, doc] of recordings) {
     checkRecordingEntries(rel, doc); // case_too_large past 100,000 (8.4)
@@ -295,7 +298,7 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
     expect: { must: expect.must, expect: expect.expect },
     at,
     external_effects: externalEffects,
-    implementations: [...implementations],
+    dialects: [...dialects],
     portable,
     agent: {
       name: agent["name"] as JsonValue,
@@ -317,6 +320,8 @@ export interface SaveCaseOptions {
   dir: string;
   externalEffects?: string;
   overwrite?: boolean;
+  dialects?: readonly string[];
+  /** @deprecated the name of `dialects` in case format 1 (used when `dialects` is not given). */
   implementations?: readonly string[];
   /** `"refuse"` (default), `"redact"` or `"allow"` (spec/case-format.md, "Secrets"). */
   secrets?: string;
@@ -370,7 +375,7 @@ export function checkCaseFiles(files: ReadonlyMap<string, Uint8Array>, secrets: 
 
 /** Save the turn after `at` as `dir/name`; never throws for a refusal. */
 export function saveCase(events: readonly Envelope[], name: string, options: SaveCaseOptions): SaveResult {
-  const implementations = options.implementations ?? DEFAULT_IMPLEMENTATIONS;
+  const dialectList = options.dialects ?? options.implementations ?? DEFAULT_DIALECTS;
   const secrets = options.secrets ?? "refuse";
   const externalEffects = options.externalEffects ?? "stub";
   try {
@@ -380,7 +385,7 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
     }
     if (typeof options.at !== "string" || options.at === "") throw new CaseError("invalid_request", "at must be an event_id");
     const expect = checkExpectation(options.expect);
-    const impls = checkImplementations(implementations);
+    const dialects = checkDialects(dialectList);
     if (!options.sandbox.blocksEgress) {
       throw new CaseError(
         "egress_policy_unsupported",
@@ -398,10 +403,10 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
       externalEffects,
       portable: options.sandbox.portable,
       store,
-      implementations: impls,
+      dialects,
     });
     checkCaseFiles(files, secrets);
-    if (options.verify ?? true) verifyCaseFiles(name, files, impls);
+    if (options.verify ?? true) verifyCaseFiles(name, files, dialects);
     const outcome = writeCaseDir(options.dir, name, files, options.overwrite ?? false);
     return { ok: true, value: { path: join(options.dir, name), portable: meta["portable"] as boolean, fingerprint: meta["fingerprint"] as string, outcome } };
   } catch (err) {

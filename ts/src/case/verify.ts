@@ -28,8 +28,8 @@ function nearestText(matcher: unknown, events: readonly JsonObject[]): string {
 }
 
 /** The first check the case at `path` fails on the TypeScript runtime, or null when it passes. */
-export function firstFailure(path: string, implementations: readonly string[]): string | null {
-  const dialectName = implementations.includes("threads-ts") ? "threads-ts" : (implementations[0] as string);
+export function firstFailure(path: string, dialects: readonly string[]): string | null {
+  const dialectName = dialects.includes("threads-ts") ? "threads-ts" : (dialects[0] as string);
   const dialect = getDialect(dialectName);
   const c = openCase(path);
   const reducer = new Reducer();
@@ -67,7 +67,7 @@ export function firstFailure(path: string, implementations: readonly string[]): 
 }
 
 /** Run the built `files` of case `name` once; throws `replay_failed` when its first run would not pass. */
-export function verifyCaseFiles(name: string, files: ReadonlyMap<string, Uint8Array>, implementations: readonly string[]): void {
+export function verifyCaseFiles(name: string, files: ReadonlyMap<string, Uint8Array>, dialects: readonly string[]): void {
   const root = mkdtempSync(join(tmpdir(), "threads-cases-verify-"));
   try {
     const dir = join(root, name);
@@ -77,7 +77,7 @@ export function verifyCaseFiles(name: string, files: ReadonlyMap<string, Uint8Ar
     }
     let failure: string | null;
     try {
-      failure = firstFailure(dir, implementations);
+      failure = firstFailure(dir, dialects);
     } catch (err) {
       if (!(err instanceof CaseError)) throw err;
       failure = `the case cannot run (${err.code}): ${err.message}`;

@@ -14,7 +14,7 @@
 import { readSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
-import { DEFAULT_IMPLEMENTATIONS, checkCaseName } from "../case/case.js";
+import { DEFAULT_DIALECTS, checkCaseName } from "../case/case.js";
 import { canonicalDocument, canonicalLine } from "../core/canonical.js";
 import { getDialect, type DialectLike } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
@@ -152,7 +152,7 @@ function writeCaseRequest(message: JsonObject): JsonObject {
     externalEffects: effects as ExternalEffects,
     portable: portable === undefined ? true : Boolean(portable),
     store,
-    implementations: DEFAULT_IMPLEMENTATIONS,
+    dialects: DEFAULT_DIALECTS,
   });
   checkCaseFiles(files, secrets);
   const out: JsonObject = {};

@@ -16,7 +16,7 @@ import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { AgentSpec, ToolResult, type ExternalHandler, type SandboxHandler } from "./agent.js";
-import { DEFAULT_IMPLEMENTATIONS } from "../case/case.js";
+import { DEFAULT_DIALECTS } from "../case/case.js";
 import { CANONICAL, type DialectLike } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { MAX_CASE_BYTES, readRegular } from "../core/files.js";
@@ -45,6 +45,9 @@ export interface SaveCaseRequest {
   dir: string;
   externalEffects?: string;
   overwrite?: boolean;
+  /** The dialects the case is saved in (case.json `dialects`; default threads-py and threads-ts). */
+  dialects?: readonly string[];
+  /** @deprecated the name of `dialects` in case format 1 (used when `dialects` is not given). */
   implementations?: readonly string[];
   /** `"refuse"` (default), `"redact"` or `"allow"` (spec/case-format.md section 10). */
   secrets?: string;
@@ -228,7 +231,7 @@ export class Thread {
       dir: request.dir,
       externalEffects: request.externalEffects ?? "stub",
       overwrite: request.overwrite ?? false,
-      implementations: request.implementations ?? DEFAULT_IMPLEMENTATIONS,
+      dialects: request.dialects ?? request.implementations ?? DEFAULT_DIALECTS,
       secrets: request.secrets ?? "refuse",
       verify: request.verify ?? true,
     });
