@@ -52,6 +52,15 @@ def meta(**changes: Any) -> Files:
     return {"case.json": put(m)}
 
 
+def format_1(**changes: Any) -> Files:
+    """The base case.json as format 1 wrote it (``implementations``, case-format.md 1.3)."""
+    m = doc(BASE, "case.json")
+    m["implementations"] = m.pop("dialects")
+    m["format"] = 1
+    m.update(changes)
+    return {"case.json": put(m)}
+
+
 def log_lines(rel: str = LOG) -> list[dict[str, Any]]:
     return [json.loads(line) for line in text(BASE, rel).splitlines()]
 
@@ -137,7 +146,7 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
     (
         "format-unsupported",
         "A case of another format is format_unsupported at /format, before its schema is checked.",
-        {"case.json": put({"format": 2})},
+        {"case.json": put({"format": 3})},
         err("format_unsupported", "case.json", None, "/format"),
     ),
     (
@@ -184,9 +193,9 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
     ),
     (
         "dialect-unknown",
-        "An implementation whose dialect is unknown is dialect_unknown at its index.",
-        meta(implementations=["threads-py", "threads-rs"]),
-        err("dialect_unknown", "case.json", None, "/implementations/1"),
+        "A listed dialect that is unknown is dialect_unknown at its index.",
+        meta(dialects=["threads-py", "threads-rs"]),
+        err("dialect_unknown", "case.json", None, "/dialects/1"),
     ),
     (
         "model-json-missing",
@@ -341,6 +350,31 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
         "log_invalid.",
         {TS_LOG: text(BASE, LOG)},
         err("log_invalid", TS_LOG, 1, "/actor_kind"),
+    ),
+    (
+        "format-1-case-opens",
+        "A format-1 case.json (its dialects under implementations) still opens, read as format 2.",
+        format_1(),
+        None,
+    ),
+    (
+        "format-1-dialect-unknown",
+        "In a format-1 case.json an unknown dialect is dialect_unknown at /implementations/<i>, "
+        "the key as written.",
+        format_1(implementations=["threads-py", "threads-rs"]),
+        err("dialect_unknown", "case.json", None, "/implementations/1"),
+    ),
+    (
+        "format-1-with-dialects-key",
+        "A format-1 case.json that spells the list dialects is refused at /dialects.",
+        format_1(dialects=["threads-py"]),
+        err("case_invalid", "case.json", None, "/dialects"),
+    ),
+    (
+        "format-2-without-dialects",
+        "A format-2 case.json still listing implementations breaks case.schema.json.",
+        format_1(format=2),
+        err("case_invalid", "case.json", None, ""),
     ),
 ]
 
