@@ -37,6 +37,7 @@ COMMANDS: dict[str, str] = {
     "list": "review_commands",
     "stale": "review_commands",
     "report": "report_commands",
+    "baseline": "baseline_commands",
 }
 
 
