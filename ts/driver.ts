@@ -1,4 +1,5 @@
-/** `node ts/dist/driver.js`: the threads-ts driver (see src/driver.ts). */
+#!/usr/bin/env node
+/** The threads-ts driver: `node ts/dist/driver.js` in a checkout, `threads-ts` from the npm package (see src/protocol/driver.ts). */
 import { serve } from "./src/protocol/driver.js";
 
 serve();

