@@ -1,8 +1,9 @@
 /**
- * Where the shared `spec/` and `schemas/` folders live. By default the repository root is
- * found by walking up from this compiled file to the first folder holding both
- * `spec/dialects/` and `schemas/`; `THREADS_CASES_SPEC_DIR` (a `spec/` folder) and
- * `THREADS_CASES_SCHEMAS_DIR` override it.
+ * Where the shared `spec/` and `schemas/` folders live. By default they are found by walking
+ * up from this compiled file to the first folder holding both `spec/dialects/` and
+ * `schemas/`: the repository root in a checkout, the package root of the npm package (its
+ * prepack copies them in), `threads_cases/_data/` for the driver bundled in the Python wheel.
+ * `THREADS_CASES_SPEC_DIR` (a `spec/` folder) and `THREADS_CASES_SCHEMAS_DIR` override it.
  */
 
 import { existsSync } from "node:fs";
