@@ -126,6 +126,16 @@ def conformance(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def parity(session: nox.Session) -> None:
+    """Issue 13's acceptance run: 2,000 random turns written and replayed by both drivers,
+    byte for byte (tests/test_parity_property.py; the ordinary test run does 400)."""
+    _build_ts(session, test=False)
+    session.install("-e", ".[dev]")
+    session.env["THREADS_CASES_PARITY_TURNS"] = "2000"
+    session.run("pytest", "-q", "-p", "no:cacheprovider", "tests/test_parity_property.py")
+
+
+@nox.session(python=PYTHON)
 def bench(session: nox.Session) -> None:
     """Benchmarks under benchmarks/; figures are ratios against baselines of the same run."""
     _build_ts(session, test=False)
