@@ -86,6 +86,14 @@ def test_diff_groups_a_re_record_and_still_lists_a_behavioural_change(tmp_path: 
     every = cli("diff", "--all", a, b, cwd=tmp_path)
     assert "/thread_id" in every.stdout and "re-recorded" not in every.stdout
 
+    # git's diff driver, one file at a time: says so for that file only
+    log = "log.threads-py.jsonl"
+    hexes = ("1" * 40, "100644", "2" * 40, "100644")
+    one = cli("diff", "--git-driver", f"cases/x/{log}", a / log, hexes[0], hexes[1],
+              b / log, hexes[2], hexes[3], cwd=tmp_path)  # fmt: skip
+    assert one.returncode == 0, one.stderr
+    assert one.stdout.splitlines()[1].startswith("  only ids and timestamps changed (")
+
     changed = record(tmp_path / "c", thread_id=None, start_ms=None, answer="Eggs.")
     kept, hidden = split_bookkeeping(diff_case_files(files_of(a), files_of(changed)))
     assert hidden and kept

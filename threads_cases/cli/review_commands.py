@@ -178,7 +178,7 @@ def _git_driver(args: list[str]) -> None:
     changes = [c for c in result if isinstance(c, Change)]
     shown, hidden = split_bookkeeping(changes)
     if hidden:
-        sys.stdout.write("  " + bookkeeping_line(hidden, len(shown)) + "\n")
+        sys.stdout.write("  " + bookkeeping_line(hidden, len(shown), one_file=True) + "\n")
     for c in shown:
         sys.stdout.write("  " + c.render() + "\n")
     if not result:

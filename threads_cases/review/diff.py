@@ -240,13 +240,16 @@ def split_bookkeeping(changes: list[Change]) -> tuple[list[Change], list[Change]
     return kept, hidden
 
 
-def bookkeeping_line(hidden: list[Change], rest: int) -> str:
+def bookkeeping_line(hidden: list[Change], rest: int, *, one_file: bool = False) -> str:
     """The one line that stands for ``hidden`` bookkeeping changes (``rest``: how many
-    other changes are listed)."""
+    other changes are listed; ``one_file``: they are one file's, as git's diff driver sees
+    it, so nothing is said about the whole case)."""
     n = 0
     for c in hidden:
         folded = _FOLDED.match(c.note)
         n += int(folded.group(1)) if folded else 1
+    if one_file and rest == 0:
+        return f"only ids and timestamps changed ({n}; threads-cases diff --all lists them)"
     if rest == 0:
         return (
             f"re-recorded; no behavioural change ({n} id and timestamp change(s); --all lists them)"
