@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "init": "case_commands",
     "run": "run_commands",
     "conformance": "conformance_commands",
+    "coverage": "coverage_commands",
     "implementations": "conformance_commands",
     "import": "import_commands",
     "turns": "import_commands",
