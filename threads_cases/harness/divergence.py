@@ -15,6 +15,11 @@ JSON shape (``divergence`` of a report's result line, ``schemas/report.schema.js
      "recorded": any, "replayed": any,   # each left out when absent on that side
      "line": int | null,            # for two multi-line strings: first differing line (1-based)
      "summary": str}                # one line, values shortened
+
+The rules are language-neutral (spec/reports.md 7.4) and pinned by the data-only tests of
+spec/conformance/divergence/, which ``ts/src/case/divergence.ts`` passes byte for byte:
+object keys are walked in UTF-16 code-unit order (the order of canonical JSON), scalars are
+equal when their canonical JSON texts are, and a value is shortened by code points.
 """
 
 from __future__ import annotations
@@ -24,6 +29,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.canonical import canonical_line
+
+
+def _utf16(key: str) -> bytes:
+    return key.encode("utf-16-be", "surrogatepass")
+
 
 #: marks a value absent on one side
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "<absent>"})()
@@ -38,11 +48,13 @@ def escape(key: str) -> str:
 def first_difference(
     recorded: Any, replayed: Any, pointer: str = ""
 ) -> tuple[str, Any, Any] | None:
-    """The first place where two JSON values differ, in document order (object keys sorted):
-    ``(pointer, recorded value, replayed value)`` with :data:`ABSENT` for a missing key or
-    item, or ``None`` when they are equal."""
+    """The first place where two JSON values differ, in document order (object keys in
+    UTF-16 code-unit order, as canonical JSON writes them): ``(pointer, recorded value,
+    replayed value)`` with :data:`ABSENT` for a missing key or item, or ``None`` when they
+    are equal. Two values that are not both objects or both arrays differ when their
+    canonical JSON texts do (so ``1`` and ``1.0`` are equal, ``1`` and ``true`` are not)."""
     if isinstance(recorded, dict) and isinstance(replayed, dict):
-        for key in sorted(set(recorded) | set(replayed)):
+        for key in sorted(set(recorded) | set(replayed), key=_utf16):
             p = f"{pointer}/{escape(key)}"
             if key not in recorded:
                 return p, ABSENT, replayed[key]
@@ -63,13 +75,14 @@ def first_difference(
             b = replayed[n] if n < len(replayed) else ABSENT
             return f"{pointer}/{n}", a, b
         return None
-    if type(recorded) is not type(replayed) or recorded != replayed:
+    if canonical_line(recorded) != canonical_line(replayed):
         return pointer, recorded, replayed
     return None
 
 
 def shorten(value: Any, width: int = SHORT) -> str:
-    """A value as one line of at most ``width`` characters (compact JSON, ``...`` cut)."""
+    """A value as one line of at most ``width`` code points (compact JSON, cut to
+    ``width - 3`` code points and ``...``)."""
     if value is ABSENT:
         return "(absent)"
     text = canonical_line(value).decode("utf-8")

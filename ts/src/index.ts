@@ -61,6 +61,7 @@ export { withCaseLock, writeCaseDir, type WriteOutcome } from "./case/writer.js"
 export type { CaseExpectation } from "./case/case.js";
 export { StubBook, checkSupply, replayCase, restoreSandbox } from "./reference/replay.js";
 export type { ReplayOptions, ReplayResult, ReplayStop } from "./reference/replay.js";
+export { ABSENT, Divergence, firstDifference, replayedRequests, requestDivergence, shorten } from "./case/divergence.js";
 export { buildCaseFiles, checkDialects, checkExpectation, checkImplementations, saveCase } from "./case/save.js";
 export type { BuildCaseOptions, SaveResult, SavedCase } from "./case/save.js";
 export { Thread } from "./reference/thread.js";

@@ -39,3 +39,24 @@ export function deltaRecords(requests: readonly JsonObject[]): JsonObject[] {
   }
   return out;
 }
+
+/**
+ * The whole recorded request of each reply of `model.json` (`null` from the first reply
+ * without a `request` record on: older cases hold only the hash).
+ */
+export function expandRecords(replies: readonly JsonObject[]): (JsonObject | null)[] {
+  const out: (JsonObject | null)[] = [];
+  let previous: JsonValue[] | null = [];
+  for (const reply of replies) {
+    const rec = reply["request"] as JsonObject | undefined;
+    if (rec === undefined || rec === null || previous === null) {
+      previous = null;
+      out.push(null);
+      continue;
+    }
+    const messages: JsonValue[] = [...previous.slice(0, rec["keep"] as number), ...(rec["messages"] as JsonValue[])];
+    out.push({ model: rec["model"]!, system: rec["system"]!, messages, tools: rec["tools"]! });
+    previous = messages;
+  }
+  return out;
+}
