@@ -484,3 +484,19 @@ def test_the_github_output_carries_the_live_lines(
         out.getvalue()
     )
     assert "live total: reused 2, supplied 0, live 0; 0 of 20 call(s), $0.000000" in out.getvalue()
+
+
+def test_an_implementation_without_the_live_capability_errors(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from threads_cases.protocol.server import PythonImplementation
+
+    class NoLive(PythonImplementation):
+        def hello(self) -> dict[str, Any]:
+            out = super().hello()
+            return {**out, "capabilities": [c for c in out["capabilities"] if c != "live"]}
+
+    r = run_case(conformance_case("weather-stub"), NoLive(), live=live(fake))
+    assert (r.verdict, r.reasons) == ("error", ["invalid_request"])
+    assert "does not announce the live capability" in r.message
+    assert fake.requests == []
