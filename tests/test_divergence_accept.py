@@ -8,15 +8,14 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import shutil
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import cli
 
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.log import encode_log, read_log
@@ -34,19 +33,6 @@ IMPLS = (
 )
 OLD_SYSTEM = "You are a careful assistant. Use tools when they help."
 NEW_SYSTEM = "You are a terse assistant.\nNever guess."
-
-
-def cli(*args: str | Path, cwd: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "THREADS_CASES_DEBUG": "", "COLUMNS": "300"}
-    p = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *map(str, args)],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-    )
-    assert "Traceback" not in p.stdout + p.stderr, p.stderr
-    return p
 
 
 def _edit_agent(case: Path, change: Callable[[dict[str, Any]], None]) -> None:
@@ -134,7 +120,7 @@ def test_a_change_drifts_with_its_pointer_and_accept_clears_it(
     assert pointer in junit
     # the terminal panel and GitHub annotations: the pointer and both (shortened) values
     for fmt in ("pretty", "github"):
-        p = cli("run", "cases", *impl_args, "--format", fmt, cwd=tmp_path)
+        p = cli("run", "cases", *impl_args, "--format", fmt, cwd=tmp_path, env={"COLUMNS": "300"})
         assert p.stdout.count(f"at {pointer}") >= len(IMPLS), p.stdout
         for value in (recorded, replayed):
             assert json.dumps(value.split("\n")[0])[:20] in p.stdout, (value, p.stdout)

@@ -12,14 +12,13 @@ from __future__ import annotations
 
 import base64
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -203,20 +202,6 @@ def test_at_least_six_realistic_sessions() -> None:
     assert len(list(REALISTIC.glob("*.jsonl"))) >= 6
 
 
-def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "THREADS_CASES_DEBUG"}
-    p = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
-    assert "Traceback" not in p.stderr, p.stderr
-    return p
-
-
 def test_every_completed_turn_saves_and_passes_on_both_implementations(tmp_path: Path) -> None:
     """Import each transcript (a strict log), save every completed turn, run them all."""
     saved: list[str] = []
@@ -243,7 +228,7 @@ def test_every_completed_turn_saves_and_passes_on_both_implementations(tmp_path:
     args: list[str | Path] = ["run", tmp_path / "cases", "--format", "json"]
     for impl in IMPLEMENTATIONS:
         args += ["--impl", impl]
-    p = cli(tmp_path, *args)
+    p = cli(*args, cwd=tmp_path)
     lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
     verdicts = {(r["case"], r["implementation"]): r for r in lines if r.get("kind") == "result"}
     for name in saved:
@@ -254,7 +239,7 @@ def test_every_completed_turn_saves_and_passes_on_both_implementations(tmp_path:
 
 def test_cli_lists_every_repair_in_json_and_verbose(tmp_path: Path) -> None:
     src = REALISTIC / "cc-crash-damaged.jsonl"
-    p = cli(tmp_path, "import", "claude-code", src, "-o", "t.jsonl", "--format", "json", "-v")
+    p = cli("import", "claude-code", src, "-o", "t.jsonl", "--format", "json", "-v", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     out = json.loads(p.stdout)
     assert out["turns"] == 3 and out["output"] == "t.jsonl"
@@ -263,10 +248,12 @@ def test_cli_lists_every_repair_in_json_and_verbose(tmp_path: Path) -> None:
     lines = [x for x in p.stderr.splitlines() if x.startswith("warning[")]
     assert len(lines) == len(out["warnings"])
     assert lines[-1].startswith(f"warning[import_skipped]: {src}:10: nul_bytes: ")
-    p = cli(tmp_path, "import", "claude-code", src, "-o", "s.jsonl", "--strict")
+    p = cli("import", "claude-code", src, "-o", "s.jsonl", "--strict", cwd=tmp_path)
     assert p.returncode == 1 and p.stderr.startswith(f"error[import_invalid]: {src}:2: ")
     assert not (tmp_path / "s.jsonl").exists()
-    p = cli(tmp_path, "import", "claude-code", src, "-o", "s.jsonl", "--strict", "--skip-invalid")
+    p = cli(
+        "import", "claude-code", src, "-o", "s.jsonl", "--strict", "--skip-invalid", cwd=tmp_path
+    )
     assert p.returncode == 2 and "error[invalid_request]" in p.stderr
 
 

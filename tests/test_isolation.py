@@ -4,11 +4,10 @@ labels, the report header and the `run --isolation` option, run as real subproce
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.schemas import validator
@@ -24,17 +23,6 @@ from threads_cases.harness.runner import isolation_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"
-
-
-def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "threads_cases", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
 
 
 def test_an_unknown_mode_is_invalid_request() -> None:
@@ -68,7 +56,15 @@ def test_netns_wraps_the_driver_command_and_runs_threads_py_as_a_driver() -> Non
 @pytest.mark.parametrize("mode", ["guard", "none"])
 def test_the_report_header_names_each_implementations_isolation(tmp_path: Path, mode: str) -> None:
     out = cli(
-        tmp_path, "run", str(CASE), "--impl", "threads-py", "--isolation", mode, "--format", "json"
+        "run",
+        str(CASE),
+        "--impl",
+        "threads-py",
+        "--isolation",
+        mode,
+        "--format",
+        "json",
+        cwd=tmp_path,
     )
     assert out.returncode == 0, out.stderr
     lines = [json.loads(x) for x in out.stdout.splitlines()]
@@ -79,13 +75,13 @@ def test_the_report_header_names_each_implementations_isolation(tmp_path: Path, 
 
 
 def test_run_refuses_an_unknown_isolation(tmp_path: Path) -> None:
-    out = cli(tmp_path, "run", str(CASE), "--isolation", "jail", "--format", "json")
+    out = cli("run", str(CASE), "--isolation", "jail", "--format", "json", cwd=tmp_path)
     assert out.returncode == 2
     assert json.loads(out.stdout)["code"] == "invalid_request"
 
 
 def test_run_defaults_to_netns_when_available_and_says_so(tmp_path: Path) -> None:
-    out = cli(tmp_path, "run", str(CASE), "--impl", "threads-py", "--format", "json")
+    out = cli("run", str(CASE), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     mode = "netns" if netns_command() else "guard"
     assert json.loads(out.stdout.splitlines()[0])["isolation"] == {"threads-py": mode}

@@ -13,6 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
 from threads_cases.core.strictjson import canonical_document
 from threads_cases.harness.registry import resolve_implementations
@@ -22,21 +23,6 @@ CASES = ROOT / "spec" / "conformance" / "cases"
 #: a PATH with this venv's scripts and nothing else: no node
 NO_NODE = str(Path(sys.executable).parent)
 PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
-
-
-def cli(*args: str, cwd: Path, path: str | None = None) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "THREADS_CASES_DEBUG": "", "COLUMNS": "200"}
-    if path is not None:
-        env["PATH"] = path
-    p = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *args],
-        capture_output=True,
-        text=True,
-        cwd=cwd,
-        env=env,
-    )
-    assert "Traceback" not in p.stdout + p.stderr, p.stderr
-    return p
 
 
 def _copy(tmp_path: Path, *names: str) -> Path:
@@ -106,7 +92,14 @@ def test_a_case_without_expectations_warns_on_every_run(tmp_path: Path) -> None:
 def test_a_named_implementation_that_cannot_start_errors_in_one_line(tmp_path: Path) -> None:
     root = _copy(tmp_path, "reads-notes", "lists-files", "deletes-file")
     p = cli(
-        "run", str(root), "--impl", "threads-py", "--impl", "threads-ts", cwd=tmp_path, path=NO_NODE
+        "run",
+        str(root),
+        "--impl",
+        "threads-py",
+        "--impl",
+        "threads-ts",
+        cwd=tmp_path,
+        env={"PATH": NO_NODE},
     )
     assert p.returncode == 3, p.stdout
     lines = [x for x in p.stdout.splitlines() if "could not start" in x]
@@ -116,7 +109,7 @@ def test_a_named_implementation_that_cannot_start_errors_in_one_line(tmp_path: P
     assert "╭" not in p.stdout  # no panel per case
     assert "3 pass, 3 error" in p.stdout
     # not named: skipped, exit 0
-    p = cli("run", str(root), cwd=tmp_path, path=NO_NODE)
+    p = cli("run", str(root), cwd=tmp_path, env={"PATH": NO_NODE})
     assert p.returncode == 0 and "3 skip" in p.stdout, p.stdout
 
 

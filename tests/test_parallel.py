@@ -7,14 +7,13 @@ from __future__ import annotations
 import json
 import random
 import shutil
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -24,17 +23,6 @@ from threads_cases.harness.pool import parse_shard, run_work, shard_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
-
-
-def cli(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "threads_cases", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
 
 
 def untimed(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -66,38 +54,38 @@ RUN = ["run", "cases", "--impl", "threads-py", "--impl", "threads-ts", "--format
 
 
 def test_jobs_2_and_merged_shards_give_the_serial_report(suite: Path) -> None:
-    serial = cli(suite, *RUN, "--jobs", "1")
+    serial = cli(*RUN, "--jobs", "1", cwd=suite)
     assert serial.returncode == 3, serial.stderr
     expected = untimed(report(serial.stdout))
     count = sum(1 for p in (suite / "cases").iterdir() if (p / "case.json").is_file())
     assert len(expected) == 2 + 2 * count
     assert expected[-1]["counts"]["fail"] >= 2
 
-    parallel = cli(suite, *RUN, "--jobs", "2")
+    parallel = cli(*RUN, "--jobs", "2", cwd=suite)
     assert parallel.returncode == 3, parallel.stderr
     assert untimed(report(parallel.stdout)) == expected
 
     shards = []
     for k in (1, 2, 3):
-        out = cli(suite, *RUN, "--jobs", "2", "--shard", f"{k}/3")
+        out = cli(*RUN, "--jobs", "2", "--shard", f"{k}/3", cwd=suite)
         assert out.returncode in (0, 3), out.stderr
         lines = report(out.stdout)
         assert lines[0]["shard"] == {"index": k, "count": 3}
         (suite / f"shard{k}.jsonl").write_text(out.stdout)
         shards.append(f"shard{k}.jsonl")
-    merged = cli(suite, "report", "merge", *shards)
+    merged = cli("report", "merge", *shards, cwd=suite)
     assert merged.returncode == 0, merged.stderr
     assert untimed(report(merged.stdout)) == expected
 
-    missing = cli(suite, "report", "merge", shards[0], shards[2])
+    missing = cli("report", "merge", shards[0], shards[2], cwd=suite)
     assert missing.returncode == 2 and "2/3 missing" in missing.stderr
-    twice = cli(suite, "report", "merge", shards[0], shards[1], shards[2], shards[1])
+    twice = cli("report", "merge", shards[0], shards[1], shards[2], shards[1], cwd=suite)
     assert twice.returncode == 2 and "given twice" in twice.stderr
 
 
 def test_max_fail_is_exact_whatever_jobs(suite: Path) -> None:
-    serial = untimed(report(cli(suite, *RUN, "--jobs", "1", "--max-fail", "1").stdout))
-    parallel = untimed(report(cli(suite, *RUN, "--jobs", "2", "--max-fail", "1").stdout))
+    serial = untimed(report(cli(*RUN, "--jobs", "1", "--max-fail", "1", cwd=suite).stdout))
+    parallel = untimed(report(cli(*RUN, "--jobs", "2", "--max-fail", "1", cwd=suite).stdout))
     assert parallel == serial
     assert serial[-1]["not_started"] > 0
     results = [r for r in serial if r["kind"] == "result"]
