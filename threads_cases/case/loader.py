@@ -36,6 +36,7 @@ reports both.
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import io
 import os
@@ -160,7 +161,13 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
     far as it could be read (None when case.json is not an object of format 1; a case with
     problems is for reporting only: :func:`open_case` never returns one)."""
     p = Path(path)
-    if not (p / "case.json").is_file() or (p / "case.json").is_symlink():
+    try:
+        is_case = (p / "case.json").is_file() and not (p / "case.json").is_symlink()
+    except OSError as exc:  # a path component over 255 bytes (8.4 item 4)
+        if exc.errno != errno.ENAMETOOLONG:
+            raise
+        return None, [_problem("invalid_request", "a path component is longer than 255 bytes", p)]
+    if not is_case:
         return None, [_problem("case_invalid", "not a case directory: case.json is missing", p)]
     files, problems = walk_case(p)
     meta, old = _check_meta(p, files, problems)

@@ -17,6 +17,7 @@ from ..case.directory import walk_case as walk_case
 from ..case.loader import inspect_case
 from ..core.canonical import compact
 from ..core.errors import CaseError
+from ..core.files import check_recording_entries
 from ..core.strictjson import canonical_document, canonical_line, iter_lines, parse
 
 CANONICAL_DIALECT = "threads-py"
@@ -95,7 +96,9 @@ def canonical_bytes(rel: str, data: bytes, where: str) -> bytes:
             out.write(canonical_line(parse(body, code="log_invalid", file=where, line=lineno)))
             out.write(b"\n")
         return out.getvalue()
-    return canonical_document(_parse_json(data, where, "json_invalid"))
+    value = _parse_json(data, where, "json_invalid")
+    check_recording_entries(rel, value, where)  # case_too_large past 100,000 (8.4 item 6)
+    return canonical_document(value)
 
 
 def is_canonical(rel: str, data: bytes, where: str, parsed: Any = _UNPARSED) -> bool:

@@ -114,7 +114,10 @@ export function openCase(path: string): Case {
   let isFile = false;
   try {
     isFile = lstatSync(join(path, "case.json")).isFile();
-  } catch {
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENAMETOOLONG") {
+      throw new CaseError("invalid_request", "a path component is longer than 255 bytes", { file: path.slice(0, 200) });
+    }
     isFile = false;
   }
   if (!isFile) throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
