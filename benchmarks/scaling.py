@@ -14,6 +14,8 @@ Curves (issues 19 and 20; spec/reducer.md 6.5, spec/replay.md 3.2):
   snapshots  a log with a snapshot after every event, per event (the snapshot-id check)
   reply      one turn whose tool results grow with the size, per byte of the request
   events     reading ``Thread.events[-1]`` once per turn while recording, per turn
+  ts-reduce, ts-snapshots   the reduce and snapshots curves in TypeScript (scaling_ts.mjs,
+             node's CPU time, after one warm-up run), when ts/ is built
 
 Every figure is a ratio between runs of the same process, so it travels between machines;
 the CPU seconds are printed for reference. Times are the best of three runs (two at 16x).
@@ -190,6 +192,33 @@ def measure(name: str, scale: float) -> dict[str, Any]:
     }
 
 
+def ts_curves(scale: float) -> list[dict[str, Any]]:
+    """The TypeScript curves (benchmarks/scaling_ts.mjs, CPU time of node), or none when the
+    TypeScript build or node is missing."""
+    import json
+    import shutil
+    import subprocess
+    from pathlib import Path
+
+    here = Path(__file__).resolve().parent
+    node = shutil.which("node")
+    if node is None or not (here.parent / "ts" / "dist" / "src" / "core" / "reducer.js").is_file():
+        print("(TypeScript curves skipped: build ts/ first)")
+        return []
+    out = subprocess.run(
+        [node, str(here / "scaling_ts.mjs"), str(scale)], capture_output=True, text=True, check=True
+    ).stdout
+    rows = []
+    for line in out.splitlines():
+        r = json.loads(line)
+        per = [sec / n for sec, n in zip(r["seconds"], r["sizes"], strict=True)]
+        r["seconds"] = [round(x, 4) for x in r["seconds"]]
+        r["ratio_4x"] = round(per[1] / per[0], 2)
+        r["ratio_16x"] = round(per[2] / per[0], 2)
+        rows.append(r)
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--only", nargs="*", choices=sorted(CURVES), help="curves to run")
@@ -200,6 +229,13 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'curve':10} {'unit':9} {'sizes':>22} {'seconds':>28}  4x    16x")
     for name in args.only or list(CURVES):
         r = measure(name, args.scale)
+        worst = max(worst, r["ratio_16x"])
+        flag = "" if r["ratio_16x"] <= args.max_ratio else "  <- superlinear"
+        print(
+            f"{r['curve']:10} per {r['unit']:5} {'/'.join(map(str, r['sizes'])):>22} "
+            f"{'/'.join(map(str, r['seconds'])):>28}  {r['ratio_4x']:<5} {r['ratio_16x']}{flag}"
+        )
+    for r in ts_curves(args.scale):
         worst = max(worst, r["ratio_16x"])
         flag = "" if r["ratio_16x"] <= args.max_ratio else "  <- superlinear"
         print(
