@@ -1,7 +1,7 @@
 """What pip and npm users get (issue 16, step 1): the built wheel carries the TypeScript
 driver as one JavaScript file, and ts/ packs into a working npm package.
 
-Built once per module, OUTSIDE the repository (pytest's temporary folder): ``python -m
+Built once per test session, OUTSIDE the repository (pytest's temporary folder): ``python -m
 build`` makes the sdist and then the wheel from that sdist (so the sdist is checked too, and
 the build hook must bundle the driver: THREADS_CASES_REQUIRE_TS_DRIVER=1); ``npm pack`` runs
 on a copy of ts/ (its prepack builds with tsc and never touches the checkout's ts/dist). The
@@ -128,7 +128,9 @@ def _start_npm_pack(ts_copy: Path, out: Path) -> subprocess.Popen[str]:
     )
 
 
-@pytest.fixture(scope="module")
+# session scope: under xdist a worker may interleave other modules' tests with this group's,
+# which would tear a module-scoped fixture down and build everything again
+@pytest.fixture(scope="session")
 def built(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Built]:
     if not _node_ok():
         _missing_tool("Node.js 20 or later and npm on PATH")
