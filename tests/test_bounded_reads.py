@@ -180,6 +180,20 @@ def test_a_sparse_giant_artifact_in_a_case_is_case_too_large(tmp_path: Path, com
     assert "case_too_large" in p.stderr + p.stdout
 
 
+def test_an_unread_giant_file_gives_no_false_fingerprint_stale(tmp_path: Path) -> None:
+    """A file left unread makes the fingerprint unknowable: only the real problem is listed."""
+    from threads_cases.case.loader import inspect_case
+
+    case = _case(tmp_path)
+    art = next((case / "artifacts").iterdir())
+    art.unlink()
+    sparse(art, 2 * 1024**3)
+    _, problems = inspect_case(case)
+    codes = [x.code for x in problems]
+    assert "case_too_large" in codes
+    assert "fingerprint_stale" not in codes
+
+
 def test_a_symlinked_case_json_is_case_invalid_for_validate(tmp_path: Path) -> None:
     case = _case(tmp_path)
     real = tmp_path / "real-case.json"
