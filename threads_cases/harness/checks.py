@@ -82,13 +82,7 @@ def check_case(
     out = replay(case, impl, d, supply)
     events: list[dict[str, Any]] = out["events"]
     stop: dict[str, Any] | None = out.get("stop")
-    checks = [state]
-    if stop:
-        checks.append(stop_check(stop, events))
-    checks.extend(must_checks(case.meta["expect"]["must"], events))
-    exp = case.meta["expect"]["expect"]
-    if exp:
-        checks.append(expect_check(exp, events))
+    checks = outcome_checks(case, state, stop, events)
     checks.extend(recording_checks(case, out, stop))
     return checks, stop, find_divergence(case, impl, checks, out)
 
@@ -124,6 +118,15 @@ def check_live_case(
     out = dict(impl.request(msg, on_model_call=ledger.answer))
     events = [d.decode_event(e) for e in out["events"]]
     stop: dict[str, Any] | None = out.get("stop")
+    return outcome_checks(case, state, stop, events), stop
+
+
+def outcome_checks(
+    case: Case, state: Check, stop: dict[str, Any] | None, events: list[dict[str, Any]]
+) -> list[Check]:
+    """The checks of a turn's outcome, shared by replay and live runs (spec/replay.md 7.1):
+    the prefix ``state`` check, the stop (when the turn stopped), each ``must`` matcher and
+    the ordered ``expect`` matchers (when there are any)."""
     checks = [state]
     if stop:
         checks.append(stop_check(stop, events))
@@ -131,7 +134,7 @@ def check_live_case(
     exp = case.meta["expect"]["expect"]
     if exp:
         checks.append(expect_check(exp, events))
-    return checks, stop
+    return checks
 
 
 def state_check(case: Case, impl: Implementation, d: Dialect) -> Check:
