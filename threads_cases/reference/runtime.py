@@ -322,6 +322,143 @@ def _call_tool(
     return _sandbox_call(tool, ctx, block["input"])
 
 
+class _Stopped(Exception):
+    """Raised inside a turn when a call stops it; ``args[0]`` is the reason (a CaseError)."""
+
+
+class _Turn:
+    """One running turn (spec/replay.md 3): what its steps share, one job per method."""
+
+    def __init__(
+        self,
+        rec: Recorder,
+        agent: AgentSpec,
+        ctx: SandboxContext,
+        model: Model,
+        external: ExternalCaller,
+        egress: list[EgressBlocked] | None,
+    ) -> None:
+        self.rec = rec
+        self.agent = agent
+        self.ctx = ctx
+        self.model = model
+        self.external = external
+        self.egress = egress
+        self.start = len(rec.events)
+        self.turn_id = ""
+        self.usage = {"input_tokens": 0, "output_tokens": 0}
+
+    def begin(self, content: str | list[dict[str, Any]]) -> None:
+        """Record ``user_message`` and ``turn_started``; the turn id follows the log length."""
+        self.rec.append("user_message", {"content": content})
+        self.turn_id = f"turn-{len(self.rec.events)}"
+        self.rec.append("turn_started", {"turn_id": self.turn_id})
+
+    def stop(self, err: CaseError) -> TurnOutcome:
+        """Record ``turn_failed`` with ``err``'s code: the turn is stopped."""
+        self.rec.append(
+            "turn_failed",
+            {"turn_id": self.turn_id, "error": {"code": err.code, "message": err.message}},
+        )
+        key = getattr(err, "stop_key", err.code)
+        return TurnOutcome(
+            self.turn_id,
+            "stopped",
+            self.rec.events[self.start :],
+            {"code": err.code, "stop_key": key, "message": err.message},
+        )
+
+    def steps(self, step_limit: int) -> TurnOutcome:
+        """Ask the model and run its tool calls until a reply ends the turn."""
+        try:
+            for index in range(step_limit):
+                reply = self.ask_model(index)
+                for block in reply["message"]["content"]:
+                    if block.get("type") == "tool_use":
+                        self.run_tool(block)
+                if reply["stop_reason"] != "tool_use":
+                    return self.complete(reply["stop_reason"])
+        except _Stopped as stopped:
+            return self.stop(stopped.args[0])
+        limit = CaseError("step_limit", f"the turn made {step_limit} model calls without finishing")
+        return self.stop(limit)
+
+    def ask_model(self, index: int) -> dict[str, Any]:
+        """Record ``model_requested``, ask the model, record ``model_responded``."""
+        rec = self.rec
+        request = rec.hasher.request(rec.state)
+        rec.append(
+            "model_requested",
+            {"turn_id": self.turn_id, "model": request["model"], "request_sha256": request.sha256},
+        )
+        try:
+            reply = self.model.respond(request, index)
+        except CaseError as err:
+            raise _Stopped(err) from None
+        try:
+            rec.append(
+                "model_responded",
+                {
+                    "turn_id": self.turn_id,
+                    "message": reply["message"],
+                    "stop_reason": reply["stop_reason"],
+                    "usage": reply["usage"],
+                },
+            )
+        except CaseError as err:
+            raise _Stopped(_unwritable(err, f"model reply {index}", f"model:{index}")) from None
+        self.usage["input_tokens"] += reply["usage"]["input_tokens"]
+        self.usage["output_tokens"] += reply["usage"]["output_tokens"]
+        return reply
+
+    def run_tool(self, block: dict[str, Any]) -> None:
+        """Record ``tool_called``, run the tool, record ``tool_result`` (spec/replay.md 3.3)."""
+        tool = self.agent.tool(block["name"])
+        kind = tool.kind if tool else "external"
+        effect = tool.effect if tool else "pure"
+        self.rec.append(
+            "tool_called",
+            {
+                "turn_id": self.turn_id,
+                "tool_use_id": block["id"],
+                "name": block["name"],
+                "input": block["input"],
+                "kind": kind,
+                "effect": effect,
+            },
+            critical=effect == "write",
+        )
+        try:
+            result = _call_tool(tool, block, self.ctx, self.external)
+        except CaseError as err:
+            raise _Stopped(err) from None
+        if self.egress:  # a tool tried the network, even if it swallowed the error
+            raise _Stopped(self.egress[0])
+        try:
+            self.rec.append(
+                "tool_result",
+                {
+                    "turn_id": self.turn_id,
+                    "tool_use_id": block["id"],
+                    "name": block["name"],
+                    "content": result.content,
+                    "is_error": result.is_error,
+                },
+                critical=kind == "external",
+            )
+        except CaseError as err:
+            what = f"the result of tool {quote(block['name'])}"
+            raise _Stopped(_unwritable(err, what, f"tool:{block['name']}")) from None
+
+    def complete(self, stop_reason: str) -> TurnOutcome:
+        """Record ``turn_completed`` with the turn's summed usage."""
+        self.rec.append(
+            "turn_completed",
+            {"turn_id": self.turn_id, "stop_reason": stop_reason, "usage": self.usage},
+        )
+        return TurnOutcome(self.turn_id, "completed", self.rec.events[self.start :])
+
+
 def run_turn(
     rec: Recorder,
     agent: AgentSpec,
@@ -345,113 +482,18 @@ def run_turn(
     records ``turn_failed`` with the reason code. ``egress`` is the list yielded by
     :func:`block_egress`: an attempt recorded there stops the turn after the tool returns.
     """
-    start = len(rec.events)
-    rec.append("user_message", {"content": content})
-    turn_id = f"turn-{len(rec.events)}"
-    rec.append("turn_started", {"turn_id": turn_id})
-    ctx = SandboxContext(rec, sandbox, store)
-    usage = {"input_tokens": 0, "output_tokens": 0}
-
-    def stop(err: CaseError) -> TurnOutcome:
-        rec.append(
-            "turn_failed", {"turn_id": turn_id, "error": {"code": err.code, "message": err.message}}
-        )
-        key = getattr(err, "stop_key", err.code)
-        return TurnOutcome(
-            turn_id,
-            "stopped",
-            rec.events[start:],
-            {"code": err.code, "stop_key": key, "message": err.message},
-        )
-
-    def steps() -> TurnOutcome:
-        for index in range(step_limit):
-            request = rec.hasher.request(rec.state)
-            rec.append(
-                "model_requested",
-                {"turn_id": turn_id, "model": request["model"], "request_sha256": request.sha256},
-            )
-            try:
-                reply = model.respond(request, index)
-            except CaseError as err:
-                return stop(err)
-            try:
-                rec.append(
-                    "model_responded",
-                    {
-                        "turn_id": turn_id,
-                        "message": reply["message"],
-                        "stop_reason": reply["stop_reason"],
-                        "usage": reply["usage"],
-                    },
-                )
-            except CaseError as err:
-                return stop(_unwritable(err, f"model reply {index}", f"model:{index}"))
-            usage["input_tokens"] += reply["usage"]["input_tokens"]
-            usage["output_tokens"] += reply["usage"]["output_tokens"]
-            for block in reply["message"]["content"]:
-                if block.get("type") != "tool_use":
-                    continue
-                tool = agent.tool(block["name"])
-                kind = tool.kind if tool else "external"
-                effect = tool.effect if tool else "pure"
-                rec.append(
-                    "tool_called",
-                    {
-                        "turn_id": turn_id,
-                        "tool_use_id": block["id"],
-                        "name": block["name"],
-                        "input": block["input"],
-                        "kind": kind,
-                        "effect": effect,
-                    },
-                    critical=effect == "write",
-                )
-                try:
-                    result = _call_tool(tool, block, ctx, external)
-                except CaseError as err:
-                    return stop(err)
-                if egress:  # a tool tried the network, even if it swallowed the error
-                    return stop(egress[0])
-                try:
-                    rec.append(
-                        "tool_result",
-                        {
-                            "turn_id": turn_id,
-                            "tool_use_id": block["id"],
-                            "name": block["name"],
-                            "content": result.content,
-                            "is_error": result.is_error,
-                        },
-                        critical=kind == "external",
-                    )
-                except CaseError as err:
-                    return stop(
-                        _unwritable(
-                            err,
-                            f"the result of tool {quote(block['name'])}",
-                            f"tool:{block['name']}",
-                        )
-                    )
-            if reply["stop_reason"] != "tool_use":
-                rec.append(
-                    "turn_completed",
-                    {"turn_id": turn_id, "stop_reason": reply["stop_reason"], "usage": usage},
-                )
-                return TurnOutcome(turn_id, "completed", rec.events[start:])
-        limit = CaseError("step_limit", f"the turn made {step_limit} model calls without finishing")
-        return stop(limit)
-
+    turn = _Turn(rec, agent, SandboxContext(rec, sandbox, store), model, external, egress)
+    turn.begin(content)
     if interruption is None:
-        return steps()
+        return turn.steps(step_limit)
     rec.after_append = interruption.check
     try:
         if interruption.after == "turn_started" and interruption.index == 0:
             raise Interrupted
-        return steps()
+        return turn.steps(step_limit)
     except Interrupted:
         rec.after_append = None
-        rec.append("turn_failed", {"turn_id": turn_id, "error": dict(interruption.error)})
-        return TurnOutcome(turn_id, "failed", rec.events[start:])
+        rec.append("turn_failed", {"turn_id": turn.turn_id, "error": dict(interruption.error)})
+        return TurnOutcome(turn.turn_id, "failed", rec.events[turn.start :])
     finally:
         rec.after_append = None
