@@ -242,6 +242,128 @@ export interface RunTurnOptions {
   interruption?: Interruption | null;
 }
 
+/** Thrown inside a turn when a call stops it; `err` is the reason. */
+class Stopped extends Error {
+  constructor(readonly err: CaseError) {
+    super(err.code);
+  }
+}
+
+/** One running turn (spec/replay.md 3): what its steps share, one job per method (mirrors runtime.py `_Turn`). */
+class Turn {
+  readonly start: number;
+  turnId = "";
+  readonly usage = { input_tokens: 0, output_tokens: 0 };
+
+  constructor(
+    readonly rec: Recorder,
+    readonly agent: AgentSpec,
+    readonly ctx: SandboxContext,
+    readonly model: Model,
+    readonly external: ExternalCaller,
+    readonly egress: readonly CaseError[] | undefined,
+  ) {
+    this.start = rec.events.length;
+  }
+
+  /** Record `user_message` and `turn_started`; the turn id follows the log length. */
+  begin(content: JsonValue): void {
+    this.rec.append("user_message", { content });
+    this.turnId = `turn-${this.rec.events.length}`;
+    this.rec.append("turn_started", { turn_id: this.turnId });
+  }
+
+  /** Record `turn_failed` with `err`'s code: the turn is stopped. */
+  stop(err: CaseError): TurnOutcome {
+    this.rec.append("turn_failed", { turn_id: this.turnId, error: { code: err.code, message: err.message } });
+    const key = err instanceof StopError ? err.stopKey : err.code;
+    const stop = { code: err.code, stop_key: key, message: err.message };
+    return { turnId: this.turnId, status: "stopped", events: this.rec.events.slice(this.start), stop };
+  }
+
+  /** Ask the model and run its tool calls until a reply ends the turn. */
+  steps(stepLimit: number): TurnOutcome {
+    try {
+      for (let index = 0; index < stepLimit; index++) {
+        const reply = this.askModel(index);
+        for (const block of reply.message.content) {
+          if (block["type"] === "tool_use") this.runTool(block);
+        }
+        if (reply.stop_reason !== "tool_use") return this.complete(reply.stop_reason);
+      }
+    } catch (err) {
+      if (err instanceof Stopped) return this.stop(err.err);
+      throw err;
+    }
+    return this.stop(new CaseError("step_limit", `the turn made ${stepLimit} model calls without finishing`));
+  }
+
+  /** Record `model_requested`, ask the model, record `model_responded`. */
+  askModel(index: number): Reply {
+    const rec = this.rec;
+    const { request, sha256 } = rec.hasher.request(rec.state);
+    rec.append("model_requested", { turn_id: this.turnId, model: request["model"] as JsonValue, request_sha256: sha256 });
+    let reply: Reply;
+    try {
+      reply = this.model.respond(request, index);
+    } catch (err) {
+      if (err instanceof CaseError) throw new Stopped(err);
+      throw err;
+    }
+    try {
+      rec.append("model_responded", {
+        turn_id: this.turnId,
+        message: reply.message,
+        stop_reason: reply.stop_reason,
+        usage: reply.usage as unknown as JsonObject,
+      });
+    } catch (err) {
+      throw new Stopped(unwritable(err, `model reply ${index}`, `model:${index}`));
+    }
+    this.usage.input_tokens += reply.usage.input_tokens;
+    this.usage.output_tokens += reply.usage.output_tokens;
+    return reply;
+  }
+
+  /** Record `tool_called`, run the tool, record `tool_result` (spec/replay.md 3.3). */
+  runTool(block: JsonObject): void {
+    const name = block["name"] as string;
+    const input = block["input"] as JsonObject;
+    const tool = this.agent.tool(name);
+    const kind = tool?.kind ?? "external";
+    const effect = tool?.effect ?? "pure";
+    this.rec.append(
+      "tool_called",
+      { turn_id: this.turnId, tool_use_id: block["id"] as string, name, input, kind, effect },
+      { critical: effect === "write" },
+    );
+    let result: ToolResult;
+    try {
+      result = callTool(tool, name, input, this.ctx, this.external);
+    } catch (err) {
+      if (err instanceof CaseError) throw new Stopped(err);
+      throw err;
+    }
+    const attempt = this.egress?.[0];
+    if (attempt !== undefined) throw new Stopped(attempt); // a tool tried the network, even if it swallowed the error
+    try {
+      this.rec.append(
+        "tool_result",
+        { turn_id: this.turnId, tool_use_id: block["id"] as string, name, content: result.content, is_error: result.isError },
+        { critical: kind === "external" },
+      );
+    } catch (err) {
+      throw new Stopped(unwritable(err, `the result of tool ${quote(name)}`, `tool:${name}`));
+    }
+  }
+
+  /** Record `turn_completed` with the turn's summed usage. */
+  complete(stopReason: string): TurnOutcome {
+    this.rec.append("turn_completed", { turn_id: this.turnId, stop_reason: stopReason, usage: { ...this.usage } });
+    return { turnId: this.turnId, status: "completed", events: this.rec.events.slice(this.start), stop: null };
+  }
+}
+
 /** Run one turn (spec/replay.md, section 3) and return how it ended. */
 export function runTurn(
   rec: Recorder,
@@ -253,101 +375,36 @@ export function runTurn(
   options: RunTurnOptions,
 ): TurnOutcome {
   const stepLimit = options.stepLimit ?? STEP_LIMIT;
-  const start = rec.events.length;
-  rec.append("user_message", { content });
-  const turnId = `turn-${rec.events.length}`;
-  rec.append("turn_started", { turn_id: turnId });
-  const ctx = new SandboxContext(rec, sandbox, store);
-  const usage = { input_tokens: 0, output_tokens: 0 };
-
-  const stop = (err: CaseError): TurnOutcome => {
-    rec.append("turn_failed", { turn_id: turnId, error: { code: err.code, message: err.message } });
-    const key = err instanceof StopError ? err.stopKey : err.code;
-    return { turnId, status: "stopped", events: rec.events.slice(start), stop: { code: err.code, stop_key: key, message: err.message } };
-  };
-
-  const steps = (): TurnOutcome => {
-    for (let index = 0; index < stepLimit; index++) {
-      const { request, sha256 } = rec.hasher.request(rec.state);
-      rec.append("model_requested", { turn_id: turnId, model: request["model"] as JsonValue, request_sha256: sha256 });
-      let reply: Reply;
-      try {
-        reply = model.respond(request, index);
-      } catch (err) {
-        if (err instanceof CaseError) return stop(err);
-        throw err;
-      }
-      try {
-        rec.append("model_responded", {
-          turn_id: turnId,
-          message: reply.message,
-          stop_reason: reply.stop_reason,
-          usage: reply.usage as unknown as JsonObject,
-        });
-      } catch (err) {
-        return stop(unwritable(err, `model reply ${index}`, `model:${index}`));
-      }
-      usage.input_tokens += reply.usage.input_tokens;
-      usage.output_tokens += reply.usage.output_tokens;
-      for (const block of reply.message.content) {
-        if (block["type"] !== "tool_use") continue;
-        const name = block["name"] as string;
-        const input = block["input"] as JsonObject;
-        const tool = agent.tool(name);
-        const kind = tool?.kind ?? "external";
-        const effect = tool?.effect ?? "pure";
-        rec.append(
-          "tool_called",
-          { turn_id: turnId, tool_use_id: block["id"] as string, name, input, kind, effect },
-          { critical: effect === "write" },
-        );
-        let result: ToolResult;
-        try {
-          if (tool === undefined) {
-            result = new ToolResult(`unknown tool ${quote(name)}`, true);
-          } else if (tool.kind === "sandbox") {
-            result = runSandboxTool(tool.name, tool.handler as SandboxHandler | undefined, ctx, input);
-          } else {
-            result = options.external(tool.name, input);
-          }
-        } catch (err) {
-          if (err instanceof CaseError) return stop(err);
-          throw err;
-        }
-        const attempt = options.egress?.[0];
-        if (attempt !== undefined) return stop(attempt); // a tool tried the network, even if it swallowed the error
-        try {
-          rec.append(
-            "tool_result",
-            { turn_id: turnId, tool_use_id: block["id"] as string, name, content: result.content, is_error: result.isError },
-            { critical: kind === "external" },
-          );
-        } catch (err) {
-          return stop(unwritable(err, `the result of tool ${quote(name)}`, `tool:${name}`));
-        }
-      }
-      if (reply.stop_reason !== "tool_use") {
-        rec.append("turn_completed", { turn_id: turnId, stop_reason: reply.stop_reason, usage: { ...usage } });
-        return { turnId, status: "completed", events: rec.events.slice(start), stop: null };
-      }
-    }
-    return stop(new CaseError("step_limit", `the turn made ${stepLimit} model calls without finishing`));
-  };
-
+  const turn = new Turn(rec, agent, new SandboxContext(rec, sandbox, store), model, options.external, options.egress);
+  turn.begin(content);
   const interruption = options.interruption ?? null;
-  if (interruption === null) return steps();
+  if (interruption === null) return turn.steps(stepLimit);
   rec.afterAppend = (ev) => interruption.check(ev);
   try {
     if (interruption.after === "turn_started" && interruption.index === 0) throw new Interrupted();
-    return steps();
+    return turn.steps(stepLimit);
   } catch (err) {
     if (!(err instanceof Interrupted)) throw err;
     rec.afterAppend = null;
-    rec.append("turn_failed", { turn_id: turnId, error: { code: interruption.error.code, message: interruption.error.message } });
-    return { turnId, status: "failed", events: rec.events.slice(start), stop: null };
+    const error = { code: interruption.error.code, message: interruption.error.message };
+    rec.append("turn_failed", { turn_id: turn.turnId, error });
+    return { turnId: turn.turnId, status: "failed", events: rec.events.slice(turn.start), stop: null };
   } finally {
     rec.afterAppend = null;
   }
+}
+
+/** The result of one tool call (spec/replay.md 3.3); throws a CaseError to stop (mirrors runtime.py `_call_tool`). */
+function callTool(
+  tool: ReturnType<AgentSpec["tool"]>,
+  name: string,
+  input: JsonObject,
+  ctx: ToolContext,
+  external: ExternalCaller,
+): ToolResult {
+  if (tool === undefined) return new ToolResult(`unknown tool ${quote(name)}`, true);
+  if (tool.kind === "sandbox") return runSandboxTool(tool.name, tool.handler as SandboxHandler | undefined, ctx, input);
+  return external(tool.name, input);
 }
 
 /** A value that cannot enter the log stops the turn: `unsafe_value` at `stopKey` (other errors go on). */
