@@ -112,20 +112,33 @@ def test_shards_partition_the_cases_and_stay_put_when_cases_are_added() -> None:
     fails=st.lists(st.booleans(), min_size=0, max_size=30),
     workers=st.integers(1, 6),
     max_fail=st.one_of(st.none(), st.integers(1, 4)),
+    lanes=st.integers(0, 3),
     seed=st.integers(0, 2**16),
 )
 def test_run_work_returns_what_a_serial_run_returns(
-    fails: list[bool], workers: int, max_fail: int | None, seed: int
+    fails: list[bool], workers: int, max_fail: int | None, lanes: int, seed: int
 ) -> None:
+    """Whatever the threads, lanes and timing: the serial run's results; within a lane
+    (the runner's lane is one implementation) items start in work order, one at a time
+    with one worker a lane."""
     rnd = random.Random(seed)
     delays = [rnd.random() / 500 for _ in fails]
     lock = threading.Lock()
     started: list[int] = []
+    busy: dict[int, int] = {}
+    most: dict[int, int] = {}
+
+    def lane_of(k: int) -> int:
+        return k % lanes if lanes else 0
 
     def run(k: int) -> tuple[int, bool]:
         with lock:
             started.append(k)
+            busy[lane_of(k)] = busy.get(lane_of(k), 0) + 1
+            most[lane_of(k)] = max(most.get(lane_of(k), 0), busy[lane_of(k)])
         time.sleep(delays[k])
+        with lock:
+            busy[lane_of(k)] -= 1
         return (k, fails[k])
 
     def failed(r: tuple[int, bool]) -> bool:
@@ -133,8 +146,17 @@ def test_run_work_returns_what_a_serial_run_returns(
 
     items = list(range(len(fails)))
     serial = run_work(items, run, workers=1, failed=failed, max_fail=max_fail)
-    got = run_work(items, run, workers=workers, failed=failed, max_fail=max_fail)
+    started.clear()
+    most.clear()
+    lane = lane_of if lanes else None
+    got = run_work(items, run, workers=workers, failed=failed, max_fail=max_fail, lane=lane)
     assert got == serial
+    if lanes:
+        assert max(most.values(), default=0) <= workers
+    if lanes and workers == 1:
+        for n in range(lanes):
+            mine = [k for k in started if lane_of(k) == n]
+            assert mine == sorted(mine), (n, started)  # one at a time, in work order
     if max_fail is None:
         assert serial == [(k, f) for k, f in enumerate(fails)]
     else:

@@ -3,8 +3,9 @@
 * :class:`DriverPool`: up to ``size`` driver processes of one implementation; each request
   goes to an idle one (a driver still answers one request at a time), so ``--jobs N`` runs
   up to N cases at once per implementation.
-* :func:`run_work`: runs the work items on ``jobs`` threads per implementation and returns
-  the results in work order, whatever the timing. ``max_fail`` is exact: the results are
+* :func:`run_work`: runs the work items on ``jobs`` threads per implementation (each
+  implementation's cases started in work order) and returns the results in work order,
+  whatever the timing. ``max_fail`` is exact: the results are
   those of a serial run that stops after the ``max_fail``-th failure.
 * :func:`shard_of` / :func:`parse_shard`: which of N shards a case belongs to, by a hash of
   its directory name, so adding a case never moves another one.
@@ -15,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import queue
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
@@ -119,10 +120,15 @@ def run_work(
     failed: Callable[[Any], bool],
     max_fail: int | None = None,
     on_result: Callable[[Any], None] | None = None,
+    lane: Callable[[T], Hashable] | None = None,
 ) -> list[Any | None]:
     """``run(item)`` for every item on ``workers`` threads; results in work order.
 
-    Items start in order. With ``max_fail`` an item does not start once ``max_fail``
+    With ``lane``, items of one lane (for the runner: one implementation) run on ``workers``
+    threads of their own, the lanes side by side: at most ``workers`` items of a lane at once,
+    started in work order (with ``workers=1``, one after the other in work order, so a driver
+    sees its cases in the order of the report). Without it, all items share ``workers``
+    threads. Items start in order. With ``max_fail`` an item does not start once ``max_fail``
     failures are known among the items before it, and the results after the
     ``max_fail``-th failure in work order are dropped (``None``): exactly what a serial run
     returns, whatever ``workers`` is."""
@@ -142,12 +148,23 @@ def run_work(
         if on_result is not None:
             on_result(r)
 
-    if workers <= 1:
+    lanes: dict[Hashable, list[int]] = {}
+    for k, item in enumerate(work):
+        lanes.setdefault(None if lane is None else lane(item), []).append(k)
+    if workers <= 1 and len(lanes) <= 1:
         for k in range(len(work)):
             one(k)
     else:
-        with ThreadPoolExecutor(max_workers=workers) as ex:
-            list(ex.map(one, range(len(work))))
+        pools = [ThreadPoolExecutor(max_workers=max(1, workers)) for _ in lanes]
+        try:
+            futures = [
+                p.submit(one, k) for p, ks in zip(pools, lanes.values(), strict=True) for k in ks
+            ]
+            for f in futures:
+                f.result()
+        finally:
+            for p in pools:
+                p.shutdown(wait=True)
     if max_fail is not None:
         seen = 0
         for k, r in enumerate(results):

@@ -406,8 +406,10 @@ def run_suite(
         results = run_work(
             [(c, slot[id(i)]) for c, i in work],
             one,
-            # a live run is serial: its budgets stop exactly, in a stable order
-            workers=1 if live is not None else jobs * len(impls),
+            # a live run is serial: its budgets stop exactly, in a stable order; otherwise
+            # each implementation gets ``jobs`` threads and sees its cases in work order
+            workers=1 if live is not None else jobs,
+            lane=None if live is not None else (lambda item: item[1]),
             failed=lambda r: not r.passed(strict),
             max_fail=max_fail,
             on_result=on_result,
