@@ -154,36 +154,19 @@ def _hash_only_ids(state: dict[str, Any], reads: list[dict[str, Any]]) -> set[st
     return {"sha256:" + sha for sha in shas}
 
 
-def build_case_files(
-    *,
-    events: Sequence[dict[str, Any]],
-    name: str,
-    expect: CaseExpectation,
-    at: str,
-    external_effects: str,
-    portable: bool,
-    store: ArtifactStore,
-    dialects: Sequence[str] = DEFAULT_DIALECTS,
-) -> tuple[dict[str, bytes], dict[str, Any]]:
-    """Every file of a case, as canonical bytes, and its case.json (spec/case-format.md).
-
-    ``events`` are canonical envelopes (already checked). Raises ``CaseError`` with the
-    refusal codes of this module.
-    """
-    from ..core.matchers import explain, find_all
-
-    idx, turn = split_turn(events, at)
-    check_fork_room(events[idx]["ts"], at)
-    end = turn[-1]
+def _check_turn_end(end: dict[str, Any], at: str) -> None:
+    """Refuse a turn the runtime stopped on a value a log cannot hold: the recording is
+    missing that value, so the case could never replay the turn (``unsafe_value``)."""
     if end["type"] == "turn_failed" and end["data"]["error"].get("code") == "unsafe_value":
-        # the runtime stopped the turn on a value a log cannot hold: the recording is
-        # missing that value, so the case could never replay the turn
         raise CaseError(
             "unsafe_value",
             f"the turn after {quote(at)} stopped on a value that cannot "
             f"be recorded: {end['data']['error'].get('message', '')}",
         )
-    prefix = list(events[: idx + 1])
+
+
+def _prefix_state(prefix: Sequence[dict[str, Any]], at: str) -> dict[str, Any]:
+    """The reduced state at the fork point; ``turn_incomplete`` with tool calls in flight."""
     reducer = Reducer()
     for e in prefix:
         reducer.apply(e)
@@ -193,16 +176,34 @@ def build_case_files(
             "turn_incomplete",
             f"tool calls are in flight at {quote(at)}: {quote(state['pending_tool_calls'])}",
         )
-    rec = recorded_parts(turn, state["agent"])
+    return state
+
+
+def _attach_requests(
+    rec: dict[str, Any],
+    events: Sequence[dict[str, Any]],
+    prefix: list[dict[str, Any]],
+    idx: int,
+    turn: list[dict[str, Any]],
+) -> None:
+    """Give each recorded reply the request record a run compares a diverged request with."""
     # the turn's events with its extension events, so the reducer sees every seq
     last_i = next(i for i, e in enumerate(events) if e["event_id"] == turn[-1]["event_id"])
     raw_turn = list(events[idx + 1 : last_i + 1])
     for reply, record in zip(
         rec["replies"], delta_records(turn_requests(prefix, raw_turn)), strict=False
     ):
-        reply["request"] = record  # what a run compares a diverged request with
-    if external_effects == "forbid" and rec["calls"]:
-        names = sorted({c["tool"] for c in rec["calls"]})
+        reply["request"] = record
+
+
+def _check_expectations(
+    expect: CaseExpectation, turn: list[dict[str, Any]], calls: list[Any], external_effects: str
+) -> None:
+    """``invalid_request`` when the recorded turn could not pass its own case."""
+    from ..core.matchers import explain, find_all
+
+    if external_effects == "forbid" and calls:
+        names = sorted({c["tool"] for c in calls})
         raise CaseError(
             "invalid_request",
             f"external_effects is 'forbid' but the turn called external tools: {quote(names)}",
@@ -213,11 +214,25 @@ def build_case_files(
             raise CaseError(
                 "invalid_request", f"must[{i}] cannot pass: {explain(expect.must[i], turn)}"
             )
-    files: dict[str, bytes] = {}
+
+
+def _dialect_files(
+    files: dict[str, bytes],
+    prefix: list[dict[str, Any]],
+    state: dict[str, Any],
+    dialects: Sequence[str],
+) -> None:
+    """``log.<dialect>.jsonl`` and ``expected.<dialect>.json`` for each dialect."""
     for dialect in dialects:
         d = get_dialect(dialect)
         files[f"log.{dialect}.jsonl"] = encode_log(prefix, dialect=d)
         files[f"expected.{dialect}.json"] = canonical_document(d.encode_state(state))
+
+
+def _recording_files(
+    files: dict[str, bytes], rec: dict[str, Any], turn: list[dict[str, Any]]
+) -> None:
+    """model.json, stubs.json and sandbox.json; ``case_too_large`` past 100,000 entries (8.4)."""
     model_doc: dict[str, Any] = {"format": RECORDING_FORMAT, "replies": rec["replies"]}
     interruption = interruption_of(turn)
     if interruption is not None:
@@ -228,9 +243,20 @@ def build_case_files(
         "sandbox.json": {"format": RECORDING_FORMAT, "reads": rec["reads"]},
     }
     for rel, doc in recordings.items():
-        check_recording_entries(rel, doc)  # case_too_large past 100,000 (8.4)
+        check_recording_entries(rel, doc)
         files[rel] = canonical_document(doc)
-    for aid in sorted(_artifact_ids(prefix, rec["reads"])):
+
+
+def _artifact_files(
+    files: dict[str, bytes],
+    prefix: list[dict[str, Any]],
+    state: dict[str, Any],
+    reads: list[dict[str, Any]],
+    store: ArtifactStore,
+) -> None:
+    """``artifacts/<hex>``: every artifact the log refers to (``invalid_request`` when one
+    is not in ``store``), and the bytes of hash-only files when known."""
+    for aid in sorted(_artifact_ids(prefix, reads)):
         data = store.get(aid)
         if data is None:
             raise CaseError(
@@ -239,12 +265,26 @@ def build_case_files(
                 hint="pass the folder holding the artifacts with --artifacts DIR",
             )
         files[f"artifacts/{aid.removeprefix('sha256:')}"] = data
-    for aid in sorted(_hash_only_ids(state, rec["reads"])):
+    for aid in sorted(_hash_only_ids(state, reads)):
         data = store.get(aid)
         if data is not None:
             files[f"artifacts/{aid.removeprefix('sha256:')}"] = data
-    agent = state["agent"] or {"name": "", "model": "", "system": "", "tools": []}
-    meta = {
+
+
+def _case_meta(
+    *,
+    name: str,
+    turn: list[dict[str, Any]],
+    expect: CaseExpectation,
+    at: str,
+    external_effects: str,
+    dialects: Sequence[str],
+    portable: bool,
+    agent_doc: dict[str, Any] | None,
+) -> dict[str, Any]:
+    """case.json without its fingerprint (spec/case-format.md 3.1)."""
+    agent = agent_doc or {"name": "", "model": "", "system": "", "tools": []}
+    return {
         "format": CASE_FORMAT,
         "name": name,
         "input": turn[0]["data"]["content"],
@@ -264,6 +304,46 @@ def build_case_files(
         },
         "created_with": {"tool": "threads-cases", "version": __version__},
     }
+
+
+def build_case_files(
+    *,
+    events: Sequence[dict[str, Any]],
+    name: str,
+    expect: CaseExpectation,
+    at: str,
+    external_effects: str,
+    portable: bool,
+    store: ArtifactStore,
+    dialects: Sequence[str] = DEFAULT_DIALECTS,
+) -> tuple[dict[str, bytes], dict[str, Any]]:
+    """Every file of a case, as canonical bytes, and its case.json (spec/case-format.md).
+
+    ``events`` are canonical envelopes (already checked). Raises ``CaseError`` with the
+    refusal codes of this module.
+    """
+    idx, turn = split_turn(events, at)
+    check_fork_room(events[idx]["ts"], at)
+    _check_turn_end(turn[-1], at)
+    prefix = list(events[: idx + 1])
+    state = _prefix_state(prefix, at)
+    rec = recorded_parts(turn, state["agent"])
+    _attach_requests(rec, events, prefix, idx, turn)
+    _check_expectations(expect, turn, rec["calls"], external_effects)
+    files: dict[str, bytes] = {}
+    _dialect_files(files, prefix, state, dialects)
+    _recording_files(files, rec, turn)
+    _artifact_files(files, prefix, state, rec["reads"], store)
+    meta = _case_meta(
+        name=name,
+        turn=turn,
+        expect=expect,
+        at=at,
+        external_effects=external_effects,
+        dialects=dialects,
+        portable=portable,
+        agent_doc=state["agent"],
+    )
     files = finish_case_files(meta, files)
     from ..core.strictjson import parse
 
