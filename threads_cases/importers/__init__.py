@@ -10,9 +10,9 @@
 Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`) and ``codex``
 (:mod:`.codex`: ``codex exec --json`` streams in :mod:`.codex.exec` and rollout files in
 :mod:`.codex.rollout`, told apart from the file).
-The turn mapping shared by both is in :mod:`.common`; each module's docstring lists which
-source lines become which events, which are kept as ``x_`` extension events, and which are
-dropped.
+The turn model shared by both is in :mod:`.common`, its mapping to events in
+:mod:`.emitter`; each module's docstring lists which source lines become which events, which
+are kept as ``x_`` extension events, and which are dropped.
 
 The log written is canonical (``threads_cases.core.log.encode_log``), every event checked with
 ``threads_cases.core.log.check_events`` and the reducer on the way. Its thread_started is::
@@ -47,7 +47,8 @@ from ..core.errors import CaseError
 from ..core.log import encode_log
 from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
-from .common import Emitter, Stats, Turn
+from .common import Stats, Turn
+from .emitter import Emitter
 
 FORMATS = ("claude-code", "codex")
 

@@ -1,0 +1,294 @@
+"""The :class:`Emitter`: importer items (:mod:`.common`) -> checked canonical events.
+
+The :class:`Emitter` numbers events (``seq`` 0..), derives their ``event_id`` from the
+source (``<line uuid or L<line>>.<suffix>``), clamps ``ts`` so it never goes backwards,
+computes ``request_sha256`` for every ``model_requested`` from the state at that point
+(incrementally: the sealed messages are hashed once, so the cost is linear), and checks every
+event with :func:`threads_cases.core.log.check_events` and the
+:class:`~threads_cases.core.reducer.Reducer`
+before handing it on. The reducer keeps only the unsealed tail of the conversation, so memory
+follows the largest turn rather than the whole transcript.
+
+A turn becomes, in order::
+
+    user_message {content}            (unless Turn.content is None)
+    turn_started {turn_id}
+    per reply:  model_requested {turn_id, model, request_sha256}
+                model_responded {turn_id, message: {role: "assistant", content}, stop_reason, usage}
+                per tool_use block: tool_called {turn_id, tool_use_id, name, input,
+                                                 kind: "external", effect}
+                                    then tool_result {..., content, is_error}
+    turn_completed {turn_id, stop_reason, usage: {input_tokens, output_tokens}}
+      or turn_failed {turn_id, error: {code, message}}
+
+A turn completes when its last reply asks for no tool (the runtime's own rule, so a saved turn
+replays the same way); it fails with ``interrupted`` when the user or the end of the
+transcript cut it short, or with the code the source gave.
+
+Refusals raise ``CaseError("import_invalid")`` (exit status 1) with the source file, line and
+``<line type>: message``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from ..core.errors import CaseError
+from ..core.log import LogChecker
+from ..core.reducer import Reducer
+from ..core.strictjson import canonical_line
+from ..core.timestamps import format_ts
+from ..reference.runtime import ACTOR
+from .common import Extra, Ref, Reply, Result, Turn, import_error, tool_effect
+from .request_hash import RequestHasher
+
+MISSING_RESULT = "[no result for this tool call is recorded in the transcript]"
+
+_ID_BAD = re.compile(r"[^A-Za-z0-9._:-]")
+
+
+def usage_of(raw: Any) -> dict[str, Any]:
+    """A usage object: ``input_tokens`` and ``output_tokens`` (0 when missing) plus the other
+    integer counts of ``raw`` (cache tokens...); everything else is dropped."""
+    out: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
+    if isinstance(raw, dict):
+        for k, v in raw.items():
+            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 2**53 - 1:
+                out[k] = v
+    return out
+
+
+def stop_reason_of(reply: Reply) -> str:
+    """``tool_use`` when the reply calls a tool; else the source's reason or ``end_turn``."""
+    if reply.tool_uses():
+        return "tool_use"
+    sr = reply.stop_reason
+    return sr if isinstance(sr, str) and sr and sr != "tool_use" else "end_turn"
+
+
+class Emitter:
+    """Turns :class:`Turn` / :class:`Extra` items into checked canonical envelopes.
+
+    ``agent`` is the thread_started agent, ``metadata`` its metadata. :meth:`start` yields the
+    thread_started event; :meth:`turn` and :meth:`extra` yield the events of one item. Every
+    event has passed ``check_events`` and the reducer; a refusal raises ``import_invalid`` at
+    the source line of the item.
+    """
+
+    def __init__(
+        self,
+        *,
+        file: str,
+        thread_id: str,
+        agent: dict[str, Any],
+        metadata: dict[str, Any],
+        start_ref: Ref,
+    ) -> None:
+        self.file = file
+        self.thread_id = thread_id
+        self.agent = agent
+        self.metadata = metadata
+        self.start_ref = start_ref
+        self.seq = 0
+        self.last_ms = 0
+        self.reducer = Reducer(copy_data=False)
+        self.hasher = RequestHasher(agent["model"], agent["system"], agent["tools"])
+        self._checker = LogChecker()
+        #: the canonical bytes (JCS, no newline) of the last event emitted
+        self.last_line = b""
+        self._ts_text: tuple[int, str] = (-1, "")
+        self._ids: set[str] = set()
+        self.missing_results = 0
+        self._turn_ids: set[str] = set()
+
+    # ------------------------------------------------------------------ ids and clock
+    def _event_id(self, base: str, suffix: str) -> str:
+        base = _ID_BAD.sub("-", base)[:96] or "e"
+        eid = f"{base}.{suffix}"
+        n = 1
+        while eid in self._ids:
+            n += 1
+            eid = f"{base}.{suffix}{n}"
+        self._ids.add(eid)
+        return eid
+
+    def _ts(self, ref: Ref) -> str:
+        if ref.ts is not None and ref.ts > self.last_ms:
+            self.last_ms = ref.ts
+        if self._ts_text[0] != self.last_ms:  # events of one source line share their time
+            self._ts_text = (self.last_ms, format_ts(self.last_ms))
+        return self._ts_text[1]
+
+    def _emit(
+        self,
+        etype: str,
+        data: dict[str, Any],
+        ref: Ref,
+        suffix: str,
+        *,
+        critical: bool = False,
+        actor: str | None = None,
+    ) -> dict[str, Any]:
+        ev = {
+            "event_id": self._event_id(ref.base, suffix),
+            "thread_id": self.thread_id,
+            "seq": self.seq,
+            "type": etype,
+            "actor_kind": actor or ACTOR.get(etype, "system"),
+            "epoch": 0,
+            "branch_id": "main",
+            "critical": critical,
+            "ts": self._ts(ref),
+            "data": data,
+        }
+        try:
+            # as core.log.check_events checks it: the strict JSON rules by way of the
+            # canonical bytes (kept for the writer), then the envelope; ids are unique here
+            line = canonical_line(ev)
+            out = self._checker.check(ev)
+            self.reducer.apply(out)
+        except CaseError as err:
+            where = err.location.pointer
+            msg = f"{etype} {where}: {err.message}" if where else f"{etype}: {err.message}"
+            raise import_error(
+                f"cannot be imported as a valid event: {msg}",
+                file=self.file,
+                line=ref.line,
+                kind=ref.kind or None,
+            ) from None
+        self.last_line = line
+        self.seq += 1
+        return out
+
+    # ------------------------------------------------------------------ items
+    def start(self) -> Iterator[dict[str, Any]]:
+        yield self._emit(
+            "thread_started",
+            {"agent": self.agent, "metadata": self.metadata},
+            self.start_ref,
+            "start",
+        )
+
+    def extra(self, item: Extra) -> Iterator[dict[str, Any]]:
+        yield self._emit(item.type, item.data, item.ref, item.suffix, actor="system")
+
+    def _turn_id(self, ref: Ref) -> str:
+        base = _ID_BAD.sub("-", ref.base)[:100] or "turn"
+        tid, n = f"turn-{base}", 1
+        while tid in self._turn_ids:
+            n += 1
+            tid = f"turn-{base}-{n}"
+        self._turn_ids.add(tid)
+        return tid
+
+    def turn(self, turn: Turn) -> Iterator[dict[str, Any]]:
+        """The events of one turn (module docstring)."""
+        if turn.content is not None:
+            yield self._emit("user_message", {"content": turn.content}, turn.ref, "user")
+        tid = self._turn_id(turn.ref)
+        yield self._emit("turn_started", {"turn_id": tid}, turn.ref, "turn")
+        usage = {"input_tokens": 0, "output_tokens": 0}
+        pending: list[str] = []
+        last: Reply | None = None
+        replies = turn.replies
+        final = replies[-1] if replies else None
+        for item in turn.items:
+            if isinstance(item, Extra):
+                yield from self.extra(item)
+                continue
+            last = item
+            yield from self._reply(item, tid, usage)
+            yield from self._tool_events(item, tid, item is final, pending)
+        yield self._end(turn, tid, last, usage, pending)
+
+    def _reply(self, item: Reply, tid: str, usage: dict[str, int]) -> Iterator[dict[str, Any]]:
+        """model_requested and model_responded of one reply; adds its usage to ``usage``."""
+        messages = self.reducer.state["messages"]
+        sha = self.hasher.request_sha256(messages)
+        yield self._emit(
+            "model_requested",
+            {"turn_id": tid, "model": self.agent["model"], "request_sha256": sha},
+            item.ref,
+            "req",
+        )
+        u = usage_of(item.usage)
+        yield self._emit(
+            "model_responded",
+            {
+                "turn_id": tid,
+                "message": {"role": "assistant", "content": item.blocks},
+                "stop_reason": stop_reason_of(item),
+                "usage": u,
+            },
+            item.ref,
+            "resp",
+        )
+        usage["input_tokens"] += u["input_tokens"]
+        usage["output_tokens"] += u["output_tokens"]
+
+    def _tool_events(
+        self, item: Reply, tid: str, final: bool, pending: list[str]
+    ) -> Iterator[dict[str, Any]]:
+        """tool_called and tool_result per tool_use block; a call of the final reply without
+        a result is added to ``pending``, one of an earlier reply gets an error result."""
+        for k, block in enumerate(item.tool_uses()):
+            name = block["name"]
+            effect = tool_effect(name)
+            call = {"turn_id": tid, "tool_use_id": block["id"], "name": name}
+            yield self._emit(
+                "tool_called",
+                {**call, "input": block["input"], "kind": "external", "effect": effect},
+                item.ref,
+                f"call{k}",
+                critical=effect == "write",
+            )
+            res = item.results.get(block["id"])
+            if res is None and not final:
+                # the model went on without it: record that no result was kept
+                res = Result(MISSING_RESULT, True, item.ref)
+                self.missing_results += 1
+            if res is None:
+                pending.append(block["id"])
+                continue
+            yield self._emit(
+                "tool_result",
+                {**call, "content": res.content, "is_error": res.is_error},
+                res.ref,
+                f"result{k}",
+                critical=True,
+            )
+
+    def _end(
+        self,
+        turn: Turn,
+        tid: str,
+        last: Reply | None,
+        usage: dict[str, int],
+        pending: list[str],
+    ) -> dict[str, Any]:
+        """turn_completed, or turn_failed (the source's failure, or ``interrupted``)."""
+        end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
+        if turn.failed is None and last is not None and not last.tool_uses() and not pending:
+            return self._emit(
+                "turn_completed",
+                {"turn_id": tid, "stop_reason": stop_reason_of(last), "usage": usage},
+                end_ref,
+                "end",
+            )
+        if turn.failed is not None:
+            code, message = turn.failed[0], turn.failed[1]
+        elif last is None:
+            code, message = "interrupted", "the turn ended before the model replied"
+        else:
+            code, message = (
+                "interrupted",
+                "the turn ended before the model answered its tool results",
+            )
+        return self._emit(
+            "turn_failed",
+            {"turn_id": tid, "error": {"code": code, "message": message}},
+            end_ref,
+            "end",
+        )
