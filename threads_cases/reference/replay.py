@@ -151,6 +151,60 @@ def restore_sandbox(case: Case, state: dict[str, Any], reads: list[dict[str, Any
     return FakeSandbox(files, hash_only=hash_only)
 
 
+def _fork_point(
+    case: Case, implementation: str, *, shared: bool, has_agent: bool
+) -> tuple[list[dict[str, Any]], Reducer]:
+    """The case's prefix in ``implementation``'s dialect, reduced: the state the turn starts
+    from. ``case_invalid`` when the case has no log in that dialect, or the prefix starts no
+    thread (no agent) and no ``agent`` is given."""
+    dialect = get_dialect(implementation)
+    if dialect.name not in case.logs:
+        raise CaseError(
+            "case_invalid",
+            f"the case holds no log in the dialect {dialect.name}",
+            file=str(case.log_path(dialect.name)),
+        )
+    prefix = list(case.logs[dialect.name])
+    # a case opened here is this replay's own; a given one is shared, so its events are copied
+    reducer = Reducer(copy_data=shared)
+    for ev in prefix:
+        reducer.apply(ev)
+    if reducer.state["agent"] is None and not has_agent:
+        # an empty prefix, or extension events only: no thread_started, so no agent
+        raise CaseError(
+            "case_invalid",
+            f"log.{implementation}.jsonl has no thread_started "
+            "event: the fork point has no agent to replay",
+            file=str(case.log_path(implementation)),
+        )
+    return prefix, reducer
+
+
+def _turn_agent(state: dict[str, Any], agent: AgentSpec | None, live: LiveTurn | None) -> AgentSpec:
+    """The agent the turn runs; sets the agent the state (so each model request) carries:
+    the user's agent when given, as the harness sees it on a live turn."""
+    run_agent = agent or AgentSpec.from_json(state["agent"])
+    if agent is not None:
+        # the user's agent: its system prompt and tools are what the model is asked with
+        state["agent"] = agent.to_json()
+    if live is not None:
+        state["agent"] = live.agent_json(state["agent"])
+    return run_agent
+
+
+def _recorder(case: Case, prefix: list[dict[str, Any]], reducer: Reducer) -> Recorder:
+    """A recorder continuing the prefix with deterministic ids and a clock 1 ms per event."""
+    start_ms = parse_ts(prefix[-1]["ts"]) + 1 if prefix else 0
+    name = case.name
+    return Recorder(
+        list(prefix),
+        reducer,
+        thread_id=reducer.state["thread_id"] or name,
+        id_for=_ids(name),
+        clock=Clock(start_ms, 1),
+    )
+
+
 def replay_case(
     path: str | Path | Case,
     *,
@@ -170,26 +224,9 @@ def replay_case(
     the case cannot be run.
     """
     case = path if isinstance(path, Case) else open_case(path)
-    dialect = get_dialect(implementation)
-    if dialect.name not in case.logs:
-        raise CaseError(
-            "case_invalid",
-            f"the case holds no log in the dialect {dialect.name}",
-            file=str(case.log_path(dialect.name)),
-        )
-    prefix = list(case.logs[dialect.name])
-    # a case opened here is this replay's own; a given one is shared, so its events are copied
-    reducer = Reducer(copy_data=isinstance(path, Case))
-    for ev in prefix:
-        reducer.apply(ev)
-    if reducer.state["agent"] is None and agent is None:
-        # an empty prefix, or extension events only: no thread_started, so no agent
-        raise CaseError(
-            "case_invalid",
-            f"log.{implementation}.jsonl has no thread_started "
-            "event: the fork point has no agent to replay",
-            file=str(case.log_path(implementation)),
-        )
+    prefix, reducer = _fork_point(
+        case, implementation, shared=isinstance(path, Case), has_agent=agent is not None
+    )
     model_doc = case.read("model.json")
     stubs_doc = case.read("stubs.json")
     sandbox_doc = case.read("sandbox.json")
@@ -200,32 +237,18 @@ def replay_case(
         supply={int(k[6:]): v for k, v in supply.items() if k.startswith("model:")},
     )
     stubs = StubBook(stubs_doc["calls"], supply)
-    run_agent = agent or AgentSpec.from_json(reducer.state["agent"])
-    if agent is not None:
-        # the user's agent: its system prompt and tools are what the model is asked with
-        reducer.state["agent"] = agent.to_json()
+    run_agent = _turn_agent(reducer.state, agent, live)
     external: Callable[[str, dict[str, Any]], ToolResult] = stubs
     if live is not None:
         model = HarnessModel(live)
-        reducer.state["agent"] = live.agent_json(reducer.state["agent"])
         external = LiveExternal(stubs, run_agent, live.allow_write)
-    start_ms = parse_ts(prefix[-1]["ts"]) + 1 if prefix else 0
-    name = case.name
-    events = list(prefix)
-    rec = Recorder(
-        events,
-        reducer,
-        thread_id=reducer.state["thread_id"] or name,
-        id_for=_ids(name),
-        clock=Clock(start_ms, 1),
-    )
-    store = ArtifactStore()
+    rec = _recorder(case, prefix, reducer)
     with block_egress() as attempts:
         outcome = run_turn(
             rec,
             run_agent,
             sandbox,
-            store,
+            ArtifactStore(),
             model,
             case.meta["input"],
             external=external,
