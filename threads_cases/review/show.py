@@ -6,6 +6,7 @@ Reason codes: ``case_invalid`` (case.json unusable) from :func:`render_case`.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -60,68 +61,119 @@ def _tool_uses(message: Any) -> list[str]:
     ]
 
 
+def _sub(data: dict[str, Any], key: str) -> dict[str, Any]:
+    """``data[key]`` when it is an object, else ``{}`` (a summary never fails on a shape)."""
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
+def _thread_started(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    agent = _sub(data, "agent")
+    tools = [str(x.get("name")) for x in agent.get("tools", []) if isinstance(x, dict)]
+    return f"agent {agent.get('name')} ({agent.get('model')}), tools: {', '.join(tools) or '-'}"
+
+
+def _user_message(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    # the user's input is what a reviewer reads first: always shown
+    return _content_text(data.get("content"), 400 if values else 100)
+
+
+def _turn_started(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    return f"{data.get('turn_id')}"
+
+
+def _model_requested(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    return f"{data.get('model')} request {short_fingerprint(data.get('request_sha256'))}"
+
+
+def _model_responded(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    uses = _tool_uses(data.get("message"))
+    out = f"stop_reason {data.get('stop_reason')}"
+    if uses:
+        out += f", tool_use: {', '.join(uses)}"
+    if values:
+        message = data.get("message")
+        content = message.get("content") if isinstance(message, dict) else None
+        out += f": {_content_text(content)}"
+    return out
+
+
+def _tool_called(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    out = f"{data.get('name')} ({data.get('kind')}, {data.get('effect')}) {data.get('tool_use_id')}"
+    return out + (f" input {_render(data.get('input'))}" if values else "")
+
+
+def _tool_result(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    status = "error" if data.get("is_error") else "ok"
+    out = f"{data.get('name')} {data.get('tool_use_id')} {status}"
+    content = data.get("content")
+    return out + (f": {_content_text(content)}" if values else f" ({_shape(content)})")
+
+
+def _sandbox_event(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    if ev.get("type") == "sandbox_wrote" and data.get("artifact") is None:
+        return f"{data.get('path')} deleted"
+    sha = short_fingerprint(data.get("sha256"))
+    return f"{data.get('path')} {data.get('size')} bytes sha256 {sha}"
+
+
+def _artifact_added(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    aid = short_fingerprint(data.get("artifact_id"))
+    return f"{aid} {data.get('media_type')} {data.get('size')} bytes"
+
+
+def _snapshot_taken(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    return f"snapshot {data.get('snapshot_id')}"
+
+
+def _restored(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    return f"restore {data.get('snapshot_id')} (epoch {ev.get('epoch')})"
+
+
+def _forked(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    return f"branch {ev.get('branch_id')} from {data.get('from_event_id')}"
+
+
+def _turn_completed(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    usage = _sub(data, "usage")
+    return (
+        f"{data.get('turn_id')} {data.get('stop_reason')} "
+        f"({usage.get('input_tokens')} in, {usage.get('output_tokens')} out)"
+    )
+
+
+def _turn_failed(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
+    return f"{data.get('turn_id')} {_sub(data, 'error').get('code')}"
+
+
+#: The summary of each event type (spec/thread-log.md 4); other types are extensions.
+_SUMMARIES: dict[str, Callable[[dict[str, Any], dict[str, Any], bool], str]] = {
+    "thread_started": _thread_started,
+    "user_message": _user_message,
+    "turn_started": _turn_started,
+    "model_requested": _model_requested,
+    "model_responded": _model_responded,
+    "tool_called": _tool_called,
+    "tool_result": _tool_result,
+    "sandbox_read": _sandbox_event,
+    "sandbox_wrote": _sandbox_event,
+    "artifact_added": _artifact_added,
+    "snapshot_taken": _snapshot_taken,
+    "restored": _restored,
+    "forked": _forked,
+    "turn_completed": _turn_completed,
+    "turn_failed": _turn_failed,
+}
+
+
 def event_summary(ev: dict[str, Any], values: bool = False) -> str:
     """A one-line summary of a canonical event; values (model text, tool inputs and results)
     only when ``values``; a user message's text always."""
+    data = _sub(ev, "data")
     t = ev.get("type")
-    data = ev.get("data") if isinstance(ev.get("data"), dict) else {}
-    assert isinstance(data, dict)
-    short = short_fingerprint
-    if t == "thread_started":
-        agent = data.get("agent") if isinstance(data.get("agent"), dict) else {}
-        assert isinstance(agent, dict)
-        tools = [str(x.get("name")) for x in agent.get("tools", []) if isinstance(x, dict)]
-        return f"agent {agent.get('name')} ({agent.get('model')}), tools: {', '.join(tools) or '-'}"
-    if t == "user_message":  # the user's input is what a reviewer reads first: always shown
-        return _content_text(data.get("content"), 400 if values else 100)
-    if t in ("turn_started",):
-        return f"{data.get('turn_id')}"
-    if t == "model_requested":
-        return f"{data.get('model')} request {short(data.get('request_sha256'))}"
-    if t == "model_responded":
-        uses = _tool_uses(data.get("message"))
-        out = f"stop_reason {data.get('stop_reason')}"
-        if uses:
-            out += f", tool_use: {', '.join(uses)}"
-        if values:
-            message = data.get("message")
-            content = message.get("content") if isinstance(message, dict) else None
-            out += f": {_content_text(content)}"
-        return out
-    if t == "tool_called":
-        out = (
-            f"{data.get('name')} ({data.get('kind')}, {data.get('effect')}) "
-            f"{data.get('tool_use_id')}"
-        )
-        return out + (f" input {_render(data.get('input'))}" if values else "")
-    if t == "tool_result":
-        status = "error" if data.get("is_error") else "ok"
-        out = f"{data.get('name')} {data.get('tool_use_id')} {status}"
-        content = data.get("content")
-        return out + (f": {_content_text(content)}" if values else f" ({_shape(content)})")
-    if t in ("sandbox_read", "sandbox_wrote"):
-        if t == "sandbox_wrote" and data.get("artifact") is None:
-            return f"{data.get('path')} deleted"
-        return f"{data.get('path')} {data.get('size')} bytes sha256 {short(data.get('sha256'))}"
-    if t == "artifact_added":
-        return f"{short(data.get('artifact_id'))} {data.get('media_type')} {data.get('size')} bytes"
-    if t == "snapshot_taken":
-        return f"snapshot {data.get('snapshot_id')}"
-    if t == "restored":
-        return f"restore {data.get('snapshot_id')} (epoch {ev.get('epoch')})"
-    if t == "forked":
-        return f"branch {ev.get('branch_id')} from {data.get('from_event_id')}"
-    if t == "turn_completed":
-        usage = data.get("usage") if isinstance(data.get("usage"), dict) else {}
-        assert isinstance(usage, dict)
-        return (
-            f"{data.get('turn_id')} {data.get('stop_reason')} "
-            f"({usage.get('input_tokens')} in, {usage.get('output_tokens')} out)"
-        )
-    if t == "turn_failed":
-        err = data.get("error") if isinstance(data.get("error"), dict) else {}
-        assert isinstance(err, dict)
-        return f"{data.get('turn_id')} {err.get('code')}"
+    summary = _SUMMARIES.get(t) if isinstance(t, str) else None
+    if summary is not None:
+        return summary(ev, data, values)
     keys = ", ".join(sorted(data)) or "no data"
     return f"extension ({keys})" + (f": {_render(data)}" if values else "")
 
