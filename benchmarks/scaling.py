@@ -14,6 +14,9 @@ Curves (issues 19 and 20; spec/reducer.md 6.5, spec/replay.md 3.2):
   snapshots  a log with a snapshot after every event, per event (the snapshot-id check)
   reply      one turn whose tool results grow with the size, per byte of the request
   events     reading ``Thread.events[-1]`` once per turn while recording, per turn
+  fork       forking a thread of n turns at its last event n times, every other fork then
+             recording one turn, per fork: a fork shares the prefix, so its cost must not
+             grow with the thread
   ts-reduce, ts-snapshots   the reduce and snapshots curves in TypeScript (scaling_ts.mjs,
              node's CPU time, after one warm-up run), when ts/ is built
 
@@ -95,6 +98,23 @@ def events(n: int) -> Callable[[], Any]:
     return run
 
 
+def fork(n: int) -> Callable[[], Any]:
+    thread = Thread.create(
+        agent=AGENT, sandbox=FakeSandbox({"notes.txt": "buy milk"}), thread_id="t"
+    )
+    for i in range(n):
+        _turn(thread, i)
+    head = thread.events[-1]["event_id"]
+
+    def run() -> None:
+        for i in range(n):
+            child = thread.fork(head, branch_id=f"b{i}")
+            if i % 2:
+                _turn(child, n + i)
+
+    return run
+
+
 def _envelope(seq: int, etype: str, data: dict[str, Any], epoch: int = 0) -> dict[str, Any]:
     return {
         "event_id": f"e{seq}",
@@ -170,6 +190,7 @@ CURVES: dict[str, tuple[Callable[[int], Callable[[], Any]], int, str]] = {
     "record": (record, 60, "turn"),
     "snapshot": (snapshot, 60, "turn"),
     "events": (events, 60, "turn"),
+    "fork": (fork, 60, "fork"),
     "reduce": (reduce, 4000, "turn"),
     "snapshots": (snapshots, 5000, "snapshot"),
     "reply": (reply, 400, "kB"),

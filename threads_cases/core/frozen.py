@@ -83,7 +83,7 @@ class EventsView(Sequence[dict[str, Any]]):
     __slots__ = ("_events", "_frozen", "_length")
 
     def __init__(
-        self, events: list[dict[str, Any]], frozen: list[dict[str, Any]], length: int
+        self, events: Sequence[dict[str, Any]], frozen: list[dict[str, Any]], length: int
     ) -> None:
         self._events = events
         self._frozen = frozen

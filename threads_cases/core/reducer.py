@@ -99,6 +99,20 @@ class _Saved:
         state["usage"] = dict(self.usage)
 
 
+#: Event types that change a container :meth:`Reducer.branch` shares.
+_CHANGES_BORROWED = frozenset(
+    {
+        "user_message",
+        "model_responded",
+        "tool_result",
+        "turn_completed",
+        "turn_failed",
+        "snapshot_taken",
+        "restored",
+    }
+)
+
+
 def initial_state() -> dict[str, Any]:
     """The state of an empty log."""
     return {
@@ -149,6 +163,37 @@ class Reducer:
         # (thread_started always sets an agent object and nothing clears it). Looking at
         # last_seq as well would wrongly count a prefix of x_ events as a start.
         self._started = self.state["agent"] is not None
+        self._borrowed = False  # messages, turns, snapshots and the id sets belong to a branch
+
+    def branch(self) -> Reducer:
+        """A reducer in the same state that goes its own way from here (a fork's reducer).
+
+        Costs the same whatever the log's length: the two share every container until one of
+        them changes it, and the first change copies it (the lists' items, which are never
+        changed in place, stay shared).
+        """
+        child = Reducer.__new__(Reducer)
+        child.state = dict(self.state)
+        child._copy = self._copy
+        child._saved = self._saved
+        child._turn_ids = self._turn_ids
+        child._snapshot_ids = self._snapshot_ids
+        child._started = self._started
+        child._shared = self._shared = True
+        child._borrowed = self._borrowed = True
+        return child
+
+    def _own(self) -> None:
+        """Copy the containers a :meth:`branch` shares, before changing them."""
+        if self._borrowed:
+            st = self.state
+            for key in ("messages", "turns", "snapshots"):
+                st[key] = list(st[key])
+            self._saved = dict(self._saved)
+            self._turn_ids = set(self._turn_ids)
+            self._snapshot_ids = set(self._snapshot_ids)
+            self._borrowed = False
+        self._unshare()
 
     def _unshare(self) -> None:
         """Copy the small mutable parts a snapshot shares, before changing them."""
@@ -194,6 +239,8 @@ class Reducer:
             if not self._started and etype != "thread_started":
                 raise _fail(ev, f"the first event must be thread_started, not {etype}", "/type")
             handler = getattr(self, "_on_" + etype)
+            if self._borrowed and etype in _CHANGES_BORROWED:
+                self._own()  # equal copies: a refused event still leaves the state as it was
             handler(ev, ev["data"])
         st = self.state
         if st["thread_id"] is None:

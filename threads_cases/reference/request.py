@@ -65,21 +65,28 @@ class RequestHasher:
     previous call on the same thread (amortised: every message is encoded once after it is
     final, the last one once per call).
 
-    One hasher follows one reducer state. A replaced ``messages`` list (a ``restored`` event),
-    a shorter list or a changed agent starts again from the beginning, so the result is always
+    One hasher follows one reducer state. A ``messages`` list whose last sealed slot holds
+    another message (a ``restored`` event), a shorter list or a changed agent starts again
+    from the beginning, so the result is always
     exactly :func:`request_sha256` of :func:`build_request`.
     """
 
     def __init__(self) -> None:
-        self._messages: list[dict[str, Any]] | None = None
         self._sealed = 0
         self._last_sealed: dict[str, Any] | None = None
         self._h = hashlib.sha256(b'{"messages":[')
         self._agent: dict[str, Any] | None = None
         self._tail = b""
 
-    def _reset(self, messages: list[dict[str, Any]]) -> None:
-        self._messages = messages
+    def copy(self) -> RequestHasher:
+        """An independent hasher in the same position (a fork's, at the end of the log)."""
+        other = RequestHasher()
+        other._sealed, other._last_sealed = self._sealed, self._last_sealed
+        other._h = self._h.copy()
+        other._agent, other._tail = self._agent, self._tail
+        return other
+
+    def _reset(self) -> None:
         self._sealed = 0
         self._last_sealed = None
         self._h = hashlib.sha256(b'{"messages":[')
@@ -101,12 +108,13 @@ class RequestHasher:
     def sha256(self, state: dict[str, Any]) -> str:
         """The hex ``request_sha256`` of the request ``state`` asks for."""
         messages: list[dict[str, Any]] = state["messages"]
-        if (
-            messages is not self._messages
-            or len(messages) < self._sealed
-            or (self._sealed and messages[self._sealed - 1] is not self._last_sealed)
+        # Sealed messages are never changed in place (only the last slot is replaced), so the
+        # same object at the last sealed slot means the same sealed prefix, also in a copy of
+        # the list (a fork's reducer copies a shared list on its first change).
+        if len(messages) < self._sealed or (
+            self._sealed and messages[self._sealed - 1] is not self._last_sealed
         ):
-            self._reset(messages)
+            self._reset()
         while self._sealed < len(messages) - 1:
             msg = messages[self._sealed]
             if self._sealed:

@@ -22,6 +22,7 @@ from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..core.timestamps import format_ts, parse_ts
 from .agent import AgentSpec, BadInput, ToolOutput, ToolResult, ToolSpec
+from .branching import SharedLog
 from .egress import EgressBlocked, block_egress
 from .model import Model
 from .request import RequestHasher
@@ -95,7 +96,7 @@ class Recorder:
 
     def __init__(
         self,
-        events: list[dict[str, Any]],
+        events: list[dict[str, Any]] | SharedLog,
         reducer: Reducer,
         *,
         thread_id: str,

@@ -34,6 +34,7 @@ from ..core.reducer import Reducer
 from ..core.shapes import State
 from ..core.texts import quote
 from .agent import AgentSpec, ToolOutput, ToolResult
+from .branching import IdIndex, SharedLog
 from .model import Model
 from .runtime import (
     STEP_LIMIT,
@@ -57,26 +58,34 @@ class Thread:
 
     def __init__(
         self,
-        events: list[dict[str, Any]],
+        events: list[dict[str, Any]] | SharedLog,
         *,
         sandbox: SandboxProvider,
         artifacts: ArtifactStore,
         thread_id: str,
         clock: Clock,
         agent: AgentSpec | None = None,
+        reducer: Reducer | None = None,
+        ids: IdIndex | None = None,
     ) -> None:
-        self._events = events
+        """``reducer`` and ``ids`` (a fork's, already in step with ``events``) spare the
+        reduction of the log and the index of its ids."""
+        self._events = events if isinstance(events, SharedLog) else SharedLog(events)
         self._frozen: list[dict[str, Any]] = []  # read-only copies, see events
-        self._reducer = Reducer()
-        for ev in events:
-            self._reducer.apply(ev)
+        if reducer is None:
+            reducer = Reducer()
+            for ev in self._events:
+                reducer.apply(ev)
+        self._reducer = reducer
         self.sandbox = sandbox
         self.artifacts = artifacts
         self.thread_id = thread_id
         self.clock = clock
         self._agent = agent
         self._sandbox_snapshots: dict[str, Any] = {}
-        self._ids = {e["event_id"] for e in events}
+        if ids is None:
+            ids = IdIndex({e["event_id"]: i for i, e in enumerate(self._events)})
+        self._ids = ids
         self._next_branch: str | None = None  # the branch a forked event being recorded opens
         self._recorder = Recorder(
             self._events, self._reducer, thread_id=thread_id, id_for=self._event_id, clock=clock
@@ -179,7 +188,7 @@ class Thread:
         while eid in self._ids:
             n += 1
             eid = f"{base}.{n}"
-        self._ids.add(eid)
+        self._ids.add(eid, len(self._events))
         return eid
 
     # ------------------------------------------------------------------ operations
@@ -190,9 +199,14 @@ class Thread:
         the log wrote (or first read) after ``at`` are put back from the artifacts, files
         first written after ``at`` are left out; any other sandbox is shared. Raises
         ``CaseError("event_not_found")`` when ``at`` is not in the log.
+
+        Cost (spec/reducer.md 6.5): the fork shares the log up to ``at``, its ids and, at the
+        last event, the reduced state with this thread (each side copies a shared container
+        on its first change to it), so forking at the end of the log costs the same for any
+        length; forking at an earlier event reduces the log up to it again, without copies.
         """
-        idx = next((i for i, e in enumerate(self._events) if e["event_id"] == at), None)
-        if idx is None:
+        idx = self._ids.position(at)
+        if idx is None or idx >= len(self._events) or self._events[idx]["event_id"] != at:
             raise CaseError("event_not_found", f"event {quote(at)} is not in the log")
         new_branch = branch_id or f"fork-{secrets.token_hex(3)}"
         if _SAFE.search(new_branch):
@@ -200,19 +214,29 @@ class Thread:
                 "invalid_request",
                 f"branch_id {quote(new_branch)} may hold only letters, digits, '.', '_', '-'",
             )
+        events = self._events.branch(idx + 1)
+        if idx + 1 == len(self._events):
+            reducer = self._reducer.branch()
+        else:
+            reducer = Reducer(copy_data=False)  # the events are shared, never changed
+            for ev in events:
+                reducer.apply(ev)
         if isinstance(self.sandbox, FakeSandbox):
-            sandbox: SandboxProvider = FakeSandbox(self._files_at(idx))
+            sandbox: SandboxProvider = FakeSandbox(self._files_at(idx, reducer.state))
         else:
             sandbox = self.sandbox
         child = Thread(
-            copy.deepcopy(self._events[: idx + 1]),
+            events,
             sandbox=sandbox,
             artifacts=ArtifactStore(self.artifacts.blobs),
             thread_id=self.thread_id,
             clock=self.clock,
             agent=self._agent,
+            reducer=reducer,
+            ids=self._ids.branch(len(self._events), idx + 1),
         )
-        child._ids |= self._ids
+        if idx + 1 == len(self._events):
+            child._recorder.hasher = self._recorder.hasher.copy()
         child._next_branch = new_branch
         try:
             child._recorder.append("forked", {"from_event_id": at, "branch_id": new_branch})
@@ -220,15 +244,12 @@ class Thread:
             child._next_branch = None
         return child
 
-    def _files_at(self, idx: int) -> dict[str, bytes | str]:
-        """The in-memory sandbox's files as of event ``idx``: the current files with every
-        path the log touched after ``idx`` put back (from the artifacts) as it was then. A
-        path first written after ``idx`` (never seen before) is left out."""
+    def _files_at(self, idx: int, then: dict[str, Any]) -> dict[str, bytes | str]:
+        """The in-memory sandbox's files as of event ``idx`` (``then`` is the state there):
+        the current files with every path the log touched after ``idx`` put back (from the
+        artifacts) as it was then. A path first written after ``idx`` is left out."""
         files: dict[str, bytes | str] = dict(self.sandbox.files)  # type: ignore[attr-defined]
-        then = Reducer()
-        for ev in self._events[: idx + 1]:
-            then.apply(ev)
-        known = then.state["sandbox"]["files"]
+        known = then["sandbox"]["files"]
         first: dict[str, dict[str, Any]] = {}
         for ev in self._events[idx + 1 :]:
             if ev["type"] in ("sandbox_read", "sandbox_wrote"):
