@@ -33,7 +33,7 @@ COMMANDS: dict[str, str] = {
     "reduce": "log_commands",
     "validate": "log_commands",
     "show": "review_commands",
-    "diff": "review_commands",
+    "diff": "diff_commands",
     "fmt": "review_commands",
     "list": "review_commands",
     "stale": "review_commands",

@@ -33,7 +33,7 @@ def accept_paths(
     from ..harness.registry import open_implementation
     from ..harness.runner import discover
     from ..review.diff import diff_case_files
-    from .review_commands import _print_changes
+    from .review_output import print_changes
 
     cases = discover(paths)
     if not cases:
@@ -74,7 +74,7 @@ def accept_paths(
                 continue
             reasons = ", ".join(done.result.reasons) or "-"
             typer.echo(f"accepted {path} [{impl_name}] (was {done.verdict}: {reasons})")
-            _print_changes(changes, f"{path} (before)", f"{path} (accepted)")
+            print_changes(changes, f"{path} (before)", f"{path} (accepted)")
     finally:
         impl.close()
     if fmt == "json":

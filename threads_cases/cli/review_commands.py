@@ -1,47 +1,37 @@
-"""``show``, ``diff``, ``fmt``, ``list`` and ``stale``: reviewing case directories.
+"""``show``, ``fmt``, ``list`` and ``stale``: reviewing case directories (``diff`` is in
+:mod:`.diff_commands`, the output they share in :mod:`.review_output`).
 
-Exit statuses: ``show`` 0 (1 when the case cannot be read); ``diff`` 0 equal, 1 different,
-2 refused (bad arguments, ``git_unavailable``); ``diff --git-driver`` always 0 (git stops on
-a failing external diff); ``fmt`` 0 (``--check``: 1 when a file is not canonical or a
-fingerprint is stale), 1 when a file cannot be read, 2 for a missing path; ``list`` 0;
-``stale`` 0, 2 when the report is missing.
+Exit statuses: ``show`` 0 (1 when the case cannot be read); ``fmt`` 0 (``--check``: 1 when a
+file is not canonical or a fingerprint is stale), 1 when a file cannot be read, 2 for a
+missing path; ``list`` 0; ``stale`` 0, 2 when the report is missing.
 """
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 from rich.table import Table
 from rich.text import Text
 
 from ..core.errors import CaseError
-from ..core.files import MAX_CASE_BYTES, read_regular
 from ..review import (
     VALUES_WARNING,
-    Change,
-    bookkeeping_line,
     case_dirs_for,
     case_summary,
-    diff_case_files,
-    diff_file,
     format_case,
-    git_case_files,
     render_case,
     short_fingerprint,
-    split_bookkeeping,
     stale_entries,
-    walk_case,
     write_formatted,
 )
-from ..review.added import plain_text, render_case_files, render_file
-from .app import app, fail, print_json, render_error, stdout
+from .app import app, fail, print_json, stdout
 from .params import FormatOpt, check_case, check_exists, check_folder, checked
+from .review_output import piped_width, print_fitted, refuse
 
-CASE_EXPECTED = "expected a case directory (a folder holding case.json)"
+__all__ = ["fmt", "list_cases", "piped_width", "show", "stale"]
 
 
 def _width() -> int | None:
@@ -49,11 +39,6 @@ def _width() -> int | None:
     if not stdout.is_terminal:
         stdout.width = max(stdout.width, 200)
     return None
-
-
-def _refuse(err: CaseError) -> typer.Exit:
-    render_error(err)
-    return typer.Exit(2)
 
 
 @app.command()
@@ -82,242 +67,7 @@ def show(
         raise fail(err) from None
     if values:
         print(VALUES_WARNING, file=sys.stderr)
-    _print_fitted(panel)
-
-
-def piped_width() -> int:
-    """Columns for output that is not a terminal: $COLUMNS, else the width of the terminal
-    stderr is on (``show | less``, git's pager), else 100."""
-    try:
-        return max(int(os.environ["COLUMNS"]), 40)
-    except (KeyError, ValueError):
-        pass
-    try:
-        return max(os.get_terminal_size(sys.stderr.fileno()).columns, 40)
-    except (OSError, ValueError):
-        return 100
-
-
-def _print_fitted(renderable: Any) -> None:
-    """On a terminal: its width. Piped: :func:`piped_width` columns, no trailing spaces."""
-    if stdout.is_terminal:
-        stdout.print(renderable, soft_wrap=False)
-        return
-    sys.stdout.write(plain_text(renderable, piped_width()))
-    sys.stdout.flush()
-
-
-def _print_changes(
-    changes: list[Change], label_a: str, label_b: str, *, every: bool = False
-) -> None:
-    """The changes by file; ids and timestamps in one line unless ``every`` (--all)."""
-    if not changes:
-        stdout.print(f"no difference between {label_a} and {label_b}")
-        return
-    typer.echo(f"--- {label_a}")
-    typer.echo(f"+++ {label_b}")
-    shown, hidden = (changes, []) if every else split_bookkeeping(changes)
-    if hidden:
-        typer.echo(bookkeeping_line(hidden, len(shown)))
-    current = None
-    for c in shown:
-        if c.file != current:
-            current = c.file
-            typer.echo(c.file)
-        style = {"added": "green", "removed": "red", "changed": "yellow"}[c.kind]
-        stdout.print(Text("  " + c.render(), style=style))
-    if not shown:
-        return
-    counts = {k: sum(1 for c in shown if c.kind == k) for k in ("added", "removed", "changed")}
-    summary = ", ".join(f"{v} {k}" for k, v in counts.items() if v)
-    typer.echo(f"{len(shown)} change(s): {summary}")
-
-
-def _git_driver(args: list[str]) -> None:
-    """git's external diff: PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX NEW-MODE."""
-    if len(args) == 1:  # git's call for an unmerged path
-        sys.stdout.write(f"* Unmerged path {args[0]}\n")
-        return
-    if len(args) == 9:  # a rename: the 7 arguments, the new path, git's rename header
-        args = args[:7]
-    if len(args) != 7:
-        raise _refuse(
-            CaseError(
-                "invalid_request",
-                f"--git-driver takes the 7 arguments git "
-                f"passes (PATH OLD-FILE OLD-HEX OLD-MODE NEW-FILE NEW-HEX "
-                f"NEW-MODE), got {len(args)}",
-            )
-        )
-    path, old_file, old_hex, _old_mode, new_file, new_hex, _new_mode = args
-
-    def read(file: str, hexsum: str) -> bytes | None:
-        if file == "/dev/null" or (set(hexsum) == {"0"} and not Path(file).exists()):
-            return None
-        return read_regular(
-            file, code="io_error", limit=MAX_CASE_BYTES, limit_code="case_too_large"
-        )
-
-    try:
-        old, new = read(old_file, old_hex), read(new_file, new_hex)
-    except CaseError as err:
-        render_error(err)
-        raise typer.Exit(0) from None  # git stops the whole diff on a failing driver
-    sys.stdout.write(f"diff --threads-cases a/{path} b/{path}\n")
-    if (old is None) != (new is None):  # a new or deleted file: its content, as show has it
-        mark, data = ("+", new) if old is None else ("-", old)
-        assert data is not None
-        sys.stdout.write(f"  {mark} {'new' if mark == '+' else 'deleted'} file\n")
-        text = plain_text(render_file(path, data), piped_width() - 4)
-        sys.stdout.write("".join(f"  {mark} {line}".rstrip() + "\n" for line in text.splitlines()))
-        return
-    result = diff_file(path, old, new, unified=True)
-    if result and isinstance(result[0], str):
-        sys.stdout.write("".join(str(x) for x in result))
-        return
-    changes = [c for c in result if isinstance(c, Change)]
-    shown, hidden = split_bookkeeping(changes)
-    if hidden:
-        sys.stdout.write("  " + bookkeeping_line(hidden, len(shown), one_file=True) + "\n")
-    for c in shown:
-        sys.stdout.write("  " + c.render() + "\n")
-    if not result:
-        sys.stdout.write("  no semantic change\n")
-
-
-def _diff_files(a: Path, b: Path, fmt: str) -> None:
-    """``diff LOG_A LOG_B`` / ``diff REPORT_A REPORT_B``: the first divergence and a summary;
-    exit 0 equal, 1 different (raises ``typer.Exit``)."""
-    from ..review.filediff import diff_files, render
-
-    answer = diff_files(a, b)
-    if fmt == "json":
-        print_json({"a": str(a), "b": str(b), **answer})
-    else:
-        sys.stdout.write(render(answer))
-    raise typer.Exit(0 if answer["equal"] else 1)
-
-
-@app.command(context_settings={"allow_extra_args": False})
-def diff(
-    paths: Annotated[
-        list[str] | None,
-        typer.Argument(
-            help="CASE_A CASE_B; or CASE with --git REV; or git's 7 arguments with --git-driver.",
-        ),
-    ] = None,
-    git: Annotated[
-        str | None,
-        typer.Option(
-            "--git", metavar="REV", help="Compare CASE with its committed version at REV."
-        ),
-    ] = None,
-    git_driver: Annotated[
-        bool,
-        typer.Option(
-            "--git-driver",
-            help="Act as git's external diff for one file (diff.<name>.command).",
-        ),
-    ] = False,
-    every: Annotated[
-        bool,
-        typer.Option("--all", help="List id and timestamp changes one by one too."),
-    ] = False,
-    fmt: FormatOpt = "pretty",
-) -> None:
-    """Semantic diff of two cases: matchers, prefix events by seq and JSON pointer, model
-    replies, stubs, expected states and artifacts. Given two files: two thread logs (any
-    dialects) or two run reports, the first divergence and a summary of the rest.
-
-    Changes of only ids and timestamps (a re-recorded turn) are one line unless --all. A case
-    added or deleted since --git REV is shown whole, as show shows it.
-    Exit 0 when equal, 1 when different, 2 for bad arguments.
-    """
-    args = paths or []
-    if git_driver:
-        _git_driver(args)
-        return
-    try:
-        if git is not None:
-            if len(args) != 1:
-                raise CaseError("invalid_request", "diff --git REV takes exactly one CASE")
-            case_b = Path(args[0])
-            a_files = git_case_files(git, case_b, absent_ok=True)
-            label_a = f"{git}:{args[0]}"
-            if not a_files or not case_b.exists():  # added or deleted since REV
-                _whole_case(git, case_b, a_files, fmt)
-        else:
-            if len(args) != 2:
-                raise CaseError(
-                    "invalid_request", "diff takes two case directories (or one with --git REV)"
-                )
-            case_a = Path(args[0])
-            case_b = Path(args[1])
-            if case_a.is_file() and case_b.is_file():
-                _diff_files(case_a, case_b, fmt)  # two thread logs or two reports
-            if not (case_a / "case.json").is_file():
-                raise CaseError(
-                    "invalid_request",
-                    "not a case directory: case.json is missing",
-                    file=str(case_a),
-                    hint=CASE_EXPECTED,
-                )
-            a_files, _ = walk_case(case_a, strict=True)
-            label_a = args[0]
-        if not (case_b / "case.json").is_file():
-            raise CaseError(
-                "invalid_request",
-                "not a case directory: case.json is missing",
-                file=str(case_b),
-                hint=CASE_EXPECTED,
-            )
-        b_files, _ = walk_case(case_b, strict=True)
-    except CaseError as err:
-        if fmt == "json":
-            print_json({"code": err.code, "message": err.message})
-            raise typer.Exit(2) from None
-        raise _refuse(err) from None
-    changes = diff_case_files(a_files, b_files)
-    if fmt == "json":
-        print_json(
-            {
-                "a": label_a,
-                "b": str(case_b),
-                "equal": not changes,
-                "changes": [c.to_json() for c in changes],
-            }
-        )
-    else:
-        _print_changes(changes, label_a, str(case_b), every=every)
-    raise typer.Exit(1 if changes else 0)
-
-
-def _whole_case(rev: str, case: Path, old: dict[str, bytes], fmt: str) -> None:
-    """``diff --git REV CASE`` for a case new since REV (``old`` empty) or deleted since:
-    every file, rendered as show renders it; exits 1 (raises ``typer.Exit``)."""
-    if not old and not (case / "case.json").is_file():
-        raise CaseError(
-            "invalid_request",
-            f"not a case directory, here or in {rev}",
-            file=str(case),
-            hint=CASE_EXPECTED,
-        )
-    new = walk_case(case, strict=True)[0] if not old else {}
-    if fmt == "json":
-        changes = diff_case_files(old, new)
-        print_json(
-            {
-                "a": f"{rev}:{case}",
-                "b": str(case),
-                "equal": False,
-                "changes": [c.to_json() for c in changes],
-            }
-        )
-        raise typer.Exit(1)
-    what = f"new case since {rev}" if not old else f"case deleted since {rev}"
-    typer.echo(f"{'+' if not old else '-'} {case}: {what}")
-    _print_fitted(render_case_files(str(case), new or old))
-    raise typer.Exit(1)
+    print_fitted(panel)
 
 
 @app.command()
@@ -462,9 +212,9 @@ def stale(
     from ..harness.report import read_report
 
     if path is not None and not path.exists():
-        raise _refuse(CaseError("invalid_request", f"no such folder: {path}"))
+        raise refuse(CaseError("invalid_request", f"no such folder: {path}"))
     if not report.is_file():
-        raise _refuse(
+        raise refuse(
             CaseError(
                 "invalid_request",
                 f"no report at {report}",
@@ -482,7 +232,7 @@ def stale(
             )
         entries = stale_entries(results, path)
     except CaseError as err:
-        raise _refuse(err) if err.code == "invalid_request" else fail(err) from None
+        raise refuse(err) if err.code == "invalid_request" else fail(err) from None
     if fmt == "json":
         print_json({"report": str(report), "stale": entries})
         return
