@@ -21,6 +21,7 @@ xpass       a baseline entry whose failure is gone (failing: a stale entry to pr
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 import threading
@@ -247,17 +248,20 @@ def run_one(
             raise err  # the case is broken, not the agent (spec/replay.md 6.1)
         if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:
             result.warnings.append("no_expectations")  # saved with --no-draft
-        if live is not None:
-            # the ledger counts the calls even when the run then fails (its spend is real)
-            ledger = live.ledger(case.read("model.json")["replies"], supply)
-            result.live_replies = ledger.replies
-            try:
-                checks, stop = check_live_case(case, impl, ledger, live.options, supply=supply)
-            finally:
-                result.live = ledger.to_json()
-        else:
-            checks, stop, divergence = check_case(case, impl, supply=supply)
-            result.divergence = None if divergence is None else divergence.to_json()
+        # an in-process implementation uses the checked case instead of reading it again
+        lend = getattr(impl, "lend", None)
+        with lend(case) if lend is not None else contextlib.nullcontext():
+            if live is not None:
+                # the ledger counts the calls even when the run then fails (its spend is real)
+                ledger = live.ledger(case.read("model.json")["replies"], supply)
+                result.live_replies = ledger.replies
+                try:
+                    checks, stop = check_live_case(case, impl, ledger, live.options, supply=supply)
+                finally:
+                    result.live = ledger.to_json()
+            else:
+                checks, stop, divergence = check_case(case, impl, supply=supply)
+                result.divergence = None if divergence is None else divergence.to_json()
         result.checks = checks
         result.stop = stop
         result.verdict, result.reasons = verdict_of(checks)

@@ -26,8 +26,11 @@ import base64
 import io
 import os
 import sys
-from collections.abc import Mapping
-from typing import IO, Any
+import threading
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..core.dialects import get_dialect
@@ -39,6 +42,9 @@ from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
 
+if TYPE_CHECKING:
+    from ..case.loader import Case
+
 CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live"]
 
 
@@ -48,8 +54,13 @@ def handle_request(
     dialect: str = "threads-py",
     agent: AgentSpec | None = None,
     ask_model: AskModel | None = None,
+    cases: Mapping[str, Case] | None = None,
 ) -> dict[str, Any]:
     """Answer one protocol request with the Python runtime (the body of an ``ok`` answer).
+
+    ``cases`` maps a case directory (as a string) to that case already read and checked by
+    the case loader: a ``replay`` of it, or a ``reduce`` of one of its logs, uses what the
+    loader found instead of reading and schema-checking the files again.
 
     ``ask_model(index, request, request_sha256) -> {"reply"} | {"stop"}`` answers the model
     calls of a ``replay`` request with ``live`` (spec/driver-protocol.md 2.5.1); such a
@@ -60,7 +71,7 @@ def handle_request(
     """
     check_request(message)
     try:
-        return _handle(message, dialect, agent, ask_model)
+        return _handle(message, dialect, agent, ask_model, cases or {})
     except (KeyError, TypeError, AttributeError) as exc:
         raise CaseError(
             "invalid_request",
@@ -93,8 +104,21 @@ def check_request(message: dict[str, Any]) -> None:
         )
 
 
+def _lent_log(cases: Mapping[str, Case], path: str, dialect: str) -> list[dict[str, Any]] | None:
+    """The canonical events of ``path`` when it is the ``dialect`` log of a lent case."""
+    p = Path(path)
+    case = cases.get(str(p.parent))
+    if case is None or p.name != f"log.{dialect}.jsonl" or dialect not in case.logs:
+        return None
+    return list(case.logs[dialect])
+
+
 def _handle(
-    message: dict[str, Any], dialect: str, agent: AgentSpec | None, ask: AskModel | None
+    message: dict[str, Any],
+    dialect: str,
+    agent: AgentSpec | None,
+    ask: AskModel | None,
+    cases: Mapping[str, Case],
 ) -> dict[str, Any]:
     cmd = message.get("cmd")
     if cmd == "hello":
@@ -112,7 +136,13 @@ def _handle(
     if cmd == "reduce":
         d = get_dialect(message.get("dialect", dialect))
         state: Mapping[str, Any]
-        if "path" in message:
+        lent = _lent_log(cases, str(message["path"]), d.name) if "path" in message else None
+        if lent is not None:
+            r = Reducer(copy_data=False)  # the loader checked and reduced these events
+            for ev in lent:
+                r.apply(ev)
+            state = r.state
+        elif "path" in message:
             state = reduce_log(str(message["path"]), dialect=d)
         elif "log" in message:
             r = Reducer()
@@ -161,7 +191,7 @@ def _handle(
                 )
             live = LiveTurn.from_request(message["live"], ask)
         out = replay_case(
-            case["path"],
+            cases.get(str(case["path"]), case["path"]),
             implementation=dialect,
             agent=agent,
             supply=(case.get("supply") or {}).get("calls", case.get("supply")),
@@ -249,6 +279,31 @@ class PythonImplementation:
 
     def __init__(self, agent: AgentSpec | None = None) -> None:
         self.agent = agent
+        self._lent: dict[str, tuple[Case, int]] = {}
+        self._lent_lock = threading.Lock()
+
+    @contextmanager
+    def lend(self, case: Case) -> Iterator[None]:
+        """While the block runs, a request naming ``case`` (``replay`` of its directory,
+        ``reduce`` of its log) uses this loaded and checked case: a run schema-checks each
+        case file once, in the case loader (issue 20). ``case`` must have no blocking
+        problem."""
+        key = str(case.path)
+        with self._lent_lock:
+            self._lent[key] = (case, self._lent.get(key, (case, 0))[1] + 1)
+        try:
+            yield
+        finally:
+            with self._lent_lock:
+                held, n = self._lent[key]
+                if n > 1:
+                    self._lent[key] = (held, n - 1)
+                else:
+                    del self._lent[key]
+
+    def _cases(self) -> dict[str, Case]:
+        with self._lent_lock:
+            return {k: v[0] for k, v in self._lent.items()}
 
     def hello(self) -> dict[str, Any]:
         return handle_request({"cmd": "hello", "protocol": 1})
@@ -258,7 +313,11 @@ class PythonImplementation:
     ) -> dict[str, Any]:
         """Answer ``message``; ``on_model_call`` answers a live replay's model calls."""
         return handle_request(
-            message, dialect=self.dialect, agent=self.agent, ask_model=on_model_call
+            message,
+            dialect=self.dialect,
+            agent=self.agent,
+            ask_model=on_model_call,
+            cases=self._cases(),
         )
 
     def close(self) -> None:
