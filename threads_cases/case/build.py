@@ -14,7 +14,7 @@ from typing import Any
 from .._version import __version__
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
-from ..core.files import check_recording_entries
+from ..core.files import check_recording_bytes, check_recording_entries
 from ..core.log import encode_log
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_document
@@ -245,6 +245,7 @@ def _recording_files(
     for rel, doc in recordings.items():
         check_recording_entries(rel, doc)
         files[rel] = canonical_document(doc)
+        check_recording_bytes(rel, files[rel])  # before the artifacts are read (8.4)
 
 
 def _artifact_files(

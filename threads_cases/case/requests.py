@@ -17,7 +17,6 @@ conforming runtime.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,7 +41,7 @@ def turn_requests(
     out = []
     for ev in turn:
         if ev["type"] == "model_requested":
-            out.append(copy.deepcopy(build_request(reducer.state)))
+            out.append(_frozen(build_request(reducer.state)))
         last = reducer.state["last_seq"]
         if last is not None and ev["seq"] > last + 1:
             # the saved turn leaves out its x_ extension events (an imported session's
@@ -52,10 +51,18 @@ def turn_requests(
     return out
 
 
+def _frozen(request: dict[str, Any]) -> dict[str, Any]:
+    """``request`` as it is now. The reducer never changes a message in place (it appends, or
+    replaces the last one; spec/reducer.md "Cost"), so a copy of the list keeps the messages
+    by reference, and :func:`_keep` sees an unchanged message as the same object. Copying
+    the whole conversation per call made a turn's cost quadratic in its size."""
+    return {**request, "messages": list(request["messages"])}
+
+
 def _keep(previous: Sequence[Any], current: Sequence[Any]) -> int:
     k = 0
     for a, b in zip(previous, current, strict=False):
-        if canonical_line(a) != canonical_line(b):
+        if a is not b and canonical_line(a) != canonical_line(b):
             break
         k += 1
     return k

@@ -19,7 +19,7 @@ from typing import Any
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.files import MAX_CASE_BYTES as MAX_CASE_BYTES
-from ..core.files import MAX_RECORDING_BYTES, RECORDING_LISTS
+from ..core.files import RECORDING_LISTS, check_recording_bytes
 from ..core.texts import quote
 from ..reference.runtime import ArtifactStore
 from ..reference.sandbox import SandboxProvider
@@ -160,13 +160,7 @@ def check_case_files(files: dict[str, bytes], secrets: str) -> None:
             hint="save a turn with smaller inputs, or fork later in the thread",
         )
     for name in RECORDING_LISTS:
-        if len(files.get(name, b"")) > MAX_RECORDING_BYTES:
-            raise CaseError(
-                "case_too_large",
-                f"{name} would hold {len(files[name])} bytes; at most {MAX_RECORDING_BYTES} "
-                "(32 MiB)",
-                hint="save a turn with fewer or smaller model calls",
-            )
+        check_recording_bytes(name, files.get(name, b""))
     if secrets != "allow":
         _refuse_secrets(files, redacted=secrets == "redact")
 

@@ -71,14 +71,16 @@ def request_mismatches(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]
     """``[{"line", "event_id", "recorded", "computed"}]`` for each ``model_requested`` event
     whose ``request_sha256`` differs from the hash of the request built from the state just
     before it (``line`` is the 1-based line of the event in the log). ``events`` are checked
-    canonical envelopes."""
-    from ..reference.request import build_request, request_sha256
+    canonical envelopes. Linear in the log's size: the hashes are kept incrementally
+    (:class:`~threads_cases.reference.request.RequestHasher`, spec/replay.md "Cost")."""
+    from ..reference.request import RequestHasher
 
     out: list[dict[str, Any]] = []
     reducer = Reducer()
+    hasher = RequestHasher()
     for i, ev in enumerate(events):
         if ev["type"] == "model_requested":
-            computed = request_sha256(build_request(reducer.state))
+            computed = hasher.sha256(reducer.state)
             recorded = ev["data"]["request_sha256"]
             if computed != recorded:
                 out.append(

@@ -60,6 +60,17 @@ def check_recording_entries(name: str, value: object, file: str | None = None) -
         )
 
 
+def check_recording_bytes(name: str, data: bytes) -> None:
+    """Raise ``case_too_large`` when the encoded recording ``name`` is over
+    :data:`MAX_RECORDING_BYTES` (spec/case-format.md 8.4)."""
+    if name in RECORDING_LISTS and len(data) > MAX_RECORDING_BYTES:
+        raise CaseError(
+            "case_too_large",
+            f"{name} would hold {len(data)} bytes; at most {MAX_RECORDING_BYTES} (32 MiB)",
+            hint="save a turn with fewer or smaller model calls",
+        )
+
+
 def recording_limit(rel: str, budget: int) -> int:
     """The most bytes the case file ``rel`` may hold when ``budget`` bytes of the case are
     left: :data:`MAX_RECORDING_BYTES` for a recording, else the budget."""
