@@ -39,8 +39,6 @@ from .files import MAX_CASE_BYTES, MAX_LOG_BYTES, open_regular, read_regular
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
 _ESCAPED_COLON = re.compile(rb"\\u003[aA]")
-#: Maps digits to "0" and every other byte to " ": a run of 16 digits is then one find().
-_DIGITS_AS_ZERO = bytes(0x30 if 0x30 <= b <= 0x39 else 0x20 for b in range(256))
 _ORJSON_POS = re.compile(r"line (\d+) column (\d+) \(char (\d+)\)")
 
 
@@ -201,12 +199,14 @@ def parse(
         at_line = line if line is not None else (where[0] if where is not None else None)
         raise CaseError(code, msg, file=file, line=at_line) from None
     # Fast path: text that orjson writes back byte for byte has no duplicate key (a dropped
-    # key would change the bytes); only nesting and long digit runs remain to be checked.
-    if (
-        data.count(b"[") + data.count(b"{") < 200  # orjson.dumps itself stops near 255 levels
-        and data.translate(_DIGITS_AS_ZERO).find(b"0" * 16) == -1
-        and orjson.dumps(value) == data
-    ):
+    # key would change the bytes), no integer outside +-(2^53-1) (OPT_STRICT_INTEGER refuses
+    # one) and no nesting deeper than 254 levels (orjson.dumps refuses that); an integer
+    # token beyond 64 bits, which orjson reads as a float, is written back differently.
+    try:
+        same = orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER) == data
+    except (orjson.JSONEncodeError, TypeError):
+        same = False
+    if same:
         return value
     try:
         keys, colons = _walk(value, 0, [])

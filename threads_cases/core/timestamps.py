@@ -76,9 +76,29 @@ def timestamp_problem(ts: str) -> str | None:
     return None
 
 
+#: Days since the epoch of the ``YYYY-MM-DD`` prefixes already found valid (a log's events
+#: fall on few days), so :func:`valid_ts_ms` checks only the time of day of a new ``ts``.
+_KNOWN_DAYS: dict[str, int] = {}
+_TIME_OF_DAY = re.compile(r"T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9]\.[0-9]{3}Z")
+
+
+def valid_ts_ms(ts: str) -> int | None:
+    """The milliseconds of ``ts`` when it is a valid event time on a day already seen by
+    :func:`check_ts`, else ``None`` (the caller decides with :func:`check_ts`). The fast path
+    of every ``ts`` check: no exception, no regex groups."""
+    days = _KNOWN_DAYS.get(ts[:10])
+    if days is None or len(ts) != 24 or _TIME_OF_DAY.fullmatch(ts, 10) is None:
+        return None
+    secs = days * 86400 + int(ts[11:13]) * 3600 + int(ts[14:16]) * 60 + int(ts[17:19])
+    return secs * 1000 + int(ts[20:23])
+
+
 @functools.lru_cache(maxsize=4096)  # neighbouring events share their ts; a refusal is not cached
 def check_ts(ts: str) -> int:
     """The milliseconds of a valid ``ts``. Raises ``CaseError("log_invalid")`` at ``/ts``."""
+    ms = valid_ts_ms(ts)
+    if ms is not None:
+        return ms
     problem = timestamp_problem(ts)
     if problem is not None:
         raise CaseError(
@@ -87,6 +107,9 @@ def check_ts(ts: str) -> int:
             pointer="/ts",
             hint="ts is an RFC 3339 UTC time with a real date, e.g. 2026-11-29T20:05:43.123Z",
         )
+    if len(_KNOWN_DAYS) >= 100_000:  # a log spread over many days: start afresh
+        _KNOWN_DAYS.clear()
+    _KNOWN_DAYS[ts[:10]] = _days_from_civil(int(ts[0:4]), int(ts[5:7]), int(ts[8:10]))
     return parse_ts(ts)
 
 

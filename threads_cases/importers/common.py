@@ -23,7 +23,7 @@ from typing import Any
 
 from ..core.errors import CaseError
 from ..core.texts import quote
-from ..core.timestamps import MAX_MS, MIN_MS
+from ..core.timestamps import MAX_MS, MIN_MS, check_ts, timestamp_problem, valid_ts_ms
 
 IMPORT_HINT = (
     "fix or remove the line (the import writes nothing while a line is refused); "
@@ -119,6 +119,9 @@ def _ts_of(value: Any) -> tuple[int | None, str | None]:
         if not 0 <= ms <= MAX_MS:
             return None, "is not an epoch time from 1970 to year 9999"
         return ms, None
+    fast = valid_ts_ms(value)  # the usual YYYY-MM-DDTHH:MM:SS.mmmZ on a day seen before
+    if fast is not None:
+        return fast, None
     m = _TS.match(value.strip())
     if not m:
         return None, "is not an RFC 3339 time with a four-digit year (0001 to 9999)"
@@ -136,6 +139,8 @@ def _ts_of(value: Any) -> tuple[int | None, str | None]:
         ms -= sign * (int(digits[:2]) * 60 + int(digits[2:])) * 60_000
     if not MIN_MS <= ms <= MAX_MS:  # an event time stays within years 0001 to 9999
         return None, "is outside years 0001 to 9999 in UTC"
+    if len(value) == 24 and timestamp_problem(value) is None:
+        check_ts(value)  # remembers the day for valid_ts_ms
     return ms, None
 
 
