@@ -22,7 +22,7 @@ import hashlib
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any
 
 import orjson
@@ -137,10 +137,23 @@ def field_kind(key: str, value: Any) -> str | None:
     """The kind of a field rule that makes ``value`` (under ``key``) a secret, or None."""
     if not isinstance(value, str) or is_placeholder(value):
         return None
-    for kind, rx, min_length in rules().fields:
-        if len(value) >= min_length and rx.fullmatch(key):
+    for kind, min_length in _field_rules_of(key):
+        if len(value) >= min_length:
             return kind
     return None
+
+
+@lru_cache(maxsize=4096)
+def _field_rules_of(key: str) -> tuple[tuple[str, int], ...]:
+    """``(kind, min_length)`` of the field rules whose key pattern matches ``key``, in rule
+    order (keys repeat on every event: each is matched once)."""
+    return tuple((kind, n) for kind, rx, n in rules().fields if rx.fullmatch(key))
+
+
+@lru_cache(maxsize=4096)
+def _key_scan(key: str) -> tuple[str, tuple[str, ...]]:
+    """An object key redacted, and the kinds found in it (cached: keys repeat)."""
+    return redact_text(key), tuple(kinds_in(key))
 
 
 def _utf16_order(key: str) -> bytes:
@@ -158,8 +171,9 @@ def find_in_value(value: Any, path: list[str | int] | None = None) -> Iterator[t
     elif isinstance(value, dict):
         for key in sorted(value, key=_utf16_order):
             item = value[key]
-            path.append(redact_text(key))
-            for kind in kinds_in(key):
+            redacted, found = _key_scan(key)
+            path.append(redacted)
+            for kind in found:
                 yield kind, pointer_join(path)
             field = field_kind(key, item)
             if field is not None:
