@@ -4,13 +4,15 @@
 For every N a child process is killed mid-save; afterwards the target directory must hold
 nothing / the old case, or the complete new case - never a mix - and the files beside it are
 untouched. The next save cleans the stray temporary directories. The sweep forks the test
-process (fast: the thread is already built); one test runs a fresh interpreter, and eight
-real processes race to save the same case.
+process (fast: the thread is already built) and copies a folder saved once per module for
+each step; one test runs a fresh interpreter, and eight forked processes race to save the
+same case.
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -57,15 +59,28 @@ def thread_and_bytes(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[
     return t, at, new, old
 
 
-def prepare(d: Path, t: Thread, at: str, *, with_old: bool) -> dict[str, bytes | None]:
-    """A case folder holding other things (and the old case); returns what is beside it."""
-    d.mkdir(parents=True)
-    (d / "keep.txt").write_bytes(b"not part of any case\n")
-    (d / ".c-not-a-stray").mkdir()
-    (d / ".c-not-a-stray" / "x").write_bytes(b"x")
-    assert t.save_case("other", at=at, expect=OTHER, dir=d).ok
-    if with_old:
-        assert t.save_case("c", at=at, expect=OTHER, dir=d).ok
+@pytest.fixture(scope="module")
+def folders(thread_and_bytes, tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
+    """``with_old -> folder``: a case folder holding other things (another case, a file, a
+    directory named like a stray) and, with ``with_old``, the old case ``c``; each saved
+    once here, copied for every step."""
+    t, at, _new, _old = thread_and_bytes
+    out = {}
+    for with_old in (False, True):
+        d = tmp_path_factory.mktemp("folder")
+        (d / "keep.txt").write_bytes(b"not part of any case\n")
+        (d / ".c-not-a-stray").mkdir()
+        (d / ".c-not-a-stray" / "x").write_bytes(b"x")
+        assert t.save_case("other", at=at, expect=OTHER, dir=d).ok
+        if with_old:
+            assert t.save_case("c", at=at, expect=OTHER, dir=d).ok
+        out[with_old] = d
+    return out
+
+
+def prepare(d: Path, folders: dict[bool, Path], *, with_old: bool) -> dict[str, bytes | None]:
+    """A copy of the case folder (with the old case); returns what is beside the case."""
+    shutil.copytree(folders[with_old], d)
     return {k: v for k, v in tree(d).items() if k.split("/")[0] != "c"}
 
 
@@ -102,6 +117,7 @@ def strays(d: Path) -> list[str]:
 )
 def test_a_save_killed_at_any_write_step_leaves_old_or_new(
     thread_and_bytes,
+    folders,
     tmp_path: Path,
     mode: str,
     with_old: bool,  # type: ignore[no-untyped-def]
@@ -114,7 +130,7 @@ def test_a_save_killed_at_any_write_step_leaves_old_or_new(
     saw_new_after_kill = False
     for n in range(1, steps + 2):
         d = tmp_path / f"n{n}"
-        beside = prepare(d, t, at, with_old=with_old)
+        beside = prepare(d, folders, with_old=with_old)
         status = crash_save(t, at, d, n, exchange=exchange)
         target = d / "c"
         if n <= steps:
@@ -154,12 +170,12 @@ def test_a_save_killed_at_any_write_step_leaves_old_or_new(
 
 
 def test_the_next_save_puts_an_old_case_back_after_a_half_done_rename(
-    thread_and_bytes, tmp_path: Path
+    thread_and_bytes, folders, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
     t, at, new, old = thread_and_bytes
     steps = len(new) + 2
     d = tmp_path / "d"
-    prepare(d, t, at, with_old=True)
+    prepare(d, folders, with_old=True)
     status = crash_save(t, at, d, steps, exchange=False)  # killed between the two renames
     assert os.WIFSIGNALED(status)
     assert not (d / "c").exists()
@@ -217,21 +233,36 @@ def test_a_fresh_interpreter_honours_the_crash_hook(thread_and_bytes, tmp_path: 
 def test_eight_processes_saving_the_same_case_leave_one_complete_case(
     thread_and_bytes, tmp_path: Path
 ) -> None:  # type: ignore[no-untyped-def]
-    _t, _at, new, _old = thread_and_bytes
-    env = {k: v for k, v in os.environ.items() if k != "THREADS_CASES_CRASH_AT"}
+    """Eight forks of this process (the thread already built) wait on one pipe, then save
+    the same case at once: one creates it, seven find the same bytes."""
+    t, at, new, _old = thread_and_bytes
     d = tmp_path / "cases"
-    procs = [_child(d, env) for _ in range(8)]
-    for p in procs:  # wait until every process is ready, then start them together
-        assert p.stdout is not None and p.stdout.readline().strip() == "ready"
-    for p in procs:
-        assert p.stdin is not None
-        p.stdin.write("go\n")
-        p.stdin.flush()
+    go_r, go_w = os.pipe()
+    children = []
+    for _ in range(8):
+        out_r, out_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - the child
+            code = 3
+            try:
+                os.close(go_w)
+                os.read(go_r, 1)  # blocks until the parent starts every child together
+                r = t.save_case("c", at=at, expect=EXPECT, dir=d, overwrite=True)
+                os.write(out_w, (r.value.outcome if r.ok else "refused:" + r.error.code).encode())
+                code = 0
+            finally:
+                os._exit(code)
+        os.close(out_w)
+        children.append((pid, out_r))
+    os.close(go_r)
+    os.write(go_w, b"g" * 8)  # one byte for each child
+    os.close(go_w)
     outcomes = []
-    for p in procs:
-        out, err = p.communicate(timeout=60)
-        assert p.returncode == 0, err
-        outcomes.append(out.strip())
+    for pid, out_r in children:
+        with os.fdopen(out_r, "rb") as fh:
+            outcomes.append(fh.read().decode())
+        _, status = os.waitpid(pid, 0)
+        assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status
     assert sorted(outcomes) == ["created"] + ["unchanged"] * 7
     assert [p.name for p in d.iterdir()] == ["c"]
     assert files_of(d / "c") == new
