@@ -21,8 +21,8 @@ stubs.json, sandbox.json, the artifacts) are also run with ``--impl threads-ts``
 input, or for a per-dialect file its ``threads-ts`` twin of the same name), and both
 implementations must give the same set of reason codes: the cross-language check.
 
-To stay fast on small machines the inputs are run in batches: one subprocess validates (or
-runs) up to ``BATCH`` case copies at once (``validate`` and ``run`` take several paths and
+To stay fast on small machines the inputs are run in a few batches: one subprocess validates
+(or runs) up to ``BATCH`` case copies at once (``validate`` and ``run`` take several paths and
 report per case); each batch is one ``xdist_group``, so ``-n auto --dist loadgroup`` keeps a
 batch on one worker.
 """
@@ -48,7 +48,7 @@ from threads_cases.harness.registry import ts_driver_path
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "badinput" / "case"
 CASES = ROOT / "spec" / "conformance" / "cases"
-BATCH = 40
+BATCH = 100
 
 #: The conformance case each input is applied to (by target folder); default reads-notes.
 BASE_FOR_TARGET = {"stubs.json": "weather-stub"}
@@ -243,18 +243,20 @@ class Outcome:
 
 
 def _batches() -> dict[str, list[Input]]:
-    """Inputs grouped so that one subprocess handles a batch. An input without case.json
-    runs alone (``run`` would skip it silently among other paths)."""
-    groups: dict[str, list[Input]] = {}
-    for inp in INPUTS:
-        key = inp.target if inp.make is None else f"generated-{inp.id}"
-        if inp.id == "_missing/case.json":
-            key = "missing-case-json"
-        groups.setdefault(key, []).append(inp)
-    out: dict[str, list[Input]] = {}
-    for key, items in groups.items():
-        for k in range(0, len(items), BATCH):
-            out[f"{key}#{k // BATCH}"] = items[k : k + BATCH]
+    """Inputs grouped so that one subprocess handles a batch: the generated (big) inputs
+    together, the committed ones in chunks of :data:`BATCH` with a per-dialect input next to
+    its ``threads-ts`` twin. An input without case.json runs alone (``run`` would skip it
+    silently among other paths)."""
+    alone = [i for i in INPUTS if i.id == "_missing/case.json"]
+    generated = [i for i in INPUTS if i.make is not None]
+
+    def family(i: Input) -> tuple[str, str, str]:
+        return (i.target.replace("threads-ts", "threads-py"), i.slug, i.target)
+
+    committed = sorted((i for i in COMMITTED if i not in alone), key=family)
+    out: dict[str, list[Input]] = {"missing-case-json#0": alone, "generated#0": generated}
+    for k in range(0, len(committed), BATCH):
+        out[f"committed#{k // BATCH}"] = committed[k : k + BATCH]
     return out
 
 
@@ -416,6 +418,7 @@ def check_run(inp: Input, out: Outcome, impl: str) -> set[str]:
     assert result["verdict"] in ("error", "fail"), result
     assert result["reasons"], result
     text = result["message"] + " ".join(c.get("detail", "") for c in result["checks"])
+    text = text.replace(str(out.case), "<case>")  # the folders above it name nothing
     names = [Path(inp.file).name]
     if inp.target.startswith("log."):
         names.append(f"expected.{impl}.json")  # state_mismatch names the expected file

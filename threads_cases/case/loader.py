@@ -453,7 +453,11 @@ def _check_logs(
             pass  # reported by the schema
         elif at not in ids:
             problems.append(
-                _problem("case_invalid", f"the fork point {at!r} is not in the log", where)
+                _problem(
+                    "case_invalid",
+                    f'the fork point {at!r} (case.json "at") is not in the log',
+                    where,
+                )
             )
         elif ids[-1] != at:
             problems.append(

@@ -266,7 +266,7 @@ function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: Js
   }
   const at = meta["at"] as string;
   const index = events.findIndex((e) => e.event_id === at);
-  if (index === -1) throw new CaseError("case_invalid", `the fork point ${quote(at)} is not in the log`, { file });
+  if (index === -1) throw new CaseError("case_invalid", `the fork point ${quote(at)} (case.json "at") is not in the log`, { file });
   if (index !== events.length - 1) {
     throw new CaseError("case_invalid", `the fork point ${quote(at)} is event ${index}, not the last event of the log`, { file, line: index + 1 });
   }
