@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import re
+
+import orjson
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from threads_cases.case.secrets import (
@@ -17,6 +20,7 @@ from threads_cases.case.secrets import (
     scan_bytes,
     scan_files,
 )
+from threads_cases.core.resources import spec_dir
 
 # Fabricated values of the right shape; none of them is a real credential.
 SAMPLES = {
@@ -197,3 +201,37 @@ def test_redaction_keeps_the_shape_and_is_idempotent(value: object) -> None:
     once = redact_value(value)
     assert redact_value(once) == once
     assert list(find_in_value(once)) == []
+
+
+def _rule_patterns() -> list[tuple[str, str, list[str]]]:
+    doc = orjson.loads((spec_dir() / "secrets" / "rules.json").read_bytes())
+    return [(r["kind"], r["pattern"], r["keywords"]) for r in doc["text_rules"]]
+
+
+@pytest.mark.parametrize(("kind", "pattern", "keywords"), _rule_patterns())
+def test_every_match_of_a_text_rule_holds_one_of_its_keywords(
+    kind: str, pattern: str, keywords: list[str]
+) -> None:
+    """A rule skipped on a text without its keywords (spec/case-format.md 10.1) loses no
+    finding: texts generated to match the pattern always hold a keyword, lower-cased."""
+    assert keywords and all(k == k.lower() for k in keywords), kind
+    rx = re.compile(pattern)
+
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
+    @given(st.from_regex(rx))
+    def check(text: str) -> None:
+        m = rx.search(text)
+        assert m is not None
+        assert any(k in m.group(0).lower() for k in keywords), (kind, m.group(0))
+
+    check()
+
+
+def test_a_long_text_without_keywords_is_scanned_in_one_pass() -> None:
+    """4 MB of letters: every rule is skipped on its keywords (a rule tried at every position
+    took seconds); the same text with a key in the middle is still found."""
+    text = "a" * 4_000_000
+    assert kinds_in(text) == []
+    assert kinds_in(text[:2_000_000] + " " + SAMPLES["github_token"] + " " + text[:100]) == [
+        "github_token"
+    ]

@@ -37,6 +37,7 @@ class _Rule:
     regex: re.Pattern[str]
     group: int = 0
     when: str | None = None
+    keywords: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -45,8 +46,9 @@ class _Rules:
     pairs: tuple[_Rule, ...]
     fields: tuple[tuple[str, re.Pattern[str], int], ...]
     placeholder: re.Pattern[str]
-    #: every text rule in one alternation: a text it does not match holds no secret
-    any_text: re.Pattern[str]
+    #: every keyword of every text rule in one alternation: a short text it does not match
+    #: (lower-cased) holds no secret
+    any_keyword: re.Pattern[str]
     prefix: str
     digits: int
     suffix: str
@@ -58,13 +60,18 @@ def rules() -> _Rules:
     doc = orjson.loads((spec_dir() / "secrets" / "rules.json").read_bytes())
     ph = doc["placeholder"]
     return _Rules(
-        tuple(_Rule(r["kind"], re.compile(r["pattern"]), r["group"]) for r in doc["text_rules"]),
+        tuple(
+            _Rule(r["kind"], re.compile(r["pattern"]), r["group"], None, tuple(r["keywords"]))
+            for r in doc["text_rules"]
+        ),
         tuple(_Rule(r["kind"], re.compile(r["pattern"]), 0, r["when"]) for r in doc["pair_rules"]),
         tuple(
             (r["kind"], re.compile(r["key_pattern"]), r["min_length"]) for r in doc["field_rules"]
         ),
         re.compile(doc["placeholder_pattern"]),
-        re.compile("|".join(f"(?:{r['pattern']})" for r in doc["text_rules"])),
+        re.compile(
+            "|".join(sorted({re.escape(k) for r in doc["text_rules"] for k in r["keywords"]}))
+        ),
         ph["prefix"],
         ph["hex_digits"],
         ph["suffix"],
@@ -88,6 +95,21 @@ def is_placeholder(text: str) -> bool:
     return rules().placeholder.fullmatch(text) is not None
 
 
+#: Up to this length one alternation of the keywords screens a text faster than a substring
+#: search per keyword; past it the alternation, tried at every position, is the slower.
+_SCREEN_MAX = 1024
+
+
+def _candidates(r: _Rules, text: str) -> list[_Rule]:
+    """The text rules whose keywords ``text`` holds (lower-cased): no match of a rule can
+    hold none of them (spec/secrets/rules.json), and a substring search is a memchr-speed
+    pass where a pattern that starts with a lookbehind is tried at every position."""
+    lowered = text.lower()
+    if len(lowered) <= _SCREEN_MAX and r.any_keyword.search(lowered) is None:
+        return []
+    return [rule for rule in r.text if any(k in lowered for k in rule.keywords)]
+
+
 def _apply(rule: _Rule, text: str, taken: list[tuple[int, int, str]]) -> None:
     for m in rule.regex.finditer(text):
         a, b = m.span(rule.group)
@@ -103,10 +125,8 @@ def spans(text: str) -> list[tuple[int, int, str]]:
     run in file order, then pair rules whose ``when`` was found; a span overlapping an
     earlier one, or that is already a placeholder, is skipped."""
     r = rules()
-    if r.any_text.search(text) is None:  # one scan instead of one per rule (pairs need one)
-        return []
     taken: list[tuple[int, int, str]] = []
-    for rule in r.text:
+    for rule in _candidates(r, text):  # pairs need a text rule's finding
         _apply(rule, text, taken)
     found = {k for _, _, k in taken}
     for rule in r.pairs:

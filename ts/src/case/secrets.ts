@@ -21,6 +21,8 @@ interface Rule {
   regex: RegExp;
   group: number;
   when?: string;
+  /** lower-case strings of which every match holds one (none: the rule always runs) */
+  keywords: string[];
 }
 
 interface Rules {
@@ -39,15 +41,26 @@ let cached: Rules | null = null;
 export function rules(): Rules {
   if (cached !== null) return cached;
   const doc = JSON.parse(readFileSync(join(specDir(), "secrets", "rules.json"), "utf8")) as {
-    text_rules: { kind: string; pattern: string; group: number }[];
+    text_rules: { kind: string; pattern: string; group: number; keywords: string[] }[];
     pair_rules: { when: string; kind: string; pattern: string }[];
     field_rules: { kind: string; key_pattern: string; min_length: number }[];
     placeholder: { prefix: string; hex_digits: number; suffix: string };
     placeholder_pattern: string;
   };
   cached = {
-    text: doc.text_rules.map((r) => ({ kind: r.kind, regex: new RegExp(r.pattern, "gud"), group: r.group })),
-    pairs: doc.pair_rules.map((r) => ({ kind: r.kind, regex: new RegExp(r.pattern, "gud"), group: 0, when: r.when })),
+    text: doc.text_rules.map((r) => ({
+      kind: r.kind,
+      regex: new RegExp(r.pattern, "gud"),
+      group: r.group,
+      keywords: r.keywords,
+    })),
+    pairs: doc.pair_rules.map((r) => ({
+      kind: r.kind,
+      regex: new RegExp(r.pattern, "gud"),
+      group: 0,
+      when: r.when,
+      keywords: [],
+    })),
     fields: doc.field_rules.map((r) => ({ kind: r.kind, key: new RegExp(`^(?:${r.key_pattern})$`, "u"), minLength: r.min_length })),
     placeholder: new RegExp(`^(?:${doc.placeholder_pattern})$`, "u"),
     prefix: doc.placeholder.prefix,
@@ -91,7 +104,12 @@ function apply(rule: Rule, text: string, taken: Span[]): void {
 export function spans(text: string): Span[] {
   const r = rules();
   const taken: Span[] = [];
-  for (const rule of r.text) apply(rule, text, taken);
+  // a rule runs only on a text holding one of its keywords (lower-cased): a substring search
+  // is one fast pass, where a pattern starting with a lookbehind is tried at every position
+  const lowered = text.toLowerCase();
+  for (const rule of r.text) {
+    if (rule.keywords.some((k) => lowered.includes(k))) apply(rule, text, taken);
+  }
   const found = new Set(taken.map((t) => t[2]));
   for (const rule of r.pairs) if (found.has(rule.when as string)) apply(rule, text, taken);
   return taken.sort((x, y) => x[0] - y[0]);
