@@ -140,25 +140,6 @@ def announce_isolation(impls: list[Any]) -> None:
         )
 
 
-def _read_report(path: Path) -> list[dict[str, Any]]:
-    from ..harness.report import read_report
-
-    return read_report(path)
-
-
-def last_failed_pairs() -> set[tuple[str, str]] | None:
-    """(case path, implementation) pairs that failed, errored or passed against the baseline
-    (xpass) in the last report."""
-    if not LAST_REPORT.is_file():
-        return None
-    pairs = {
-        (r["path"], r["implementation"])
-        for r in _read_report(LAST_REPORT)
-        if r.get("verdict") in ("fail", "error", "xpass")
-    }
-    return pairs or None
-
-
 def open_baseline(path: Path | None) -> Baseline:
     """The run's baseline (harness/baseline.py ``load_baseline``), with a warning on stderr
     for every entry whose reason is still the placeholder ``baseline update`` wrote."""
@@ -182,6 +163,79 @@ def load_supply(path: Path | None) -> dict[str, Any] | None:
     from ..reference.replay import check_supply  # the runtime, only when answers are given
 
     return check_supply(read_json_file(path, code="invalid_request"), source=str(path))
+
+
+class _Progress:
+    """The run's progress bar on stderr when ``shown`` (pretty output on a terminal)."""
+
+    def __init__(self, shown: bool) -> None:
+        self.bar: Any = None
+        self.task: Any = None
+        if not shown:
+            return
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+        self.bar = Progress(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            console=stderr,
+            transient=True,
+        )
+        self.bar.start()
+        self.task = self.bar.add_task("running", total=None)
+
+    def tick(self, _r: Any) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.advance(self.task)
+
+    def plan(self, total: int) -> None:
+        if self.bar is not None and self.task is not None:
+            self.bar.update(self.task, total=total)
+
+    def stop(self) -> None:
+        if self.bar is not None:
+            self.bar.stop()
+
+
+def _last_failed_only(last_failed: bool) -> set[tuple[str, str]] | None:
+    """``--last-failed``: the pairs that failed in the last report (None: run everything)."""
+    from ..harness.run_setup import last_failed_pairs
+
+    only = last_failed_pairs(LAST_REPORT) if last_failed else None
+    if last_failed and only is None:
+        stderr.print("no failures in the last report: running everything")
+    return only
+
+
+def _run_with_progress(
+    fmt: str,
+    paths: list[Path] | None,
+    impls: list[Any],
+    *,
+    jobs: int | None,
+    shard: str | None,
+    **options: Any,
+) -> SuiteResult:
+    """:func:`run_suite` on ``paths`` (default: the current folder) with ``--jobs`` (default:
+    the CPU count) and ``--shard``, and a progress bar for pretty output on a terminal."""
+    from ..harness.pool import parse_shard
+
+    progress = _Progress(fmt == "pretty" and sys.stderr.isatty())
+    try:
+        from ..harness.runner import run_suite
+
+        return run_suite(
+            paths or [Path(".")],
+            impls,
+            jobs=jobs or os.cpu_count() or 1,
+            shard=parse_shard(shard) if shard is not None else None,
+            on_result=progress.tick,
+            on_plan=progress.plan,
+            **options,
+        )
+    finally:
+        progress.stop()
 
 
 @app.command()
@@ -274,21 +328,11 @@ def run(
 
         print_json(schema_document("report.schema.json"))
         return
-    from ..harness.pool import parse_shard
-    from ..harness.registry import (
-        available_implementations,
-        configured,
-        resolve_implementations,
-        strict_setting,
-    )
+    from ..harness.registry import strict_setting
+    from ..harness.run_setup import REFUSALS, check_live_accept, suite_implementations
 
     try:
-        if live and accept:
-            raise CaseError(
-                "invalid_request",
-                "--live never writes to a case: --accept cannot go with it",
-                hint="review the live run, then `threads-cases accept --from-live CASE`",
-            )
+        check_live_accept(live, accept)
         live_run = build_live(
             live,
             model=model,
@@ -305,72 +349,30 @@ def run(
         supplied = load_supply(supply)
         expected = open_baseline(baseline)
         strict = strict or strict_setting()
-        names = impl or available_implementations()
-        impls = resolve_implementations(
-            names,
+        impls = suite_implementations(
+            impl,
             timeout=timeout,
             isolated=isolated,
             validate_protocol=validate_protocol,
-            # named: with --impl, or configured in pyproject.toml
-            required=True if impl else set(configured()),
-            isolation=choose_isolation(isolation),
+            isolation=isolation,
         )
         announce_isolation(impls)
-        only = last_failed_pairs() if last_failed else None
-        if last_failed and only is None:
-            stderr.print("no failures in the last report: running everything")
-        total_hint = None
-        progress = None
-        if fmt == "pretty" and sys.stderr.isatty():
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
-
-            progress = Progress(
-                TextColumn("{task.description}"),
-                BarColumn(),
-                MofNCompleteColumn(),
-                console=stderr,
-                transient=True,
-            )
-            progress.start()
-            total_hint = progress.add_task("running", total=None)
-
-        def tick(_r: Any) -> None:
-            if progress is not None and total_hint is not None:
-                progress.advance(total_hint)
-
-        def plan(total: int) -> None:
-            if progress is not None and total_hint is not None:
-                progress.update(total_hint, total=total)
-
-        try:
-            from ..harness.runner import run_suite
-
-            suite = run_suite(
-                paths or [Path(".")],
-                impls,
-                strict=strict,
-                pattern=pattern,
-                only=only,
-                max_fail=max_fail,
-                jobs=jobs or os.cpu_count() or 1,
-                shard=parse_shard(shard) if shard is not None else None,
-                supply=supplied,
-                on_result=tick,
-                on_plan=plan,
-                live=live_run,
-                baseline=expected,
-            )
-        finally:
-            if progress is not None:
-                progress.stop()
+        suite = _run_with_progress(
+            fmt,
+            paths,
+            impls,
+            jobs=jobs,
+            shard=shard,
+            strict=strict,
+            pattern=pattern,
+            only=_last_failed_only(last_failed),
+            max_fail=max_fail,
+            supply=supplied,
+            live=live_run,
+            baseline=expected,
+        )
     except CaseError as err:
-        if err.code in (
-            "invalid_request",
-            "dialect_unknown",
-            "json_invalid",
-            "live_unavailable",
-            "baseline_invalid",
-        ):
+        if err.code in REFUSALS:
             raise refuse(err, fmt) from None
         raise
     emit(suite, fmt, junit, "run", "case")
