@@ -212,31 +212,9 @@ def save_case(
     ``SaveResult(ok=False, error=SaveError(code, message))``; it never raises for a refusal.
     """
     try:
-        check_case_name(name)
-        if external_effects not in ("stub", "forbid"):
-            raise CaseError(
-                "invalid_request",
-                f"external_effects must be 'stub' or 'forbid', not {quote(external_effects)}",
-            )
-        if not isinstance(at, str) or not at:
-            raise CaseError("invalid_request", "at must be an event_id")
-        exp = _expectation(expect)
-        dialects = _dialects(dialects)
-        if not sandbox.blocks_egress:
-            raise CaseError(
-                "egress_policy_unsupported",
-                f"the thread's sandbox ({type(sandbox).__name__}) cannot block network access, "
-                "and a replay must never reach the outside world",
-            )
+        exp, dialects = _check_options(name, expect, at, external_effects, dialects, sandbox)
         check_secrets_mode(secrets)
-        if sandbox_dir is not None:
-            from .sandbox_files import supply_sandbox_bytes
-
-            store = supply_sandbox_bytes(events, at, store, Path(sandbox_dir))
-        if secrets == "redact":  # after every artifact is in the store, so all are redacted
-            from .redact import redact_events
-
-            events, store = redact_events(events, store)
+        events, store = _complete_events(events, at, store, sandbox_dir, secrets)
         files, meta = build_case_files(
             events=events,
             name=name,
@@ -255,12 +233,7 @@ def save_case(
         turn_ids = {e["event_id"] for e in split_turn(events, at)[1]}
         mismatches = tuple(m for m in request_mismatches(events) if m["event_id"] in turn_ids)
     except CaseError as err:
-        code = "invalid_request" if err.code == "dialect_unknown" else err.code
-        if secrets != "allow":  # a message never shows a secret (spec/reason-codes.md 1.1)
-            from .secrets import redact_text
-
-            err = CaseError(err.code, redact_text(err.message), hint=err.hint)
-        return SaveResult(False, error=SaveError(code, err.message, err.hint))
+        return _refused(err, secrets)
     except OSError as exc:
         return SaveResult(
             False,
@@ -270,13 +243,77 @@ def save_case(
                 "check that --dir is a folder you can write to",
             ),
         )
+    saved = SavedCase(
+        Path(dir) / name, meta["portable"], meta["fingerprint"], outcome, verify, mismatches
+    )
+    return SaveResult(True, value=saved, warnings=_warnings(verify, mismatches))
+
+
+def _check_options(
+    name: str,
+    expect: CaseExpectation | dict[str, Any] | None,
+    at: str,
+    external_effects: str,
+    dialects: Sequence[str],
+    sandbox: SandboxProvider,
+) -> tuple[CaseExpectation, list[str]]:
+    """The checked expectation and dialects; ``invalid_request`` for a bad name, option or
+    ``at``, ``egress_policy_unsupported`` for a sandbox that cannot block the network."""
+    check_case_name(name)
+    if external_effects not in ("stub", "forbid"):
+        raise CaseError(
+            "invalid_request",
+            f"external_effects must be 'stub' or 'forbid', not {quote(external_effects)}",
+        )
+    if not isinstance(at, str) or not at:
+        raise CaseError("invalid_request", "at must be an event_id")
+    exp = _expectation(expect)
+    checked = _dialects(dialects)
+    if not sandbox.blocks_egress:
+        raise CaseError(
+            "egress_policy_unsupported",
+            f"the thread's sandbox ({type(sandbox).__name__}) cannot block network access, "
+            "and a replay must never reach the outside world",
+        )
+    return exp, checked
+
+
+def _complete_events(
+    events: Sequence[dict[str, Any]],
+    at: str,
+    store: ArtifactStore,
+    sandbox_dir: str | os.PathLike[str] | None,
+    secrets: str,
+) -> tuple[Sequence[dict[str, Any]], ArtifactStore]:
+    """The events and artifacts to save: hash-only sandbox files' bytes from ``sandbox_dir``,
+    then every secret redacted with ``secrets="redact"``."""
+    if sandbox_dir is not None:
+        from .sandbox_files import supply_sandbox_bytes
+
+        store = supply_sandbox_bytes(events, at, store, Path(sandbox_dir))
+    if secrets == "redact":  # after every artifact is in the store, so all are redacted
+        from .redact import redact_events
+
+        events, store = redact_events(events, store)
+    return events, store
+
+
+def _refused(err: CaseError, secrets: str) -> SaveResult:
+    """A refusal as a result; its message never shows a secret (spec/reason-codes.md 1.1)."""
+    code = "invalid_request" if err.code == "dialect_unknown" else err.code
+    if secrets != "allow":
+        from .secrets import redact_text
+
+        err = CaseError(err.code, redact_text(err.message), hint=err.hint)
+    return SaveResult(False, error=SaveError(code, err.message, err.hint))
+
+
+def _warnings(verify: bool, mismatches: tuple[dict[str, Any], ...]) -> tuple[str, ...]:
+    """The save's warnings: not verified, and each turn request whose hash is not its own."""
     warnings = [] if verify else [NOT_VERIFIED_WARNING]
     warnings += [
         f"warning: line {m['line']} ({m['event_id']}): the recorded request_sha256 is not the "
         "hash of the request the reducer builds; the case will drift on request_diverged"
         for m in mismatches
     ]
-    saved = SavedCase(
-        Path(dir) / name, meta["portable"], meta["fingerprint"], outcome, verify, mismatches
-    )
-    return SaveResult(True, value=saved, warnings=tuple(warnings))
+    return tuple(warnings)
