@@ -17,8 +17,9 @@ Curves (issues 19 and 20; spec/reducer.md 6.5, spec/replay.md 3.2):
   fork       forking a thread of n turns at its last event n times, every other fork then
              recording one turn, per fork: a fork shares the prefix, so its cost must not
              grow with the thread
-  ts-reduce, ts-snapshots   the reduce and snapshots curves in TypeScript (scaling_ts.mjs,
-             node's CPU time, after one warm-up run), when ts/ is built
+  ts-reduce, ts-snapshots, ts-record, ts-snapshot, ts-events, ts-reply
+             the same curves in TypeScript (scaling_ts.mjs, node's CPU time), when ts/ is built;
+             see that file for how its samples are taken
 
 Every figure is a ratio between runs of the same process, so it travels between machines;
 the CPU seconds are printed for reference. Times are the best of three runs (two at 16x).
@@ -187,7 +188,7 @@ def reply(n: int) -> Callable[[], Any]:
 
 
 CURVES: dict[str, tuple[Callable[[int], Callable[[], Any]], int, str]] = {
-    "record": (record, 60, "turn"),
+    "record": (record, 100, "turn"),  # 100 / 400 / 1,600 turns (issue 20's "Done when")
     "snapshot": (snapshot, 60, "turn"),
     "events": (events, 60, "turn"),
     "fork": (fork, 60, "fork"),
@@ -227,7 +228,10 @@ def ts_curves(scale: float) -> list[dict[str, Any]]:
         print("(TypeScript curves skipped: build ts/ first)")
         return []
     out = subprocess.run(
-        [node, str(here / "scaling_ts.mjs"), str(scale)], capture_output=True, text=True, check=True
+        [node, "--expose-gc", str(here / "scaling_ts.mjs"), str(scale)],
+        capture_output=True,
+        text=True,
+        check=True,
     ).stdout
     rows = []
     for line in out.splitlines():

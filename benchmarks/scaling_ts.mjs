@@ -1,8 +1,18 @@
-// TypeScript scaling curves for benchmarks/scaling.py (the same 1x/4x/16x rule, issue 20):
-// `reduce` (short turns, no snapshot: the turn-id check) and `snapshots` (a snapshot after
-// every event: the snapshot-id check), reduced by the built TypeScript reducer. Prints one
-// JSON line per curve: {"curve", "unit", "sizes", "seconds"} with CPU seconds (best of 3).
+// TypeScript scaling curves for benchmarks/scaling.py (the same 1x/4x/16x rule, issue 20), run
+// on the built TypeScript implementation (ts/dist):
+//   ts-reduce     short turns, no snapshot, reduced by the reducer (the turn-id check), per turn
+//   ts-snapshots  a snapshot after every event, reduced (the snapshot-id check), per snapshot
+//   ts-record     turns recorded through the Thread API (a tool call and a reply each), per turn
+//   ts-snapshot   one Thread.snapshot() per recorded turn, per turn
+//   ts-events     reading thread.events.at(-1) once per recorded turn, per turn
+//   ts-reply      one turn of 60 model calls whose tool results grow with the size: the request
+//                 hash (reference/request.ts) must not re-encode the conversation, per kB
+// Usage: node --expose-gc scaling_ts.mjs [scale] [curve ...] (ROUNDS=5 in the environment).
+// Prints one JSON line per curve: {"curve", "unit", "sizes", "seconds"}, the best CPU seconds
+// of one run at each size (process.cpuUsage, user + system, every thread of the process).
+// How a sample is taken is explained where the samples are taken, at the end of this file.
 import { Reducer } from "../ts/dist/src/core/reducer.js";
+import { AgentSpec, BUILTIN_TOOLS, FakeSandbox, ScriptedModel, Thread, textReply, toolReply } from "../ts/dist/src/index.js";
 
 function envelope(seq, type, data) {
   return {
@@ -23,35 +33,94 @@ function shortTurns(nTurns) {
   return evs;
 }
 
+function reduceAll(evs) {
+  return () => {
+    const r = new Reducer(null, { copyData: false });
+    for (const ev of evs) r.apply(ev);
+  };
+}
+
+function reduce(n) {
+  return reduceAll(shortTurns(n));
+}
+
 function snapshots(n) {
   const evs = shortTurns(1);
   for (let i = 0; i < n; i++) evs.push(envelope(evs.length, "snapshot_taken", { snapshot_id: `s${i}` }));
-  return evs;
+  return reduceAll(evs);
 }
 
-function cpu(fn) {
-  let best = Infinity;
-  for (let i = 0; i < 3; i++) {
-    const t = process.cpuUsage();
-    fn();
-    const d = process.cpuUsage(t);
-    best = Math.min(best, (d.user + d.system) / 1e6);
-  }
-  return best;
+const AGENT = new AgentSpec("bench", "model-x", "Be brief.", Object.values(BUILTIN_TOOLS));
+
+/** `n` turns recorded through the Thread API; `each(thread)` runs after every turn. */
+function recorded(n, each) {
+  // the models (the scripted replies) are input: built before the timed part
+  const models = Array.from(
+    { length: n },
+    (_, i) => new ScriptedModel([toolReply([[`tu_${i}`, "read_file", { path: "notes.txt" }]]), textReply(`answer ${i}`)]),
+  );
+  return () => {
+    const thread = Thread.create({ agent: AGENT, sandbox: new FakeSandbox({ "notes.txt": "buy milk" }), threadId: "t" });
+    for (let i = 0; i < n; i++) {
+      thread.runTurn(`question ${i}`, models[i]);
+      each(thread);
+    }
+  };
 }
+
+const record = (n) => recorded(n, () => {});
+const snapshot = (n) => recorded(n, (thread) => thread.snapshot());
+const events = (n) =>
+  recorded(n, (thread) => {
+    if (thread.events.at(-1).type !== "turn_completed") throw new Error("the last event is not turn_completed");
+  });
+
+function reply(n) {
+  const calls = 60;
+  const text = "x".repeat(Math.floor((n * 1000) / calls));
+  const replies = Array.from({ length: calls }, (_, i) => toolReply([[`tu_${i}`, "read_file", { path: "big.txt" }]]));
+  return () => {
+    const thread = Thread.create({ agent: AGENT, sandbox: new FakeSandbox({ "big.txt": text }), threadId: "t" });
+    thread.runTurn("read it all", new ScriptedModel([...replies, textReply("done")]));
+  };
+}
+
+/** CPU seconds of one call of each of `runs`, after a full GC. */
+function sample(runs) {
+  globalThis.gc?.();
+  const t = process.cpuUsage();
+  for (const run of runs) run();
+  const d = process.cpuUsage(t);
+  return (d.user + d.system) / 1e6;
+}
+
+const CURVES = {
+  "ts-reduce": [reduce, 10000, "turn"],
+  "ts-snapshots": [snapshots, 5000, "snapshot"],
+  "ts-record": [record, 100, "turn"],
+  "ts-snapshot": [snapshot, 100, "turn"],
+  "ts-events": [events, 100, "turn"],
+  "ts-reply": [reply, 400, "kB"],
+};
 
 const scale = Number(process.argv[2] ?? "1");
-const curves = { "ts-reduce": [shortTurns, 10000, "turn"], "ts-snapshots": [snapshots, 5000, "snapshot"] };
-for (const [name, [make, base0, unit]] of Object.entries(curves)) {
+const ROUNDS = Number(process.env.ROUNDS ?? 5);
+const only = process.argv.slice(3);
+for (const [name, [make, base0, unit]] of Object.entries(CURVES)) {
+  if (only.length > 0 && !only.includes(name)) continue;
   const base = Math.max(1, Math.floor(base0 * scale));
   const sizes = [base, 4 * base, 16 * base];
-  cpu(() => { const r = new Reducer(null, { copyData: false }); for (const ev of make(base)) r.apply(ev); }); // warm the JIT
-  const seconds = sizes.map((n) => {
-    const evs = make(n);
-    return cpu(() => {
-      const r = new Reducer(null, { copyData: false });
-      for (const ev of evs) r.apply(ev);
+  sample([make(base), make(base)]); // warm the JIT
+  // Every sample does the same work on distinct inputs built outside the timing (sixteen 1x
+  // inputs, four 4x, one 16x), so a 1x sample neither escapes the young-generation collections
+  // a longer run pays nor walks an input small enough to stay in the CPU cache. The sizes take
+  // turns, so a change in the machine's load reaches all three; each keeps its best sample.
+  const inputs = sizes.map((n) => Array.from({ length: (16 * base) / n }, () => make(n)));
+  const seconds = [Infinity, Infinity, Infinity];
+  for (let round = 0; round < ROUNDS; round++) {
+    inputs.forEach((runs, i) => {
+      seconds[i] = Math.min(seconds[i], sample(runs) / runs.length);
     });
-  });
+  }
   console.log(JSON.stringify({ curve: name, unit, sizes, seconds }));
 }

@@ -228,6 +228,10 @@ class Reducer:
             )
 
     # ------------------------------------------------------------------ apply
+    def has_snapshot(self, snapshot_id: str) -> bool:
+        """True when ``snapshot_id`` was taken (a set lookup, not a scan of ``state["snapshots"]``)."""
+        return snapshot_id in self._snapshot_ids
+
     def apply(self, ev: dict[str, Any]) -> None:
         """Fold one canonical envelope into the state (spec/reducer.md, section 3).
 

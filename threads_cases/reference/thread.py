@@ -271,7 +271,7 @@ class Thread:
     def snapshot(self) -> str:
         """Record ``snapshot_taken`` and keep the sandbox's files; returns the snapshot_id."""
         sid = f"snap-{len(self._reducer.state['snapshots']) + 1}"
-        while sid in self._reducer.state["snapshots"]:
+        while self._reducer.has_snapshot(sid):
             sid += "x"
         self._sandbox_snapshots[sid] = self.sandbox.snapshot()
         self._recorder.append("snapshot_taken", {"snapshot_id": sid})
@@ -282,7 +282,7 @@ class Thread:
 
         Raises ``CaseError("invalid_request")`` for an unknown snapshot_id.
         """
-        if snapshot_id not in self._reducer.state["snapshots"]:
+        if not self._reducer.has_snapshot(snapshot_id):
             raise CaseError("invalid_request", f"unknown snapshot_id {quote(snapshot_id)}")
         self._recorder.append("restored", {"snapshot_id": snapshot_id})
         token = self._sandbox_snapshots.get(snapshot_id)

@@ -198,6 +198,11 @@ export class Reducer {
     this.started = this.state.agent !== null;
   }
 
+  /** True when `snapshotId` was taken (a set lookup, not a scan of `state.snapshots`). */
+  hasSnapshot(snapshotId: string): boolean {
+    return this.snapshotIds.has(snapshotId);
+  }
+
   private fail(ev: Envelope, message: string, pointer = ""): CaseError {
     return new CaseError("log_invalid", `seq ${ev.seq}: ${message}`, { pointer });
   }

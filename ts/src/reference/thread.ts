@@ -19,6 +19,7 @@ import { AgentSpec, ToolResult, type ExternalHandler, type SandboxHandler } from
 import { DEFAULT_DIALECTS } from "../case/case.js";
 import { CANONICAL, type DialectLike } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
+import { eventsView } from "../core/frozen.js";
 import { MAX_CASE_BYTES, readRegular } from "../core/files.js";
 import { checkEvents, encodeLog, readLog } from "../core/log.js";
 import type { Model } from "./model.js";
@@ -61,6 +62,8 @@ export class Thread {
   private readonly ids: Set<string>;
   private readonly recorder: Recorder;
   private readonly sandboxSnapshots = new Map<string, unknown>();
+  /** Frozen copies of the first envelopes of the log, made by {@link events} on first access. */
+  private readonly frozen: Envelope[] = [];
 
   private constructor(
     events: Envelope[],
@@ -139,9 +142,13 @@ export class Thread {
     );
   }
 
-  /** A copy of the canonical envelopes, in log order. */
-  get events(): Envelope[] {
-    return deepCopy(this.log);
+  /**
+   * The canonical envelopes, in log order, as they are now: a read-only array of read-only
+   * envelopes (`TypeError` on a change; `deepCopy` gives mutable ones). Getting it costs
+   * nothing; each envelope is copied and frozen on first access (core/frozen.ts).
+   */
+  get events(): readonly Envelope[] {
+    return eventsView(this.log, this.frozen, this.log.length);
   }
 
   /** A copy of the canonical state (spec/reducer.md). */
@@ -174,9 +181,8 @@ export class Thread {
 
   /** Record `snapshot_taken` and keep the sandbox's files; returns the snapshot_id. */
   snapshot(): string {
-    const taken = this.reducer.state.snapshots;
-    let sid = `snap-${taken.length + 1}`;
-    while (taken.includes(sid)) sid += "x";
+    let sid = `snap-${this.reducer.state.snapshots.length + 1}`;
+    while (this.reducer.hasSnapshot(sid)) sid += "x";
     this.sandboxSnapshots.set(sid, this.sandbox.snapshot());
     this.recorder.append("snapshot_taken", { snapshot_id: sid });
     return sid;
@@ -184,7 +190,7 @@ export class Thread {
 
   /** Record `restored`: the state and the sandbox return to right after the snapshot. */
   restore(snapshotId: string): void {
-    if (!this.reducer.state.snapshots.includes(snapshotId)) {
+    if (!this.reducer.hasSnapshot(snapshotId)) {
       throw new CaseError("invalid_request", `unknown snapshot_id ${quote(snapshotId)}`);
     }
     this.recorder.append("restored", { snapshot_id: snapshotId });
