@@ -24,7 +24,6 @@ ALLOWED: dict[str, str] = {
     "threads_cases/core/canonical.py::_check_writable": "pending split (issue 14)",
     "threads_cases/harness/pytest_plugin.py::pytest_addoption": "pending: option table",
     "threads_cases/harness/runner.py::run_suite": "pending split (issue 14)",
-    "threads_cases/protocol/server.py::_handle": "pending split (issue 14)",
     "ts/src/core/strictjson.ts::parseText": "pending split (issue 14)",
     "ts/src/protocol/driver.ts::serve": "pending split (issue 14)",
 }

@@ -122,87 +122,119 @@ def _handle(
 ) -> dict[str, Any]:
     cmd = message.get("cmd")
     if cmd == "hello":
-        return {
-            "protocol": 1,
-            "implementation": {
-                "name": "threads-py",
-                "language": "python",
-                "version": __version__,
-                "dialect": dialect,
-                "homepage": "https://threads-cases.dev",
-            },
-            "capabilities": CAPABILITIES,
-        }
+        return _hello(dialect)
     if cmd == "reduce":
-        d = get_dialect(message.get("dialect", dialect))
-        state: Mapping[str, Any]
-        lent = _lent_log(cases, str(message["path"]), d.name) if "path" in message else None
-        if lent is not None:
-            r = Reducer(copy_data=False)  # the loader checked and reduced these events
-            for ev in lent:
-                r.apply(ev)
-            state = r.state
-        elif "path" in message:
-            state = reduce_log(str(message["path"]), dialect=d)
-        elif "log" in message:
-            r = Reducer()
-            _checked_log(message["log"], d, r)
-            state = r.state
-        elif "log_text" in message or "log_base64" in message:
-            raw = (
-                message["log_text"].encode("utf-8")
-                if "log_text" in message
-                else base64.b64decode(message["log_base64"])
-            )
-            state = reduce_log(io.BytesIO(raw), dialect=d)
-        else:
-            raise CaseError("invalid_request", "reduce needs path, log, log_text or log_base64")
-        return {"state": d.encode_state(state)}
+        return _reduce(message, dialect, cases)
     if cmd == "match":
-        from ..core.matchers import differences
-
-        # the differences decide and explain (spec/matchers.md 7): none exactly when it matches
-        diffs = [d.to_json() for d in differences(message["matcher"], message["event"])]
-        return {"matched": not diffs, "differences": diffs}
+        return _match(message)
     if cmd == "canonicalize":
-        from ..core.strictjson import canonical_document, parse
-
-        if "text" in message:
-            value = parse(message["text"].encode("utf-8"), code="json_invalid")
-        elif "text_base64" in message:
-            value = parse(base64.b64decode(message["text_base64"]), code="json_invalid")
-        elif "value" in message:
-            value = message["value"]
-        else:
-            raise CaseError("invalid_request", "canonicalize needs value, text or text_base64")
-        return {
-            "text": canonical_line(value).decode("utf-8"),
-            "document": canonical_document(value).decode("utf-8"),
-        }
+        return _canonicalize(message)
     if cmd == "replay":
-        from ..reference.replay import replay_case
-
-        case = message.get("case") or {}
-        live = None
-        if "live" in message:
-            if ask is None:
-                raise CaseError(
-                    "invalid_request", "a live replay needs a client that answers model calls"
-                )
-            live = LiveTurn.from_request(message["live"], ask)
-        out = replay_case(
-            cases.get(str(case["path"]), case["path"]),
-            implementation=dialect,
-            agent=agent,
-            supply=(case.get("supply") or {}).get("calls", case.get("supply")),
-            live=live,
-        )
-        d = get_dialect(dialect)
-        out["events"] = [d.encode_event(e) for e in out["events"]]
-        return out
+        return _replay(message, dialect, agent, ask, cases)
     if cmd == "write_case":
         return {"files": write_case_files(message)}
     raise CaseError("invalid_request", f"unknown command {quote(cmd)}")
+
+
+def _hello(dialect: str) -> dict[str, Any]:
+    """``hello``: who this driver is and what it can do (spec/driver-protocol.md)."""
+    return {
+        "protocol": 1,
+        "implementation": {
+            "name": "threads-py",
+            "language": "python",
+            "version": __version__,
+            "dialect": dialect,
+            "homepage": "https://threads-cases.dev",
+        },
+        "capabilities": CAPABILITIES,
+    }
+
+
+def _reduce(message: dict[str, Any], dialect: str, cases: Mapping[str, Case]) -> dict[str, Any]:
+    """``reduce``: the state of a log given by path (a lent case's log when the client lent
+    it), as values, as text or as base64."""
+    d = get_dialect(message.get("dialect", dialect))
+    state: Mapping[str, Any]
+    lent = _lent_log(cases, str(message["path"]), d.name) if "path" in message else None
+    if lent is not None:
+        r = Reducer(copy_data=False)  # the loader checked and reduced these events
+        for ev in lent:
+            r.apply(ev)
+        state = r.state
+    elif "path" in message:
+        state = reduce_log(str(message["path"]), dialect=d)
+    elif "log" in message:
+        r = Reducer()
+        _checked_log(message["log"], d, r)
+        state = r.state
+    elif "log_text" in message or "log_base64" in message:
+        raw = (
+            message["log_text"].encode("utf-8")
+            if "log_text" in message
+            else base64.b64decode(message["log_base64"])
+        )
+        state = reduce_log(io.BytesIO(raw), dialect=d)
+    else:
+        raise CaseError("invalid_request", "reduce needs path, log, log_text or log_base64")
+    return {"state": d.encode_state(state)}
+
+
+def _match(message: dict[str, Any]) -> dict[str, Any]:
+    """``match``: whether the matcher matches the event, and the differences."""
+    from ..core.matchers import differences
+
+    # the differences decide and explain (spec/matchers.md 7): none exactly when it matches
+    diffs = [d.to_json() for d in differences(message["matcher"], message["event"])]
+    return {"matched": not diffs, "differences": diffs}
+
+
+def _canonicalize(message: dict[str, Any]) -> dict[str, Any]:
+    """``canonicalize``: a value (or JSON text) as a canonical line and document."""
+    from ..core.strictjson import canonical_document, parse
+
+    if "text" in message:
+        value = parse(message["text"].encode("utf-8"), code="json_invalid")
+    elif "text_base64" in message:
+        value = parse(base64.b64decode(message["text_base64"]), code="json_invalid")
+    elif "value" in message:
+        value = message["value"]
+    else:
+        raise CaseError("invalid_request", "canonicalize needs value, text or text_base64")
+    return {
+        "text": canonical_line(value).decode("utf-8"),
+        "document": canonical_document(value).decode("utf-8"),
+    }
+
+
+def _replay(
+    message: dict[str, Any],
+    dialect: str,
+    agent: AgentSpec | None,
+    ask: AskModel | None,
+    cases: Mapping[str, Case],
+) -> dict[str, Any]:
+    """``replay``: a case's turn replayed (live when asked), its events in ``dialect``."""
+    from ..reference.replay import replay_case
+
+    case = message.get("case") or {}
+    live = None
+    if "live" in message:
+        if ask is None:
+            raise CaseError(
+                "invalid_request", "a live replay needs a client that answers model calls"
+            )
+        live = LiveTurn.from_request(message["live"], ask)
+    out = replay_case(
+        cases.get(str(case["path"]), case["path"]),
+        implementation=dialect,
+        agent=agent,
+        supply=(case.get("supply") or {}).get("calls", case.get("supply")),
+        live=live,
+    )
+    d = get_dialect(dialect)
+    out["events"] = [d.encode_event(e) for e in out["events"]]
+    return out
 
 
 def _checked_log(
