@@ -159,18 +159,26 @@ def canonical_line(value: Any) -> bytes:
     Values without floats (and without keys whose UTF-16 order could differ) are written by
     orjson with sorted keys, which gives the same bytes; the rest by the rfc8785 package.
     """
+    return canonical_line_plain(value)[0]
+
+
+def canonical_line_plain(value: Any) -> tuple[bytes, bool]:
+    """:func:`canonical_line`'s bytes and whether ``value`` is *plain*: no float and no key
+    above U+D7FF anywhere, so that ``orjson.dumps(part, option=OPT_SORT_KEYS)`` of any part of
+    it (or of a value built from such parts and ASCII keys) is its JCS text, as long as orjson
+    writes it (nesting up to 254 levels). Raises as :func:`canonical_line`."""
     try:
         fast = _fast_scan(value, 0)
     except _NotPlain:
         fast = _check_writable(value, [])  # raises with a pointer, or clears the value
     if fast:
         try:
-            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS)
+            return orjson.dumps(value, option=orjson.OPT_SORT_KEYS), True
         except (orjson.JSONEncodeError, TypeError):
             # a lone surrogate (raises here with its pointer) or deeper than orjson writes
             _check_writable(value, [])
     try:
-        return rfc8785.dumps(value)
+        return rfc8785.dumps(value), False
     except (
         rfc8785.CanonicalizationError,
         TypeError,

@@ -79,9 +79,12 @@ def usage_total(usage: Any) -> int:
     """The token total of a usage object (input, output and cache counts)."""
     if not isinstance(usage, dict):
         return 0
-    return sum(
-        v for k in _USAGE_KEYS if isinstance(v := usage.get(k), int) and not isinstance(v, bool)
-    )
+    total = 0
+    for k in _USAGE_KEYS:
+        v = usage.get(k)
+        if isinstance(v, int) and v is not True and v is not False:
+            total += v
+    return total
 
 
 def _same_block(a: dict[str, Any], b: dict[str, Any]) -> str | None:
@@ -196,10 +199,10 @@ class ClaudeMapper:
                 if b["type"] == "tool_use":
                     self.owners[b["id"]] = reply
         usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else obj.get("usage")
-        if isinstance(usage, dict) and (
-            not reply.usage or usage_total(usage) > usage_total(reply.usage)
-        ):
-            reply.usage = usage
+        if isinstance(usage, dict):
+            total = usage_total(usage)
+            if not reply.usage or total > reply.usage_total:
+                reply.usage, reply.usage_total = usage, total
         if isinstance(msg.get("stop_reason"), str) and msg["stop_reason"]:
             reply.stop_reason = msg["stop_reason"]
         uid = obj.get("uuid")

@@ -209,6 +209,8 @@ class Reply:
     results: dict[str, Result] = field(default_factory=dict)
     msg_id: str | None = None
     last_uuid: str | None = None
+    #: the token total of ``usage`` (set with it by the Claude Code mapping)
+    usage_total: int = 0
 
     def tool_uses(self) -> list[dict[str, Any]]:
         return [b for b in self.blocks if b.get("type") == "tool_use"]

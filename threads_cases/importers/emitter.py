@@ -35,10 +35,10 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from ..core.canonical import canonical_line_plain
 from ..core.errors import CaseError
 from ..core.log import LogChecker
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_line
 from ..core.timestamps import format_ts
 from ..reference.runtime import ACTOR
 from .common import Extra, Ref, Reply, Result, Turn, import_error, tool_effect
@@ -100,12 +100,15 @@ class Emitter:
         self.last_line = b""
         self._ts_text: tuple[int, str] = (-1, "")
         self._ids: set[str] = set()
+        self._id_base = ("", "e")
         self.missing_results = 0
         self._turn_ids: set[str] = set()
 
     # ------------------------------------------------------------------ ids and clock
     def _event_id(self, base: str, suffix: str) -> str:
-        base = _ID_BAD.sub("-", base)[:96] or "e"
+        if base != self._id_base[0]:  # the events of one source line share their base
+            self._id_base = (base, _ID_BAD.sub("-", base)[:96] or "e")
+        base = self._id_base[1]
         eid = f"{base}.{suffix}"
         n = 1
         while eid in self._ids:
@@ -146,7 +149,7 @@ class Emitter:
         try:
             # as core.log.check_events checks it: the strict JSON rules by way of the
             # canonical bytes (kept for the writer), then the envelope; ids are unique here
-            line = canonical_line(ev)
+            line, plain = canonical_line_plain(ev)
             out = self._checker.check(ev)
             self.reducer.apply(out)
         except CaseError as err:
@@ -158,6 +161,8 @@ class Emitter:
                 line=ref.line,
                 kind=ref.kind or None,
             ) from None
+        if not plain:
+            self.hasher.plain = False
         self.last_line = line
         self.seq += 1
         return out

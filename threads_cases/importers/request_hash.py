@@ -6,7 +6,11 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
+import orjson
+
 from ..core.strictjson import canonical_line
+
+_SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 
 
 class RequestHasher:
@@ -20,6 +24,10 @@ class RequestHasher:
     """
 
     def __init__(self, model: str, system: str, tools: list[dict[str, Any]]) -> None:
+        #: whether every event so far was plain (``canonical_line_plain``): the messages,
+        #: built from their parts and ASCII keys, are then written by orjson directly (the
+        #: same bytes, without walking them again); the emitter clears it
+        self.plain = True
         self._h = hashlib.sha256(b'{"messages":[')
         self._count = 0
         self._tail = (
@@ -44,6 +52,12 @@ class RequestHasher:
     def _feed(self, h: Any, message: dict[str, Any], first: bool) -> None:
         if not first:
             h.update(b",")
+        if self.plain:
+            try:
+                h.update(orjson.dumps(message, option=_SORTED))
+                return
+            except (orjson.JSONEncodeError, TypeError):
+                pass  # deeper than orjson writes: canonical_line decides
         h.update(canonical_line(message))
 
     def request_sha256(self, messages: list[dict[str, Any]]) -> str:
