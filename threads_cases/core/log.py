@@ -19,9 +19,10 @@ any later problem (the earliest offending line, as every implementation reports 
 
 from __future__ import annotations
 
+import io
 import os
 from array import array
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, cast
 
 from .depth import depth_message, maybe_too_deep, too_deep
@@ -382,8 +383,24 @@ def _decodes(d: Dialect, raw: dict[str, Any]) -> bool:
 
 def encode_log(events: Iterable[dict[str, Any]], *, dialect: str | Dialect = CANONICAL) -> bytes:
     """The canonical bytes of a log in ``dialect`` (one JCS line per event, ``\\n`` ends)."""
+    sink = io.BytesIO()
+    dump_log(events, sink.write, dialect=dialect)
+    return sink.getvalue()
+
+
+def dump_log(
+    events: Iterable[dict[str, Any]],
+    write: Callable[[bytes], object],
+    *,
+    dialect: str | Dialect = CANONICAL,
+) -> None:
+    """Give the canonical lines of a log (as :func:`encode_log`) to ``write`` one by one:
+    memory is one line, not the log and a list of its lines (a 268 MB log took 2x its size).
+    Raises ``CaseError("unsafe_value")`` at the first event canonical JSON cannot hold."""
     d = get_dialect(dialect) if isinstance(dialect, str) else dialect
-    return b"".join(canonical_line(d.encode_event(ev)) + b"\n" for ev in events)
+    for ev in events:
+        write(canonical_line(d.encode_event(ev)))
+        write(b"\n")
 
 
 def reduce(

@@ -29,7 +29,7 @@ from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.files import MAX_CASE_BYTES, read_regular
 from ..core.frozen import EventsView
-from ..core.log import check_events, encode_log, read_log
+from ..core.log import check_events, dump_log, read_log
 from ..core.reducer import Reducer
 from ..core.shapes import State
 from ..core.texts import quote
@@ -371,8 +371,17 @@ class Thread:
         )
 
     def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:
-        """Write the log canonically to ``path`` in ``dialect``."""
-        Path(path).write_bytes(encode_log(self._events, dialect=dialect))
+        """Write the log canonically to ``path`` in ``dialect``, line by line into a sibling
+        file moved into place: an event canonical JSON cannot hold (``unsafe_value``) leaves
+        ``path`` as it was."""
+        target = Path(path)
+        tmp = target.with_name(f".{target.name}.write-{secrets.token_hex(4)}")
+        try:
+            with open(tmp, "wb") as fh:
+                dump_log(self._events, fh.write, dialect=dialect)
+            os.replace(tmp, target)
+        finally:
+            tmp.unlink(missing_ok=True)
 
     def write_artifacts(self, directory: str | os.PathLike[str]) -> None:
         """Write every artifact's bytes to ``directory/<sha256 hex>``."""

@@ -20,7 +20,7 @@ export {
   readJsonFile,
 } from "./core/strictjson.js";
 export type { JsonObject, JsonValue, LineItem, LineOptions, LineSource, ParseOptions } from "./core/strictjson.js";
-export { canonicalDocument, canonicalJsonl, canonicalLine } from "./core/canonical.js";
+export { canonicalDocument, canonicalJsonl, canonicalLine, emitCanonicalLine } from "./core/canonical.js";
 export { CANONICAL, Dialect, dialectNames, getDialect, resolveDialect } from "./core/dialects.js";
 export type { DialectLike } from "./core/dialects.js";
 export { schemaProblems, validator } from "./core/schemas.js";

@@ -3,7 +3,7 @@
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
 
-import { CaseError, canonicalDocument, canonicalJsonl, canonicalLine, MAX_DEPTH, parseString } from "../src/index.js";
+import { CaseError, canonicalDocument, canonicalJsonl, canonicalLine, emitCanonicalLine, MAX_DEPTH, parseString } from "../src/index.js";
 
 function unsafe(value: unknown): CaseError {
   try {
@@ -101,5 +101,28 @@ describe("canonicalJsonl", () => {
   test("one canonical line per value", () => {
     assert.equal(canonicalJsonl([{ b: 1, a: 2 }, [3]]), '{"a":2,"b":1}\n[3]\n');
     assert.equal(canonicalJsonl([]), "");
+  });
+});
+
+describe("emitCanonicalLine", () => {
+  test("a small value is one piece, the canonical line", () => {
+    const pieces: string[] = [];
+    emitCanonicalLine({ b: [1, "x"], a: null }, (t) => pieces.push(t));
+    assert.deepEqual(pieces, ['{"a":null,"b":[1,"x"]}']);
+  });
+
+  test("a value past 8 Mi characters comes in pieces that join to the canonical line", () => {
+    const value = { state: { messages: Array.from({ length: 5 }, (_, i) => ({ content: String(i).repeat(2_000_000) })) } };
+    const pieces: string[] = [];
+    emitCanonicalLine(value, (t) => pieces.push(t), 1 << 20);
+    assert.ok(pieces.length > 4, String(pieces.length));
+    assert.equal(pieces.join(""), canonicalLine(value));
+  });
+
+  test("an unsafe value deep in a big answer emits nothing", () => {
+    const value = { a: "x".repeat(9_000_000), z: [1, Number.NaN] };
+    const pieces: string[] = [];
+    assert.throws(() => emitCanonicalLine(value, (t) => pieces.push(t)), (err: unknown) => err instanceof CaseError && err.code === "unsafe_value");
+    assert.deepEqual(pieces, []);
   });
 });

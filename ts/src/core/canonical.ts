@@ -58,7 +58,12 @@ function sortedKeys(obj: Record<string, unknown>): string[] {
   return Object.keys(obj).sort();
 }
 
-function write(value: unknown, indent: string | null, depth: number, path: Array<string | number>, out: string[]): void {
+/** Where {@link write} puts its pieces: an array, or a sink that passes them on. */
+interface Sink {
+  push(text: string): unknown;
+}
+
+function write(value: unknown, indent: string | null, depth: number, path: Array<string | number>, out: Sink): void {
   const text = scalar(value, path);
   if (text !== null) {
     out.push(text);
@@ -115,6 +120,49 @@ export function canonicalLine(value: unknown): string {
   const out: string[] = [];
   write(value, null, 0, [], out);
   return out.join("");
+}
+
+/** Past this many characters {@link emitCanonicalLine} writes a line in pieces. */
+const WHOLE_LINE_MAX = 8 * 1024 * 1024;
+
+/**
+ * Give the RFC 8785 text of `value` (as {@link canonicalLine}, without a newline) to `emit`:
+ * in one piece up to 8 Mi characters, else in pieces of about `chunk` characters, so a
+ * 268 MB answer is never one string (nor its copies) in memory. The value is checked whole
+ * before anything is emitted: an unsafe value throws `CaseError("unsafe_value")` and emits
+ * nothing.
+ */
+export function emitCanonicalLine(value: unknown, emit: (text: string) => void, chunk: number = 1 << 20): void {
+  let pieces: string[] = [];
+  let size = 0;
+  const probe: Sink = {
+    push(text: string): void {
+      if (size > WHOLE_LINE_MAX) return; // too big for one piece: this pass only checks
+      pieces.push(text);
+      size += text.length;
+      if (size > WHOLE_LINE_MAX) pieces = [];
+    },
+  };
+  write(value, null, 0, [], probe);
+  if (size <= WHOLE_LINE_MAX) {
+    emit(pieces.join(""));
+    return;
+  }
+  let buffered: string[] = [];
+  let n = 0;
+  const flushing: Sink = {
+    push(text: string): void {
+      buffered.push(text);
+      n += text.length;
+      if (n >= chunk) {
+        emit(buffered.join(""));
+        buffered = [];
+        n = 0;
+      }
+    },
+  };
+  write(value, null, 0, [], flushing);
+  if (buffered.length > 0) emit(buffered.join(""));
 }
 
 /**
