@@ -1,10 +1,13 @@
 """The `import`, `turns`, `draft` and `save --from/--turn/--draft` commands, run as real
 subprocesses on the hand-written sample transcripts of tests/importers/, each saved turn
-then replayed with `threads-cases run`."""
+then replayed with `threads-cases run` (the samples' logs validated by one `validate` and
+their cases replayed by one `run`, each sample's result checked on its own)."""
 
 from __future__ import annotations
 
 import json
+import subprocess
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -41,39 +44,75 @@ def run_verdicts(
     return {(r["case"], r["implementation"]): r for r in lines if r.get("kind") == "result"}
 
 
+@dataclass
+class Imported:
+    """What the CLI said for one sample: ``import``, ``turns`` and ``save --draft`` of its
+    own, ``validate`` and ``run`` shared by every sample (one subprocess each)."""
+
+    log: Path
+    case: Path
+    imported: subprocess.CompletedProcess[str]
+    turns: subprocess.CompletedProcess[str]
+    saved: subprocess.CompletedProcess[str]
+    validated: subprocess.CompletedProcess[str]
+    verdicts: dict[tuple[str, str], dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def imported(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Imported]:
+    """Every sample imported, listed and its turn saved as ``cases/<sample stem>``; then
+    the logs validated in one ``validate`` and the cases replayed in one ``run``."""
+    root = tmp_path_factory.mktemp("imports")
+    done = {}
+    for sample, (fmt, n, extra, _count) in sorted(CASES.items()):
+        name = sample.removesuffix(".jsonl")
+        work = root / name
+        work.mkdir()
+        log = work / "thread.jsonl"
+        imp = cli("import", fmt, SAMPLES / sample, "-o", log, "--verbose", *extra, cwd=work)
+        turns = cli("turns", log, "--format", "json", cwd=work)
+        saved = cli(
+            "save", log, "--turn", n, "--name", name, "--dir", root / "cases", "--draft", cwd=work
+        )
+        done[sample] = (log, root / "cases" / name, imp, turns, saved)
+    validated = cli("validate", *(d[0] for d in done.values()), "--format", "json", cwd=root)
+    verdicts = run_verdicts(root, root / "cases")
+    return {k: Imported(*v, validated, verdicts) for k, v in done.items()}
+
+
+@pytest.mark.xdist_group("import-samples")  # the module fixture is built once, on one worker
 @pytest.mark.parametrize("sample", sorted(CASES))
-def test_sample_imports_lists_saves_and_replays(tmp_path: Path, sample: str) -> None:
-    fmt, n, extra, count = CASES[sample]
-    log = tmp_path / "thread.jsonl"
-    p = cli("import", fmt, SAMPLES / sample, "-o", log, "--verbose", *extra, cwd=tmp_path)
+def test_sample_imports_lists_saves_and_replays(imported: dict[str, Imported], sample: str) -> None:
+    _fmt, n, _extra, count = CASES[sample]
+    got = imported[sample]
+    p = got.imported
     assert p.returncode == 0, p.stderr
     assert f"{count} turn(s)" in p.stdout
     assert "skipped" in p.stderr  # --verbose always reports
-    assert cli("validate", log, cwd=tmp_path).returncode == 0
+    validation = json.loads(got.validated.stdout)
+    mine = [r for r in validation["results"] if Path(r["file"]) == got.log]
+    assert [r["valid"] for r in mine] == [True], validation
 
-    p = cli("turns", log, "--format", "json", cwd=tmp_path)
+    p = got.turns
     assert p.returncode == 0, p.stderr
     turns = json.loads(p.stdout)
     assert [t["index"] for t in turns] == list(range(1, count + 1))
     turn = turns[n - 1]
     assert turn["status"] == "completed"
-    events = [json.loads(x) for x in log.read_text(encoding="utf-8").splitlines()]
+    events = [json.loads(x) for x in got.log.read_text(encoding="utf-8").splitlines()]
     ids = [e["event_id"] for e in events]
     assert ids[ids.index(turn["user_message"]) - 1] == turn["fork_point"]
     assert events[ids.index(turn["terminal"])]["type"] == "turn_completed"
 
-    p = cli(
-        "save", log, "--turn", n, "--name", "imported", "--dir", "cases", "--draft", cwd=tmp_path
-    )
+    p = got.saved
     assert p.returncode == 0, p.stderr
-    case = json.loads((tmp_path / "cases" / "imported" / "case.json").read_text("utf-8"))
+    case = json.loads((got.case / "case.json").read_text("utf-8"))
     assert case["at"] == turn["fork_point"]
     assert case["expect"]["must"][-1]["type"] == "turn_completed"
     assert all(t["kind"] == "external" for t in case["agent"]["tools"])
 
-    verdicts = run_verdicts(tmp_path, tmp_path / "cases")
     for impl in IMPLEMENTATIONS:
-        r = verdicts[("imported", impl)]
+        r = got.verdicts[(got.case.name, impl)]
         assert r["verdict"] == "pass", r
 
 
