@@ -10,7 +10,9 @@ import hashlib
 import json
 import shutil
 import subprocess
+import xml.etree.ElementTree as ET
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -97,40 +99,74 @@ def _results(p: subprocess.CompletedProcess[str]) -> list[dict[str, Any]]:
     return [x for x in map(json.loads, p.stdout.splitlines()) if x["kind"] == "result"]
 
 
-@pytest.mark.parametrize("scenario", list(SCENARIOS))
-def test_a_change_drifts_with_its_pointer_and_accept_clears_it(
-    tmp_path: Path, scenario: str
-) -> None:
-    edit, call, pointer, recorded, replayed = SCENARIOS[scenario]
-    case = tmp_path / "cases" / "reads-notes"
-    shutil.copytree(CASE, case)
-    edit(case)
+@dataclass
+class Drift:
+    """The CLI's answers on a folder holding one edited copy of the case per scenario
+    (``cases/<scenario>``): one subprocess per command for all the scenarios."""
+
+    root: Path
+    json_run: subprocess.CompletedProcess[str]
+    shown: dict[str, subprocess.CompletedProcess[str]]
+    accepted: list[subprocess.CompletedProcess[str]]
+    rerun: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="module")
+def drift(tmp_path_factory: pytest.TempPathFactory) -> Drift:
+    root = tmp_path_factory.mktemp("drift")
+    for scenario, (edit, *_rest) in SCENARIOS.items():
+        shutil.copytree(CASE, root / "cases" / scenario)
+        edit(root / "cases" / scenario)
     impl_args = [a for n in IMPLS for a in ("--impl", n)]
+    json_run = cli("run", "cases", *impl_args, "--format", "json", "--junit", "j.xml", cwd=root)
+    shown = {
+        fmt: cli("run", "cases", *impl_args, "--format", fmt, cwd=root, env={"COLUMNS": "300"})
+        for fmt in ("pretty", "github")
+    }
+    # accept each implementation's replay; then every implementation passes
+    accepted = [cli("accept", "cases", "--impl", name, cwd=root) for name in IMPLS]
+    rerun = cli("run", "cases", *impl_args, "--format", "json", cwd=root)
+    return Drift(root, json_run, shown, accepted, rerun)
+
+
+def _mine(p: subprocess.CompletedProcess[str], scenario: str) -> list[dict[str, Any]]:
+    return [r for r in _results(p) if Path(r["path"]).name == scenario]
+
+
+@pytest.mark.xdist_group("divergence-scenarios")  # the module fixture is built once
+@pytest.mark.parametrize("scenario", list(SCENARIOS))
+def test_a_change_drifts_with_its_pointer_and_accept_clears_it(drift: Drift, scenario: str) -> None:
+    _edit, call, pointer, recorded, replayed = SCENARIOS[scenario]
     # JSON Lines: the whole values
-    p = cli("run", "cases", *impl_args, "--format", "json", "--junit", "j.xml", cwd=tmp_path)
+    p = drift.json_run
     assert p.returncode == 0, p.stdout
-    for r in _results(p):
+    mine = _mine(p, scenario)
+    assert sorted(r["implementation"] for r in mine) == sorted(IMPLS), p.stdout
+    for r in mine:
         assert r["verdict"] == "drifted" and "request_diverged" in r["reasons"], r
         div = r["divergence"]
         assert (div["kind"], div["call"], div["pointer"]) == ("request", call, pointer), div
         assert (div["recorded"], div["replayed"]) == (recorded, replayed), div
         assert div["event_type"] == "model_requested"
-    junit = (tmp_path / "j.xml").read_text()
-    assert junit.count(f"first divergence: request (model call {call}") == len(IMPLS)
-    assert pointer in junit
+    junit = ET.parse(drift.root / "j.xml").getroot()
+    cases = [c for c in junit.iter("testcase") if c.get("file") == f"cases/{scenario}"]
+    assert len(cases) == len(IMPLS), ET.tostring(junit)
+    for c in cases:
+        text = ET.tostring(c, encoding="unicode")
+        assert f"first divergence: request (model call {call}" in text, text
+        assert pointer in text, text
     # the terminal panel and GitHub annotations: the pointer and both (shortened) values
-    for fmt in ("pretty", "github"):
-        p = cli("run", "cases", *impl_args, "--format", fmt, cwd=tmp_path, env={"COLUMNS": "300"})
+    for p in drift.shown.values():
         assert p.stdout.count(f"at {pointer}") >= len(IMPLS), p.stdout
         for value in (recorded, replayed):
             assert json.dumps(value.split("\n")[0])[:20] in p.stdout, (value, p.stdout)
-    # accept each implementation's replay; then every implementation passes
-    for name in IMPLS:
-        p = cli("accept", "cases", "--impl", name, cwd=tmp_path)
+    for p in drift.accepted:
         assert p.returncode == 0, p.stdout + p.stderr
-    p = cli("run", "cases", *impl_args, "--format", "json", cwd=tmp_path)
-    assert {r["verdict"] for r in _results(p)} == {"pass"}, p.stdout
-    assert all(r["divergence"] is None for r in _results(p))
+    assert f"accepted cases/{scenario} [{IMPLS[0]}]" in drift.accepted[0].stdout
+    mine = _mine(drift.rerun, scenario)
+    assert len(mine) == len(IMPLS), drift.rerun.stdout
+    assert {r["verdict"] for r in mine} == {"pass"}, drift.rerun.stdout
+    assert all(r["divergence"] is None for r in mine)
 
 
 def test_accept_prints_the_change_and_run_accept_does_the_same(tmp_path: Path) -> None:
