@@ -128,7 +128,7 @@ def conformance(session: nox.Session) -> None:
 @nox.session(python=PYTHON)
 def parity(session: nox.Session) -> None:
     """Issue 13's acceptance run: 2,000 random turns written and replayed by both drivers,
-    byte for byte (tests/test_parity_property.py; the ordinary test run does 400)."""
+    byte for byte (tests/test_parity_property.py; the ordinary test run does 100)."""
     _build_ts(session, test=False)
     session.install("-e", ".[dev]")
     session.env["THREADS_CASES_PARITY_TURNS"] = "2000"
