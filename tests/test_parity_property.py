@@ -11,8 +11,8 @@ Cost: one driver process per language for the whole module, requests sent to bot
 four driver requests a turn (about 30 ms of CPU a turn in all). ``THREADS_CASES_PARITY_TURNS``
 sets the number of turns, in batches of 25: 100 by default (the test run of CI, about 3 s of
 CPU: the suite must fit its budget on 2 cores), 2,000 in ``nox -s parity`` (the issue's
-acceptance run: 2,000 turns, zero differences, about 60 s of CPU). Examples are derandomized, so a run is repeatable. Needs the TypeScript
-driver (`nox -s ts`).
+acceptance run: 2,000 turns, zero differences, about 60 s of CPU). Examples are
+derandomized, so a run is repeatable. Needs the TypeScript driver (`nox -s ts`).
 """
 
 from __future__ import annotations
