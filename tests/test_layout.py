@@ -25,7 +25,6 @@ ALLOWED: dict[str, str] = {
     "threads_cases/harness/pytest_plugin.py::pytest_addoption": "pending: option table",
     "threads_cases/harness/runner.py::run_suite": "pending split (issue 14)",
     "ts/src/core/strictjson.ts::parseText": "pending split (issue 14)",
-    "ts/src/protocol/driver.ts::serve": "pending split (issue 14)",
 }
 
 

@@ -263,19 +263,7 @@ export function serve(input: NodeJS.ReadableStream = process.stdin, output: Node
   const dialect = process.env["THREADS_CASES_DIALECT"] || DIALECT;
   let pending: Buffer[] = [];
   let done = false;
-  const write = (answer: JsonObject): void => {
-    try {
-      // in pieces past 8 Mi characters (a reduce of a 268 MB log): one string and its copies
-      // took 1.4 GB; the answer is checked whole before its first piece goes out
-      emitCanonicalLine(answer, (text) => output.write(text));
-    } catch (err) {
-      const message = err instanceof Error ? err.message : String(err);
-      // the request's id, never null: the client must be able to pair the failure with its request
-      const id = typeof answer["id"] === "number" ? answer["id"] : null;
-      output.write(canonicalLine({ id, ok: false, error: { code: "internal_error", message: `cannot write the answer: ${message}` } }));
-    }
-    output.write("\n");
-  };
+  const write = (answer: JsonObject): void => writeAnswer(output, answer);
   const finish = (): void => {
     if (done) return;
     done = true;
@@ -283,51 +271,8 @@ export function serve(input: NodeJS.ReadableStream = process.stdin, output: Node
     input.pause();
     output.write("", () => process.exit(0));
   };
-  // A live replay asks its client for each model call (spec/driver-protocol.md 2.5.1): the
-  // model_call line goes out and the model_answer line is read synchronously from stdin,
-  // while the event loop (and so the 'data' listener) waits.
-  const readLineSync = (): Buffer => {
-    const chunks: Buffer[] = [];
-    const buf = Buffer.alloc(65536);
-    for (;;) {
-      let n: number;
-      try {
-        n = readSync(0, buf, 0, buf.length, null);
-      } catch (err) {
-        if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
-          Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
-          continue;
-        }
-        throw err;
-      }
-      if (n === 0) throw new CaseError("protocol_error", "the input ended while a model call was pending");
-      const chunk = Buffer.from(buf.subarray(0, n));
-      const nl = chunk.indexOf(0x0a);
-      if (nl === -1) {
-        chunks.push(chunk);
-        continue;
-      }
-      chunks.push(chunk.subarray(0, nl));
-      if (nl + 1 < chunk.length) pending.push(chunk.subarray(nl + 1));
-      return Buffer.concat(chunks);
-    }
-  };
-  const ask =
-    (id: JsonValue): AskModel =>
-    (index, request, sha256) => {
-      write({ id, model_call: { index, request, request_sha256: sha256 } });
-      const answer = parse(readLineSync(), { code: "protocol_error" });
-      if (!isObj(answer)) throw new CaseError("protocol_error", "a model_answer must be a JSON object");
-      const first = schemaProblems(answer, "driver/model_answer.request.schema.json")[0];
-      if (first !== undefined) throw new CaseError("protocol_error", `model_answer: ${first.message}`, { pointer: first.pointer });
-      if (answer["id"] !== id || answer["index"] !== index) {
-        throw new CaseError("protocol_error", `model_answer for ${String(answer["index"])} while ${index} was asked`);
-      }
-      const out: JsonObject = {};
-      if (Object.hasOwn(answer, "reply")) out["reply"] = answer["reply"] as JsonValue;
-      if (Object.hasOwn(answer, "stop")) out["stop"] = answer["stop"] as JsonValue;
-      return out;
-    };
+  const readLine = (): Buffer => readLineSync((rest) => pending.push(rest));
+  const ask = (id: JsonValue): AskModel => modelAsker(id, write, readLine);
   const handle = (line: Buffer): void => {
     const answer = answerLine(line, dialect, ask);
     if (answer === null) finish();
@@ -355,6 +300,71 @@ export function serve(input: NodeJS.ReadableStream = process.stdin, output: Node
   process.on("uncaughtException", (err) => {
     process.stderr.write(`threads-ts driver: uncaught: ${err.stack ?? String(err)}\n`);
   });
+}
+
+/** Write one answer line (in pieces when long); an answer that cannot be written canonically becomes an internal_error answer. */
+function writeAnswer(output: NodeJS.WritableStream, answer: JsonObject): void {
+  try {
+    // in pieces past 8 Mi characters (a reduce of a 268 MB log): one string and its copies
+    // took 1.4 GB; the answer is checked whole before its first piece goes out
+    emitCanonicalLine(answer, (text) => output.write(text));
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    // the request's id, never null: the client must be able to pair the failure with its request
+    const id = typeof answer["id"] === "number" ? answer["id"] : null;
+    output.write(canonicalLine({ id, ok: false, error: { code: "internal_error", message: `cannot write the answer: ${message}` } }));
+  }
+  output.write("\n");
+}
+
+/**
+ * A live replay asks its client for each model call (spec/driver-protocol.md 2.5.1): the
+ * model_call line goes out and the model_answer line is read synchronously from stdin,
+ * while the event loop (and so the 'data' listener) waits. Bytes after that line go to `keep`.
+ */
+function readLineSync(keep: (rest: Buffer) => void): Buffer {
+  const chunks: Buffer[] = [];
+  const buf = Buffer.alloc(65536);
+  for (;;) {
+    let n: number;
+    try {
+      n = readSync(0, buf, 0, buf.length, null);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "EAGAIN") {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 2);
+        continue;
+      }
+      throw err;
+    }
+    if (n === 0) throw new CaseError("protocol_error", "the input ended while a model call was pending");
+    const chunk = Buffer.from(buf.subarray(0, n));
+    const nl = chunk.indexOf(0x0a);
+    if (nl === -1) {
+      chunks.push(chunk);
+      continue;
+    }
+    chunks.push(chunk.subarray(0, nl));
+    if (nl + 1 < chunk.length) keep(chunk.subarray(nl + 1));
+    return Buffer.concat(chunks);
+  }
+}
+
+/** The model asker of request `id`: writes a model_call, reads and checks its model_answer. */
+function modelAsker(id: JsonValue, write: (answer: JsonObject) => void, readLine: () => Buffer): AskModel {
+  return (index, request, sha256) => {
+    write({ id, model_call: { index, request, request_sha256: sha256 } });
+    const answer = parse(readLine(), { code: "protocol_error" });
+    if (!isObj(answer)) throw new CaseError("protocol_error", "a model_answer must be a JSON object");
+    const first = schemaProblems(answer, "driver/model_answer.request.schema.json")[0];
+    if (first !== undefined) throw new CaseError("protocol_error", `model_answer: ${first.message}`, { pointer: first.pointer });
+    if (answer["id"] !== id || answer["index"] !== index) {
+      throw new CaseError("protocol_error", `model_answer for ${String(answer["index"])} while ${index} was asked`);
+    }
+    const out: JsonObject = {};
+    if (Object.hasOwn(answer, "reply")) out["reply"] = answer["reply"] as JsonValue;
+    if (Object.hasOwn(answer, "stop")) out["stop"] = answer["stop"] as JsonValue;
+    return out;
+  };
 }
 
 function isMain(): boolean {
