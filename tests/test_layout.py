@@ -21,7 +21,6 @@ MAX_BODY_LINES = 60
 ALLOWED: dict[str, str] = {
     # contested files, being edited in parallel (fork-suite, bounds-full, import-speed):
     # split once their changes have landed
-    "threads_cases/core/canonical.py::_check_writable": "pending split (issue 14)",
     "threads_cases/harness/pytest_plugin.py::pytest_addoption": "pending: option table",
     "threads_cases/harness/runner.py::run_suite": "pending split (issue 14)",
     "ts/src/core/strictjson.ts::parseText": "pending split (issue 14)",

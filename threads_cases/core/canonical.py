@@ -28,6 +28,11 @@ MAX_SAFE_INTEGER = 2**53 - 1
 _INTEGRAL_FORM_LIMIT = 1e21
 
 
+def _unsafe(message: str, path: list[str | int]) -> CaseError:
+    """``unsafe_value`` at ``path`` (the refusal of :func:`_check_writable`)."""
+    return CaseError("unsafe_value", message, pointer=pointer_join(path))
+
+
 def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
     """Raise ``unsafe_value`` for anything canonical JSON cannot hold; return True when
     orjson's sorted output is already the JCS text (no floats, no key above U+D7FF, where
@@ -42,17 +47,13 @@ def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
         try:
             value.encode("utf-8")
         except UnicodeEncodeError:
-            raise CaseError(
-                "unsafe_value", "string holds a lone surrogate", pointer=pointer_join(path)
-            ) from None
+            raise _unsafe("string holds a lone surrogate", path) from None
         return True
     if isinstance(value, dict):
         fast = True
         for k, v in value.items():
             if not isinstance(k, str):
-                raise CaseError(
-                    "unsafe_value", "an object key is not a string", pointer=pointer_join(path)
-                )
+                raise _unsafe("an object key is not a string", path)
             path.append(k)
             _check_writable(k, path, depth + 1)
             if k and max(k) > "\ud7ff":
@@ -73,27 +74,15 @@ def _check_writable(value: Any, path: list[str | int], depth: int = 0) -> bool:
         return True
     if isinstance(value, int):
         if not -MAX_SAFE_INTEGER <= value <= MAX_SAFE_INTEGER:
-            raise CaseError(
-                "unsafe_value",
-                "an integer is outside +-(2^53-1)",
-                pointer=pointer_join(path),
-            )
+            raise _unsafe("an integer is outside +-(2^53-1)", path)
         return True
     if isinstance(value, float):
         if value != value or value in (float("inf"), float("-inf")):
-            raise CaseError("unsafe_value", "a number is not finite", pointer=pointer_join(path))
+            raise _unsafe("a number is not finite", path)
         if MAX_SAFE_INTEGER < abs(value) < _INTEGRAL_FORM_LIMIT:
-            raise CaseError(
-                "unsafe_value",
-                "a number would be written as integer digits outside +-(2^53-1)",
-                pointer=pointer_join(path),
-            )
+            raise _unsafe("a number would be written as integer digits outside +-(2^53-1)", path)
         return False
-    raise CaseError(
-        "unsafe_value",
-        f"a {type(value).__name__} is not a JSON value",
-        pointer=pointer_join(path),
-    )
+    raise _unsafe(f"a {type(value).__name__} is not a JSON value", path)
 
 
 class _NotPlain(Exception):
