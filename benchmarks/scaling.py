@@ -14,12 +14,20 @@ Curves (issues 19 and 20; spec/reducer.md 6.5, spec/replay.md 3.2):
   snapshots  a log with a snapshot after every event, per event (the snapshot-id check)
   reply      one turn whose tool results grow with the size, per byte of the request
   events     reading ``Thread.events[-1]`` once per turn while recording, per turn
-  fork       forking a thread of n turns at its last event n times, every other fork then
-             recording one turn, per fork: a fork shares the prefix, so its cost must not
-             grow with the thread
-  ts-reduce, ts-snapshots, ts-record, ts-snapshot, ts-events, ts-reply
+  fork       forking a thread of n turns at its last event 10n times, per turn: a fork shares
+             the log, ids and state, so its cost must not grow with the thread (the first
+             change on either side then copies the shared lists' pointers, not measured here)
+  suite      run_suite of n cases (copies of spec/conformance/cases) on in-process threads-py,
+             per case: the case loader's checks are the only schema checks of a run
+  ts-reduce, ts-snapshots, ts-record, ts-snapshot, ts-events, ts-reply, ts-fork
              the same curves in TypeScript (scaling_ts.mjs, node's CPU time), when ts/ is built;
              see that file for how its samples are taken
+
+After the curves, the jobs check runs `threads-cases run --impl threads-py` (its default
+isolation) on the 1x, 4x and 16x suites with the default --jobs and with --jobs 1, and
+reports CPU seconds (this process's children: the CLI and its drivers) default / --jobs 1;
+it exits 1 when a ratio is above --max-jobs-ratio (default 1.10: the spread of repeated
+--jobs 1 runs on the loaded 2-core machine was up to 6%).
 
 Every figure is a ratio between runs of the same process, so it travels between machines;
 the CPU seconds are printed for reference. Times are the best of three runs (two at 16x).
@@ -28,10 +36,16 @@ the CPU seconds are printed for reference. Times are the best of three runs (two
 from __future__ import annotations
 
 import argparse
+import atexit
 import gc
+import resource
+import shutil
+import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread
@@ -108,10 +122,8 @@ def fork(n: int) -> Callable[[], Any]:
     head = thread.events[-1]["event_id"]
 
     def run() -> None:
-        for i in range(n):
-            child = thread.fork(head, branch_id=f"b{i}")
-            if i % 2:
-                _turn(child, n + i)
+        for i in range(10 * n):  # ten forks per turn: a run long enough to time
+            thread.fork(head, branch_id=f"b{i}")
 
     return run
 
@@ -187,11 +199,78 @@ def reply(n: int) -> Callable[[], Any]:
     return run
 
 
+CONFORMANCE = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "cases"
+_SUITES: dict[int, Path] = {}
+
+
+def suite_dir(n: int) -> Path:
+    """A folder of ``n`` cases: the conformance cases, copied round and round."""
+    if n not in _SUITES:
+        root = Path(tempfile.mkdtemp(prefix=f"suite-{n}-"))
+        atexit.register(shutil.rmtree, root, True)
+        cases = sorted(p for p in CONFORMANCE.iterdir() if (p / "case.json").is_file())
+        for i in range(n):
+            shutil.copytree(cases[i % len(cases)], root / f"{i:05d}-{cases[i % len(cases)].name}")
+        _SUITES[n] = root
+    return _SUITES[n]
+
+
+def suite(n: int) -> Callable[[], Any]:
+    from threads_cases.harness.runner import run_suite
+
+    root = suite_dir(n)
+
+    def run() -> None:
+        result = run_suite([root], ["threads-py"], jobs=1)
+        assert result.counts["pass"] == n, result.counts
+
+    return run
+
+
+def children_cpu(argv: list[str]) -> float:
+    """CPU seconds of a command and every process it waited for."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(argv, check=True, capture_output=True)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+def jobs_default(scale: float) -> list[dict[str, Any]]:
+    """Default --jobs against --jobs 1 on the suite curve's sizes (after a warm-up run, best
+    of three each, the two settings alternating)."""
+    from threads_cases.harness.pool import CASES_PER_JOB, default_jobs
+    from threads_cases.protocol.client import DriverImplementation
+
+    base = max(1, int(CURVES["suite"][1] * scale))
+    rows = []
+    for n in (base, 4 * base, 16 * base):
+        cmd = ["threads-cases", "run", str(suite_dir(n)), "--impl", "threads-py"]
+        cmd += ["--format", "json"]
+        children_cpu([*cmd, "--jobs", "1"])  # warm-up: the files and the driver's imports
+        default, one = float("inf"), float("inf")
+        for _ in range(3):
+            default = min(default, children_cpu(cmd))
+            one = min(one, children_cpu([*cmd, "--jobs", "1"]))
+        picked = default_jobs(n, [DriverImplementation("d", ["-"], dialect="threads-py")])
+        rows.append(
+            {
+                "cases": n,
+                "jobs": picked,
+                "default_s": round(default, 2),
+                "jobs1_s": round(one, 2),
+                "ratio": round(default / one, 3),
+                "per_job": CASES_PER_JOB,
+            }
+        )
+    return rows
+
+
 CURVES: dict[str, tuple[Callable[[int], Callable[[], Any]], int, str]] = {
     "record": (record, 100, "turn"),  # 100 / 400 / 1,600 turns (issue 20's "Done when")
     "snapshot": (snapshot, 60, "turn"),
     "events": (events, 60, "turn"),
-    "fork": (fork, 60, "fork"),
+    "fork": (fork, 60, "turn"),
+    "suite": (suite, 30, "case"),
     "reduce": (reduce, 4000, "turn"),
     "snapshots": (snapshots, 5000, "snapshot"),
     "reply": (reply, 400, "kB"),
@@ -249,6 +328,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", nargs="*", choices=sorted(CURVES), help="curves to run")
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every base size")
     ap.add_argument("--max-ratio", type=float, default=1.3, help="largest 16x/1x cost per unit")
+    ap.add_argument(
+        "--max-jobs-ratio", type=float, default=1.10, help="largest default/--jobs 1 CPU ratio"
+    )
+    ap.add_argument("--no-jobs", action="store_true", help="skip the default --jobs check")
     args = ap.parse_args(argv)
     worst = 0.0
     print(f"{'curve':10} {'unit':9} {'sizes':>22} {'seconds':>28}  4x    16x")
@@ -267,11 +350,21 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['curve']:10} per {r['unit']:5} {'/'.join(map(str, r['sizes'])):>22} "
             f"{'/'.join(map(str, r['seconds'])):>28}  {r['ratio_4x']:<5} {r['ratio_16x']}{flag}"
         )
-    if worst > args.max_ratio:
+    failed = worst > args.max_ratio
+    if failed:
         print(f"FAIL: a curve grows faster than linear (16x ratio {worst} > {args.max_ratio})")
-        return 1
-    print(f"ok: every curve within {args.max_ratio}x of linear at 16x")
-    return 0
+    else:
+        print(f"ok: every curve within {args.max_ratio}x of linear at 16x")
+    if not args.no_jobs and not args.only:
+        print("\njobs: CPU s of `threads-cases run` (CLI + drivers), default --jobs vs --jobs 1")
+        for r in jobs_default(args.scale):
+            flag = "" if r["ratio"] <= args.max_jobs_ratio else "  <- default is slower"
+            failed = failed or bool(flag)
+            print(
+                f"{r['cases']:>6} cases  default --jobs {r['jobs']}: {r['default_s']:>6} s"
+                f"   --jobs 1: {r['jobs1_s']:>6} s   ratio {r['ratio']}{flag}"
+            )
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

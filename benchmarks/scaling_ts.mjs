@@ -5,6 +5,8 @@
 //   ts-record     turns recorded through the Thread API (a tool call and a reply each), per turn
 //   ts-snapshot   one Thread.snapshot() per recorded turn, per turn
 //   ts-events     reading thread.events.at(-1) once per recorded turn, per turn
+//   ts-fork       a thread of n turns (recorded outside the timing) forked 10n times at its
+//                 last event: a fork shares the log, ids and state, per turn
 //   ts-reply      one turn of 60 model calls whose tool results grow with the size: the request
 //                 hash (reference/request.ts) must not re-encode the conversation, per kB
 // Usage: node --expose-gc scaling_ts.mjs [scale] [curve ...] (ROUNDS=5 in the environment).
@@ -75,6 +77,21 @@ const events = (n) =>
     if (thread.events.at(-1).type !== "turn_completed") throw new Error("the last event is not turn_completed");
   });
 
+function fork(n) {
+  const thread = Thread.create({ agent: AGENT, sandbox: new FakeSandbox({ "notes.txt": "buy milk" }), threadId: "t" });
+  recordInto(thread, n);
+  const head = thread.events.at(-1).event_id;
+  return () => {
+    for (let i = 0; i < 10 * n; i++) thread.fork(head, { branchId: `b${i}` });
+  };
+}
+
+function recordInto(thread, n) {
+  for (let i = 0; i < n; i++) {
+    thread.runTurn(`question ${i}`, new ScriptedModel([toolReply([[`tu_${i}`, "read_file", { path: "notes.txt" }]]), textReply(`answer ${i}`)]));
+  }
+}
+
 function reply(n) {
   const calls = 60;
   const text = "x".repeat(Math.floor((n * 1000) / calls));
@@ -101,6 +118,7 @@ const CURVES = {
   "ts-snapshot": [snapshot, 100, "turn"],
   "ts-events": [events, 100, "turn"],
   "ts-reply": [reply, 400, "kB"],
+  "ts-fork": [fork, 60, "turn"],
 };
 
 const scale = Number(process.argv[2] ?? "1");

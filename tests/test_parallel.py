@@ -162,3 +162,21 @@ def test_run_work_returns_what_a_serial_run_returns(
     else:
         kept = [r for r in serial if r is not None]
         assert sum(f for _, f in kept) == min(max_fail, sum(fails))
+
+
+def test_the_default_jobs_adds_a_driver_only_for_enough_cases(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from threads_cases.harness import pool
+    from threads_cases.protocol.client import DriverImplementation
+    from threads_cases.protocol.server import PythonImplementation
+
+    monkeypatch.setattr(pool, "available_cpus", lambda: 4)
+    driver = DriverImplementation("d", ["true"], dialect="threads-py")  # never started
+    in_process = PythonImplementation()
+    per = pool.CASES_PER_JOB
+    assert pool.default_jobs(100 * per, [in_process]) == 1  # threads share one interpreter
+    assert pool.default_jobs(per - 1, [in_process, driver]) == 1  # a small suite: one driver
+    assert pool.default_jobs(2 * per, [driver]) == 2
+    assert pool.default_jobs(100 * per, [driver]) == 4  # never more than the CPUs
+    assert pool.default_jobs(100 * per, [pool.pooled(driver, 3)]) == 4

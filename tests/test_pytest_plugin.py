@@ -42,6 +42,32 @@ def test_collects_each_case_as_an_item(pytester: pytest.Pytester) -> None:
     assert result.ret == 0
 
 
+def test_collection_reads_only_each_case_name(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from threads_cases.case import directory, loader
+    from threads_cases.core import schemas
+
+    cases = copy_cases(pytester.path)
+    (cases / "writes-summary" / "model.json").write_text("{broken")  # found when it runs
+    (cases / "reads-notes" / "case.json").write_text("[]")  # no name: the folder's name
+    shutil.copytree(CASES / "weather-stub", cases / "renamed")
+
+    def refuse(*_args: object, **_kwargs: object) -> None:
+        raise AssertionError("collection loaded or schema-checked a case")
+
+    for module, name in ((loader, "inspect_case"), (directory, "load_case")):
+        monkeypatch.setattr(module, name, refuse)
+    monkeypatch.setattr(schemas, "fast_validator", refuse)
+    items, _ = pytester.inline_genitems("--threads-cases", "cases", "-p", "no:cacheprovider")
+    assert sorted(i.nodeid for i in items) == [
+        "cases/reads-notes/case.json::reads-notes[threads-py]",
+        "cases/renamed/case.json::weather-stub[threads-py]",
+        "cases/weather-stub/case.json::weather-stub[threads-py]",
+        "cases/writes-summary/case.json::writes-summary[threads-py]",
+    ]
+
+
 def test_a_failing_case_reports_like_the_cli(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path)
     edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())

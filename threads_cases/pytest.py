@@ -15,7 +15,6 @@ absolute imports, so ``import pytest`` below is the real pytest.
 
 from __future__ import annotations
 
-import contextlib
 import inspect
 from pathlib import Path
 from typing import Any
@@ -31,8 +30,7 @@ def cases(directory: str | Path, *, marks: Any = ()) -> list[Any]:
     there, from the folder of the test file calling ``cases``. Raises ``ValueError`` when
     no folder is found (so a typo fails collection instead of silently running nothing).
     """
-    from threads_cases.case.directory import load_case
-    from threads_cases.core.errors import CaseError
+    from threads_cases.case.directory import peek_case_name
     from threads_cases.harness.runner import discover
 
     base = Path(directory)
@@ -45,9 +43,7 @@ def cases(directory: str | Path, *, marks: Any = ()) -> list[Any]:
         raise ValueError(f"threads_cases.pytest.cases: no such folder: {directory}")
     out = []
     for path in discover([base]):
-        name = path.name
-        with contextlib.suppress(CaseError):
-            name = load_case(path).name
+        name = peek_case_name(path) or path.name  # only case.json's name: loaded when run
         out.append(pytest.param(str(path), id=name, marks=marks))
     return out
 

@@ -219,6 +219,25 @@ def write_case_dir(
 # --------------------------------------------------------------------------- loading
 
 
+def peek_case_name(path: str | os.PathLike[str]) -> str | None:
+    """The name case.json gives the case directory ``path``, read cheaply for listing cases
+    (the pytest plugin collects with it): only case.json is read (a regular file within the
+    case size limit, strict JSON) and its ``name`` checked as a case name
+    (:func:`check_case_name`); nothing else is read or schema-checked. ``None`` when that
+    fails; loading the case (:func:`threads_cases.case.loader.inspect_case`) tells why."""
+    from ..core.strictjson import parse
+
+    try:
+        where = Path(path) / "case.json"
+        if where.is_symlink():
+            return None
+        data = read_regular(where, code="case_invalid", limit=MAX_CASE_BYTES)
+        value = parse(data, code="case_invalid", file=str(where))
+        return check_case_name(value.get("name")) if isinstance(value, dict) else None
+    except (CaseError, OSError):
+        return None
+
+
 def load_case(path: str | os.PathLike[str]) -> Case:
     """:func:`threads_cases.case.loader.open_case` (kept for code written before it)."""
     from .loader import open_case

@@ -3,7 +3,6 @@ with a run (spec/replay.md section 12; library: harness/baseline_edit.py)."""
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
@@ -68,7 +67,7 @@ def _run(
             paths or [Path(".")],
             impls,
             strict=strict or strict_setting(),
-            jobs=os.cpu_count() or 1,
+            jobs=None,  # the run default (harness/pool.py default_jobs)
             baseline=current,
         )
     except CaseError as err:

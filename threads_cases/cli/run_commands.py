@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -218,7 +217,8 @@ def _run_with_progress(
     **options: Any,
 ) -> SuiteResult:
     """:func:`run_suite` on ``paths`` (default: the current folder) with ``--jobs`` (default:
-    the CPU count) and ``--shard``, and a progress bar for pretty output on a terminal."""
+    :func:`threads_cases.harness.pool.default_jobs` for the suite) and ``--shard``, and a
+    progress bar for pretty output on a terminal."""
     from ..harness.pool import parse_shard
 
     progress = _Progress(fmt == "pretty" and sys.stderr.isatty())
@@ -228,7 +228,7 @@ def _run_with_progress(
         return run_suite(
             paths or [Path(".")],
             impls,
-            jobs=jobs or os.cpu_count() or 1,
+            jobs=jobs,  # None: the default for this suite (harness/pool.py)
             shard=parse_shard(shard) if shard is not None else None,
             on_result=progress.tick,
             on_plan=progress.plan,
@@ -272,7 +272,8 @@ def run(
             "-j",
             min=1,
             help="Cases run at once per implementation, each driver in its own process "
-            "(default: CPU count). The report is the same whatever N.",
+            "(default: 1, or one per 400 cases up to the CPU count when an implementation "
+            "runs as a driver). The report is the same whatever N.",
         ),
     ] = None,
     shard: Annotated[

@@ -229,7 +229,7 @@ class Reducer:
 
     # ------------------------------------------------------------------ apply
     def has_snapshot(self, snapshot_id: str) -> bool:
-        """True when ``snapshot_id`` was taken (a set lookup, not a scan of ``state["snapshots"]``)."""
+        """True when ``snapshot_id`` was taken (a set lookup, not a scan of the snapshots)."""
         return snapshot_id in self._snapshot_ids
 
     def apply(self, ev: dict[str, Any]) -> None:

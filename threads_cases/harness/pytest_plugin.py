@@ -15,7 +15,9 @@ By default ``threads-py`` runs in process under its egress guard (best effort, s
 empty network namespace where one can be made (else under the guard).
 
 Every case directory under the given folders becomes one item per implementation, named
-``<case name>[<impl>]`` (node id ``<case dir>/case.json::<case name>[<impl>]``). Verdicts:
+``<case name>[<impl>]`` (node id ``<case dir>/case.json::<case name>[<impl>]``; the folder's
+name when case.json gives no valid name). Collection reads only each case.json's name; the
+case is loaded and checked when its item runs. Verdicts:
 ``pass`` passes; ``skip`` skips; ``drifted`` passes (with a ``threads-cases`` report
 section) unless ``--threads-cases-strict``; a failure the baseline lists
 (``--threads-cases-baseline FILE``, default as for ``threads-cases run``) is ``xfailed``
@@ -235,12 +237,11 @@ class CaseFile(pytest.File):
     """A case directory (collected through its case.json): one item per implementation."""
 
     def collect(self) -> Any:
-        from threads_cases.case.directory import load_case
-        from threads_cases.core.errors import CaseError
+        from threads_cases.case.directory import peek_case_name
 
-        name = self.path.parent.name
-        with contextlib.suppress(CaseError):  # the item reports it when it runs
-            name = load_case(self.path.parent).name
+        # Only case.json's name is read here; the item loads and checks the whole case when
+        # it runs, so a broken case is that item's failure, never a collection error.
+        name = peek_case_name(self.path.parent) or self.path.parent.name
         for impl in self.config.getoption("threads_cases_impl") or ["threads-py"]:
             yield CaseItem.from_parent(self, name=f"{name}[{impl}]", impl=impl)
 

@@ -41,7 +41,7 @@ from .checks import check_case as check_case
 from .checks import check_live_case
 from .checks import verdict_of as verdict_of
 from .live.desk import LiveRun
-from .pool import pooled, run_work, shard_of
+from .pool import default_jobs, pooled, run_work, shard_of
 
 if TYPE_CHECKING:
     from ..reference.agent import AgentSpec
@@ -326,7 +326,7 @@ def run_suite(
     pattern: str | None = None,
     only: set[tuple[str, str]] | None = None,
     max_fail: int | None = None,
-    jobs: int = 1,
+    jobs: int | None = 1,
     shard: tuple[int, int] | None = None,
     supply: dict[str, Any] | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
@@ -341,10 +341,12 @@ def run_suite(
     ``(case path, implementation)`` pairs (``--last-failed``); ``max_fail`` stops starting
     new cases after that many failures or errors, exactly as a serial run would; ``jobs`` runs
     up to that many cases at once per implementation (a pool of driver processes each), with
-    results in the same order whatever ``jobs`` is; ``shard=(K, N)`` runs only the cases of
-    shard K of N (:func:`threads_cases.harness.pool.shard_of`); ``baseline`` turns listed
-    failures into ``xfail`` and stale entries into ``xpass`` (:mod:`.expected`; every result
-    then carries its judgement, which ``baseline update`` and ``prune`` read).
+    results in the same order whatever ``jobs`` is (``None``: :func:`.pool.default_jobs`, 1
+    unless the suite is large enough for another driver to pay for itself); ``shard=(K, N)``
+    runs only the cases of shard K of N (:func:`threads_cases.harness.pool.shard_of`);
+    ``baseline`` turns listed failures into ``xfail`` and stale entries into ``xpass``
+    (:mod:`.expected`; every result then carries its judgement, which ``baseline update``
+    and ``prune`` read).
     Raises ``CaseError("invalid_request")`` when no case is found.
     """
     from .expected import apply_baseline
@@ -398,6 +400,8 @@ def run_suite(
         on_plan(len(work))
     started = time.time()
     t0 = time.perf_counter()
+    if jobs is None:
+        jobs = default_jobs(len(cases), impls)
     slot = {id(i): k for k, i in enumerate(impls)}
     impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
     opened = _Opened([c for c, _ in work])

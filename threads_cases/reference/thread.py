@@ -18,6 +18,7 @@ import copy
 import os
 import re
 import secrets
+import weakref
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, cast
@@ -87,8 +88,15 @@ class Thread:
             ids = IdIndex({e["event_id"]: i for i, e in enumerate(self._events)})
         self._ids = ids
         self._next_branch: str | None = None  # the branch a forked event being recorded opens
+        # a weak reference back: no cycle, so a dropped fork is freed at once (not by the
+        # cyclic collector, whose full passes walk every live event of every thread)
+        event_id = weakref.WeakMethod(self._event_id)
         self._recorder = Recorder(
-            self._events, self._reducer, thread_id=thread_id, id_for=self._event_id, clock=clock
+            self._events,
+            self._reducer,
+            thread_id=thread_id,
+            id_for=lambda seq: event_id()(seq),  # type: ignore[misc]
+            clock=clock,
         )
 
     # ------------------------------------------------------------------ construction

@@ -181,12 +181,15 @@ export interface ReducerOptions {
  * then unknown, so restoring one throws `log_invalid`.
  */
 export class Reducer {
-  readonly state: State;
+  /** The state (read it; do not assign it). */
+  state: State;
   private readonly copy: <T>(value: T) => T;
-  private readonly saved = new Map<string, Saved>();
+  private saved = new Map<string, Saved>();
   private started: boolean;
   private turnIds: Set<string>;
-  private readonly snapshotIds: Set<string>;
+  private snapshotIds: Set<string>;
+  /** Every container of the state, the saved snapshots and the id sets are shared with a branch. */
+  private borrowed = false;
 
   constructor(state?: State | null, options: ReducerOptions = {}) {
     this.state = state ? deepCopy(state) : initialState();
@@ -201,6 +204,38 @@ export class Reducer {
   /** True when `snapshotId` was taken (a set lookup, not a scan of `state.snapshots`). */
   hasSnapshot(snapshotId: string): boolean {
     return this.snapshotIds.has(snapshotId);
+  }
+
+  /**
+   * A reducer in the same state that goes its own way from here (a fork's reducer, spec/reducer.md
+   * 6.5). Costs the same whatever the log's length: the two share every container until one of
+   * them changes it, and the first change copies it (the items, never changed in place, stay shared).
+   */
+  branch(): Reducer {
+    const child = new Reducer(null, { copyData: this.copy === deepCopy });
+    child.state = { ...this.state };
+    child.saved = this.saved;
+    child.started = this.started;
+    child.turnIds = this.turnIds;
+    child.snapshotIds = this.snapshotIds;
+    child.borrowed = this.borrowed = true;
+    return child;
+  }
+
+  /** Copy what a {@link branch} shares, before changing it. */
+  private own(): void {
+    const st = this.state;
+    st.messages = [...st.messages];
+    st.turns = [...st.turns];
+    st.snapshots = [...st.snapshots];
+    st.pending_tool_calls = [...st.pending_tool_calls];
+    st.sandbox = { files: shallowCopy(st.sandbox.files) };
+    st.artifacts = shallowCopy(st.artifacts);
+    st.usage = { ...st.usage };
+    this.saved = new Map(this.saved);
+    this.turnIds = new Set(this.turnIds);
+    this.snapshotIds = new Set(this.snapshotIds);
+    this.borrowed = false;
   }
 
   private fail(ev: Envelope, message: string, pointer = ""): CaseError {
@@ -232,6 +267,8 @@ export class Reducer {
       }
       const handler = this.handlers[ev.type];
       if (handler === undefined) throw this.fail(ev, `unknown event type ${ev.type}`, "/type");
+      // equal copies: a refused event still leaves the state as it was
+      if (this.borrowed && ev.type !== "forked" && ev.type !== "model_requested" && ev.type !== "turn_started") this.own();
       handler(ev, ev.data);
     }
     const st = this.state;

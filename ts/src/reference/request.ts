@@ -53,15 +53,24 @@ export function requestSha256(request: JsonValue): string {
  * call on the same thread. A replaced or shorter `messages` list, or a changed agent, starts again.
  */
 export class RequestHasher {
-  private messages: unknown[] | null = null;
   private sealed = 0;
   private lastSealed: unknown = undefined;
   private h: Hash = createHash("sha256").update('{"messages":[', "utf8");
   private agent: unknown = undefined;
   private tail = "";
 
-  private reset(messages: unknown[]): void {
-    this.messages = messages;
+  /** An independent hasher in the same position (a fork's, at the end of the log). */
+  copy(): RequestHasher {
+    const other = new RequestHasher();
+    other.sealed = this.sealed;
+    other.lastSealed = this.lastSealed;
+    other.h = this.h.copy();
+    other.agent = this.agent;
+    other.tail = this.tail;
+    return other;
+  }
+
+  private reset(): void {
     this.sealed = 0;
     this.lastSealed = undefined;
     this.h = createHash("sha256").update('{"messages":[', "utf8");
@@ -78,9 +87,10 @@ export class RequestHasher {
   /** The hex `request_sha256` of the request `state` asks for. */
   sha256(state: State): string {
     const messages = state.messages as unknown[];
-    if (messages !== this.messages || messages.length < this.sealed || (this.sealed > 0 && messages[this.sealed - 1] !== this.lastSealed)) {
-      this.reset(messages);
-    }
+    // Sealed messages are never changed in place (only the last slot is replaced), so the same
+    // object at the last sealed slot means the same sealed prefix, also in a copy of the list
+    // (a fork's reducer copies a shared list on its first change).
+    if (messages.length < this.sealed || (this.sealed > 0 && messages[this.sealed - 1] !== this.lastSealed)) this.reset();
     while (this.sealed < messages.length - 1) {
       const msg = messages[this.sealed];
       if (this.sealed > 0) this.h.update(",", "utf8");

@@ -100,7 +100,7 @@ export class Recorder {
   ) {}
 
   /** `request_sha256` of the state's request, kept incrementally across turns. */
-  readonly hasher = new RequestHasher();
+  hasher = new RequestHasher();
 
   /** Called with each event just recorded (a replay's {@link Interruption} check). */
   afterAppend: ((ev: Envelope) => void) | null = null;

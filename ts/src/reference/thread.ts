@@ -26,6 +26,7 @@ import type { Model } from "./model.js";
 import { quote } from "../core/texts.js";
 import { Reducer, deepCopy, type Envelope, type State } from "../core/reducer.js";
 import { ArtifactStore, Clock, Recorder, STEP_LIMIT, parseTs, runTurn, type TurnOutcome } from "./runtime.js";
+import { IdIndex } from "./branching.js";
 import { FakeSandbox, type SandboxProvider } from "./sandbox.js";
 import { saveCase, type SaveResult } from "../case/save.js";
 import type { JsonObject, JsonValue } from "../core/strictjson.js";
@@ -59,7 +60,7 @@ export interface SaveCaseRequest {
 export class Thread {
   private readonly log: Envelope[];
   private readonly reducer: Reducer;
-  private readonly ids: Set<string>;
+  private readonly ids: IdIndex;
   private readonly recorder: Recorder;
   private readonly sandboxSnapshots = new Map<string, unknown>();
   /** Frozen copies of the first envelopes of the log, made by {@link events} on first access. */
@@ -72,11 +73,18 @@ export class Thread {
     readonly threadId: string,
     readonly clock: Clock,
     readonly agent: AgentSpec | null,
+    /** A fork's reducer and ids, already in step with `events` (spare reducing the log again). */
+    shared?: { reducer: Reducer; ids: IdIndex },
   ) {
     this.log = events;
-    this.reducer = new Reducer();
-    for (const ev of events) this.reducer.apply(ev);
-    this.ids = new Set(events.map((e) => e.event_id));
+    if (shared !== undefined) {
+      this.reducer = shared.reducer;
+      this.ids = shared.ids;
+    } else {
+      this.reducer = new Reducer();
+      for (const ev of events) this.reducer.apply(ev);
+      this.ids = new IdIndex(new Map(events.map((e, i) => [e.event_id, i])));
+    }
     this.recorder = new Recorder(this.log, this.reducer, threadId, (seq) => this.eventId(seq), clock);
   }
 
@@ -160,21 +168,31 @@ export class Thread {
     const base = `${this.reducer.state.branch_id.replace(UNSAFE, "-").slice(0, 40)}.${seq}`;
     let id = base;
     while (this.ids.has(id)) id = `${base}.${randomBytes(2).toString("hex")}`;
-    this.ids.add(id);
+    this.ids.add(id, this.log.length);
     return id;
   }
 
-  /** A new handle on a branch: the log up to `at`, then a `forked` event (`event_not_found`). */
+  /**
+   * A new handle on a branch: the log up to `at`, then a `forked` event (`event_not_found`).
+   * The fork shares the parent's events, ids and (at the last event) reduced state, each side
+   * copying a shared container on its first change (spec/reducer.md 6.5): no deep copy and no
+   * second reduction; a fork at an earlier event reduces the prefix again, without copies.
+   */
   fork(at: string, options: { branchId?: string } = {}): Thread {
-    const idx = this.log.findIndex((e) => e.event_id === at);
-    if (idx === -1) throw new CaseError("event_not_found", `event ${quote(at)} is not in the log`);
+    const idx = this.ids.position(at) ?? -1;
+    if (this.log[idx]?.event_id !== at) throw new CaseError("event_not_found", `event ${quote(at)} is not in the log`);
     const branch = options.branchId ?? `fork-${randomBytes(3).toString("hex")}`;
     if (/[^A-Za-z0-9._-]/.test(branch)) {
       throw new CaseError("invalid_request", `branch_id ${quote(branch)} may hold only letters, digits, '.', '_', '-'`);
     }
     const sandbox = this.sandbox instanceof FakeSandbox ? new FakeSandbox(this.sandbox.contents) : this.sandbox;
-    const child = new Thread(deepCopy(this.log.slice(0, idx + 1)), sandbox, new ArtifactStore(this.artifacts.blobs), this.threadId, this.clock, this.agent);
-    for (const id of this.ids) child.ids.add(id);
+    const events = this.log.slice(0, idx + 1); // the same envelopes: a log's events never change
+    const atEnd = idx + 1 === this.log.length;
+    const reducer = atEnd ? this.reducer.branch() : new Reducer(null, { copyData: false });
+    if (!atEnd) for (const ev of events) reducer.apply(ev);
+    const ids = this.ids.branch(this.log.length, idx + 1);
+    const child = new Thread(events, sandbox, new ArtifactStore(this.artifacts.blobs), this.threadId, this.clock, this.agent, { reducer, ids });
+    if (atEnd) child.recorder.hasher = this.recorder.hasher.copy();
     child.recorder.append("forked", { from_event_id: at, branch_id: branch });
     return child;
   }
