@@ -7,14 +7,20 @@ it must stay deterministic: fixed clock, fixed thread id, scripted model.
 
 from __future__ import annotations
 
+import json
 import os
+import select
 import shutil
+import signal
 import subprocess
 import sys
-from collections.abc import Callable, Mapping
+import tempfile
+import threading
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+import cli_forkserver as forkserver
 import pytest
 
 from threads_cases.case.directory import CaseExpectation
@@ -41,6 +47,10 @@ CLEARED_ENV = (
     "GITHUB_WORKSPACE",
 )
 
+#: ``THREADS_CASES_TEST_SUBPROCESS=1``: every :func:`cli` call is a real subprocess (to rule
+#: the fork server out when a test fails, or to measure what it saves).
+SUBPROCESS_ONLY = os.environ.get("THREADS_CASES_TEST_SUBPROCESS") == "1"
+
 
 def cli(
     *args: str | Path,
@@ -48,15 +58,37 @@ def cli(
     env: Mapping[str, str] | None = None,
     timeout: float = HANG_SECONDS,
     traceback_ok: bool = False,
+    process: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """Run ``python -m threads_cases ARGS`` in ``cwd`` (stdin empty, output decoded as UTF-8
-    with replacement) with ``env`` on top of this environment minus :data:`CLEARED_ENV`.
-    Fails the test when the command hangs past ``timeout`` or prints a traceback (unless
-    ``traceback_ok``)."""
+    """Run the CLI as ``python -m threads_cases ARGS`` would, in ``cwd`` (stdin empty, output
+    decoded as UTF-8 with replacement) with ``env`` on top of this environment minus
+    :data:`CLEARED_ENV`. Fails the test when the command hangs past ``timeout`` or prints a
+    traceback (unless ``traceback_ok``).
+
+    The command runs in a child forked from this worker's fork server
+    (tests/cli_forkserver.py: the package already imported, so no interpreter or import
+    start-up per call; its own process, process group, cwd, environment and file
+    descriptors, coverage measured). ``process=True``, or an ``env`` that changes what is read
+    at import time (``COLUMNS``...), runs a real ``python -m threads_cases`` subprocess instead.
+    """
     base = {k: v for k, v in os.environ.items() if k not in CLEARED_ENV}
+    full_env = {**base, "COLUMNS": "200", **(env or {})}  # piped output is COLUMNS wide
     argv = [sys.executable, "-m", "threads_cases", *map(str, args)]
+    server = None if process or SUBPROCESS_ONLY else _forkserver.get(full_env)
+    if server is None:
+        p = _subprocess_cli(argv, cwd, full_env, timeout)
+    else:
+        p = server.run(argv[3:], cwd, full_env, timeout)
+    if not traceback_ok:
+        assert "Traceback" not in p.stdout + p.stderr, p.stderr[-3000:]
+    return p
+
+
+def _subprocess_cli(
+    argv: list[str], cwd: Path, env: dict[str, str], timeout: float
+) -> subprocess.CompletedProcess[str]:
     try:
-        p = subprocess.run(
+        return subprocess.run(
             argv,
             cwd=cwd,
             capture_output=True,
@@ -65,14 +97,112 @@ def cli(
             errors="replace",
             timeout=timeout,
             stdin=subprocess.DEVNULL,
-            env={**base, "COLUMNS": "200", **(env or {})},  # piped output is COLUMNS wide
+            env=env,
         )
     except subprocess.TimeoutExpired as exc:
         tail = exc.stderr[-500:] if isinstance(exc.stderr, bytes) else b""
         pytest.fail(f"`threads-cases {' '.join(argv[3:5])} ...` hung for {timeout}s ({tail!r})")
-    if not traceback_ok:
-        assert "Traceback" not in p.stdout + p.stderr, p.stderr[-3000:]
-    return p
+
+
+class _ForkServer:
+    """The client of tests/cli_forkserver.py (one server per worker process, started on the
+    first call with the environment of that call; stopped at the end of the session)."""
+
+    def __init__(self) -> None:
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.env: dict[str, str] = {}
+        self.lock = threading.Lock()
+
+    def get(self, env: dict[str, str]) -> _ForkServer | None:
+        """This server when it can run a call with ``env``, else None (a real subprocess)."""
+        if self.proc is None:
+            self._start(env)
+        if any(env.get(k) != self.env.get(k) for k in forkserver.IMPORT_TIME_ENV):
+            return None
+        return self
+
+    def _start(self, env: dict[str, str]) -> None:
+        self.env = dict(env)
+        self.proc = subprocess.Popen(
+            [sys.executable, str(Path(__file__).with_name("cli_forkserver.py"))],
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            env=self.env,
+            cwd=ROOT,
+        )
+        assert self.proc.stdout is not None
+        ready = self.proc.stdout.readline()
+        assert ready == b"ready\n", f"the CLI fork server did not start: {ready!r}"
+
+    def run(
+        self, args: list[str], cwd: Path, env: dict[str, str], timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        if not self.lock.acquire(blocking=False):  # a call from another thread meanwhile
+            argv = [sys.executable, "-m", "threads_cases", *args]
+            return _subprocess_cli(argv, cwd, env, timeout)
+        try:
+            return self._run(args, cwd, env, timeout)
+        finally:
+            self.lock.release()
+
+    def _run(
+        self, args: list[str], cwd: Path, env: dict[str, str], timeout: float
+    ) -> subprocess.CompletedProcess[str]:
+        assert self.proc is not None and self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        with tempfile.TemporaryDirectory(prefix="cli-") as tmp:
+            out, err = Path(tmp, "stdout"), Path(tmp, "stderr")
+            out.touch()
+            err.touch()
+            req = {"args": args, "cwd": str(cwd), "env": env, "stdin": os.devnull}
+            req |= {"stdout": str(out), "stderr": str(err)}
+            self.proc.stdin.write(json.dumps(req).encode() + b"\n")
+            self.proc.stdin.flush()
+            pid = int(self._reply(b"pid ", None))
+            try:
+                code = int(self._reply(b"status ", timeout))
+            except TimeoutError:
+                os.killpg(pid, signal.SIGKILL)
+                self._reply(b"status ", None)
+                tail = err.read_bytes()[-500:]
+                cmd = " ".join(args[:2])
+                pytest.fail(f"`threads-cases {cmd} ...` hung for {timeout}s ({tail!r})")
+            decode = {"encoding": "utf-8", "errors": "replace"}
+            return subprocess.CompletedProcess(
+                [sys.executable, "-m", "threads_cases", *args],
+                code,
+                out.read_bytes().decode(**decode),
+                err.read_bytes().decode(**decode),
+            )
+
+    def _reply(self, prefix: bytes, timeout: float | None) -> str:
+        assert self.proc is not None and self.proc.stdout is not None
+        if timeout is not None and not select.select([self.proc.stdout], [], [], timeout)[0]:
+            raise TimeoutError
+        line = self.proc.stdout.readline()
+        if not line.startswith(prefix):
+            self.stop()
+            pytest.fail(f"the CLI fork server ended (answered {line!r})")
+        return line[len(prefix) :].decode().strip()
+
+    def stop(self) -> None:
+        """End the server (it saves its own coverage data at a normal exit)."""
+        if self.proc is not None:
+            assert self.proc.stdin is not None
+            self.proc.stdin.close()
+            self.proc.wait(timeout=60)
+            self.proc = None
+
+
+_forkserver = _ForkServer()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _cli_forkserver() -> Iterator[None]:
+    """Stops the fork server before the session ends (pytest-cov combines the data files
+    then, the server's among them)."""
+    yield
+    _forkserver.stop()
 
 
 #: Calls the live weather handler answered, in order (reset by build_thread).

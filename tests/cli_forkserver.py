@@ -1,0 +1,199 @@
+"""A fork server for the tests' :func:`conftest.cli`: one per xdist worker, started on the
+first call, with the whole ``threads_cases`` package imported once.
+
+Each request forks a child that becomes what ``python -m threads_cases ARGS`` would be: its
+own process (and process group), its cwd, its environment, stdin/stdout/stderr on the files
+the client named, ``sys.argv``; it runs the CLI's ``main()`` and ends with the exit status a
+fresh interpreter would give (``SystemExit`` code, 1 and a traceback for an uncaught
+exception). Only the start-up differs: no interpreter start, no imports, no coverage start-up
+per call, which was most of the suite's CPU time.
+
+Coverage: the child stops the collector it inherited (the server's, whose data only the server
+saves, at its normal exit) and starts its own with ``coverage.process_startup`` (the
+configuration pytest-cov gives subprocesses, ``COVERAGE_PROCESS_CONFIG``), saved before the
+child ends. The child ends with ``posix._exit``: coverage's ``os._exit`` patch would save the
+server's pre-fork data from the child, over a SQLite connection opened before the fork.
+
+Protocol (the client's pipes on the server's stdin and stdout, moved off fds 0 and 1): the
+client writes one JSON request per line, ``{"args", "cwd", "env", "stdin", "stdout",
+"stderr"}`` (the last three are file paths); the server answers ``pid <n>`` at once, then
+``status <returncode>`` (negative: killed by that signal) when the child has ended.
+
+The server imports the package with the environment it was started with, so a module-level
+value read from the environment at import (the rich consoles' width from ``COLUMNS``) is the
+server's: the client runs a real subprocess when a call's environment differs there
+(:data:`IMPORT_TIME_ENV`).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import pkgutil
+import posix
+import sys
+import traceback
+from pathlib import Path
+from typing import Any
+
+#: Variables read when the package is imported (rich reads the console's width, colours and
+#: terminal at construction; Python reads PYTHON* at start): a call that sets them differently
+#: from the server's environment runs in a real subprocess.
+IMPORT_TIME_ENV = (
+    "COLUMNS",
+    "LINES",
+    "NO_COLOR",
+    "FORCE_COLOR",
+    "TERM",
+    "COLORTERM",
+    "TTY_COMPATIBLE",
+    "TTY_INTERACTIVE",
+    "TERMINAL_WIDTH",
+    "JUPYTER_COLUMNS",
+    "JUPYTER_LINES",
+    "LANG",
+    "LC_ALL",
+    "LC_CTYPE",
+    "PYTHONPATH",
+    "PYTHONIOENCODING",
+    "PYTHONUTF8",
+    "PYTHONHASHSEED",
+    "PYTHONWARNINGS",
+    "PYTHONDEVMODE",
+    "PYTHONSAFEPATH",
+    "PYTHONNOUSERSITE",
+    "PYTHONDONTWRITEBYTECODE",
+)
+#: Modules not preloaded: the entry script (importing it runs the CLI), the pytest plugin, and
+#: the live providers' clients (their SDKs take seconds to import; few calls need them).
+SKIP = (
+    "threads_cases.__main__",
+    "threads_cases.pytest",
+    "threads_cases.harness.pytest_plugin",
+    "threads_cases.harness.live.anthropic_api",
+    "threads_cases.harness.live.openai_api",
+)
+
+
+def preload() -> None:
+    """Import every module of the package (what any command could load), nothing more: no
+    cache is warmed, so each child computes its cached values as a fresh process would."""
+    import threads_cases
+    from threads_cases import cli
+
+    for info in pkgutil.walk_packages(threads_cases.__path__, "threads_cases."):
+        if info.name not in SKIP:
+            importlib.import_module(info.name)
+    app = cli._load()  # every command registered on the app, as for `--help` or an unknown name
+    # typer turns the app into a click command on every call (inspecting the signature of
+    # every command: most of a short command's CPU); build it once here, as each fresh
+    # process builds it once
+    import typer.main
+
+    command = typer.main.get_command(app)
+    build = typer.main.get_command
+    typer.main.get_command = lambda typer_app: command if typer_app is app else build(typer_app)
+
+
+def child(req: dict[str, Any]) -> int:
+    """Become the CLI process of ``req``; returns its exit status (the caller _exits)."""
+    os.setpgid(0, 0)  # the client kills the whole group on a hang
+    os.chdir(req["cwd"])
+    os.environ.clear()
+    os.environ.update(req["env"])
+    _restart_coverage()
+    for fd, path, flags in (
+        (0, req["stdin"], os.O_RDONLY),
+        (1, req["stdout"], os.O_WRONLY | os.O_TRUNC),
+        (2, req["stderr"], os.O_WRONLY | os.O_TRUNC),
+    ):
+        new = os.open(path, flags)
+        os.dup2(new, fd)
+        os.close(new)
+    sys.argv = [str(Path(sys.modules["threads_cases"].__file__ or "").parent / "__main__.py")]
+    sys.argv += req["args"]
+    sys.path[0] = os.getcwd()  # as `python -m` does
+    from threads_cases.cli import main
+
+    status = 0
+    try:
+        main()
+    except SystemExit as exc:
+        status = _exit_status(exc.code)
+    except BaseException:  # what the interpreter does with an uncaught exception
+        traceback.print_exc()
+        status = 1
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    _save_coverage()
+    return status
+
+
+def _exit_status(code: object) -> int:
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    print(code, file=sys.stderr)
+    return 1
+
+
+def _restart_coverage() -> None:
+    try:
+        import coverage
+    except ImportError:
+        return
+    inherited = coverage.Coverage.current()
+    if inherited is not None:
+        inherited.stop()
+        coverage.process_startup(force=True)  # no-op without COVERAGE_PROCESS_CONFIG
+
+
+def _save_coverage() -> None:
+    if "coverage" not in sys.modules:
+        return
+    import coverage
+
+    cov = coverage.Coverage.current()
+    if cov is not None:
+        cov.stop()
+        cov.save()
+
+
+def serve(requests: Any, replies: Any) -> None:
+    for line in requests:
+        req = json.loads(line)
+        pid = os.fork()
+        if pid == 0:
+            status = 1
+            try:
+                requests.close()
+                replies.close()
+                status = child(req)
+            finally:
+                posix._exit(status)
+        replies.write(f"pid {pid}\n".encode())
+        replies.flush()
+        _, wait_status = os.waitpid(pid, 0)
+        replies.write(f"status {os.waitstatus_to_exitcode(wait_status)}\n".encode())
+        replies.flush()
+
+
+def main() -> None:
+    requests = os.fdopen(os.dup(0), "rb")
+    replies = os.fdopen(os.dup(1), "wb")
+    null = os.open(os.devnull, os.O_RDWR)
+    os.dup2(null, 0)
+    os.dup2(null, 1)
+    os.close(null)
+    preload()
+    replies.write(b"ready\n")
+    replies.flush()
+    serve(requests, replies)
+
+
+if __name__ == "__main__":
+    main()
