@@ -13,6 +13,9 @@
 // Prints one JSON line per curve: {"curve", "unit", "sizes", "seconds"}, the best CPU seconds
 // of one run at each size (process.cpuUsage, user + system, every thread of the process).
 // How a sample is taken is explained where the samples are taken, at the end of this file.
+import { spawnSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
 import { Reducer } from "../ts/dist/src/core/reducer.js";
 import { AgentSpec, BUILTIN_TOOLS, FakeSandbox, ScriptedModel, Thread, textReply, toolReply } from "../ts/dist/src/index.js";
 
@@ -121,24 +124,48 @@ const CURVES = {
   "ts-fork": [fork, 60, "turn"],
 };
 
-const scale = Number(process.argv[2] ?? "1");
-const ROUNDS = Number(process.env.ROUNDS ?? 5);
-const only = process.argv.slice(3);
-for (const [name, [make, base0, unit]] of Object.entries(CURVES)) {
-  if (only.length > 0 && !only.includes(name)) continue;
-  const base = Math.max(1, Math.floor(base0 * scale));
-  const sizes = [base, 4 * base, 16 * base];
+/**
+ * Child mode (`--size NAME BASE N SAMPLES`): build the inputs of one size, warm the JIT on two
+ * 1x runs, print the best CPU seconds per run of SAMPLES samples. Every sample does the same
+ * work on distinct inputs built outside the timing (sixteen 1x inputs, four 4x, one 16x), so a
+ * 1x sample neither escapes the young-generation collections a longer run pays nor walks an
+ * input small enough to stay in the CPU cache; and each size runs in a process of its own, so
+ * an old-generation collection during a sample marks that size's input only, not the inputs
+ * of the other sizes.
+ */
+function child([name, base, n, samples]) {
+  const make = CURVES[name][0];
   sample([make(base), make(base)]); // warm the JIT
-  // Every sample does the same work on distinct inputs built outside the timing (sixteen 1x
-  // inputs, four 4x, one 16x), so a 1x sample neither escapes the young-generation collections
-  // a longer run pays nor walks an input small enough to stay in the CPU cache. The sizes take
-  // turns, so a change in the machine's load reaches all three; each keeps its best sample.
-  const inputs = sizes.map((n) => Array.from({ length: (16 * base) / n }, () => make(n)));
-  const seconds = [Infinity, Infinity, Infinity];
+  const runs = Array.from({ length: (16 * base) / n }, () => make(n));
+  let best = Infinity;
+  for (let i = 0; i < samples; i++) best = Math.min(best, sample(runs) / runs.length);
+  console.log(best);
+}
+
+/** The best seconds per run at each size; the sizes take turns, ROUNDS times, so a change in the machine's load reaches all three. */
+function curve(name, base, sizes) {
+  const seconds = sizes.map(() => Infinity);
   for (let round = 0; round < ROUNDS; round++) {
-    inputs.forEach((runs, i) => {
-      seconds[i] = Math.min(seconds[i], sample(runs) / runs.length);
+    sizes.forEach((n, i) => {
+      const args = [...process.execArgv, fileURLToPath(import.meta.url), "--size", name, String(base), String(n), "2"];
+      const out = spawnSync(process.execPath, args, { encoding: "utf8" });
+      if (out.status !== 0) throw new Error(`${name} at ${n}: ${out.stderr}`);
+      seconds[i] = Math.min(seconds[i], Number(out.stdout));
     });
   }
-  console.log(JSON.stringify({ curve: name, unit, sizes, seconds }));
+  return seconds;
+}
+
+const ROUNDS = Number(process.env.ROUNDS ?? 2);
+if (process.argv[2] === "--size") {
+  child(process.argv.slice(3).map((v, i) => (i === 0 ? v : Number(v))));
+} else {
+  const scale = Number(process.argv[2] ?? "1");
+  const only = process.argv.slice(3);
+  for (const [name, [, base0, unit]] of Object.entries(CURVES)) {
+    if (only.length > 0 && !only.includes(name)) continue;
+    const base = Math.max(1, Math.floor(base0 * scale));
+    const sizes = [base, 4 * base, 16 * base];
+    console.log(JSON.stringify({ curve: name, unit, sizes, seconds: curve(name, base, sizes) }));
+  }
 }

@@ -11,6 +11,7 @@
  */
 
 import { CaseError } from "./errors.js";
+import { IdMap, IdSet } from "./idtable.js";
 import { setOwn, type JsonObject, type JsonValue } from "./strictjson.js";
 
 /** A canonical event envelope (schema-valid; see schemas/event.schema.json). */
@@ -184,17 +185,17 @@ export class Reducer {
   /** The state (read it; do not assign it). */
   state: State;
   private readonly copy: <T>(value: T) => T;
-  private saved = new Map<string, Saved>();
+  /** Every snapshot id taken, with what it saved (null: taken before the state this reducer resumed from). */
+  private saved: IdMap<Saved | null>;
   private started: boolean;
-  private turnIds: Set<string>;
-  private snapshotIds: Set<string>;
+  private turnIds: IdSet;
   /** Every container of the state, the saved snapshots and the id sets are shared with a branch. */
   private borrowed = false;
 
   constructor(state?: State | null, options: ReducerOptions = {}) {
     this.state = state ? deepCopy(state) : initialState();
-    this.turnIds = new Set(this.state.turns.map((t) => t.turn_id));
-    this.snapshotIds = new Set(this.state.snapshots);
+    this.turnIds = new IdSet(this.state.turns.map((t) => t.turn_id));
+    this.saved = new IdMap(this.state.snapshots.map((sid) => [sid, null]));
     this.copy = options.copyData === false ? (v) => v : deepCopy;
     // Started means "thread_started was applied", which is exactly "agent is not null": a
     // prefix of x_ events moves last_seq but does not start the thread.
@@ -203,7 +204,7 @@ export class Reducer {
 
   /** True when `snapshotId` was taken (a set lookup, not a scan of `state.snapshots`). */
   hasSnapshot(snapshotId: string): boolean {
-    return this.snapshotIds.has(snapshotId);
+    return this.saved.has(snapshotId);
   }
 
   /**
@@ -217,7 +218,6 @@ export class Reducer {
     child.saved = this.saved;
     child.started = this.started;
     child.turnIds = this.turnIds;
-    child.snapshotIds = this.snapshotIds;
     child.borrowed = this.borrowed = true;
     return child;
   }
@@ -232,9 +232,8 @@ export class Reducer {
     st.sandbox = { files: shallowCopy(st.sandbox.files) };
     st.artifacts = shallowCopy(st.artifacts);
     st.usage = { ...st.usage };
-    this.saved = new Map(this.saved);
-    this.turnIds = new Set(this.turnIds);
-    this.snapshotIds = new Set(this.snapshotIds);
+    this.saved = this.saved.copy();
+    this.turnIds = this.turnIds.copy();
     this.borrowed = false;
   }
 
@@ -407,18 +406,17 @@ export class Reducer {
 
     snapshot_taken: (ev, data) => {
       const sid = str(data["snapshot_id"]);
-      if (this.snapshotIds.has(sid)) throw this.fail(ev, `snapshot_id ${repr(sid)} was taken before`, "/data/snapshot_id");
+      if (this.saved.has(sid)) throw this.fail(ev, `snapshot_id ${repr(sid)} was taken before`, "/data/snapshot_id");
       this.state.snapshots.push(sid);
-      this.snapshotIds.add(sid);
       this.saved.set(sid, new Saved(this.state));
     },
 
     restored: (ev, data) => {
       const sid = str(data["snapshot_id"]);
       const saved = this.saved.get(sid);
-      if (saved === undefined) throw this.fail(ev, `restored an unknown snapshot ${repr(sid)}`, "/data/snapshot_id");
+      if (saved === undefined || saved === null) throw this.fail(ev, `restored an unknown snapshot ${repr(sid)}`, "/data/snapshot_id");
       saved.restoreInto(this.state);
-      this.turnIds = new Set(this.state.turns.map((t) => t.turn_id));
+      this.turnIds = new IdSet(this.state.turns.map((t) => t.turn_id));
       this.state.epoch += 1;
     },
 
