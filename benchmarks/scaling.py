@@ -19,6 +19,9 @@ Curves (issues 19 and 20; spec/reducer.md 6.5, spec/replay.md 3.2):
              change on either side then copies the shared lists' pointers, not measured here)
   suite      run_suite of n cases (copies of spec/conformance/cases) on in-process threads-py,
              per case: the case loader's checks are the only schema checks of a run
+  import     importing a realistic Claude Code transcript of 2 / 8 / 32 MB (claude_gen.py)
+             through the library API, per MB; printed beside plain orjson parsing of the
+             same files (the baseline of the same run)
   ts-reduce, ts-snapshots, ts-record, ts-snapshot, ts-events, ts-reply, ts-fork
              the same curves in TypeScript (scaling_ts.mjs, node's CPU time), when ts/ is built;
              see that file for how its samples are taken
@@ -47,6 +50,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+
+import orjson
 
 from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread
 from threads_cases.core.reducer import Reducer
@@ -265,6 +270,46 @@ def jobs_default(scale: float) -> list[dict[str, Any]]:
     return rows
 
 
+WORK = Path(__file__).resolve().parent / ".work"
+
+
+def _transcript(n: int) -> Path:
+    return WORK / f"scaling-import-{n}mb.jsonl"
+
+
+def import_size(n: int) -> Callable[[], Any]:
+    """A realistic Claude Code transcript of ``n`` MB (same seed, so the same mix of turns at
+    every size), imported to a file through the library API."""
+    from claude_gen import generate
+
+    from threads_cases.importers import import_to_file
+
+    WORK.mkdir(exist_ok=True)
+    src = _transcript(n)
+    generate(src, n)
+
+    def run() -> None:
+        import_to_file("claude-code", src, WORK / "scaling-import.out.jsonl")
+
+    return run
+
+
+def orjson_parse(n: int) -> Callable[[], Any]:
+    """The baseline of ``import``: plain orjson parsing of every line of the same file."""
+
+    def run() -> None:
+        with open(_transcript(n), "rb") as fh:
+            for line in fh:
+                orjson.loads(line)
+
+    return run
+
+
+#: Curves printed beside a baseline measured on the same inputs in the same run.
+BASELINES: dict[str, tuple[Callable[[int], Callable[[], Any]], str]] = {
+    "import": (orjson_parse, "plain orjson parsing of the same files"),
+}
+
 CURVES: dict[str, tuple[Callable[[int], Callable[[], Any]], int, str]] = {
     "record": (record, 100, "turn"),  # 100 / 400 / 1,600 turns (issue 20's "Done when")
     "snapshot": (snapshot, 60, "turn"),
@@ -274,6 +319,7 @@ CURVES: dict[str, tuple[Callable[[int], Callable[[], Any]], int, str]] = {
     "reduce": (reduce, 4000, "turn"),
     "snapshots": (snapshots, 5000, "snapshot"),
     "reply": (reply, 400, "kB"),
+    "import": (import_size, 2, "MB"),
 }
 
 
@@ -283,7 +329,7 @@ def measure(name: str, scale: float) -> dict[str, Any]:
     sizes = [base, 4 * base, 16 * base]
     secs = [best_of(3 if n < 16 * base else 2, make(n)) for n in sizes]
     per = [s / n for s, n in zip(secs, sizes, strict=True)]
-    return {
+    out: dict[str, Any] = {
         "curve": name,
         "unit": unit,
         "sizes": sizes,
@@ -291,6 +337,13 @@ def measure(name: str, scale: float) -> dict[str, Any]:
         "ratio_4x": round(per[1] / per[0], 2),
         "ratio_16x": round(per[2] / per[0], 2),
     }
+    if name in BASELINES:
+        make_base, what = BASELINES[name]
+        base_secs = [best_of(3, make_base(n)) for n in sizes]
+        out["baseline"] = what
+        out["baseline_seconds"] = [round(s, 4) for s in base_secs]
+        out["times_baseline"] = [round(a / b, 1) for a, b in zip(secs, base_secs, strict=True)]
+    return out
 
 
 def ts_curves(scale: float) -> list[dict[str, Any]]:
@@ -343,6 +396,11 @@ def main(argv: list[str] | None = None) -> int:
             f"{r['curve']:10} per {r['unit']:5} {'/'.join(map(str, r['sizes'])):>22} "
             f"{'/'.join(map(str, r['seconds'])):>28}  {r['ratio_4x']:<5} {r['ratio_16x']}{flag}"
         )
+        if "baseline" in r:
+            print(
+                f"{'':10} baseline: {r['baseline']}: {'/'.join(map(str, r['baseline_seconds']))} s;"
+                f" {r['curve']} = {'/'.join(map(str, r['times_baseline']))} times it"
+            )
     for r in ts_curves(args.scale):
         worst = max(worst, r["ratio_16x"])
         flag = "" if r["ratio_16x"] <= args.max_ratio else "  <- superlinear"
