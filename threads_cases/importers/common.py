@@ -147,6 +147,10 @@ def _ts_of(value: Any) -> tuple[int | None, str | None]:
 def parse_ts_ms(value: Any) -> int | None:
     """An RFC 3339 timestamp (any precision, ``Z`` or an offset) or epoch seconds/ms -> ms;
     ``None`` for a missing or bad one (:func:`check_timestamp` refuses the bad ones)."""
+    if type(value) is str:
+        ms = valid_ts_ms(value)  # the usual spelling, on a day seen before
+        if ms is not None:
+            return ms
     return _ts_of(value)[0]
 
 
@@ -156,7 +160,10 @@ def check_timestamp(record: Any, *, file: str, line: int) -> None:
     one (or with ``null``) takes the previous event's time."""
     if not isinstance(record, dict) or "timestamp" not in record:
         return
-    why = _ts_of(record["timestamp"])[1]
+    value = record["timestamp"]
+    if type(value) is str and valid_ts_ms(value) is not None:
+        return
+    why = _ts_of(value)[1]
     if why is not None:
         kind = record.get("type")
         where = f"{kind}: " if isinstance(kind, str) else ""

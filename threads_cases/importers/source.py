@@ -74,7 +74,7 @@ class TranscriptSource:
         record gets a keep mark (0) the caller sets with ``self.keep[index] = 1``."""
         st = self.stats
         for lineno, body in self._lines():
-            if not body.strip():
+            if not body or body.isspace():
                 st.skip("blank line")
                 continue
             try:
@@ -113,7 +113,7 @@ class TranscriptSource:
         for lineno, body in self._lines():
             values = read.get(lineno)
             if values is None:
-                if not body.strip():
+                if not body or body.isspace():
                     continue
                 if keep[idx]:
                     yield lineno, orjson.loads(body)
