@@ -1,0 +1,119 @@
+"""The importer's fast paths give the answers of the general code they skip (issue 20):
+the request hash from orjson's bytes of plain messages, the table look-ups for event times,
+and the one-round-trip strict reader."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import threads_cases.importers.request_hash as request_hash
+from threads_cases.core.errors import CaseError
+from threads_cases.core.strictjson import parse
+from threads_cases.core.timestamps import check_ts, valid_ts_ms
+from threads_cases.importers import import_events
+from threads_cases.importers.common import parse_ts_ms
+
+HERE = Path(__file__).parent / "importers"
+SAMPLES = [
+    HERE / "claude-code-parallel.jsonl",
+    HERE / "realistic" / "cc-sidechain-task-agent.jsonl",
+    HERE / "realistic" / "cc-compaction-auto-and-manual.jsonl",
+]
+
+
+def _hashes(path: Path) -> list[str]:
+    return [
+        e["data"]["request_sha256"]
+        for e in import_events("claude-code", path)
+        if e["type"] == "model_requested"
+    ]
+
+
+def _with_floats(src: Path, dst: Path) -> Path:
+    """``src`` with floats in the first tool input: its events are no longer plain."""
+    out = []
+    done = False
+    for line in src.read_text(encoding="utf-8").splitlines():
+        obj = json.loads(line)
+        content = obj.get("message", {}).get("content") if isinstance(obj, dict) else None
+        if not done and obj.get("type") == "assistant" and isinstance(content, list):
+            for b in content:
+                if b.get("type") == "tool_use":
+                    b["input"] = {**b["input"], "ratio": 0.1, "big": 1e21, "tiny": 5e-324}
+                    done = True
+        out.append(json.dumps(obj, ensure_ascii=False, separators=(",", ":")))
+    assert done
+    dst.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return dst
+
+
+@pytest.mark.parametrize("sample", SAMPLES, ids=lambda p: p.stem)
+def test_request_hashes_from_orjson_equal_the_canonical_ones(
+    sample: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    floats = _with_floats(sample, tmp_path / "floats.jsonl")
+    fast = {p: _hashes(p) for p in (sample, floats)}
+    original = request_hash.RequestHasher.__init__
+
+    def never_plain(self: Any, *args: Any, **kwargs: Any) -> None:
+        original(self, *args, **kwargs)
+        self.plain = False
+
+    monkeypatch.setattr(request_hash.RequestHasher, "__init__", never_plain)
+    for p in (sample, floats):
+        assert fast[p] and _hashes(p) == fast[p]
+    assert fast[sample] != fast[floats]  # the floats are hashed, in their JCS form
+
+
+def test_a_bad_time_of_day_on_a_known_day_is_still_refused() -> None:
+    assert check_ts("2025-09-14T10:00:05.123Z") == 1757844005123
+    assert valid_ts_ms("2025-09-14T10:00:06.000Z") == 1757844006000  # the day is known now
+    for bad, why in (
+        ("2025-09-14T24:00:00.000Z", "hour 24"),
+        ("2025-09-14T10:60:00.000Z", "minute 60"),
+        ("2025-09-14T10:00:60.000Z", "second 60"),
+        ("2025-09-14T10:00:00.000ZZ", "YYYY-MM-DDTHH:MM:SS.mmmZ"),
+        ("2025-09-14T10:00:00.12Z", "YYYY-MM-DDTHH:MM:SS.mmmZ"),
+        ("2025-09-14T10:00:00.\u0663\u0663\u0663Z", "YYYY-MM-DDTHH:MM:SS.mmmZ"),
+    ):
+        assert valid_ts_ms(bad) is None
+        with pytest.raises(CaseError) as exc:
+            check_ts(bad)
+        assert exc.value.code == "log_invalid" and why in exc.value.message
+    # the importer's reader takes the same fast path and still reads other spellings
+    assert parse_ts_ms("2025-09-14T10:00:06.000Z") == 1757844006000
+    assert parse_ts_ms("2025-09-14T12:00:06+02:00") == 1757844006000
+    assert parse_ts_ms("2025-09-14T24:00:00.000Z") is None
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (b'{"a":1,"a":2}', "duplicate key 'a'"),
+        (b'{"a":9007199254740992}', "outside +-(2^53-1)"),
+        (b'{"a":123456789012345678901234}', "outside +-(2^53-1)"),
+        (b'{"a\\u003a":1,"a:":2}', "duplicate key 'a:'"),
+        (b"[" * 257 + b"]" * 257, "nesting deeper than 256"),
+    ],
+)
+def test_the_one_round_trip_reader_still_refuses(text: bytes, message: str) -> None:
+    with pytest.raises(CaseError) as exc:
+        parse(text, code="log_invalid", file="f.jsonl", line=7)
+    err = exc.value
+    assert err.code == "log_invalid" and message in err.message and err.location.line == 7
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":9007199254740991,"b":-9007199254740991}',
+        b'{"a":1e21,"b":12345678901234567.0,"c":"12345678901234567890"}',
+        b"[" * 256 + b"]" * 256,
+    ],
+)
+def test_the_one_round_trip_reader_still_accepts(text: bytes) -> None:
+    assert parse(text) == json.loads(text)
