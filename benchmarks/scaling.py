@@ -413,7 +413,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"FAIL: a curve grows faster than linear (16x ratio {worst} > {args.max_ratio})")
     else:
         print(f"ok: every curve within {args.max_ratio}x of linear at 16x")
-    if not args.no_jobs and not args.only:
+    if not args.no_jobs and (not args.only or "suite" in args.only):
         print("\njobs: CPU s of `threads-cases run` (CLI + drivers), default --jobs vs --jobs 1")
         for r in jobs_default(args.scale):
             flag = "" if r["ratio"] <= args.max_jobs_ratio else "  <- default is slower"

@@ -11,7 +11,7 @@ import { test } from "node:test";
 import { encodeLog } from "../src/core/log.js";
 import { deepCopy, reduceEnvelopes, type Envelope } from "../src/core/reducer.js";
 import { AgentSpec, BUILTIN_TOOLS } from "../src/reference/agent.js";
-import { MAX_DEPTH } from "../src/reference/branching.js";
+import { MAX_DEPTH, type SharedLog } from "../src/reference/branching.js";
 import { ScriptedModel, textReply, toolReply } from "../src/reference/model.js";
 import { ArtifactStore, Clock } from "../src/reference/runtime.js";
 import { FakeSandbox } from "../src/reference/sandbox.js";
@@ -24,7 +24,7 @@ type Inner = any;
 /** What Thread.fork did before issue 20: copy the prefix, reduce it again, take every id. */
 function deepCopyFork(t: Thread, at: string, branch: string): Thread {
   const inner = t as Inner;
-  const log = inner.log as Envelope[];
+  const log = (inner.log as SharedLog).slice();
   const idx = log.findIndex((e) => e.event_id === at);
   const sandbox = t.sandbox instanceof FakeSandbox ? new FakeSandbox(t.sandbox.contents) : t.sandbox;
   const Ctor = Thread as Inner;
@@ -104,6 +104,7 @@ test("a chain of forks deeper than the sharing limit is flattened", () => {
     chain.push(last.fork(at as string, { branchId: `b${n}` }));
   }
   assert.ok(Math.max(...chain.map((c) => (c as Inner).ids.depth as number)) <= MAX_DEPTH);
+  assert.ok(Math.max(...chain.map((c) => (c as Inner).log.depth as number)) <= MAX_DEPTH);
   for (const c of chain) {
     const events = c.events;
     assert.deepEqual(c.state, reduceEnvelopes(events));

@@ -38,9 +38,9 @@ function index(key: string | symbol, length: number): number | null {
  * work) whose items are frozen copies, made on first access and kept in `frozen`, the cache
  * shared by the views of one log. Changing the view or an item throws `TypeError`.
  */
-export function eventsView(events: readonly Envelope[], frozen: Envelope[], length: number): readonly Envelope[] {
+export function eventsView(events: { at(index: number): Envelope | undefined }, frozen: Envelope[], length: number): readonly Envelope[] {
   const at = (i: number): Envelope => {
-    while (frozen.length <= i) frozen.push(frozenCopy(events[frozen.length] as Envelope));
+    while (frozen.length <= i) frozen.push(frozenCopy(events.at(frozen.length) as Envelope));
     return frozen[i] as Envelope;
   };
   const refuse = (): never => {

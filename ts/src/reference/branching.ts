@@ -1,15 +1,80 @@
 /**
- * The event ids a forked thread shares with its parent (the TypeScript twin of the Python
- * `IdIndex` in threads_cases/reference/branching.py).
+ * What a forked thread shares with its parent: the log prefix and the event ids (the TypeScript
+ * twin of threads_cases/reference/branching.py).
  *
- * A fork used to copy every id of its parent; an {@link IdIndex} instead keeps a reference to
- * the parent's ids with the cut-off positions that say which of them the fork sees. It relies
- * on the parent's log being append-only. Chains of forks of forks are flattened once they are
- * {@link MAX_DEPTH} links deep, so a lookup costs at most that many steps.
+ * A fork used to deep-copy its parent's log and copy every id; a {@link SharedLog} instead keeps
+ * a reference to the parent's log and the length of the shared prefix, and an {@link IdIndex} a
+ * reference to the parent's ids with the cut-off positions that say which of them the fork sees.
+ * Both rely on the parent's log being append-only. Chains of forks of forks are flattened once
+ * they are {@link MAX_DEPTH} links deep, so a lookup costs at most that many steps.
  */
+
+import type { Envelope } from "../core/reducer.js";
 
 /** The longest chain of id indexes before it is flattened. */
 export const MAX_DEPTH = 8;
+
+/** An append-only log: `base[0, n)` (shared, never changed) followed by its own events. */
+export class SharedLog implements Iterable<Envelope> {
+  private base: SharedLog | null = null;
+  private n = 0;
+  private tail: Envelope[];
+  /** How many links lead to the root log. */
+  depth = 0;
+
+  constructor(events: readonly Envelope[] = []) {
+    this.tail = [...events];
+  }
+
+  /** A new log whose first `n` events are this log's first `n` (shared, O(1) until flattened). */
+  branch(n: number): SharedLog {
+    let base: SharedLog = this;
+    while (base.base !== null && n <= base.n) base = base.base; // the prefix lies wholly in the base
+    if (base.depth + 1 > MAX_DEPTH) return new SharedLog(base.slice(0, n));
+    const child = new SharedLog();
+    child.base = base;
+    child.n = n;
+    child.depth = base.depth + 1;
+    return child;
+  }
+
+  push(event: Envelope): void {
+    this.tail.push(event);
+  }
+
+  get length(): number {
+    return this.n + this.tail.length;
+  }
+
+  /** The event at `index` (negative counts from the end), or undefined. */
+  at(index: number): Envelope | undefined {
+    let i = index < 0 ? index + this.length : index;
+    if (i < 0 || i >= this.length) return undefined;
+    let log: SharedLog = this;
+    while (i < log.n) log = log.base as SharedLog;
+    return log.tail[i - log.n];
+  }
+
+  /** The events from `start` to `end` (not included) as a new array. */
+  slice(start = 0, end: number = this.length): Envelope[] {
+    const stop = Math.min(end, this.length);
+    if (start >= this.n) return this.tail.slice(start - this.n, Math.max(start, stop) - this.n);
+    const out: Envelope[] = [];
+    for (let i = start; i < stop; i++) out.push(this.at(i) as Envelope);
+    return out;
+  }
+
+  *[Symbol.iterator](): Iterator<Envelope> {
+    if (this.base !== null) {
+      let i = 0;
+      for (const ev of this.base) {
+        if (i++ >= this.n) break;
+        yield ev;
+      }
+    }
+    yield* this.tail;
+  }
+}
 
 /**
  * The event ids a thread must not reuse, each with its position in the log. A fork sees its

@@ -89,10 +89,17 @@ export class ArtifactStore {
   }
 }
 
+/** What a {@link Recorder} appends to: an array, or a fork's shared log. */
+export interface AppendLog {
+  push(event: Envelope): void;
+  readonly length: number;
+  slice(start?: number, end?: number): Envelope[];
+}
+
 /** Appends canonical events to `events` and folds them into {@link state}. */
 export class Recorder {
   constructor(
-    readonly events: Envelope[],
+    readonly events: AppendLog,
     readonly reducer: Reducer,
     readonly threadId: string,
     readonly idFor: (seq: number) => string,

@@ -26,7 +26,7 @@ import type { Model } from "./model.js";
 import { quote } from "../core/texts.js";
 import { Reducer, deepCopy, type Envelope, type State } from "../core/reducer.js";
 import { ArtifactStore, Clock, Recorder, STEP_LIMIT, parseTs, runTurn, type TurnOutcome } from "./runtime.js";
-import { IdIndex } from "./branching.js";
+import { IdIndex, SharedLog } from "./branching.js";
 import { FakeSandbox, type SandboxProvider } from "./sandbox.js";
 import { saveCase, type SaveResult } from "../case/save.js";
 import type { JsonObject, JsonValue } from "../core/strictjson.js";
@@ -58,7 +58,7 @@ export interface SaveCaseRequest {
 }
 
 export class Thread {
-  private readonly log: Envelope[];
+  private readonly log: SharedLog;
   private readonly reducer: Reducer;
   private readonly ids: IdIndex;
   private readonly recorder: Recorder;
@@ -67,7 +67,7 @@ export class Thread {
   private readonly frozen: Envelope[] = [];
 
   private constructor(
-    events: Envelope[],
+    events: Envelope[] | SharedLog,
     readonly sandbox: SandboxProvider,
     readonly artifacts: ArtifactStore,
     readonly threadId: string,
@@ -76,14 +76,14 @@ export class Thread {
     /** A fork's reducer and ids, already in step with `events` (spare reducing the log again). */
     shared?: { reducer: Reducer; ids: IdIndex },
   ) {
-    this.log = events;
+    this.log = events instanceof SharedLog ? events : new SharedLog(events);
     if (shared !== undefined) {
       this.reducer = shared.reducer;
       this.ids = shared.ids;
     } else {
       this.reducer = new Reducer();
-      for (const ev of events) this.reducer.apply(ev);
-      this.ids = new IdIndex(new Map(events.map((e, i) => [e.event_id, i])));
+      for (const ev of this.log) this.reducer.apply(ev);
+      this.ids = new IdIndex(new Map(this.log.slice().map((e, i) => [e.event_id, i])));
     }
     this.recorder = new Recorder(this.log, this.reducer, threadId, (seq) => this.eventId(seq), clock);
   }
@@ -180,13 +180,13 @@ export class Thread {
    */
   fork(at: string, options: { branchId?: string } = {}): Thread {
     const idx = this.ids.position(at) ?? -1;
-    if (this.log[idx]?.event_id !== at) throw new CaseError("event_not_found", `event ${quote(at)} is not in the log`);
+    if (this.log.at(idx)?.event_id !== at) throw new CaseError("event_not_found", `event ${quote(at)} is not in the log`);
     const branch = options.branchId ?? `fork-${randomBytes(3).toString("hex")}`;
     if (/[^A-Za-z0-9._-]/.test(branch)) {
       throw new CaseError("invalid_request", `branch_id ${quote(branch)} may hold only letters, digits, '.', '_', '-'`);
     }
     const sandbox = this.sandbox instanceof FakeSandbox ? new FakeSandbox(this.sandbox.contents) : this.sandbox;
-    const events = this.log.slice(0, idx + 1); // the same envelopes: a log's events never change
+    const events = this.log.branch(idx + 1); // shared, not copied: a log's events never change
     const atEnd = idx + 1 === this.log.length;
     const reducer = atEnd ? this.reducer.branch() : new Reducer(null, { copyData: false });
     if (!atEnd) for (const ev of events) reducer.apply(ev);
@@ -247,7 +247,7 @@ export class Thread {
    * `{ok: false, error: {code, message}}`; never throws for a refusal.
    */
   saveCase(name: string, request: SaveCaseRequest): SaveResult {
-    return saveCase(this.log, name, {
+    return saveCase(this.log.slice(), name, {
       sandbox: this.sandbox,
       store: this.artifacts,
       expect: request.expect,
