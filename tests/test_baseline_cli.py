@@ -144,7 +144,9 @@ def test_xfail_xpass_and_fail_in_every_output_and_both_implementations(tmp_path:
     assert row.count("xpass") == 2
 
     plugin = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rfx", "--threads-cases",
+        # hypothesis's plugin alone costs about a second of CPU to load, for nothing here
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+         "-rfx", "--threads-cases",
          "cases", *[a for i in IMPLS for a in ("--threads-cases-impl", i)]],
         cwd=tmp_path, capture_output=True, text=True, timeout=300,
         env={**os.environ, "COLUMNS": "400"},  # short-summary lines are cut to the width
