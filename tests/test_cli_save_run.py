@@ -301,35 +301,19 @@ def test_run_all_pass_exits_0(tmp_path: Path, conformance_case: CopyCase) -> Non
     assert "3 pass" in p.stdout
 
 
-# (more shapes are checked through the API in test_runner.py)
-SUPPLIES = ['{"calls": []}', '{"calls": {"bogus": 1}}', '{"calls": {"model:1": "not a reply"}}']
-
-
 def test_run_refuses_a_malformed_supply(tmp_path: Path, conformance_case: CopyCase) -> None:
+    """The CLI's path for a refused supply file; every malformed shape is checked through
+    the API (test_runner.py::test_a_malformed_supply_is_invalid_request)."""
     conformance_case("reads-notes")
-    for i, text in enumerate(SUPPLIES):
-        (tmp_path / f"supply{i}.json").write_text(text)
-    procs = cli_many(
-        tmp_path,
-        *[
-            (
-                "run",
-                "cases",
-                "--impl",
-                "threads-py",
-                "--format",
-                "json",
-                "--supply",
-                f"supply{i}.json",
-            )
-            for i in range(len(SUPPLIES))
-        ],
-    )
-    for text, p in zip(SUPPLIES, procs, strict=True):
-        status, lines = parse_run(p)
-        assert status == 2, (text, p.stdout, p.stderr)
-        assert len(lines) == 1 and set(lines[0]) == {"code", "message"}
-        assert lines[0]["code"] == "invalid_request", text
+    (tmp_path / "supply.json").write_text('{"calls": {"model:1": "not a reply"}}')
+    p = cli(
+        "run", "cases", "--impl", "threads-py", "--format", "json", "--supply", "supply.json",
+        cwd=tmp_path,
+    )  # fmt: skip
+    status, lines = parse_run(p)
+    assert status == 2, (p.stdout, p.stderr)
+    assert len(lines) == 1 and set(lines[0]) == {"code", "message"}
+    assert lines[0]["code"] == "invalid_request"
     assert not (tmp_path / ".threads-cases").exists()
 
 
