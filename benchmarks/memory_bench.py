@@ -19,6 +19,11 @@ fails when a writer goes back to keeping one encoded piece per value (that used 
 multiple of about 370, on the 12 MB file). The multiple is dominated by the parsed value
 itself: a Python dict entry of a short key costs about 100 bytes against 12 in the file.
 The CPU seconds are printed for reference. Results go to benchmarks/.work/memory_results.json.
+
+When ts/ is built, benchmarks/memory_ts.mjs measures the TypeScript writers (``canonicalDocument``
+and ``canonicalLine``) on the same million float keys: peak RSS during the write over the
+output's size, limit ``--max-ts-multiple`` (8; 3.2 and 4.4 measured on 2026-12-01, against 7.7
+and 13.3 when the writer kept one string per value).
 """
 
 from __future__ import annotations
@@ -70,10 +75,29 @@ COMMANDS = {
 }
 
 
+def ts_writers(keys: int) -> list[dict[str, Any]]:
+    """The TypeScript writers' figures (benchmarks/memory_ts.mjs), or none without a build."""
+    node = shutil.which("node")
+    if node is None or not (ROOT / "ts" / "dist" / "src" / "core" / "canonical.js").is_file():
+        print("(TypeScript writers skipped: build ts/ first)")
+        return []
+    rows = []
+    for writer in ("canonicalDocument", "canonicalLine"):
+        out = subprocess.run(
+            [node, "--expose-gc", str(HERE / "memory_ts.mjs"), writer, str(keys)],
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+        rows.append(json.loads(out.stdout))
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--keys", type=int, default=1_000_000)
     ap.add_argument("--max-multiple", type=float, default=24.0)
+    ap.add_argument("--max-ts-multiple", type=float, default=8.0)
     args = ap.parse_args(argv)
     WORK.mkdir(exist_ok=True)
     base, _ = peak([sys.executable, "-c", "import threads_cases.cli.app"])
@@ -102,9 +126,21 @@ def main(argv: list[str] | None = None) -> int:
                     "cpu_s": round(cpu, 2),
                 }
             )
+    ts_worst = 0.0
+    for r in ts_writers(args.keys):
+        ts_worst = max(ts_worst, r["multiple"])
+        flag = "" if r["multiple"] <= args.max_ts_multiple else "  <- over the limit"
+        print(
+            f"ts      {r['output_mib']:5.1f} MiB  {r['writer']:20} peak {r['peak_mib']:6.0f} MiB  "
+            f"{r['multiple']:5.1f}x the output  cpu {r['cpu_s']:5.2f} s{flag}"
+        )
+        results.append({"input": "ts-floats", **r})
     (WORK / "memory_results.json").write_text(json.dumps(results, indent=2), "utf-8")
     if worst > args.max_multiple:
         print(f"FAIL: peak memory {worst:.1f}x the file, over {args.max_multiple}x")
+        return 1
+    if ts_worst > args.max_ts_multiple:
+        print(f"FAIL: a TypeScript writer peaked at {ts_worst:.1f}x its output")
         return 1
     print(f"ok: every command within {args.max_multiple}x the file (worst {worst:.1f}x)")
     return 0
