@@ -2,6 +2,7 @@
 
 tests        the TypeScript build and tests (with c8 coverage), then the Python test suite on
              every core (pytest-xdist) with coverage (subprocesses too; fails under 90%)
+readme       every README sample from the built wheel, on every Python 3.11-3.13 found
 ts           npm ci, build and test the TypeScript implementation under ts/
 lint         ruff check, ruff format --check, fmt --check over spec/conformance
 typecheck    mypy --strict on threads_cases
@@ -12,6 +13,7 @@ demo         the main job on a bundled session: import, turns, save a case, run 
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -26,11 +28,31 @@ SUPPORTED = ("3.11", "3.12", "3.13")
 
 
 def _pythons() -> list[str]:
-    """Every supported interpreter on PATH (the one running nox counts); nox fails, never
-    skips, when a listed one is missing (error_on_missing_interpreters)."""
+    """Every supported interpreter found (the one running nox counts): on PATH, or among
+    pyenv's installed versions (``$PYENV_ROOT`` or ``pyenv root``), whose bin folders are
+    added at the END of PATH so nox finds them without shadowing ``python``; nox fails,
+    never skips, when a listed one is missing (error_on_missing_interpreters)."""
     current = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    _add_pyenv_versions_to_path()
     found = [v for v in SUPPORTED if v == current or _runs(f"python{v}")]
     return found or ["3.11"]
+
+
+def _add_pyenv_versions_to_path() -> None:
+    root = os.environ.get("PYENV_ROOT")
+    if not root and shutil.which("pyenv"):
+        root = subprocess.run(["pyenv", "root"], capture_output=True, text=True).stdout.strip()
+    versions = Path(root) / "versions" if root else None
+    if versions is None or not versions.is_dir():
+        return
+    path = os.environ.get("PATH", "").split(os.pathsep)
+    for v in SUPPORTED:
+        dirs = [d for d in versions.glob(f"{v}.*") if d.name.rsplit(".", 1)[-1].isdigit()]
+        dirs.sort(key=lambda d: int(d.name.rsplit(".", 1)[-1]))
+        bins = [str(d / "bin") for d in dirs]
+        if bins and bins[-1] not in path:
+            path.append(bins[-1])
+    os.environ["PATH"] = os.pathsep.join(path)
 
 
 def _runs(name: str) -> bool:
@@ -43,7 +65,11 @@ def _runs(name: str) -> bool:
 
 nox.options.error_on_missing_interpreters = True
 PYTHONS = _pythons()
-PYTHON = PYTHONS[0]
+#: The interpreter running nox when it is supported, else the oldest found: the sessions
+#: that run once (``tests`` included: its README test installs the built wheel on every
+#: other interpreter found and runs a part of the samples there; ``nox -s readme`` all).
+_CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
+PYTHON = _CURRENT if _CURRENT in PYTHONS else PYTHONS[0]
 #: The Python coverage floor of ``nox -s tests`` (the CLI's subprocesses measured too).
 COVERAGE_FLOOR = 90
 ROOT = Path(__file__).parent
@@ -80,7 +106,7 @@ def ts(session: nox.Session) -> None:
     _build_ts(session, test=True)
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
     """The TypeScript build and tests (c8 coverage), then every Python test (unit, property,
     conformance, cross-language and end-to-end) on every core, with coverage of the package
@@ -99,6 +125,20 @@ def tests(session: nox.Session) -> None:
         f"--cov-fail-under={COVERAGE_FLOOR}",
         *session.posargs,
     )
+
+
+@nox.session(python=PYTHONS)
+def readme(session: nox.Session) -> None:
+    """Every README sample, as written, from the built wheel in a fresh virtualenv outside
+    the repository (tests/test_readme.py), on every interpreter found; ``nox -s tests`` runs
+    them all on one interpreter and a part of them on the others."""
+    if not _has_node20():
+        session.install(NODE_WHEEL)
+    session.install("-e", ".", "pytest>=8", "markdown-it-py>=3", "build>=1.2", "hatchling>=1.24")
+    session.run(
+        "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py",
+        "-k", "not another_python", *session.posargs,
+    )  # fmt: skip
 
 
 @nox.session(python=PYTHON)

@@ -22,6 +22,7 @@ from typing import Any
 
 import cli_forkserver as forkserver
 import pytest
+import wheel_env
 
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
@@ -330,3 +331,20 @@ def conformance_case(tmp_path: Path) -> Callable[[str], Path]:
         return target
 
     return copy
+
+
+# session scope: under xdist a worker may interleave other modules' tests with the group of
+# the tests using these (wheel_env.GROUP), which would tear a module-scoped fixture down and
+# build everything again
+@pytest.fixture(scope="session")
+def built(tmp_path_factory: pytest.TempPathFactory) -> wheel_env.Built:
+    """The sdist, wheel and npm tarball, built once per test session outside the repository
+    (tests/wheel_env.py)."""
+    return wheel_env.build(tmp_path_factory.mktemp("packaging"))
+
+
+@pytest.fixture(scope="session")
+def wheel_venv(built: wheel_env.Built) -> wheel_env.Venv:
+    """A fresh virtualenv of this interpreter, outside the repository, with the built wheel
+    (and its ``pytest`` extra) installed and its own pip."""
+    return wheel_env.make_venv(sys.executable, built.wheel, built.work / "venv", pip_inside=True)

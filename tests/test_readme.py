@@ -1,39 +1,55 @@
-"""Every shell, Python and TOML sample of README.md works as written.
+"""Every shell, Python and TOML sample of README.md works as written, from the built wheel.
 
 The blocks run in README order, each as one test item, in one temporary folder that stands
 for a clone of this repository (a folder holding a copy of ``examples/``), so a
 block sees what the blocks before it wrote (``cases/``, ``demo-out/``, a commit, ...).
 Running one item (``-k``) runs the blocks before it first.
 
+**From the wheel, as a user.** The package under test is the wheel tests/wheel_env.py builds
+(the same build tests/test_packaging.py checks: one build per test session), installed into a
+fresh virtualenv outside the repository whose ``bin/`` comes first on PATH (``VIRTUAL_ENV``
+set, as ``activate`` does); the folder has no access to the checkout's sources, and the
+first thing checked is that ``threads_cases`` is imported from that virtualenv. ``pip
+install`` samples run against the built wheel only (``PIP_FIND_LINKS`` its folder,
+``PIP_NO_INDEX``). Node.js 20+ is on PATH, and the TypeScript column must be green: no
+sample may print ``driver_unavailable``, and the last report holds passing threads-ts
+results.
+
 - ```` ```sh ```` / ``bash`` / ``shell`` blocks run in ``bash -euo pipefail -x``: every command
-  must exit 0. The installed ``threads-cases``, ``python`` and ``pytest`` (this interpreter's
-  bin folder) come first on PATH.
-- ```` ```python ```` blocks are written to a file and run with this interpreter; a block that
-  defines ``def test_...`` functions is a test module and runs under pytest instead.
+  must exit 0.
+- ```` ```python ```` blocks are written to a file and run with the virtualenv's python; a
+  block that defines ``def test_...`` functions is a test module and runs under pytest.
 - ```` ```toml ```` blocks are configuration fragments: they must parse (tomllib).
 - Blocks of other languages (or none: diagrams, trees) are prose and never run.
 
-**Skip marker.** A block that cannot run in CI (it installs packages, needs the network, or
-runs a whole nox session) has the HTML comment ``<!-- readme-test: skip -->`` alone on the
+**Other interpreters.** This interpreter runs every sample; every other supported Python found
+(on PATH or among pyenv's versions: tests/wheel_env.py ``other_pythons``) gets the same wheel
+in its own fresh virtualenv and a representative part: ``--version``, the Python recording
+sample (save and ``run_case``), ``run`` on threads-py and threads-ts, and the conformance
+suite on threads-py. ``nox -s readme`` runs every sample on every interpreter found.
+
+**Skip marker.** A block that cannot run in CI (it needs the network, a clone, or runs a
+whole nox session) has the HTML comment ``<!-- readme-test: skip -->`` alone on the
 line just before its opening fence. It is the only way to exempt a block; a skipped block is
 reported as a skipped item with its line number.
 
-The items share one xdist group (``--dist loadgroup`` in ``nox -s tests``), so one worker
-runs them in order.
+The items share the xdist group of the wheel's build (``--dist loadgroup`` in ``nox -s
+tests``), so one worker builds once and runs them in order.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
-import sys
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
+from wheel_env import GROUP, Built, Venv, make_venv, ok, other_pythons
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -44,6 +60,8 @@ RUN_LANGS = SHELLS | {"python", "toml"}
 HANG_SECONDS = 600.0
 #: The README's commands are run from a clone; these parts of it are copied into the folder.
 CLONE_PARTS = ("examples",)
+#: What a sample prints when an implementation could not run: the TypeScript column is red.
+UNAVAILABLE = "driver_unavailable"
 
 
 @dataclass(frozen=True)
@@ -81,14 +99,19 @@ def readme_blocks(text: str) -> list[Block]:
 BLOCKS = readme_blocks(README.read_text(encoding="utf-8"))
 
 
-def _environment(bin_dir: Path, home: Path) -> dict[str, str]:
+def _environment(venv: Venv, dist: Path, home: Path) -> dict[str, str]:
     # the samples run as a user runs them: none of this run's own settings (an xdist worker's
-    # PYTEST_XDIST_WORKER would make the samples' pytest act as a worker); coverage's COV_CORE_*
-    # stay, so the commands the samples run count towards coverage
-    own = ("THREADS_CASES_", "GITHUB_", "PYTEST_")
+    # PYTEST_XDIST_WORKER would make the samples' pytest act as a worker; the checkout's
+    # virtualenv); coverage's COVERAGE_PROCESS_CONFIG stays, so the commands the samples run
+    # count towards coverage (the virtualenv holds coverage then: wheel_env.make_venv)
+    own = ("THREADS_CASES_", "GITHUB_", "PYTEST_", "PIP_", "VIRTUAL_ENV", "PYTHONPATH")
     env = {k: v for k, v in os.environ.items() if not k.startswith(own)}
     env.update(
-        PATH=f"{bin_dir}{os.pathsep}{env.get('PATH', '')}",
+        PATH=f"{venv.bin}{os.pathsep}{env.get('PATH', '')}",
+        VIRTUAL_ENV=str(venv.root),
+        PIP_FIND_LINKS=str(dist),  # `pip install threads-cases` finds the built wheel only
+        PIP_NO_INDEX="1",
+        PIP_DISABLE_PIP_VERSION_CHECK="1",
         HOME=str(home),  # no user git config or shell completion files are touched
         GIT_AUTHOR_NAME="README test",
         GIT_AUTHOR_EMAIL="readme@example.invalid",
@@ -107,6 +130,7 @@ class Workspace:
 
     root: Path
     env: dict[str, str]
+    python: Path
     outcomes: dict[int, str | None] = field(default_factory=dict)  # index -> failure or None
 
     def run_through(self, block: Block) -> None:
@@ -133,9 +157,9 @@ class Workspace:
             is_test = "\ndef test_" in "\n" + block.code
             name = f"test_readme_block_{block.index}.py" if is_test else f"block_{block.index}.py"
             (self.root / name).write_text(block.code, encoding="utf-8")
-            argv = [sys.executable, name]
+            argv = [str(self.python), name]
             if is_test:
-                argv = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", name]
+                argv = [str(self.python), "-m", "pytest", "-q", "-p", "no:cacheprovider", name]
         try:
             proc = subprocess.run(
                 argv,
@@ -150,23 +174,38 @@ class Workspace:
             )
         except subprocess.TimeoutExpired:
             return f"README.md:{block.line}: the {block.lang} block hung for {HANG_SECONDS}s"
-        if proc.returncode != 0:
+        if proc.returncode != 0 or UNAVAILABLE in proc.stdout + proc.stderr:
+            what = f"exited {proc.returncode}" if proc.returncode else f"printed {UNAVAILABLE}"
             return (
-                f"README.md:{block.line}: the {block.lang} block exited {proc.returncode}\n"
+                f"README.md:{block.line}: the {block.lang} block {what}\n"
                 f"--- stdout (tail) ---\n{proc.stdout[-4000:]}\n"
                 f"--- stderr (tail) ---\n{proc.stderr[-4000:]}"
             )
         return None
 
 
+def installed_from(python: Path, cwd: Path, env: dict[str, str]) -> Path:
+    """Where ``python`` run in ``cwd`` imports ``threads_cases`` from."""
+    code = "import threads_cases; print(threads_cases.__file__)"
+    p = subprocess.run(
+        [str(python), "-c", code], cwd=cwd, env=env, capture_output=True, text=True, check=True
+    )
+    return Path(p.stdout.strip()).resolve()
+
+
 @pytest.fixture(scope="module")
-def workspace(tmp_path_factory: pytest.TempPathFactory) -> Workspace:
+def workspace(
+    tmp_path_factory: pytest.TempPathFactory, built: Built, wheel_venv: Venv
+) -> Workspace:
     root = tmp_path_factory.mktemp("readme")
     home = tmp_path_factory.mktemp("readme-home")
     for part in CLONE_PARTS:
         shutil.copytree(ROOT / part, root / part)
-    env = _environment(Path(sys.executable).parent, home)
-    return Workspace(root, env)
+    env = _environment(wheel_venv, built.dist, home)
+    where = installed_from(wheel_venv.python, root, env)
+    assert where.is_relative_to(wheel_venv.root.resolve()), f"threads_cases from {where}"
+    assert not where.is_relative_to(ROOT), where
+    return Workspace(root, env, wheel_venv.python)
 
 
 def test_readme_has_samples_to_run() -> None:
@@ -183,9 +222,60 @@ def test_markers_sit_right_before_a_fence() -> None:
     assert marked == skipped, f"README.md lines with a stray {SKIP_MARKER}: {marked - skipped}"
 
 
-@pytest.mark.xdist_group("readme")
+@pytest.mark.xdist_group(GROUP)
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
 def test_readme_block(block: Block, workspace: Workspace) -> None:
     workspace.run_through(block)
     if block.skip:
         pytest.skip(f"README.md:{block.line}: marked {SKIP_MARKER}")
+
+
+@pytest.mark.xdist_group(GROUP)
+def test_the_typescript_column_is_green(workspace: Workspace) -> None:
+    """After every sample: the last report (the README's last ``run``) holds threads-ts
+    results, all passing (no sample printed ``driver_unavailable``: Workspace checks that)."""
+    workspace.run_through(BLOCKS[-1])
+    results = _results((workspace.root / ".threads-cases" / "last-report.jsonl").read_text())
+    ts = [r for r in results if r["implementation"] == "threads-ts"]
+    assert ts, [r["implementation"] for r in results]
+    assert all(r["verdict"] in ("pass", "drifted") for r in ts), ts
+
+
+def _results(jsonl: str) -> list[dict[str, str]]:
+    lines = [json.loads(x) for x in jsonl.splitlines() if x.startswith("{")]
+    return [x for x in lines if x.get("kind") == "result"]
+
+
+OTHER_PYTHONS = other_pythons()
+#: The part of the README run on every other interpreter: the install check, the Python
+#: recording sample (it saves a case and replays it with run_case).
+RECORDING_SAMPLE = next(b for b in BLOCKS if b.lang == "python" and "save_case(" in b.code)
+
+
+@pytest.mark.xdist_group(GROUP)
+@pytest.mark.parametrize("version", sorted(OTHER_PYTHONS))
+def test_the_wheel_on_another_python(
+    version: str, built: Built, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """The same wheel in a fresh virtualenv of another interpreter: ``--version``, the
+    recording sample, ``run`` of the case it saved on both implementations, and the
+    conformance suite on threads-py (the whole README runs there under ``nox -s readme``)."""
+    work = tmp_path_factory.mktemp(f"py{version}")
+    venv = make_venv(
+        OTHER_PYTHONS[version], built.wheel, work / "venv", pip_inside=False, measure=False
+    )
+    assert venv.version == version
+    root = work / "readme"
+    root.mkdir()
+    env = _environment(venv, built.dist, work)
+    where = installed_from(venv.python, root, env)
+    assert where.is_relative_to(venv.root.resolve()), f"threads_cases from {where}"
+    cli = venv.bin / "threads-cases"
+    assert ok([cli, "--version"], root, env).stdout.strip()
+    (root / "record.py").write_text(RECORDING_SAMPLE.code, encoding="utf-8")
+    assert ok([venv.python, "record.py"], root, env).stdout.strip().endswith("pass")
+    both = ["--impl", "threads-py", "--impl", "threads-ts", "--format", "json"]
+    p = ok([cli, "run", "cases", *both], root, env)
+    verdicts = {(r["implementation"], r["verdict"]) for r in _results(p.stdout)}
+    assert verdicts == {("threads-py", "pass"), ("threads-ts", "pass")}, p.stdout
+    ok([cli, "conformance", "--impl", "threads-py"], root, env)

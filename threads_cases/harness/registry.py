@@ -16,6 +16,7 @@ or the same table without the ``tool.threads-cases.`` prefix in ``threads-cases.
 from __future__ import annotations
 
 import shutil
+import subprocess
 import sys
 import tomllib
 from collections.abc import Collection
@@ -58,12 +59,55 @@ def ts_driver_path() -> Path:
     return data_root() / "ts" / "dist" / "driver.js"
 
 
+#: The oldest Node.js major version the TypeScript driver runs on (ts/package.json engines).
+NODE_MIN = 20
+
+
+def node_major(node: str) -> int | None:
+    """The major version of ``node`` (``node --version``: no script is run), None when it
+    does not answer like Node.js."""
+    try:
+        p = subprocess.run([node, "--version"], capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    head = p.stdout.strip().lstrip("v").split(".")[0]
+    return int(head) if p.returncode == 0 and head.isdigit() else None
+
+
+def stale_checkout_build(driver: Path) -> Path | None:
+    """In a source checkout, a TypeScript source newer than the built ``driver`` (after a
+    pull or an edit without ``npm run build``), else None. Never in an installed wheel."""
+    ts = driver.parent.parent
+    if packaged() or not driver.is_file() or not (ts / "src").is_dir():
+        return None
+    built = driver.stat().st_mtime
+    sources = [ts / "driver.ts", *(ts / "src").rglob("*.ts")]
+    newer = [p for p in sources if p.is_file() and p.stat().st_mtime > built]
+    return max(newer, key=lambda p: p.stat().st_mtime) if newer else None
+
+
 def _ts_unavailable_reason(node: str | None, driver: Path) -> tuple[str, str] | None:
-    """``(reason, hint)`` when ``threads-ts`` cannot start here, else ``None``."""
+    """``(reason, hint)`` when ``threads-ts`` cannot start here, else ``None``: no ``node``,
+    a ``node`` older than :data:`NODE_MIN` (or not answering), no driver file, or (in a
+    checkout) a driver build older than its sources. Reported as ``driver_unavailable``."""
     if node is None:
         return "node is not installed (threads-ts needs Node.js 20 or later)", build_hint()
+    major = node_major(node)
+    if major is None or major < NODE_MIN:
+        what = "does not report its version" if major is None else f"is version {major}"
+        return (
+            f"the node on PATH ({node}) {what}; threads-ts needs Node.js {NODE_MIN} or later",
+            build_hint(),
+        )
     if driver.is_file():
-        return None
+        newer = stale_checkout_build(driver)
+        if newer is None:
+            return None
+        return (
+            f"the TypeScript driver ({driver}) is older than its source {newer}: "
+            "the build is stale",
+            f"rebuild it: {CHECKOUT_BUILD}",
+        )
     if packaged():
         return (
             f"this install has no TypeScript driver ({driver}): its wheel was built "
