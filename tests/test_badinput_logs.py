@@ -156,3 +156,43 @@ def test_validate_json_format_lists_the_same_problems() -> None:
     assert report["valid"] is False
     assert sorted(p["line"] for p in report["problems"]) == [2, 3, 4, 5, 6, 7]
     assert {p["code"] for p in report["problems"]} == {"log_invalid"}
+
+
+def test_validate_reports_every_duplicate_event_id_without_reading_the_log_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each duplicate is one problem on its own line, judged from the events already read
+    (reading the file again per repeat made a log of many duplicates quadratic)."""
+    import threads_cases.core.log as log_module
+
+    def envelope(seq: int, etype: str, data: dict[str, object], eid: str) -> bytes:
+        return canonical_line(
+            {
+                "actor_kind": "system",
+                "branch_id": "main",
+                "critical": False,
+                "data": data,
+                "epoch": 0,
+                "event_id": eid,
+                "seq": seq,
+                "thread_id": "t",
+                "ts": "2026-11-30T00:00:00.000Z",
+                "type": etype,
+            }
+        )
+
+    agent = {"model": "m", "name": "b", "system": "s", "tools": []}
+    lines = [envelope(0, "thread_started", {"agent": agent, "metadata": {}}, "e0")]
+    for i in range(1, 201):  # every odd event repeats the id of the one before it
+        eid = f"e{i - 1}" if i % 2 else f"e{i}"
+        lines.append(envelope(i, "snapshot_taken", {"snapshot_id": f"s{i}"}, eid))
+    path = tmp_path / "dups.jsonl"
+    path.write_bytes(b"\n".join(lines) + b"\n")
+
+    def no_rereads(*args: object) -> bool:
+        raise AssertionError("the log was read again")
+
+    monkeypatch.setattr(log_module, "_repeats_earlier", no_rereads)
+    problems = log_module.validate_log(path)
+    assert [p.location.line for p in problems] == list(range(2, 202, 2))
+    assert all("duplicate event_id" in p.message for p in problems)

@@ -330,6 +330,7 @@ def inspect_log(
     events: list[dict[str, Any]] = []
     checker = LogChecker(d)
     reducer = Reducer(copy_data=False)
+    known: set[str] | None = None  # every kept event_id, from the first repeated hash on
     try:
         for lineno, body in iter_lines(source):
             expected = checker._next_seq
@@ -352,10 +353,16 @@ def inspect_log(
                     checker._next_seq += 1  # an unreadable line held the next event
                 problems.append(exc.at(file=name, line=lineno).problem())
                 continue
-            if checker.last_repeated and _repeats_earlier(source, d, ev["event_id"], lineno):
-                problems.append(_duplicate(ev["event_id"], name, lineno).problem())
-                continue
+            if checker.last_repeated:
+                # the events kept so far are in memory: a set of their ids answers, where
+                # reading the file again per repeat made a log of many duplicates quadratic
+                known = known if known is not None else {e["event_id"] for e in events}
+                if ev["event_id"] in known:
+                    problems.append(_duplicate(ev["event_id"], name, lineno).problem())
+                    continue
             events.append(ev)
+            if known is not None:
+                known.add(ev["event_id"])
             if reducer.state["last_seq"] is not None:
                 # events skipped above are absent from the fold: judge this one on its own
                 reducer.state["last_seq"] = ev["seq"] - 1
