@@ -23,7 +23,6 @@ ALLOWED: dict[str, str] = {
     # split once their changes have landed
     "threads_cases/harness/pytest_plugin.py::pytest_addoption": "pending: option table",
     "threads_cases/harness/runner.py::run_suite": "pending split (issue 14)",
-    "ts/src/core/strictjson.ts::parseText": "pending split (issue 14)",
 }
 
 
