@@ -107,6 +107,7 @@ def test_corpus_lists_every_file() -> None:
     assert sorted(p.stem for p in FILES) == sorted(EXPECTED_LINE)
 
 
+@pytest.mark.xdist_group("badinput-logs")  # one worker runs the module fixture's 25 commands
 @pytest.mark.parametrize("name", [*sorted(EXPECTED_LINE), "line-over-64-mib"])
 def test_reduce_refuses_cleanly(name: str, runs: dict[str, Proc]) -> None:
     run = runs[name]
