@@ -29,8 +29,9 @@ Curves (issues 19 and 20; spec/reducer.md 6.5, spec/replay.md 3.2):
 After the curves, the jobs check runs `threads-cases run --impl threads-py` (its default
 isolation) on the 1x, 4x and 16x suites with the default --jobs and with --jobs 1, and
 reports CPU seconds (this process's children: the CLI and its drivers) default / --jobs 1;
-it exits 1 when a ratio is above --max-jobs-ratio (default 1.10: the spread of repeated
---jobs 1 runs on the loaded 2-core machine was up to 6%).
+it exits 1 when a ratio is above --max-jobs-ratio (default 1.15: two identical commands,
+best of three each, measured 0.89-1.12 on the loaded 2-core machine; the old default of
+one driver per CPU measured 1.36 on 27 cases).
 
 Every figure is a ratio between runs of the same process, so it travels between machines;
 the CPU seconds are printed for reference. Times are the best of three runs (two at 16x).
@@ -242,7 +243,7 @@ def children_cpu(argv: list[str]) -> float:
 
 def jobs_default(scale: float) -> list[dict[str, Any]]:
     """Default --jobs against --jobs 1 on the suite curve's sizes (after a warm-up run, best
-    of three each, the two settings alternating)."""
+    of five each, the two settings alternating)."""
     from threads_cases.harness.pool import CASES_PER_JOB, default_jobs
     from threads_cases.protocol.client import DriverImplementation
 
@@ -253,7 +254,7 @@ def jobs_default(scale: float) -> list[dict[str, Any]]:
         cmd += ["--format", "json"]
         children_cpu([*cmd, "--jobs", "1"])  # warm-up: the files and the driver's imports
         default, one = float("inf"), float("inf")
-        for _ in range(3):
+        for _ in range(5):
             default = min(default, children_cpu(cmd))
             one = min(one, children_cpu([*cmd, "--jobs", "1"]))
         picked = default_jobs(n, [DriverImplementation("d", ["-"], dialect="threads-py")])
@@ -382,7 +383,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every base size")
     ap.add_argument("--max-ratio", type=float, default=1.3, help="largest 16x/1x cost per unit")
     ap.add_argument(
-        "--max-jobs-ratio", type=float, default=1.10, help="largest default/--jobs 1 CPU ratio"
+        "--max-jobs-ratio", type=float, default=1.15, help="largest default/--jobs 1 CPU ratio"
     )
     ap.add_argument("--no-jobs", action="store_true", help="skip the default --jobs check")
     args = ap.parse_args(argv)
