@@ -51,6 +51,8 @@ import pytest
 from markdown_it import MarkdownIt
 from wheel_env import GROUP, Built, Venv, make_venv, ok, other_pythons
 
+from threads_cases import __version__
+
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SKIP_MARKER = "<!-- readme-test: skip -->"
@@ -271,7 +273,7 @@ def test_the_wheel_on_another_python(
     where = installed_from(venv.python, root, env)
     assert where.is_relative_to(venv.root.resolve()), f"threads_cases from {where}"
     cli = venv.bin / "threads-cases"
-    assert ok([cli, "--version"], root, env).stdout.strip()
+    assert ok([cli, "--version"], root, env).stdout.strip() == f"threads-cases {__version__}"
     (root / "record.py").write_text(RECORDING_SAMPLE.code, encoding="utf-8")
     assert ok([venv.python, "record.py"], root, env).stdout.strip().endswith("pass")
     both = ["--impl", "threads-py", "--impl", "threads-ts", "--format", "json"]
