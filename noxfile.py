@@ -134,7 +134,15 @@ def readme(session: nox.Session) -> None:
     them all on one interpreter and a part of them on the others."""
     if not _has_node20():
         session.install(NODE_WHEEL)
-    session.install("-e", ".", "pytest>=8", "markdown-it-py>=3", "build>=1.2", "hatchling>=1.24")
+    session.install(
+        "-e",
+        ".",
+        "pytest>=8",
+        "pytest-xdist>=3.5",
+        "markdown-it-py>=3",
+        "build>=1.2",
+        "hatchling>=1.24",
+    )
     session.run(
         "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py",
         "-k", "not another_python", *session.posargs,
