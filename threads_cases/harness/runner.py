@@ -317,6 +317,60 @@ def internal_error(exc: BaseException) -> CaseError:
     )
 
 
+def _suite_cases(paths: list[str | os.PathLike[str]], pattern: str | None) -> list[Path]:
+    """The case directories under ``paths`` whose names match ``pattern``. Raises
+    ``CaseError("invalid_request")`` for a path that does not exist or is a file other than
+    case.json, and when no case is found."""
+    for p in map(Path, paths):
+        if not p.exists():
+            raise CaseError(
+                "invalid_request",
+                "does not exist",
+                file=str(p),
+                hint="pass case directories, or folders holding them",
+            )
+        if p.is_file() and p.name != "case.json":
+            raise CaseError(
+                "invalid_request",
+                "is a file, not a case directory",
+                file=str(p),
+                hint="pass the folder holding case.json (a log is "
+                "saved as a case with `threads-cases save`)",
+            )
+    cases = discover(paths)
+    if pattern:
+        cases = [
+            c for c in cases if _selected(c.name, pattern) or _selected(_case_name(c), pattern)
+        ]
+    if not cases:
+        raise CaseError(
+            "invalid_request",
+            "no cases found",
+            hint="pass a directory holding case directories (each with a case.json), or check -k",
+        )
+    return cases
+
+
+def _open_implementations(
+    implementations: Sequence[str | Implementation], agent: AgentSpec | None
+) -> list[Implementation]:
+    """Each implementation opened: ``threads-py`` in process (with ``agent``), another name
+    from the registry, an object as given."""
+    from .registry import open_implementation
+
+    impls: list[Implementation] = []
+    for i in implementations:
+        if i == "threads-py":
+            from ..protocol.server import PythonImplementation
+
+            impls.append(PythonImplementation(agent))
+        elif isinstance(i, str):
+            impls.append(open_implementation(i))
+        else:
+            impls.append(i)
+    return impls
+
+
 def run_suite(
     paths: Iterable[str | os.PathLike[str]],
     implementations: Sequence[str | Implementation] = ("threads-py",),
@@ -350,49 +404,12 @@ def run_suite(
     Raises ``CaseError("invalid_request")`` when no case is found.
     """
     from .expected import apply_baseline
-    from .registry import open_implementation
 
     supply = _supply_calls(supply)
     if live is not None:
         jobs = 1
-    paths = list(paths)
-    for p in map(Path, paths):
-        if not p.exists():
-            raise CaseError(
-                "invalid_request",
-                "does not exist",
-                file=str(p),
-                hint="pass case directories, or folders holding them",
-            )
-        if p.is_file() and p.name != "case.json":
-            raise CaseError(
-                "invalid_request",
-                "is a file, not a case directory",
-                file=str(p),
-                hint="pass the folder holding case.json (a log is "
-                "saved as a case with `threads-cases save`)",
-            )
-    cases = discover(paths)
-    if pattern:
-        cases = [
-            c for c in cases if _selected(c.name, pattern) or _selected(_case_name(c), pattern)
-        ]
-    if not cases:
-        raise CaseError(
-            "invalid_request",
-            "no cases found",
-            hint="pass a directory holding case directories (each with a case.json), or check -k",
-        )
-    impls: list[Implementation] = []
-    for i in implementations:
-        if i == "threads-py":
-            from ..protocol.server import PythonImplementation
-
-            impls.append(PythonImplementation(agent))
-        elif isinstance(i, str):
-            impls.append(open_implementation(i))
-        else:
-            impls.append(i)
+    cases = _suite_cases(list(paths), pattern)
+    impls = _open_implementations(implementations, agent)
     if shard is not None:
         cases = [c for c in cases if shard_of(c.name, shard[1]) == shard[0]]
     work = [(c, i) for c in cases for i in impls if only is None or (str(c), i.name) in only]
