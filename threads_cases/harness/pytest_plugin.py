@@ -67,66 +67,91 @@ _LIVE = pytest.StashKey[Any]()
 _BASELINE = pytest.StashKey[Any]()
 
 
+#: The plugin's command-line options, in the order ``pytest --help`` lists them: (flag,
+#: keyword arguments of ``addoption``).
+_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    (
+        "--threads-cases",
+        {
+            "action": "append",
+            "dest": "threads_cases_paths",
+            "metavar": "DIR",
+            "default": None,
+            "help": "collect every case directory under DIR as a test (repeatable)",
+        },
+    ),
+    (
+        "--threads-cases-impl",
+        {
+            "action": "append",
+            "dest": "threads_cases_impl",
+            "metavar": "NAME",
+            "default": None,
+            "help": "implementation to run each case on (repeatable; default threads-py)",
+        },
+    ),
+    (
+        "--threads-cases-isolated",
+        {
+            "action": "store_true",
+            "dest": "threads_cases_isolated",
+            "default": False,
+            "help": "run every implementation as a driver process, in an empty network "
+            "namespace where available (default: threads-py in process, under its egress "
+            "guard)",
+        },
+    ),
+    (
+        "--threads-cases-strict",
+        {
+            "action": "store_true",
+            "dest": "threads_cases_strict",
+            "default": False,
+            "help": "count drifted cases as failures",
+        },
+    ),
+    (
+        "--threads-cases-live",
+        {
+            "action": "store_true",
+            "dest": "threads_cases_live",
+            "default": False,
+            "help": "answer each turn's model calls live: recorded when unchanged, else the "
+            "provider",
+        },
+    ),
+    ("--threads-cases-model", {"dest": "threads_cases_model", "default": None}),
+    (
+        "--threads-cases-provider",
+        {
+            "dest": "threads_cases_provider",
+            "default": "anthropic",
+            "choices": ("anthropic", "openai"),
+        },
+    ),
+    ("--threads-cases-base-url", {"dest": "threads_cases_base_url", "default": None}),
+    (
+        "--threads-cases-live-budget",
+        {"dest": "threads_cases_live_budget", "type": int, "default": 20},
+    ),
+    (
+        "--threads-cases-baseline",
+        {
+            "dest": "threads_cases_baseline",
+            "metavar": "FILE",
+            "default": None,
+            "help": "expected failures (default: baseline under [tool.threads-cases], else "
+            ".threads-cases/baseline.json when it exists): a listed failure is xfailed, a "
+            "listed case that passes fails as a strict xpass",
+        },
+    ),
+)
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("threads-cases", "threads-cases: replay saved agent cases")
-    group.addoption(
-        "--threads-cases",
-        action="append",
-        dest="threads_cases_paths",
-        metavar="DIR",
-        default=None,
-        help="collect every case directory under DIR as a test (repeatable)",
-    )
-    group.addoption(
-        "--threads-cases-impl",
-        action="append",
-        dest="threads_cases_impl",
-        metavar="NAME",
-        default=None,
-        help="implementation to run each case on (repeatable; default threads-py)",
-    )
-    group.addoption(
-        "--threads-cases-isolated",
-        action="store_true",
-        dest="threads_cases_isolated",
-        default=False,
-        help="run every implementation as a driver process, in an empty network namespace "
-        "where available (default: threads-py in process, under its egress guard)",
-    )
-    group.addoption(
-        "--threads-cases-strict",
-        action="store_true",
-        dest="threads_cases_strict",
-        default=False,
-        help="count drifted cases as failures",
-    )
-    group.addoption(
-        "--threads-cases-live",
-        action="store_true",
-        dest="threads_cases_live",
-        default=False,
-        help="answer each turn's model calls live: recorded when unchanged, else the provider",
-    )
-    group.addoption("--threads-cases-model", dest="threads_cases_model", default=None)
-    group.addoption(
-        "--threads-cases-provider",
-        dest="threads_cases_provider",
-        default="anthropic",
-        choices=("anthropic", "openai"),
-    )
-    group.addoption("--threads-cases-base-url", dest="threads_cases_base_url", default=None)
-    group.addoption(
-        "--threads-cases-live-budget", dest="threads_cases_live_budget", type=int, default=20
-    )
-    group.addoption(
-        "--threads-cases-baseline",
-        dest="threads_cases_baseline",
-        metavar="FILE",
-        default=None,
-        help="expected failures (default: baseline under [tool.threads-cases], else "
-        ".threads-cases/baseline.json when it exists): a listed failure is xfailed, a "
-        "listed case that passes fails as a strict xpass",
-    )
+    for flag, options in _OPTIONS:
+        group.addoption(flag, **options)
     parser.addini(
         "threads_cases_paths",
         type="linelist",
