@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.files import MAX_CASE_BYTES, MAX_LOG_BYTES, read_regular
@@ -27,16 +28,7 @@ pytestmark = pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs (
 
 
 def run(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k != "THREADS_CASES_DEBUG"}
-    return subprocess.run(
-        [sys.executable, "-m", "threads_cases", *map(str, args)],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=HANG,
-        stdin=subprocess.DEVNULL,
-        env=env,
-    )
+    return cli(*args, cwd=cwd, timeout=HANG)
 
 
 def sparse(path: Path, size: int) -> Path:

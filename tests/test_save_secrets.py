@@ -6,6 +6,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
 from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread, ToolSpec, run_case
 from threads_cases.case.directory import computed_fingerprint, read_case_files
@@ -105,17 +106,7 @@ def test_a_case_over_512_mib_is_refused(tmp_path: Path, monkeypatch: pytest.Monk
 
 
 def _cli(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    import sys
-
-    proc = subprocess.run(
-        [sys.executable, "-m", "threads_cases", *args],
-        cwd=cwd,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
-    assert "Traceback" not in proc.stderr
-    return proc
+    return cli(*args, cwd=cwd)
 
 
 def test_the_cli_refuses_redacts_or_allows(tmp_path: Path) -> None:
