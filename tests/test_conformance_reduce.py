@@ -20,7 +20,7 @@ FILES = sorted(CASE_DIR.glob("*.json"))
 NAME = re.compile(r"^[0-9]{3}-[a-z0-9]+(-[a-z0-9]+)*\.json$")
 LOG_KEYS = ("log", "log_text", "log_base64")
 RESULT_KEYS = ("state", "error")
-ALLOWED = {"description", "dialect", "error_line", *LOG_KEYS, *RESULT_KEYS}
+ALLOWED = {"description", "dialect", "error_line", "error_column", *LOG_KEYS, *RESULT_KEYS}
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -97,6 +97,9 @@ def test_reduce_case(path: Path, tmp_path: Path) -> None:
         if "error_line" in case:
             assert info.value.location.file == str(log_file)
             assert info.value.location.line == case["error_line"], info.value.render()
+        if "error_column" in case:  # a syntax refusal: line and column, never a pointer
+            assert info.value.location.pointer is None, info.value.render()
+            assert info.value.message.endswith(f"(column {case['error_column']})"), info.value
 
     # 2. through the in-memory API (cases given as values)
     if "log" not in case:

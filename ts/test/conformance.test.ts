@@ -114,6 +114,12 @@ describe("reduce conformance", () => {
           assert.equal(err.file, logFile, err.render());
           assert.equal(err.line, errorLine, err.render());
         }
+        const errorColumn = c["error_column"];
+        if (errorColumn !== undefined) {
+          // a syntax refusal: line and column, never a pointer (the same form as Python's)
+          assert.equal(err.pointer, undefined, err.render());
+          assert.ok(err.message.endsWith(`(column ${String(errorColumn)})`), err.render());
+        }
       }
 
       // 2. through the in-memory API (cases given as values)

@@ -65,13 +65,13 @@ describe("parse refuses", () => {
     ["the integer 2^53", '{"n":[0,9007199254740992]}', "/n/1"],
     ["the integer -2^53", "-9007199254740992", ""],
     ["a 30-digit integer", "123456789012345678901234567890", ""],
-    ["a double that overflows", "[1e309]", "/0"],
-    ["NaN", "[NaN]", "/0"],
-    ["Infinity", '{"x":Infinity}', "/x"],
+    ["a double that overflows", "[1e309]", undefined],
+    ["NaN", "[NaN]", undefined],
+    ["Infinity", '{"x":Infinity}', undefined],
     ["-Infinity", "-Infinity", undefined],
-    ["an escaped lone high surrogate", '{"s":"\\ud800"}', "/s"],
-    ["an escaped lone low surrogate", '["\\udc00"]', "/0"],
-    ["a high surrogate followed by a non-surrogate escape", '["\\ud800\\u0041"]', "/0"],
+    ["an escaped lone high surrogate", '{"s":"\\ud800"}', undefined],
+    ["an escaped lone low surrogate", '["\\udc00"]', undefined],
+    ["a high surrogate followed by a non-surrogate escape", '["\\ud800\\u0041"]', undefined],
     ["a byte order mark", new Uint8Array([0xef, 0xbb, 0xbf, 0x7b, 0x7d]), undefined],
     ["invalid UTF-8", new Uint8Array([0x5b, 0x22, 0xff, 0x22, 0x5d]), undefined],
     ["a UTF-8 encoded surrogate", new Uint8Array([0x22, 0xed, 0xa0, 0x80, 0x22]), undefined],
@@ -103,6 +103,9 @@ describe("parse refuses", () => {
       const err = refusal(() => parse(typeof input === "string" ? bytes(input) : input));
       assert.equal(err.code, "json_invalid");
       if (pointer !== undefined) assert.equal(err.pointer, pointer, err.render());
+      // a token refusal (syntax, NaN, a double out of range, a lone surrogate) is located by
+      // line and column, as the Python reader locates it (spec/strict-json.md 2)
+      else assert.match(err.message, /\(column \d+\)$|byte order mark|invalid UTF-8|empty/, err.render());
     });
   }
 

@@ -157,7 +157,7 @@ class TextParser {
       if (c >= 0xd800 && c <= 0xdfff) {
         // Only reachable for text that did not come from UTF-8: a raw surrogate must be paired.
         const next = text.charCodeAt(i + 1);
-        if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) this.fail("lone surrogate in a string", i, this.path());
+        if (c > 0xdbff || !(next >= 0xdc00 && next <= 0xdfff)) this.fail("lone surrogate in a string", i);
         i += 2;
         continue;
       }
@@ -179,13 +179,13 @@ class TextParser {
       case 0x74: this.i += 2; return "\t";
       case 0x75: {
         const unit = this.readHex4(i + 2);
-        if (unit >= 0xdc00 && unit <= 0xdfff) this.fail("lone surrogate in a string", i, this.path());
+        if (unit >= 0xdc00 && unit <= 0xdfff) this.fail("lone surrogate in a string", i);
         if (unit < 0xd800 || unit > 0xdbff) {
           this.i += 6;
           return String.fromCharCode(unit);
         }
         const low = this.text.startsWith("\\u", i + 6) ? this.readHex4(i + 8) : -1;
-        if (low < 0xdc00 || low > 0xdfff) this.fail("lone surrogate in a string", i, this.path());
+        if (low < 0xdc00 || low > 0xdfff) this.fail("lone surrogate in a string", i);
         this.i += 12;
         return String.fromCharCode(unit, low);
       }
@@ -214,7 +214,7 @@ class TextParser {
       this.i += token.length;
       return value === 0 ? 0 : value; // the integer token -0 is 0
     }
-    if (!Number.isFinite(value)) this.fail(`number ${token} is out of the range of a double`, this.i, this.path());
+    if (!Number.isFinite(value)) this.fail(`number ${token} is out of the range of a double`, this.i); // line and column, as Python (strict-json.md 2)
     this.i += token.length;
     return value;
   }
@@ -255,7 +255,7 @@ class TextParser {
     const text = this.text;
     const i = this.i;
     if (text.startsWith("NaN", i) || text.startsWith("Infinity", i) || text.startsWith("-Infinity", i)) {
-      this.fail(`${text.startsWith("NaN", i) ? "NaN" : "Infinity"} is not JSON`, i, this.path());
+      this.fail(`${text.startsWith("NaN", i) ? "NaN" : "Infinity"} is not JSON`, i);
     }
     return this.unexpected("a value");
   }
