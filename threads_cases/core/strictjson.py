@@ -11,9 +11,12 @@ with a :class:`~threads_cases.core.errors.CaseError` carrying the caller's reaso
 * nesting deeper than :data:`MAX_DEPTH` containers;
 * in JSON Lines: blank lines, CR line ends, lines over :data:`MAX_LINE_BYTES`.
 
-Parsing uses orjson for speed and then walks the value once. Duplicate keys are detected by
-counting the ``:`` bytes of the text against the keys and colons of the parsed value; a
-mismatch (or an escaped colon) re-parses the text with an exact slow path.
+Parsing uses orjson for speed. Text that orjson writes back byte for byte (with
+``OPT_STRICT_INTEGER``) is accepted at once: a duplicate key, an unsafe integer or nesting
+past 254 levels would change or refuse the written bytes. Other text is walked once:
+duplicate keys are detected by counting the ``:`` bytes of the text against the keys and
+colons of the parsed value; a mismatch (or an escaped colon) re-parses the text with an exact
+slow path.
 
 :func:`canonical_line` and :func:`canonical_document` are re-exported from :mod:`.canonical`.
 """
