@@ -17,12 +17,14 @@ import sys
 import tempfile
 import threading
 from collections.abc import Callable, Iterator, Mapping
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import cli_forkserver as forkserver
 import pytest
 import wheel_env
+from filelock import FileLock
 
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
@@ -334,17 +336,33 @@ def conformance_case(tmp_path: Path) -> Callable[[str], Path]:
 
 
 # session scope: under xdist a worker may interleave other modules' tests with the group of
-# the tests using these (wheel_env.GROUP), which would tear a module-scoped fixture down and
-# build everything again
+# the tests using these, which would tear a module-scoped fixture down and build everything
+# again. The build itself is shared by every xdist worker of the run (in the run's own temp
+# folder, under a file lock: the first worker to need it builds, the others wait and reuse it),
+# so the packaging tests, the README samples and the other interpreters' checks can run on
+# different workers without building twice.
 @pytest.fixture(scope="session")
-def built(tmp_path_factory: pytest.TempPathFactory) -> wheel_env.Built:
-    """The sdist, wheel and npm tarball, built once per test session outside the repository
+def built(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> wheel_env.Built:
+    """The sdist, wheel and npm tarball, built once per test run outside the repository
     (tests/wheel_env.py)."""
-    return wheel_env.build(tmp_path_factory.mktemp("packaging"))
+    if worker_id == "master":  # not under xdist
+        return wheel_env.build(tmp_path_factory.mktemp("packaging"))
+    shared = tmp_path_factory.getbasetemp().parent  # this run's folder, one per pytest run
+    work, done = shared / "packaging", shared / "packaging.json"
+    with FileLock(str(shared / "packaging.lock")):
+        if done.is_file():
+            fields = json.loads(done.read_text(encoding="utf-8"))
+            return wheel_env.Built(**{k: Path(v) for k, v in fields.items()})
+        shutil.rmtree(work, ignore_errors=True)  # what a worker that failed mid-build left
+        work.mkdir()
+        made = wheel_env.build(work)
+        done.write_text(json.dumps({k: str(v) for k, v in asdict(made).items()}), "utf-8")
+        return made
 
 
 @pytest.fixture(scope="session")
-def wheel_venv(built: wheel_env.Built) -> wheel_env.Venv:
+def wheel_venv(built: wheel_env.Built, tmp_path_factory: pytest.TempPathFactory) -> wheel_env.Venv:
     """A fresh virtualenv of this interpreter, outside the repository, with the built wheel
     (and its ``pytest`` extra) installed and its own pip."""
-    return wheel_env.make_venv(sys.executable, built.wheel, built.work / "venv", pip_inside=True)
+    root = tmp_path_factory.mktemp("wheel-venv") / "venv"  # one per worker: samples change it
+    return wheel_env.make_venv(sys.executable, built.wheel, root, pip_inside=True)

@@ -49,7 +49,7 @@ from pathlib import Path
 
 import pytest
 from markdown_it import MarkdownIt
-from wheel_env import GROUP, Built, Venv, make_venv, ok, other_pythons
+from wheel_env import Built, Venv, make_venv, ok, other_pythons
 
 from threads_cases import __version__
 
@@ -210,6 +210,11 @@ def workspace(
     return Workspace(root, env, wheel_venv.python)
 
 
+#: The README samples run on one worker (their module fixture); the build they share with
+#: test_packaging.py and the other interpreters' checks is made once per run (conftest.built).
+README_GROUP = "readme"
+
+
 def test_readme_has_samples_to_run() -> None:
     runnable = [b for b in BLOCKS if not b.skip]
     assert {b.lang for b in runnable} >= {"sh", "python"}, [b.id for b in BLOCKS]
@@ -224,7 +229,7 @@ def test_markers_sit_right_before_a_fence() -> None:
     assert marked == skipped, f"README.md lines with a stray {SKIP_MARKER}: {marked - skipped}"
 
 
-@pytest.mark.xdist_group(GROUP)
+@pytest.mark.xdist_group(README_GROUP)  # the samples share one workspace, in order
 @pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
 def test_readme_block(block: Block, workspace: Workspace) -> None:
     workspace.run_through(block)
@@ -232,7 +237,7 @@ def test_readme_block(block: Block, workspace: Workspace) -> None:
         pytest.skip(f"README.md:{block.line}: marked {SKIP_MARKER}")
 
 
-@pytest.mark.xdist_group(GROUP)
+@pytest.mark.xdist_group(README_GROUP)
 def test_the_typescript_column_is_green(workspace: Workspace) -> None:
     """After every sample: the last report (the README's last ``run``) holds threads-ts
     results, all passing (no sample printed ``driver_unavailable``: Workspace checks that)."""
@@ -254,7 +259,6 @@ OTHER_PYTHONS = other_pythons()
 RECORDING_SAMPLE = next(b for b in BLOCKS if b.lang == "python" and "save_case(" in b.code)
 
 
-@pytest.mark.xdist_group(GROUP)
 @pytest.mark.parametrize("version", sorted(OTHER_PYTHONS))
 def test_the_wheel_on_another_python(
     version: str, built: Built, tmp_path_factory: pytest.TempPathFactory

@@ -10,7 +10,9 @@ checkout's ts/dist is never touched), and installs the tarball into a consumer f
 :func:`other_pythons` finds the other supported interpreters: on PATH, or pyenv's versions.
 
 The fixtures over these (``built``, ``wheel_venv``) are in tests/conftest.py, session-scoped:
-every test that uses them is in the xdist group :data:`GROUP`, so one worker builds once.
+the build is made once per run and shared by the xdist workers (a file lock), the virtualenv
+once per worker; test_packaging.py keeps to the xdist group :data:`GROUP` (it writes into the
+build's folders).
 
 Needs Node.js 20+, npm and the package index: without them the tests are skipped locally and
 FAIL under CI=true (:func:`missing_tool`).
