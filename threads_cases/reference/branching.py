@@ -129,25 +129,23 @@ class IdIndex:
         self._own[event_id] = position
 
     def __contains__(self, event_id: str) -> bool:
-        index: IdIndex | None = self
-        cut = -1
-        while index is not None:
-            p = index._own.get(event_id)
-            if p is not None and (cut < 0 or p < cut):
-                return True
-            cut = index._cut_clash if cut < 0 else min(cut, index._cut_clash)
-            index = index._parent
-        return False
+        return self._find(event_id, clash=True) is not None
 
     def position(self, event_id: str) -> int | None:
         """The position of ``event_id`` in this thread's log, or None (the caller checks the
         log holds that id there: an id taken by a refused recording points nowhere)."""
+        return self._find(event_id, clash=False)
+
+    def _find(self, event_id: str, *, clash: bool) -> int | None:
+        """The position of ``event_id`` walking up the parents, each seen below the cut it
+        shares (``_cut_clash`` for a clash check, ``_cut_found`` for a look-up)."""
         index: IdIndex | None = self
         cut = -1
         while index is not None:
             p = index._own.get(event_id)
             if p is not None and (cut < 0 or p < cut):
                 return p
-            cut = index._cut_found if cut < 0 else min(cut, index._cut_found)
+            own_cut = index._cut_clash if clash else index._cut_found
+            cut = own_cut if cut < 0 else min(cut, own_cut)
             index = index._parent
         return None
