@@ -96,6 +96,19 @@ def _diff_files(a: Path, b: Path, fmt: str) -> None:
     raise typer.Exit(0 if answer["equal"] else 1)
 
 
+def _case_files(case: Path) -> dict[str, bytes]:
+    """The files of the case directory ``case`` (strict walk); ``invalid_request`` naming the
+    path when it holds no case.json."""
+    if not (case / "case.json").is_file():
+        raise CaseError(
+            "invalid_request",
+            "not a case directory: case.json is missing",
+            file=str(case),
+            hint=CASE_EXPECTED,
+        )
+    return walk_case(case, strict=True)[0]
+
+
 @app.command(context_settings={"allow_extra_args": False})
 def diff(
     paths: Annotated[
@@ -153,23 +166,9 @@ def diff(
             case_b = Path(args[1])
             if case_a.is_file() and case_b.is_file():
                 _diff_files(case_a, case_b, fmt)  # two thread logs or two reports
-            if not (case_a / "case.json").is_file():
-                raise CaseError(
-                    "invalid_request",
-                    "not a case directory: case.json is missing",
-                    file=str(case_a),
-                    hint=CASE_EXPECTED,
-                )
-            a_files, _ = walk_case(case_a, strict=True)
+            a_files = _case_files(case_a)
             label_a = args[0]
-        if not (case_b / "case.json").is_file():
-            raise CaseError(
-                "invalid_request",
-                "not a case directory: case.json is missing",
-                file=str(case_b),
-                hint=CASE_EXPECTED,
-            )
-        b_files, _ = walk_case(case_b, strict=True)
+        b_files = _case_files(case_b)
     except CaseError as err:
         if fmt == "json":
             print_json({"code": err.code, "message": err.message})
