@@ -162,10 +162,7 @@ def test_fork_starts_a_branch_after_the_fork_point() -> None:
     assert out.status == "completed"
     assert all(e["branch_id"] == "retry-1" for e in f.events[idx + 1 :])
     assert f.state["branch_id"] == "retry-1"
-    # event ids never repeat the parent's
-    new_ids = {e["event_id"] for e in f.events[idx + 1 :]}
-    assert not new_ids & {e["event_id"] for e in parent_events}
-    assert forked["event_id"] == f"retry-1.{idx + 1}"  # deterministic, on the new branch
+    # its event ids: spec/conformance/thread-api/ (tests/test_conformance_thread_api.py)
     assert t.events == parent_events  # the parent is untouched
     assert f.state == reduce(f.events)
     # the fork's sandbox is a copy: its writes do not reach the parent

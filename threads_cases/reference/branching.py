@@ -93,9 +93,13 @@ class SharedLog(Sequence[Event]):
 class IdIndex:
     """The event ids a thread must not reuse, each with its position in the log.
 
-    A fork sees its parent's ids recorded before the fork (``clash`` cut-off: the parent's
-    length then) and can find by id the events of the shared prefix (``found`` cut-off: the
-    prefix length). Positions are shared along the chain because prefixes are.
+    A fork takes every id its parent had taken when the fork was made (``clash`` cut-off:
+    the parent's length then; spec/thread-log.md 9.2), its parent's own and those the parent
+    took from its own parent in turn, and can find by id the events of the shared prefix
+    (``found`` cut-off: the prefix length). Positions in a shared prefix are the same along
+    the chain, so a look-up honours every cut-off on the way; a taken id honours only the
+    cut-off of the link below it (an ancestor's id past the prefix is at a position of the
+    ancestor's log, which the cut-offs further down do not measure).
     """
 
     __slots__ = ("_cut_clash", "_cut_found", "_depth", "_own", "_parent")
@@ -122,7 +126,7 @@ class IdIndex:
     def _entries(self, cut: int) -> Iterator[tuple[str, int]]:
         """Every (id, position) this index sees with position below ``cut``."""
         if self._parent is not None:
-            yield from self._parent._entries(min(cut, self._cut_clash))
+            yield from self._parent._entries(self._cut_clash)
         yield from ((k, p) for k, p in self._own.items() if p < cut)
 
     def add(self, event_id: str, position: int) -> None:
@@ -137,15 +141,18 @@ class IdIndex:
         return self._find(event_id, clash=False)
 
     def _find(self, event_id: str, *, clash: bool) -> int | None:
-        """The position of ``event_id`` walking up the parents, each seen below the cut it
-        shares (``_cut_clash`` for a clash check, ``_cut_found`` for a look-up)."""
+        """The position of ``event_id`` walking up the parents: for a clash check, each
+        parent's ids below the ``_cut_clash`` of the link below it; for a look-up, below
+        every ``_cut_found`` on the way (the shared prefix)."""
         index: IdIndex | None = self
         cut = -1
         while index is not None:
             p = index._own.get(event_id)
             if p is not None and (cut < 0 or p < cut):
                 return p
-            own_cut = index._cut_clash if clash else index._cut_found
-            cut = own_cut if cut < 0 else min(cut, own_cut)
+            if clash:
+                cut = index._cut_clash
+            else:
+                cut = index._cut_found if cut < 0 else min(cut, index._cut_found)
             index = index._parent
         return None

@@ -77,9 +77,12 @@ export class SharedLog implements Iterable<Envelope> {
 }
 
 /**
- * The event ids a thread must not reuse, each with its position in the log. A fork sees its
- * parent's ids recorded before the fork (`clash` cut-off: the parent's length then) and can find
- * by id the events of the shared prefix (`found` cut-off: the prefix length).
+ * The event ids a thread must not reuse, each with its position in the log. A fork takes every id
+ * its parent had taken when the fork was made (`clash` cut-off: the parent's length then;
+ * spec/thread-log.md 9.2), its parent's own and those the parent took from its own parent in turn,
+ * and can find by id the events of the shared prefix (`found` cut-off: the prefix length). A look-up
+ * honours every cut-off on the way (prefix positions are shared); a taken id only the cut-off of
+ * the link below it (an ancestor's id past the prefix is at a position of the ancestor's log).
  */
 export class IdIndex {
   private own: Map<string, number>;
@@ -110,7 +113,7 @@ export class IdIndex {
   }
 
   private *entries(cut: number): Generator<[string, number]> {
-    if (this.parent !== null) yield* this.parent.entries(Math.min(cut, this.cutClash));
+    if (this.parent !== null) yield* this.parent.entries(this.cutClash);
     for (const [id, p] of this.own) if (p < cut) yield [id, p];
   }
 
@@ -120,21 +123,22 @@ export class IdIndex {
 
   /** Whether `id` is taken. */
   has(id: string): boolean {
-    return this.lookup(id, (index) => index.cutClash) !== undefined;
+    return this.lookup(id, (_cut, index) => index.cutClash) !== undefined;
   }
 
   /** The position of `id` in this thread's log, if any (the caller checks the log holds it there). */
   position(id: string): number | undefined {
-    return this.lookup(id, (index) => index.cutFound);
+    return this.lookup(id, (cut, index) => Math.min(cut, index.cutFound));
   }
 
-  private lookup(id: string, cutOf: (index: IdIndex) => number): number | undefined {
+  /** Walk up the parents; `next` gives the cut-off below which the parent's ids count. */
+  private lookup(id: string, next: (cut: number, index: IdIndex) => number): number | undefined {
     let index: IdIndex | null = this;
     let cut = Infinity;
     while (index !== null) {
       const p = index.own.get(id);
       if (p !== undefined && p < cut) return p;
-      cut = Math.min(cut, cutOf(index));
+      cut = next(cut, index);
       index = index.parent;
     }
     return undefined;

@@ -65,6 +65,8 @@ export class Thread {
   private readonly sandboxSnapshots = new Map<string, unknown>();
   /** Frozen copies of the first envelopes of the log, made by {@link events} on first access. */
   private readonly frozen: Envelope[] = [];
+  /** The branch a `forked` event being recorded opens (its event id takes that name). */
+  private nextBranch: string | null = null;
 
   private constructor(
     events: Envelope[] | SharedLog,
@@ -96,7 +98,7 @@ export class Thread {
     clock?: Clock;
     metadata?: JsonObject;
   }): Thread {
-    const tid = options.threadId ?? `thread-${randomBytes(6).toString("hex")}`;
+    const tid = options.threadId || `thread-${randomBytes(6).toString("hex")}`;
     const t = new Thread([], options.sandbox ?? new FakeSandbox(), new ArtifactStore(), tid, options.clock ?? new Clock(), options.agent);
     t.recorder.append("thread_started", { agent: options.agent.toJson(), metadata: options.metadata ?? {} });
     return t;
@@ -144,7 +146,7 @@ export class Thread {
       events,
       sandbox,
       store,
-      state.thread_id ?? `thread-${randomBytes(6).toString("hex")}`,
+      state.thread_id || `thread-${randomBytes(6).toString("hex")}`,
       last === undefined ? new Clock() : new AfterClock(parseTs(last.ts)),
       agent,
     );
@@ -164,10 +166,16 @@ export class Thread {
     return deepCopy(this.reducer.state);
   }
 
+  /**
+   * `<branch>.<seq>` (the new branch for a `forked` event), then `.2`, `.3`... on a clash:
+   * deterministic, so a recording with a fixed thread id and clock is byte-stable and the same
+   * in both languages (spec/thread-log.md 9.2; spec/conformance/thread-api/).
+   */
   private eventId(seq: number): string {
-    const base = `${this.reducer.state.branch_id.replace(UNSAFE, "-").slice(0, 40)}.${seq}`;
+    const branch = (this.nextBranch ?? this.reducer.state.branch_id).replace(UNSAFE, "-").slice(0, 40);
+    const base = `${branch}.${seq}`;
     let id = base;
-    while (this.ids.has(id)) id = `${base}.${randomBytes(2).toString("hex")}`;
+    for (let n = 2; this.ids.has(id); n++) id = `${base}.${n}`;
     this.ids.add(id, this.log.length);
     return id;
   }
@@ -181,20 +189,52 @@ export class Thread {
   fork(at: string, options: { branchId?: string } = {}): Thread {
     const idx = this.ids.position(at) ?? -1;
     if (this.log.at(idx)?.event_id !== at) throw new CaseError("event_not_found", `event ${quote(at)} is not in the log`);
-    const branch = options.branchId ?? `fork-${randomBytes(3).toString("hex")}`;
+    const branch = options.branchId || `fork-${randomBytes(3).toString("hex")}`; // "" too, as in Python
     if (/[^A-Za-z0-9._-]/.test(branch)) {
       throw new CaseError("invalid_request", `branch_id ${quote(branch)} may hold only letters, digits, '.', '_', '-'`);
     }
-    const sandbox = this.sandbox instanceof FakeSandbox ? new FakeSandbox(this.sandbox.contents) : this.sandbox;
     const events = this.log.branch(idx + 1); // shared, not copied: a log's events never change
     const atEnd = idx + 1 === this.log.length;
     const reducer = atEnd ? this.reducer.branch() : new Reducer(null, { copyData: false });
     if (!atEnd) for (const ev of events) reducer.apply(ev);
+    const sandbox = this.sandbox instanceof FakeSandbox ? new FakeSandbox(this.filesAt(this.sandbox, idx, reducer.state)) : this.sandbox;
     const ids = this.ids.branch(this.log.length, idx + 1);
     const child = new Thread(events, sandbox, new ArtifactStore(this.artifacts.blobs), this.threadId, this.clock, this.agent, { reducer, ids });
     if (atEnd) child.recorder.hasher = this.recorder.hasher.copy();
-    child.recorder.append("forked", { from_event_id: at, branch_id: branch });
+    child.nextBranch = branch;
+    try {
+      child.recorder.append("forked", { from_event_id: at, branch_id: branch });
+    } finally {
+      child.nextBranch = null;
+    }
     return child;
+  }
+
+  /**
+   * The in-memory sandbox's files as of event `idx` (`then` is the state there): the current
+   * files with every path the log touched after `idx` put back (from the artifacts) as it was
+   * then; a path first written after `idx` is left out (as Python's `Thread._files_at`).
+   */
+  private filesAt(sandbox: FakeSandbox, idx: number, then: State): Map<string, Uint8Array> {
+    const files = sandbox.contents;
+    const known = then.sandbox.files;
+    const first = new Map<string, Envelope>();
+    for (let i = idx + 1; i < this.log.length; i++) {
+      const ev = this.log.at(i) as Envelope;
+      if (ev.type !== "sandbox_read" && ev.type !== "sandbox_wrote") continue;
+      const path = ev.data["path"] as string;
+      if (!first.has(path)) first.set(path, ev);
+    }
+    for (const [path, ev] of first) {
+      let sha: string | null;
+      if (Object.hasOwn(known, path)) sha = known[path] as string;
+      else if (ev.type === "sandbox_read") sha = ev.data["sha256"] as string; // there, unseen, at the fork point
+      else sha = null; // created after the fork point
+      const data = sha ? this.artifacts.get(sha) : undefined;
+      if (data !== undefined) files.set(path, data);
+      else if (sha === null) files.delete(path);
+    }
+    return files;
   }
 
   /** Record `snapshot_taken` and keep the sandbox's files; returns the snapshot_id. */
