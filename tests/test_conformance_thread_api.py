@@ -60,6 +60,10 @@ def results(threads: list[Thread]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("test", SUITE["tests"], ids=[t["description"] for t in SUITE["tests"]])
-def test_thread_api_conformance(test: dict[str, Any]) -> None:
+def test_thread_api_conformance(test: dict[str, Any], tmp_path: Path) -> None:
     assert set(test) == KEYS
-    assert results(run_program(SUITE["agent"], test)) == test["threads"]
+    threads = run_program(SUITE["agent"], test)
+    assert results(threads) == test["threads"]
+    threads[-1].write_log(tmp_path / "log.jsonl")  # those bytes, through a sibling file
+    assert sha256_hex((tmp_path / "log.jsonl").read_bytes()) == test["threads"][-1]["log_sha256"]
+    assert [p.name for p in tmp_path.iterdir()] == ["log.jsonl"]

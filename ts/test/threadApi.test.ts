@@ -5,9 +5,10 @@
  */
 
 import { strict as assert } from "node:assert";
-import { readFileSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { describe, test } from "node:test";
+import { after, describe, test } from "node:test";
 
 import { encodeLog } from "../src/core/log.js";
 import { conformanceDir } from "../src/core/resources.js";
@@ -45,14 +46,22 @@ function runProgram(agent: JsonObject, t: JsonObject): Thread[] {
 }
 
 describe("thread API conformance", () => {
-  for (const t of suite["tests"] as JsonObject[]) {
+  const work = mkdtempSync(join(tmpdir(), "threads-cases-thread-api-"));
+  after(() => rmSync(work, { recursive: true, force: true }));
+  (suite["tests"] as JsonObject[]).forEach((t, i) => {
     test(t["description"] as string, () => {
       assert.deepEqual(Object.keys(t).sort(), KEYS);
-      const got = runProgram(suite["agent"] as JsonObject, t).map((th) => ({
+      const threads = runProgram(suite["agent"] as JsonObject, t);
+      const got = threads.map((th) => ({
         event_ids: th.events.map((e) => e.event_id),
         log_sha256: sha256Hex(encodeLog(th.events)),
       }));
       assert.deepEqual(got, t["threads"]);
+      // writeLog writes those bytes (through a sibling file moved into place)
+      const last = threads[threads.length - 1] as Thread;
+      last.writeLog(join(work, `${i}.jsonl`));
+      assert.equal(sha256Hex(readFileSync(join(work, `${i}.jsonl`))), got[got.length - 1]?.log_sha256);
+      assert.deepEqual(readdirSync(work).filter((n) => n.startsWith(".")), []);
     });
-  }
+  });
 });

@@ -12,8 +12,8 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 import { AgentSpec, ToolResult, type ExternalHandler, type SandboxHandler } from "./agent.js";
 import { DEFAULT_DIALECTS } from "../case/case.js";
@@ -301,9 +301,20 @@ export class Thread {
     });
   }
 
-  /** Write the log canonically to `path` in `dialect`. */
+  /**
+   * Write the log canonically to `path` in `dialect`, into a sibling file moved into place (as
+   * Python's `write_log`): an event canonical JSON cannot hold (`unsafe_value`) or a failed
+   * write leaves `path` as it was.
+   */
   writeLog(path: string, options: { dialect?: DialectLike } = {}): void {
-    writeFileSync(path, encodeLog(this.log, { dialect: options.dialect ?? CANONICAL }));
+    const text = encodeLog(this.log, { dialect: options.dialect ?? CANONICAL });
+    const tmp = join(dirname(path), `.${basename(path)}.write-${randomBytes(4).toString("hex")}`);
+    try {
+      writeFileSync(tmp, text, { flag: "wx" });
+      renameSync(tmp, path);
+    } finally {
+      rmSync(tmp, { force: true });
+    }
   }
 
   /** Write every artifact's bytes to `directory/<sha256 hex>`. */
