@@ -178,6 +178,25 @@ def canonical_line_plain(value: Any) -> tuple[bytes, bool]:
         raise CaseError("unsafe_value", "value cannot be written as canonical JSON") from None
 
 
+def canonical_event_line(event: dict[str, Any], *, data_plain: bool = False) -> tuple[bytes, bool]:
+    """:func:`canonical_line_plain` of an event envelope built by a writer of this package:
+    every value but ``data`` is an exact ``str``, ``bool`` or ``int`` within +-(2^53-1) under
+    an ASCII key, so only ``data`` is scanned (the same answer, the same refusals: anything
+    the scan does not decide goes through :func:`canonical_line_plain`). ``data_plain``: the
+    caller knows ``data`` is plain and writable (its values are ASCII-keyed strings and parts
+    of a value that passed this check as plain), so it is not scanned at all."""
+    try:
+        fast = data_plain or _fast_scan(event["data"], 1)
+    except _NotPlain:
+        return canonical_line_plain(event)
+    if fast:
+        try:
+            return orjson.dumps(event, option=orjson.OPT_SORT_KEYS), True
+        except (orjson.JSONEncodeError, TypeError):
+            pass
+    return canonical_line_plain(event)
+
+
 def _utf16_key(key: str) -> bytes:
     return key.encode("utf-16-be", "surrogatepass")
 

@@ -87,12 +87,14 @@ class LogChecker:
     (without a file or line: the caller adds them).
     """
 
-    def __init__(self, dialect: str | Dialect = CANONICAL) -> None:
+    def __init__(self, dialect: str | Dialect = CANONICAL, *, unique_ids: bool = True) -> None:
         self.dialect = get_dialect(dialect) if isinstance(dialect, str) else dialect
         self._event = fast_validator("event.schema.json", f"event.{CANONICAL}")
         self._thread_id: str | None = None
         self._next_seq = 0
-        self._ids = _IdTable()
+        #: ``unique_ids=False``: the caller numbers the events and makes their ids unique itself
+        #: (the importer's emitter), so the table of id hashes is not kept
+        self._ids = _IdTable() if unique_ids else None
         #: whether the last checked event's event_id hash repeated an earlier one (a possible
         #: duplicate: the caller confirms it against the earlier lines, see _repeats_earlier)
         self.last_repeated = False
@@ -130,7 +132,8 @@ class LogChecker:
                 pointer="/seq",
             )
         self._next_seq += 1
-        self.last_repeated = self._ids.add(ev["event_id"])
+        if self._ids is not None:
+            self.last_repeated = self._ids.add(ev["event_id"])
         return ev
 
 

@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.canonical import canonical_line_plain
+from ..core.canonical import canonical_event_line
 from ..core.errors import CaseError
 from ..core.log import LogChecker
 from ..core.reducer import Reducer
@@ -95,9 +95,11 @@ class Emitter:
         self.last_ms = 0
         self.reducer = Reducer(copy_data=False)
         self.hasher = RequestHasher(agent["model"], agent["system"], agent["tools"])
-        self._checker = LogChecker()
+        self._checker = LogChecker(unique_ids=False)  # _event_id makes the ids unique
         #: the canonical bytes (JCS, no newline) of the last event emitted
         self.last_line = b""
+        #: whether the last event emitted was plain (``canonical_event_line``)
+        self.last_plain = True
         self._ts_text: tuple[int, str] = (-1, "")
         self._ids: set[str] = set()
         self._id_base = ("", "e")
@@ -133,6 +135,7 @@ class Emitter:
         *,
         critical: bool = False,
         actor: str | None = None,
+        data_plain: bool = False,
     ) -> dict[str, Any]:
         ev = {
             "event_id": self._event_id(ref.base, suffix),
@@ -148,8 +151,10 @@ class Emitter:
         }
         try:
             # as core.log.check_events checks it: the strict JSON rules by way of the
-            # canonical bytes (kept for the writer), then the envelope; ids are unique here
-            line, plain = canonical_line_plain(ev)
+            # canonical bytes (kept for the writer), then the envelope; ids are unique here.
+            # The envelope around data is built here from strings, seq, 0 and a bool, so only
+            # data is scanned (canonical_event_line gives canonical_line_plain's answer)
+            line, plain = canonical_event_line(ev, data_plain=data_plain)
             out = self._checker.check(ev)
             self.reducer.apply(out)
         except CaseError as err:
@@ -163,6 +168,7 @@ class Emitter:
             ) from None
         if not plain:
             self.hasher.plain = False
+        self.last_plain = plain
         self.last_line = line
         self.seq += 1
         return out
@@ -237,7 +243,12 @@ class Emitter:
         self, item: Reply, tid: str, final: bool, pending: list[str]
     ) -> Iterator[dict[str, Any]]:
         """tool_called and tool_result per tool_use block; a call of the final reply without
-        a result is added to ``pending``, one of an earlier reply gets an error result."""
+        a result is added to ``pending``, one of an earlier reply gets an error result.
+
+        Called right after the reply's model_responded: when that event was plain, each
+        tool_called's data (strings and an ``input`` that is part of the reply's content) is
+        plain and writable too, and is not scanned again."""
+        reply_plain = self.last_plain
         for k, block in enumerate(item.tool_uses()):
             name = block["name"]
             effect = tool_effect(name)
@@ -248,6 +259,7 @@ class Emitter:
                 item.ref,
                 f"call{k}",
                 critical=effect == "write",
+                data_plain=reply_plain,
             )
             res = item.results.get(block["id"])
             if res is None and not final:
