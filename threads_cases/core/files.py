@@ -114,12 +114,14 @@ def open_regular(
     limit_code: str | None = None,
     special_code: str = "invalid_request",
     follow_symlinks: bool = True,
+    buffering: int = -1,
 ) -> IO[bytes]:
     """Open a regular file for binary reading after checking its kind and size.
 
     ``code`` is raised when the file cannot be opened, ``special_code`` when it is not a
     regular file, ``limit_code`` (default ``code``) when it holds more than ``limit`` bytes.
-    The caller closes the returned stream.
+    ``buffering`` is the read buffer's size (as :func:`open`'s). The caller closes the
+    returned stream.
     """
     name = os.fspath(path)
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
@@ -148,7 +150,7 @@ def open_regular(
             )
         if flags & getattr(os, "O_NONBLOCK", 0):
             os.set_blocking(fd, True)
-        return os.fdopen(fd, "rb")
+        return os.fdopen(fd, "rb", buffering=buffering)
     except BaseException:
         os.close(fd)
         raise

@@ -136,6 +136,13 @@ class LogChecker:
             self.last_repeated = self._ids.add(ev["event_id"])
         return ev
 
+    def check_schema(self, ev: dict[str, Any]) -> None:
+        """The schema part of :meth:`check` (the same refusal) for a canonical envelope whose
+        writer guarantees the rest: a ``ts`` it formatted from a valid time, one thread_id,
+        seq numbered from 0 and unique event_ids (the importer's emitter)."""
+        if not self._event.is_valid(ev):
+            self.check(ev)  # raises the schema refusal with its pointer and message
+
 
 _CLAUDE_TYPES = frozenset(
     {

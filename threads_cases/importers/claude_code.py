@@ -66,9 +66,8 @@ from .common import (
     Turn,
     import_error,
     imported_agent,
-    parse_ts_ms,
 )
-from .source import TranscriptSource
+from .source import NO_TIME, TranscriptSource
 
 LINE_TYPES = (
     "user",
@@ -95,35 +94,39 @@ def guess_type(body: bytes) -> str:
     return role.group(1).decode() if role else "unparseable"
 
 
-def _block_problem(b: Any, where: str) -> str | None:
-    if not isinstance(b, dict) or not isinstance(b.get("type"), str) or not b["type"]:
-        return f"{where} must be an object with a non-empty string type"
-    t = b["type"]
-    if t == "text" and not isinstance(b.get("text"), str):
-        return f"{where}.text must be a string"
-    if t == "tool_use" and not (
-        isinstance(b.get("id"), str)
-        and b["id"]
-        and isinstance(b.get("name"), str)
-        and b["name"]
-        and isinstance(b.get("input"), dict)
-    ):
-        return f"{where} (tool_use) needs a non-empty id and name and an object input"
-    if t == "tool_result":
-        if not isinstance(b.get("tool_use_id"), str) or not b["tool_use_id"]:
-            return f"{where}.tool_use_id must be a non-empty string"
-        if "is_error" in b and not isinstance(b["is_error"], (bool, type(None))):
-            return f"{where}.is_error must be a boolean"
+def _block_problem(b: Any) -> str | None:
+    """What is wrong with a content block, as the end of a message that starts with the
+    block's place (``message.content[0]``), or None."""
+    t = b.get("type") if isinstance(b, dict) else None
+    if not isinstance(t, str) or not t:
+        return " must be an object with a non-empty string type"
+    if t == "text":
+        if not isinstance(b.get("text"), str):
+            return ".text must be a string"
+    elif t == "tool_use":
+        i, n = b.get("id"), b.get("name")
+        if not (isinstance(i, str) and i and isinstance(n, str) and n) or not isinstance(
+            b.get("input"), dict
+        ):
+            return " (tool_use) needs a non-empty id and name and an object input"
+    elif t == "tool_result":
+        u = b.get("tool_use_id")
+        if not isinstance(u, str) or not u:
+            return ".tool_use_id must be a non-empty string"
+        e = b.get("is_error")
+        if e is not None and not isinstance(e, bool):
+            return ".is_error must be a boolean"
         c = b.get("content")
         if isinstance(c, list):
-            for i, x in enumerate(c):
-                p = _block_problem(x, f"{where}.content[{i}]")
+            for k, x in enumerate(c):
+                p = _block_problem(x)
                 if p:
-                    return p
-    if t == "thinking" and not isinstance(b.get("thinking"), str):
-        return f"{where}.thinking must be a string"
-    if t == "image" and not isinstance(b.get("source"), dict):
-        return f"{where}.source must be an object"
+                    return f".content[{k}]{p}"
+    elif t == "thinking":
+        if not isinstance(b.get("thinking"), str):
+            return ".thinking must be a string"
+    elif t == "image" and not isinstance(b.get("source"), dict):
+        return ".source must be an object"
     return None
 
 
@@ -132,33 +135,32 @@ def line_problem(obj: Any) -> str | None:
     if not isinstance(obj, dict):
         return "a transcript line must be a JSON object"
     t = obj.get("type")
-    if "type" in obj and not isinstance(t, str):
+    if not isinstance(t, str) and "type" in obj:
         return "type must be a string"
     for key in ("uuid", "parentUuid", "sessionId"):
-        if key in obj and obj[key] is not None and not isinstance(obj[key], str):
+        v = obj.get(key)
+        if v is not None and not isinstance(v, str):
             return f"{key} must be a string"
-    if t not in ("user", "assistant"):
+    if t != "user" and t != "assistant":
         return None
     msg = obj.get("message")
     if not isinstance(msg, dict):
         return "message must be an object"
     content = msg.get("content")
-    if t == "user":
-        if isinstance(content, str):
-            return None
-        if not isinstance(content, list):
+    if isinstance(content, str):
+        return None
+    if not isinstance(content, list):
+        if t == "user":
             return "message.content must be a string or a list of blocks"
-    else:
-        if isinstance(content, str):
-            return None
-        if not isinstance(content, list):
-            return "message.content must be a list of blocks"
-        if "usage" in msg and msg["usage"] is not None and not isinstance(msg["usage"], dict):
+        return "message.content must be a list of blocks"
+    if t == "assistant":
+        u = msg.get("usage")
+        if u is not None and not isinstance(u, dict):
             return "message.usage must be an object"
     for i, b in enumerate(content):
-        p = _block_problem(b, f"message.content[{i}]")
+        p = _block_problem(b)
         if p:
-            return p
+            return f"message.content[{i}]{p}"
     return None
 
 
@@ -173,7 +175,10 @@ class _Tree:
         self.flags = bytearray()
         self._late: list[tuple[int, str]] = []  # parents named before they appear
 
-    def add(self, idx: int, obj: dict[str, Any], stats: Stats, keep: bytearray) -> None:
+    def add(
+        self, idx: int, obj: dict[str, Any], t: Any, side: bool, stats: Stats, keep: bytearray
+    ) -> None:
+        """Add record ``idx`` (``t``: its type, ``side``: whether it is a sidechain line)."""
         uid = obj.get("uuid")
         if not isinstance(uid, str) or not uid:
             return
@@ -191,8 +196,8 @@ class _Tree:
         if p < 0 and isinstance(parent, str):
             self._late.append((node, parent))
         self.parent.append(p)
-        flags = _SIDE if obj.get("isSidechain") else 0
-        if obj.get("type") == "user" and classify_user(obj) in ("real", "command"):
+        flags = _SIDE if side else 0
+        if t == "user" and classify_user(obj) in ("real", "command"):
             flags |= _REAL
         self.flags.append(flags)
 
@@ -237,16 +242,19 @@ class ClaudeCodeSource(TranscriptSource):
         self.agent_id: str | None = None
         self.first_ts: int | None = None
         known = 0
+        keep, stats = self.keep, self.stats
         for idx, lineno, obj in self._records():
             problem = line_problem(obj)
             if problem:
                 kind = str(obj.get("type")) if isinstance(obj, dict) else "unparseable"
                 self._invalid(lineno, kind, problem)
                 continue
-            known += obj.get("type") in LINE_TYPES
-            self._take(obj)
-            self.keep[idx] = 1
-            tree.add(idx, obj, self.stats, self.keep)
+            t = obj.get("type")
+            known += t in LINE_TYPES
+            side = bool(obj.get("isSidechain"))
+            self._take(idx, obj, t, side)
+            keep[idx] = 1
+            tree.add(idx, obj, t, side, stats, keep)
         if not known:
             # an empty file, or only lines of unknown types: nothing says it is a Claude Code
             # transcript, and there is no session to name the thread after
@@ -278,19 +286,19 @@ class ClaudeCodeSource(TranscriptSource):
             self.leaf_uuid = next((u for u, n in tree.index.items() if n == self._leaf), None)
         self.forks = self._fork_count
 
-    def _take(self, obj: dict[str, Any]) -> None:
-        """Collect the header fields of one well-formed record."""
+    def _take(self, idx: int, obj: dict[str, Any], t: Any, side: bool) -> None:
+        """Collect the header fields of one well-formed record (``idx``: its index, ``t``: its
+        type, ``side``: whether it is a sidechain line)."""
         if self.first_ts is None:
-            self.first_ts = parse_ts_ms(obj.get("timestamp"))
+            ms = self.times[idx]  # the record's time, read by the first pass
+            self.first_ts = None if ms == NO_TIME else ms
         if not self.session_id and isinstance(obj.get("sessionId"), str):
             self.session_id = obj["sessionId"]
         if self.cwd is None and isinstance(obj.get("cwd"), str):
             self.cwd = obj["cwd"]
         if self.agent_id is None and isinstance(obj.get("agentId"), str):
             self.agent_id = obj["agentId"]
-        side = bool(obj.get("isSidechain"))
-        t = obj.get("type")
-        if t in ("user", "assistant"):
+        if t == "user" or t == "assistant":
             self._conv[side] += 1
         if t != "assistant":
             return
@@ -394,4 +402,4 @@ class ClaudeCodeSource(TranscriptSource):
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:
         """Map the kept records to turns and extension events (:mod:`.claude_mapping`)."""
-        return ClaudeMapper(self.stats).items(self._kept())
+        return ClaudeMapper(self.stats).items(self._kept_timed())

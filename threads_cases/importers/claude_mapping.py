@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .common import Extra, Ref, Reply, Result, Stats, Turn, parse_ts_ms
+from .common import Extra, Ref, Reply, Result, Stats, Turn
 
 DROPPED_TYPES = ("progress", "queue-operation", "file-history-snapshot")
 META_PREFIXES = (
@@ -114,13 +114,14 @@ class ClaudeMapper:
         self.reply: Reply | None = None
         self.owners: dict[str, Reply] = {}
 
-    def items(self, records: Iterable[tuple[int, Any]]) -> Iterator[Turn | Extra]:
+    def items(self, records: Iterable[tuple[int, Any, int | None]]) -> Iterator[Turn | Extra]:
+        """Turns and extension events from ``(line number, record, time in ms or None)``."""
         st = self.stats
-        for lineno, obj in records:
+        for lineno, obj, ms in records:
             t = obj.get("type")
             uid = obj.get("uuid")
             base = uid if isinstance(uid, str) and uid else f"L{lineno}"
-            ref = Ref(base, parse_ts_ms(obj.get("timestamp")), lineno, str(t))
+            ref = Ref(base, ms, lineno, str(t))
             if t == "assistant":
                 self._assistant(obj, ref)
             elif t == "user":

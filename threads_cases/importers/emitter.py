@@ -155,8 +155,9 @@ class Emitter:
             # The envelope around data is built here from strings, seq, 0 and a bool, so only
             # data is scanned (canonical_event_line gives canonical_line_plain's answer)
             line, plain = canonical_event_line(ev, data_plain=data_plain)
-            out = self._checker.check(ev)
-            self.reducer.apply(out)
+            # the ts, thread_id, seq and event_id are made valid here: the schema is checked
+            self._checker.check_schema(ev)
+            self.reducer.apply(ev)
         except CaseError as err:
             where = err.location.pointer
             msg = f"{etype} {where}: {err.message}" if where else f"{etype}: {err.message}"
@@ -171,7 +172,7 @@ class Emitter:
         self.last_plain = plain
         self.last_line = line
         self.seq += 1
-        return out
+        return ev
 
     # ------------------------------------------------------------------ items
     def start(self) -> Iterator[dict[str, Any]]:
