@@ -30,6 +30,8 @@ class RequestHasher:
         self.plain = True
         self._h = hashlib.sha256(b'{"messages":[')
         self._count = 0
+        #: the last message of the last request and the running hash with it fed in
+        self._last: tuple[dict[str, Any], Any] | None = None
         self._tail = (
             b'],"model":'
             + canonical_line(model)
@@ -61,12 +63,23 @@ class RequestHasher:
         h.update(canonical_line(message))
 
     def request_sha256(self, messages: list[dict[str, Any]]) -> str:
-        """Seal every message but the last (removing them from ``messages``), then hash."""
+        """Seal every message but the last (removing them from ``messages``), then hash.
+
+        The last message is fed into a copy of the running hash; when the same message (the
+        reducer never changes a message in place, it replaces it) is sealed by a later
+        request, that copy becomes the running hash, so each message is written and hashed
+        once."""
         while len(messages) > 1:
-            self._feed(self._h, messages.pop(0), self._count == 0)
+            m = messages.pop(0)
+            if self._last is not None and self._last[0] is m:
+                self._h = self._last[1]
+            else:
+                self._feed(self._h, m, self._count == 0)
+            self._last = None
             self._count += 1
         h = self._h.copy()
         if messages:
             self._feed(h, messages[0], self._count == 0)
+            self._last = (messages[0], h.copy())
         h.update(self._tail)
         return h.hexdigest()

@@ -24,7 +24,7 @@ import os
 from array import array
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import orjson
 
@@ -62,14 +62,19 @@ class TranscriptSource:
         self.strict = strict
         self.keep = bytearray()
         self.times = array("q")  # per record: its time in ms, or NO_TIME
-        self._read: dict[int, list[Any]] = {}  # records of the lines read leniently
+        #: the records of the lines read leniently (none for a blank line); pass 2 parses
+        #: the other lines again
+        self._read: dict[int, list[Any]] = {}
+
+    def _open(self) -> IO[bytes]:
+        """The transcript, opened for reading its lines; ``io_error`` when unreadable."""
+        # a 256 KiB buffer: iterating lines of a few kB each over the default 8 KiB buffer
+        # took twice as long
+        return open_regular(self.path, code="io_error", limit=MAX_LOG_BYTES, buffering=1 << 18)
 
     def _lines(self) -> Iterator[tuple[int, bytes]]:
         """``(line number from 1, the line without its end)``; ``io_error`` when unreadable."""
-        # a 256 KiB buffer: iterating lines of a few kB each over the default 8 KiB buffer
-        # took twice as long
-        fh = open_regular(self.path, code="io_error", limit=MAX_LOG_BYTES, buffering=1 << 18)
-        with fh:
+        with self._open() as fh:
             for lineno, raw in enumerate(fh, 1):
                 yield lineno, raw.rstrip(b"\r\n")
 
@@ -84,51 +89,58 @@ class TranscriptSource:
 
         The usual line is decided by one orjson round trip (strictjson.parse's own fast path,
         inlined: the text orjson writes back byte for byte is strict JSON) and the usual time
-        by a table look-up; anything else goes through :func:`parse` and
-        :func:`check_timestamp`, which refuse or accept it exactly as before."""
-        st = self.stats
+        by a table look-up; anything else goes through :meth:`_other_line`, which refuses or
+        accepts it exactly as :func:`parse` and :func:`check_timestamp` do."""
         keep, times = self.keep, self.times
         loads, dumps, strict_int = orjson.loads, orjson.dumps, orjson.OPT_STRICT_INTEGER
-        for lineno, body in self._lines():
-            try:
-                value = loads(body)
-                same = dumps(value, option=strict_int) == body
-            except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError):
-                same = False
-            if same and type(value) is dict:
-                ts = value.get("timestamp")
-                ms = valid_ts_ms(ts) if type(ts) is str else None
-                if ms is None:
-                    check_timestamp(value, file=self.file, line=lineno)
-                    ms = parse_ts_ms(ts)
-                keep.append(0)
-                times.append(NO_TIME if ms is None else ms)
-                yield len(keep) - 1, lineno, value
-                continue
-            if not body or body.isspace():
-                st.skip("blank line")
-                continue
-            try:
-                values = [parse(body, code="import_invalid", file=self.file, line=lineno)]
-            except CaseError as err:
-                if self.strict:
-                    kind = self._kind_of(body)
-                    raise import_error(
-                        err.message, file=self.file, line=lineno, kind=kind
-                    ) from None
-                values, notes = read_line(body)
-                for n in notes:
-                    st.warn(lineno, n.code, n.reason, n.message)
-                if not values:
-                    st.invalid += 1
-                    st.skip("unreadable line")
-                self._read[lineno] = values
-            for v in values:
-                check_timestamp(v, file=self.file, line=lineno)
-                ms = parse_ts_ms(v.get("timestamp")) if isinstance(v, dict) else None
-                keep.append(0)
-                times.append(NO_TIME if ms is None else ms)
-                yield len(keep) - 1, lineno, v
+        with self._open() as fh:
+            for lineno, raw in enumerate(fh, 1):
+                body = raw.rstrip(b"\r\n")
+                try:
+                    value = loads(body)
+                    same = dumps(value, option=strict_int) == body
+                except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError):
+                    same = False
+                if same and type(value) is dict:
+                    ts = value.get("timestamp")
+                    ms = valid_ts_ms(ts) if type(ts) is str else None
+                    if ms is None:
+                        check_timestamp(value, file=self.file, line=lineno)
+                        ms = parse_ts_ms(ts)
+                    keep.append(0)
+                    times.append(NO_TIME if ms is None else ms)
+                    yield len(keep) - 1, lineno, value
+                    continue
+                for v in self._other_line(lineno, body):
+                    check_timestamp(v, file=self.file, line=lineno)
+                    ms = parse_ts_ms(v.get("timestamp")) if isinstance(v, dict) else None
+                    keep.append(0)
+                    times.append(NO_TIME if ms is None else ms)
+                    yield len(keep) - 1, lineno, v
+
+    def _other_line(self, lineno: int, body: bytes) -> list[Any]:
+        """The records of a line off the fast path: none for a blank line, the strict
+        reader's value, or (without ``strict``) what the lenient reader recovers, with its
+        warnings; ``import_invalid`` with ``strict``."""
+        st = self.stats
+        if not body or body.isspace():
+            st.skip("blank line")
+            self._read[lineno] = []  # pass 2 reads no record from it
+            return []
+        try:
+            return [parse(body, code="import_invalid", file=self.file, line=lineno)]
+        except CaseError as err:
+            if self.strict:
+                kind = self._kind_of(body)
+                raise import_error(err.message, file=self.file, line=lineno, kind=kind) from None
+        values, notes = read_line(body)
+        for n in notes:
+            st.warn(lineno, n.code, n.reason, n.message)
+        if not values:
+            st.invalid += 1
+            st.skip("unreadable line")
+        self._read[lineno] = values
+        return values
 
     def _invalid(self, lineno: int, kind: str, message: str) -> None:
         """A malformed record: raise ``import_invalid`` with ``strict``, else skip it with an
@@ -149,18 +161,17 @@ class TranscriptSource:
         keep, read, times = self.keep, self._read, self.times
         loads = orjson.loads
         idx = 0
-        for lineno, body in self._lines():
-            values = read.get(lineno)
-            if values is None:
-                if not body or body.isspace():
+        with self._open() as fh:
+            for lineno, raw in enumerate(fh, 1):
+                values = read.get(lineno)
+                if values is None:
+                    if keep[idx]:
+                        ms = times[idx]
+                        yield lineno, loads(raw), None if ms == NO_TIME else ms
+                    idx += 1
                     continue
-                if keep[idx]:
-                    ms = times[idx]
-                    yield lineno, loads(body), None if ms == NO_TIME else ms
-                idx += 1
-                continue
-            for v in values:
-                if keep[idx]:
-                    ms = times[idx]
-                    yield lineno, v, None if ms == NO_TIME else ms
-                idx += 1
+                for v in values:
+                    if keep[idx]:
+                        ms = times[idx]
+                        yield lineno, v, None if ms == NO_TIME else ms
+                    idx += 1
