@@ -36,4 +36,20 @@ describe("IdMap", () => {
     t.add(b);
     assert.deepEqual([s.has(a), s.has(b), t.has(a), t.has(b)], [true, false, true, true]);
   });
+
+  test("a table grown past many doublings finds every id, and only those, with their last values", () => {
+    const [a, b] = collidingPair();
+    const m = new IdMap<number>();
+    const n = 5000;
+    for (let i = 0; i < n; i++) m.set(`s${i}`, i);
+    m.set(a, -1);
+    m.set(b, -2);
+    for (let i = 0; i < n; i += 2) m.set(`s${i}`, i + 0.5); // replaced, not added
+    assert.equal(m.size, n + 2);
+    for (let i = 0; i < n; i++) assert.equal(m.get(`s${i}`), i % 2 === 0 ? i + 0.5 : i);
+    assert.deepEqual([m.get(a), m.get(b), m.has(`s${n}`), m.has("s-1")], [-1, -2, false, false]);
+    const c = m.copy();
+    c.set(`s${n}`, n);
+    assert.deepEqual([m.has(`s${n}`), c.get(`s${n}`), c.size, m.size], [false, n, n + 3, n + 2]);
+  });
 });

@@ -60,4 +60,39 @@ describe("reducer snapshots", () => {
     assert.equal(ok.turns.length, 1);
     assert.throws(() => reduceEnvelopes(log([["thread_started", { agent: AGENT, metadata: {} }], ...turn("t1"), ...turn("t1")])), /was used before/);
   });
+
+  test("changes after a snapshot to the parts it shares (usage, pending calls, files, artifacts) do not reach it", () => {
+    const sha = "a".repeat(64);
+    const art = `sha256:${sha}`;
+    const head: [string, JsonObject, string?][] = [
+      ["thread_started", { agent: AGENT, metadata: {} }],
+      ["artifact_added", { artifact_id: art, media_type: "text/plain", size: 1 }, "sandbox"],
+      ["sandbox_read", { path: "a.txt", sha256: sha, size: 1, artifact: art }, "sandbox"],
+      ["user_message", { content: "go" }, "user"],
+      ["turn_started", { turn_id: "t1" }],
+      ["tool_called", { turn_id: "t1", tool_use_id: "a", name: "read_file", input: {}, kind: "sandbox", effect: "read" }, "model"],
+      ["snapshot_taken", { snapshot_id: "s1" }],
+      ["snapshot_taken", { snapshot_id: "s2" }], // shares the same parts as s1
+    ];
+    const tail: [string, JsonObject, string?][] = [
+      ["model_responded", { turn_id: "t1", message: { role: "assistant", content: [] }, stop_reason: "tool_use", usage: { input_tokens: 5, output_tokens: 7 } }, "model"],
+      ["tool_called", { turn_id: "t1", tool_use_id: "b", name: "read_file", input: {}, kind: "sandbox", effect: "read" }, "model"],
+      ["artifact_added", { artifact_id: "sha256:" + "b".repeat(64), media_type: "text/plain", size: 2 }, "sandbox"],
+      ["sandbox_wrote", { path: "a.txt", sha256: null, size: 0, artifact: null }, "sandbox"],
+      ["sandbox_wrote", { path: "b.txt", sha256: sha, size: 1, artifact: art }, "sandbox"],
+      ["sandbox_read", { path: "c.txt", sha256: sha, size: 1, artifact: art }, "sandbox"],
+      ["tool_result", { turn_id: "t1", tool_use_id: "a", name: "read_file", content: "x", is_error: false }, "tool"],
+    ];
+    const keys = ["status", "current_turn", "turns", "messages", "pending_tool_calls", "sandbox", "artifacts", "usage"] as const;
+    const at = reduceEnvelopes(log(head));
+    const expected = JSON.stringify(keys.map((k) => at[k]));
+    // each change first after the snapshots (the one that copies the shared parts), then all of them twice
+    const runs = [...tail.map((change) => [change]), [...tail, ["restored", { snapshot_id: "s1" }], ...tail]];
+    for (const changes of runs) {
+      for (const sid of ["s1", "s2"]) {
+        const state = reduceEnvelopes(log([...head, ...changes, ["restored", { snapshot_id: sid }]] as [string, JsonObject, string?][]));
+        assert.equal(JSON.stringify(keys.map((k) => state[k])), expected, `${changes[0]?.[0]} then restoring ${sid}`);
+      }
+    }
+  });
 });

@@ -6,9 +6,15 @@
  * reading that key's string object; the keys are strings of events spread over the whole log
  * in memory, so on a long log each check of a new id costs a cache miss or two per chain entry,
  * and the cost per event grew with the log (1.6x at 160,000 turns against 10,000 in
- * benchmarks/scaling_ts.mjs). {@link IdMap} keys a `Map` by a 30-bit FNV-1a hash of the id (a
- * small integer, compared in the table itself) and reads an id string only when the hashes
- * are equal: for a true repeat, or a rare collision (a chain of entries per hash).
+ * benchmarks/scaling_ts.mjs). {@link IdMap} keeps a 30-bit FNV-1a hash of every id in an
+ * open-addressing table (an `Int32Array` of hash and position pairs, linear probing, at most
+ * half full) and reads an id string only when the hashes are equal: for a true repeat, or a
+ * rare collision.
+ *
+ * The table holds no object per id: the ids and values sit in two plain arrays, and the
+ * table is a typed array the garbage collector never walks. A `Map` from hash to a chain
+ * object (the earlier form) kept about 90 bytes and one heap object per id, all retained for
+ * the reducer's life, which every young-generation collection had to copy and promote.
  */
 
 /** 30-bit FNV-1a of the UTF-16 code units of `id` (a small integer in V8). */
@@ -18,49 +24,91 @@ function hash30(id: string): number {
   return h & 0x3fffffff;
 }
 
-interface Slot<V> {
-  readonly id: string;
-  readonly value: V;
-  readonly next: Slot<V> | undefined;
-}
+const EMPTY = 0; // a free slot; a used slot holds position + 1
+const MIN_BITS = 4;
 
 /** A map from id strings to values; `has`, `get` and `set` cost the id's length. */
 export class IdMap<V> {
-  private slots = new Map<number, Slot<V>>();
+  private ids: string[] = [];
+  private values: V[] = [];
+  /** `2 << bits` int32s: slot i is (hash, position + 1) at 2i, 2i + 1. */
+  private table = new Int32Array(2 << MIN_BITS);
+  private bits = MIN_BITS;
 
   constructor(entries: Iterable<[string, V]> = []) {
     for (const [id, value] of entries) this.set(id, value);
   }
 
-  /** A copy that changes independently (slots are never changed in place, so they are shared). */
+  /** The number of ids. */
+  get size(): number {
+    return this.ids.length;
+  }
+
+  /** A copy that changes independently. */
   copy(): IdMap<V> {
     const out = new IdMap<V>();
-    out.slots = new Map(this.slots);
+    out.ids = this.ids.slice();
+    out.values = this.values.slice();
+    out.table = this.table.slice();
+    out.bits = this.bits;
     return out;
   }
 
-  private slot(id: string, first: Slot<V> | undefined): Slot<V> | undefined {
-    for (let s = first; s !== undefined; s = s.next) if (s.id === id) return s;
-    return undefined;
+  /** The first slot to probe for `hash` (Fibonacci hashing: the top `bits` of hash * 2^32/phi). */
+  private home(hash: number): number {
+    return Math.imul(hash, 0x9e3779b9) >>> (32 - this.bits);
+  }
+
+  /** The position of `id` in `ids`, or -1 - (the free slot where it would go). */
+  private find(id: string, hash: number): number {
+    const t = this.table;
+    const mask = (1 << this.bits) - 1;
+    for (let i = this.home(hash); ; i = (i + 1) & mask) {
+      const at = t[2 * i + 1] as number;
+      if (at === EMPTY) return -1 - i;
+      if (t[2 * i] === hash && this.ids[at - 1] === id) return at - 1;
+    }
   }
 
   has(id: string): boolean {
-    return this.slot(id, this.slots.get(hash30(id))) !== undefined;
+    return this.find(id, hash30(id)) >= 0;
   }
 
   get(id: string): V | undefined {
-    return this.slot(id, this.slots.get(hash30(id)))?.value;
+    const at = this.find(id, hash30(id));
+    return at >= 0 ? this.values[at] : undefined;
   }
 
   set(id: string, value: V): void {
-    const h = hash30(id);
-    const first = this.slots.get(h);
-    let next = first;
-    if (this.slot(id, first) !== undefined) {
-      next = undefined; // a new chain without the old entry (a copy may share the old one)
-      for (let s = first; s !== undefined; s = s.next) if (s.id !== id) next = { id: s.id, value: s.value, next };
+    const hash = hash30(id);
+    const at = this.find(id, hash);
+    if (at >= 0) {
+      this.values[at] = value;
+      return;
     }
-    this.slots.set(h, { id, value, next });
+    this.ids.push(id);
+    this.values.push(value);
+    const slot = -1 - at;
+    this.table[2 * slot] = hash;
+    this.table[2 * slot + 1] = this.ids.length;
+    if (2 * this.ids.length > 1 << this.bits) this.grow();
+  }
+
+  /** Double the table, placing every entry again from its stored hash (no id is read). */
+  private grow(): void {
+    const old = this.table;
+    this.bits += 1;
+    this.table = new Int32Array(2 << this.bits);
+    const mask = (1 << this.bits) - 1;
+    for (let j = 0; j < old.length; j += 2) {
+      const hash = old[j] as number;
+      const at = old[j + 1] as number;
+      if (at === EMPTY) continue;
+      let i = this.home(hash);
+      while (this.table[2 * i + 1] !== EMPTY) i = (i + 1) & mask;
+      this.table[2 * i] = hash;
+      this.table[2 * i + 1] = at;
+    }
   }
 }
 

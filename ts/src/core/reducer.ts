@@ -86,7 +86,11 @@ function shallowCopy<T>(record: Record<string, T>): Record<string, T> {
   return out;
 }
 
-/** What `snapshot_taken` keeps: shared lists with their lengths, the last message (the only slot a later event may replace), and copies of the small mutable parts. */
+/**
+ * What `snapshot_taken` keeps: shared lists with their lengths, the last message (the only slot
+ * a later event may replace), and the small mutable parts, shared until the reducer's next
+ * change to them (copy on write, {@link Reducer} `unshare`), as in Python.
+ */
 class Saved {
   readonly status: Status;
   readonly currentTurn: string | null;
@@ -110,10 +114,11 @@ class Saved {
     this.messages = state.messages;
     this.nMessages = state.messages.length;
     this.lastMessage = state.messages[state.messages.length - 1];
-    this.pending = [...state.pending_tool_calls];
-    this.files = shallowCopy(state.sandbox.files);
-    this.artifacts = shallowCopy(state.artifacts);
-    this.usage = { ...state.usage };
+    // shared, not copied: the reducer copies them before its next change (unshare)
+    this.pending = state.pending_tool_calls;
+    this.files = state.sandbox.files;
+    this.artifacts = state.artifacts;
+    this.usage = state.usage;
   }
 
   /** Put the saved parts back as fresh containers; the saved ones stay as they were. */
@@ -191,6 +196,8 @@ export class Reducer {
   private turnIds: IdSet;
   /** Every container of the state, the saved snapshots and the id sets are shared with a branch. */
   private borrowed = false;
+  /** pending_tool_calls, sandbox.files, artifacts and usage are held by a snapshot (or a branch). */
+  private shared = false;
 
   constructor(state?: State | null, options: ReducerOptions = {}) {
     this.state = state ? deepCopy(state) : initialState();
@@ -218,23 +225,31 @@ export class Reducer {
     child.saved = this.saved;
     child.started = this.started;
     child.turnIds = this.turnIds;
+    child.shared = this.shared = true;
     child.borrowed = this.borrowed = true;
     return child;
   }
 
-  /** Copy what a {@link branch} shares, before changing it. */
+  /** Copy the lists and id tables a {@link branch} shares, before changing them. */
   private own(): void {
     const st = this.state;
     st.messages = [...st.messages];
     st.turns = [...st.turns];
     st.snapshots = [...st.snapshots];
+    this.saved = this.saved.copy();
+    this.turnIds = this.turnIds.copy();
+    this.borrowed = false; // the small parts stay shared until unshare copies them
+  }
+
+  /** Copy the small mutable parts a snapshot (or a branch) shares, before changing them. */
+  private unshare(): void {
+    if (!this.shared) return;
+    const st = this.state;
     st.pending_tool_calls = [...st.pending_tool_calls];
     st.sandbox = { files: shallowCopy(st.sandbox.files) };
     st.artifacts = shallowCopy(st.artifacts);
     st.usage = { ...st.usage };
-    this.saved = this.saved.copy();
-    this.turnIds = this.turnIds.copy();
-    this.borrowed = false;
+    this.shared = false;
   }
 
   private fail(ev: Envelope, message: string, pointer = ""): CaseError {
@@ -327,20 +342,25 @@ export class Reducer {
       this.inTurn(ev, data);
       const st = this.state;
       const usage = obj(data["usage"]);
-      st.messages.push({ role: "assistant", content: this.copy(obj(data["message"])["content"] ?? null) });
+      const totals = { input_tokens: 0, output_tokens: 0 };
       for (const key of ["input_tokens", "output_tokens"] as const) {
         const total = st.usage[key] + num(usage[key]);
         if (total > Number.MAX_SAFE_INTEGER) {
           throw this.fail(ev, `usage.${key} would exceed 2^53-1 (${Number.MAX_SAFE_INTEGER})`, `/data/usage/${key}`);
         }
-        st.usage[key] = total;
+        totals[key] = total;
       }
+      this.unshare();
+      st.messages.push({ role: "assistant", content: this.copy(obj(data["message"])["content"] ?? null) });
+      st.usage.input_tokens = totals.input_tokens;
+      st.usage.output_tokens = totals.output_tokens;
     },
 
     tool_called: (ev, data) => {
       this.inTurn(ev, data);
       const id = str(data["tool_use_id"]);
       if (this.state.pending_tool_calls.includes(id)) throw this.fail(ev, `tool_use_id ${repr(id)} is already pending`, "/data/tool_use_id");
+      this.unshare();
       this.state.pending_tool_calls.push(id);
     },
 
@@ -350,6 +370,7 @@ export class Reducer {
       const id = str(data["tool_use_id"]);
       const pending = st.pending_tool_calls.indexOf(id);
       if (pending === -1) throw this.fail(ev, `tool_result with no call: ${repr(id)}`, "/data/tool_use_id");
+      this.unshare();
       st.pending_tool_calls.splice(pending, 1);
       const block: JsonObject = {
         type: "tool_result",
@@ -375,33 +396,35 @@ export class Reducer {
 
     sandbox_read: (ev, data) => {
       this.checkArtifact(ev, data);
+      this.unshare();
       setOwn(this.state.sandbox.files as JsonObject, str(data["path"]), str(data["sha256"]));
     },
 
     sandbox_wrote: (ev, data) => {
-      const files = this.state.sandbox.files;
       const path = str(data["path"]);
       if (data["sha256"] === null) {
         if (data["artifact"] !== null || data["size"] !== 0) {
           throw this.fail(ev, "a deletion (sha256 null) has size 0 and no artifact", "/data");
         }
-        if (!Object.hasOwn(files, path)) throw this.fail(ev, `deleting ${repr(path)}, which the log never saw`, "/data/path");
-        delete files[path];
+        if (!Object.hasOwn(this.state.sandbox.files, path)) throw this.fail(ev, `deleting ${repr(path)}, which the log never saw`, "/data/path");
+        this.unshare();
+        delete this.state.sandbox.files[path];
         return;
       }
       this.checkArtifact(ev, data);
-      setOwn(files as JsonObject, path, str(data["sha256"]));
+      this.unshare();
+      setOwn(this.state.sandbox.files as JsonObject, path, str(data["sha256"]));
     },
 
     artifact_added: (ev, data) => {
-      const arts = this.state.artifacts;
       const id = str(data["artifact_id"]);
       const entry: Artifact = { media_type: str(data["media_type"]), size: num(data["size"]) };
-      const old = Object.hasOwn(arts, id) ? arts[id] : undefined;
+      const old = Object.hasOwn(this.state.artifacts, id) ? this.state.artifacts[id] : undefined;
       if (old !== undefined && (old.media_type !== entry.media_type || old.size !== entry.size)) {
         throw this.fail(ev, `artifact ${id} added again with other details`, "/data");
       }
-      setOwn(arts as unknown as JsonObject, id, entry as unknown as JsonObject);
+      this.unshare();
+      setOwn(this.state.artifacts as unknown as JsonObject, id, entry as unknown as JsonObject);
     },
 
     snapshot_taken: (ev, data) => {
@@ -409,6 +432,7 @@ export class Reducer {
       if (this.saved.has(sid)) throw this.fail(ev, `snapshot_id ${repr(sid)} was taken before`, "/data/snapshot_id");
       this.state.snapshots.push(sid);
       this.saved.set(sid, new Saved(this.state));
+      this.shared = true;
     },
 
     restored: (ev, data) => {
@@ -416,6 +440,7 @@ export class Reducer {
       const saved = this.saved.get(sid);
       if (saved === undefined || saved === null) throw this.fail(ev, `restored an unknown snapshot ${repr(sid)}`, "/data/snapshot_id");
       saved.restoreInto(this.state);
+      this.shared = false; // restoreInto made fresh containers
       this.turnIds = new IdSet(this.state.turns.map((t) => t.turn_id));
       this.state.epoch += 1;
     },
