@@ -1,6 +1,6 @@
 """Scaling benchmark: does each cost grow in proportion to its input?
 
-    python benchmarks/scaling.py [--base N] [--max-ratio 1.3] [--only NAME ...]
+    python benchmarks/scaling.py [--scale F] [--max-ratio 1.3] [--only NAME ...]
 
 Each curve runs one workload at 1x, 4x and 16x of its size and reports the cost per unit at
 each size as a ratio to the cost per unit at 1x. A linear cost gives ratios near 1.0; a
@@ -379,9 +379,21 @@ def measure(name: str, scale: float) -> dict[str, Any]:
     return out
 
 
-def ts_curves(scale: float) -> list[dict[str, Any]]:
-    """The TypeScript curves (benchmarks/scaling_ts.mjs, CPU time of node), or none when the
-    TypeScript build or node is missing."""
+#: The TypeScript curves of benchmarks/scaling_ts.mjs (its CURVES), for --only.
+TS_CURVES = (
+    "ts-reduce",
+    "ts-snapshots",
+    "ts-record",
+    "ts-snapshot",
+    "ts-events",
+    "ts-reply",
+    "ts-fork",
+)
+
+
+def ts_curves(scale: float, only: list[str] | None = None) -> list[dict[str, Any]]:
+    """The TypeScript curves (benchmarks/scaling_ts.mjs, CPU time of node): all of them, or
+    ``only`` those; none when the TypeScript build or node is missing."""
     import json
     import shutil
     import subprocess
@@ -393,7 +405,7 @@ def ts_curves(scale: float) -> list[dict[str, Any]]:
         print("(TypeScript curves skipped: build ts/ first)")
         return []
     out = subprocess.run(
-        [node, "--expose-gc", str(here / "scaling_ts.mjs"), str(scale)],
+        [node, "--expose-gc", str(here / "scaling_ts.mjs"), str(scale), *(only or [])],
         capture_output=True,
         text=True,
         check=True,
@@ -411,7 +423,9 @@ def ts_curves(scale: float) -> list[dict[str, Any]]:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--only", nargs="*", choices=sorted(CURVES), help="curves to run")
+    ap.add_argument(
+        "--only", nargs="*", choices=[*sorted(CURVES), *TS_CURVES], help="curves to run"
+    )
     ap.add_argument("--scale", type=float, default=1.0, help="multiply every base size")
     ap.add_argument("--max-ratio", type=float, default=1.3, help="largest 16x/1x cost per unit")
     ap.add_argument(
@@ -421,7 +435,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     worst = 0.0
     print(f"{'curve':10} {'unit':9} {'sizes':>22} {'seconds':>28}  4x    16x")
-    for name in args.only or list(CURVES):
+    py_only = [n for n in args.only or [] if n in CURVES]
+    ts_only = [n for n in args.only or [] if n in TS_CURVES]
+    for name in py_only if args.only else list(CURVES):
         r = measure(name, args.scale)
         worst = max(worst, r["ratio_16x"])
         flag = "" if r["ratio_16x"] <= args.max_ratio else "  <- superlinear"
@@ -434,7 +450,7 @@ def main(argv: list[str] | None = None) -> int:
                 f"{'':10} baseline: {r['baseline']}: {'/'.join(map(str, r['baseline_seconds']))} s;"
                 f" {r['curve']} = {'/'.join(map(str, r['times_baseline']))} times it"
             )
-    for r in ts_curves(args.scale):
+    for r in ts_curves(args.scale, ts_only) if ts_only or not args.only else []:
         worst = max(worst, r["ratio_16x"])
         flag = "" if r["ratio_16x"] <= args.max_ratio else "  <- superlinear"
         print(

@@ -9,7 +9,8 @@
 //                 last event: a fork shares the log, ids and state, per turn
 //   ts-reply      one turn of 60 model calls whose tool results grow with the size: the request
 //                 hash (reference/request.ts) must not re-encode the conversation, per kB
-// Usage: node --expose-gc scaling_ts.mjs [scale] [curve ...] (ROUNDS=5 in the environment).
+// Usage: node --expose-gc scaling_ts.mjs [scale] [curve ...] (ROUNDS=2 and SAMPLES=4 by default:
+// processes per size, and samples per process).
 // Prints one JSON line per curve: {"curve", "unit", "sizes", "seconds"}, the best CPU seconds
 // of one run at each size (process.cpuUsage, user + system, every thread of the process).
 // How a sample is taken is explained where the samples are taken, at the end of this file.
@@ -42,6 +43,7 @@ function reduceAll(evs) {
   return () => {
     const r = new Reducer(null, { copyData: false });
     for (const ev of evs) r.apply(ev);
+    return r;
   };
 }
 
@@ -70,6 +72,7 @@ function recorded(n, each) {
       thread.runTurn(`question ${i}`, models[i]);
       each(thread);
     }
+    return thread;
   };
 }
 
@@ -102,15 +105,24 @@ function reply(n) {
   return () => {
     const thread = Thread.create({ agent: AGENT, sandbox: new FakeSandbox({ "big.txt": text }), threadId: "t" });
     thread.runTurn("read it all", new ScriptedModel([...replies, textReply("done")]));
+    return thread;
   };
 }
 
-/** CPU seconds of one call of each of `runs`, after a full GC. */
+/**
+ * CPU seconds of one call of each of `runs`, after a full GC. What each run returns (its
+ * reducer or thread) is kept until the sample ends, as a caller keeps the state it reduced:
+ * every sample then builds and holds the same bytes, so a 1x run's state cannot die in the
+ * young generation for free while the 16x run's state is copied and promoted (see README,
+ * "Scaling curves").
+ */
 function sample(runs) {
   globalThis.gc?.();
+  const kept = new Array(runs.length);
   const t = process.cpuUsage();
-  for (const run of runs) run();
+  for (let i = 0; i < runs.length; i++) kept[i] = runs[i]();
   const d = process.cpuUsage(t);
+  kept.length = 0;
   return (d.user + d.system) / 1e6;
 }
 
@@ -127,9 +139,10 @@ const CURVES = {
 /**
  * Child mode (`--size NAME BASE N SAMPLES`): build the inputs of one size, warm the JIT on two
  * 1x runs, print the best CPU seconds per run of SAMPLES samples. Every sample does the same
- * work on distinct inputs built outside the timing (sixteen 1x inputs, four 4x, one 16x), so a
- * 1x sample neither escapes the young-generation collections a longer run pays nor walks an
- * input small enough to stay in the CPU cache; and each size runs in a process of its own, so
+ * work on distinct inputs built outside the timing (sixteen 1x inputs, four 4x, one 16x) and
+ * holds what its runs built until it ends (see `sample`), so a 1x sample neither escapes the
+ * young-generation collections a longer run pays nor walks an input small enough to stay in
+ * the CPU cache; and each size runs in a process of its own, so
  * an old-generation collection during a sample marks that size's input only, not the inputs
  * of the other sizes.
  */
@@ -147,7 +160,7 @@ function curve(name, base, sizes) {
   const seconds = sizes.map(() => Infinity);
   for (let round = 0; round < ROUNDS; round++) {
     sizes.forEach((n, i) => {
-      const args = [...process.execArgv, fileURLToPath(import.meta.url), "--size", name, String(base), String(n), "2"];
+      const args = [...process.execArgv, fileURLToPath(import.meta.url), "--size", name, String(base), String(n), String(SAMPLES)];
       const out = spawnSync(process.execPath, args, { encoding: "utf8" });
       if (out.status !== 0) throw new Error(`${name} at ${n}: ${out.stderr}`);
       seconds[i] = Math.min(seconds[i], Number(out.stdout));
@@ -157,6 +170,8 @@ function curve(name, base, sizes) {
 }
 
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
+/** Samples per process: a sample lasts 0.1-0.8 s, and on a loaded machine one in two or three is slowed by the others. */
+const SAMPLES = Number(process.env.SAMPLES ?? 4);
 if (process.argv[2] === "--size") {
   child(process.argv.slice(3).map((v, i) => (i === 0 ? v : Number(v))));
 } else {

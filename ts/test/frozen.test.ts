@@ -2,6 +2,7 @@
 
 import { strict as assert } from "node:assert";
 import { describe, test } from "node:test";
+import { inspect } from "node:util";
 
 import { deepCopy } from "../src/core/reducer.js";
 import { AgentSpec, BUILTIN_TOOLS } from "../src/reference/agent.js";
@@ -28,6 +29,9 @@ describe("Thread.events", () => {
     assert.deepEqual(view.map((e) => e.seq), Array.from({ length: n }, (_, i) => i));
     assert.deepEqual([...view].map((e) => e.event_id), view.slice().map((e) => e.event_id));
     assert.equal(JSON.stringify(view), JSON.stringify(deepCopy([...view])));
+    assert.deepEqual(Object.keys(view), Array.from({ length: n }, (_, i) => String(i)));
+    assert.equal(inspect(view), inspect(deepCopy([...view])), "console.log shows the events");
+    assert.throws(() => ((view as unknown as unknown[]).length = 0), TypeError);
     assert.throws(() => (view as unknown as unknown[]).push(1), TypeError);
     assert.throws(() => ((view as unknown as unknown[])[0] = 1), TypeError);
     assert.throws(() => ((view[0] as unknown as { seq: number }).seq = 9), TypeError);

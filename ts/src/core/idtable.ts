@@ -44,6 +44,11 @@ export class IdMap<V> {
     return this.ids.length;
   }
 
+  /** Every id with its value, in the order first set. */
+  *entries(): Generator<[string, V]> {
+    for (let i = 0; i < this.ids.length; i++) yield [this.ids[i] as string, this.values[i] as V];
+  }
+
   /** A copy that changes independently. */
   copy(): IdMap<V> {
     const out = new IdMap<V>();

@@ -9,6 +9,7 @@
  * they are {@link MAX_DEPTH} links deep, so a lookup costs at most that many steps.
  */
 
+import { IdMap } from "../core/idtable.js";
 import type { Envelope } from "../core/reducer.js";
 
 /** The longest chain of id indexes before it is flattened. */
@@ -85,15 +86,16 @@ export class SharedLog implements Iterable<Envelope> {
  * the link below it (an ancestor's id past the prefix is at a position of the ancestor's log).
  */
 export class IdIndex {
-  private own: Map<string, number>;
+  /** Ids and positions in a table keyed by the ids' hashes: checking a new id reads no other id (core/idtable.ts). */
+  private own: IdMap<number>;
   private parent: IdIndex | null = null;
   private cutClash = 0;
   private cutFound = 0;
   /** How many links lead to the root index. */
   depth = 0;
 
-  constructor(positions?: Map<string, number>) {
-    this.own = positions ?? new Map();
+  constructor(positions: Iterable<[string, number]> = []) {
+    this.own = new IdMap(positions);
   }
 
   /** A child index: the ids here at positions below `clash` are taken, those below `found` are in the child's log. */
@@ -102,7 +104,7 @@ export class IdIndex {
     if (this.depth + 1 > MAX_DEPTH) {
       // flattened: the parent's ids past `found` stay (taken); the caller checks that the log
       // holds an id at the position this index gives
-      child.own = new Map(this.entries(clash));
+      child.own = new IdMap(this.entries(clash));
       return child;
     }
     child.parent = this;
@@ -114,7 +116,7 @@ export class IdIndex {
 
   private *entries(cut: number): Generator<[string, number]> {
     if (this.parent !== null) yield* this.parent.entries(this.cutClash);
-    for (const [id, p] of this.own) if (p < cut) yield [id, p];
+    for (const [id, p] of this.own.entries()) if (p < cut) yield [id, p];
   }
 
   add(id: string, position: number): void {

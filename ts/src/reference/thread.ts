@@ -85,7 +85,7 @@ export class Thread {
     } else {
       this.reducer = new Reducer();
       for (const ev of this.log) this.reducer.apply(ev);
-      this.ids = new IdIndex(new Map(this.log.slice().map((e, i) => [e.event_id, i])));
+      this.ids = new IdIndex(this.log.slice().map((e, i): [string, number] => [e.event_id, i]));
     }
     this.recorder = new Recorder(this.log, this.reducer, threadId, (seq) => this.eventId(seq), clock);
   }
