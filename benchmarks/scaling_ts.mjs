@@ -9,7 +9,7 @@
 //                 last event: a fork shares the log, ids and state, per turn
 //   ts-reply      one turn of 60 model calls whose tool results grow with the size: the request
 //                 hash (reference/request.ts) must not re-encode the conversation, per kB
-// Usage: node --expose-gc scaling_ts.mjs [scale] [curve ...] (ROUNDS=2 and SAMPLES=4 by default:
+// Usage: node --expose-gc scaling_ts.mjs [scale] [curve ...] (ROUNDS=3 and SAMPLES=4 by default:
 // processes per size, and samples per process).
 // Prints one JSON line per curve: {"curve", "unit", "sizes", "seconds"}, the best CPU seconds
 // of one run at each size (process.cpuUsage, user + system, every thread of the process).
@@ -169,7 +169,7 @@ function curve(name, base, sizes) {
   return seconds;
 }
 
-const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const ROUNDS = Number(process.env.ROUNDS ?? 3);
 /** Samples per process: a sample lasts 0.1-0.8 s, and on a loaded machine one in two or three is slowed by the others. */
 const SAMPLES = Number(process.env.SAMPLES ?? 4);
 if (process.argv[2] === "--size") {
