@@ -170,6 +170,33 @@ def edge_cases(sample: Path, sidechain: Path) -> list[Path]:
 
         cases.append(_mutate(sample, name, change, which="tool_result"))
 
+    def tool_use_result(name: str, where: str) -> None:
+        def change(obj: dict[str, Any]) -> None:
+            out = {"stdout": "x" * 50, "n": 1}
+            if where == "first":
+                items = [("toolUseResult", out), *obj.items()]
+                obj.clear()
+                obj.update(items)
+            elif where == "last":
+                obj["toolUseResult"] = out
+            elif where == "middle":
+                items = list(obj.items())
+                items.insert(3, ("toolUseResult", out))
+                obj.clear()
+                obj.update(items)
+            elif where == "nested-too":  # the same bytes inside the message, and at the top
+                b = _block(obj, "tool_result")
+                b["content"] = [{"type": "text", "text": "t", "a": 1, "toolUseResult": out}]
+                obj["toolUseResult"] = out
+            elif where == "float":
+                obj["toolUseResult"] = {"v": 1.5, "w": 1e21}
+            elif where == "deep":
+                obj["toolUseResult"] = _nest(240)
+
+        cases.append(_mutate(sample, name, change, which="tool_result"))
+
+    for where in ("first", "last", "middle", "nested-too", "float", "deep"):
+        tool_use_result(f"tool-use-result-{where}.jsonl", where)
     result_content("result-float.jsonl", [{"type": "text", "text": "x", "score": 0.5}])
     result_content("result-deep.jsonl", [{"type": "text", "text": "x", "n": _nest(253)}])
     result_content("result-high-key.jsonl", [{"type": "text", "text": "x", "\U0001f600": 1}])
