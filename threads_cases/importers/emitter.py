@@ -60,9 +60,10 @@ def usage_of(raw: Any) -> dict[str, Any]:
     return out
 
 
-def stop_reason_of(reply: Reply) -> str:
-    """``tool_use`` when the reply calls a tool; else the source's reason or ``end_turn``."""
-    if reply.tool_uses():
+def stop_reason_of(reply: Reply, uses: list[dict[str, Any]] | None = None) -> str:
+    """``tool_use`` when the reply calls a tool (``uses``: its tool_use blocks, when known);
+    else the source's reason or ``end_turn``."""
+    if reply.tool_uses() if uses is None else uses:
         return "tool_use"
     sr = reply.stop_reason
     return sr if isinstance(sr, str) and sr and sr != "tool_use" else "end_turn"
@@ -204,19 +205,23 @@ class Emitter:
         usage = {"input_tokens": 0, "output_tokens": 0}
         pending: list[str] = []
         last: Reply | None = None
+        last_uses: list[dict[str, Any]] = []
         replies = turn.replies
         final = replies[-1] if replies else None
         for item in turn.items:
             if isinstance(item, Extra):
                 yield from self.extra(item)
                 continue
-            last = item
-            yield from self._reply(item, tid, usage)
-            yield from self._tool_events(item, tid, item is final, pending)
-        yield self._end(turn, tid, last, usage, pending)
+            last, last_uses = item, item.tool_uses()
+            yield from self._reply(item, tid, usage, last_uses)
+            yield from self._tool_events(item, last_uses, tid, item is final, pending)
+        yield self._end(turn, tid, last, last_uses, usage, pending)
 
-    def _reply(self, item: Reply, tid: str, usage: dict[str, int]) -> Iterator[dict[str, Any]]:
-        """model_requested and model_responded of one reply; adds its usage to ``usage``."""
+    def _reply(
+        self, item: Reply, tid: str, usage: dict[str, int], uses: list[dict[str, Any]]
+    ) -> Iterator[dict[str, Any]]:
+        """model_requested and model_responded of one reply (``uses``: its tool_use blocks);
+        adds its usage to ``usage``."""
         messages = self.reducer.state["messages"]
         sha = self.hasher.request_sha256(messages)
         yield self._emit(
@@ -231,7 +236,7 @@ class Emitter:
             {
                 "turn_id": tid,
                 "message": {"role": "assistant", "content": item.blocks},
-                "stop_reason": stop_reason_of(item),
+                "stop_reason": stop_reason_of(item, uses),
                 "usage": u,
             },
             item.ref,
@@ -241,16 +246,21 @@ class Emitter:
         usage["output_tokens"] += u["output_tokens"]
 
     def _tool_events(
-        self, item: Reply, tid: str, final: bool, pending: list[str]
+        self,
+        item: Reply,
+        uses: list[dict[str, Any]],
+        tid: str,
+        final: bool,
+        pending: list[str],
     ) -> Iterator[dict[str, Any]]:
-        """tool_called and tool_result per tool_use block; a call of the final reply without
-        a result is added to ``pending``, one of an earlier reply gets an error result.
+        """tool_called and tool_result per tool_use block (``uses``); a call of the final reply
+        without a result is added to ``pending``, one of an earlier reply gets an error result.
 
         Called right after the reply's model_responded: when that event was plain, each
         tool_called's data (strings and an ``input`` that is part of the reply's content) is
         plain and writable too, and is not scanned again."""
         reply_plain = self.last_plain
-        for k, block in enumerate(item.tool_uses()):
+        for k, block in enumerate(uses):
             name = block["name"]
             effect = tool_effect(name)
             call = {"turn_id": tid, "tool_use_id": block["id"], "name": name}
@@ -283,15 +293,17 @@ class Emitter:
         turn: Turn,
         tid: str,
         last: Reply | None,
+        last_uses: list[dict[str, Any]],
         usage: dict[str, int],
         pending: list[str],
     ) -> dict[str, Any]:
-        """turn_completed, or turn_failed (the source's failure, or ``interrupted``)."""
+        """turn_completed, or turn_failed (the source's failure, or ``interrupted``);
+        ``last_uses``: the tool_use blocks of ``last``."""
         end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
-        if turn.failed is None and last is not None and not last.tool_uses() and not pending:
+        if turn.failed is None and last is not None and not last_uses and not pending:
             return self._emit(
                 "turn_completed",
-                {"turn_id": tid, "stop_reason": stop_reason_of(last), "usage": usage},
+                {"turn_id": tid, "stop_reason": stop_reason_of(last, last_uses), "usage": usage},
                 end_ref,
                 "end",
             )
