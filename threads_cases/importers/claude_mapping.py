@@ -61,8 +61,10 @@ def classify_user(obj: dict[str, Any]) -> str:
     if obj.get("isMeta"):
         return "meta"
     content = obj["message"]["content"]
-    if isinstance(content, list) and any(b.get("type") == "tool_result" for b in content):
-        return "results"
+    if isinstance(content, list):
+        for b in content:
+            if b.get("type") == "tool_result":
+                return "results"
     text = text_of(content).lstrip()
     if text.startswith(INTERRUPT):
         return "interrupt"
