@@ -3,6 +3,7 @@
 tests        the TypeScript build and tests (with c8 coverage), then the Python test suite on
              every core (pytest-xdist) with coverage (subprocesses too; fails under 90%)
 readme       every README sample from the built wheel, on every Python 3.11-3.13 found
+             (also part of tests)
 ts           npm ci, build and test the TypeScript implementation under ts/
 lint         ruff check, ruff format --check, fmt --check over spec/conformance
 typecheck    mypy --strict on threads_cases
@@ -23,6 +24,9 @@ import nox
 
 nox.options.sessions = ["tests", "lint", "typecheck"]
 nox.options.reuse_existing_virtualenvs = True
+# uv makes the sessions' virtualenvs and installs into them when it is installed beside nox
+# (.ci/run: `pip install nox uv`), in a fraction of pip's time; otherwise virtualenv and pip
+nox.options.default_venv_backend = "uv|virtualenv"
 
 SUPPORTED = ("3.11", "3.12", "3.13")
 
@@ -66,8 +70,8 @@ def _runs(name: str) -> bool:
 nox.options.error_on_missing_interpreters = True
 PYTHONS = _pythons()
 #: The interpreter running nox when it is supported, else the oldest found: the sessions
-#: that run once (``tests`` included: its README test installs the built wheel on every
-#: other interpreter found and runs a part of the samples there; ``nox -s readme`` all).
+#: that run once (``tests`` and ``readme`` included: the README test installs the built
+#: wheel on every interpreter found and runs every sample on each).
 _CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
 PYTHON = _CURRENT if _CURRENT in PYTHONS else PYTHONS[0]
 #: The Python coverage floor of ``nox -s tests`` (the CLI's subprocesses measured too).
@@ -127,25 +131,17 @@ def tests(session: nox.Session) -> None:
     )
 
 
-@nox.session(python=PYTHONS)
+@nox.session(python=PYTHON)
 def readme(session: nox.Session) -> None:
     """Every README sample, as written, from the built wheel in a fresh virtualenv outside
-    the repository (tests/test_readme.py), on every interpreter found; ``nox -s tests`` runs
-    them all on one interpreter and a part of them on the others."""
+    the repository, on every interpreter found (tests/test_readme.py, one xdist group per
+    interpreter); ``nox -s tests`` runs the same items among the others."""
     if not _has_node20():
         session.install(NODE_WHEEL)
-    session.install(
-        "-e",
-        ".",
-        "pytest>=8",
-        "pytest-xdist>=3.5",
-        "markdown-it-py>=3",
-        "build>=1.2",
-        "hatchling>=1.24",
-    )
+    session.install("-e", ".[dev]")
     session.run(
-        "pytest", "-q", "-p", "no:cacheprovider", "tests/test_readme.py",
-        "-k", "not another_python", *session.posargs,
+        "pytest", "-q", "-p", "no:cacheprovider", "-n", "auto", "--dist", "loadgroup",
+        "tests/test_readme.py", *session.posargs,
     )  # fmt: skip
 
 

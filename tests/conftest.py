@@ -107,6 +107,38 @@ def _subprocess_cli(
         pytest.fail(f"`threads-cases {' '.join(argv[3:5])} ...` hung for {timeout}s ({tail!r})")
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Compile the package's bytecode once, in the controller, before any test starts.
+
+    The tests start hundreds of fresh interpreters that import ``threads_cases`` from the
+    checkout (drivers, real CLI subprocesses, inner pytest runs). Where
+    ``PYTHONDONTWRITEBYTECODE`` is set (as on the CI machines) none of them writes its
+    ``__pycache__``, so each one compiled every module it imported again: about 0.1 s of CPU
+    per process. ``compileall`` writes the files whatever that variable says, and skips the
+    ones already current."""
+    if not hasattr(config, "workerinput"):  # xdist workers start after the controller's
+        import compileall
+
+        compileall.compile_dir(ROOT / "threads_cases", quiet=2)
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """Under ``--dist loadgroup`` every ``xdist_group`` item must carry its group in its node
+    id (``...[x]@readme-3.12``): that suffix is the only thing the scheduler groups by, and
+    when it is lost (pytest 9.2 with pytest-xdist 3.8: pytest-dev/pytest-xdist#1386) the
+    groups are split across workers without a word, each worker redoing the shared set-up."""
+    if not getattr(session.config.option, "loadgroup", False):
+        return
+    lost = [i.nodeid for i in session.items if i.get_closest_marker("xdist_group")]
+    lost = [nodeid for nodeid in lost if "@" not in nodeid.rsplit("]", 1)[-1]]
+    if lost:
+        raise pytest.UsageError(
+            f"--dist loadgroup lost the xdist_group of {len(lost)} items (first: {lost[0]}); "
+            "pytest and pytest-xdist disagree on node ids: install the versions pyproject.toml "
+            "pins (pip install -e '.[dev]')"
+        )
+
+
 class _ForkServer:
     """The client of tests/cli_forkserver.py (one server per worker process, started on the
     first call with the environment of that call; stopped at the end of the session)."""

@@ -22,19 +22,18 @@ results.
 - ```` ```toml ```` blocks are configuration fragments: they must parse (tomllib).
 - Blocks of other languages (or none: diagrams, trees) are prose and never run.
 
-**Other interpreters.** This interpreter runs every sample; every other supported Python found
-(on PATH or among pyenv's versions: tests/wheel_env.py ``other_pythons``) gets the same wheel
-in its own fresh virtualenv and a representative part: ``--version``, the Python recording
-sample (save and ``run_case``), ``run`` on threads-py and threads-ts, and the conformance
-suite on threads-py. ``nox -s readme`` runs every sample on every interpreter found.
+**Every interpreter.** The whole README runs on this interpreter and on every other supported
+Python found (on PATH or among pyenv's versions: tests/wheel_env.py ``other_pythons``), each in
+a fresh virtualenv of its own with the same wheel and a workspace of its own: the items are
+``test_readme_block[3.12-06-line179-sh]``, one xdist group per interpreter, so the
+interpreters' runs go in parallel and each runs its blocks in order.
 
 **Skip marker.** A block that cannot run in CI (it needs the network, a clone, or runs a
 whole nox session) has the HTML comment ``<!-- readme-test: skip -->`` alone on the
 line just before its opening fence. It is the only way to exempt a block; a skipped block is
 reported as a skipped item with its line number.
 
-The items share the xdist group of the wheel's build (``--dist loadgroup`` in ``nox -s
-tests``), so one worker builds once and runs them in order.
+The build is shared with tests/test_packaging.py (conftest ``built``: one per run).
 """
 
 from __future__ import annotations
@@ -43,9 +42,12 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 import tomllib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 from markdown_it import MarkdownIt
@@ -195,24 +197,66 @@ def installed_from(python: Path, cwd: Path, env: dict[str, str]) -> Path:
     return Path(p.stdout.strip()).resolve()
 
 
-@pytest.fixture(scope="module")
-def workspace(
-    tmp_path_factory: pytest.TempPathFactory, built: Built, wheel_venv: Venv
+CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
+#: Every interpreter the README runs on: this one, then the others found.
+PYTHONS: dict[str, Path] = {CURRENT: Path(sys.executable), **other_pythons()}
+
+
+@pytest.fixture(scope="session")
+def workspaces(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, built: Built
+) -> Iterator[Callable[[str], Workspace]]:
+    """The workspace of an interpreter (``"3.12"``), made on first use: this interpreter's
+    is the worker's ``wheel_venv`` (whose CLI processes coverage measures); another's is a
+    fresh virtualenv of that interpreter with the same wheel (its pip inside, as a user's
+    has; not measured)."""
+    made: dict[str, Workspace] = {}
+
+    def get(version: str) -> Workspace:
+        if version not in made:
+            if version == CURRENT:
+                venv: Venv = request.getfixturevalue("wheel_venv")
+            else:
+                root = tmp_path_factory.mktemp(f"venv-{version}") / "venv"
+                python = PYTHONS[version]
+                venv = make_venv(python, built.wheel, root, pip_inside=True, measure=False)
+            made[version] = _workspace(version, venv, tmp_path_factory, built)
+        return made[version]
+
+    yield get
+
+
+def _workspace(
+    version: str, venv: Venv, tmp_path_factory: pytest.TempPathFactory, built: Built
 ) -> Workspace:
-    root = tmp_path_factory.mktemp("readme")
-    home = tmp_path_factory.mktemp("readme-home")
+    work = tmp_path_factory.mktemp(f"readme-{version}")
+    assert venv.version == version, (venv.version, version)
+    root, home = work / "clone", work / "home"
+    home.mkdir()
     for part in CLONE_PARTS:
         shutil.copytree(ROOT / part, root / part)
-    env = _environment(wheel_venv, built.dist, home)
-    where = installed_from(wheel_venv.python, root, env)
-    assert where.is_relative_to(wheel_venv.root.resolve()), f"threads_cases from {where}"
+    env = _environment(venv, built.dist, home)
+    where = installed_from(venv.python, root, env)
+    assert where.is_relative_to(venv.root.resolve()), f"threads_cases from {where}"
     assert not where.is_relative_to(ROOT), where
-    return Workspace(root, env, wheel_venv.python)
+    cli = ok([venv.bin / "threads-cases", "--version"], root, env).stdout.strip()
+    assert cli == f"threads-cases {__version__}", cli
+    return Workspace(root, env, venv.python)
 
 
-#: The README samples run on one worker (their module fixture); the build they share with
-#: test_packaging.py and the other interpreters' checks is made once per run (conftest.built).
-README_GROUP = "readme"
+def _per_python(blocks: list[Block] | None) -> list[Any]:
+    """``(version, block)`` for every interpreter and block (or ``version`` alone), each
+    interpreter in an xdist group of its own: its blocks run in order in one workspace, on
+    one worker, while the other interpreters' run on the others."""
+    return [
+        pytest.param(v, *b, id="-".join([v, *(x.id for x in b)]), marks=_group(v))
+        for v in PYTHONS
+        for b in ([[x] for x in blocks] if blocks is not None else [[]])
+    ]
+
+
+def _group(version: str) -> pytest.MarkDecorator:
+    return pytest.mark.xdist_group(f"readme-{version}")
 
 
 def test_readme_has_samples_to_run() -> None:
@@ -229,18 +273,20 @@ def test_markers_sit_right_before_a_fence() -> None:
     assert marked == skipped, f"README.md lines with a stray {SKIP_MARKER}: {marked - skipped}"
 
 
-@pytest.mark.xdist_group(README_GROUP)  # the samples share one workspace, in order
-@pytest.mark.parametrize("block", BLOCKS, ids=[b.id for b in BLOCKS])
-def test_readme_block(block: Block, workspace: Workspace) -> None:
-    workspace.run_through(block)
+@pytest.mark.parametrize(("version", "block"), _per_python(BLOCKS))
+def test_readme_block(version: str, block: Block, workspaces: Callable[[str], Workspace]) -> None:
+    workspaces(version).run_through(block)
     if block.skip:
         pytest.skip(f"README.md:{block.line}: marked {SKIP_MARKER}")
 
 
-@pytest.mark.xdist_group(README_GROUP)
-def test_the_typescript_column_is_green(workspace: Workspace) -> None:
+@pytest.mark.parametrize("version", _per_python(None))
+def test_the_typescript_column_is_green(
+    version: str, workspaces: Callable[[str], Workspace]
+) -> None:
     """After every sample: the last report (the README's last ``run``) holds threads-ts
     results, all passing (no sample printed ``driver_unavailable``: Workspace checks that)."""
+    workspace = workspaces(version)
     workspace.run_through(BLOCKS[-1])
     results = _results((workspace.root / ".threads-cases" / "last-report.jsonl").read_text())
     ts = [r for r in results if r["implementation"] == "threads-ts"]
@@ -251,37 +297,3 @@ def test_the_typescript_column_is_green(workspace: Workspace) -> None:
 def _results(jsonl: str) -> list[dict[str, str]]:
     lines = [json.loads(x) for x in jsonl.splitlines() if x.startswith("{")]
     return [x for x in lines if x.get("kind") == "result"]
-
-
-OTHER_PYTHONS = other_pythons()
-#: The part of the README run on every other interpreter: the install check, the Python
-#: recording sample (it saves a case and replays it with run_case).
-RECORDING_SAMPLE = next(b for b in BLOCKS if b.lang == "python" and "save_case(" in b.code)
-
-
-@pytest.mark.parametrize("version", sorted(OTHER_PYTHONS))
-def test_the_wheel_on_another_python(
-    version: str, built: Built, tmp_path_factory: pytest.TempPathFactory
-) -> None:
-    """The same wheel in a fresh virtualenv of another interpreter: ``--version``, the
-    recording sample, ``run`` of the case it saved on both implementations, and the
-    conformance suite on threads-py (the whole README runs there under ``nox -s readme``)."""
-    work = tmp_path_factory.mktemp(f"py{version}")
-    venv = make_venv(
-        OTHER_PYTHONS[version], built.wheel, work / "venv", pip_inside=False, measure=False
-    )
-    assert venv.version == version
-    root = work / "readme"
-    root.mkdir()
-    env = _environment(venv, built.dist, work)
-    where = installed_from(venv.python, root, env)
-    assert where.is_relative_to(venv.root.resolve()), f"threads_cases from {where}"
-    cli = venv.bin / "threads-cases"
-    assert ok([cli, "--version"], root, env).stdout.strip() == f"threads-cases {__version__}"
-    (root / "record.py").write_text(RECORDING_SAMPLE.code, encoding="utf-8")
-    assert ok([venv.python, "record.py"], root, env).stdout.strip().endswith("pass")
-    both = ["--impl", "threads-py", "--impl", "threads-ts", "--format", "json"]
-    p = ok([cli, "run", "cases", *both], root, env)
-    verdicts = {(r["implementation"], r["verdict"]) for r in _results(p.stdout)}
-    assert verdicts == {("threads-py", "pass"), ("threads-ts", "pass")}, p.stdout
-    ok([cli, "conformance", "--impl", "threads-py"], root, env)
