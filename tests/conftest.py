@@ -397,4 +397,4 @@ def wheel_venv(built: wheel_env.Built, tmp_path_factory: pytest.TempPathFactory)
     """A fresh virtualenv of this interpreter, outside the repository, with the built wheel
     (and its ``pytest`` extra) installed and its own pip."""
     root = tmp_path_factory.mktemp("wheel-venv") / "venv"  # one per worker: samples change it
-    return wheel_env.make_venv(sys.executable, built.wheel, root, pip_inside=True)
+    return wheel_env.make_venv(sys.executable, built.wheel, root)

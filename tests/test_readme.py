@@ -219,7 +219,7 @@ def workspaces(
             else:
                 root = tmp_path_factory.mktemp(f"venv-{version}") / "venv"
                 python = PYTHONS[version]
-                venv = make_venv(python, built.wheel, root, pip_inside=True, measure=False)
+                venv = make_venv(python, built.wheel, root, measure=False)
             made[version] = _workspace(version, venv, tmp_path_factory, built)
         return made[version]
 

@@ -181,31 +181,38 @@ def measured_by_coverage() -> bool:
     return bool(os.environ.get("COVERAGE_PROCESS_CONFIG"))
 
 
-def make_venv(
-    python: str | Path, wheel: Path, root: Path, *, pip_inside: bool, measure: bool = True
-) -> Venv:
-    """A fresh virtualenv of ``python`` at ``root`` with ``wheel[pytest]`` installed.
+def make_venv(python: str | Path, wheel: Path, root: Path, *, measure: bool = True) -> Venv:
+    """A fresh virtualenv of ``python`` at ``root`` with ``wheel[pytest]`` installed by the
+    virtualenv's own pip, as a user installs it.
 
-    Made and filled by uv (``uv venv``, ``uv pip install --compile-bytecode``; the dev extra
-    installs it): the same wheel and dependencies from the package index as ``pip install``,
-    in about a tenth of pip's CPU time, which mattered with four virtualenvs per test run.
-    ``pip_inside``: the venv gets its own pip (``uv venv --seed``), as a user's has, so the
-    README's ``python -m pip install ...`` runs in it. Under coverage (and ``measure``) the
-    same coverage version is added, so the CLI processes the samples start are measured too
-    (pyproject.toml maps ``*/site-packages/threads_cases`` to the sources).
+    uv makes the virtualenv (with pip in it: ``--seed``; never a downloaded interpreter) and
+    fetches the wheel's dependencies from the package index (``uv pip install``, bytecode
+    compiled), in about a tenth of pip's CPU time: pip resolving and installing them cost
+    about 18 CPU-s per virtualenv, with four or more per test run. uv then removes the
+    package itself, and ``python -m pip install WHEEL[pytest]`` installs it from the built
+    wheel alone (``--no-index``: every dependency is already there). Under coverage (and
+    ``measure``) the same coverage version is added, so the CLI processes the samples start
+    are measured too (pyproject.toml maps ``*/site-packages/threads_cases`` to the sources).
     """
     uv = shutil.which("uv") or str(Path(sys.executable).with_name("uv"))
     if not Path(uv).is_file():
         missing_tool("uv (pip install -e '.[dev]')")
-    seed = ["--seed"] if pip_inside else []
-    ok([uv, "venv", "-q", *seed, "--python", python, root], root.parent)
+    no_download = {"UV_PYTHON_DOWNLOADS": "never"}
+    ok([uv, "venv", "-q", "--seed", "--python", python, root], root.parent, no_download)
     bin_dir = root / ("Scripts" if os.name == "nt" else "bin")
     extra = (
         [f"coverage=={metadata.version('coverage')}"] if measure and measured_by_coverage() else []
     )
+    into = ["--python", str(bin_dir / "python")]
     ok(
-        [uv, "pip", "install", "-q", "--compile-bytecode", "--python", bin_dir / "python",
-         f"{wheel}[pytest]", *extra],
+        [uv, "pip", "install", "-q", "--compile-bytecode", *into, f"{wheel}[pytest]", *extra],
+        root.parent,
+        no_download,
+    )
+    ok([uv, "pip", "uninstall", "-q", *into, "threads-cases"], root.parent, no_download)
+    ok(
+        [bin_dir / "python", "-m", "pip", "install", "-q", "--no-index", "--find-links",
+         wheel.parent, f"{wheel}[pytest]"],
         root.parent,
     )  # fmt: skip
     version = ok([bin_dir / "python", "-c", "import sys; print(sys.version[:4])"], root.parent)
