@@ -1,7 +1,8 @@
 """canonical_line writes most values with orjson; it must give rfc8785's bytes exactly.
 
-The properties draw new values on every run (not derandomized), so a few hundred examples a
-run add up across CI runs; one run stays cheap on a 2-core machine."""
+The properties draw new values on every run (not derandomized), so the examples of many CI
+runs add up; one run draws 225 (about a third of the CPU of the 550 it drew before, which
+under coverage made this the costliest property file)."""
 
 from __future__ import annotations
 
@@ -28,13 +29,13 @@ values = st.recursive(
 )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)
 @given(values)
 def test_canonical_line_equals_the_reference_jcs_writer(value: object) -> None:
     assert canonical_line(value) == rfc8785.dumps(value)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(values)
 def test_a_canonical_document_reads_back_to_the_same_canonical_line(value: object) -> None:
     assert canonical_line(parse(canonical_document(value))) == canonical_line(value)
@@ -66,7 +67,7 @@ def _reference_document(value: object, indent: str = "") -> str:
     return rfc8785.dumps(value).decode()
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=75, deadline=None)
 @given(values)
 def test_both_document_writers_give_the_reference_bytes(value: object) -> None:
     expected = (_reference_document(value) + "\n").encode()

@@ -130,7 +130,7 @@ json_values = st.recursive(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=75, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(matcher_data=json_values, event_data=json_values, same=st.booleans())
 def test_python_and_typescript_agree_on_matchers_over_random_values(
@@ -156,7 +156,7 @@ def test_python_and_typescript_agree_on_matchers_over_random_values(
 
 
 @settings(
-    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+    max_examples=75, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(value=json_values)
 def test_canonical_write_read_write_is_a_fixed_point_in_both_languages(

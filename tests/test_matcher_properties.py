@@ -16,7 +16,7 @@ from threads_cases.core.matchers import (
 )
 from threads_cases.core.strictjson import MAX_SAFE_INTEGER
 
-SETTINGS = settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 SCALARS = (
     st.none()

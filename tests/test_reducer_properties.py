@@ -15,7 +15,7 @@ from threads_cases.core.reducer import RESTORED_KEYS
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import MAX_SAFE_INTEGER
 
-SETTINGS = settings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEX = "0123456789abcdef"
 AGENT = {
     "name": "a",
@@ -233,7 +233,7 @@ def valid_logs(
     return b.events
 
 
-FEW = settings(SETTINGS, max_examples=40)
+FEW = settings(SETTINGS, max_examples=25)
 
 
 @FEW
