@@ -108,15 +108,19 @@ def _subprocess_cli(
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    """Compile the package's bytecode once, in the controller, before any test starts.
+    """Let the test run's own processes keep their bytecode caches, and compile the package's
+    once, in the controller, before any worker starts.
 
-    The tests start hundreds of fresh interpreters that import ``threads_cases`` from the
-    checkout (drivers, real CLI subprocesses, inner pytest runs). Where
-    ``PYTHONDONTWRITEBYTECODE`` is set (as on the CI machines) none of them writes its
-    ``__pycache__``, so each one compiled every module it imported again: about 0.1 s of CPU
-    per process. ``compileall`` writes the files whatever that variable says, and skips the
-    ones already current."""
-    if not hasattr(config, "workerinput"):  # xdist workers start after the controller's
+    Where ``PYTHONDONTWRITEBYTECODE`` is set (as on the CI machines) no process writes a
+    ``__pycache__``: each xdist worker and each inner pytest run rewrote the asserts of every
+    test module again (pytest caches the rewritten modules as bytecode; about 6 CPU-s per
+    worker), and each of the hundreds of fresh interpreters the tests start (drivers, real
+    CLI subprocesses) compiled every package module it imported (about 0.1 CPU-s each). The
+    variable is removed for the processes this run starts (the workers start after this
+    hook), and ``compileall`` writes the package's files whatever it says, skipping the ones
+    already current. The README samples set it again for the virtualenvs they run in."""
+    if not hasattr(config, "workerinput"):
+        os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         import compileall
 
         compileall.compile_dir(ROOT / "threads_cases", quiet=2)
