@@ -15,6 +15,10 @@ pytest_plugins = ["pytester"]
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
 SOME = ("weather-stub", "reads-notes", "writes-summary")
+#: Every inner pytest run leaves out the cache and hypothesis's plugin: the latter imports all of
+#: hypothesis at the end of each run, and pytester drops the modules an in-process run imported,
+#: so each run re-imported (and assertion-rewrote) it, about 1.5 CPU-s a run.
+QUIET = ("-p", "no:cacheprovider", "-p", "no:hypothesispytest")
 
 
 def copy_cases(base: Path, names: tuple[str, ...] = SOME, folder: str = "cases") -> Path:
@@ -31,7 +35,7 @@ def edit(path: Path, change) -> None:  # type: ignore[no-untyped-def]
 
 def test_collects_each_case_as_an_item(pytester: pytest.Pytester) -> None:
     copy_cases(pytester.path)
-    result = pytester.runpytest("--threads-cases", "cases", "-v", "-p", "no:cacheprovider")
+    result = pytester.runpytest("--threads-cases", "cases", "-v", *QUIET)
     result.assert_outcomes(passed=3)
     result.stdout.fnmatch_lines(
         [
@@ -59,7 +63,7 @@ def test_collection_reads_only_each_case_name(
     for module, name in ((loader, "inspect_case"), (directory, "load_case")):
         monkeypatch.setattr(module, name, refuse)
     monkeypatch.setattr(schemas, "fast_validator", refuse)
-    items, _ = pytester.inline_genitems("--threads-cases", "cases", "-p", "no:cacheprovider")
+    items, _ = pytester.inline_genitems("--threads-cases", "cases", *QUIET)
     assert sorted(i.nodeid for i in items) == [
         "cases/reads-notes/case.json::reads-notes[threads-py]",
         "cases/renamed/case.json::weather-stub[threads-py]",
@@ -76,7 +80,7 @@ def test_a_failing_case_reports_like_the_cli(pytester: pytest.Pytester) -> None:
         cases / "writes-summary" / "case.json",
         lambda d: d["expect"]["must"].append({"type": "tool_result", "data": {"is_error": True}}),
     )
-    result = pytester.runpytest("--threads-cases", "cases", "-p", "no:cacheprovider")
+    result = pytester.runpytest("--threads-cases", "cases", *QUIET)
     result.assert_outcomes(failed=3)
     out = result.stdout.str()
     assert "threads-cases: weather-stub [threads-py] fail: model_exhausted" in out
@@ -96,16 +100,16 @@ def test_ini_option_impl_option_and_strict(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path, ("reads-notes", "weather-stub"), folder="saved")
     edit(cases / "reads-notes" / "model.json", lambda d: d["replies"].append(d["replies"][-1]))
     pytester.makeini("[pytest]\nthreads_cases_paths =\n    saved\n")
-    loose = pytester.runpytest("-p", "no:cacheprovider", "-rA")
+    loose = pytester.runpytest(*QUIET, "-rA")
     loose.assert_outcomes(passed=2)
     assert "drifted: reply_unused" in loose.stdout.str()
-    strict = pytester.runpytest("--threads-cases-strict", "-p", "no:cacheprovider")
+    strict = pytester.runpytest("--threads-cases-strict", *QUIET)
     strict.assert_outcomes(passed=1, failed=1)
     assert "reads-notes [threads-py] drifted: reply_unused" in strict.stdout.str()
-    unknown = pytester.runpytest("--threads-cases-impl", "nope", "-p", "no:cacheprovider")
+    unknown = pytester.runpytest("--threads-cases-impl", "nope", *QUIET)
     assert unknown.ret == pytest.ExitCode.USAGE_ERROR
     assert "unknown implementation 'nope'" in unknown.stderr.str()
-    missing = pytester.runpytest("--threads-cases", "missing", "-p", "no:cacheprovider")
+    missing = pytester.runpytest("--threads-cases", "missing", *QUIET)
     assert missing.ret == pytest.ExitCode.USAGE_ERROR
 
 
@@ -114,7 +118,7 @@ def test_an_unlisted_implementation_is_skipped(pytester: pytest.Pytester) -> Non
     edit(cases / "weather-stub" / "case.json", lambda d: d.update(dialects=["threads-ts"]))
     (cases / "weather-stub" / "log.threads-py.jsonl").unlink()
     (cases / "weather-stub" / "expected.threads-py.json").unlink()
-    result = pytester.runpytest("--threads-cases", "cases", "-p", "no:cacheprovider", "-rs")
+    result = pytester.runpytest("--threads-cases", "cases", *QUIET, "-rs")
     result.assert_outcomes(skipped=1)
     assert "not_listed" in result.stdout.str()
 
@@ -122,7 +126,7 @@ def test_an_unlisted_implementation_is_skipped(pytester: pytest.Pytester) -> Non
 def test_plugin_is_inert_without_options(pytester: pytest.Pytester) -> None:
     copy_cases(pytester.path, ("weather-stub",))
     pytester.makepyfile("def test_one():\n    assert True\n")
-    result = pytester.runpytest("-p", "no:cacheprovider")
+    result = pytester.runpytest(*QUIET)
     result.assert_outcomes(passed=1)
 
 
@@ -144,7 +148,7 @@ def test_fixture_and_cases_helper(pytester: pytest.Pytester) -> None:
             pass
     """
     )
-    result = pytester.runpytest("-v", "-p", "no:cacheprovider")
+    result = pytester.runpytest("-v", *QUIET)
     result.assert_outcomes(passed=2, errors=1)
     result.stdout.fnmatch_lines(
         ["*test_case?reads-notes? PASSED*", "*test_case?weather-stub? PASSED*"]
@@ -155,9 +159,7 @@ def test_fixture_and_cases_helper(pytester: pytest.Pytester) -> None:
 def test_runs_under_xdist(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path)
     edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())
-    result = pytester.runpytest_subprocess(
-        "--threads-cases", "cases", "-n", "2", "-p", "no:cacheprovider"
-    )
+    result = pytester.runpytest_subprocess("--threads-cases", "cases", "-n", "2", *QUIET)
     result.assert_outcomes(passed=2, failed=1)
     assert "model_exhausted" in result.stdout.str()
 
@@ -172,8 +174,7 @@ def test_isolated_runs_the_drivers_and_passes_the_same(pytester: pytest.Pytester
         "threads-py",
         "--threads-cases-impl",
         "threads-ts",
-        "-p",
-        "no:cacheprovider",
+        *QUIET,
     )
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) + outcomes.get("skipped", 0) == 6, outcomes
