@@ -15,12 +15,24 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
 from threads_cases.harness.registry import ts_driver_path
 
 ROOT = Path(__file__).resolve().parents[1]
 CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"
 LOGS = ("log.threads-py.jsonl", "log.threads-ts.jsonl")
+#: an inner pytest without hypothesis's plugin (it imports all of hypothesis at the end of a run)
+PYTEST = [
+    sys.executable,
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:hypothesispytest",
+]
 
 
 def _set_last_ts(case: Path, ts: str) -> None:
@@ -81,12 +93,10 @@ def _impls() -> list[str]:
 
 def test_ten_broken_cases_give_ten_errors_per_implementation(hostile: Path) -> None:
     impls = _impls()
-    args = [sys.executable, "-m", "threads_cases", "run", str(hostile), "--format", "json"]
+    args: list[str | Path] = ["run", hostile, "--format", "json"]
     for name in impls:
         args += ["--impl", name]
-    env = {**os.environ, "THREADS_CASES_DEBUG": ""}
-    p = subprocess.run(args, capture_output=True, text=True, cwd=hostile.parent, env=env)
-    assert "Traceback" not in p.stdout + p.stderr, p.stderr
+    p = cli(*args, cwd=hostile.parent)  # fails on a traceback
     assert p.returncode == 3, p.stderr
     lines = [json.loads(x) for x in p.stdout.splitlines()]
     assert lines[0]["kind"] == "header" and lines[-1]["kind"] == "footer"
@@ -117,7 +127,7 @@ def test_ten_broken_cases_give_ten_errors_per_implementation(hostile: Path) -> N
 def test_the_pytest_plugin_reports_broken_cases_as_item_failures(hostile: Path) -> None:
     env = {**os.environ, "THREADS_CASES_DEBUG": "", "PYTEST_ADDOPTS": ""}
     p = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--threads-cases", "."],
+        [*PYTEST, "--threads-cases", "."],
         capture_output=True,
         text=True,
         cwd=hostile,

@@ -22,7 +22,17 @@ ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "spec" / "conformance" / "cases"
 #: a PATH with this venv's scripts and nothing else: no node
 NO_NODE = str(Path(sys.executable).parent)
-PYTEST = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+#: an inner pytest without hypothesis's plugin (it imports all of hypothesis at the end of a run)
+PYTEST = [
+    sys.executable,
+    "-m",
+    "pytest",
+    "-q",
+    "-p",
+    "no:cacheprovider",
+    "-p",
+    "no:hypothesispytest",
+]
 
 
 def _copy(tmp_path: Path, *names: str) -> Path:
