@@ -6,6 +6,7 @@ is exercised without paying a Python start per case.
 
 from __future__ import annotations
 
+import functools
 import re
 from pathlib import Path
 
@@ -18,7 +19,10 @@ ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE_LOG = ROOT / "examples" / "sessions" / "claude-code-session.jsonl"
 
 
+@functools.cache
 def group() -> typer.core.TyperGroup:
+    """The click group, built once: typer builds it anew on each call (about 50 ms, several
+    times that under coverage), and a click command keeps no state between ``main`` calls."""
     cmd = typer.main.get_command(app)
     assert isinstance(cmd, typer.core.TyperGroup)
     return cmd
