@@ -10,6 +10,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
@@ -30,26 +31,20 @@ def _suite(
         f"[implementations.faulty]\ncommand = [{json.dumps(sys.executable)}, "
         f'{json.dumps(str(DRIVER))}, "{mode}"]\ndialect = "threads-py"\ntimeout = {timeout}\n'
     )
-    proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "threads_cases",
-            "run",
-            "cases",
-            "--impl",
-            "faulty",
-            *(["--impl", "threads-py"] if healthy else []),
-            "--format",
-            "json",
-            "--jobs",
-            "1",
-            *extra,
-        ],
+    proc = cli(  # the garbage driver writes "Traceback?" on stdout, quoted in the report
+        "run",
+        "cases",
+        "--impl",
+        "faulty",
+        *(["--impl", "threads-py"] if healthy else []),
+        "--format",
+        "json",
+        "--jobs",
+        "1",
+        *extra,
         cwd=tmp_path,
-        capture_output=True,
-        text=True,
         timeout=120,
+        traceback_ok=True,
     )
     assert "Traceback" not in proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
