@@ -14,6 +14,7 @@ import base64
 import json
 import shutil
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -380,24 +381,13 @@ def test_codex_reasoning_from_content_and_usage_from_totals(tmp_path: Path) -> N
     ]
 
 
-@pytest.mark.skipif(
-    shutil.which("node") is None or not ts_driver_path().is_file(),
-    reason="the TypeScript driver is not built: run `nox -s ts`",
-)
-@pytest.mark.parametrize(
-    "name",
-    [
-        "trials/09b-auto-compact-mid-turn.jsonl",
-        "realistic/cc-compaction-auto-and-manual.jsonl",
-        "realistic/cc-crash-damaged.jsonl",
-    ],
-)
-def test_both_writers_save_imported_turns_byte_for_byte(name: str) -> None:
-    """A turn holding x_ extension events (compaction records) saves to the same bytes from
-    the Python and the TypeScript writer."""
-    events, _ = imported(HERE / "importers" / name)
+@pytest.fixture(scope="module")
+def writers() -> Iterator[list[DriverImplementation]]:
+    """The Python and the TypeScript driver, started once for the files below (each request
+    is answered on its own: a driver keeps nothing between ``write_case`` requests)."""
     node = shutil.which("node")
-    assert node is not None
+    if node is None or not ts_driver_path().is_file():
+        pytest.skip("the TypeScript driver is not built: run `nox -s ts`")
     drivers = [
         DriverImplementation(
             "threads-py",
@@ -406,31 +396,47 @@ def test_both_writers_save_imported_turns_byte_for_byte(name: str) -> None:
         ),
         DriverImplementation("threads-ts", [node, str(ts_driver_path())], dialect="threads-ts"),
     ]
-    try:
-        for t in list_turns(events):
-            if t["status"] != "completed":
-                continue
-            outputs = []
-            for drv in drivers:
-                d = get_dialect(drv.dialect)
-                answer = drv.request(
-                    {
-                        "cmd": "write_case",
-                        "thread": {
-                            "log": [d.encode_event(e) for e in events],
-                            "dialect": drv.dialect,
-                            "artifacts": {},
-                            "portable": True,
-                        },
-                        "name": "imported",
-                        "at": fork_point(events, t["index"]),
-                        "expect": draft_matchers(events, t["index"]),
-                        "external_effects": "stub",
-                    }
-                )
-                assert "files" in answer, answer
-                outputs.append({k: base64.b64decode(v) for k, v in answer["files"].items()})
-            assert outputs[0] == outputs[1], (name, t["index"])
-    finally:
-        for drv in drivers:
-            drv.close()
+    yield drivers
+    for drv in drivers:
+        drv.close()
+
+
+@pytest.mark.xdist_group("import-trials-writers")  # one worker starts the two drivers
+@pytest.mark.parametrize(
+    "name",
+    [
+        "trials/09b-auto-compact-mid-turn.jsonl",
+        "realistic/cc-compaction-auto-and-manual.jsonl",
+        "realistic/cc-crash-damaged.jsonl",
+    ],
+)
+def test_both_writers_save_imported_turns_byte_for_byte(
+    name: str, writers: list[DriverImplementation]
+) -> None:
+    """A turn holding x_ extension events (compaction records) saves to the same bytes from
+    the Python and the TypeScript writer."""
+    events, _ = imported(HERE / "importers" / name)
+    for t in list_turns(events):
+        if t["status"] != "completed":
+            continue
+        outputs = []
+        for drv in writers:
+            d = get_dialect(drv.dialect)
+            answer = drv.request(
+                {
+                    "cmd": "write_case",
+                    "thread": {
+                        "log": [d.encode_event(e) for e in events],
+                        "dialect": drv.dialect,
+                        "artifacts": {},
+                        "portable": True,
+                    },
+                    "name": "imported",
+                    "at": fork_point(events, t["index"]),
+                    "expect": draft_matchers(events, t["index"]),
+                    "external_effects": "stub",
+                }
+            )
+            assert "files" in answer, answer
+            outputs.append({k: base64.b64decode(v) for k, v in answer["files"].items()})
+        assert outputs[0] == outputs[1], (name, t["index"])
