@@ -67,7 +67,8 @@ IMPORT_TIME_ENV = (
     "PYTHONDONTWRITEBYTECODE",
 )
 #: Modules not preloaded: the entry script (importing it runs the CLI), the pytest plugin, and
-#: the live providers' clients (their SDKs take seconds to import; few calls need them).
+#: the live providers' clients (their SDKs take seconds to import; few calls need them: the
+#: server imports them before it forks the first ``--live`` command, see :func:`live_preload`).
 SKIP = (
     "threads_cases.__main__",
     "threads_cases.pytest",
@@ -95,6 +96,18 @@ def preload() -> None:
     command = typer.main.get_command(app)
     build = typer.main.get_command
     typer.main.get_command = lambda typer_app: command if typer_app is app else build(typer_app)
+
+
+def live_preload(args: list[str]) -> None:
+    """Before a ``--live`` command: import the provider client it will import (anthropic's,
+    and openai's when the command names it) in the server, once, so this and every later live
+    command forked from it start with the SDK imported, as the package's other modules are
+    (each fresh process paid 1.5-3 CPU-s for it). The child runs the same code after that."""
+    if "--live" not in args:
+        return
+    importlib.import_module("threads_cases.harness.live.anthropic_api")
+    if any("openai" in arg for arg in args):
+        importlib.import_module("threads_cases.harness.live.openai_api")
 
 
 def child(req: dict[str, Any]) -> int:
@@ -166,6 +179,7 @@ def _save_coverage() -> None:
 def serve(requests: Any, replies: Any) -> None:
     for line in requests:
         req = json.loads(line)
+        live_preload(req["args"])
         pid = os.fork()
         if pid == 0:
             status = 1

@@ -23,6 +23,7 @@ from threads_cases.harness.live.desk import LiveOptions, LiveRun
 from threads_cases.harness.live.prices import PriceTable
 from threads_cases.harness.live.providers import ClientSettings
 from threads_cases.harness.runner import CaseResult, run_case, run_suite
+from threads_cases.protocol.client import Implementation
 from threads_cases.reference.agent import AgentSpec, ToolResult, ToolSpec
 
 pytest_plugins = ["pytester"]
@@ -327,19 +328,32 @@ def test_builtin_tools_run_against_the_restored_sandbox(
     assert r.live is not None and r.live["calls"] == 2
 
 
+@pytest.fixture(scope="module")
+def ts_driver() -> Iterator[Implementation]:
+    """One threads-ts driver for the cases of a module (as a suite run keeps one per
+    implementation): its start-up is most of a case's CPU."""
+    from threads_cases.harness.registry import open_implementation, ts_driver_path
+
+    if shutil.which("node") is None or not ts_driver_path().is_file():
+        pytest.skip("the TypeScript driver is not built")
+    impl = open_implementation("threads-ts")
+    try:
+        yield impl
+    finally:
+        impl.close()
+
+
+@pytest.mark.xdist_group("live-ts-driver")
 @pytest.mark.parametrize("case_name", ["weather-stub", "email-write-effect", "reads-notes"])
 def test_both_implementations_record_the_same_live_turn(
-    conformance_case: CopyCase, case_name: str
+    conformance_case: CopyCase, case_name: str, ts_driver: Implementation
 ) -> None:
     """Byte for byte: the same answers give the same events on threads-py (in process) and
     threads-ts (through model_call / model_answer lines), after decoding the dialects."""
     from threads_cases.core.dialects import get_dialect
     from threads_cases.core.strictjson import canonical_line
-    from threads_cases.harness.registry import open_implementation, ts_driver_path
     from threads_cases.protocol.server import PythonImplementation
 
-    if shutil.which("node") is None or not ts_driver_path().is_file():
-        pytest.skip("the TypeScript driver is not built")
     case = conformance_case(case_name)
     script = [
         {"message": {"role": "assistant", "content": [
@@ -355,7 +369,8 @@ def test_both_implementations_record_the_same_live_turn(
     message = {"cmd": "replay", "case": {"path": str(case)}, "live": {"model": "fake-2"}}
     spent = {"code": "live_budget_exceeded", "message": "spent"}
     outs = []
-    for impl in (PythonImplementation(), open_implementation("threads-ts")):
+    py = PythonImplementation()
+    for impl in (py, ts_driver):
         asked: list[str] = []
 
         def answer(
@@ -369,7 +384,8 @@ def test_both_implementations_record_the_same_live_turn(
         try:
             out = impl.request(message, on_model_call=answer)
         finally:
-            impl.close()
+            if impl is py:  # the driver is the fixture's to close
+                impl.close()
         d = get_dialect(impl.dialect)
         events = [canonical_line(d.decode_event(e)) for e in out["events"]]
         outs.append((events, out["stop"], asked))
@@ -425,11 +441,15 @@ def test_accept_from_live_refuses_a_stopped_or_failing_live_turn(
 def test_the_pytest_plugin_runs_cases_live(
     fake: FakeProvider, conformance_case: CopyCase, pytester: pytest.Pytester
 ) -> None:
+    # imported before the inner run, which keeps it (pytester drops the modules a run imports)
+    import threads_cases.harness.live.anthropic_api  # noqa: F401
+
     shutil.copytree(conformance_case("weather-stub"), pytester.path / "cases" / "weather-stub")
     fake.push(Reply(calls=[WEATHER]), Reply("done"))
     result = pytester.runpytest_inprocess(
         "--threads-cases", "cases", "--threads-cases-live", "--threads-cases-model", "fake-2",
         "--threads-cases-base-url", fake.url, "-p", "no:cacheprovider",
+        "-p", "no:hypothesispytest",  # it would import (and assertion-rewrite) all hypothesis
     )  # fmt: skip
     result.assert_outcomes(passed=1)
     assert [r["model"] for r in fake.requests] == ["fake-2", "fake-2"]
