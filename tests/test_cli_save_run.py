@@ -7,7 +7,6 @@ import json
 import subprocess
 import xml.etree.ElementTree as ET
 from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -21,9 +20,10 @@ CopyCase = Callable[[str], Path]
 
 
 def cli_many(cwd: Path, *argvs: tuple[str | Path, ...]) -> list[subprocess.CompletedProcess[str]]:
-    """Several independent invocations at once (each is a fresh interpreter)."""
-    with ThreadPoolExecutor(max_workers=4) as pool:
-        return list(pool.map(lambda a: cli(*a, cwd=cwd), argvs))
+    """Several independent invocations, one after the other: the worker's fork server takes
+    one call at a time, and a call made meanwhile from another thread is a real subprocess
+    (about four times the CPU of a forked one)."""
+    return [cli(*a, cwd=cwd) for a in argvs]
 
 
 def parse_run(p: subprocess.CompletedProcess[str]) -> tuple[int, list[dict[str, Any]]]:
