@@ -94,19 +94,22 @@ _HIGH_KEY = "\ud7ff"
 
 def _fast_scan(value: Any, depth: int) -> bool:
     """:func:`_check_writable` without pointers or string checks (orjson refuses lone
-    surrogates itself), on exact JSON types; raises :class:`_NotPlain` at anything else."""
+    surrogates itself), on exact JSON types (object keys may be ``str`` subclasses, which
+    :func:`_check_writable` takes too); raises :class:`_NotPlain` at anything else."""
     t = type(value)
     if t is dict:
         if depth >= MAX_DEPTH:
             raise _NotPlain
-        fast = True
-        for k, v in value.items():
-            if type(k) is not str:
-                raise _NotPlain
-            if not k.isascii() and max(k) > _HIGH_KEY:
-                fast = False
+        try:
+            keys = "".join(value)  # every key at once: a non-string key raises
+        except TypeError:
+            raise _NotPlain from None
+        fast = keys.isascii() or max(keys) <= _HIGH_KEY
+        for v in value.values():
             tv = type(v)
             if tv is str or tv is bool or v is None:
+                continue
+            if tv is int and -MAX_SAFE_INTEGER <= v <= MAX_SAFE_INTEGER:
                 continue
             if not _fast_scan(v, depth + 1):
                 fast = False
