@@ -400,7 +400,7 @@ def answers(root: Path, todo: list[tuple[str, str, bool, str | None]]) -> list[A
         capture_output=True,
         text=True,
         env=env,
-        cwd=str(WORK),
+        cwd=str(WORK),  # not a checkout: `python -c` puts the working folder first on sys.path
     )
     if p.returncode:
         sys.exit(f"{root}: {p.stderr}")
