@@ -94,6 +94,10 @@ def preload() -> None:
     import typer.main
 
     command = typer.main.get_command(app)
+    # typer imports its pydantic adapters (about 40 modules) only when a command is called:
+    # imported here, not again in every child
+    with contextlib.suppress(ImportError):
+        importlib.import_module("typer._adapters")
     build = typer.main.get_command
     typer.main.get_command = lambda typer_app: command if typer_app is app else build(typer_app)
 
@@ -155,9 +159,8 @@ def _exit_status(code: object) -> int:
 
 
 def _restart_coverage() -> None:
-    try:
-        import coverage
-    except ImportError:
+    coverage = sys.modules.get("coverage")
+    if coverage is None:  # the server measures nothing (its children inherit its modules)
         return
     inherited = coverage.Coverage.current()
     if inherited is not None:
