@@ -6,10 +6,7 @@ as item failures, never a traceback."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
-import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -19,20 +16,11 @@ from conftest import cli
 
 from threads_cases.harness.registry import ts_driver_path
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"
 LOGS = ("log.threads-py.jsonl", "log.threads-ts.jsonl")
-#: an inner pytest without hypothesis's plugin (it imports all of hypothesis at the end of a run)
-PYTEST = [
-    sys.executable,
-    "-m",
-    "pytest",
-    "-q",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:hypothesispytest",
-]
 
 
 def _set_last_ts(case: Path, ts: str) -> None:
@@ -124,15 +112,19 @@ def test_ten_broken_cases_give_ten_errors_per_implementation(hostile: Path) -> N
         assert by_case[("05-clock-past-9999", "threads-ts")] == "invalid_request"
 
 
-def test_the_pytest_plugin_reports_broken_cases_as_item_failures(hostile: Path) -> None:
-    env = {**os.environ, "THREADS_CASES_DEBUG": "", "PYTEST_ADDOPTS": ""}
-    p = subprocess.run(
-        [*PYTEST, "--threads-cases", "."],
-        capture_output=True,
-        text=True,
-        cwd=hostile,
-        env=env,
-    )
-    assert "Traceback" not in p.stdout, p.stdout[-3000:]
-    assert "10 failed, 40 passed" in p.stdout, p.stdout[-3000:]
-    assert p.returncode == 1
+def test_the_pytest_plugin_reports_broken_cases_as_item_failures(
+    hostile: Path, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("THREADS_CASES_DEBUG", raising=False)
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    monkeypatch.chdir(hostile)
+    # in process (the plugin needs no process of its own); without hypothesis's plugin, which
+    # would import all of hypothesis at the end of the run
+    p = pytester.runpytest_inprocess(
+        "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--rootdir", hostile,
+        "--threads-cases", hostile,
+    )  # fmt: skip
+    out = p.stdout.str()
+    assert "Traceback" not in out, out[-3000:]
+    assert "10 failed, 40 passed" in out, out[-3000:]
+    assert p.ret == 1
