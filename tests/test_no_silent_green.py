@@ -6,9 +6,7 @@ one line saying why (CLI and pytest plugin)."""
 from __future__ import annotations
 
 import json
-import os
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -18,21 +16,12 @@ from conftest import cli
 from threads_cases.core.strictjson import canonical_document
 from threads_cases.harness.registry import resolve_implementations
 
+pytest_plugins = ["pytester"]
+
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "spec" / "conformance" / "cases"
 #: a PATH with this venv's scripts and nothing else: no node
 NO_NODE = str(Path(sys.executable).parent)
-#: an inner pytest without hypothesis's plugin (it imports all of hypothesis at the end of a run)
-PYTEST = [
-    sys.executable,
-    "-m",
-    "pytest",
-    "-q",
-    "-p",
-    "no:cacheprovider",
-    "-p",
-    "no:hypothesispytest",
-]
 
 
 def _copy(tmp_path: Path, *names: str) -> Path:
@@ -135,22 +124,24 @@ def test_an_implementation_configured_in_pyproject_counts_as_named(tmp_path: Pat
     assert [r["verdict"] for r in mine] == ["error"], mine
 
 
-def test_the_pytest_plugin_fails_when_a_named_implementation_cannot_run(tmp_path: Path) -> None:
+def test_the_pytest_plugin_fails_when_a_named_implementation_cannot_run(
+    tmp_path: Path, pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
     root = _copy(tmp_path, "reads-notes", "lists-files")
-    env = {**os.environ, "PATH": NO_NODE, "PYTEST_ADDOPTS": ""}
-    p = subprocess.run(
-        [*PYTEST, "--threads-cases", ".", "--threads-cases-impl", "threads-ts"],
-        capture_output=True,
-        text=True,
-        cwd=root,
-        env=env,
-    )
-    assert p.returncode != 0, p.stdout
-    assert "2 failed" in p.stdout and "skipped" not in p.stdout
-    assert (
-        "threads-ts could not start: error[driver_unavailable]: node is not installed" in p.stdout
-    )
-    assert "Traceback" not in p.stdout
+    monkeypatch.setenv("PATH", NO_NODE)
+    monkeypatch.delenv("PYTEST_ADDOPTS", raising=False)
+    monkeypatch.chdir(root)
+    # in process (the plugin needs no process of its own); without hypothesis's plugin, which
+    # would import all of hypothesis at the end of the run
+    p = pytester.runpytest_inprocess(
+        "-q", "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "--rootdir", root,
+        "--threads-cases", root, "--threads-cases-impl", "threads-ts",
+    )  # fmt: skip
+    out = p.stdout.str()
+    assert p.ret != 0, out
+    assert "2 failed" in out and "skipped" not in out
+    assert "threads-ts could not start: error[driver_unavailable]: node is not installed" in out
+    assert "Traceback" not in out
 
 
 def test_required_and_restarts_are_fields_of_every_implementation() -> None:
