@@ -159,14 +159,15 @@ def test_fixture_and_cases_helper(pytester: pytest.Pytester) -> None:
 def test_runs_under_xdist(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path)
     edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())
-    result = pytester.runpytest_subprocess("--threads-cases", "cases", "-n", "2", *QUIET)
+    result = pytester.runpytest_inprocess("--threads-cases", "cases", "-n", "2", *QUIET)
     result.assert_outcomes(passed=2, failed=1)
     assert "model_exhausted" in result.stdout.str()
+    assert "2 workers [3 items]" in result.stdout.str()  # really on two xdist workers
 
 
 def test_isolated_runs_the_drivers_and_passes_the_same(pytester: pytest.Pytester) -> None:
     copy_cases(pytester.path)
-    result = pytester.runpytest_subprocess(
+    result = pytester.runpytest_inprocess(
         "--threads-cases",
         "cases",
         "--threads-cases-isolated",
