@@ -6,8 +6,10 @@ prune`` leave a clean baseline (spec/replay.md section 12)."""
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
+import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
@@ -19,7 +21,6 @@ from threads_cases.core.strictjson import canonical_document, read_json_file
 from threads_cases.harness.baseline import baseline_document, read_baseline
 from threads_cases.harness.registry import ts_driver_path
 
-pytest_plugins = ["pytester"]
 pytestmark = pytest.mark.skipif(
     shutil.which("node") is None or not ts_driver_path().is_file(),
     reason="the TypeScript driver is not built: run `nox -s ts`",
@@ -72,10 +73,7 @@ def run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
     return cli("run", "cases", *impls, "--isolation", "guard", *args, cwd=root)
 
 
-def test_xfail_xpass_and_fail_in_every_output_and_both_implementations(
-    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    tmp_path = pytester.path  # the suite where the in-process pytest run below starts
+def test_xfail_xpass_and_fail_in_every_output_and_both_implementations(tmp_path: Path) -> None:
     make_suite(tmp_path)
 
     proc = run(tmp_path, "--format", "json", "--junit", "junit.xml")
@@ -145,24 +143,24 @@ def test_xfail_xpass_and_fail_in_every_output_and_both_implementations(
     row = next(x for x in pretty.stdout.splitlines() if x.startswith("│ writes-summary "))
     assert row.count("xpass") == 2
 
-    monkeypatch.setenv("COLUMNS", "400")  # short-summary lines are cut to the width
-    # in process (the plugin needs no process of its own; a subprocess started pytest, its
-    # plugins and the package again); hypothesis's plugin would import all of hypothesis
-    plugin = pytester.runpytest_inprocess(
-        "-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-rfx", "--threads-cases",
-        "cases", *[a for i in IMPLS for a in ("--threads-cases-impl", i)],
+    plugin = subprocess.run(
+        # hypothesis's plugin alone costs about a second of CPU to load, for nothing here
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+         "-rfx", "--threads-cases",
+         "cases", *[a for i in IMPLS for a in ("--threads-cases-impl", i)]],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "COLUMNS": "400"},  # short-summary lines are cut to the width
     )  # fmt: skip
-    out = plugin.stdout.str()
-    assert plugin.ret == 1, out[-3000:]
-    assert "4 failed, 6 xfailed" in out, out[-3000:]
+    assert plugin.returncode == 1, plugin.stdout[-3000:]
+    assert "4 failed, 6 xfailed" in plugin.stdout, plugin.stdout[-3000:]
     xpassed = [
         line
-        for line in out.splitlines()
+        for line in plugin.stdout.splitlines()
         if line.startswith("FAILED ")
         and "[XPASS(strict)] stale baseline entry: writes-summary" in line
     ]
-    assert len(xpassed) == 2, out[-3000:]
-    assert "XFAIL cases/weather-stub/case.json::weather-stub[threads-ts]" in out
+    assert len(xpassed) == 2, plugin.stdout[-3000:]
+    assert "XFAIL cases/weather-stub/case.json::weather-stub[threads-ts]" in plugin.stdout
 
 
 def test_update_then_prune_leave_a_clean_baseline(tmp_path: Path) -> None:
