@@ -27,6 +27,8 @@ import wheel_env
 from filelock import FileLock
 
 from threads_cases.case.directory import CaseExpectation
+from threads_cases.harness.registry import ts_driver_path
+from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
 from threads_cases.reference.runtime import Clock
@@ -105,6 +107,23 @@ def _subprocess_cli(
     except subprocess.TimeoutExpired as exc:
         tail = exc.stderr[-500:] if isinstance(exc.stderr, bytes) else b""
         pytest.fail(f"`threads-cases {' '.join(argv[3:5])} ...` hung for {timeout}s ({tail!r})")
+
+
+def reference_drivers(*, validate_protocol: bool = False) -> list[DriverImplementation]:
+    """The Python and the TypeScript protocol drivers, ``threads-py`` then ``threads-ts``
+    (each started on its first request; the caller closes them). Skips the test when the
+    TypeScript driver is not built."""
+    node = shutil.which("node")
+    if node is None or not ts_driver_path().is_file():
+        pytest.skip("the TypeScript driver is not built: run `nox -s ts`")
+    argv = {
+        "threads-py": [sys.executable, "-m", "threads_cases.protocol.driver"],
+        "threads-ts": [node, str(ts_driver_path())],
+    }
+    return [
+        DriverImplementation(name, cmd, dialect=name, validate_protocol=validate_protocol)
+        for name, cmd in argv.items()
+    ]
 
 
 def pytest_configure(config: pytest.Config) -> None:

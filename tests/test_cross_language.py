@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import base64
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import reference_drivers
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -35,22 +35,7 @@ pytestmark = pytest.mark.skipif(
 
 @pytest.fixture(scope="module")
 def drivers() -> Iterator[dict[str, DriverImplementation]]:
-    node = shutil.which("node")
-    assert node is not None
-    out = {
-        "threads-py": DriverImplementation(
-            "threads-py",
-            [sys.executable, "-m", "threads_cases.protocol.driver"],
-            dialect="threads-py",
-            validate_protocol=True,
-        ),
-        "threads-ts": DriverImplementation(
-            "threads-ts",
-            [node, str(ts_driver_path())],
-            dialect="threads-ts",
-            validate_protocol=True,
-        ),
-    }
+    out = {d.name: d for d in reference_drivers(validate_protocol=True)}
     yield out
     for d in out.values():
         d.close()

@@ -12,14 +12,12 @@ from __future__ import annotations
 
 import base64
 import json
-import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli
+from conftest import cli, reference_drivers
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -28,7 +26,6 @@ from threads_cases.core.dialects import get_dialect
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import validate_log
 from threads_cases.core.strictjson import canonical_line, parse
-from threads_cases.harness.registry import ts_driver_path
 from threads_cases.importers import Stats, import_events, import_to_file
 from threads_cases.importers.lenient import js_integer, read_line
 from threads_cases.protocol.client import DriverImplementation
@@ -385,17 +382,7 @@ def test_codex_reasoning_from_content_and_usage_from_totals(tmp_path: Path) -> N
 def writers() -> Iterator[list[DriverImplementation]]:
     """The Python and the TypeScript driver, started once for the files below (each request
     is answered on its own: a driver keeps nothing between ``write_case`` requests)."""
-    node = shutil.which("node")
-    if node is None or not ts_driver_path().is_file():
-        pytest.skip("the TypeScript driver is not built: run `nox -s ts`")
-    drivers = [
-        DriverImplementation(
-            "threads-py",
-            [sys.executable, "-m", "threads_cases.protocol.driver"],
-            dialect="threads-py",
-        ),
-        DriverImplementation("threads-ts", [node, str(ts_driver_path())], dialect="threads-ts"),
-    ]
+    drivers = reference_drivers()
     yield drivers
     for drv in drivers:
         drv.close()

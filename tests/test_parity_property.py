@@ -20,7 +20,6 @@ from __future__ import annotations
 import base64
 import os
 import shutil
-import sys
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -28,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import reference_drivers
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
@@ -54,16 +54,7 @@ pytestmark = pytest.mark.skipif(
 def both() -> Iterator[Callable[[dict[str, Any]], dict[str, Any]]]:
     """Send one request to both drivers at once; returns ``{impl: answer body}`` (a refusal
     is its code)."""
-    node = shutil.which("node")
-    assert node is not None
-    drivers = [
-        DriverImplementation(
-            "threads-py",
-            [sys.executable, "-m", "threads_cases.protocol.driver"],
-            dialect="threads-py",
-        ),
-        DriverImplementation("threads-ts", [node, str(ts_driver_path())], dialect="threads-ts"),
-    ]
+    drivers = reference_drivers()
     pool = ThreadPoolExecutor(2)
 
     def ask(drv: DriverImplementation, message: dict[str, Any]) -> Any:
