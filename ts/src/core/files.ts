@@ -3,10 +3,13 @@
  * "Reading files"): open without blocking (a FIFO never hangs) and, inside a case, without
  * following a symbolic link; refuse anything but a regular file; check the size with `fstat`
  * before reading and read at most `limit + 1` bytes; a path component over 255 bytes is
- * `invalid_request`.
+ * `invalid_request`. Writing a whole file ({@link replaceFile}) goes through a sibling file
+ * moved into place.
  */
 
-import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from "node:fs";
+import { randomBytes } from "node:crypto";
+import { closeSync, constants, fstatSync, openSync, readSync, renameSync, rmSync, type Stats, writeFileSync } from "node:fs";
+import { basename, dirname, join } from "node:path";
 
 import { CaseError, type ReasonCode } from "./errors.js";
 
@@ -131,5 +134,20 @@ export function readRegular(path: string, options: ReadOptions): Uint8Array {
     return out;
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * Write `data` to `target` through a new sibling file renamed over it: a reader sees the old
+ * file or the new one, a failed write leaves `target` as it was, and a symlink or hard link
+ * at `target` is replaced, never written through.
+ */
+export function replaceFile(target: string, data: string | Uint8Array): void {
+  const tmp = join(dirname(target), `.${basename(target)}.write-${randomBytes(4).toString("hex")}`);
+  try {
+    writeFileSync(tmp, data, { flag: "wx" });
+    renameSync(tmp, target);
+  } finally {
+    rmSync(tmp, { force: true });
   }
 }

@@ -7,11 +7,12 @@
  * {@link DirectorySandbox} is a real folder and cannot promise that.
  */
 
-import { createHash, randomBytes } from "node:crypto";
-import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
+import { createHash } from "node:crypto";
+import { closeSync, constants, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, rmSync, unlinkSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from "node:path";
 
 import { CaseError } from "../core/errors.js";
+import { replaceFile } from "../core/files.js";
 import { quote } from "../core/texts.js";
 import { StopError } from "./model.js";
 
@@ -203,13 +204,7 @@ export class DirectorySandbox implements SandboxProvider {
   write(path: string, data: Uint8Array): void {
     const target = this.resolvePath(path);
     mkdirSync(dirname(target), { recursive: true });
-    const tmp = join(dirname(target), `.${basename(target)}.write-${randomBytes(4).toString("hex")}`);
-    try {
-      writeFileSync(tmp, data, { flag: "wx" });
-      renameSync(tmp, target);
-    } finally {
-      rmSync(tmp, { force: true });
-    }
+    replaceFile(target, data);
   }
 
   delete(path: string): void {

@@ -12,15 +12,15 @@
  */
 
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdirSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { basename, dirname, join } from "node:path";
+import { existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 
 import { AgentSpec, ToolResult, type ExternalHandler, type SandboxHandler } from "./agent.js";
 import { DEFAULT_DIALECTS } from "../case/case.js";
 import { CANONICAL, type DialectLike } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { eventsView } from "../core/frozen.js";
-import { MAX_CASE_BYTES, readRegular } from "../core/files.js";
+import { MAX_CASE_BYTES, readRegular, replaceFile } from "../core/files.js";
 import { checkEvents, encodeLog, readLog } from "../core/log.js";
 import type { Model } from "./model.js";
 import { quote } from "../core/texts.js";
@@ -308,13 +308,7 @@ export class Thread {
    */
   writeLog(path: string, options: { dialect?: DialectLike } = {}): void {
     const text = encodeLog(this.log, { dialect: options.dialect ?? CANONICAL });
-    const tmp = join(dirname(path), `.${basename(path)}.write-${randomBytes(4).toString("hex")}`);
-    try {
-      writeFileSync(tmp, text, { flag: "wx" });
-      renameSync(tmp, path);
-    } finally {
-      rmSync(tmp, { force: true });
-    }
+    replaceFile(path, text);
   }
 
   /** Write every artifact's bytes to `directory/<sha256 hex>`. */
