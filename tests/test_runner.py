@@ -281,3 +281,25 @@ def test_an_agent_with_another_system_prompt_drifts(saved_case: Path) -> None:
     r = run_case(saved_case, agent=other)
     assert (r.verdict, r.reasons) == ("drifted", ["request_diverged"]), r.to_json()
     assert EXPECT.must  # the musts still hold
+
+
+def test_a_results_duration_counts_reading_the_case(
+    conformance_case: CopyCase, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """spec/reports.md 1.3: ``duration_ms`` includes reading and checking the case, so the
+    durations of a suite's results add up to its work (the JUnit times, `--durations`)."""
+    import time
+
+    from threads_cases.harness import runner
+
+    real = runner.inspect_case
+
+    def slow_inspect(path: Path) -> Any:
+        time.sleep(0.25)  # a lower bound the result must carry, whatever the load
+        return real(path)
+
+    monkeypatch.setattr(runner, "inspect_case", slow_inspect)
+    report = run_suite([conformance_case("reads-notes")], ["threads-py"])
+    [result] = report.results
+    assert result.verdict == "pass"
+    assert result.duration_ms >= 250

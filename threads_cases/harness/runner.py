@@ -292,12 +292,20 @@ class _Opened:
         self._lock = threading.Lock()
 
     def run(self, path: Path, body: Callable[[Inspected], CaseResult]) -> CaseResult:
+        """``body``'s result for the opened case; the time spent reading and checking the
+        case is added to the ``duration_ms`` of the result that opened it (spec/reports.md
+        1.3), so the results' durations add up to the suite's work."""
+        opening_ms = 0.0
         with self._locks[path]:
             if path not in self._cases:
+                started = time.perf_counter()
                 self._cases[path] = inspect_case(path)
+                opening_ms = (time.perf_counter() - started) * 1000
             opened = self._cases[path]
         try:
-            return body(opened)
+            result = body(opened)
+            result.duration_ms += opening_ms
+            return result
         finally:
             with self._lock:
                 self._left[path] -= 1
