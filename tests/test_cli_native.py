@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import re
 from pathlib import Path
+from typing import cast
 
 import pytest
 import typer
@@ -23,7 +24,9 @@ EXAMPLE_LOG = ROOT / "examples" / "sessions" / "claude-code-session.jsonl"
 def group() -> typer.core.TyperGroup:
     """The click group, built once: typer builds it anew on each call (about 50 ms, several
     times that under coverage), and a click command keeps no state between ``main`` calls."""
-    cmd = typer.main.get_command(app)
+    # `threads_cases.cli.app` is the Typer object (the package's __getattr__), which mypy
+    # takes for the submodule of the same name
+    cmd = typer.main.get_command(cast(typer.Typer, app))
     assert isinstance(cmd, typer.core.TyperGroup)
     return cmd
 

@@ -62,6 +62,23 @@ def test_the_cli_app_and_the_run_command_load_no_heavy_module() -> None:
     assert "threads_cases.cli.review_commands" not in loaded
 
 
+def test_after_loading_one_command_module_cli_app_is_still_the_whole_typer_app() -> None:
+    # importing the submodule threads_cases.cli.app binds the package's `app` to it; the
+    # public name must stay the Typer object with every command
+    probe = (
+        "import threads_cases.cli as c, typer; c._load('run_commands')\n"
+        "from threads_cases.cli import app\n"
+        "assert isinstance(app, typer.Typer), type(app)\n"
+        "print(len(app.registered_commands) + len(app.registered_groups))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    app = cli.app
+    assert int(out.stdout) == len(app.registered_commands) + len(app.registered_groups)
+
+
 def test_a_command_line_names_one_module() -> None:
     pick = cli._command_module
     assert pick(["run", "cases", "--impl", "threads-py"]) == "run_commands"

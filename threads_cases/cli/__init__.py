@@ -51,6 +51,10 @@ def _load(only: str | None = None) -> Any:
 
     if only is not None:
         importlib.import_module(f"{__name__}.{only}")
+        # importing the submodule .app bound the package's `app` to it: unbind it, so that
+        # `threads_cases.cli.app` stays the Typer object with every command (__getattr__)
+        if not hasattr(globals().get("app"), "registered_commands"):
+            globals().pop("app", None)
         return app
     import pkgutil
 
@@ -58,7 +62,6 @@ def _load(only: str | None = None) -> Any:
         if module.endswith("_commands"):
             importlib.import_module(f"{__name__}.{module}")
     globals()["app"] = app  # the Typer object, not the submodule of the same name
-
     return app
 
 
