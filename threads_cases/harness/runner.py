@@ -10,8 +10,7 @@ returns a :class:`CaseResult` with one verdict:
 pass        the state matches, every must and expect holds, everything was consumed
 drifted     state and musts hold, but an expect missed, a recording went unused or a request
             hash differed (passing unless ``strict``)
-fail        state_mismatch, must_unmatched, log_invalid, or a stop (model_exhausted,
-            missing_stub, egress_blocked, step_limit)
+fail        state_mismatch, must_unmatched, log_invalid, or a stop (missing_stub, ...)
 error       the case could not be run (case_invalid, format_unsupported, driver errors)
 skip        the case does not list the implementation (or it is unavailable)
 xfail       a failure the baseline lists (passing; :mod:`.expected`)
@@ -26,6 +25,7 @@ import fnmatch
 import os
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -281,24 +281,19 @@ Inspected = tuple[Case | None, list[Problem]]
 
 class _Opened:
     """Each case opened once for all the implementations it runs on, and dropped after the
-    last of them (thread-safe: ``jobs`` runs cases at once)."""
+    last of them (thread-safe: ``jobs`` runs cases at once). The time spent opening a case
+    counts in the ``duration_ms`` of the result that opened it (spec/reports.md 1.3)."""
 
     def __init__(self, paths: list[Path]) -> None:
-        self._left: dict[Path, int] = {}
-        for c in paths:
-            self._left[c] = self._left.get(c, 0) + 1
+        self._left = Counter(paths)
         self._cases: dict[Path, Inspected] = {}
         self._locks = {c: threading.Lock() for c in self._left}
         self._lock = threading.Lock()
 
     def run(self, path: Path, body: Callable[[Inspected], CaseResult]) -> CaseResult:
-        """``body``'s result for the opened case; the time spent reading and checking the
-        case is added to the ``duration_ms`` of the result that opened it (spec/reports.md
-        1.3), so the results' durations add up to the suite's work."""
-        opening_ms = 0.0
+        started, opening_ms = time.perf_counter(), 0.0
         with self._locks[path]:
             if path not in self._cases:
-                started = time.perf_counter()
                 self._cases[path] = inspect_case(path)
                 opening_ms = (time.perf_counter() - started) * 1000
             opened = self._cases[path]
