@@ -200,3 +200,35 @@ def test_the_known_codes_are_read_from_the_spec() -> None:
     codes = known_codes()
     assert {"protocol_error", "egress_blocked", "case_invalid", "driver_crashed"} <= codes
     assert "kaboom" not in codes and len(codes) > 30
+
+
+def test_a_driver_gone_before_the_hello_leaves_nothing_to_flush_at_exit(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A request whose flush met a closed pipe stayed in the pipe's buffer, and was flushed
+    again when the dropped process was collected: "Exception ignored ... BrokenPipeError" and
+    a traceback on the harness's stderr (seen with a driver that a sandbox wrapper could not
+    start). The hello is written only once the driver has exited, so its flush always fails."""
+    import gc
+
+    from threads_cases.core.errors import CaseError
+    from threads_cases.protocol.client import DriverImplementation
+
+    send = DriverImplementation._send
+
+    def send_after_exit(self: DriverImplementation, message: dict[str, object], cmd: str) -> None:
+        assert self._proc is not None
+        self._proc.wait(timeout=60)
+        send(self, message, cmd)
+
+    monkeypatch.setattr(DriverImplementation, "_send", send_after_exit)
+    unraisable: list[object] = []
+    monkeypatch.setattr(sys, "unraisablehook", unraisable.append)
+    impl = DriverImplementation(
+        "gone", [sys.executable, "-c", "import os; os.close(0)"], dialect="threads-py"
+    )
+    with pytest.raises(CaseError) as err:
+        impl.hello()
+    gc.collect()
+    assert err.value.code == "driver_crashed"
+    assert unraisable == []
