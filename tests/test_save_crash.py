@@ -27,6 +27,11 @@ from threads_cases.case.directory import CaseExpectation
 from threads_cases.reference.thread import Thread
 
 TESTS = Path(__file__).resolve().parent
+# the sweep forks this process on purpose (the child only saves and _exits); Python 3.12+
+# warns on every fork of a process with threads (pytest-xdist's execnet has some)
+pytestmark = pytest.mark.filterwarnings(
+    "ignore:This process .* is multi-threaded, use of fork:DeprecationWarning"
+)
 OTHER = CaseExpectation(must=[{"type": "turn_completed"}])  # gives a different case
 EXTRA = 3  # extra artifacts, so a save has more write steps
 
