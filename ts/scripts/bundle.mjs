@@ -4,7 +4,9 @@
  * (ajv and every source module inlined; Node.js built-ins only), for the Python wheel
  * (hatch_build.py puts it at threads_cases/_data/ts/threads-ts.mjs). It reads spec/ and
  * schemas/ at run time from the first ancestor folder holding both (src/core/resources.ts):
- * in the wheel, threads_cases/_data/. The version is inlined from package.json.
+ * in the wheel, threads_cases/_data/. The version is inlined from package.json. The schema
+ * validators are generated first (scripts/gen-validators.mjs): the wheel is built from the
+ * sdist, which does not carry src/core/validators.generated.ts.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
@@ -12,12 +14,15 @@ import { fileURLToPath } from "node:url";
 
 import { build } from "esbuild";
 
+import { writeValidators } from "./gen-validators.mjs";
+
 const here = dirname(dirname(fileURLToPath(import.meta.url)));
 const outfile = process.argv[2];
 if (!outfile) {
   process.stderr.write("usage: node scripts/bundle.mjs OUTFILE\n");
   process.exit(2);
 }
+await writeValidators();
 const pkg = JSON.parse(readFileSync(join(here, "package.json"), "utf8"));
 await build({
   // the protocol module serves when it is the program itself (its isMain check)

@@ -1,62 +1,33 @@
 /**
- * JSON Schema validation against the shared `schemas/` documents (JSON Schema 2020-12), with
- * ajv. Every `schemas/**\/*.schema.json` is added by its `$id`, so cross-file `$ref`s resolve
- * offline; {@link validator} returns a cached validator for a document or one `$defs` entry.
+ * JSON Schema validation against the shared `schemas/` documents (JSON Schema 2020-12).
+ * The validators are precompiled at build time, not at run time: scripts/gen-validators.mjs
+ * compiles every `schemas/**\/*.schema.json` with ajv (Ajv2020, `strict: false`,
+ * `allErrors: true`; cross-file `$ref`s resolved by `$id`) into standalone code,
+ * src/core/validators.generated.js (with its .d.ts). `npm run build` regenerates it before tsc
+ * (into src/core and dist/src/core) and scripts/bundle.mjs before esbuild;
+ * test/validators.test.ts fails when it is older than `schemas/`. {@link validator} returns
+ * the validator of a document or of one of its `$defs` entries: no ajv instance is made and
+ * nothing is compiled in the process.
  */
 
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import type { ErrorObject, ValidateFunction } from "ajv/dist/2020.js";
 
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
-
-import { schemasDir } from "./resources.js";
-import { readJsonFile, type JsonObject } from "./strictjson.js";
+import { DEFINITIONS, VALIDATORS } from "./validators.generated.js";
 
 export const BASE = "https://threads-cases.dev/schemas/";
-
-let ajv: Ajv2020 | null = null;
-const validators = new Map<string, ValidateFunction>();
-
-function schemaFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...schemaFiles(path));
-    else if (entry.name.endsWith(".schema.json")) out.push(path);
-  }
-  return out.sort();
-}
-
-function instance(): Ajv2020 {
-  if (ajv !== null) return ajv;
-  // strict: false because the schemas use `if` blocks and union types that ajv's strict mode
-  // flags although they are valid 2020-12; allErrors so a refusal can name the deepest problem.
-  const created = new Ajv2020({ strict: false, allErrors: true });
-  for (const file of schemaFiles(schemasDir())) {
-    const doc = readJsonFile(file) as JsonObject;
-    created.addSchema(doc, typeof doc["$id"] === "string" ? undefined : BASE + file);
-  }
-  ajv = created;
-  return created;
-}
 
 /** A validator for `schemas/<name>`, or for its `$defs/<definition>` entry. */
 export function validator(name: string, definition?: string): ValidateFunction {
   const ref = definition === undefined ? BASE + name : `${BASE}${name}#/$defs/${definition}`;
-  let fn = validators.get(ref);
-  if (fn === undefined) {
-    fn = instance().getSchema(ref);
-    if (fn === undefined) throw new Error(`no schema ${ref}`);
-    validators.set(ref, fn);
-  }
+  const fn = Object.hasOwn(VALIDATORS, ref) ? VALIDATORS[ref] : undefined;
+  if (fn === undefined) throw new Error(`no schema ${ref}`);
   return fn;
 }
 
 /** Whether `schemas/<name>` has `$defs/<definition>`. */
 export function hasDefinition(name: string, definition: string): boolean {
-  const doc = instance().getSchema(BASE + name)?.schema as JsonObject | undefined;
-  const defs = doc?.["$defs"];
-  return typeof defs === "object" && defs !== null && !Array.isArray(defs) && Object.hasOwn(defs, definition);
+  const defs = Object.hasOwn(DEFINITIONS, name) ? DEFINITIONS[name] : undefined;
+  return defs !== undefined && defs.includes(definition);
 }
 
 export interface SchemaProblem {
