@@ -64,3 +64,10 @@ def test_a_checkout_build_older_than_its_sources_is_stale(tmp_path: Path) -> Non
     os.utime(source, (3_000_000, 3_000_000))  # a pull changed a source after the build
     assert stale_checkout_build(driver) == source
     assert stale_checkout_build(ts / "dist" / "missing.js") is None
+    # a schema too: the build compiles schemas/ into the driver's validators
+    os.utime(driver, (4_000_000, 4_000_000))
+    schema = tmp_path / "schemas" / "driver" / "hello.request.schema.json"
+    schema.parent.mkdir(parents=True)
+    schema.write_text("{}\n")
+    os.utime(schema, (5_000_000, 5_000_000))
+    assert stale_checkout_build(driver) == schema

@@ -75,13 +75,19 @@ def node_major(node: str) -> int | None:
 
 
 def stale_checkout_build(driver: Path) -> Path | None:
-    """In a source checkout, a TypeScript source newer than the built ``driver`` (after a
-    pull or an edit without ``npm run build``), else None. Never in an installed wheel."""
+    """In a source checkout, a TypeScript source or a schema newer than the built ``driver``
+    (after a pull or an edit without ``npm run build``), else None. Never in an installed
+    wheel. Schemas count because the build compiles them into the driver's validators
+    (ts/scripts/gen-validators.mjs)."""
     ts = driver.parent.parent
     if packaged() or not driver.is_file() or not (ts / "src").is_dir():
         return None
     built = driver.stat().st_mtime
-    sources = [ts / "driver.ts", *(ts / "src").rglob("*.ts")]
+    sources = [
+        ts / "driver.ts",
+        *(ts / "src").rglob("*.ts"),
+        *(ts.parent / "schemas").rglob("*.schema.json"),
+    ]
     newer = [p for p in sources if p.is_file() and p.stat().st_mtime > built]
     return max(newer, key=lambda p: p.stat().st_mtime) if newer else None
 
