@@ -4,6 +4,8 @@
  * `schemas/`: the repository root in a checkout, the package root of the npm package (its
  * prepack copies them in), `threads_cases/_data/` for the driver bundled in the Python wheel.
  * `THREADS_CASES_SPEC_DIR` (a `spec/` folder) and `THREADS_CASES_SCHEMAS_DIR` override it.
+ * Validation does not read `schemas/` at run time: its validators are compiled from the
+ * repository's `schemas/` at build time (src/core/schemas.ts).
  */
 
 import { existsSync } from "node:fs";
