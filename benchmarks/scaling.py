@@ -5,7 +5,10 @@
 Each curve runs one workload at 1x, 4x and 16x of its size and reports the cost per unit at
 each size as a ratio to the cost per unit at 1x. A linear cost gives ratios near 1.0; a
 quadratic one gives about 4 and 16. The script exits 1 when the 16x ratio of any curve is
-above --max-ratio (default 1.3), so `nox -s bench` fails on a superlinear curve.
+above --max-ratio (default 1.3), so `nox -s bench` fails on a superlinear curve. A curve over
+the limit is measured again on its own, up to --retries times (default 2), and its best
+attempt counts (every attempt is printed): on this shared virtual machine one run of a
+linear curve measured 1.49 while the host was busy, 0.57 an hour before.
 
 Curves (issues 19 and 20; spec/reducer.md 6.5, spec/replay.md 3.2):
   record     turns recorded through the Thread API (a tool call and a reply each), per turn
@@ -35,7 +38,8 @@ one driver per CPU measured 1.36 on 27 cases).
 
 Every figure is a ratio between runs of the same process, so it travels between machines;
 the CPU seconds are printed for reference. Times are the best of three runs (two at 16x);
-record, snapshot, events and snapshots take samples of equal work instead (see EQUAL_WORK).
+record, snapshot, events, snapshots and reduce take samples of equal work instead (see
+EQUAL_WORK).
 """
 
 from __future__ import annotations
@@ -331,7 +335,7 @@ CURVES: dict[str, tuple[Callable[[int], Callable[[], Any]], int, str]] = {
 # inputs of all three sizes (240,000 events in the snapshots curve) are built first and frozen
 # (gc.freeze), so the collector's full passes, which a 16x run triggers by keeping its state,
 # do not walk the benchmark's own input.
-EQUAL_WORK = {"record", "snapshot", "events", "snapshots"}
+EQUAL_WORK = {"record", "snapshot", "events", "snapshots", "reduce"}
 
 
 def equal_work(make: Callable[[int], Callable[[], Any]], sizes: list[int]) -> list[float]:
@@ -421,6 +425,14 @@ def ts_curves(scale: float, only: list[str] | None = None) -> list[dict[str, Any
     return rows
 
 
+def _print_curve(r: dict[str, Any], max_ratio: float, label: str = "") -> None:
+    flag = "" if r["ratio_16x"] <= max_ratio else "  <- superlinear"
+    print(
+        f"{r['curve']:10} per {r['unit']:5} {'/'.join(map(str, r['sizes'])):>22} "
+        f"{'/'.join(map(str, r['seconds'])):>28}  {r['ratio_4x']:<5} {r['ratio_16x']}{flag}{label}"
+    )
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument(
@@ -432,31 +444,40 @@ def main(argv: list[str] | None = None) -> int:
         "--max-jobs-ratio", type=float, default=1.15, help="largest default/--jobs 1 CPU ratio"
     )
     ap.add_argument("--no-jobs", action="store_true", help="skip the default --jobs check")
+    ap.add_argument(
+        "--retries", type=int, default=2, help="measurements again of a curve over the limit"
+    )
     args = ap.parse_args(argv)
     worst = 0.0
     print(f"{'curve':10} {'unit':9} {'sizes':>22} {'seconds':>28}  4x    16x")
     py_only = [n for n in args.only or [] if n in CURVES]
     ts_only = [n for n in args.only or [] if n in TS_CURVES]
+    over: list[str] = []
     for name in py_only if args.only else list(CURVES):
         r = measure(name, args.scale)
-        worst = max(worst, r["ratio_16x"])
-        flag = "" if r["ratio_16x"] <= args.max_ratio else "  <- superlinear"
-        print(
-            f"{r['curve']:10} per {r['unit']:5} {'/'.join(map(str, r['sizes'])):>22} "
-            f"{'/'.join(map(str, r['seconds'])):>28}  {r['ratio_4x']:<5} {r['ratio_16x']}{flag}"
-        )
+        _print_curve(r, args.max_ratio)
+        over += [name] if r["ratio_16x"] > args.max_ratio else []
         if "baseline" in r:
             print(
                 f"{'':10} baseline: {r['baseline']}: {'/'.join(map(str, r['baseline_seconds']))} s;"
                 f" {r['curve']} = {'/'.join(map(str, r['times_baseline']))} times it"
             )
     for r in ts_curves(args.scale, ts_only) if ts_only or not args.only else []:
-        worst = max(worst, r["ratio_16x"])
-        flag = "" if r["ratio_16x"] <= args.max_ratio else "  <- superlinear"
-        print(
-            f"{r['curve']:10} per {r['unit']:5} {'/'.join(map(str, r['sizes'])):>22} "
-            f"{'/'.join(map(str, r['seconds'])):>28}  {r['ratio_4x']:<5} {r['ratio_16x']}{flag}"
-        )
+        _print_curve(r, args.max_ratio)
+        over += [r["curve"]] if r["ratio_16x"] > args.max_ratio else []
+    for name in over:
+        # a curve over the limit is measured again on its own: a noise spike (another
+        # process, the host of this virtual machine) passes, a superlinear cost fails each time
+        best = float("inf")
+        for _ in range(args.retries):
+            again = (
+                ts_curves(args.scale, [name]) if name in TS_CURVES else [measure(name, args.scale)]
+            )
+            _print_curve(again[0], args.max_ratio, label="  (again)")
+            best = min(best, again[0]["ratio_16x"])
+            if best <= args.max_ratio:
+                break
+        worst = max(worst, best)
     failed = worst > args.max_ratio
     if failed:
         print(f"FAIL: a curve grows faster than linear (16x ratio {worst} > {args.max_ratio})")
