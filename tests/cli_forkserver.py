@@ -176,6 +176,12 @@ def _save_coverage() -> None:
     cov = coverage.Coverage.current()
     if cov is not None:
         cov.stop()
+        # coverage lists the package's unexecuted files at every save (a walk of the package
+        # and a stat of each file: half of a child's restart and save); the worker's own data
+        # lists them already, so the child's data need not (private API, hence the guards)
+        inorout = getattr(cov, "_inorout", None)
+        if inorout is not None and hasattr(inorout, "find_possibly_unexecuted_files"):
+            inorout.find_possibly_unexecuted_files = list
         cov.save()
 
 
