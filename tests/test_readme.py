@@ -123,8 +123,7 @@ def _environment(venv: Venv, dist: Path, home: Path) -> dict[str, str]:
         GIT_COMMITTER_EMAIL="readme@example.invalid",
         GIT_CONFIG_NOSYSTEM="1",
         COLUMNS="100",
-        PYTHONDONTWRITEBYTECODE="1",
-    )
+    )  # bytecode is written, as a user's Python does: the first command compiles what it loads
     return env
 
 
