@@ -13,6 +13,7 @@ completion and a name it does not know load every module.
 from __future__ import annotations
 
 import sys
+from types import ModuleType
 from typing import Any
 
 __all__ = ["COMMANDS", "app", "main"]
@@ -53,8 +54,8 @@ def _load(only: str | None = None) -> Any:
         importlib.import_module(f"{__name__}.{only}")
         # importing the submodule .app bound the package's `app` to it: unbind it, so that
         # `threads_cases.cli.app` stays the Typer object with every command (__getattr__)
-        if not hasattr(globals().get("app"), "registered_commands"):
-            globals().pop("app", None)
+        if isinstance(globals().get("app"), ModuleType):
+            del globals()["app"]
         return app
     import pkgutil
 

@@ -6,7 +6,7 @@
  * schemas/ at run time from the first ancestor folder holding both (src/core/resources.ts):
  * in the wheel, threads_cases/_data/. The version is inlined from package.json. The schema
  * validators are generated first (scripts/gen-validators.mjs): the wheel is built from the
- * sdist, which does not carry src/core/validators.generated.ts.
+ * sdist, which does not carry src/core/validators.generated.js.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
