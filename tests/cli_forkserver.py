@@ -8,11 +8,21 @@ fresh interpreter would give (``SystemExit`` code, 1 and a traceback for an unca
 exception). Only the start-up differs: no interpreter start, no imports, no coverage start-up
 per call, which was most of the suite's CPU time.
 
-Coverage: the child stops the collector it inherited (the server's, whose data only the server
-saves, at its normal exit) and starts its own with ``coverage.process_startup`` (the
-configuration pytest-cov gives subprocesses, ``COVERAGE_PROCESS_CONFIG``), saved before the
-child ends. The child ends with ``posix._exit``: coverage's ``os._exit`` patch would save the
-server's pre-fork data from the child, over a SQLite connection opened before the fork.
+Coverage: the child keeps measuring with the collector it inherited (the server's, started by
+``coverage.process_startup`` from the configuration pytest-cov gives subprocesses,
+``COVERAGE_PROCESS_CONFIG``), but into a data file of its own (a parallel-mode name with the
+child's pid), saved before the child ends; the server saves its own data, at its normal exit.
+The child drops the server's unsaved lines from its copy of the collector (they are the
+server's to save), and with sys.monitoring the lines the server ran before the fork are not
+reported again in the child (coverage disabled their events once recorded): the child's file
+holds what only the child ran, and the combined data is the same union. A new collector per
+child (stop the inherited one, ``coverage.process_startup(force=True)``) cost about 100 ms of
+CPU a child (coverage's set-up: configuration, file classification, page faults on the
+server's memory); it stays the fallback when coverage's internals are not the ones this
+relies on (:func:`_own_data_file`). Either way the child ends with ``posix._exit``:
+coverage's ``os._exit`` patch would save the server's pre-fork data from the child, and the
+child never touches a SQLite connection opened before the fork (the server opens none before
+its save at exit; the fast path checks it).
 
 Protocol (the client's pipes on the server's stdin and stdout, moved off fds 0 and 1): the
 client writes one JSON request per line, ``{"args", "cwd", "env", "stdin", "stdout",
@@ -76,6 +86,9 @@ SKIP = (
     "threads_cases.harness.live.anthropic_api",
     "threads_cases.harness.live.openai_api",
 )
+
+#: The coverage configuration the server was started with (pytest-cov's, for subprocesses).
+SERVER_COVERAGE_CONFIG = os.environ.get("COVERAGE_PROCESS_CONFIG")
 
 
 def preload() -> None:
@@ -163,9 +176,51 @@ def _restart_coverage() -> None:
     if coverage is None:  # the server measures nothing (its children inherit its modules)
         return
     inherited = coverage.Coverage.current()
-    if inherited is not None:
-        inherited.stop()
-        coverage.process_startup(force=True)  # no-op without COVERAGE_PROCESS_CONFIG
+    if inherited is None:
+        return
+    # the server's collector measures as a fresh process of this child's environment would
+    # only when that environment asks for the same configuration as the server's did
+    config = os.environ.get("COVERAGE_PROCESS_CONFIG")
+    if config is not None and config == SERVER_COVERAGE_CONFIG and _own_data_file(inherited):
+        return
+    inherited.stop()
+    coverage.process_startup(force=True)  # no-op without COVERAGE_PROCESS_CONFIG
+
+
+def _own_data_file(cov: Any) -> bool:
+    """Point the started, inherited ``cov`` at a new data file named for this child (parallel
+    mode: host, pid, random), and drop the lines the server collected but has not saved (the
+    server saves them), so the child keeps the server's collector, its sys.monitoring
+    registration and its caches instead of building new ones. False, with nothing changed,
+    when coverage's private parts are not as expected (another version) or when the server's
+    data already has an open SQLite connection: the caller then restarts coverage."""
+    try:
+        from coverage.sqldata import CoverageData
+
+        collector, data = cov._collector, cov._data
+        if not (
+            cov._started
+            and isinstance(data, CoverageData)
+            and collector is not None
+            and collector.covdata is data
+            and data._suffix is True  # parallel mode: the name carries the writer's pid
+            and not data._dbs  # no connection opened before the fork
+            and isinstance(collector.data, dict)
+            and all(isinstance(lines, set) for lines in collector.data.values())
+        ):
+            return False
+        own = CoverageData(
+            basename=data.base_filename(), suffix=True, warn=cov._warn, debug=cov._debug
+        )
+        context = cov.config.context
+    except (ImportError, AttributeError, TypeError):
+        return False
+    # in place: the tracers hold these sets (a code object's lines go to its file's set)
+    for lines in collector.data.values():
+        lines.clear()
+    cov._data = own
+    collector.use_data(own, context)
+    return True
 
 
 def _save_coverage() -> None:
