@@ -152,7 +152,12 @@ def test_a_lone_surrogate_becomes_u_fffd() -> None:
     events, stats = imported(TRIALS / "X1-lone-surrogate-escape.jsonl")
     result = of_type(events, "tool_result")[0]["data"]["content"]
     assert result == "Release 2 \ufffd\u2026 [output truncated]"
-    assert {w[2] for w in warnings(stats)} == {"lone_surrogate"}
+    # one warning per string repaired, each naming where it was (the same line holds the
+    # tool result twice: in the message and in Claude Code's toolUseResult copy)
+    assert [(w.line, w.reason, w.message) for w in stats.warnings] == [
+        (3, "lone_surrogate", "lone surrogate replaced by U+FFFD at /message/content/0/content"),
+        (3, "lone_surrogate", "lone surrogate replaced by U+FFFD at /toolUseResult"),
+    ]
 
 
 # --------------------------------------------------------------------------- realistic sessions

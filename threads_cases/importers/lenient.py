@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
 
+from ..core.errors import pointer_join
+
 MAX_SAFE_INTEGER = 2**53 - 1
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
@@ -116,18 +118,29 @@ class _JsReader:
             value = self._fix_surrogates(value)
         return value, end
 
-    def _fix_surrogates(self, value: Any) -> Any:
+    def _fix_surrogates(self, value: Any, path: tuple[str | int, ...] = ()) -> Any:
+        """``value`` with every lone surrogate replaced by U+FFFD, one note per string
+        repaired, naming its JSON pointer (a key repaired is named by its object's)."""
         if isinstance(value, str):
             if _SURROGATE.search(value):
+                where = pointer_join(path) or "the top-level value"
                 self.notes.append(
-                    Note("import_repaired", "lone_surrogate", "lone surrogate replaced by U+FFFD")
+                    Note(
+                        "import_repaired",
+                        "lone_surrogate",
+                        f"lone surrogate replaced by U+FFFD at {where}",
+                    )
                 )
                 return _SURROGATE.sub("\ufffd", value)
             return value
         if isinstance(value, list):
-            return [self._fix_surrogates(v) for v in value]
+            return [self._fix_surrogates(v, (*path, i)) for i, v in enumerate(value)]
         if isinstance(value, dict):
-            return {self._fix_surrogates(k): self._fix_surrogates(v) for k, v in value.items()}
+            out = {}
+            for k, v in value.items():
+                key = self._fix_surrogates(k, path)
+                out[key] = self._fix_surrogates(v, (*path, key))
+            return out
         return value
 
 
