@@ -150,8 +150,7 @@ def test_a_fifo_model_json_is_refused_by_every_case_command(tmp_path: Path, comm
     elif command == "run":
         args = ["run", case, "--impl", "threads-py", "--format", "json"]
     p = run(tmp_path, *args)
-    if command != "list":  # list shows the error in the case's row and goes on
-        assert p.returncode != 0, (p.stdout, p.stderr)
+    assert p.returncode != 0, (p.stdout, p.stderr)
     assert "Traceback" not in p.stderr
     assert "internal_error" not in p.stderr + p.stdout
     assert "case_invalid" in p.stderr + p.stdout

@@ -425,6 +425,24 @@ def test_list_pretty_and_json(tmp_path: Path) -> None:
     assert json.loads(empty.stdout) == {"cases": []}
 
 
+def test_list_names_a_case_it_cannot_read_and_exits_1(tmp_path: Path) -> None:
+    copy(tmp_path, "reads-notes")
+    broken = copy(tmp_path, "weather-stub")
+    text = (broken / "case.json").read_text(encoding="utf-8")
+    (broken / "case.json").write_text(text.replace('"name"', '"name": 1, "x"', 1))
+    p = cli("list", "cases", cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    row = next(line for line in p.stdout.splitlines() if "weather-stub" in line)
+    assert "unreadable" in row and "error[" not in row  # the dialects column holds no error
+    assert "error[case_invalid]: cases/weather-stub/case.json" in p.stderr
+    assert "2 case(s)" in p.stdout and "1 cannot be read" in p.stdout
+    j = cli("list", "cases", "--format", "json", cwd=tmp_path)
+    assert j.returncode == 1
+    rows = {r["name"]: r for r in json.loads(j.stdout)["cases"]}
+    assert rows["weather-stub"]["error"].startswith("error[case_invalid]")
+    assert not rows["reads-notes"]["error"]
+
+
 # --------------------------------------------------------------------------- validate
 
 

@@ -150,16 +150,20 @@ def list_cases(
     ] = None,
     fmt: FormatOpt = "pretty",
 ) -> None:
-    """List the cases found: name, dialects, portable, fingerprint, size in bytes."""
+    """List the cases found: name, dialects, portable, fingerprint, size in bytes.
+
+    A case that cannot be read is listed too, with its error (``error[<code>]: ...``) after
+    the table, and the exit status is 1 (``json``: each such row has ``error``)."""
     from ..harness.runner import discover
 
     root = path or Path(".")
     if not root.exists():
         raise fail(CaseError("invalid_request", f"no such folder: {root}"))
     rows = [case_summary(p) for p in discover([root])]
+    unreadable = [r for r in rows if r["error"]]
     if fmt == "json":
         print_json({"cases": rows})
-        return
+        raise typer.Exit(1 if unreadable else 0)
     if not rows:
         typer.echo(f"no cases under {root}")
         return
@@ -168,14 +172,8 @@ def list_cases(
         table.add_column(col, justify="right" if col == "size" else "left")
     for r in rows:
         if r["error"]:
-            table.add_row(
-                Text(r["name"]),
-                Text(r["error"], style="red"),
-                "",
-                "",
-                str(r["size"]),
-                Text(r["path"]),
-            )
+            unread = Text("unreadable (below)", style="red")
+            table.add_row(Text(r["name"]), unread, "", "", str(r["size"]), Text(r["path"]))
             continue
         fp = Text(short_fingerprint(r["fingerprint"]))
         if not r["fingerprint_ok"]:
@@ -189,7 +187,13 @@ def list_cases(
             Text(r["path"]),
         )
     stdout.print(table, width=_width())
-    typer.echo(f"{len(rows)} case(s), {sum(r['size'] for r in rows)} bytes")
+    for r in unreadable:
+        typer.echo(r["error"], err=True)
+    summary = f"{len(rows)} case(s), {sum(r['size'] for r in rows)} bytes"
+    if unreadable:
+        summary += f"; {len(unreadable)} cannot be read (run threads-cases validate on them)"
+    typer.echo(summary)
+    raise typer.Exit(1 if unreadable else 0)
 
 
 @app.command()
