@@ -444,6 +444,27 @@ def test_not_a_codex_file(tmp_path: Path) -> None:
     assert exc.value.code == "import_invalid"
 
 
+@pytest.mark.parametrize("fmt", ["claude-code", "codex"])
+@pytest.mark.parametrize(
+    ("text", "why"),
+    [
+        (b"", "the file is empty"),
+        (b"\n  \n\r\n", "the file holds only blank lines"),
+        (b'garbage\n\n{"a":\n', "no line of the file could be read as a JSON record"),
+    ],
+)
+def test_a_transcript_with_no_record_says_why(
+    tmp_path: Path, fmt: str, text: bytes, why: str
+) -> None:
+    f = tmp_path / "t.jsonl"
+    f.write_bytes(text)
+    with pytest.raises(CaseError) as exc:
+        import_events(fmt, f)
+    assert exc.value.code == "import_invalid"
+    assert exc.value.message.startswith(f"{why}: "), exc.value.message
+    assert exc.value.location.line is None
+
+
 # --------------------------------------------------------------------------- helpers
 def test_timestamps_and_effects() -> None:
     assert parse_ts_ms("1970-01-01T00:00:01.5Z") == 1500

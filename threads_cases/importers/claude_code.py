@@ -258,8 +258,12 @@ class ClaudeCodeSource(TranscriptSource):
         if not known:
             # an empty file, or only lines of unknown types: nothing says it is a Claude Code
             # transcript, and there is no session to name the thread after
+            empty = self.nothing_read()
             raise import_error(
-                f"no line of a known type ({', '.join(LINE_TYPES)}): not a Claude Code transcript",
+                f"{empty}: not a Claude Code transcript"
+                if empty
+                else f"no line of a known type ({', '.join(LINE_TYPES)}): "
+                "not a Claude Code transcript",
                 file=self.file,
                 line=None,
                 kind=None,

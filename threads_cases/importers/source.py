@@ -118,6 +118,17 @@ class TranscriptSource:
                     times.append(NO_TIME if ms is None else ms)
                     yield len(keep) - 1, lineno, v
 
+    def nothing_read(self) -> str | None:
+        """Why the first pass read no record at all (an empty file, only blank lines, or no
+        line readable as JSON), for a refusal that says so; None when it read one."""
+        if self.keep:
+            return None
+        if not self._read:
+            return "the file is empty"
+        if all(not values for values in self._read.values()) and not self.stats.invalid:
+            return "the file holds only blank lines"
+        return "no line of the file could be read as a JSON record"
+
     def _other_line(self, lineno: int, body: bytes) -> list[Any]:
         """The records of a line off the fast path: none for a blank line, the strict
         reader's value, or (without ``strict``) what the lenient reader recovers, with its

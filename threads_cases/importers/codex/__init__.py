@@ -88,8 +88,12 @@ class CodexSource(TranscriptSource):
                 pending = []
             self._take(idx, lineno, obj)
         if not self.shape:
+            empty = self.nothing_read()
             raise import_error(
-                "neither a `codex exec --json` stream nor a rollout file (no line of a known type)",
+                f"{empty}: neither a `codex exec --json` stream nor a rollout file"
+                if empty
+                else "neither a `codex exec --json` stream nor a rollout file "
+                "(no line of a known type)",
                 file=self.file,
                 line=None,
                 kind=None,
