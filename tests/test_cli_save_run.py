@@ -346,6 +346,22 @@ def test_drifted_passes_unless_strict(tmp_path: Path, conformance_case: CopyCase
     assert ET.parse(tmp_path / "j.xml").getroot().get("failures") == "1"
 
 
+def test_max_fail_marks_the_runs_it_never_started(
+    tmp_path: Path, conformance_case: CopyCase
+) -> None:
+    conformance_case("lists-files")
+    drop_last_reply(tmp_path / "cases" / "lists-files")  # fails on threads-py, run first
+    run = ("run", "cases", "--max-fail", "1", "-j", "1")
+    p = cli(*run, cwd=tmp_path)
+    assert p.returncode == 3, p.stdout + p.stderr
+    row = next(line for line in p.stdout.splitlines() if line.startswith("│ lists-files"))
+    assert "fail" in row and "- not run" in row  # threads-ts's cell, not a blank
+    assert "1 run(s) not started" in p.stdout
+    summary = tmp_path / "summary.md"
+    cli(*run, "--format", "github", cwd=tmp_path, env={"GITHUB_STEP_SUMMARY": str(summary)})
+    assert "| - not run |" in summary.read_text(encoding="utf-8")
+
+
 def test_k_max_fail_and_last_failed(tmp_path: Path, conformance_case: CopyCase) -> None:
     for n in ("reads-notes", "weather-stub", "writes-summary", "lists-files"):
         conformance_case(n)

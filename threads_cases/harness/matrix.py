@@ -19,6 +19,9 @@ from rich.text import Text
 from .conformance import area_of
 from .runner import VERDICTS, CaseResult, SuiteResult
 
+#: a cell with no result: its run never started (``--max-fail`` stopped the suite first),
+#: or the results (a merged report, a conformance area) hold none for that implementation
+NOT_RUN = "- not run"
 #: verdict -> (terminal mark, rich style)
 TERMINAL_MARKS = {
     "pass": ("✓", "green"),
@@ -137,7 +140,7 @@ def implementation_lines(suite: SuiteResult) -> list[str]:
 def terminal_cell(r: CaseResult | None) -> Text:
     """``✗ fail state_mismatch +1``: the mark, the verdict, the first reason and how many more."""
     if r is None:
-        return Text("")
+        return Text(NOT_RUN, style="dim")
     mark, style = TERMINAL_MARKS[r.verdict]
     label = f"{mark} {r.verdict}"
     if r.reasons and r.verdict != "pass":
@@ -179,7 +182,7 @@ def rich_area_table(suite: SuiteResult, areas: Sequence[str], verbose: bool = Fa
 
 def _verdict_text(r: CaseResult | None) -> Text:
     if r is None:
-        return Text("", style=TERMINAL_MARKS["skip"][1])
+        return Text(NOT_RUN, style="dim")
     reason = f" {r.reasons[0]}" if r.reasons and r.verdict != "pass" else ""
     return Text(r.verdict + reason, style=TERMINAL_MARKS[r.verdict][1])
 
@@ -194,7 +197,7 @@ def _md(text: str) -> str:
 def markdown_cell(r: CaseResult | None) -> str:
     """``❌ fail `state_mismatch` ``: the mark, the verdict and every reason."""
     if r is None:
-        return ""
+        return NOT_RUN
     cell = f"{EMOJI_MARKS[r.verdict]} {r.verdict}"
     if r.reasons and r.verdict != "pass":
         cell += " " + ", ".join(f"`{x}`" for x in r.reasons)
