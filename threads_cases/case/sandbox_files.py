@@ -21,15 +21,16 @@ from ..reference.sandbox import check_path
 
 
 def _wanted(events: Sequence[dict[str, Any]], at: str) -> list[tuple[str, str]]:
-    """``(path, sha256)`` of the prefix state's files, then of the turn's reads before any
-    write of the same path, in log order."""
+    """``(path, sha256)`` of the prefix state's files (by path, in code point order: the
+    state's own order is not one every language keeps), then of the turn's reads before any
+    write of the same path, in log order, up to the turn's end."""
     idx = next((i for i, e in enumerate(events) if e["event_id"] == at), None)
     if idx is None:
         return []
     reducer = Reducer()
     for e in events[: idx + 1]:
         reducer.apply(e)
-    out = [(p, sha) for p, sha in reducer.state["sandbox"]["files"].items() if sha]
+    out = [(p, sha) for p, sha in sorted(reducer.state["sandbox"]["files"].items()) if sha]
     written: set[str] = set()
     for e in events[idx + 1 :]:
         d = e["data"]
