@@ -26,6 +26,7 @@ import { explain, findAll, validateMatcher } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
 import { Reducer, type Envelope } from "../core/reducer.js";
 import { redactEvents } from "./redact.js";
+import { supplySandboxBytes } from "./sandbox-files.js";
 import { findingWhere, redactText, scanFiles } from "./secrets.js";
 import type { ArtifactStore } from "../reference/runtime.js";
 import type { SandboxProvider } from "../reference/sandbox.js";
@@ -327,6 +328,18 @@ export interface SaveCaseOptions {
   secrets?: string;
   /** Run the built case once before writing it (default true); `replay_failed` when it would not pass (5.10). */
   verify?: boolean;
+  /**
+   * A folder holding sandbox files the log knows by sha256 only (`"artifact": null`), as
+   * `save --sandbox DIR` (Python: `sandbox_dir=`; spec/case-format.md 5.9). For each file the
+   * replay starts with (the prefix state's files by path, then the turn's reads before a write
+   * of the same path) whose bytes `store` lacks, `sandboxDir/<path>` is read when it is a
+   * regular file inside the folder (symlinks followed); the bytes are added before secrets
+   * are redacted. A file absent from it stays hash-only (3.7.1). Refusals, as `invalid_request`:
+   * a folder that does not exist (`--sandbox folder DIR does not exist`), bytes whose sha256
+   * is not the recorded one (`--sandbox DIR: PATH has sha256 GOT, but the log recorded SHA`).
+   * See {@link supplySandboxBytes}.
+   */
+  sandboxDir?: string;
 }
 
 export const SECRETS_MODES = ["refuse", "redact", "allow"];
@@ -373,7 +386,14 @@ export function checkCaseFiles(files: ReadonlyMap<string, Uint8Array>, secrets: 
   });
 }
 
-/** Save the turn after `at` as `dir/name`; never throws for a refusal. */
+/**
+ * Save the turn after `at` as `dir/name` (spec/case-format.md, section 5: the checks in the
+ * order of 5.1, then the atomic write of section 6). Returns `{ok: true, value: {path,
+ * portable, fingerprint, outcome}}` or `{ok: false, error: {code, message}}` with the codes
+ * this module lists (`replay_failed` when `verify` finds the case would not pass,
+ * `secret_detected` and `case_too_large` from the last checks); never throws for a refusal.
+ * With `sandboxDir`, hash-only sandbox files take their bytes from that folder (5.9).
+ */
 export function saveCase(events: readonly Envelope[], name: string, options: SaveCaseOptions): SaveResult {
   const dialectList = options.dialects ?? options.implementations ?? DEFAULT_DIALECTS;
   const secrets = options.secrets ?? "refuse";
@@ -394,6 +414,8 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
     }
     checkSecretsMode(secrets);
     let store = options.store;
+    // the folder's bytes first, so a redaction covers them too (case-format.md 5.1)
+    if (options.sandboxDir !== undefined) store = supplySandboxBytes(events, options.at, store, options.sandboxDir);
     if (secrets === "redact") ({ events, store } = redactEvents(events, store));
     const { files, meta } = buildCaseFiles({
       events,

@@ -55,6 +55,8 @@ export interface SaveCaseRequest {
   secrets?: string;
   /** Run the built case once before writing it (default true; spec/case-format.md 5.10). */
   verify?: boolean;
+  /** A folder holding the bytes of sandbox files the log knows by hash only (spec/case-format.md 5.9; `SaveCaseOptions.sandboxDir`). */
+  sandboxDir?: string;
 }
 
 export class Thread {
@@ -298,6 +300,7 @@ export class Thread {
       dialects: request.dialects ?? request.implementations ?? DEFAULT_DIALECTS,
       secrets: request.secrets ?? "refuse",
       verify: request.verify ?? true,
+      sandboxDir: request.sandboxDir,
     });
   }
 
