@@ -240,6 +240,50 @@ def test_both_writers_redact_a_thread_byte_for_byte(
     assert scan_files(files) == []
 
 
+# --------------------------------------------------------------------------- sandbox bytes
+SANDBOX_BYTES = sorted((ROOT / "spec" / "conformance" / "sandbox-bytes").glob("*.json"))
+
+
+@pytest.mark.parametrize("path", SANDBOX_BYTES, ids=[p.stem for p in SANDBOX_BYTES])
+def test_both_writers_supply_sandbox_bytes_byte_for_byte(
+    path: Path, tmp_path: Path, drivers: dict[str, DriverImplementation]
+) -> None:
+    """case-format.md 5.9 through each driver's ``write_case`` with ``sandbox_dir``: the same
+    files byte for byte, or the same refusal (code and message), as the Python writer."""
+    from test_conformance_sandbox_bytes import lay_out
+
+    from threads_cases.core.strictjson import parse
+
+    t = parse(path.read_bytes())
+    box = lay_out(t, tmp_path)
+    answers: dict[str, Any] = {}
+    for name, drv in drivers.items():
+        try:
+            answer = drv.request(
+                {
+                    "cmd": "write_case",
+                    "thread": {"log": t["log"], "artifacts": t["artifacts"]},
+                    "name": "c",
+                    "at": t["at"],
+                    "expect": {},
+                    "external_effects": "stub",
+                    "secrets": t["secrets"],
+                    "sandbox_dir": str(box),
+                }
+            )
+            answers[name] = answer["files"]
+        except Exception as exc:  # a refusal must be the same in both
+            message = str(getattr(exc, "message", "")).removeprefix(f"{name}: ")
+            answers[name] = (getattr(exc, "code", repr(exc)), message)
+    assert answers["threads-py"] == answers["threads-ts"]
+    if "saved" in t:
+        arts = sorted(k.removeprefix("artifacts/") for k in answers["threads-py"] if "/" in k)
+        assert arts == t["saved"]["artifacts"]
+    else:
+        assert answers["threads-py"][0] == t["error"]["code"]
+        assert answers["threads-py"][1].endswith(t["error"]["message_end"])
+
+
 # --------------------------------------------------------------------------- depth limits
 def _deep_turn(levels: int) -> tuple[list[dict[str, Any]], str]:
     """A recorded turn whose model reply calls an external tool with an input that makes the

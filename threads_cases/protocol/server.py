@@ -259,7 +259,8 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     ``thread`` is ``{log: [envelopes], dialect?, artifacts?: {sha256 hex: base64},
     portable?}``, its log checked as a whole log (reader and reducer rules, ``log_invalid``);
     ``expect`` is ``{must, expect}``; ``secrets`` is ``"refuse"`` (default), ``"redact"`` or
-    ``"allow"`` (spec/case-format.md, "Secrets"). The files then pass the
+    ``"allow"`` (spec/case-format.md, "Secrets"); ``sandbox_dir``, a folder holding bytes of
+    hash-only sandbox files (case-format.md 5.9). The files then pass the
     last save checks: ``case_too_large``, ``secret_detected``.
     """
     from ..case.directory import CaseExpectation, check_case_name
@@ -281,6 +282,10 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     if message.get("external_effects") not in ("stub", "forbid"):
         raise CaseError("invalid_request", "external_effects must be 'stub' or 'forbid'")
     secrets = check_secrets_mode(message.get("secrets", "refuse"))
+    if "sandbox_dir" in message:  # a string (the request schema); before the redaction
+        from ..case.sandbox_files import supply_sandbox_bytes
+
+        store = supply_sandbox_bytes(events, message["at"], store, Path(message["sandbox_dir"]))
     if secrets == "redact":
         events, store = redact_events(events, store)
     files, _meta = build_case_files(

@@ -27,6 +27,7 @@ import { liveTurnFromRequest, type AskModel } from "../reference/live.js";
 import { ArtifactStore } from "../reference/runtime.js";
 import { buildCaseFiles, checkCaseFiles, checkExpectation, checkSecretsMode, type ExternalEffects } from "../case/save.js";
 import { redactEvents } from "../case/redact.js";
+import { supplySandboxBytes } from "../case/sandbox-files.js";
 import { schemaProblems } from "../core/schemas.js";
 import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
 import { version } from "../core/version.js";
@@ -143,6 +144,8 @@ function writeCaseRequest(message: JsonObject): JsonObject {
   const portable = thread["portable"];
   const secrets = checkSecretsMode(message["secrets"] ?? "refuse");
   let store = new ArtifactStore(blobs);
+  const sandboxDir = message["sandbox_dir"]; // a string: the request schema says so
+  if (typeof sandboxDir === "string") store = supplySandboxBytes(events, at, store, sandboxDir); // before the redaction, as saveCase does
   if (secrets === "redact") ({ events, store } = redactEvents(events, store));
   const { files } = buildCaseFiles({
     events,
