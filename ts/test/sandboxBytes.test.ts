@@ -18,6 +18,7 @@ import type { Envelope } from "../src/core/reducer.js";
 import { parse, type JsonObject } from "../src/core/strictjson.js";
 import { ArtifactStore } from "../src/reference/runtime.js";
 import { FakeSandbox, sha256Hex } from "../src/reference/sandbox.js";
+import { Thread } from "../src/reference/thread.js";
 
 const dir = join(conformanceDir(), "sandbox-bytes");
 const names = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
@@ -115,6 +116,19 @@ describe("supplySandboxBytes", () => {
     const out = supplySandboxBytes(events, first["at"] as string, store, work);
     assert.equal(store.blobs.size, 0);
     assert.deepEqual([...out.blobs.keys()], [sha256Hex("- ship it\n")]);
+  });
+
+  test("Thread.saveCase passes sandboxDir on: the case is verified and passes", () => {
+    const t = parse(readFileSync(join(dir, "002-turn-read-supplied.json"))) as JsonObject;
+    const here = join(work, "thread");
+    mkdirSync(here);
+    const box = layOut(t, here);
+    const thread = Thread.open(t["log"] as unknown as Envelope[]);
+    const without = thread.saveCase("c", { at: t["at"] as string, dir: join(here, "cases") });
+    assert.ok(!without.ok && without.error.code === "replay_failed", JSON.stringify(without));
+    const r = thread.saveCase("c", { at: t["at"] as string, dir: join(here, "cases"), sandboxDir: box });
+    assert.ok(r.ok, r.ok ? "" : `${r.error.code}: ${r.error.message}`);
+    assert.deepEqual(outcome(join(here, "cases", "c")), t["saved"]);
   });
 
   test("an unknown fork point asks for nothing", () => {
