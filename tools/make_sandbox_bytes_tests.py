@@ -64,9 +64,13 @@ def sha(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
-def record(turns: list[list[Any]], saved: int = 1) -> tuple[list[dict[str, Any]], str]:
+def record(
+    turns: list[list[Any]], saved: int = 1, rename: dict[str, str] | None = None
+) -> tuple[list[dict[str, Any]], str]:
     """A hash-only log of ``turns`` (each a list of tool-call replies, each reply a list of
-    calls), and the fork point: the last event of turn ``saved - 1``."""
+    calls), and the fork point: the last event of turn ``saved - 1``. ``rename`` gives some
+    sandbox events another path, one a log file could not hold (the API takes events as
+    given)."""
     t = Thread.create(
         agent=AGENT,
         sandbox=FakeSandbox(FILES),
@@ -86,6 +90,7 @@ def record(turns: list[list[Any]], saved: int = 1) -> tuple[list[dict[str, Any]]
         ev = json.loads(json.dumps(ev))
         if ev["type"] in ("sandbox_read", "sandbox_wrote"):
             ev["data"]["artifact"] = None
+            ev["data"]["path"] = (rename or {}).get(ev["data"]["path"], ev["data"]["path"])
         ev["seq"] = len(out)
         out.append(ev)
     return out, at
@@ -200,11 +205,26 @@ TESTS: list[tuple[str, str, list[Any], dict[str, Any] | None, dict[str, Any]]] =
         {"bin.dat": {"base64": base64.b64encode(BINARY).decode()}},
         {},
     ),
+    (
+        "dotdot-path-refused",
+        "A recorded path leaving the sandbox (../) is refused with invalid_request before "
+        "anything is read, not looked up beside the folder.",
+        [WARM, [[read("notes.txt")]]],
+        {},
+        {"rename": {"notes.txt": "../notes.txt"}, "outside": {"notes.txt": text(NOTES)}},
+    ),
+    (
+        "device-name-path-refused",
+        "A recorded path naming a Windows device is refused with invalid_request.",
+        [WARM, [[read("notes.txt")]]],
+        {},
+        {"rename": {"notes.txt": "aux.txt"}},
+    ),
 ]
 
 
 def build(slug: str, description: str, turns: list[Any], folder: Any, extra: dict[str, Any]):
-    log, at = record(turns)
+    log, at = record(turns, rename=extra.get("rename"))
     test: dict[str, Any] = {
         "description": description,
         "log": log,
