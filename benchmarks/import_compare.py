@@ -356,6 +356,20 @@ def edge_cases(sample: Path, sidechain: Path) -> list[Path]:
     return cases
 
 
+def cut_short_cases() -> list[Path]:
+    """Transcripts that stop inside a turn (spec/importers.md section 1): the example session
+    cut in the middle of a reply, a Codex exec stream without its last turn.completed, a
+    rollout file whose last record is cut."""
+    example = (ROOT / "examples" / "sessions" / "claude-code-session.jsonl").read_bytes()
+    exec_lines = _lines(ROOT / "tests" / "importers" / "codex-exec-basic.jsonl")
+    rollout = (ROOT / "tests" / "importers" / "codex-rollout-basic.jsonl").read_bytes()
+    return [
+        _write("cut-mid-reply.jsonl", example[:3000]),
+        _write("codex-exec-no-turn-end.jsonl", exec_lines[:-1]),
+        _write("codex-rollout-cut-end.jsonl", rollout[: rollout.rindex(b'"payload"') + 12]),
+    ]
+
+
 def inputs(big: bool) -> list[tuple[str, str, bool, str | None]]:
     samples = sorted((ROOT / "examples" / "sessions").glob("*.jsonl"))
     samples += sorted((ROOT / "tests" / "importers").rglob("*.jsonl"))
@@ -368,6 +382,7 @@ def inputs(big: bool) -> list[tuple[str, str, bool, str | None]]:
     generated += edge_cases(
         ROOT / "tests" / "importers" / "realistic" / "cc-sdk-no-ids-parallel.jsonl", side
     )
+    generated += cut_short_cases()
     out: list[tuple[str, str, bool, str | None]] = []
     for p in samples + generated:
         fmt = "codex" if "codex" in p.name else "claude-code"

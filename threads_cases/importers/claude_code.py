@@ -22,8 +22,10 @@ Mapping rules:
 * **Turn end.** The last reply before the next real user message ends the turn:
   ``turn_completed`` (its stop_reason, usage summed over the turn) when it calls no tool;
   ``turn_failed {code: "interrupted"}`` when the user interrupted (``[Request interrupted by
-  user...]``), when the transcript stops before the model answered its tool results, or when
-  no reply came at all.
+  user...]``), when the transcript stops before the model answered its tool results, when
+  no reply came at all, or when the file ends in a damaged record inside the turn and its
+  last reply has no final stop reason (spec/importers.md section 1; a null stop reason alone
+  is no sign: completed replies have it too).
 * **Kept as extension events** (not conversation; reducers skip them):
   ``isMeta`` user lines and local command output (``<local-command-stdout>``...)
   -> ``x_claude_code.meta {content}``; a slash command the model never answered
@@ -406,4 +408,5 @@ class ClaudeCodeSource(TranscriptSource):
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:
         """Map the kept records to turns and extension events (:mod:`.claude_mapping`)."""
-        return ClaudeMapper(self.stats).items(self._kept_timed())
+        mapper = ClaudeMapper(self.stats, cut_at_end=self.cut_at_end)
+        return mapper.items(self._kept_timed())

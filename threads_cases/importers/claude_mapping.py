@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .common import Extra, Ref, Reply, Result, Stats, Turn
+from .common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short
 
 DROPPED_TYPES = ("progress", "queue-operation", "file-history-snapshot")
 META_PREFIXES = (
@@ -41,6 +41,8 @@ _USAGE_KEYS = (
     "cache_creation_input_tokens",
     "cache_read_input_tokens",
 )
+#: stop reasons that do not end a reply's turn (the model goes on)
+NOT_FINAL = ("tool_use", "pause_turn")
 
 
 def text_of(content: Any) -> str:
@@ -110,8 +112,10 @@ def _same_block(a: dict[str, Any], b: dict[str, Any]) -> str | None:
 class ClaudeMapper:
     """Maps the kept records of a Claude Code transcript to turns and extension events."""
 
-    def __init__(self, stats: Stats) -> None:
+    def __init__(self, stats: Stats, *, cut_at_end: bool = False) -> None:
         self.stats = stats
+        #: the transcript ends in a damaged record (TranscriptSource.cut_at_end)
+        self.cut_at_end = cut_at_end
         self.turn: Turn | None = None
         self.reply: Reply | None = None
         self.owners: dict[str, Reply] = {}
@@ -147,6 +151,12 @@ class ClaudeMapper:
             else:
                 st.skip("line without a type")
         if self.turn is not None:
+            last = self.turn.replies[-1] if self.turn.replies else None
+            if self.cut_at_end and last is not None and last.stop_reason in (None, *NOT_FINAL):
+                # the writer stopped inside this turn: a reply with no final stop reason
+                # may have gone on in the record that was cut
+                why = f"{CUT_AT_END}, and its last reply has no final stop reason"
+                cut_short(self.turn, why, self.stats)
             yield from self._finish(self.turn)
 
     def _new_turn(self, turn: Turn | None) -> None:

@@ -275,3 +275,21 @@ class Stats:
 
     def warn(self, line: int, code: str, reason: str, message: str) -> None:
         self.warnings.append(ImportWarning(line, code, reason, message))
+
+
+#: why a turn open at the end of a transcript whose last record is damaged is cut short
+CUT_AT_END = "the transcript ends in a damaged record inside this turn"
+
+
+def cut_short(turn: Turn, why: str, stats: Stats) -> None:
+    """Fail ``turn`` with ``interrupted`` (``why``) where it would otherwise complete, with a
+    note in ``stats``: the transcript stopped inside it (spec/importers.md section 1). A turn
+    with no reply, or whose last reply calls a tool, fails ``interrupted`` anyway (the
+    emitter's rule)."""
+    replies = turn.replies
+    if turn.failed is None and replies and not replies[-1].tool_uses():
+        turn.failed = ("interrupted", why, replies[-1].ref)
+        stats.notes.append(
+            f"line {turn.ref.line}: the turn starting here is recorded as interrupted "
+            f"(turn_failed), not completed: {why}"
+        )

@@ -20,7 +20,9 @@ It also recovers what crashes and interrupted writes leave behind:
 * several records on one line (``}{`` joins, or a record cut short with the next record
   starting on the same line) are split where each piece reads as a whole record (an object
   with a string ``type``) ending at the end of the line or at the start of the next piece
-  (``joined_records``); what cannot be read is skipped (``cut_record``).
+  (``joined_records``); what cannot be read is skipped (``cut_record``). A cut record or a
+  line of NULs that reaches the end of the line is a :class:`Note` with ``at_end``: a file
+  whose last line is one stopped in the middle of a write.
 
 Each change is a :class:`Note`: ``code`` is ``import_repaired`` (the record was kept,
 changed) or ``import_skipped`` (bytes were dropped), ``reason`` one of the words above.
@@ -31,7 +33,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
@@ -52,6 +54,9 @@ class Note:
     code: str
     reason: str
     message: str
+    #: a ``cut_record`` (or a line of NULs only) that reaches the end of the line: the line
+    #: does not end with a whole record
+    at_end: bool = field(default=False, compare=False)
 
 
 class _Unreadable(ValueError):
@@ -192,6 +197,7 @@ def _split(text: str) -> tuple[list[Any], list[Note]]:
                 "import_skipped",
                 "cut_record",
                 f"{end - pos} character(s) that are not a whole record (a record cut short)",
+                at_end=nxt is None,
             )
         )
         pos = end
@@ -213,7 +219,8 @@ def read_line(body: bytes) -> tuple[list[Any], list[Note]]:
         n = body.count(b"\x00")
         body = body.replace(b"\x00", b"")
         if not body.strip():
-            return [], [Note("import_skipped", "nul_bytes", f"a line of {n} NUL byte(s) only")]
+            only = f"a line of {n} NUL byte(s) only"
+            return [], [Note("import_skipped", "nul_bytes", only, at_end=True)]
         notes.append(Note("import_repaired", "nul_bytes", f"{n} NUL byte(s) dropped"))
     try:
         text = body.decode("utf-8")

@@ -65,6 +65,12 @@ class TranscriptSource:
         #: the records of the lines read leniently (none for a blank line); pass 2 parses
         #: the other lines again
         self._read: dict[int, list[Any]] = {}
+        #: whether the file ends in a damaged record (its last line that is not blank was
+        #: cut short or is a block of NULs): the writer stopped in the middle of a write, so
+        #: the turn open at the end may be cut short (spec/importers.md section 1)
+        self.cut_at_end = False
+        self._blank: set[int] = set()  # blank line numbers (off the fast path)
+        self._cut: set[int] = set()  # lines that do not end with a whole record
 
     def _open(self) -> IO[bytes]:
         """The transcript, opened for reading its lines; ``io_error`` when unreadable."""
@@ -93,6 +99,7 @@ class TranscriptSource:
         accepts it exactly as :func:`parse` and :func:`check_timestamp` do."""
         keep, times = self.keep, self.times
         loads, dumps, strict_int = orjson.loads, orjson.dumps, orjson.OPT_STRICT_INTEGER
+        lineno = 0
         with self._open() as fh:
             for lineno, raw in enumerate(fh, 1):
                 body = raw.rstrip(b"\r\n")
@@ -117,6 +124,9 @@ class TranscriptSource:
                     keep.append(0)
                     times.append(NO_TIME if ms is None else ms)
                     yield len(keep) - 1, lineno, v
+        while lineno in self._blank:
+            lineno -= 1
+        self.cut_at_end = lineno in self._cut
 
     def nothing_read(self) -> str | None:
         """Why the first pass read no record at all (an empty file, only blank lines, or no
@@ -136,6 +146,7 @@ class TranscriptSource:
         st = self.stats
         if not body or body.isspace():
             st.skip("blank line")
+            self._blank.add(lineno)
             self._read[lineno] = []  # pass 2 reads no record from it
             return []
         try:
@@ -147,6 +158,8 @@ class TranscriptSource:
         values, notes = read_line(body)
         for n in notes:
             st.warn(lineno, n.code, n.reason, n.message)
+            if n.at_end:
+                self._cut.add(lineno)
         if not values:
             st.invalid += 1
             st.skip("unreadable line")

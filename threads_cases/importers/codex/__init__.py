@@ -163,4 +163,4 @@ class CodexSource(TranscriptSource):
         """Map the kept lines to turns and extension events (:mod:`.exec`, :mod:`.rollout`)."""
         if self.shape == "exec":
             return ExecMapper(self.prompt, self.stats).items(self._kept())
-        return RolloutMapper(self.stats).items(self._kept())
+        return RolloutMapper(self.stats, cut_at_end=self.cut_at_end).items(self._kept())

@@ -19,7 +19,8 @@ Lines ``{"type": ...}``: ``thread.started {thread_id}``, ``turn.started``, ``ite
 =====================  ===================================================================
 
 A reply is a run of items; a text or reasoning item after a tool call starts the next reply.
-``turn.completed``'s usage goes on the turn's last reply. The stream carries no user prompt:
+``turn.completed``'s usage goes on the turn's last reply; a turn the stream ends inside
+(no ``turn.completed`` or ``turn.failed``) fails ``interrupted``. The stream carries no user prompt:
 each turn's ``user_message`` is ``prompt`` when given, else a visible placeholder
 (:data:`~threads_cases.importers.common.PLACEHOLDER_PROMPT`), and a note says so. An item
 started but never completed is a tool call without a result (the turn then fails
@@ -31,7 +32,17 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..common import PLACEHOLDER_PROMPT, Extra, Ref, Reply, Result, Stats, Turn, parse_ts_ms
+from ..common import (
+    PLACEHOLDER_PROMPT,
+    Extra,
+    Ref,
+    Reply,
+    Result,
+    Stats,
+    Turn,
+    cut_short,
+    parse_ts_ms,
+)
 from ..lenient import Note
 from .values import blocks_or_text, json_object, text_of
 
@@ -46,6 +57,8 @@ EXEC_TYPES = (
     "error",
 )
 TOOL_ITEMS = ("command_execution", "file_change", "mcp_tool_call")
+#: why a turn the stream never ended is cut short
+NO_TURN_END = "the stream ends inside this turn, before its turn.completed event"
 
 
 def exec_item(obj: dict[str, Any]) -> dict[str, Any]:
@@ -163,7 +176,10 @@ class ExecMapper:
             else:
                 self._completed(exec_item(obj), ref)
         if self.turn is not None:
-            yield self._close(self.turn)
+            # every turn of a stream written to its end has turn.completed or turn.failed
+            turn = self._close(self.turn)
+            cut_short(turn, NO_TURN_END, self.stats)
+            yield turn
 
     def _add_block(self, block: dict[str, Any], ref: Ref, tool: bool) -> Reply:
         assert self.turn is not None

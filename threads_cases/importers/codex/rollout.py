@@ -13,7 +13,9 @@ arguments parsed as JSON when they hold an object, else ``{"arguments": text}`` 
 non-zero exit code or ``success: false``), ``web_search_call`` (a ``web_search_call``
 block). Event messages: ``token_count`` gives the usage of the reply before it,
 ``turn_aborted`` fails the turn (``interrupted``), ``error`` -> ``x_codex.error``; the others
-repeat response items and are dropped.
+repeat response items and are dropped (``task_complete`` marks the turn ended). A file that
+ends in a damaged record inside a turn with no ``task_complete`` fails that turn
+(``interrupted``).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from ..common import Extra, Ref, Reply, Result, Stats, Turn, parse_ts_ms
+from ..common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short, parse_ts_ms
 from ..lenient import Note
 from .values import blocks_or_text, json_object, text_of
 
@@ -139,8 +141,11 @@ def call_input(p: dict[str, Any], notes: list[Note]) -> tuple[dict[str, Any], st
 class RolloutMapper:
     """Maps the kept lines of a rollout file to turns and extension events."""
 
-    def __init__(self, stats: Stats) -> None:
+    def __init__(self, stats: Stats, *, cut_at_end: bool = False) -> None:
         self.stats = stats
+        #: the file ends in a damaged record (TranscriptSource.cut_at_end)
+        self.cut_at_end = cut_at_end
+        self.ended = False  # the open turn's task_complete was seen
         self.turn: Turn | None = None
         self.reply: Reply | None = None
         self.owners: dict[str, Reply] = {}
@@ -162,10 +167,13 @@ class RolloutMapper:
             else:
                 yield from self._response_item(p, ref)
         if self.turn is not None:
+            if self.cut_at_end and not self.ended:
+                why = f"{CUT_AT_END}, before its task_complete event"
+                cut_short(self.turn, why, self.stats)
             yield self.turn
 
     def _new_turn(self, turn: Turn | None) -> None:
-        self.turn, self.reply, self.owners = turn, None, {}
+        self.turn, self.reply, self.owners, self.ended = turn, None, {}, False
 
     def _place(self, extra: Extra) -> Iterator[Extra]:
         if self.turn is None:
@@ -200,6 +208,9 @@ class RolloutMapper:
             turn.failed = ("interrupted", why, ref)
             yield turn
             self._new_turn(None)
+        elif pt == "task_complete" and turn is not None:
+            self.ended = True  # the turn's own end: a damaged record after it is not in it
+            self.stats.skip(f"event_msg {pt!r}")
         elif pt in ("error", "stream_error"):
             data = {"message": text_of(p.get("message"))}
             yield from self._place(Extra("x_codex.error", data, ref, "error"))
