@@ -137,3 +137,17 @@ def test_implementations_lists_the_builtins_and_configured_ones(tmp_path: Path) 
     for name in ("threads-py", "threads-ts", "mine"):
         assert name in proc.stdout
     assert "0.1.0" in proc.stdout
+
+
+def test_implementations_says_in_full_why_one_cannot_start(tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text(
+        "[tool.threads-cases.implementations.gone]\n"
+        'command = ["./no-such-driver-with-a-long-name-that-a-narrow-table-would-cut"]\n'
+        'dialect = "threads-py"\n'
+    )
+    proc = cli("implementations", cwd=tmp_path, env={"COLUMNS": "60"})
+    assert "…" not in proc.stdout  # nothing cut to the table's width
+    # the reason code in the table, the whole message on a line of its own under it
+    line = next(x for x in proc.stdout.splitlines() if x.startswith("gone: driver_"))
+    _code, message = line.removeprefix("gone: ").split(": ", 1)
+    assert message and message not in proc.stdout.replace(line, "")

@@ -134,6 +134,9 @@ def implementations() -> None:
         "status",
         header_style="bold",
     )
+    for column in table.columns:  # wrapped on a narrow terminal, never cut with "…"
+        column.overflow = "fold"
+    problems = []  # what to install or the command to rebuild: said in full below the table
     for name in available_implementations():
         impl = open_implementation(name, isolation=mode)
         iso = isolation_of(impl)
@@ -154,11 +157,14 @@ def implementations() -> None:
                 "-",
                 impl.dialect,
                 iso,
-                Text(f"{err.code}: {err.message}", style="yellow"),
+                Text(err.code, style="yellow"),
             )
+            problems.append(f"{name}: {err.code}: {err.message}")
         finally:
             impl.close()
     stdout.print(table)
+    for line in problems:  # printed whole, never cut to the table's width
+        typer.echo(line)
     if not sys.stdout.isatty():
         return
     stderr.print("add your own under [tool.threads-cases.implementations.<name>] in pyproject.toml")
