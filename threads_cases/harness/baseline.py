@@ -230,20 +230,11 @@ def configured_baseline(start: Path | None = None) -> Path | None:
     """``baseline = "..."`` under ``[tool.threads-cases]`` (or in threads-cases.toml),
     relative to that file's folder; ``None`` when not set. Raises
     ``CaseError("invalid_request")`` for a value that is not a non-empty string."""
-    from .registry import _settings_table
+    from .settings import settings_table
 
-    src, table = _settings_table(start)
+    src, table = settings_table(start)
     value = table.get("baseline")
-    if value is None:
-        return None
-    if not isinstance(value, str) or not value:
-        raise CaseError(
-            "invalid_request",
-            "baseline must be a path (a non-empty string)",
-            file=str(src),
-            hint='write baseline = ".threads-cases/baseline.json" under [tool.threads-cases]',
-        )
-    return src.parent / value
+    return None if value is None else src.parent / value
 
 
 def locate_baseline(explicit: Path | None = None, start: Path | None = None) -> Path:

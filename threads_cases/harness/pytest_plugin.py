@@ -197,9 +197,9 @@ def pytest_configure(config: pytest.Config) -> None:
             None if explicit is None else config.invocation_params.dir / explicit,
             config.invocation_params.dir,
         )
+        known = available_implementations()  # checks [tool.threads-cases] too
     except CaseError as err:
-        raise pytest.UsageError(f"threads-cases: {err.render()}") from None
-    known = available_implementations()
+        raise pytest.UsageError(f"threads-cases: {err.render()}\n  hint: {err.hint}") from None
     unknown = [n for n in names if n not in known]
     if unknown:
         raise pytest.UsageError(
@@ -371,14 +371,14 @@ class CaseItem(pytest.Item):
 
 
 def _strict_setting() -> bool:
-    """``strict = true`` under ``[tool.threads-cases]`` (a malformed value is not strict here:
-    ``threads-cases run`` reports it)."""
+    """``strict = true`` under ``[tool.threads-cases]`` (a malformed value was refused as a
+    usage error when the session started: :func:`pytest_configure`)."""
     from threads_cases.core.errors import CaseError
     from threads_cases.harness.registry import strict_setting
 
     try:
         return strict_setting()
-    except CaseError:
+    except CaseError:  # the settings file changed during the session
         return False
 
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 import shutil
 import subprocess
 import sys
-import tomllib
 from collections.abc import Collection
 from pathlib import Path
 from typing import Any
@@ -27,6 +26,7 @@ from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.resources import data_root, packaged
 from ..protocol.client import DriverImplementation, Implementation
+from .settings import settings_table
 
 BUILTIN = ("threads-py", "threads-ts")
 NODE_HINT = (
@@ -126,23 +126,16 @@ def _ts_unavailable_reason(node: str | None, driver: Path) -> tuple[str, str] | 
 def configured(start: Path | None = None) -> dict[str, dict[str, Any]]:
     """User implementations from ./threads-cases.toml or ./pyproject.toml (first found).
 
-    Raises ``CaseError("invalid_request")`` for a malformed table.
+    Raises ``CaseError("invalid_request")`` for a malformed settings table
+    (:mod:`.settings`) and ``dialect_unknown`` for an unknown dialect.
     """
-    src, settings = _settings_table(start)
-    table = settings.get("implementations", {})
+    src, settings = settings_table(start)
     out = {}
-    for name, spec in table.items():
-        cmd = spec.get("command") if isinstance(spec, dict) else None
-        if not (isinstance(cmd, list) and cmd and all(isinstance(c, str) for c in cmd)):
-            raise CaseError(
-                "invalid_request",
-                f'implementation {name!r} in {src} needs command = ["..."]',
-                file=str(src),
-            )
+    for name, spec in settings.get("implementations", {}).items():
         dialect = spec.get("dialect", "threads-py")
         get_dialect(dialect)
         out[name] = {
-            "command": cmd,
+            "command": spec["command"],
             "dialect": dialect,
             "timeout": float(spec.get("timeout", 60)),
             "source": str(src),
@@ -150,36 +143,11 @@ def configured(start: Path | None = None) -> dict[str, dict[str, Any]]:
     return out
 
 
-def _settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
-    """The ``[tool.threads-cases]`` table of ./pyproject.toml, or all of ./threads-cases.toml
-    (first found; empty when neither exists), and the file it came from."""
-    base = start or Path.cwd()
-    src = base / "threads-cases.toml"
-    if src.is_file():
-        return src, _load(src)
-    src = base / "pyproject.toml"
-    if src.is_file():
-        table = _load(src).get("tool", {}).get("threads-cases", {})
-        return src, table if isinstance(table, dict) else {}
-    return src, {}
-
-
 def strict_setting(start: Path | None = None) -> bool:
     """``strict = true`` under ``[tool.threads-cases]`` (or in threads-cases.toml): drifted
     counts as failing, as ``--strict`` (spec/reports.md 5.1). Raises
     ``CaseError("invalid_request")`` when it is not a boolean."""
-    src, table = _settings_table(start)
-    value = table.get("strict", False)
-    if not isinstance(value, bool):
-        raise CaseError("invalid_request", f"strict in {src} must be true or false", file=str(src))
-    return value
-
-
-def _load(path: Path) -> dict[str, Any]:
-    try:
-        return tomllib.loads(path.read_text("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise CaseError("invalid_request", f"cannot read {path}: {exc}", file=str(path)) from None
+    return bool(settings_table(start)[1].get("strict", False))
 
 
 def available_implementations() -> list[str]:

@@ -1,0 +1,157 @@
+"""The project settings: ``[tool.threads-cases]`` of ./pyproject.toml, or all of
+./threads-cases.toml (first found), read and checked in one place.
+
+Keys (spec/driver-protocol.md 5.3, spec/reports.md 5.1, spec/replay.md 12.1)::
+
+    [tool.threads-cases]
+    strict = true                           # a boolean
+    baseline = ".threads-cases/baseline.json"   # a non-empty string (a path)
+
+    [tool.threads-cases.implementations.my-impl]
+    command = ["./my-driver"]               # required: a non-empty list of strings
+    dialect = "threads-py"                  # optional: a dialect name
+    timeout = 30                            # optional: a number of seconds > 0
+
+A value of the wrong type anywhere is refused with ``CaseError("invalid_request")`` naming
+the file and the key, with a hint that shows the right shape. Keys this version does not
+know are ignored (a later version may add keys).
+"""
+
+from __future__ import annotations
+
+import tomllib
+from pathlib import Path
+from typing import Any
+
+from ..core.errors import CaseError
+
+
+def _shape(src: Path, what: str) -> str:
+    """The hint for a malformed setting ``what``: the right shape, as written in ``src``."""
+    toml = src.name == "threads-cases.toml"
+    table = "implementations.my-impl" if toml else "tool.threads-cases.implementations.my-impl"
+    where = f"at the top of {src.name}" if toml else "under [tool.threads-cases]"
+    impl = (
+        f'[{table}] with command = ["./my-driver"], optional dialect = "threads-py" and '
+        "timeout = 30 (spec/driver-protocol.md 5.3)"
+    )
+    return {
+        "settings": "write the settings as a table: [tool.threads-cases] with strict, "
+        "baseline and [tool.threads-cases.implementations.NAME] tables",
+        "strict": f"write strict = true (or false) {where}",
+        "baseline": f'write baseline = ".threads-cases/baseline.json" {where}',
+        "implementations": f"declare each implementation as a table: {impl}",
+        "command": 'write command = ["./my-driver", "--flag"] (the driver\'s argv, a '
+        f"non-empty list of strings) in [{table}]",
+        "dialect": 'write dialect = "threads-py" (a dialect name under spec/dialects/)',
+        "timeout": "write timeout = 30 (seconds per request, a number greater than 0)",
+    }[what]
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, bool):
+        return f"the boolean {str(value).lower()}"
+    if isinstance(value, int | float):
+        return f"the number {value}"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, list):
+        return "a list" if value else "an empty list"
+    if isinstance(value, dict):
+        return "a table"
+    return type(value).__name__
+
+
+def _refuse(src: Path, key: str, want: str, value: Any, shape: str) -> CaseError:
+    return CaseError(
+        "invalid_request",
+        f"{key} must be {want}, not {_type_name(value)}",
+        file=str(src),
+        hint=_shape(src, shape),
+    )
+
+
+def _key(src: Path, *parts: str) -> str:
+    """The TOML key of a setting as the user wrote it in ``src``."""
+    prefix = [] if src.name == "threads-cases.toml" else ["tool", "threads-cases"]
+    return ".".join(_quoted(p) for p in [*prefix, *parts])
+
+
+def _quoted(part: str) -> str:
+    bare = part.replace("-", "").replace("_", "").isalnum() and part.isascii()
+    return part if bare else '"' + part.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def load_toml(path: Path) -> dict[str, Any]:
+    """A TOML file as a table; ``CaseError("invalid_request")`` when it is not TOML."""
+    try:
+        return tomllib.loads(path.read_text("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise CaseError(
+            "invalid_request",
+            f"cannot read {path}: {exc}",
+            file=str(path),
+            hint="the file must be TOML (https://toml.io)",
+        ) from None
+
+
+def settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
+    """The settings table and the file it came from (the table is empty when neither file
+    exists), each key checked (:func:`check_settings`)."""
+    base = start or Path.cwd()
+    src = base / "threads-cases.toml"
+    if src.is_file():
+        table: Any = load_toml(src)
+    else:
+        src = base / "pyproject.toml"
+        if not src.is_file():
+            return src, {}
+        tool = load_toml(src).get("tool", {})
+        if not isinstance(tool, dict):
+            raise _refuse(src, "tool", "a table", tool, "settings")
+        table = tool.get("threads-cases", {})
+        if not isinstance(table, dict):
+            raise _refuse(src, "tool.threads-cases", "a table", table, "settings")
+    check_settings(src, table)
+    return src, table
+
+
+def check_settings(src: Path, table: dict[str, Any]) -> None:
+    """Refuse a known key of ``table`` whose value has the wrong type or shape."""
+    strict = table.get("strict", False)
+    if not isinstance(strict, bool):
+        raise _refuse(src, _key(src, "strict"), "true or false", strict, "strict")
+    baseline = table.get("baseline", "x")
+    if not isinstance(baseline, str) or not baseline:
+        want = "a path (a non-empty string)"
+        raise _refuse(src, _key(src, "baseline"), want, baseline, "baseline")
+    impls = table.get("implementations", {})
+    if not isinstance(impls, dict):
+        want = "a table of implementations"
+        raise _refuse(src, _key(src, "implementations"), want, impls, "implementations")
+    for name, spec in impls.items():
+        _check_implementation(src, name, spec)
+
+
+def _check_implementation(src: Path, name: str, spec: Any) -> None:
+    key = _key(src, "implementations", name)
+    if not isinstance(spec, dict):
+        raise _refuse(src, key, "a table", spec, "implementations")
+    cmd = spec.get("command")
+    if not (isinstance(cmd, list) and cmd and all(isinstance(c, str) and c for c in cmd)):
+        want = "a non-empty list of non-empty strings"
+        if cmd is None:
+            raise CaseError(
+                "invalid_request",
+                f"{key}.command is missing",
+                file=str(src),
+                hint=_shape(src, "command"),
+            )
+        raise _refuse(src, f"{key}.command", want, cmd, "command")
+    dialect = spec.get("dialect", "threads-py")
+    if not isinstance(dialect, str):
+        raise _refuse(src, f"{key}.dialect", "a dialect name (a string)", dialect, "dialect")
+    timeout = spec.get("timeout", 60)
+    if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
+        want = "a number of seconds greater than 0"
+        raise _refuse(src, f"{key}.timeout", want, timeout, "timeout")
