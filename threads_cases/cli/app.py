@@ -43,10 +43,16 @@ def _root(
     """threads-cases: keep agents honest with saved, replayable cases."""
 
 
-def note(message: str) -> None:
-    """A warning or note on stderr, unless -q."""
-    if verbosity() >= 0:
+def note(message: str, style: str | None = None) -> None:
+    """A warning or note on stderr, unless -q (``--help``: "-q prints only results and
+    errors"): every warning and note of every command goes through here. ``style``: a rich
+    style such as ``yellow`` (shown on a terminal only)."""
+    if verbosity() < 0:
+        return
+    if style is None:
         print(message, file=sys.stderr)
+    else:
+        stderr.print(message, style=style, markup=False)
 
 
 def render_error(err: CaseError) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..core.errors import CaseError
-from .app import app, print_json, render_error, stderr, stdout
+from .app import app, note, print_json, render_error, stdout
 from .params import check_exists, checked
 from .run_commands import BaselineOpt, IsolationOpt, StrictOpt, TimeoutOpt, choose_isolation
 
@@ -140,10 +140,10 @@ def update(
     change = update_baseline(path, suite.results, reason=reason, issue=issue)
     _show(change, "added", as_json)
     if change.added and reason is None and not as_json:
-        stderr.print(
+        note(
             f"warning: the new entries say 'TODO: say why this fails': edit {path} "
             "(or pass --reason) before committing it",
-            style="yellow",
+            "yellow",
         )
 
 

@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core.errors import CaseError
-from .app import app, print_json, stderr, stdout
+from .app import app, note, print_json, stdout
 from .params import check_file, check_folder, checked
 from .run_commands import (
     FormatOpt,
@@ -167,4 +167,4 @@ def implementations() -> None:
         typer.echo(line)
     if not sys.stdout.isatty():
         return
-    stderr.print("add your own under [tool.threads-cases.implementations.<name>] in pyproject.toml")
+    note("add your own under [tool.threads-cases.implementations.<name>] in pyproject.toml")

@@ -17,7 +17,7 @@ import typer
 
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
-from .app import app, fail, print_json, wants_json
+from .app import app, fail, note, print_json, wants_json
 from .params import AutoFormatOpt, FormatOpt, check_log, check_out_file, checked
 
 if TYPE_CHECKING:
@@ -27,12 +27,12 @@ if TYPE_CHECKING:
 def report_stats(stats: Stats, *, verbose: bool, file: str | Path = "") -> None:
     """On stderr: the notes, one ``warning[import_repaired|import_skipped]: FILE:LINE:
     reason: message`` per repaired or skipped line, and with ``verbose`` every skipped kind."""
-    for note in stats.notes:
-        print(f"note: {note}", file=sys.stderr)
+    for text in stats.notes:
+        note(f"note: {text}")
     for w in stats.warnings:
-        print(f"warning[{w.code}]: {file}:{w.line}: {w.reason}: {w.message}", file=sys.stderr)
+        note(f"warning[{w.code}]: {file}:{w.line}: {w.reason}: {w.message}")
     if stats.invalid:
-        print(f"skipped {stats.invalid} unreadable or malformed line(s)", file=sys.stderr)
+        note(f"skipped {stats.invalid} unreadable or malformed line(s)")
     if verbose:
         if not stats.skipped:
             print("skipped: nothing", file=sys.stderr)

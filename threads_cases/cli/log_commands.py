@@ -9,7 +9,7 @@ import typer
 
 from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
-from .app import app, fail, print_json, stdout, wants_json
+from .app import app, fail, note, print_json, stdout, wants_json
 from .params import AutoFormatOpt, check_log, check_log_or_case, checked
 
 DialectOpt = Annotated[
@@ -104,9 +104,7 @@ def validate(
             for p in r["problems"]:
                 typer.echo(f"error[{p.code}]: {p.render()}", err=True)
             for w in r.get("warnings", []):
-                typer.echo(
-                    f"warning[{w['code']}]: {w['file']}:{w['line']}: {w['message']}", err=True
-                )
+                note(f"warning[{w['code']}]: {w['file']}:{w['line']}: {w['message']}")
             hints = list(dict.fromkeys(getattr(p, "hint", "") for p in r["problems"]))
             for hint in [h for h in hints if h][:2]:
                 typer.echo(f"  hint: {hint}", err=True)

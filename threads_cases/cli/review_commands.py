@@ -8,7 +8,6 @@ missing path; ``list`` 0; ``stale`` 0, 2 when the report is missing.
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -27,7 +26,7 @@ from ..review import (
     stale_entries,
     write_formatted,
 )
-from .app import app, fail, print_json, stdout
+from .app import app, fail, note, print_json, stdout
 from .params import FormatOpt, check_case, check_exists, check_folder, checked
 from .review_output import piped_width, print_fitted, refuse
 
@@ -66,7 +65,7 @@ def show(
     except CaseError as err:
         raise fail(err) from None
     if values:
-        print(VALUES_WARNING, file=sys.stderr)
+        note(VALUES_WARNING)
     print_fitted(panel)
 
 
@@ -95,7 +94,7 @@ def fmt(
     if missing:
         raise fail(CaseError("invalid_request", f"no such file or folder: {missing[0]}"))
     if not cases and paths and all(p.is_file() for p in paths):
-        typer.echo("no case files among the files given", err=True)  # pre-commit passes any
+        note("no case files among the files given")  # pre-commit passes any file
         raise typer.Exit(0)
     if not cases:
         # a CI gate pointed at the wrong folder must not pass quietly

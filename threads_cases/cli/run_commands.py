@@ -10,7 +10,7 @@ import typer
 
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_line, read_json_file
-from .app import app, print_json, render_error, stderr, stdout
+from .app import app, note, print_json, render_error, stderr, stdout
 from .live_options import (
     AllowWriteOpt,
     BaseUrlOpt,
@@ -103,7 +103,7 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
     elif fmt == "github":
         from ..harness.github import write_github
 
-        write_github(suite, title)
+        write_github(suite, title, warn=note)
     else:
         print_suite(stdout, suite, title)
     if junit is not None:
@@ -113,7 +113,7 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
         keep = LAST_CONFORMANCE if command == "conformance" else LAST_REPORT
         write_jsonl(lines, keep)
     except OSError as exc:
-        print(f"warning: cannot keep the last report in {keep}: {exc}", file=sys.stderr)
+        note(f"warning: cannot keep the last report in {keep}: {exc}")
 
 
 def choose_isolation(asked: str | None) -> str:
@@ -129,13 +129,13 @@ def announce_isolation(impls: list[Any]) -> None:
     from ..harness.runner import isolation_of
 
     modes = {i.name: isolation_of(i) for i in impls}
-    stderr.print("isolation: " + ", ".join(f"{n} {m}" for n, m in modes.items()))
+    note("isolation: " + ", ".join(f"{n} {m}" for n, m in modes.items()))
     bare = [n for n, m in modes.items() if m == "none"]
     if bare:
-        stderr.print(
+        note(
             f"warning: {', '.join(bare)} run(s) without isolation: a replayed tool can reach "
             "the network (use --isolation netns, or guard for the built-in implementations)",
-            style="yellow",
+            "yellow",
         )
 
 
@@ -147,11 +147,11 @@ def open_baseline(path: Path | None) -> Baseline:
     baseline = load_baseline(path)
     todo = baseline.todo
     if todo:
-        stderr.print(
+        note(
             f"warning: {len(todo)} baseline entr{'y' if len(todo) == 1 else 'ies'} in "
             f"{baseline.path} still say{'s' if len(todo) == 1 else ''} {todo[0].reason!r}: "
             "write why each case fails (and an issue link)",
-            style="yellow",
+            "yellow",
         )
     return baseline
 
@@ -203,7 +203,7 @@ def _last_failed_only(last_failed: bool) -> set[tuple[str, str]] | None:
 
     only = last_failed_pairs(LAST_REPORT) if last_failed else None
     if last_failed and only is None:
-        stderr.print("no failures in the last report: running everything")
+        note("no failures in the last report: running everything")
     return only
 
 
@@ -391,7 +391,7 @@ def keep_live(suite: SuiteResult, live: Any) -> None:
     try:
         write_live_records(live_records(suite, live.options))
     except OSError as exc:
-        print(f"warning: cannot keep the live replies in {LAST_LIVE}: {exc}", file=sys.stderr)
+        note(f"warning: cannot keep the live replies in {LAST_LIVE}: {exc}")
 
 
 def accept_drifted(suite: SuiteResult, supply: dict[str, Any] | None) -> None:

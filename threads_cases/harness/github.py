@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
@@ -118,9 +119,19 @@ def markdown_summary(suite: SuiteResult, title: str) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_github(suite: SuiteResult, title: str, out: IO[str] | None = None) -> None:
+def _stderr(message: str) -> None:
+    print(message, file=sys.stderr)
+
+
+def write_github(
+    suite: SuiteResult,
+    title: str,
+    out: IO[str] | None = None,
+    warn: Callable[[str], None] | None = None,
+) -> None:
     """Print the annotations and the summary line; append the Markdown summary to
-    ``$GITHUB_STEP_SUMMARY`` when it is set (a failure to write it is a warning on stderr)."""
+    ``$GITHUB_STEP_SUMMARY`` when it is set (a failure to write it is a warning: ``warn``,
+    by default a line on stderr; the CLI passes its ``note``, silent under -q)."""
     stream = out or sys.stdout
     for r in suite.results:
         line = annotation(r)
@@ -138,7 +149,4 @@ def write_github(suite: SuiteResult, title: str, out: IO[str] | None = None) -> 
             with open(target, "a", encoding="utf-8") as fh:
                 fh.write(markdown_summary(suite, title))
         except OSError as exc:
-            print(
-                f"warning: cannot append the job summary to {target}: {exc.strerror}",
-                file=sys.stderr,
-            )
+            (warn or _stderr)(f"warning: cannot append the job summary to {target}: {exc.strerror}")

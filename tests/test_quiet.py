@@ -1,0 +1,80 @@
+"""`-q` keeps the promise `--help` makes on every command: "Print only results and errors
+(no warnings or notes)". Each command below prints a warning or a note without -q (checked,
+so the test cannot pass by printing nothing at all) and nothing on stderr with it, in the
+pretty and the JSON formats; its results and exit status do not change."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import cli
+
+from threads_cases.harness.baseline import TODO_REASON, Entry, write_baseline
+
+ROOT = Path(__file__).resolve().parents[1]
+CASES = ROOT / "spec" / "conformance" / "cases"
+JOINED = ROOT / "tests" / "importers" / "trials" / "11b-two-records-joined.jsonl"
+
+
+def _todo_baseline(tmp_path: Path) -> None:
+    write_baseline(tmp_path / "b.json", [Entry("reads-notes", "threads-py", TODO_REASON)])
+
+
+#: name -> (arguments, what stderr shows without -q, how to prepare tmp_path)
+COMMANDS = {
+    "import": (["import", "claude-code", str(JOINED), "-o", "j.jsonl"], "warning[import_r", None),
+    "import-json": (
+        ["import", "claude-code", str(JOINED), "-o", "j.jsonl", "--format", "json"],
+        "warning[import_r",
+        None,
+    ),
+    "save-from": (
+        ["save", str(JOINED), "--from", "claude-code", "--turn", "1", "--name", "j", "--dir", "c"],
+        "warning[import_r",
+        None,
+    ),
+    "run": (["run", "cases", "--impl", "threads-py"], "isolation:", None),
+    "run-json": (["run", "cases", "--impl", "threads-py", "--format", "json"], "isolation:", None),
+    "run-todo-baseline": (
+        ["run", "cases", "--impl", "threads-py", "--baseline", "b.json", "--format", "json"],
+        "warning: 1 baseline entry",
+        _todo_baseline,
+    ),
+    "show-values": (["show", "cases/reads-notes", "--values"], "warning", None),
+    "fmt-no-case-files": (["fmt", "--check", "notes.txt"], "no case files", None),
+}
+
+
+@pytest.mark.parametrize("name", list(COMMANDS))
+def test_quiet_prints_no_warning_or_note(tmp_path: Path, name: str) -> None:
+    args, shown, prepare = COMMANDS[name]
+    shutil.copytree(CASES / "reads-notes", tmp_path / "cases" / "reads-notes")
+    (tmp_path / "notes.txt").write_text("not a case\n")
+    if prepare is not None:
+        prepare(tmp_path)
+    loud = cli(*args, cwd=tmp_path)
+    assert shown in loud.stderr, loud.stderr
+    shutil.rmtree(tmp_path / "c", ignore_errors=True)  # the second run writes them again
+    (tmp_path / "j.jsonl").unlink(missing_ok=True)
+    quiet = cli(*args, "-q", cwd=tmp_path)
+    assert quiet.stderr == "", quiet.stderr
+    assert quiet.returncode == loud.returncode
+    if "--format" in args and name != "run-todo-baseline":
+        assert _stable(quiet.stdout) == _stable(loud.stdout)
+
+
+def _stable(out: str) -> list[object]:
+    """JSON output without the parts that change from run to run (times)."""
+    try:
+        return [json.loads(out)]
+    except json.JSONDecodeError:  # JSON Lines: a report
+        docs = [json.loads(x) for x in out.splitlines() if x.strip()]
+        return [d.get("verdict", d.get("type")) for d in docs]
+
+
+def test_quiet_still_prints_errors(tmp_path: Path) -> None:
+    p = cli("import", "claude-code", "missing.jsonl", "-o", "j.jsonl", "-q", cwd=tmp_path)
+    assert p.returncode != 0 and "error[" in p.stderr
