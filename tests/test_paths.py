@@ -130,6 +130,65 @@ def test_save_refuses_escaping_and_device_names(tmp_path: Path) -> None:
     assert os.listdir(tmp_path / "out") == []
 
 
+NON_ASCII = "café-ñ-日本語"
+ASCII_RULE = "must be 1-64 ASCII letters, digits, '.', '_' or '-'"
+
+
+@pytest.mark.parametrize("name", [NON_ASCII, "é", "x" * 65, "a b"])
+def test_the_case_name_message_says_the_rule_is_ascii(name: str) -> None:
+    """Letters such as é or 日 are letters to a user: the message says the rule is ASCII."""
+    with pytest.raises(CaseError) as info:
+        check_case_name(name)
+    assert info.value.message.endswith(ASCII_RULE)
+
+
+def test_save_with_a_non_ascii_name_says_ascii(tmp_path: Path) -> None:
+    p = cli("save", SAMPLE_LOG, "--at", "e0", "--name", NON_ASCII, "--dir", ".", cwd=tmp_path)
+    assert p.returncode == 2
+    assert p.stderr.startswith(f'error[invalid_request]: case name "{NON_ASCII}" {ASCII_RULE}')
+    help_text = cli("save", "--help", cwd=tmp_path).stdout
+    assert "ASCII letters" in " ".join(help_text.split())
+
+
+def test_a_non_ascii_branch_id_says_ascii() -> None:
+    from threads_cases.reference.thread import Thread
+
+    t = Thread.open(SAMPLE_LOG)
+    with pytest.raises(CaseError) as info:
+        t.fork(t.events[0]["event_id"], branch_id="essai-é")
+    assert info.value.message.endswith("may hold only ASCII letters, digits, '.', '_' or '-'")
+
+
+@pytest.mark.skipif(not ts_driver_path().is_file(), reason="the TypeScript driver is not built")
+def test_both_languages_refuse_a_non_ascii_name_with_the_same_message() -> None:
+    """The same refusal, word for word, from the Python and the TypeScript writer."""
+    from conftest import reference_drivers
+
+    from threads_cases.core.log import read_log
+
+    log = list(read_log(SAMPLE_LOG))
+    messages = {}
+    for drv in reference_drivers():
+        try:
+            with pytest.raises(CaseError) as info:
+                drv.request(
+                    {
+                        "cmd": "write_case",
+                        "thread": {"log": log, "dialect": "threads-py", "artifacts": {}},
+                        "name": NON_ASCII,
+                        "at": log[0]["event_id"],
+                        "expect": {"must": [], "expect": []},
+                        "external_effects": "stub",
+                    }
+                )
+        finally:
+            drv.close()
+        message = info.value.message.removeprefix(f"{drv.name}: ")  # the client names it
+        messages[drv.name] = (info.value.code, message)
+    assert len(set(messages.values())) == 1, messages
+    assert messages["threads-py"] == ("invalid_request", f'case name "{NON_ASCII}" {ASCII_RULE}')
+
+
 @pytest.mark.parametrize("name", ["..", "CON", "nul.txt", "Lpt3.log", ".hidden"])
 def test_case_json_name_that_is_not_a_directory_name(tmp_path: Path, name: str) -> None:
     case = copy_case(tmp_path)

@@ -62,7 +62,7 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 def check_case_name(name: Any) -> str:
     """Return ``name`` if it is a valid case name (spec/case-format.md, section 1).
 
-    1 to 64 of letters, digits, ``.``, ``_``, ``-``; not ``.`` or ``..`` nor any other name
+    1 to 64 of ASCII letters, digits, ``.``, ``_``, ``-``; not ``.`` or ``..`` nor any other name
     starting with ``.`` (hidden; reserved for a save's temporary directories); no Windows device
     name (CON, NUL, COM1, ...) in any case or with any extension. Raises
     ``CaseError("invalid_request")``.
@@ -70,7 +70,7 @@ def check_case_name(name: Any) -> str:
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise CaseError(
             "invalid_request",
-            f"case name {quote(name)} must be 1-64 letters, digits, '.', '_' or '-'",
+            f"case name {quote(name)} must be 1-64 ASCII letters, digits, '.', '_' or '-'",
         )
     if set(name) == {"."}:
         raise CaseError("invalid_request", f"case name {quote(name)} is not a directory name")

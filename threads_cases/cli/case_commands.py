@@ -44,7 +44,9 @@ def save(
             callback=checked(check_log),
         ),
     ],
-    name: Annotated[str, typer.Option("--name", help="The case name (letters, digits, . _ -).")],
+    name: Annotated[
+        str, typer.Option("--name", help="The case name (1-64 ASCII letters, digits, . _ -).")
+    ],
     dir: Annotated[
         Path,
         typer.Option(

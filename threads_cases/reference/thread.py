@@ -220,7 +220,8 @@ class Thread:
         if _SAFE.search(new_branch):
             raise CaseError(
                 "invalid_request",
-                f"branch_id {quote(new_branch)} may hold only letters, digits, '.', '_', '-'",
+                f"branch_id {quote(new_branch)} may hold only ASCII letters, digits, "
+                "'.', '_' or '-'",
             )
         events = self._events.branch(idx + 1)
         if idx + 1 == len(self._events):

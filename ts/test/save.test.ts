@@ -8,7 +8,8 @@ import { after, describe, test } from "node:test";
 
 import { AgentSpec, BUILTIN_TOOLS, type ExternalHandler, type ToolSpec } from "../src/reference/agent.js";
 import type { JsonObject } from "../src/index.js";
-import { readCaseFiles } from "../src/case/case.js";
+import { checkCaseName, readCaseFiles } from "../src/case/case.js";
+import { CaseError } from "../src/core/errors.js";
 import { ScriptedModel, textReply, toolReply } from "../src/reference/model.js";
 import { replayCase } from "../src/reference/replay.js";
 import { Clock } from "../src/reference/runtime.js";
@@ -143,5 +144,18 @@ describe("saveCase checks its own work (spec/case-format.md 5.10)", () => {
     const { thread, at } = recorded();
     const r = thread.saveCase("good", { expect: { must: [{ type: "turn_completed" }], expect: [] }, at, dir: join(work, "verify-ok") });
     assert.ok(r.ok, JSON.stringify(r));
+  });
+});
+
+describe("names are ASCII, and the messages say so (the same words as Python's)", () => {
+  const rule = "must be 1-64 ASCII letters, digits, '.', '_' or '-'";
+  test("a case name with non-ASCII letters", () => {
+    assert.throws(() => checkCaseName("café-ñ-日本語"), (e: CaseError) => e.code === "invalid_request" && e.message === `case name "café-ñ-日本語" ${rule}`);
+  });
+  test("a branch id with non-ASCII letters", () => {
+    const thread = Thread.create({ agent: new AgentSpec("a", "model-x", "Be brief.", []), clock: new Clock(1_795_982_400_000, 7) });
+    thread.runTurn("hi", new ScriptedModel([textReply("hello")]));
+    const at = thread.events[0]?.event_id as string;
+    assert.throws(() => thread.fork(at, { branchId: "essai-é" }), (e: CaseError) => e.message.endsWith("may hold only ASCII letters, digits, '.', '_' or '-'"));
   });
 });

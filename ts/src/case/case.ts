@@ -53,7 +53,7 @@ const NAME = /^[A-Za-z0-9._-]{1,64}$/;
 /** Return `name` if it is a valid case name, else throw `invalid_request`. */
 export function checkCaseName(name: unknown): string {
   if (typeof name !== "string" || !NAME.test(name)) {
-    throw new CaseError("invalid_request", `case name ${quote(name)} must be 1-64 letters, digits, '.', '_' or '-'`);
+    throw new CaseError("invalid_request", `case name ${quote(name)} must be 1-64 ASCII letters, digits, '.', '_' or '-'`);
   }
   if (/^\.+$/.test(name)) throw new CaseError("invalid_request", `case name ${quote(name)} is not a directory name`);
   if (name.startsWith(".")) {

@@ -193,7 +193,7 @@ export class Thread {
     if (this.log.at(idx)?.event_id !== at) throw new CaseError("event_not_found", `event ${quote(at)} is not in the log`);
     const branch = options.branchId || `fork-${randomBytes(3).toString("hex")}`; // "" too, as in Python
     if (/[^A-Za-z0-9._-]/.test(branch)) {
-      throw new CaseError("invalid_request", `branch_id ${quote(branch)} may hold only letters, digits, '.', '_', '-'`);
+      throw new CaseError("invalid_request", `branch_id ${quote(branch)} may hold only ASCII letters, digits, '.', '_' or '-'`);
     }
     const events = this.log.branch(idx + 1); // shared, not copied: a log's events never change
     const atEnd = idx + 1 === this.log.length;
