@@ -137,6 +137,28 @@ def test_diff_equal_cases_exit_0(tmp_path: Path) -> None:
     assert "no difference" in p.stdout
 
 
+def test_diff_names_a_file_that_is_not_json_by_its_real_path(tmp_path: Path) -> None:
+    """A trailing comma in one side's case.json: the note names that file where it is
+    (cases/b/case.json:LINE), not a made-up a/ or b/ path; both sides when both are broken."""
+    a = copy(tmp_path, "reads-notes", "good")
+    b = copy(tmp_path, "reads-notes", "bad")
+    text = (b / "case.json").read_text()
+    (b / "case.json").write_text(text.rstrip().removesuffix("}") + ",}\n")
+    lines = (b / "case.json").read_text().count("\n")
+    p = cli("diff", "good/reads-notes", "bad/reads-notes", cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    assert f"error[json_invalid]: bad/reads-notes/case.json:{lines}: " in p.stdout
+    assert "b/case.json" not in p.stdout.replace("reads-notes/case.json", "")
+    j = cli("diff", "bad/reads-notes", str(a), "--format", "json", cwd=tmp_path)
+    assert "error[json_invalid]: bad/reads-notes/case.json:" in j.stdout
+    shutil.copy(b / "case.json", a / "case.json")
+    (a / "case.json").write_text((a / "case.json").read_text() + " ")
+    both = cli("diff", "good/reads-notes", "bad/reads-notes", cwd=tmp_path)
+    assert (
+        "good/reads-notes/case.json:" in both.stdout and "bad/reads-notes/case.json:" in both.stdout
+    )
+
+
 def test_diff_reports_every_change_by_pointer(tmp_path: Path) -> None:
     a, b = _mutated_pair(tmp_path)
     p = cli("diff", a, b, cwd=tmp_path)

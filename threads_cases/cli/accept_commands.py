@@ -57,7 +57,7 @@ def accept_paths(
                 if fmt != "json":
                     render_error(err)
                 continue
-            changes = diff_case_files(done.before, done.after)
+            changes = diff_case_files(done.before, done.after, (str(path), str(path)))
             answers.append(
                 {
                     "path": str(path),

@@ -174,7 +174,7 @@ def diff(
             print_json({"code": err.code, "message": err.message})
             raise typer.Exit(2) from None
         raise refuse(err) from None
-    changes = diff_case_files(a_files, b_files)
+    changes = diff_case_files(a_files, b_files, (label_a, str(case_b)))
     if fmt == "json":
         print_json(
             {
@@ -201,7 +201,7 @@ def _whole_case(rev: str, case: Path, old: dict[str, bytes], fmt: str) -> None:
         )
     new = walk_case(case, strict=True)[0] if not old else {}
     if fmt == "json":
-        changes = diff_case_files(old, new)
+        changes = diff_case_files(old, new, (f"{rev}:{case}", str(case)))
         print_json(
             {
                 "a": f"{rev}:{case}",

@@ -260,11 +260,21 @@ def bookkeeping_line(hidden: list[Change], rest: int, *, one_file: bool = False)
 _FOLDED = re.compile(r"the same (\d+) change")
 
 
+#: The labels of the two sides when the caller names no folders (git's convention).
+GIT_ROOTS = ("a", "b")
+
+
 def diff_file(
-    name: str, old: bytes | None, new: bytes | None, *, unified: bool = False
+    name: str,
+    old: bytes | None,
+    new: bytes | None,
+    *,
+    unified: bool = False,
+    roots: tuple[str, str] = GIT_ROOTS,
 ) -> list[Change] | list[str]:
-    """:func:`_diff_file`, each change marked when it is bookkeeping."""
-    out = _diff_file(name, old, new, unified=unified)
+    """:func:`_diff_file`, each change marked when it is bookkeeping. ``roots``: the folders
+    (or labels) of the old and the new file, which an error about either file names."""
+    out = _diff_file(name, old, new, unified=unified, roots=roots)
     return [
         replace(c, bookkeeping=True) if isinstance(c, Change) and _is_bookkeeping(c) else c
         for c in out
@@ -272,7 +282,12 @@ def diff_file(
 
 
 def _diff_file(
-    name: str, old: bytes | None, new: bytes | None, *, unified: bool = False
+    name: str,
+    old: bytes | None,
+    new: bytes | None,
+    *,
+    unified: bool = False,
+    roots: tuple[str, str] = GIT_ROOTS,
 ) -> list[Change] | list[str]:
     """The semantic changes of one file of a case (``name`` relative to the case).
 
@@ -296,28 +311,17 @@ def _diff_file(
             )
         ]
     if not artifact and (name.endswith(".json") or name.endswith(".jsonl")):
-        try:
-            if name.endswith(".jsonl"):
-                a: Any = _parse_jsonl(old, f"a/{name}", "json_invalid")
-                b: Any = _parse_jsonl(new, f"b/{name}", "json_invalid")
-                d = _dialect_of(base)
-                if d is not None:
-                    return _log_changes(name, _decode_events(a, d), _decode_events(b, d))
-                return _log_changes(name, a, b)
-            a = _parse_json(old, f"a/{name}", "json_invalid")
-            b = _parse_json(new, f"b/{name}", "json_invalid")
-        except CaseError as err:
+        parsed = _parse_both(name, old, new, roots)
+        if isinstance(parsed, str):
             if unified:
-                return _unified(name, old, new)
-            return [
-                Change(
-                    name,
-                    "changed",
-                    "",
-                    None,
-                    note=f"not strict JSON ({err.render()}); bytes differ",
-                )
-            ]
+                return _unified(name, old, new, roots)
+            return [Change(name, "changed", "", None, note=f"{parsed}; bytes differ")]
+        a, b = parsed
+        if name.endswith(".jsonl"):
+            d = _dialect_of(base)
+            if d is not None:
+                return _log_changes(name, _decode_events(a, d), _decode_events(b, d))
+            return _log_changes(name, a, b)
         if base == "case.json":
             return _case_json_changes(name, a, b)
         if base in _LIST_KEY:
@@ -334,26 +338,53 @@ def _diff_file(
             ]
         return changes
     if unified and not _is_binary(old) and not _is_binary(new):
-        return _unified(name, old, new)
+        return _unified(name, old, new, roots)
     return [Change(name, "changed", "", None, note=f"{_size(old)} -> {_size(new)}")]
 
 
-def _unified(name: str, old: bytes, new: bytes) -> list[str]:
+def _at(root: str, name: str) -> str:
+    """The path of case file ``name`` under ``root`` (a folder or a label such as ``a``)."""
+    return f"{root.rstrip('/')}/{name}" if root else name
+
+
+def _parse_both(name: str, old: bytes, new: bytes, roots: tuple[str, str]) -> tuple[Any, Any] | str:
+    """Both sides of a JSON (or JSON Lines) file parsed, or, when either is not strict JSON,
+    a note naming each side's error at its real path (``not strict JSON (error[...]:
+    cases/x/case.json:58: ...)``)."""
+    parse = _parse_jsonl if name.endswith(".jsonl") else _parse_json
+    values: list[Any] = []
+    errors: list[str] = []
+    for root, data in zip(roots, (old, new), strict=True):
+        try:
+            values.append(parse(data, _at(root, name), "json_invalid"))
+        except CaseError as err:
+            errors.append(err.render())
+    if errors:
+        return f"not strict JSON ({'; '.join(errors)})"
+    return values[0], values[1]
+
+
+def _unified(name: str, old: bytes, new: bytes, roots: tuple[str, str] = GIT_ROOTS) -> list[str]:
+    a_name, b_name = _at(roots[0], name), _at(roots[1], name)
     if _is_binary(old) or _is_binary(new):
-        return [f"Binary files a/{name} and b/{name} differ"]
+        return [f"Binary files {a_name} and {b_name} differ"]
     a = old.decode("utf-8").splitlines(keepends=True)
     b = new.decode("utf-8").splitlines(keepends=True)
     return [
         line if line.endswith("\n") else line + "\n\\ No newline at end of file\n"
-        for line in difflib.unified_diff(a, b, f"a/{name}", f"b/{name}")
+        for line in difflib.unified_diff(a, b, a_name, b_name)
     ]
 
 
-def diff_case_files(a: dict[str, bytes], b: dict[str, bytes]) -> list[Change]:
+def diff_case_files(
+    a: dict[str, bytes], b: dict[str, bytes], roots: tuple[str, str] = GIT_ROOTS
+) -> list[Change]:
     """Every semantic change from case files ``a`` to case files ``b`` (as read by
     :func:`walk_case`), ordered: case.json, logs, expected states, recordings, artifacts,
     other files. The changes of a non-canonical dialect's log (or expected state) that are
-    exactly those of the threads-py one are folded into one line saying so."""
+    exactly those of the threads-py one are folded into one line saying so. ``roots``: the
+    case folders of ``a`` and ``b`` (or labels such as ``REV:case``), which a note about a
+    file that is not strict JSON names."""
 
     def order(name: str) -> tuple[int, str]:
         if name == "case.json":
@@ -371,7 +402,7 @@ def diff_case_files(a: dict[str, bytes], b: dict[str, bytes]) -> list[Change]:
     out: list[Change] = []
     canonical: dict[str, list[Change]] = {}
     for name in sorted(set(a) | set(b), key=order):
-        changes = diff_file(name, a.get(name), b.get(name))
+        changes = diff_file(name, a.get(name), b.get(name), roots=roots)
         assert all(isinstance(c, Change) for c in changes)
         typed = [c for c in changes if isinstance(c, Change)]
         kind = "log" if _LOG.match(name) else "expected" if _EXPECTED.match(name) else None
