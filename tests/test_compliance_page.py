@@ -200,7 +200,10 @@ def test_shards_make_one_page_and_a_result_twice_is_refused(tmp_path: Path) -> N
     [
         ('{"kind": "result"}\n', "invalid_request", 1, None),
         ("", "invalid_request", 1, None),
-        ("{not json\n", "json_invalid", 1, None),
+        ("{not json\n", "invalid_request", 1, None),  # not JSON at all: not a report
+        ("from pathlib import Path\n", "invalid_request", 1, None),  # a Python file
+        ("\ufeff{}\n", "invalid_request", 1, None),
+        ('{"kind": "header"}\n{"kind": "resu\n', "json_invalid", 2, None),  # a cut report
     ],
 )
 def test_a_file_that_is_not_a_report_is_refused(

@@ -32,8 +32,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseError
-from ..core.strictjson import iter_jsonl
 from ..review.filediff import compare_results, report_results
+from .report import iter_report
 
 #: verdict -> (icon, what it means); the page shows the icon and the verdict's word
 VERDICT_MARKS: dict[str, tuple[str, str]] = {
@@ -197,16 +197,8 @@ def read_report(path: str | os.PathLike[str]) -> tuple[Source, list[tuple[int, d
     result line without string ``case``, ``path``, ``implementation`` and ``verdict`` (file,
     line and pointer given); ``json_invalid`` for a file that is not strict JSON Lines."""
     name = str(path)
-    lines = list(iter_jsonl(path, code="json_invalid"))
-    head = lines[0][1] if lines else None
-    if not isinstance(head, dict) or head.get("kind") != "header":
-        raise CaseError(
-            "invalid_request",
-            "is not a threads-cases report (its first line is not a header)",
-            file=name,
-            line=1,
-            hint="pass JSON Lines reports of `threads-cases run` or `conformance` (--format json)",
-        )
+    lines = list(iter_report(path))
+    head = lines[0][1]
     results = []
     for lineno, value in lines[1:]:
         if not isinstance(value, dict) or value.get("kind") != "result":

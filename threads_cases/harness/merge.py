@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseError
-from ..core.strictjson import iter_jsonl
 from .pool import shard_of
+from .report import iter_report
 from .runner import VERDICTS
 
 #: weakest first: a merged implementation gets the weakest isolation any shard ran it under
@@ -26,19 +26,18 @@ _STRENGTH = ("none", "guard", "netns")
 
 
 def _read(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict[str, Any]], Any]:
-    lines = [v for _, v in iter_jsonl(path, code="json_invalid")]
-    if (
-        len(lines) < 2
-        or not all(isinstance(v, dict) for v in lines)
-        or lines[0].get("kind") != "header"
-        or lines[-1].get("kind") != "footer"
-    ):
+    lines = [v for _, v in iter_report(path)]
+    last = lines[-1]
+    if len(lines) < 2 or not isinstance(last, dict) or last.get("kind") != "footer":
         raise CaseError(
             "invalid_request",
-            "is not a threads-cases report (a header line, results, a footer line)",
+            "is not a whole threads-cases report (a header line, results, a footer line): "
+            "its footer is missing",
             file=str(path),
+            hint="a shard's run was cut short: run that shard again",
         )
-    return lines[0], [v for v in lines[1:-1] if v.get("kind") == "result"], lines[-1]
+    results = [v for v in lines[1:-1] if isinstance(v, dict) and v.get("kind") == "result"]
+    return lines[0], results, last
 
 
 def _shard(head: dict[str, Any], path: str | os.PathLike[str]) -> tuple[int, int]:

@@ -31,6 +31,7 @@ from rich.text import Text
 
 from .._version import __version__
 from ..core.canonical import canonical_line, compact
+from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
 from ..core.strictjson import iter_jsonl
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
@@ -97,13 +98,44 @@ def write_jsonl(lines: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]
     os.replace(tmp, p)
 
 
+#: The hint of every refusal of a file that is not a report.
+REPORT_HINT = "pass JSON Lines reports of `threads-cases run` or `conformance` (--format json)"
+
+
+def not_a_report(path: str | os.PathLike[str]) -> CaseError:
+    """The one refusal of a file that is not a report (exit 2, spec/reports.md 1.7)."""
+    return CaseError(
+        "invalid_request",
+        "is not a threads-cases report (its first line is not a report header)",
+        file=str(path),
+        line=1,
+        hint=REPORT_HINT,
+    )
+
+
+def iter_report(path: str | os.PathLike[str]) -> Iterator[tuple[int, Any]]:
+    """``(line number, value)`` for each line of a JSON Lines report, the header first.
+
+    A file whose first line is not a report header (empty, not JSON at all such as a Python
+    file, JSON that is not the header object) is not a report: ``invalid_request``
+    (:func:`not_a_report`). A report whose later line is not strict JSON (cut, damaged) is
+    ``json_invalid`` with its line; a file that cannot be read, ``json_invalid`` too."""
+    lines = iter_jsonl(path, code="json_invalid")
+    try:
+        first = next(lines, None)
+    except CaseError as err:
+        if err.location.line != 1:
+            raise
+        raise not_a_report(path) from None
+    if first is None or not isinstance(first[1], dict) or first[1].get("kind") != "header":
+        raise not_a_report(path)
+    yield first
+    yield from lines
+
+
 def read_report(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """The result lines of a JSON Lines report (strictly read; ``json_invalid`` on error)."""
-    return [
-        v
-        for _, v in iter_jsonl(path, code="json_invalid")
-        if isinstance(v, dict) and v.get("kind") == "result"
-    ]
+    """The result lines of a JSON Lines report (refusals: :func:`iter_report`)."""
+    return [v for _, v in iter_report(path) if isinstance(v, dict) and v.get("kind") == "result"]
 
 
 def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
