@@ -118,3 +118,45 @@ def test_conformance_format_github(tmp_path: Path) -> None:
     assert not [x for x in p.stdout.splitlines() if x.startswith("::")]
     assert p.stdout.splitlines()[-1].startswith("threads-cases: 1 pass in ")
     assert "| cases/weather-stub | ✅ pass |" in summary.read_text()
+
+
+def test_an_error_with_a_known_line_points_the_annotation_at_it(tmp_path: Path) -> None:
+    """A trailing comma at case.json line N: `file=.../case.json,line=N`; a broken log line
+    points at the log; an error whose file does not exist (a missing model.json) falls back
+    to case.json without a line."""
+    cases = tmp_path / "cases"
+    for name in ("reads-notes", "weather-stub", "writes-summary"):
+        shutil.copytree(CASES / name, cases / name)
+    text = (cases / "reads-notes" / "case.json").read_text().rstrip()
+    (cases / "reads-notes" / "case.json").write_text(text[:-1].rstrip() + ",\n}\n")
+    comma = text.count("\n")  # the line the trailing comma is on (the last before "}")
+    (cases / "weather-stub" / "model.json").unlink()
+    log = cases / "writes-summary" / "log.threads-py.jsonl"
+    log.write_bytes(log.read_bytes()[:-5])  # the last line cut short
+    lines = log.read_bytes().count(b"\n") + 1
+    p = cli("run", "cases", "--impl", "threads-py", "--format", "github", cwd=tmp_path)
+    assert p.returncode == 3, p.stderr
+    out = {x.split("title=")[1].split(" ")[0]: x for x in p.stdout.splitlines() if "title=" in x}
+    assert out["reads-notes"].startswith(
+        f"::error file=cases/reads-notes/case.json,line={comma},title=reads-notes [threads-py] "
+    )
+    assert out["weather-stub"].startswith(
+        "::error file=cases/weather-stub/case.json,title=weather-stub [threads-py] case_invalid"
+    )
+    assert out["writes-summary"].startswith(
+        f"::error file=cases/writes-summary/log.threads-py.jsonl,line={lines},title="
+    )
+
+
+def test_annotation_line_from_the_result_location(tmp_path: Path) -> None:
+    from threads_cases.core.errors import Location
+
+    case = tmp_path / "c1"
+    case.mkdir()
+    (case / "case.json").write_text("{}\n")
+    r = CaseResult("c1", str(case), "threads-py", "error", ["case_invalid"])
+    r.location = Location(str(case / "case.json"), 58)
+    line = annotation(r)
+    assert line is not None and ",line=58,title=c1 [threads-py] case_invalid::" in line
+    r.location = Location(str(case / "case.json"), None, "/input")
+    assert ",line=" not in (annotation(r) or "")

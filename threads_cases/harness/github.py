@@ -5,6 +5,9 @@
 
     ::error file=<case dir>/case.json,title=<case> [<impl>] <reason>::<one-line detail>
 
+(``file=`` the file and ``line=`` the line of the error that stopped the run when it names
+them, such as ``file=<case dir>/case.json,line=58`` for a case.json that is not JSON)
+
 (``::warning`` for drifted; ``::error`` for xpass, titled ``xpass``, whose message names
 the stale baseline entry and the command that removes it; ``::notice`` for xfail with the
 entry's reason and issue), then one summary line
@@ -49,10 +52,24 @@ def escape_property(text: str) -> str:
 
 
 def annotation_file(r: CaseResult) -> str:
-    """The file an annotation points at: the case's case.json (a conformance test file as it
-    is), relative to the workspace (or the current folder) when it is inside it."""
+    """The file an annotation points at (:func:`annotation_place`)."""
+    return annotation_place(r)[0]
+
+
+def annotation_place(r: CaseResult) -> tuple[str, int | None]:
+    """The file and line an annotation points at: those of the error that stopped the run
+    when it names an existing file (a case.json with a trailing comma at line 58, a log
+    line), else the case's case.json (a conformance test file as it is) with no line; the
+    file relative to the workspace (or the current folder) when it is inside it."""
     p = Path(r.path)
-    target = p if p.is_file() else p / "case.json"
+    target, line = (p if p.is_file() else p / "case.json"), None
+    loc = r.location
+    if loc is not None and loc.file is not None and Path(loc.file).is_file():
+        target, line = Path(loc.file), loc.line
+    return _relative(target), line
+
+
+def _relative(target: Path) -> str:
     base = Path(os.environ.get("GITHUB_WORKSPACE") or Path.cwd())
     try:
         return target.resolve().relative_to(base.resolve()).as_posix()
@@ -93,10 +110,9 @@ def annotation(r: CaseResult) -> str | None:
         return None
     reason = r.verdict if r.verdict in ("xfail", "xpass") else ",".join(r.reasons) or r.verdict
     title = f"{r.case} [{r.implementation}] {reason}"
-    return (
-        f"::{level} file={escape_property(annotation_file(r))},"
-        f"title={escape_property(title)}::{escape_data(detail_line(r))}"
-    )
+    file, line = annotation_place(r)
+    at = f"file={escape_property(file)}," + ("" if line is None else f"line={line},")
+    return f"::{level} {at}title={escape_property(title)}::{escape_data(detail_line(r))}"
 
 
 def summary_line(suite: SuiteResult) -> str:

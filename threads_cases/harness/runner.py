@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..case.loader import Case, first_blocking, inspect_case
-from ..core.errors import CaseError, Problem
+from ..core.errors import CaseError, Location, Problem
 from ..core.shapes import BaselineRecord, ReportResult
 from ..protocol.client import Implementation
 from .checks import ERROR_CODES as ERROR_CODES
@@ -74,6 +74,7 @@ class CaseResult:
     baseline: BaselineRecord | None = None
     #: what the baseline made of the result (an ``expected.Judgement``; not reported)
     judgement: Any = field(default=None, repr=False, compare=False)
+    location: Location | None = field(default=None, compare=False)  # the error's file, line
 
     def passed(self, strict: bool = False) -> bool:
         return self.verdict in ("pass", "skip", "xfail") or (
@@ -208,6 +209,7 @@ def could_not_run(result: CaseResult, impl: Implementation, err: CaseError) -> N
     result.verdict = "skip" if unavailable and not impl.required else "error"
     result.reasons = [err.code]
     result.message = err.render()
+    result.location = err.location
 
 
 def run_one(
@@ -217,13 +219,11 @@ def run_one(
     opened: Inspected | None = None,
     live: LiveRun | None = None,
 ) -> CaseResult:
-    """Run one case directory on an open implementation (which is not closed); never raises
-    for a bad case: a case that cannot be run gets verdict ``error`` (or ``skip``, see
-    :func:`could_not_run`), one whose ``dialects`` do not list the implementation's dialect
-    ``skip`` (``not_listed``). ``supply`` is a checked ``calls`` mapping (see :func:`run_case`).
-    ``opened`` is what the case loader found in the case (``inspect_case``), so that a suite
-    reads and checks each case once for every implementation. ``live`` runs the turn live
-    (spec/replay.md section 11; :func:`run_live_checks`)."""
+    """Run one case directory on an open implementation (not closed); never raises for a bad
+    case: one that cannot be run is ``error`` (or ``skip``, :func:`could_not_run`), one whose
+    ``dialects`` lack the implementation's dialect ``skip`` (``not_listed``). ``supply``: a
+    checked ``calls`` mapping (:func:`run_case`); ``opened``: the case as ``inspect_case``
+    found it (read once per suite); ``live``: run the turn live (spec/replay.md section 11)."""
     started = time.perf_counter()
     result = CaseResult(path.name, str(path), impl.name, "error")
     try:
