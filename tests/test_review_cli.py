@@ -147,10 +147,10 @@ def test_diff_names_a_file_that_is_not_json_by_its_real_path(tmp_path: Path) -> 
     lines = (b / "case.json").read_text().count("\n")
     p = cli("diff", "good/reads-notes", "bad/reads-notes", cwd=tmp_path)
     assert p.returncode == 1, p.stderr
-    assert f"error[json_invalid]: bad/reads-notes/case.json:{lines}: " in p.stdout
+    assert f"error[case_invalid]: bad/reads-notes/case.json:{lines}: " in p.stdout
     assert "b/case.json" not in p.stdout.replace("reads-notes/case.json", "")
     j = cli("diff", "bad/reads-notes", str(a), "--format", "json", cwd=tmp_path)
-    assert "error[json_invalid]: bad/reads-notes/case.json:" in j.stdout
+    assert "error[case_invalid]: bad/reads-notes/case.json:" in j.stdout
     shutil.copy(b / "case.json", a / "case.json")
     (a / "case.json").write_text((a / "case.json").read_text() + " ")
     both = cli("diff", "good/reads-notes", "bad/reads-notes", cwd=tmp_path)
@@ -402,8 +402,44 @@ def test_fmt_refuses_a_file_it_cannot_read_and_writes_nothing(tmp_path: Path) ->
     before = (case / "case.json").read_bytes()
     p = cli("fmt", case, cwd=tmp_path)
     assert p.returncode == 1
-    assert "error[json_invalid]: " in p.stderr and "duplicate key" in p.stderr
+    assert "error[case_invalid]: " in p.stderr and "duplicate key" in p.stderr
+    assert "\n  hint: " in p.stderr
     assert (case / "case.json").read_bytes() == before
+
+
+@pytest.mark.parametrize(
+    ("file", "code"),
+    [
+        ("case.json", "case_invalid"),
+        ("model.json", "case_invalid"),
+        ("log.threads-py.jsonl", "log_invalid"),
+    ],
+)
+def test_every_command_gives_one_code_for_a_case_file_that_is_not_json(
+    tmp_path: Path, file: str, code: str
+) -> None:
+    """A trailing comma in a case's JSON file is case_invalid (a broken log line log_invalid)
+    in run, validate, fmt --check, show and diff alike (spec/reason-codes.md 3.2), never
+    json_invalid, which is for JSON files outside a case."""
+    good = copy(tmp_path, "reads-notes", "good")
+    case = copy(tmp_path, "reads-notes")
+    target = case / file
+    if file.endswith(".jsonl"):
+        target.write_bytes(target.read_bytes().replace(b"}\n", b",}\n", 1))
+    else:
+        text = target.read_text().rstrip()
+        target.write_text(text[:-1].rstrip() + ",\n}\n")
+    where = f"error[{code}]: cases/reads-notes/{file}:"
+    run = cli("run", "cases", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    result = json.loads(run.stdout.splitlines()[1])
+    assert result["reasons"] == [code] and result["message"].startswith(where)
+    for args in (["validate"], ["fmt", "--check"], ["show"]):
+        p = cli(*args, "cases/reads-notes", cwd=tmp_path)
+        out = " ".join((p.stdout + p.stderr).split())  # show prints it inline, wrapped
+        assert where in out, (args, out)
+        assert "json_invalid" not in out
+    d = cli("diff", good, "cases/reads-notes", cwd=tmp_path)
+    assert where in d.stdout and "json_invalid" not in d.stdout
 
 
 def test_fmt_check_passes_on_the_repository() -> None:

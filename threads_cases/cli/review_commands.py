@@ -114,6 +114,8 @@ def fmt(
             unreadable += 1
             for p in result.problems:
                 typer.echo(f"error[{p.code}]: {p.render()}", err=True)
+            for hint in dict.fromkeys(p.hint for p in result.problems if p.hint):
+                typer.echo(f"  hint: {hint}", err=True)
             continue
         for rel in sorted(result.changed):
             what = result.reason(rel)

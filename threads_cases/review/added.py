@@ -17,6 +17,7 @@ from typing import Any
 from ..core.errors import CaseError
 from .files import (
     CANONICAL_DIALECT,
+    CASE_FILE_CODE,
     _decode_events,
     _dialect_of,
     _parse_json,
@@ -64,10 +65,10 @@ def _view(name: str, base: str, data: bytes, values: bool, meta: dict[str, Any])
     if artifact or not base.endswith((".json", ".jsonl")):
         return None
     if base.endswith(".jsonl"):
-        events = _decode_events(_parse_jsonl(data, name, "json_invalid"), _dialect_of(base))
+        events = _decode_events(_parse_jsonl(data, name, "log_invalid"), _dialect_of(base))
         title = f"{base}: {len(events)} event(s)"
         return Group(Text(title, style="bold"), timeline_table(events, meta.get("at"), values))
-    doc = _parse_json(data, name, "json_invalid")
+    doc = _parse_json(data, name, CASE_FILE_CODE)
     if base == "case.json":
         folder = name.rsplit("/", 1)[0] if "/" in name else "."
         return Group(_header(folder, doc, True, values), *_matchers(doc))
@@ -98,7 +99,7 @@ def render_case_files(folder: str, files: dict[str, bytes], *, values: bool = Fa
     meta: dict[str, Any] = {}
     if "case.json" in files:
         try:
-            doc = _parse_json(files["case.json"], "case.json", "json_invalid")
+            doc = _parse_json(files["case.json"], "case.json", CASE_FILE_CODE)
             meta = doc if isinstance(doc, dict) else {}
         except CaseError:
             pass

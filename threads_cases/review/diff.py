@@ -24,6 +24,7 @@ from .files import (
     _LIST_KEY,
     _LOG,
     CANONICAL_DIALECT,
+    CASE_FILE_CODE,
     RECORDING_FILES,
     _decode_events,
     _decode_state,
@@ -351,12 +352,13 @@ def _parse_both(name: str, old: bytes, new: bytes, roots: tuple[str, str]) -> tu
     """Both sides of a JSON (or JSON Lines) file parsed, or, when either is not strict JSON,
     a note naming each side's error at its real path (``not strict JSON (error[...]:
     cases/x/case.json:58: ...)``)."""
-    parse = _parse_jsonl if name.endswith(".jsonl") else _parse_json
+    log = name.endswith(".jsonl")
+    parse, code = (_parse_jsonl, "log_invalid") if log else (_parse_json, CASE_FILE_CODE)
     values: list[Any] = []
     errors: list[str] = []
     for root, data in zip(roots, (old, new), strict=True):
         try:
-            values.append(parse(data, _at(root, name), "json_invalid"))
+            values.append(parse(data, _at(root, name), code))
         except CaseError as err:
             errors.append(err.render())
     if errors:

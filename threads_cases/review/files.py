@@ -84,6 +84,12 @@ def short_fingerprint(fp: Any) -> str:
     return str(fp).removeprefix("sha256:")[:12] if isinstance(fp, str) else "-"
 
 
+#: The code of a ``.json`` file of a case that is not strict JSON, in every command that reads
+#: cases (run, validate, fmt, show, diff): spec/reason-codes.md 3.2. A log line that is not
+#: strict JSON is ``log_invalid``; ``json_invalid`` is for JSON files outside a case.
+CASE_FILE_CODE = "case_invalid"
+
+
 def canonical_bytes(rel: str, data: bytes, where: str) -> bytes:
     """The canonical bytes of a ``.json`` or ``.jsonl`` case file (spec/case-format.md 1.2);
     raises ``CaseError`` when the file is not strict JSON. A log is rewritten line by line
@@ -96,7 +102,7 @@ def canonical_bytes(rel: str, data: bytes, where: str) -> bytes:
             out.write(canonical_line(parse(body, code="log_invalid", file=where, line=lineno)))
             out.write(b"\n")
         return out.getvalue()
-    value = _parse_json(data, where, "json_invalid")
+    value = _parse_json(data, where, CASE_FILE_CODE)
     check_recording_entries(rel, value, where)  # case_too_large past 100,000 (8.4 item 6)
     return canonical_document(value)
 
@@ -115,7 +121,7 @@ def is_canonical(rel: str, data: bytes, where: str, parsed: Any = _UNPARSED) -> 
                 return False
         return True
     if parsed is _UNPARSED:
-        parsed = _parse_json(data, where, "json_invalid")
+        parsed = _parse_json(data, where, CASE_FILE_CODE)
     return canonical_document(parsed) == data
 
 

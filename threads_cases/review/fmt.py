@@ -1,8 +1,9 @@
 """``fmt``: rewrite the JSON files of a case in canonical form and refresh its fingerprint
 (spec/case-format.md 1.2); a format-1 ``case.json`` is upgraded to format 2 (1.3).
 
-Reason codes: ``case_invalid`` (not a case directory, case.json not an object),
-``json_invalid`` / ``log_invalid`` (a file that is not strict JSON).
+Reason codes: ``case_invalid`` (not a case directory, case.json not an object, a ``.json``
+file that is not strict JSON: the same code as ``run`` and ``validate``), ``log_invalid`` (a
+log line that is not strict JSON).
 """
 
 from __future__ import annotations
