@@ -4,6 +4,8 @@
 
 writes OUT_DIR/thread.jsonl (the log), OUT_DIR/artifacts/ (the bytes the log refers to) and
 prints the event_id to save a case at. No model provider is needed: ScriptedModel answers.
+An error (OUT_DIR cannot be created or written) is reported as the CLI reports it:
+`error[io_error]: <file>: <message>` and a hint on stderr, exit status 1, no traceback.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread, ToolSpec
+from threads_cases import AgentSpec, CaseError, FakeSandbox, ScriptedModel, Thread, ToolSpec
 from threads_cases.reference.agent import BUILTIN_TOOLS
 from threads_cases.reference.model import text_reply, tool_reply
 
@@ -55,11 +57,30 @@ def main(out: Path) -> None:
             ]
         ),
     )
-    out.mkdir(parents=True, exist_ok=True)
-    thread.write_log(out / "thread.jsonl")
-    thread.write_artifacts(out / "artifacts")
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        thread.write_log(out / "thread.jsonl")
+        thread.write_artifacts(out / "artifacts")
+    except OSError as exc:
+        raise CaseError(
+            "io_error",
+            f"cannot write the thread: {exc.strerror or exc}",
+            file=str(exc.filename or out),
+            hint="pass a folder that can be created and written",
+        ) from None
     print(fork_point)
 
 
+def report(err: CaseError) -> int:
+    """Print an error as the CLI does (code, file and line, message, hint); its exit status."""
+    print(err.render(), file=sys.stderr)
+    if err.hint:
+        print(f"  hint: {err.hint}", file=sys.stderr)
+    return err.exit_status
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1] if len(sys.argv) > 1 else "demo-out"))
+    try:
+        main(Path(sys.argv[1] if len(sys.argv) > 1 else "demo-out"))
+    except CaseError as err:
+        sys.exit(report(err))

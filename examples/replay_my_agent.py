@@ -7,6 +7,10 @@ prompt, the tools and the handlers of its sandbox tools. Here the agent is the r
 with a different read_file handler (it upper-cases what it reads), so the replay produces
 other tool results: the must matchers still hold, but the model requests no longer match the
 recording, and the verdict is `drifted` with the reason `request_diverged`.
+
+A folder that is not a usable case is reported as the CLI reports it: one
+`error[<reason code>]: <file>:<line>: <message>` line and a hint on stderr, and the exit
+status of the code (spec/reason-codes.md), never a traceback.
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from threads_cases import AgentSpec, run_case
+from threads_cases import AgentSpec, CaseError, run_case
 from threads_cases.case.directory import load_case
 from threads_cases.core.log import read_log
 from threads_cases.core.reducer import reduce
@@ -43,5 +47,16 @@ def main(case_dir: Path) -> None:
             print(f"  {check.id}: {check.detail}")
 
 
+def report(err: CaseError) -> int:
+    """Print an error as the CLI does (code, file and line, message, hint); its exit status."""
+    print(err.render(), file=sys.stderr)
+    if err.hint:
+        print(f"  hint: {err.hint}", file=sys.stderr)
+    return err.exit_status
+
+
 if __name__ == "__main__":
-    main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT)
+    try:
+        main(Path(sys.argv[1]) if len(sys.argv) > 1 else DEFAULT)
+    except CaseError as err:
+        sys.exit(report(err))

@@ -77,3 +77,34 @@ def test_the_readme_python_snippet_runs(tmp_path: Path) -> None:
     (tmp_path / "snippet.py").write_text(block.group(1))
     out = run("snippet.py", cwd=tmp_path).stdout
     assert out.strip().endswith("pass")
+
+
+def _fails(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(
+        [sys.executable, *args], cwd=cwd, capture_output=True, text=True, timeout=120
+    )
+    assert "Traceback" not in proc.stderr, proc.stderr
+    return proc
+
+
+def test_the_examples_report_errors_as_the_cli_does(tmp_path: Path) -> None:
+    """What users copy reports a bad input with its reason code, file, message and hint and
+    the code's exit status, never a traceback."""
+    replay = str(ROOT / "examples" / "replay_my_agent.py")
+    missing = _fails(replay, "nonexist", cwd=tmp_path)
+    assert missing.returncode == 1
+    assert missing.stderr.splitlines() == [
+        "error[case_invalid]: nonexist: not a case directory: case.json is missing",
+        "  hint: run `threads-cases validate CASE` to see every problem of the case",
+    ]
+    case = tmp_path / "broken"
+    case.mkdir()
+    (case / "case.json").write_text('{"format": 2,}\n')
+    broken = _fails(replay, "broken", cwd=tmp_path)
+    assert broken.returncode == 1
+    assert broken.stderr.startswith("error[case_invalid]: broken/case.json:1: not valid JSON")
+    (tmp_path / "afile").write_text("")
+    record = _fails(str(ROOT / "examples" / "record_thread.py"), "afile/out", cwd=tmp_path)
+    assert record.returncode == 1
+    assert record.stderr.startswith("error[io_error]: afile/out: cannot write the thread: ")
+    assert "\n  hint: " in record.stderr
