@@ -156,6 +156,58 @@ def test_fixture_and_cases_helper(pytester: pytest.Pytester) -> None:
     assert "needs a case path" in result.stdout.str()
 
 
+def _break_cases(base: Path) -> dict[str, str]:
+    """Three broken copies beside a good case: each name -> the CLI's error line for it."""
+    cases = copy_cases(base, ("reads-notes", "weather-stub", "writes-summary", "lists-files"))
+    (cases / "reads-notes" / "model.json").unlink()
+    text = (cases / "weather-stub" / "case.json").read_text().rstrip()
+    (cases / "weather-stub" / "case.json").write_text(text[:-1].rstrip() + ",\n}\n")
+    edit(cases / "writes-summary" / "case.json", lambda d: d.update(input=42))
+    comma = text.count("\n")
+    return {
+        "reads-notes": "error[case_invalid]: cases/reads-notes/model.json: model.json is missing",
+        "weather-stub": f"error[case_invalid]: cases/weather-stub/case.json:{comma}: not valid "
+        "JSON: trailing comma is not allowed",
+        "writes-summary": "error[case_invalid]: cases/writes-summary/case.json: /input: schema: ",
+    }
+
+
+HINT = "  hint: run `threads-cases validate CASE` to see every problem of the case"
+
+
+def test_the_fixture_reports_a_broken_case_like_the_cli(pytester: pytest.Pytester) -> None:
+    """The README's threads_case fixture over a folder with broken cases: each broken case
+    errors its own test with the reason code, file, line and hint, no traceback through
+    threads-cases; the good case still runs."""
+    errors = _break_cases(pytester.path)
+    pytester.makepyfile(
+        test_mine="""
+        import pytest
+        from threads_cases import run_case
+        from threads_cases.pytest import cases
+
+        @pytest.mark.parametrize("threads_case", cases("cases"), indirect=True)
+        def test_case(threads_case):
+            assert run_case(threads_case.path).verdict == "pass"
+    """
+    )
+    result = pytester.runpytest("-v", *QUIET)
+    result.assert_outcomes(passed=1, errors=3)
+    out = result.stdout.str()
+    for name, line in errors.items():
+        assert f"threads-cases: cases/{name} cannot be loaded\n{line}" in out, out
+    assert out.count(HINT) == 3
+    for internal in ("loader.py", "directory.py", "pytest_plugin.py", "Traceback", "raise "):
+        assert internal not in out, internal
+    # the --threads-cases items of the same cases say the same
+    items = pytester.runpytest("--threads-cases", "cases", "-v", *QUIET, "cases")
+    items.assert_outcomes(passed=1, failed=3)
+    text = items.stdout.str()  # the CLI's panel (boxed, wrapped), then the same hint
+    for name in errors:
+        assert f"threads-cases: {name} [threads-py] error: case_invalid" in text
+    assert text.count("error[case_invalid]: ") == 3 and text.count(HINT) == 3
+
+
 def test_runs_under_xdist(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path)
     edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())

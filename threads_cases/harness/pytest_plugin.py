@@ -58,6 +58,7 @@ import pytest
 
 if TYPE_CHECKING:
     from threads_cases.case.loader import Case
+    from threads_cases.core.errors import CaseError
     from threads_cases.harness.runner import CaseResult
     from threads_cases.protocol.client import Implementation
 
@@ -284,6 +285,7 @@ def failure_text(result: CaseResult, width: int = 120) -> str:
     that cannot start, the one line saying why and how to build or install it."""
     from rich.console import Console
 
+    from threads_cases.core.errors import REASON_HINTS
     from threads_cases.harness.report import render_failure
 
     if result.verdict == "error" and result.reasons == ["driver_unavailable"]:
@@ -300,7 +302,10 @@ def failure_text(result: CaseResult, width: int = 120) -> str:
     )
     if result.warnings:
         head += f" (warnings: {', '.join(result.warnings)})"
-    return head + "\n" + buf.getvalue().rstrip() + f"\ncase: {result.path}"
+    errored = result.verdict == "error" and result.reasons
+    hint = REASON_HINTS.get(result.reasons[0], "") if errored else ""
+    hint = f"\n  hint: {hint}" if hint else ""
+    return head + "\n" + buf.getvalue().rstrip() + hint + f"\ncase: {result.path}"
 
 
 class CaseItem(pytest.Item):
@@ -385,8 +390,13 @@ def _strict_setting() -> bool:
 @pytest.fixture
 def threads_case(request: pytest.FixtureRequest) -> Case:
     """A loaded :class:`threads_cases.case.directory.Case`, by indirect parametrization with a case
-    path: ``@pytest.mark.parametrize("threads_case", cases("DIR"), indirect=True)``."""
+    path: ``@pytest.mark.parametrize("threads_case", cases("DIR"), indirect=True)``.
+
+    A case that cannot be loaded (``case_invalid``, ``log_invalid``, ...) errors its own test
+    with the CLI's ``error[code]: file:line: message`` and hint, without a traceback through
+    threads-cases; the other cases still run (as the ``--threads-cases`` items do)."""
     from threads_cases.case.directory import load_case
+    from threads_cases.core.errors import CaseError
 
     param = getattr(request, "param", None)
     if param is None:
@@ -396,4 +406,15 @@ def threads_case(request: pytest.FixtureRequest) -> Case:
             "with cases from threads_cases.pytest",
             pytrace=False,
         )
-    return load_case(Path(param))
+    try:
+        return load_case(Path(param))
+    except CaseError as err:
+        failure = case_error_text(err, Path(param))
+    pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback
+
+
+def case_error_text(err: CaseError, case: Path) -> str:
+    """A case that cannot be used, as the CLI prints it: the ``error[code]`` line, the hint,
+    and the case."""
+    hint = f"\n  hint: {err.hint}" if err.hint else ""
+    return f"threads-cases: {case} cannot be loaded\n{err.render()}{hint}\ncase: {case}"
