@@ -204,18 +204,22 @@ def stale(
         typer.Argument(help="Only cases under this folder.", callback=checked(check_folder)),
     ] = None,
     report: Annotated[
-        Path,
+        Path | None,
         typer.Option(
             "--report",
-            help="A JSON Lines report of `run`.",
+            help="A JSON Lines report of `run` (default: .threads-cases/last-report.jsonl, "
+            "kept outside any case).",
         ),
-    ] = Path(".threads-cases/last-report.jsonl"),
+    ] = None,
     fmt: FormatOpt = "pretty",
 ) -> None:
     """List the cases whose recorded replies or stubs the last run never used
     (reply_unused, stub_unused), to trim them."""
+    from ..core.statedir import state_path
     from ..harness.report import read_report
 
+    if report is None:
+        report = state_path("last-report.jsonl")
     if path is not None and not path.exists():
         raise refuse(CaseError("invalid_request", f"no such folder: {path}"))
     if not report.is_file():

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from ..core.errors import CaseError
+from ..core.statedir import state_path
 from ..core.strictjson import canonical_line, read_json_file
 from .app import app, note, print_json, render_error, stderr, stdout
 from .live_options import (
@@ -31,9 +32,9 @@ if TYPE_CHECKING:
     from ..harness.baseline import Baseline
     from ..harness.runner import SuiteResult
 
-LAST_REPORT = Path(".threads-cases") / "last-report.jsonl"
+LAST_REPORT = "last-report.jsonl"
 #: conformance keeps its own, so `run --last-failed` and `stale` never read a suite report
-LAST_CONFORMANCE = Path(".threads-cases") / "last-conformance.jsonl"
+LAST_CONFORMANCE = "last-conformance.jsonl"
 #: Options shared by `run` and `conformance`.
 FormatOpt = Annotated[
     ReportFormat, typer.Option("--format", help="Output: pretty, json (JSON Lines) or github.")
@@ -93,7 +94,8 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
     from ..harness.report import junit_xml, print_suite, report_lines, write_jsonl
 
     lines = list(report_lines(suite, command))
-    keep = LAST_REPORT
+    # outside any case: a file written into a case would make it invalid (core.statedir)
+    keep = state_path(LAST_CONFORMANCE if command == "conformance" else LAST_REPORT)
     if fmt == "json":
         for line in lines:
             sys.stdout.buffer.write(canonical_line(line) + b"\n")
@@ -110,7 +112,6 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
         junit.parent.mkdir(parents=True, exist_ok=True)
         junit.write_bytes(junit_xml(suite))
     try:
-        keep = LAST_CONFORMANCE if command == "conformance" else LAST_REPORT
         write_jsonl(lines, keep)
     except OSError as exc:
         note(f"warning: cannot keep the last report in {keep}: {exc}")
@@ -201,7 +202,7 @@ def _last_failed_only(last_failed: bool) -> set[tuple[str, str]] | None:
     """``--last-failed``: the pairs that failed in the last report (None: run everything)."""
     from ..harness.run_setup import last_failed_pairs
 
-    only = last_failed_pairs(LAST_REPORT) if last_failed else None
+    only = last_failed_pairs(state_path(LAST_REPORT)) if last_failed else None
     if last_failed and only is None:
         note("no failures in the last report: running everything")
     return only
@@ -388,10 +389,11 @@ def keep_live(suite: SuiteResult, live: Any) -> None:
     """Keep the live replies for ``accept --from-live`` (.threads-cases/last-live.jsonl)."""
     from ..harness.live.record import LAST_LIVE, live_records, write_live_records
 
+    keep = state_path(LAST_LIVE)
     try:
-        write_live_records(live_records(suite, live.options))
+        write_live_records(live_records(suite, live.options), keep)
     except OSError as exc:
-        note(f"warning: cannot keep the live replies in {LAST_LIVE}: {exc}")
+        note(f"warning: cannot keep the live replies in {keep}: {exc}")
 
 
 def accept_drifted(suite: SuiteResult, supply: dict[str, Any] | None) -> None:

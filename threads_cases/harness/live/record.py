@@ -15,11 +15,13 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import CaseError
+from ...core.statedir import state_path
 from ...core.strictjson import iter_jsonl
 from ..runner import SuiteResult
 from .desk import LiveOptions
 
-LAST_LIVE = Path(".threads-cases") / "last-live.jsonl"
+#: its name in the folder of core.statedir (never inside a case)
+LAST_LIVE = "last-live.jsonl"
 
 
 def live_records(suite: SuiteResult, options: LiveOptions) -> list[dict[str, Any]]:
@@ -39,16 +41,19 @@ def live_records(suite: SuiteResult, options: LiveOptions) -> list[dict[str, Any
     ]
 
 
-def write_live_records(lines: list[dict[str, Any]], path: Path = LAST_LIVE) -> None:
-    """Write the lines canonically and atomically."""
+def write_live_records(lines: list[dict[str, Any]], path: Path | None = None) -> None:
+    """Write the lines canonically and atomically (to ``path``, by default
+    ``.threads-cases/last-live.jsonl`` outside any case)."""
     from ..report import write_jsonl
 
-    write_jsonl(lines, path)
+    write_jsonl(lines, state_path(LAST_LIVE) if path is None else path)
 
 
-def find_live_record(case: Path, implementation: str, path: Path = LAST_LIVE) -> dict[str, Any]:
-    """The last live run's line for ``case`` on ``implementation``. Raises
-    ``CaseError("invalid_request")`` when there is none (run it with ``--live`` first)."""
+def find_live_record(case: Path, implementation: str, path: Path | None = None) -> dict[str, Any]:
+    """The last live run's line for ``case`` on ``implementation`` (in ``path``, by default
+    the one :func:`write_live_records` writes). Raises ``CaseError("invalid_request")`` when
+    there is none (run it with ``--live`` first)."""
+    path = state_path(LAST_LIVE) if path is None else path
     if path.is_file():
         want = os.path.realpath(case)
         for _, line in iter_jsonl(path, code="json_invalid"):

@@ -1,0 +1,56 @@
+"""Where `run` keeps its last report (spec/reports.md 2.2): never inside a case. A run from a
+case's own folder wrote `.threads-cases/last-report.jsonl` into the case, and `validate` then
+refused the case (an unknown file, a stale fingerprint)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from conftest import cli
+
+from threads_cases.core.statedir import state_home, state_path
+
+
+def test_state_home_is_the_current_folder_outside_cases(tmp_path: Path) -> None:
+    (tmp_path / "cases").mkdir()
+    assert state_home(tmp_path / "cases") == tmp_path / "cases"
+    assert state_path("last-report.jsonl", tmp_path) == Path(".threads-cases/last-report.jsonl")
+
+
+def test_state_home_from_inside_a_case(saved_case: Path, tmp_path: Path) -> None:
+    inner = saved_case / "artifacts"
+    inner.mkdir(exist_ok=True)
+    # no project marker above: the folder holding the case
+    for here in (saved_case, inner):
+        assert state_home(here) == saved_case.parent
+    assert state_path("r.jsonl", saved_case) == Path("../.threads-cases/r.jsonl")
+    # the project's folder: the nearest one above holding pyproject.toml, threads-cases.toml
+    # or .git
+    for marker in ("pyproject.toml", "threads-cases.toml", ".git"):
+        (tmp_path / marker).write_text("")
+        assert state_home(inner) == tmp_path
+        assert state_path("r.jsonl", inner) == Path("../../../.threads-cases/r.jsonl")
+        (tmp_path / marker).unlink()
+
+
+def test_run_stale_and_last_failed_from_a_case_folder(saved_case: Path, tmp_path: Path) -> None:
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    before = sorted(p.name for p in saved_case.iterdir())
+    p = cli("run", ".", "--impl", "threads-py", cwd=saved_case)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert sorted(p.name for p in saved_case.iterdir()) == before
+    report = tmp_path / ".threads-cases" / "last-report.jsonl"
+    results = [json.loads(x) for x in report.read_text().splitlines()]
+    assert any(r.get("kind") == "result" and r["verdict"] == "pass" for r in results)
+    p = cli("validate", ".", cwd=saved_case)
+    assert p.returncode == 0, p.stdout + p.stderr
+    p = cli("stale", ".", cwd=saved_case)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "../../.threads-cases/last-report.jsonl" in p.stdout
+    p = cli("run", ".", "--impl", "threads-py", "--last-failed", cwd=saved_case)
+    assert p.returncode == 0 and "no failures in the last report" in p.stderr, p.stderr
+    assert sorted(x.name for x in saved_case.iterdir()) == before
+    # from the project's folder, the same report
+    p = cli("stale", "cases", cwd=tmp_path)
+    assert p.returncode == 0 and ".threads-cases/last-report.jsonl" in p.stdout
