@@ -192,11 +192,17 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
         fp = computed_fingerprint(files)
         fingerprint_ok = fp == meta.get("fingerprint")
         if fp is not None and not fingerprint_ok:
+            # fmt refuses a case with other problems: send the user there only when it helps
+            then = (
+                "fix the problems above first; `threads-cases fmt` refuses a case that does "
+                "not validate"
+                if problems
+                else "run `threads-cases fmt`"
+            )
             problems.append(
                 _problem(
                     "fingerprint_stale",
-                    f"the files give {fp}, case.json says "
-                    f"{meta.get('fingerprint')}; run `threads-cases fmt`",
+                    f"the files give {fp}, case.json says {meta.get('fingerprint')}; {then}",
                     p / "case.json",
                     "/fingerprint",
                 )

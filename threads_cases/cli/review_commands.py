@@ -24,6 +24,7 @@ from ..review import (
     render_case,
     short_fingerprint,
     stale_entries,
+    unfixable_problems,
     write_formatted,
 )
 from .app import app, fail, note, print_json, stdout
@@ -110,12 +111,18 @@ def fmt(
     written: list[str] = []
     for path in cases:
         result = format_case(path)
-        if result.problems:
+        problems = result.problems or unfixable_problems(path)
+        if problems:
             unreadable += 1
-            for p in result.problems:
+            for p in problems:
                 typer.echo(f"error[{p.code}]: {p.render()}", err=True)
-            for hint in dict.fromkeys(p.hint for p in result.problems if p.hint):
+            for hint in dict.fromkeys(p.hint for p in problems if p.hint):
                 typer.echo(f"  hint: {hint}", err=True)
+            typer.echo(
+                f"not formatted: {path}: the case does not validate; fix the problems above, "
+                "then run `threads-cases fmt` (it rewrites and re-fingerprints valid cases only)",
+                err=True,
+            )
             continue
         for rel in sorted(result.changed):
             what = result.reason(rel)

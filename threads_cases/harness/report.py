@@ -412,15 +412,38 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
             + "; add matchers (`threads-cases draft`) or accept that only the state is checked",
             style="yellow",
         )
-    stale = sorted({r.path for r in suite.results if "fingerprint_stale" in r.warnings})
-    if stale:
-        console.print(
-            f"warning: {len(stale)} case(s) changed since they were saved (fingerprint_stale): "
-            + ", ".join(stale[:5])
-            + (" ..." if len(stale) > 5 else "")
-            + "; review them, then `threads-cases fmt` records the new fingerprint",
-            style="yellow",
+    for line in stale_lines(suite):
+        console.print(line, style="yellow")
+
+
+def stale_lines(suite: SuiteResult) -> list[str]:
+    """The warnings for the cases edited since they were saved (``fingerprint_stale``): the
+    ones that load, to review and ``fmt``; the ones that do not (verdict ``error``: ``fmt``
+    refuses a case that does not validate), to fix first."""
+    stale: dict[str, bool] = {}
+    for r in suite.results:
+        if "fingerprint_stale" in r.warnings:
+            stale[r.path] = stale.get(r.path, False) or r.verdict == "error"
+    ok = sorted(p for p, broken in stale.items() if not broken)
+    broken = sorted(p for p, b in stale.items() if b)
+
+    def some(paths: list[str]) -> str:
+        return ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else "")
+
+    out = []
+    if ok:
+        out.append(
+            f"warning: {len(ok)} case(s) changed since they were saved (fingerprint_stale): "
+            f"{some(ok)}; review them, then `threads-cases fmt` records the new fingerprint"
         )
+    if broken:
+        out.append(
+            f"warning: {len(broken)} case(s) changed since they were saved and no longer load "
+            f"(fingerprint_stale, verdict error): {some(broken)}; fix what their error says "
+            "(`threads-cases validate` lists every problem): `fmt` refuses a case that does "
+            "not validate"
+        )
+    return out
 
 
 def print_conformance(

@@ -229,6 +229,8 @@ def run_one(
     try:
         case, problems = opened if opened is not None else inspect_case(path)
         err = first_blocking(problems)
+        if case is not None and not case.fingerprint_ok:  # whatever the verdict, as validate
+            result.warnings.append("fingerprint_stale")
         if case is None or (err is not None and err.location.file == str(path / "case.json")):
             assert err is not None
             raise err
@@ -242,8 +244,6 @@ def run_one(
                 f"(case.json dialects: {', '.join(case.dialects)})"
             )
             return result
-        if not case.fingerprint_ok:
-            result.warnings.append("fingerprint_stale")
         if err is not None:
             raise err  # the case is broken, not the agent (spec/replay.md 6.1)
         if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 from .diff import Change, bookkeeping_line, diff_case_files, diff_file, split_bookkeeping
 from .files import CANONICAL_DIALECT, RECORDING_FILES, case_summary, short_fingerprint, walk_case
-from .fmt import FormatResult, case_dirs_for, format_case, write_formatted
+from .fmt import FormatResult, case_dirs_for, format_case, unfixable_problems, write_formatted
 from .git import git_case_files
 from .show import VALUES_WARNING, event_summary, render_case
 from .stale import UNUSED_CODES, stale_entries
@@ -55,6 +55,7 @@ __all__ = [
     "short_fingerprint",
     "split_bookkeeping",
     "stale_entries",
+    "unfixable_problems",
     "validate_case",
     "walk_case",
     "write_formatted",

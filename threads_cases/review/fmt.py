@@ -1,9 +1,15 @@
 """``fmt``: rewrite the JSON files of a case in canonical form and refresh its fingerprint
 (spec/case-format.md 1.2); a format-1 ``case.json`` is upgraded to format 2 (1.3).
 
+A case that does not validate (spec/case-format.md 8.2: a missing file, a schema error, a
+log that does not read, an unknown file...) is refused whole: only a stale fingerprint and
+files that are not canonical are what ``fmt`` fixes, and a fresh fingerprint stamped on a
+broken case would hide that it was edited (:func:`unfixable_problems`).
+
 Reason codes: ``case_invalid`` (not a case directory, case.json not an object, a ``.json``
-file that is not strict JSON: the same code as ``run`` and ``validate``), ``log_invalid`` (a
-log line that is not strict JSON).
+file that is not strict JSON: the same code as ``run`` and ``validate``; any problem
+``validate`` reports that fmt does not fix), ``log_invalid`` (a log line that is not strict
+JSON), and the other codes of ``validate``.
 """
 
 from __future__ import annotations
@@ -96,6 +102,18 @@ def format_case(path: Path) -> FormatResult:
     result.changed = {rel: b for rel, b in new.items() if files.get(rel) != b}
     result.files = new
     return result
+
+
+def unfixable_problems(path: Path) -> list[Problem]:
+    """What ``validate`` finds in a case that ``fmt`` does not fix: every problem but a stale
+    fingerprint and a file that is not canonical. ``fmt`` formats a case only without any."""
+    from .validate import validate_case
+
+    return [
+        p
+        for p in validate_case(path)
+        if p.code != "fingerprint_stale" and not p.message.startswith("not canonical")
+    ]
 
 
 def write_formatted(result: FormatResult) -> None:

@@ -1,0 +1,95 @@
+"""`fmt` on cases that do not validate: it refuses them (naming each problem) instead of
+stamping a fresh fingerprint on a broken case, and nothing sends the user to `fmt` for a case
+it cannot fix. `run` warns about every stale fingerprint that `validate` reports."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+from conftest import cli
+
+from threads_cases.review import unfixable_problems
+
+
+def mixed(saved_case: Path) -> Path:
+    """cases/: ok (untouched), e1 and e2 (case.json edited by hand: stale, not canonical),
+    b-missing-model (edited, model.json removed), b-schema (an unknown key in case.json)."""
+    root = saved_case.parent
+    for name in ("ok", "e1", "e2", "b-missing-model", "b-schema"):
+        shutil.copytree(saved_case, root / name)
+    shutil.rmtree(saved_case)
+    for name in ("e1", "e2", "b-missing-model"):
+        meta = json.loads((root / name / "case.json").read_text())
+        meta["expect"]["must"].append({"type": "turn_completed"})
+        (root / name / "case.json").write_text(json.dumps(meta, indent=2))
+    (root / "b-missing-model" / "model.json").unlink()
+    meta = json.loads((root / "b-schema" / "case.json").read_text())
+    meta["bogus"] = 1
+    (root / "b-schema" / "case.json").write_text(json.dumps(meta, indent=2))
+    return root
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in folder.rglob("*") if p.is_file()}
+
+
+def test_unfixable_problems(saved_case: Path) -> None:
+    root = mixed(saved_case)
+    assert unfixable_problems(root / "ok") == []
+    assert unfixable_problems(root / "e1") == []  # stale and not canonical: fmt fixes both
+    (problem,) = unfixable_problems(root / "b-missing-model")
+    assert problem.code == "case_invalid" and "model.json is missing" in problem.message
+    (problem,) = unfixable_problems(root / "b-schema")
+    assert "bogus" in problem.message
+
+
+def test_fmt_refuses_cases_that_do_not_validate(saved_case: Path, tmp_path: Path) -> None:
+    root = mixed(saved_case)
+    broken = {n: snapshot(root / n) for n in ("b-missing-model", "b-schema")}
+    p = cli("fmt", "--check", "cases", cwd=tmp_path)
+    assert p.returncode == 1
+    assert "b-missing-model" not in p.stdout and "b-schema" not in p.stdout
+    assert "not formatted: cases/b-missing-model: the case does not validate" in p.stderr
+    p = cli("fmt", "cases", cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert sorted(re.findall(r"formatted cases/(\S+)/case.json", p.stdout)) == ["e1", "e2"]
+    assert "error[case_invalid]: cases/b-missing-model/model.json: model.json is missing" in (
+        p.stderr
+    )
+    assert "not formatted: cases/b-schema: the case does not validate" in p.stderr
+    for name, files in broken.items():
+        assert snapshot(root / name) == files  # not a byte written
+    for name in ("ok", "e1", "e2"):
+        assert cli("validate", f"cases/{name}", cwd=tmp_path).returncode == 0
+
+
+def test_run_warns_for_every_stale_fingerprint_validate_finds(
+    saved_case: Path, tmp_path: Path
+) -> None:
+    mixed(saved_case)
+    p = cli("validate", "cases", cwd=tmp_path)
+    stale = set(re.findall(r"error\[fingerprint_stale\]: cases/([^/]+)/", p.stdout + p.stderr))
+    assert stale == {"e1", "e2", "b-missing-model", "b-schema"}
+    # the broken ones are not sent to fmt, by validate or by run
+    for line in (p.stdout + p.stderr).splitlines():
+        if "fingerprint_stale" in line and "/b-" in line:
+            assert "run `threads-cases fmt`" not in line and "refuses" in line
+    p = cli("run", "cases", "--impl", "threads-py", cwd=tmp_path)
+    warnings = [x for x in p.stdout.splitlines() if x.startswith("warning:")]
+    fixable = next(x for x in warnings if "`threads-cases fmt` records" in x)
+    assert "2 case(s)" in fixable and "cases/e1" in fixable and "b-" not in fixable
+    broken = next(x for x in warnings if "no longer load" in x)
+    assert (
+        "2 case(s)" in broken and "cases/b-missing-model" in broken and "cases/b-schema" in broken
+    )
+    p = cli("run", "cases", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    lines = [json.loads(x) for x in p.stdout.splitlines()]
+    warned = {
+        Path(r["path"]).name
+        for r in lines
+        if r.get("kind") == "result" and "fingerprint_stale" in r["warnings"]
+    }
+    assert warned == stale
