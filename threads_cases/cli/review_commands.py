@@ -9,7 +9,7 @@ missing path; ``list`` 0; ``stale`` 0, 2 when the report is missing.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.table import Table
@@ -24,6 +24,7 @@ from ..review import (
     render_case,
     short_fingerprint,
     stale_entries,
+    unchecked_cases,
     unfixable_problems,
     write_formatted,
 )
@@ -247,14 +248,24 @@ def stale(
                 hint="pass --report a JSON Lines report of `threads-cases run`",
             )
         entries = stale_entries(results, path)
+        unchecked = _unchecked(results, path, report)
     except CaseError as err:
         raise refuse(err) if err.code == "invalid_request" else fail(err) from None
     if fmt == "json":
-        print_json({"report": str(report), "stale": entries})
-        return
+        print_json({"report": str(report), "stale": entries, "unchecked": unchecked})
+        raise typer.Exit(1 if unchecked else 0)
+    if unchecked:
+        typer.echo(
+            f"warning: {len(unchecked)} case(s) under {path} have no checked result in "
+            f"{report}, so their recordings were not looked at: {', '.join(unchecked[:5])}"
+            + (" ..." if len(unchecked) > 5 else "")
+            + f"; run `threads-cases run {path}` to check them",
+            err=True,
+        )
     if not entries:
-        typer.echo(f"no case left a reply or stub unused in {report}")
-        return
+        what = f"the cases {report} checked (see the warning)" if unchecked else report
+        typer.echo(f"no case left a reply or stub unused in {what}")
+        raise typer.Exit(1 if unchecked else 0)
     table = Table(header_style="bold")
     for col in ("case", "implementations", "unused", "path"):
         table.add_column(col)
@@ -267,3 +278,29 @@ def stale(
         )
     stdout.print(table, width=_width())
     typer.echo(f"{len(entries)} case(s) with unused recordings")
+    raise typer.Exit(1 if unchecked else 0)
+
+
+def _unchecked(results: list[dict[str, Any]], path: Path | None, report: Path) -> list[str]:
+    """The cases under ``path`` that ``report`` did not check (none without ``path``: the
+    cases asked about are then the report's own). Raises ``invalid_request`` when there is
+    no case under ``path``, or the report checked none of them: it cannot answer then."""
+    if path is None:
+        return []
+    unchecked, done = unchecked_cases(results, path)
+    if not unchecked and not done:
+        raise CaseError(
+            "invalid_request",
+            f"no cases under {path}",
+            hint="pass a case directory or a folder holding cases (each with a case.json)",
+        )
+    if not done:
+        raise CaseError(
+            "invalid_request",
+            f"{report} holds no checked result for the {len(unchecked)} case(s) under {path} "
+            "(it reports on other cases, or only errors and skips for these): it cannot tell "
+            "which of their replies or stubs are unused",
+            hint=f"run `threads-cases run {path}` first, or pass --report a report of a run "
+            "of these cases (its paths are as that run found them, from the folder it ran in)",
+        )
+    return unchecked

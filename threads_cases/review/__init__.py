@@ -33,7 +33,7 @@ from .files import CANONICAL_DIALECT, RECORDING_FILES, case_summary, short_finge
 from .fmt import FormatResult, case_dirs_for, format_case, unfixable_problems, write_formatted
 from .git import git_case_files
 from .show import VALUES_WARNING, event_summary, render_case
-from .stale import UNUSED_CODES, stale_entries
+from .stale import UNUSED_CODES, stale_entries, unchecked_cases
 from .validate import validate_case
 
 __all__ = [
@@ -55,6 +55,7 @@ __all__ = [
     "short_fingerprint",
     "split_bookkeeping",
     "stale_entries",
+    "unchecked_cases",
     "unfixable_problems",
     "validate_case",
     "walk_case",

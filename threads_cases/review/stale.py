@@ -51,3 +51,20 @@ def stale_entries(results: list[dict[str, Any]], under: Path | None = None) -> l
             if detail not in entry["details"]:
                 entry["details"].append(detail)
     return [by_path[p] for p in sorted(by_path)]
+
+
+def unchecked_cases(results: list[dict[str, Any]], under: Path) -> tuple[list[str], int]:
+    """The cases under ``under`` (found as ``run`` finds them) that no result of a report
+    checked, and how many it checked. A result checks its case when the replay ran: a verdict
+    other than ``error`` and ``skip``. Report paths are as the run found them (relative to
+    the folder it ran in)."""
+    from ..harness.runner import discover
+
+    checked = {
+        Path(str(r.get("path", ""))).resolve()
+        for r in results
+        if r.get("verdict") not in ("error", "skip")
+    }
+    cases = discover([under])
+    missing = [str(c) for c in cases if c.resolve() not in checked]
+    return missing, len(cases) - len(missing)
