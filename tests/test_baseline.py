@@ -252,7 +252,14 @@ def test_init_ignores_the_run_files_but_not_the_baseline(tmp_path: Path) -> None
     init_project(tmp_path)
     lines = (tmp_path / ".gitignore").read_text().splitlines()
     assert ".threads-cases/" not in lines
-    assert lines.count(".threads-cases/*") == 1 and "!.threads-cases/baseline.json" in lines
+    assert lines.count("**/.threads-cases/*") == 1 and "!**/.threads-cases/baseline.json" in lines
+    # the later init's top-level-only lines become the ones for every folder
+    (tmp_path / ".gitignore").write_text(
+        "build/\n.threads-cases/*\n!.threads-cases/baseline.json\n"
+    )
+    init_project(tmp_path)
+    lines = (tmp_path / ".gitignore").read_text().splitlines()
+    assert lines == ["build/", "**/.threads-cases/*", "!**/.threads-cases/baseline.json"]
     before = (tmp_path / ".gitignore").read_text()
     init_project(tmp_path)
     assert (tmp_path / ".gitignore").read_text() == before  # idempotent

@@ -205,7 +205,7 @@ def test_init_is_idempotent(
     assert "cases/**/*.json diff=threads-cases\n" in files[".gitattributes"]
     assert "cases/**/*.jsonl diff=threads-cases\n" in files[".gitattributes"]
     assert files[".gitignore"].startswith("build/\n")
-    assert ".threads-cases/*\n!.threads-cases/baseline.json\n" in files[".gitignore"]
+    assert "**/.threads-cases/*\n!**/.threads-cases/baseline.json\n" in files[".gitignore"]
     config = subprocess.run(
         ["git", "-C", str(tmp_path), "config", "--get", "diff.threads-cases.command"],
         capture_output=True,

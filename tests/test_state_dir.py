@@ -5,8 +5,11 @@ refused the case (an unknown file, a stale fingerprint)."""
 from __future__ import annotations
 
 import json
+import shutil
+import subprocess
 from pathlib import Path
 
+import pytest
 from conftest import cli
 
 from threads_cases.core.statedir import state_home, state_path
@@ -55,3 +58,25 @@ def test_run_stale_and_last_failed_from_a_case_folder(saved_case: Path, tmp_path
     # from the case's folder), so it does not cover cases/sample from here and says so
     p = cli("stale", "cases", cwd=tmp_path)
     assert p.returncode == 2 and "holds no checked result" in p.stderr, p.stderr
+
+
+def test_init_ignores_the_report_of_a_run_from_any_folder(saved_case: Path, tmp_path: Path) -> None:
+    """`init`'s ignore rule covers `.threads-cases/` wherever `run` keeps it (a run from
+    `cases/` keeps it in `cases/`), the baseline excepted."""
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git is not installed")
+    subprocess.run([git, "init", "-q", str(tmp_path)], check=True)
+    assert cli("init", ".", cwd=tmp_path).returncode == 0
+    for where in (tmp_path, tmp_path / "cases", saved_case):
+        p = cli("run", ".", "--impl", "threads-py", cwd=where)
+        assert p.returncode == 0, p.stdout + p.stderr
+    assert (tmp_path / "cases" / ".threads-cases" / "last-report.jsonl").is_file()
+    (tmp_path / "cases" / ".threads-cases" / "baseline.json").write_text("{}")
+    status = subprocess.run(
+        [git, "-C", str(tmp_path), "status", "--porcelain", "--untracked-files=all"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.splitlines()
+    assert [x for x in status if ".threads-cases" in x] == ["?? cases/.threads-cases/baseline.json"]

@@ -7,7 +7,7 @@ a folder above holds ``case.json``): a case holds only the files of its format, 
 written there makes ``validate`` refuse it (an unknown file, a stale fingerprint). From inside
 a case the folder is the one of the project around it: the nearest folder above the case that
 holds ``pyproject.toml``, ``threads-cases.toml`` or ``.git`` (where ``init`` writes the
-``.gitignore`` rule that hides ``.threads-cases/*``), else the folder holding the case.
+``.gitignore`` rule ``**/.threads-cases/*``), else the folder holding the case.
 """
 
 from __future__ import annotations

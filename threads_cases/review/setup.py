@@ -4,8 +4,9 @@
 
 - ``.gitattributes`` maps the case files under ``CASES/`` to the ``threads-cases`` diff driver
   (``CASES/**/*.json diff=threads-cases`` and the same for ``*.jsonl``);
-- ``.gitignore`` holds ``.threads-cases/*`` (where ``run`` keeps its last report) and
-  ``!.threads-cases/baseline.json`` (the expected failures, to commit);
+- ``.gitignore`` holds ``**/.threads-cases/*`` (where ``run`` keeps its last report, in
+  whatever folder it ran from) and ``!**/.threads-cases/baseline.json`` (the expected
+  failures, to commit); an earlier ``init``'s top-level-only lines are rewritten so;
 - the clone's git config runs ``threads-cases diff --git-driver`` for that driver
   (``git config diff.threads-cases.command``), when ``ROOT`` is inside a git work tree.
 
@@ -39,16 +40,25 @@ class Step:
 
 #: What ``.gitignore`` gets: the run's files, but not the baseline, which is committed
 #: (spec/replay.md section 12; git cannot re-include a file of an ignored folder, hence ``/*``).
-IGNORE = [".threads-cases/*", "!.threads-cases/baseline.json"]
+#: ``**/``: a run from a subfolder keeps its report there (core.statedir), and an anchored
+#: ``.threads-cases/*`` only covered the top level.
+IGNORE = ["**/.threads-cases/*", "!**/.threads-cases/baseline.json"]
+#: an earlier ``init``'s lines -> today's: ``.threads-cases/`` hid the whole folder, baseline
+#: included; ``.threads-cases/*`` and its ``!`` line covered the top level only
+_OLD_IGNORE = {
+    ".threads-cases/": IGNORE[0],
+    ".threads-cases/*": IGNORE[0],
+    "!.threads-cases/baseline.json": IGNORE[1],
+}
 
 
 def _unignore_baseline(path: Path) -> bool:
-    """Rewrite a ``.threads-cases/`` line (an earlier ``init``'s, which hides the whole folder,
-    baseline included) as ``.threads-cases/*``; True when rewritten."""
+    """Rewrite an earlier ``init``'s ignore lines (:data:`_OLD_IGNORE`) as today's; True when
+    rewritten."""
     try:
         text = path.read_text(encoding="utf-8") if path.exists() else ""
         lines = text.splitlines(keepends=True)
-        new = [IGNORE[0] + "\n" if ln.strip() == ".threads-cases/" else ln for ln in lines]
+        new = [_OLD_IGNORE[ln.strip()] + "\n" if ln.strip() in _OLD_IGNORE else ln for ln in lines]
         if new == lines:
             return False
         path.write_text("".join(new), encoding="utf-8")
