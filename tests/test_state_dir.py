@@ -80,3 +80,15 @@ def test_init_ignores_the_report_of_a_run_from_any_folder(saved_case: Path, tmp_
         check=True,
     ).stdout.splitlines()
     assert [x for x in status if ".threads-cases" in x] == ["?? cases/.threads-cases/baseline.json"]
+
+
+def test_the_default_baseline_is_never_inside_a_case(
+    saved_case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from threads_cases.harness.baseline import locate_baseline
+
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    monkeypatch.chdir(saved_case)
+    assert locate_baseline() == Path("../../.threads-cases/baseline.json")
+    monkeypatch.chdir(tmp_path)
+    assert locate_baseline() == Path(".threads-cases/baseline.json")

@@ -39,6 +39,7 @@ from ..core.canonical import canonical_document
 from ..core.errors import CaseError
 from ..core.schemas import schema_problems
 from ..core.shapes import BaselineRecord
+from ..core.statedir import state_path
 from ..core.strictjson import read_json_file
 
 FORMAT = 1
@@ -239,11 +240,15 @@ def configured_baseline(start: Path | None = None) -> Path | None:
 
 def locate_baseline(explicit: Path | None = None, start: Path | None = None) -> Path:
     """The baseline file a run uses: ``explicit`` (``--baseline``), else the configured one
-    (:func:`configured_baseline`), else :data:`DEFAULT_PATH` under ``start`` (the current
-    folder). The path may not exist (``baseline update`` creates it)."""
+    (:func:`configured_baseline`), else :data:`DEFAULT_PATH` under ``start``, by default
+    the current folder, or from inside a case the project's folder
+    (:func:`~threads_cases.core.statedir.state_path`). The path may not exist (``baseline
+    update`` creates it)."""
     if explicit is not None:
         return explicit
-    return configured_baseline(start) or (start or Path()) / DEFAULT_PATH
+    if start is None:  # never inside a case (core.statedir), where a file breaks the case
+        return configured_baseline(start) or state_path(DEFAULT_PATH.name)
+    return configured_baseline(start) or start / DEFAULT_PATH
 
 
 def load_baseline(explicit: Path | None = None, start: Path | None = None) -> Baseline:

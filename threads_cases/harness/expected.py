@@ -26,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..core.statedir import state_home
 from .baseline import DEFAULT_PATH, PRUNE_COMMAND, TODO_REASON, Baseline, Entry
 from .runner import CaseResult
 
@@ -144,7 +145,7 @@ def stale_message(stale: Sequence[Entry], baseline: Baseline) -> str:
 
 def _default(path: Path) -> bool:
     try:
-        return path.resolve() == (Path.cwd() / DEFAULT_PATH).resolve()
+        return path.resolve() == (state_home() / DEFAULT_PATH).resolve()
     except OSError:
         return False
 
