@@ -111,6 +111,32 @@ def test_errors_match_entries_without_a_check_and_unavailable_drivers_are_not_ju
     assert skip.verdict == "skip" and not stale_entries([skip])
 
 
+def _unreadable(code: str = "case_invalid") -> CaseResult:
+    r = result("error", reasons=[code])
+    r.unreadable = True  # the harness could not read the case: its error, not the impl's
+    return r
+
+
+@pytest.mark.parametrize("code", ["case_invalid", "json_invalid", "log_invalid"])
+def test_a_case_that_cannot_be_read_is_never_covered_nor_added(code: str) -> None:
+    same = Entry("c", "py", "tracked upstream", None, code)
+    anything = Entry("c", "py", "any failure")
+    by_check = Entry("c", "py", "x", "must[0]", "must_unmatched")
+    r = apply_baseline(_unreadable(code), Baseline(None, (same, anything, by_check)))
+    assert r.verdict == "error" and not r.passed() and r.baseline is None
+    assert new_entries([r]) == []  # baseline update adds nothing for it
+    # the entry that records the read error is wrong: prune removes it; the others wait
+    assert stale_entries([r]) == [same]
+    assert "never lists a case that cannot be read" in r.message
+    assert "threads-cases baseline prune" in r.message
+    alone = apply_baseline(_unreadable(code), Baseline(None, (anything,)))
+    assert alone.verdict == "error" and stale_entries([alone]) == []
+    assert "apply again once it can be read" in alone.message
+    # the same code answered by the implementation (the harness read the case) is listable
+    refused = apply_baseline(result("error", reasons=[code]), Baseline(None, (same,)))
+    assert refused.verdict == "xfail"
+
+
 def test_entries_of_other_cases_and_implementations_do_not_apply() -> None:
     others = Baseline(None, (Entry("d", "py", "x"), Entry("c", "ts", "x")))
     r = apply_baseline(result(*FAILS_MUST_2), others)

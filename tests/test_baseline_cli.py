@@ -191,3 +191,65 @@ def test_update_then_prune_leave_a_clean_baseline(tmp_path: Path) -> None:
 
     again = cli("baseline", "prune", "cases", *impls, cwd=tmp_path)
     assert again.returncode == 0 and "(unchanged)" in again.stdout
+
+
+def _damage(case: Path, how: str) -> None:
+    """Make a case unreadable: a missing file, a trailing comma, a schema error, a cut log."""
+    if how == "missing":
+        (case / "model.json").unlink()
+    elif how == "comma":
+        p = case / "case.json"
+        p.write_text(p.read_text().rstrip().removesuffix("}") + ",}")
+    elif how == "schema":
+        p = case / "case.json"
+        doc = read_json_file(p)
+        doc["expect"]["must"] = "x"
+        p.write_bytes(canonical_document(doc))
+    else:
+        log = case / "log.threads-py.jsonl"
+        log.write_bytes(log.read_bytes()[: log.stat().st_size // 2])
+
+
+def test_cases_that_cannot_be_read_stay_errors_and_never_enter_the_baseline(
+    tmp_path: Path,
+) -> None:
+    damaged = {"reads-notes": "missing", "lists-files": "comma", "weather-stub": "schema"}
+    damaged["writes-summary"] = "cut"
+    for name in [*damaged, "deletes-file"]:
+        shutil.copytree(CONFORMANCE / name, tmp_path / "cases" / name)
+    for name, how in damaged.items():
+        _damage(tmp_path / "cases" / name, how)
+    impls = [a for i in IMPLS for a in ("--impl", i)]
+    update = cli("baseline", "update", "cases", *impls, "--reason", "tracked", cwd=tmp_path)
+    assert update.returncode == 0, update.stderr
+    assert "0 added" in update.stdout
+    assert "4 case(s) cannot be read and get no entry" in update.stderr
+    assert "cases/writes-summary (log_invalid)" in update.stderr
+    assert not read_baseline(tmp_path / ".threads-cases" / "baseline.json").entries
+
+    # entries an older version wrote for them do not make them pass, and prune removes them
+    target = tmp_path / ".threads-cases" / "baseline.json"
+    target.write_text(
+        json.dumps(
+            {
+                "format": 1,
+                "entries": [
+                    {"case": c, "implementation": i, "code": code, "reason": "tracked"}
+                    for c in damaged
+                    for i in IMPLS
+                    for code in ["log_invalid" if c == "writes-summary" else "case_invalid"]
+                ],
+            }
+        )
+    )
+    proc = run(tmp_path, "--format", "json")
+    assert proc.returncode == 3, proc.stdout[-2000:]
+    results = [json.loads(x) for x in proc.stdout.splitlines()][1:-1]
+    assert {r["case"]: r["verdict"] for r in results if r["case"] in damaged} == dict.fromkeys(
+        damaged, "error"
+    )
+    broken = [r for r in results if r["case"] in damaged]
+    assert all("never lists a case that cannot be read" in r["message"] for r in broken)
+    prune = cli("baseline", "prune", "cases", *impls, cwd=tmp_path)
+    assert prune.returncode == 0, prune.stderr
+    assert "8 removed, 0 entries" in prune.stdout

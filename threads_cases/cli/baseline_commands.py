@@ -104,6 +104,25 @@ def _show(change: BaselineChange, verb: str, as_json: bool) -> None:
     )
 
 
+def _warn_unreadable(suite: SuiteResult) -> None:
+    """A warning naming the cases the run could not read: a baseline never lists them
+    (spec/replay.md 12.3), so they stay ``error`` until someone fixes them."""
+    broken = sorted(
+        {(r.path, r.reasons[0] if r.reasons else "") for r in suite.results if r.unreadable}
+    )
+    if not broken:
+        return
+    shown = ", ".join(f"{p} ({code})" for p, code in broken[:5]) + (
+        " ..." if len(broken) > 5 else ""
+    )
+    note(
+        f"warning: {len(broken)} case(s) cannot be read and get no entry (a baseline never "
+        f"lists a broken case; they stay error): {shown}; `threads-cases validate CASE` "
+        "names every problem",
+        "yellow",
+    )
+
+
 @baseline_app.command()
 def update(
     paths: PathsArg = None,
@@ -139,6 +158,7 @@ def update(
     path, suite = _run(paths, impl, baseline, strict, timeout, isolation)
     change = update_baseline(path, suite.results, reason=reason, issue=issue)
     _show(change, "added", as_json)
+    _warn_unreadable(suite)
     if change.added and reason is None and not as_json:
         note(
             f"warning: the new entries say 'TODO: say why this fails': edit {path} "

@@ -197,7 +197,11 @@ def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
     started = time.perf_counter()
     result = CaseResult(test.name, str(test.path), impl.name, "error")
     try:
-        doc = read_json_file(test.path, code="case_invalid")
+        try:
+            doc = read_json_file(test.path, code="case_invalid")
+        except CaseError:
+            result.unreadable = True  # the test is broken, not the implementation
+            raise
         check = RUNNERS[test.area](doc, impl)
         result.checks = [check]
         result.verdict = "pass" if check.result == "pass" else "fail"
@@ -205,6 +209,7 @@ def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
     except CaseError as err:
         could_not_run(result, impl, err)
     except (KeyError, TypeError) as exc:
+        result.unreadable = True
         result.reasons = ["case_invalid"]
         result.message = f"malformed test file: {type(exc).__name__}: {exc}"
     finally:

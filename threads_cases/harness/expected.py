@@ -18,6 +18,13 @@ no failure, no entry                        the verdict stays
 
 Results that did not run (``skip``, and ``error driver_unavailable``: this machine, not the
 implementation) are not judged: their entries are neither used nor stale.
+
+A result whose case the harness itself could not read or check (``result.unreadable``: a
+missing file, a file that is not strict JSON, a schema error, a damaged log) is the case's
+error, not the implementation's: no entry covers it, so its verdict stays ``error`` and
+``baseline update`` never adds an entry for it. Its entries that name its error (no check,
+that code) are stale: a baseline never lists an unreadable case, ``baseline prune`` removes
+them. Its other entries are neither used nor stale until the case can be read again.
 """
 
 from __future__ import annotations
@@ -84,6 +91,10 @@ def judge(result: CaseResult, entries: Sequence[Entry], strict: bool = False) ->
     implementation (module docstring)."""
     if not ran(result):
         return Judgement(result.verdict, judged=False)
+    if result.unreadable:
+        code = result.reasons[0] if result.reasons else None
+        wrong = tuple(e for e in entries if e.check is None and e.code == code)
+        return Judgement(result.verdict, stale=wrong)
     found = failures_of(result, strict)
     failing = [f for f in found if f.failing]
     stale = tuple(e for e in entries if not any(f.covered_by(e) for f in found))
@@ -110,6 +121,9 @@ def apply_baseline(result: CaseResult, baseline: Baseline, strict: bool = False)
     result.judgement = j
     if not j.judged or not entries:
         return result
+    if result.unreadable:
+        result.message = _join(result.message, unreadable_message(j.stale, baseline))
+        return result
     result.verdict = j.verdict
     if j.verdict == "xfail":
         result.baseline = j.covering[0].record()
@@ -134,13 +148,27 @@ def stale_message(stale: Sequence[Entry], baseline: Baseline) -> str:
     with `threads-cases baseline prune``` (for a conformance skips file: remove it from the
     file)."""
     named = "; ".join(f"{e.label} ({e.reason})" for e in stale)
+    return f"stale baseline entry: {named} no longer fails; {_how(baseline)}"
+
+
+def unreadable_message(wrong: Sequence[Entry], baseline: Baseline) -> str:
+    """Why a baseline entry does not turn a case that cannot be read into an ``xfail``, and
+    how to remove the entries that list such a case."""
+    line = "the baseline never lists a case that cannot be read: fix the case"
+    if not wrong:
+        return line + " (its baseline entries apply again once it can be read)"
+    named = "; ".join(f"{e.label} {e.code} ({e.reason})" for e in wrong)
+    return f"{line}; wrong baseline entry: {named}: {_how(baseline)}"
+
+
+def _how(baseline: Baseline) -> str:
+    """How to remove a stale entry from ``baseline``: the prune command, or for a conformance
+    suite's skips file, an edit of that file."""
     src = baseline.path
     if src is not None and src.parent.name == "skips":
-        how = f"remove it from {src}"
-    else:
-        where = f" --baseline {src}" if src is not None and not _default(src) else ""
-        how = f"remove it with `{PRUNE_COMMAND}{where}`"
-    return f"stale baseline entry: {named} no longer fails; {how}"
+        return f"remove it from {src}"
+    where = f" --baseline {src}" if src is not None and not _default(src) else ""
+    return f"remove it with `{PRUNE_COMMAND}{where}`"
 
 
 def _default(path: Path) -> bool:

@@ -40,7 +40,7 @@ from .checks import Check as Check
 from .checks import check_case as check_case
 from .checks import check_live_case
 from .checks import verdict_of as verdict_of
-from .live.desk import LiveRun
+from .live.desk import LiveRun, live_totals
 from .pool import default_jobs, pooled, run_work, shard_of
 
 if TYPE_CHECKING:
@@ -75,6 +75,9 @@ class CaseResult:
     #: what the baseline made of the result (an ``expected.Judgement``; not reported)
     judgement: Any = field(default=None, repr=False, compare=False)
     location: Location | None = field(default=None, compare=False)  # the error's file, line
+    #: the harness could not read or check the case itself (its ``error`` is the case's, not
+    #: the implementation's): no baseline entry ever lists it (spec/replay.md 12.3)
+    unreadable: bool = field(default=False, compare=False)
 
     def passed(self, strict: bool = False) -> bool:
         return self.verdict in ("pass", "skip", "xfail") or (
@@ -233,6 +236,7 @@ def run_one(
             result.warnings.append("fingerprint_stale")
         if case is None or (err is not None and err.location.file == str(path / "case.json")):
             assert err is not None
+            result.unreadable = True
             raise err
         result.case = case.name
         if impl.dialect not in case.dialects:
@@ -245,6 +249,7 @@ def run_one(
             )
             return result
         if err is not None:
+            result.unreadable = True
             raise err  # the case is broken, not the agent (spec/replay.md 6.1)
         if not case.meta["expect"]["must"] and not case.meta["expect"]["expect"]:
             result.warnings.append("no_expectations")  # saved with --no-draft
@@ -457,22 +462,6 @@ def run_suite(
         shard=shard,
         live=None if live is None else live_totals(live, done),
     )
-
-
-def live_totals(live: LiveRun, results: Sequence[CaseResult]) -> dict[str, Any]:
-    """A live run's totals (spec/replay.md 11.6): provenance summed over the results, the
-    live calls made, the spend (None when a call could not be priced), and the limits."""
-    provenance = {"reused": 0, "supplied": 0, "live": 0}
-    for r in results:
-        for k, v in (r.live or {}).get("provenance", {}).items():
-            provenance[k] += v
-    return {
-        "provenance": provenance,
-        "calls": live.calls,
-        "cost_usd": round(live.spent, 6) if live.priced else None,
-        "budget": live.options.budget,
-        "max_cost_usd": live.options.max_cost_usd,
-    }
 
 
 def isolation_of(impl: Implementation) -> str:

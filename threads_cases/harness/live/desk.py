@@ -25,6 +25,7 @@ stops after it (its cost cannot be known; the call counts).
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -203,3 +204,19 @@ class CaseLedger:
         """``{"provenance": {reused, supplied, live}, "calls", "cost_usd"}`` for a report."""
         cost = None if self.cost_usd is None else round(self.cost_usd, 6)
         return {"provenance": dict(self.provenance), "calls": self.calls, "cost_usd": cost}
+
+
+def live_totals(live: LiveRun, results: Sequence[Any]) -> dict[str, Any]:
+    """A live run's totals (spec/replay.md 11.6): provenance summed over the results, the
+    live calls made, the spend (None when a call could not be priced), and the limits."""
+    provenance = {"reused": 0, "supplied": 0, "live": 0}
+    for r in results:
+        for k, v in (r.live or {}).get("provenance", {}).items():
+            provenance[k] += v
+    return {
+        "provenance": provenance,
+        "calls": live.calls,
+        "cost_usd": round(live.spent, 6) if live.priced else None,
+        "budget": live.options.budget,
+        "max_cost_usd": live.options.max_cost_usd,
+    }
