@@ -4,6 +4,7 @@ labels, the report header and the `run --isolation` option, run as real subproce
 from __future__ import annotations
 
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from threads_cases.harness.isolation import (
 )
 from threads_cases.harness.registry import open_implementation
 from threads_cases.harness.runner import isolation_of
+from threads_cases.protocol.client import DriverImplementation, unstartable
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"
@@ -86,3 +88,69 @@ def test_run_defaults_to_netns_when_available_and_says_so(tmp_path: Path) -> Non
     mode = "netns" if netns_command() else "guard"
     assert json.loads(out.stdout.splitlines()[0])["isolation"] == {"threads-py": mode}
     assert f"isolation: threads-py {mode}" in out.stderr
+
+
+def test_unstartable_says_why_a_command_cannot_start(tmp_path: Path) -> None:
+    script = tmp_path / "drv"
+    assert unstartable(["./drv"], str(tmp_path)) == "No such file or directory"
+    assert unstartable(["no-such-program-anywhere"]) == "No such file or directory"
+    script.write_text("#!/bin/sh\n")
+    assert unstartable(["./drv"], str(tmp_path)) == "Permission denied"
+    script.chmod(0o755)
+    assert unstartable(["./drv"], str(tmp_path)) is None
+    assert unstartable([str(tmp_path)]) == "Permission denied"  # a folder
+    assert unstartable(["sh"]) is None
+
+
+def _launched(tmp_path: Path, command: list[str], launcher: tuple[str, ...]) -> CaseError:
+    impl = DriverImplementation(
+        "mine", command, dialect="threads-py", cwd=str(tmp_path), launcher=launcher
+    )
+    try:
+        with pytest.raises(CaseError) as info:
+            impl.hello()
+        # never started: unavailable, not a crash to retry
+        assert (impl.restarts == 0) is (info.value.code == "driver_unavailable")
+        return info.value
+    finally:
+        impl.close()
+
+
+def test_a_missing_driver_under_a_launcher_is_unavailable_not_crashed(tmp_path: Path) -> None:
+    # the launcher would run it inside a namespace: it is checked before, never launched
+    err = _launched(tmp_path, ["./my-driver"], ("/bin/sh", "-c", "exit 99", "sh"))
+    assert err.code == "driver_unavailable", err.message
+    assert err.message.startswith("cannot start mine (./my-driver): No such file or directory")
+
+
+def test_a_launcher_that_cannot_execute_the_driver_is_unavailable(tmp_path: Path) -> None:
+    # what unshare prints when the exec inside the namespace fails (a bad #! interpreter)
+    (tmp_path / "drv").write_text("#!/nonexistent/interpreter\n")
+    (tmp_path / "drv").chmod(0o755)
+    says = 'echo "sh: failed to execute $0: No such file or directory" >&2; exit 127'
+    err = _launched(tmp_path, ["./drv"], ("/bin/sh", "-c", says))
+    assert err.code == "driver_unavailable", err.message
+    assert "cannot start mine (./drv): No such file or directory" in err.message
+    # a driver that ran and exited is still a crash
+    err = _launched(tmp_path, ["./drv"], ("/bin/sh", "-c", "echo boom >&2; exit 3"))
+    assert err.code == "driver_crashed"
+
+
+@pytest.mark.parametrize("mode", ["netns", "guard"])
+def test_a_configured_driver_that_is_missing_is_unavailable_under_every_isolation(
+    tmp_path: Path, mode: str
+) -> None:
+    if mode == "netns" and netns_command() is None:
+        pytest.skip("no tool can create a network namespace here")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.threads-cases.implementations.my-impl]\ncommand = ["./my-driver"]\n'
+    )
+    for name in ("reads-notes", "lists-files"):
+        shutil.copytree(CASE.parent / name, tmp_path / "cases" / name)
+    p = cli("run", "cases", "--impl", "my-impl", "--isolation", mode, cwd=tmp_path)
+    assert p.returncode == 3, p.stdout
+    assert "driver_crashed" not in p.stdout and "╭" not in p.stdout  # no panel per case
+    assert (
+        "error[driver_unavailable]: my-impl could not start (2 case(s)): cannot start my-impl "
+        "(./my-driver): No such file or directory; its command must be" in p.stdout
+    ), p.stdout

@@ -120,8 +120,8 @@ def test_an_implementation_configured_in_pyproject_counts_as_named(tmp_path: Pat
     p = cli("run", str(root), "--format", "json", cwd=tmp_path)
     assert p.returncode == 3, p.stdout
     mine = [json.loads(x) for x in p.stdout.splitlines() if '"mine"' in x and '"result"' in x]
-    # unavailable, or crashed when a sandbox wrapper starts it: an error either way, never skip
-    assert [r["verdict"] for r in mine] == ["error"], mine
+    # unavailable under every isolation (checked before a namespace tool starts it): never skip
+    assert [(r["verdict"], r["reasons"]) for r in mine] == [("error", ["driver_unavailable"])]
 
 
 def test_the_pytest_plugin_fails_when_a_named_implementation_cannot_run(

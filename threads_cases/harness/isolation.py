@@ -95,15 +95,21 @@ def check_mode(mode: str) -> str:
     return mode
 
 
-def wrap_command(command: Sequence[str], mode: str) -> list[str]:
-    """``command`` as it is started under ``mode`` (prefixed with the namespace tool for
-    ``netns``)."""
+def launcher(mode: str) -> tuple[str, ...]:
+    """The argv prefix a driver command is started with under ``mode``: the namespace tool
+    for ``netns``, else nothing."""
     if mode != "netns":
-        return list(command)
+        return ()
     prefix = netns_command()
     if prefix is None:
         raise CaseError("invalid_request", "no tool can create a network namespace here")
-    return [*prefix, *command]
+    return prefix
+
+
+def wrap_command(command: Sequence[str], mode: str) -> list[str]:
+    """``command`` as it is started under ``mode`` (prefixed with the namespace tool for
+    ``netns``)."""
+    return [*launcher(mode), *command]
 
 
 def has_guard(name: str) -> bool:

@@ -65,6 +65,7 @@ class DriverPool:
             validate_protocol=f.validate_protocol,
             cwd=f.cwd,
             env=f.env,
+            launcher=f.launcher,
         )
         self._members.append(member)
         return member

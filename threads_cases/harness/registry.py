@@ -216,7 +216,7 @@ def open_implementation(
 def _open(
     name: str, timeout: float | None, isolated: bool, validate_protocol: bool, isolation: str
 ) -> Implementation:
-    from .isolation import ENV, check_mode, label, wrap_command
+    from .isolation import ENV, check_mode, label, launcher
 
     check_mode(isolation)
     env = {ENV: isolation}
@@ -224,11 +224,12 @@ def _open(
     def driver(command: list[str], dialect: str, default_timeout: float) -> Implementation:
         impl = DriverImplementation(
             name,
-            wrap_command(command, isolation),
+            command,
             dialect=dialect,
             timeout=timeout or default_timeout,
             validate_protocol=validate_protocol,
             env=env,
+            launcher=launcher(isolation),
         )
         impl.isolation = label(name, isolation)  # type: ignore[attr-defined]
         return impl

@@ -28,11 +28,14 @@ session), and killing it kills the group, so no child it started outlives it. On
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import queue
+import shutil
 import signal
 import subprocess
 import threading
+from collections.abc import Sequence
 from typing import IO, Any, Protocol
 
 import orjson
@@ -93,6 +96,23 @@ def _schema_check(message: dict[str, Any], kind: str, cmd: str) -> None:
         )
 
 
+def unstartable(command: Sequence[str], cwd: str | None = None) -> str | None:
+    """Why ``command`` cannot be started (``No such file or directory``, ``Permission
+    denied``), or None when its program resolves: a path (it holds ``/``) to an executable
+    file, relative to ``cwd``, or a name found on ``PATH``. Checked before a driver starts
+    under a launcher (a namespace tool), which would report the failure as its own exit
+    (spec/driver-protocol.md 5.4: ``driver_unavailable`` under every isolation)."""
+    program = command[0] if command else ""
+    if os.sep not in program and (os.altsep is None or os.altsep not in program):
+        return None if program and shutil.which(program) else os.strerror(errno.ENOENT)
+    path = os.path.join(cwd, program) if cwd is not None else program
+    if not os.path.exists(path):
+        return os.strerror(errno.ENOENT)
+    if not os.path.isfile(path) or not os.access(path, os.X_OK):
+        return os.strerror(errno.EACCES)
+    return None
+
+
 class DriverImplementation:
     """An implementation behind a driver process (see the module docstring).
 
@@ -111,10 +131,13 @@ class DriverImplementation:
         cwd: str | None = None,
         env: dict[str, str] | None = None,
         required: bool = False,
+        launcher: Sequence[str] = (),
     ) -> None:
         self.name = name
         self.required = required
         self.command = command
+        #: the argv prefix the command starts under (a namespace tool, spec/replay.md 9.1)
+        self.launcher = tuple(launcher)
         self.dialect = dialect
         self.timeout = timeout
         self.validate_protocol = validate_protocol
@@ -129,38 +152,77 @@ class DriverImplementation:
         self._lock = threading.Lock()
         self._hello: dict[str, Any] | None = None
         self._dead = False
+        self._err_pump: threading.Thread | None = None
 
     # ------------------------------------------------------------------ process
     def _start(self) -> None:
+        # under a launcher the OS error of a missing program would be the launcher's exit
+        why = unstartable(self.command, self.cwd) if self.launcher else None
         try:
-            self._proc = subprocess.Popen(
-                self.command,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=self.cwd,
-                env={**os.environ, **(self.env or {})},
-                start_new_session=True,  # its own process group: killed as a whole
-            )
+            if why is None:
+                self._proc = subprocess.Popen(
+                    [*self.launcher, *self.command],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=self.cwd,
+                    env={**os.environ, **(self.env or {})},
+                    start_new_session=True,  # its own process group: killed as a whole
+                )
         except OSError as exc:
-            self._dead = True
-            raise CaseError(
-                "driver_unavailable",
-                f"cannot start {self.name} ({' '.join(self.command)}): {exc.strerror}",
-            ) from None
+            why = exc.strerror or str(exc)
+        if why is not None or self._proc is None:
+            raise self._unavailable(why or "not started")
         self._lines = queue.Queue()
         assert self._proc.stdout is not None and self._proc.stderr is not None
         threading.Thread(
             target=self._pump_out, args=(self._proc.stdout, self._lines), daemon=True
         ).start()
-        threading.Thread(target=self._pump_err, args=(self._proc.stderr,), daemon=True).start()
-        hello = self._exchange({"cmd": "hello", "protocol": PROTOCOL})
+        self._err_pump = threading.Thread(
+            target=self._pump_err, args=(self._proc.stderr,), daemon=True
+        )
+        self._err_pump.start()
+        try:
+            hello = self._exchange({"cmd": "hello", "protocol": PROTOCOL})
+        except CaseError as err:
+            why = self._launch_failure() if err.code == "driver_crashed" else None
+            if why is None:
+                raise
+            self.restarts -= 1  # it never started: unavailable, not a crash (5.4)
+            raise self._unavailable(why) from None
         if hello.get("protocol") != PROTOCOL:
             raise self._fail(
                 "protocol_error",
                 f"{self.name} speaks protocol {hello.get('protocol')!r}, not {PROTOCOL}",
             )
         self._hello = hello
+
+    def _unavailable(self, why: str) -> CaseError:
+        """``driver_unavailable`` for a command that cannot be started; no restart follows."""
+        self._dead = True
+        how = (
+            "its command must be an executable file (a path relative to the current folder) "
+            "or a program on PATH"
+        )
+        return CaseError(
+            "driver_unavailable",
+            f"cannot start {self.name} ({' '.join(self.command)}): {why}; {how}",
+            hint=how,
+        )
+
+    def _launch_failure(self) -> str | None:
+        """Why the launcher could not run the command (``unshare: failed to execute CMD:
+        ERROR``, ``bwrap: execvp CMD: ERROR`` on its stderr), or None: the driver itself ran
+        and exited."""
+        if not self.launcher or self._err_pump is None:
+            return None
+        self._err_pump.join(timeout=2)  # the launcher exited: its stderr is complete
+        tool = os.path.basename(self.launcher[0])
+        for line in self.stderr_tail().splitlines():
+            for says in (f"{tool}: failed to execute ", f"{tool}: execvp "):
+                if line.startswith(says) and ": " in line[len(says) :]:
+                    return line[len(says) :].rsplit(": ", 1)[1]
+        return None
 
     @staticmethod
     def _pump_out(fh: IO[bytes], q: queue.Queue[bytes | None]) -> None:
