@@ -107,9 +107,17 @@ def test_a_named_implementation_that_cannot_start_errors_in_one_line(tmp_path: P
     assert "npm run build" in lines[0]
     assert "╭" not in p.stdout  # no panel per case
     assert "3 pass, 3 error" in p.stdout
-    # not named: skipped, exit 0
-    p = cli("run", str(root), cwd=tmp_path, env={"PATH": NO_NODE})
-    assert p.returncode == 0 and "3 skip" in p.stdout, p.stdout
+    # not named: skipped, exit 0, and still one line says why and how to install it
+    for verbose in ((), ("-v",)):
+        p = cli("run", str(root), *verbose, cwd=tmp_path, env={"PATH": NO_NODE})
+        assert p.returncode == 0 and "3 skip" in p.stdout, p.stdout
+        lines = [x for x in p.stdout.splitlines() if "could not start" in x]
+        assert len(lines) == 1, p.stdout
+        assert lines[0].startswith(
+            "skip[driver_unavailable]: threads-ts could not start (3 case(s) skipped; "
+            "`--impl threads-ts` makes this an error): node is not installed"
+        ), lines[0]
+        assert "npm run build" in lines[0] or "install" in lines[0]
 
 
 def test_an_implementation_configured_in_pyproject_counts_as_named(tmp_path: Path) -> None:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.matchers import Difference
-from threads_cases.harness.report import junit_xml, xml_safe
+from threads_cases.harness.report import junit_xml, unavailable_lines, xml_safe
 from threads_cases.harness.runner import CaseResult, Check, SuiteResult
 
 LEGAL = st.characters(
@@ -59,3 +59,34 @@ def test_error_reason_codes_stay_plain() -> None:
     error = root.find("testsuite/testcase/error")
     assert error is not None and error.get("type") == "driver_crashed"
     assert "\\x1b[0m" in (error.get("message") or "")
+
+
+def test_an_unavailable_implementation_gets_one_line_saying_why_skipped_or_named() -> None:
+    stale = CaseError(
+        "driver_unavailable",
+        "the TypeScript driver (ts/dist/driver.js) is older than its source ts/src/a.ts: "
+        "the build is stale; rebuild it: cd ts && npm ci && npm run build",
+    )
+    results = []
+    for case in ("a", "b"):
+        for impl, verdict in (("threads-ts", "skip"), ("mine", "error")):
+            results.append(
+                CaseResult(
+                    case,
+                    f"cases/{case}",
+                    impl,
+                    verdict,
+                    ["driver_unavailable"],
+                    message=stale.render(),
+                )
+            )
+    lines = unavailable_lines(SuiteResult(results, ["threads-ts", "mine"]))
+    assert lines == [
+        "skip[driver_unavailable]: threads-ts could not start (2 case(s) skipped; "
+        "`--impl threads-ts` makes this an error): the TypeScript driver (ts/dist/driver.js) is "
+        "older than its source ts/src/a.ts: the build is stale; rebuild it: cd ts && npm ci && "
+        "npm run build",
+        "error[driver_unavailable]: mine could not start (2 case(s)): the TypeScript driver "
+        "(ts/dist/driver.js) is older than its source ts/src/a.ts: the build is stale; rebuild "
+        "it: cd ts && npm ci && npm run build",
+    ]

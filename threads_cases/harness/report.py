@@ -324,15 +324,27 @@ def _json_text(value: Any, highlight: set[str], pointer: str = "", indent: int =
 def unavailable_lines(suite: SuiteResult) -> list[str]:
     """One line per implementation that could not start for any of its cases (its results
     are ``error driver_unavailable`` with the same message): ``error[driver_unavailable]:
-    <impl> could not start (<n> case(s)): <reason>`` and the hint (how to build or install)."""
+    <impl> could not start (<n> case(s)): <reason>`` and the hint (how to build or install);
+    when nobody named it, so that its cases were skipped, ``skip[driver_unavailable]: <impl>
+    could not start (<n> case(s) skipped; ...)``: a skip says why too (spec/reports.md 4)."""
     out = []
     for impl in suite.implementations:
-        mine = [r for r in suite.results if r.implementation == impl]
-        down = [r for r in mine if _unavailable(r)]
-        if down:
+        for verdict in ("error", "skip"):
+            down = [
+                r
+                for r in suite.results
+                if r.implementation == impl
+                and r.verdict == verdict
+                and r.reasons == ["driver_unavailable"]
+            ]
+            if not down:
+                continue
             reason = down[0].message.removeprefix("error[driver_unavailable]: ")
             head, _, hint = reason.partition("\n")
-            line = f"error[driver_unavailable]: {impl} could not start ({len(down)} case(s)): "
+            n = f"{len(down)} case(s)"
+            if verdict == "skip":
+                n += f" skipped; `--impl {impl}` makes this an error"
+            line = f"{verdict}[driver_unavailable]: {impl} could not start ({n}): "
             out.append(line + head + (f"; {hint.strip()}" if hint.strip() else ""))
     return out
 
@@ -456,6 +468,8 @@ def print_conformance(
         if r.verdict in ("fail", "error", "xpass"):
             console.print(render_failure(r), soft_wrap=False)
     console.print(rich_area_table(suite, areas, verbose))
+    for line in unavailable_lines(suite):
+        console.print(Text(line, style="magenta"))
     for line in baseline_lines(suite):
         console.print(Text(line, style="cyan"))
     for line in implementation_lines(suite):
