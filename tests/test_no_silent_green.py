@@ -157,3 +157,43 @@ def test_required_and_restarts_are_fields_of_every_implementation() -> None:
         assert impl.restarts == 0
         assert impl.required is (impl.name == "threads-ts")
         impl.close()
+
+
+def _py_only(tmp_path: Path) -> Path:
+    root = _copy(tmp_path, "reads-notes", "lists-files")
+    _edit(root / "reads-notes" / "case.json", lambda d: d.__setitem__("dialects", ["threads-py"]))
+    for name in ("log.threads-ts.jsonl", "expected.threads-ts.json"):
+        (root / "reads-notes" / name).unlink()  # a case holds only the dialects it lists
+    p = cli("fmt", str(root), cwd=tmp_path)  # the fingerprint, as a user would
+    assert p.returncode == 0, p.stderr
+    return root
+
+
+def test_a_named_implementation_that_no_selected_case_lists_is_refused(tmp_path: Path) -> None:
+    root = _py_only(tmp_path)
+    for impls in (["threads-ts"], ["threads-py", "threads-ts"]):
+        named = [a for i in impls for a in ("--impl", i)]
+        p = cli("run", str(root), "-k", "reads-notes", *named, cwd=tmp_path)
+        assert p.returncode == 2, p.stdout
+        assert "skip" not in p.stdout
+        assert p.stderr.count("error[invalid_request]: threads-ts would run none of the 1 ") == 1
+        assert "do not list its dialect threads-ts (reads-notes: threads-py)" in p.stderr
+        assert "hint: select cases that list threads-ts" in p.stderr
+    p = cli(
+        "run", str(root), "-k", "reads", "--impl", "threads-ts", "--format", "json", cwd=tmp_path
+    )
+    assert p.returncode == 2 and json.loads(p.stdout)["code"] == "invalid_request", p.stdout
+    # a named implementation that runs some of the selected cases: the others skip, saying why
+    p = cli("run", str(root), "--impl", "threads-py", "--impl", "threads-ts", cwd=tmp_path)
+    assert p.returncode != 2, p.stderr
+    assert (
+        "skip[not_listed]: threads-ts skipped 1 case(s) (reads-notes): the case does not list "
+        "threads-ts's dialect threads-ts (case.json dialects: threads-py)"
+    ) in p.stdout
+
+
+def test_a_default_run_says_why_cases_were_skipped_for_their_dialects(tmp_path: Path) -> None:
+    root = _py_only(tmp_path)
+    p = cli("run", str(root), "-k", "reads-notes", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr  # nobody named threads-ts
+    assert "skip[not_listed]: threads-ts skipped 1 case(s) (reads-notes)" in p.stdout

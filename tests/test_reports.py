@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.matchers import Difference
-from threads_cases.harness.report import junit_xml, unavailable_lines, xml_safe
+from threads_cases.harness.report import junit_xml, not_listed_lines, unavailable_lines, xml_safe
 from threads_cases.harness.runner import CaseResult, Check, SuiteResult
 
 LEGAL = st.characters(
@@ -89,4 +89,16 @@ def test_an_unavailable_implementation_gets_one_line_saying_why_skipped_or_named
         "error[driver_unavailable]: mine could not start (2 case(s)): the TypeScript driver "
         "(ts/dist/driver.js) is older than its source ts/src/a.ts: the build is stale; rebuild "
         "it: cd ts && npm ci && npm run build",
+    ]
+
+
+def test_cases_skipped_for_their_dialects_get_one_line_per_implementation() -> None:
+    why = "the case does not list threads-ts's dialect threads-ts (case.json dialects: threads-py)"
+    results = [
+        CaseResult(c, f"cases/{c}", "threads-ts", "skip", ["not_listed"], message=why)
+        for c in ("a", "b")
+    ]
+    results.append(CaseResult("a", "cases/a", "threads-py", "pass"))
+    assert not_listed_lines(SuiteResult(results, ["threads-py", "threads-ts"])) == [
+        f"skip[not_listed]: threads-ts skipped 2 case(s) (a, b): {why}"
     ]

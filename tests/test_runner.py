@@ -303,3 +303,30 @@ def test_a_results_duration_counts_reading_the_case(
     [result] = report.results
     assert result.verdict == "pass"
     assert result.duration_ms >= 250
+
+
+def test_a_named_implementation_with_only_unlisted_cases_is_refused(
+    tmp_path: Path, conformance_case: CopyCase
+) -> None:
+    from types import SimpleNamespace
+
+    from threads_cases.harness.run_setup import check_named_runs
+
+    py_only = conformance_case("reads-notes")
+    rewrite(py_only / "case.json", lambda d: d.__setitem__("dialects", ["threads-py"]))
+    both = conformance_case("lists-files")
+    broken = tmp_path / "cases" / "broken"
+    broken.mkdir()
+    (broken / "case.json").write_text("{not json")
+    ts = SimpleNamespace(name="threads-ts", dialect="threads-ts", required=True)
+    with pytest.raises(CaseError) as info:
+        check_named_runs([(py_only, ts)])  # type: ignore[list-item]
+    assert info.value.code == "invalid_request"
+    assert "threads-ts would run none of the 1 selected case(s)" in info.value.message
+    assert "(reads-notes: threads-py)" in info.value.message
+    check_named_runs([(py_only, ts), (both, ts)])  # type: ignore[list-item]
+    check_named_runs([(py_only, ts), (broken, ts)])  # type: ignore[list-item]  # errors say why
+    unnamed = SimpleNamespace(name="threads-ts", dialect="threads-ts", required=False)
+    check_named_runs([(py_only, unnamed)])  # type: ignore[list-item]  # skips, as the spec says
+    with pytest.raises(CaseError):
+        run_suite([py_only], [ts])  # type: ignore[list-item]

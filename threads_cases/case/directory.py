@@ -238,6 +238,28 @@ def peek_case_name(path: str | os.PathLike[str]) -> str | None:
         return None
 
 
+def peek_case_dialects(path: str | os.PathLike[str]) -> list[str] | None:
+    """The dialects case.json of ``path`` lists (``dialects``; ``implementations`` in
+    format 1), read as cheaply as :func:`peek_case_name`; ``None`` when case.json cannot be
+    read or holds no list of strings there (loading the case tells why)."""
+    from ..core.strictjson import parse
+
+    try:
+        where = Path(path) / "case.json"
+        if where.is_symlink():
+            return None
+        data = read_regular(where, code="case_invalid", limit=MAX_CASE_BYTES)
+        value = parse(data, code="case_invalid", file=str(where))
+    except (CaseError, OSError):
+        return None
+    if not isinstance(value, dict):
+        return None
+    found = value.get("dialects", value.get("implementations"))
+    if not isinstance(found, list) or not all(isinstance(d, str) for d in found):
+        return None
+    return list(found)
+
+
 def load_case(path: str | os.PathLike[str]) -> Case:
     """:func:`threads_cases.case.loader.open_case` (kept for code written before it)."""
     from .loader import open_case

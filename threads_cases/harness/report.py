@@ -349,6 +349,26 @@ def unavailable_lines(suite: SuiteResult) -> list[str]:
     return out
 
 
+def not_listed_lines(suite: SuiteResult) -> list[str]:
+    """Why cases were skipped for their dialects, one line per implementation:
+    ``skip[not_listed]: <impl> skipped <n> case(s) (<cases>): the case does not list
+    <impl>'s dialect <dialect> (case.json dialects: ...)`` (the first one's message)."""
+    out = []
+    for impl in suite.implementations:
+        skipped = [
+            r
+            for r in suite.results
+            if r.implementation == impl and r.verdict == "skip" and r.reasons == ["not_listed"]
+        ]
+        if skipped:
+            names = ", ".join(r.case for r in skipped[:5]) + (" ..." if len(skipped) > 5 else "")
+            out.append(
+                f"skip[not_listed]: {impl} skipped {len(skipped)} case(s) ({names}): "
+                + skipped[0].message
+            )
+    return out
+
+
 def _unavailable(r: CaseResult) -> bool:
     return r.verdict == "error" and r.reasons == ["driver_unavailable"]
 
@@ -397,7 +417,7 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
         if r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r):
             console.print(render_failure(r), soft_wrap=False)
     console.print(render_table(suite, title))
-    for line in unavailable_lines(suite):
+    for line in [*unavailable_lines(suite), *not_listed_lines(suite)]:
         console.print(Text(line, style="magenta"))
     for line in baseline_lines(suite):
         console.print(Text(line, style="cyan"))

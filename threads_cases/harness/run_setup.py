@@ -8,6 +8,7 @@ start-up stays cheap (tests/test_fast_start.py).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,7 +17,13 @@ from ..core.errors import CaseError
 if TYPE_CHECKING:
     from ..protocol.client import Implementation
 
-__all__ = ["REFUSALS", "check_live_accept", "last_failed_pairs", "suite_implementations"]
+__all__ = [
+    "REFUSALS",
+    "check_live_accept",
+    "check_named_runs",
+    "last_failed_pairs",
+    "suite_implementations",
+]
 
 #: Reason codes ``run`` refuses with before any case starts (exit 2, spec/reason-codes.md).
 REFUSALS = (
@@ -78,3 +85,38 @@ def last_failed_pairs(report: Path) -> set[tuple[str, str]] | None:
         if r.get("verdict") in ("fail", "error", "xpass")
     }
     return pairs or None
+
+
+def check_named_runs(work: Sequence[tuple[Path, Implementation]]) -> None:
+    """Refuse a run in which an implementation the user named (``required``: ``--impl``, or
+    configured in pyproject.toml) has cases to run but none of them lists its dialect in
+    case.json ``dialects``: every result would be ``skip`` (``not_listed``), a green run that
+    ran nothing on it (spec/reports.md 3.2). Raises ``CaseError("invalid_request")`` naming
+    the implementation, its dialect and the cases' dialects. A case whose case.json cannot be
+    read counts as listing it (its run is an ``error`` that says why)."""
+    from ..case.directory import peek_case_dialects
+
+    named: dict[str, tuple[Implementation, list[Path]]] = {}
+    for case, impl in work:
+        if getattr(impl, "required", False):
+            named.setdefault(impl.name, (impl, []))[1].append(case)
+    seen: dict[Path, list[str] | None] = {}
+    for name, (impl, cases) in named.items():
+        listed = []
+        for case in cases:
+            if case not in seen:
+                seen[case] = peek_case_dialects(case)
+            dialects = seen[case]
+            if dialects is None or impl.dialect in dialects:
+                break
+            listed.append(f"{case.name}: {', '.join(dialects)}")
+        else:
+            more = f" and {len(listed) - 3} more" if len(listed) > 3 else ""
+            raise CaseError(
+                "invalid_request",
+                f"{name} would run none of the {len(cases)} selected case(s): their case.json "
+                f"dialects do not list its dialect {impl.dialect} "
+                f"({'; '.join(listed[:3])}{more}), so every one would be skip not_listed",
+                hint=f"select cases that list {impl.dialect} (PATHS, -k), or run these on an "
+                "implementation whose dialect they list (--impl)",
+            )

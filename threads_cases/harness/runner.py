@@ -42,6 +42,7 @@ from .checks import check_live_case
 from .checks import verdict_of as verdict_of
 from .live.desk import LiveRun, live_totals
 from .pool import default_jobs, pooled, run_work, shard_of
+from .run_setup import check_named_runs
 
 if TYPE_CHECKING:
     from ..reference.agent import AgentSpec
@@ -421,6 +422,7 @@ def run_suite(
     if shard is not None:
         cases = [c for c in cases if shard_of(c.name, shard[1]) == shard[0]]
     work = [(c, i) for c in cases for i in impls if only is None or (str(c), i.name) in only]
+    check_named_runs(work)  # a named implementation must run something (not all not_listed)
     if on_plan is not None:
         on_plan(len(work))
     started = time.time()
