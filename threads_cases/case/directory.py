@@ -219,12 +219,10 @@ def write_case_dir(
 # --------------------------------------------------------------------------- loading
 
 
-def peek_case_name(path: str | os.PathLike[str]) -> str | None:
-    """The name case.json gives the case directory ``path``, read cheaply for listing cases
-    (the pytest plugin collects with it): only case.json is read (a regular file within the
-    case size limit, strict JSON) and its ``name`` checked as a case name
-    (:func:`check_case_name`); nothing else is read or schema-checked. ``None`` when that
-    fails; loading the case (:func:`threads_cases.case.loader.inspect_case`) tells why."""
+def _peek_case_json(path: str | os.PathLike[str]) -> Any:
+    """case.json of the case directory ``path`` read cheaply: a regular file (not a
+    symlink) within the case size limit, strict JSON, nothing schema-checked; ``None``
+    when that fails (loading the case tells why)."""
     from ..core.strictjson import parse
 
     try:
@@ -232,9 +230,22 @@ def peek_case_name(path: str | os.PathLike[str]) -> str | None:
         if where.is_symlink():
             return None
         data = read_regular(where, code="case_invalid", limit=MAX_CASE_BYTES)
-        value = parse(data, code="case_invalid", file=str(where))
-        return check_case_name(value.get("name")) if isinstance(value, dict) else None
+        return parse(data, code="case_invalid", file=str(where))
     except (CaseError, OSError):
+        return None
+
+
+def peek_case_name(path: str | os.PathLike[str]) -> str | None:
+    """The name case.json gives the case directory ``path``, read cheaply for listing cases
+    (the pytest plugin collects with it): only case.json is read (:func:`_peek_case_json`)
+    and its ``name`` checked as a case name (:func:`check_case_name`). ``None`` when that
+    fails; loading the case (:func:`threads_cases.case.loader.inspect_case`) tells why."""
+    value = _peek_case_json(path)
+    if not isinstance(value, dict):
+        return None
+    try:
+        return check_case_name(value.get("name"))
+    except CaseError:
         return None
 
 
@@ -242,16 +253,7 @@ def peek_case_dialects(path: str | os.PathLike[str]) -> list[str] | None:
     """The dialects case.json of ``path`` lists (``dialects``; ``implementations`` in
     format 1), read as cheaply as :func:`peek_case_name`; ``None`` when case.json cannot be
     read or holds no list of strings there (loading the case tells why)."""
-    from ..core.strictjson import parse
-
-    try:
-        where = Path(path) / "case.json"
-        if where.is_symlink():
-            return None
-        data = read_regular(where, code="case_invalid", limit=MAX_CASE_BYTES)
-        value = parse(data, code="case_invalid", file=str(where))
-    except (CaseError, OSError):
-        return None
+    value = _peek_case_json(path)
     if not isinstance(value, dict):
         return None
     found = value.get("dialects", value.get("implementations"))
