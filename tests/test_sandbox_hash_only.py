@@ -56,6 +56,8 @@ def test_a_turn_reading_a_hash_only_file_is_refused_at_save(tmp_path: Path) -> N
     assert r.error.code == "replay_failed"
     assert "sandbox_content_missing" in r.error.message
     assert "notes.txt" in r.error.message
+    # the remedy is the bytes (--sandbox DIR), not --no-verify (spec/reason-codes.md)
+    assert "--sandbox DIR" in r.error.hint and "--no-verify" not in r.error.hint
     assert not (tmp_path / "c").exists()
 
 
@@ -117,3 +119,27 @@ def test_cli_save_with_and_without_sandbox(tmp_path: Path, supplied: bool) -> No
         assert p.returncode == 2
         doc = json.loads(p.stdout)
         assert doc["code"] == "replay_failed" and "notes.txt" in doc["message"]
+
+
+def test_cli_save_replay_failed_on_missing_bytes_hints_at_sandbox(tmp_path: Path) -> None:
+    events, at = hash_only_events()
+    (tmp_path / "t.jsonl").write_bytes(encode_log(events))
+    p = cli(tmp_path, "save", "t.jsonl", "--at", at, "--dir", "cases", "--name", "c")
+    assert p.returncode == 2, p.stderr
+    assert "error[replay_failed]" in p.stderr and "sandbox_content_missing" in p.stderr
+    hint = [ln for ln in p.stderr.splitlines() if ln.strip().startswith("hint:")]
+    assert len(hint) == 1 and "--sandbox DIR" in hint[0] and "--no-verify" not in hint[0]
+
+
+def test_cli_save_sandbox_naming_a_file_says_it_is_not_a_folder(tmp_path: Path) -> None:
+    events, at = hash_only_events()
+    (tmp_path / "t.jsonl").write_bytes(encode_log(events))
+    (tmp_path / "notes.md").write_bytes(NOTES)
+    args = ["save", "t.jsonl", "--at", at, "--dir", "cases", "--name", "c"]
+    p = cli(tmp_path, *args, "--sandbox", "notes.md")
+    assert p.returncode == 2, p.stderr
+    assert "error[invalid_request]: --sandbox notes.md is not a folder" in p.stderr
+    assert "does not exist" not in p.stderr and "not one of the files" in p.stderr
+    p = cli(tmp_path, *args, "--sandbox", "nope")
+    assert "--sandbox folder nope does not exist" in p.stderr
+    assert not (tmp_path / "cases").exists()

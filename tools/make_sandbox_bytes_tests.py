@@ -220,6 +220,14 @@ TESTS: list[tuple[str, str, list[Any], dict[str, Any] | None, dict[str, Any]]] =
         {},
         {"rename": {"notes.txt": "aux.txt"}},
     ),
+    (
+        "file-not-folder-refused",
+        "A --sandbox path naming a file, not a folder, is refused with invalid_request saying "
+        "so (not that it does not exist).",
+        [WARM, [[read("notes.txt")]]],
+        None,
+        {"outside": {"box": text(NOTES)}},
+    ),
 ]
 
 

@@ -53,8 +53,14 @@ def supply_sandbox_bytes(
     Raises ``CaseError("invalid_request")`` when ``directory`` is not a folder, or when a
     file's bytes do not hash to the recorded sha256 (naming the path and both hashes).
     """
-    if not directory.is_dir():
+    if not directory.exists():
         raise CaseError("invalid_request", f"--sandbox folder {directory} does not exist")
+    if not directory.is_dir():
+        raise CaseError(
+            "invalid_request",
+            f"--sandbox {directory} is not a folder",
+            hint="pass the folder holding the sandbox's files, not one of the files",
+        )
     root = directory.resolve()
     out = ArtifactStore(dict(store.blobs))
     for path, sha in _wanted(events, at):

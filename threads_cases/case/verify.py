@@ -15,7 +15,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
-from ..core.errors import CaseError
+from ..core.errors import REASON_HINTS, CaseError
 from ..core.reducer import Reducer
 
 #: reasons a freshly saved case may drift for and still be written
@@ -60,11 +60,29 @@ def verify_case_dir(path: Path, dialects: Sequence[str]) -> None:
             what += f" (stop key {result.stop.get('stop_key')})"
     else:
         what = f"{', '.join(result.reasons)}: {result.message}"
+    causes = {c.code for c in bad} | set(result.reasons)
     raise CaseError(
         "replay_failed",
         f"the case would give {result.verdict} on its first run: {what}",
-        hint="save with --no-verify (verify=False) to keep a case that fails today on purpose",
+        hint=replay_failed_hint(causes),
     )
+
+
+#: The hint of ``replay_failed`` when the failure has a remedy other than ``--no-verify``.
+CAUSE_HINTS: dict[str, str] = {
+    "sandbox_content_missing": "save with --sandbox DIR holding the files as they were when "
+    "the turn ran (the log knows some only by their sha256)",
+}
+
+
+def replay_failed_hint(causes: Iterable[str | None]) -> str:
+    """The hint of a ``replay_failed`` whose failing checks and reasons have ``causes`` codes:
+    the cause's own remedy when it has one (:data:`CAUSE_HINTS`), else ``--no-verify``."""
+    found = set(causes)
+    for code, hint in CAUSE_HINTS.items():
+        if code in found:
+            return hint
+    return REASON_HINTS["replay_failed"]
 
 
 def request_mismatches(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

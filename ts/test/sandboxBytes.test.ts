@@ -13,6 +13,7 @@ import { after, describe, test } from "node:test";
 
 import { conformanceDir } from "../src/core/resources.js";
 import { saveCase } from "../src/case/save.js";
+import { replayFailedHint } from "../src/case/verify.js";
 import { posixPathText, supplySandboxBytes, wantedSandboxFiles } from "../src/case/sandbox-files.js";
 import type { Envelope } from "../src/core/reducer.js";
 import { parse, type JsonObject } from "../src/core/strictjson.js";
@@ -129,6 +130,12 @@ describe("supplySandboxBytes", () => {
     const r = thread.saveCase("c", { at: t["at"] as string, dir: join(here, "cases"), sandboxDir: box });
     assert.ok(r.ok, r.ok ? "" : `${r.error.code}: ${r.error.message}`);
     assert.deepEqual(outcome(join(here, "cases", "c")), t["saved"]);
+  });
+
+  test("replay_failed on bytes the case lacks hints at --sandbox DIR, not verify: false", () => {
+    const hint = replayFailedHint('check stop (sandbox_content_missing): sandbox_content_missing at sandbox:notes.txt: ...');
+    assert.ok(hint.includes("--sandbox DIR") && !hint.includes("verify: false"), hint);
+    assert.ok(replayFailedHint("check must[0] (must_unmatched): ...").includes("verify: false"));
   });
 
   test("an unknown fork point asks for nothing", () => {

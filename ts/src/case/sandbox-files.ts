@@ -9,7 +9,7 @@
  * artifact store, after checking them against the recorded sha256.
  */
 
-import { readFileSync, realpathSync, statSync } from "node:fs";
+import { existsSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { join, sep } from "node:path";
 
 import { CaseError } from "../core/errors.js";
@@ -92,7 +92,12 @@ function fileInside(root: string, path: string): string | null {
  */
 export function supplySandboxBytes(events: readonly Envelope[], at: string, store: ArtifactStore, directory: string): ArtifactStore {
   const shown = posixPathText(directory);
-  if (!isDir(shown)) throw new CaseError("invalid_request", `--sandbox folder ${shown} does not exist`);
+  if (!existsSync(shown)) throw new CaseError("invalid_request", `--sandbox folder ${shown} does not exist`);
+  if (!isDir(shown)) {
+    throw new CaseError("invalid_request", `--sandbox ${shown} is not a folder`, {
+      hint: "pass the folder holding the sandbox's files, not one of the files",
+    });
+  }
   const root = realpathSync(shown);
   const out = new ArtifactStore(store.blobs);
   for (const [path, sha] of wantedSandboxFiles(events, at)) {

@@ -66,6 +66,20 @@ export function firstFailure(path: string, dialects: readonly string[]): string 
   return null;
 }
 
+/** The hint of `replay_failed` when the failure has a remedy other than `verify: false` (as Python's CAUSE_HINTS). */
+const CAUSE_HINTS: Readonly<Record<string, string>> = {
+  sandbox_content_missing:
+    "save with --sandbox DIR (sandboxDir) holding the files as they were when the turn ran (the log knows some only by their sha256)",
+};
+
+/** The hint for a `replay_failed` whose first failure is `failure` ("check ID (CODE): ..." or "... (CODE): ..."). */
+export function replayFailedHint(failure: string): string {
+  for (const [code, hint] of Object.entries(CAUSE_HINTS)) {
+    if (failure.includes(`(${code})`)) return hint;
+  }
+  return "save with verify: false to keep a case that fails today on purpose";
+}
+
 /** Run the built `files` of case `name` once; throws `replay_failed` when its first run would not pass. */
 export function verifyCaseFiles(name: string, files: ReadonlyMap<string, Uint8Array>, dialects: readonly string[]): void {
   const root = mkdtempSync(join(tmpdir(), "threads-cases-verify-"));
@@ -84,7 +98,7 @@ export function verifyCaseFiles(name: string, files: ReadonlyMap<string, Uint8Ar
     }
     if (failure !== null) {
       throw new CaseError("replay_failed", `the case would not pass its first run on threads-ts: ${failure}`, {
-        hint: "save with verify: false to keep a case that fails today on purpose",
+        hint: replayFailedHint(failure),
       });
     }
   } finally {
