@@ -75,6 +75,43 @@ def test_every_cut_inside_a_line_leaves_no_half_turn_completed(tmp_path: Path) -
     assert tried > 20
 
 
+def test_every_cut_that_fails_the_open_turn_notes_it(tmp_path: Path) -> None:
+    """The note of section 1 comes whenever the cut is why the open turn did not complete:
+    also when its last reply calls a tool or it has no reply yet (the user's report: at
+    2000, 4000-7000, 9000 and 11000 bytes the turn failed with no note)."""
+    data = EXAMPLE.read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    noted = 0
+    for k in [*range(2000, 12000, 1000), *range(200, len(data), 173)]:
+        if data[k - 1 : k + 1].count(b"\n"):
+            continue  # a cut at a line boundary leaves no damaged record
+        cut.write_bytes(data[:k])
+        try:
+            events, stats = imported("claude-code", cut)
+        except CaseError:  # a prefix with no conversation at all
+            continue
+        last = list_turns(events)[-1] if list_turns(events) else None
+        if last is None or last["status"] == "completed":
+            assert not stats.notes, k
+            continue
+        assert len([n for n in stats.notes if "recorded as interrupted" in n]) == 1, k
+        noted += 1
+    assert noted > 20
+
+
+def test_cli_save_from_a_cut_transcript_prints_the_note(tmp_path: Path) -> None:
+    """`save --from` imports in memory: it prints the note `import` prints."""
+    (tmp_path / "cut.jsonl").write_bytes(EXAMPLE.read_bytes()[:4000])
+    p = cli("import", "claude-code", "cut.jsonl", "-o", "log.jsonl", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    notes = [ln for ln in p.stderr.splitlines() if ln.startswith("note: ")]
+    assert len(notes) == 1 and "recorded as interrupted" in notes[0]
+    args = ["--from", "claude-code", "cut.jsonl", "--turn", "1", "--dir", "cases"]
+    p = cli("save", *args, "--name", "c", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert [ln for ln in p.stderr.splitlines() if ln.startswith("note: ")] == notes
+
+
 def test_a_null_stop_reason_without_damage_still_completes(tmp_path: Path) -> None:
     """Claude Code writes stop_reason null on lines of completed replies: a file cut at a
     line boundary gives no sign, and the trials whose replies carry no stop reason complete."""

@@ -73,7 +73,10 @@ def _open(
         stats = Stats()
         try:
             source = import_events(from_format, Path(log), stats=stats)  # type: ignore[arg-type]
-            warnings += [  # spec/importers.md section 4: lines repaired or skipped
+            # spec/importers.md sections 1 and 4: as `import` prints them, the notes
+            # (a turn cut short) first, then the lines repaired or skipped
+            warnings += [f"note: {text}" for text in stats.notes]
+            warnings += [
                 f"warning[{w.code}]: {log}:{w.line}: {w.reason}: {w.message}"
                 for w in stats.warnings
             ]

@@ -152,10 +152,14 @@ class ClaudeMapper:
                 st.skip("line without a type")
         if self.turn is not None:
             last = self.turn.replies[-1] if self.turn.replies else None
-            if self.cut_at_end and last is not None and last.stop_reason in (None, *NOT_FINAL):
+            if self.cut_at_end and (last is None or last.stop_reason in (None, *NOT_FINAL)):
                 # the writer stopped inside this turn: a reply with no final stop reason
                 # may have gone on in the record that was cut
-                why = f"{CUT_AT_END}, and its last reply has no final stop reason"
+                why = CUT_AT_END + (
+                    ", before the model replied"
+                    if last is None
+                    else ", and its last reply has no final stop reason"
+                )
                 cut_short(self.turn, why, self.stats)
             yield from self._finish(self.turn)
 

@@ -285,11 +285,14 @@ def cut_short(turn: Turn, why: str, stats: Stats) -> None:
     """Fail ``turn`` with ``interrupted`` (``why``) where it would otherwise complete, with a
     note in ``stats``: the transcript stopped inside it (spec/importers.md section 1). A turn
     with no reply, or whose last reply calls a tool, fails ``interrupted`` anyway (the
-    emitter's rule)."""
+    emitter's rule), and gets the note too: the cut is why it did not complete. A turn whose
+    failure the source recorded gets none."""
+    if turn.failed is not None:
+        return  # the source recorded how the turn ended
     replies = turn.replies
-    if turn.failed is None and replies and not replies[-1].tool_uses():
+    if replies and not replies[-1].tool_uses():
         turn.failed = ("interrupted", why, replies[-1].ref)
-        stats.notes.append(
-            f"line {turn.ref.line}: the turn starting here is recorded as interrupted "
-            f"(turn_failed), not completed: {why}"
-        )
+    stats.notes.append(
+        f"line {turn.ref.line}: the turn starting here is recorded as interrupted "
+        f"(turn_failed), not completed: {why}"
+    )
