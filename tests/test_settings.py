@@ -107,3 +107,23 @@ def test_the_pytest_plugin_refuses_a_bad_setting_as_a_usage_error(
     err = result.stderr.str()
     assert "error[invalid_request]" in err and "tool.threads-cases.implementations" in err
     assert "hint: declare each implementation" in err and "Traceback" not in err
+
+
+def test_an_unknown_dialect_names_the_file_and_the_key(tmp_path: Path) -> None:
+    """The user's report: `dialect = "klingon"` gave `unknown dialect "klingon"` with no file
+    or key; it names both, for the library and the CLI."""
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.threads-cases.implementations.x]\ncommand = ["./d"]\ndialect = "klingon"\n'
+    )
+    with pytest.raises(CaseError) as err:
+        configured(tmp_path)
+    assert err.value.code == "dialect_unknown"
+    assert err.value.location.file == str(tmp_path / "pyproject.toml")
+    assert err.value.message.startswith("tool.threads-cases.implementations.x.dialect: unknown")
+    shutil.copytree(CASES / "reads-notes", tmp_path / "cases" / "reads-notes")
+    p = cli("run", "cases", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    first, hint = p.stderr.splitlines()[:2]
+    assert first.startswith("error[dialect_unknown]: ") and "pyproject.toml: tool." in first
+    assert '.x.dialect: unknown dialect "klingon"' in first
+    assert hint == "  hint: use one of the dialects under spec/dialects/"

@@ -139,9 +139,9 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
     ),
     (
         "case-json-duplicate-key",
-        "A case.json holding the same key twice is refused at that key.",
-        {"case.json": '{"format": 1, "format": 1}\n'},
-        err("case_invalid", "case.json", None, "/format"),
+        "A case.json holding the same key twice is refused at that key, with its line.",
+        {"case.json": '{\n  "format": 1,\n  "format": 1\n}\n'},
+        err("case_invalid", "case.json", 3, "/format"),
     ),
     (
         "format-unsupported",
@@ -375,6 +375,12 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
         "A format-2 case.json still listing implementations breaks case.schema.json.",
         format_1(format=2),
         err("case_invalid", "case.json", None, ""),
+    ),
+    (
+        "case-json-integer-too-large",
+        "An integer case.json cannot hold is refused at its key (not at /), with its line.",
+        {"case.json": '{\n  "name": "x",\n  "format": 123456789012345678901234\n}\n'},
+        err("case_invalid", "case.json", 3, "/format"),
     ),
 ]
 

@@ -101,18 +101,27 @@ def validate(
     else:
         for r in results:
             name = r.get("file", r.get("case"))
-            for p in r["problems"]:
-                typer.echo(f"error[{p.code}]: {p.render()}", err=True)
+            _print_problems(r["problems"])
             for w in r.get("warnings", []):
                 note(f"warning[{w['code']}]: {w['file']}:{w['line']}: {w['message']}")
-            hints = list(dict.fromkeys(getattr(p, "hint", "") for p in r["problems"]))
-            for hint in [h for h in hints if h][:2]:
-                typer.echo(f"  hint: {hint}", err=True)
             if r["problems"]:
                 typer.echo(f"{name}: {len(r['problems'])} problem(s)", err=True)
             else:
                 typer.echo(f"{name}: valid")
     raise typer.Exit(1 if invalid else 0)
+
+
+def _print_problems(problems: list[Any]) -> None:
+    """Each problem, with its hint right under it the first time that hint comes (a hint
+    printed after the list would sit under another error). A hint telling to run
+    ``threads-cases validate``, the command printing it, is left out."""
+    shown: set[str] = set()
+    for p in problems:
+        typer.echo(f"error[{p.code}]: {p.render()}", err=True)
+        hint = getattr(p, "hint", "")
+        if hint and hint not in shown and "threads-cases validate" not in hint:
+            shown.add(hint)
+            typer.echo(f"  hint: {hint}", err=True)
 
 
 def _request_warnings(path: Path, events: list[dict[str, Any]]) -> list[dict[str, Any]]:

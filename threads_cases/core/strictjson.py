@@ -123,6 +123,81 @@ def _slow_parse(text: str) -> Any:
     )
 
 
+_WS = re.compile(r"[ \t\n\r]*")
+_NUMBER = re.compile(r"-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?")
+
+
+class _Located(Exception):
+    def __init__(self, message: str, path: list[str | int], offset: int) -> None:
+        super().__init__(message)
+        self.message, self.path, self.offset = message, path, offset
+
+
+def _scanstring(text: str, end: int) -> tuple[str, int]:
+    """The string whose body starts at ``end`` (after its quote) and the offset after it."""
+    value, after = json.decoder.scanstring(text, end)  # type: ignore[attr-defined]
+    return str(value), int(after)
+
+
+def _locate(text: str) -> _Located | None:
+    """The first refusal of a value in ``text`` (syntactically valid JSON), in text order: a
+    repeated key (at the key) or an integer outside +-(2^53-1) (at the token), with its
+    path and character offset; None when there is none. Only run once a refusal is known,
+    so its cost never touches text that parses."""
+
+    def ws(i: int) -> int:
+        m = _WS.match(text, i)
+        return m.end() if m else i
+
+    def value(i: int, path: list[str | int]) -> int:
+        c = text[i]
+        if c == "{":
+            seen: set[str] = set()
+            i = ws(i + 1)
+            while text[i] != "}":
+                key, end = _scanstring(text, i + 1)
+                if key in seen:
+                    raise _Located(f"duplicate key {key!r}", [*path, key], i)
+                seen.add(key)
+                i = ws(value(ws(ws(end) + 1), [*path, key]))
+                i = ws(i + 1) if text[i] == "," else i
+            return i + 1
+        if c == "[":
+            i, n = ws(i + 1), 0
+            while text[i] != "]":
+                i = ws(value(i, [*path, n]))
+                i, n = (ws(i + 1) if text[i] == "," else i), n + 1
+            return i + 1
+        if c == '"':
+            return _scanstring(text, i + 1)[1]
+        m = _NUMBER.match(text, i)
+        if m is None:  # true, false, null
+            return i + (5 if c == "f" else 4)
+        whole = m.group(1) is None and m.group(2) is None
+        if whole and not -MAX_SAFE_INTEGER <= int(m.group()) <= MAX_SAFE_INTEGER:
+            raise _Located(f"integer {m.group()} is outside +-(2^53-1)", path, i)
+        return m.end()
+
+    try:
+        value(ws(0), [])
+    except _Located as found:
+        return found
+    except (IndexError, ValueError, RecursionError):
+        return None
+    return None
+
+
+def _refusal(exc: _Unsafe, data: bytes, code: str, file: str | None, line: int | None) -> CaseError:
+    """The CaseError of a value refusal, located by :func:`_locate`: its pointer, and for a
+    whole document (no JSON Lines ``line``) the line of the text it is on."""
+    text = data.decode("utf-8", errors="replace")
+    found = _locate(text)
+    if found is None:
+        return CaseError(code, exc.message, file=file, line=line, pointer=pointer_join(exc.path))
+    at_line = line if line is not None else text.count("\n", 0, found.offset) + 1
+    return CaseError(code, found.message, file=file, line=at_line, pointer=pointer_join(found.path))
+
+
 def _describe_orjson_error(message: str) -> str:
     m = message.lower()
     if "utf-8" in m:
@@ -216,16 +291,12 @@ def parse(
         if data.count(b":") != keys + colons or _ESCAPED_COLON.search(data):
             raise _NeedsSlowPath()
     except _Unsafe as exc:
-        raise CaseError(
-            code, exc.message, file=file, line=line, pointer=pointer_join(exc.path)
-        ) from None
+        raise _refusal(exc, data, code, file, line) from None
     except _NeedsSlowPath:
         try:
             value = _slow_parse(data.decode("utf-8"))
         except _Unsafe as exc:
-            raise CaseError(
-                code, exc.message, file=file, line=line, pointer=pointer_join(exc.path)
-            ) from None
+            raise _refusal(exc, data, code, file, line) from None
     return value
 
 

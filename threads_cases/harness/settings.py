@@ -151,6 +151,12 @@ def _check_implementation(src: Path, name: str, spec: Any) -> None:
     dialect = spec.get("dialect", "threads-py")
     if not isinstance(dialect, str):
         raise _refuse(src, f"{key}.dialect", "a dialect name (a string)", dialect, "dialect")
+    from ..core.dialects import get_dialect
+
+    try:
+        get_dialect(dialect)
+    except CaseError as err:  # name the file and the key, not only the dialect
+        raise CaseError(err.code, f"{key}.dialect: {err.message}", file=str(src)) from None
     timeout = spec.get("timeout", 60)
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         want = "a number of seconds greater than 0"

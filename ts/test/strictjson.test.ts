@@ -125,9 +125,11 @@ describe("parse refuses", () => {
   });
 
   test("without a line, the line in the text is given", () => {
-    // a repeated key is located by its pointer alone, as in Python (spec/conformance/case-errors/)
+    // a repeated key or a big integer: its pointer and its line, as in Python (spec/conformance/case-errors/)
     const dup = refusal(() => parseString('{\n  "a": 1,\n  "a": 2\n}'));
-    assert.deepEqual([dup.line, dup.pointer], [undefined, "/a"]);
+    assert.deepEqual([dup.line, dup.pointer], [3, "/a"]);
+    const big = refusal(() => parseString('{\n  "x": "a:b",\n  "f": 123456789012345678901234\n}'));
+    assert.deepEqual([big.line, big.pointer], [3, "/f"]);
     assert.equal(refusal(() => parseString("[\n1,\n2,\n]")).line, 4);
   });
 });

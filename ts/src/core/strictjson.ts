@@ -77,11 +77,11 @@ export function parse(data: Uint8Array, options: ParseOptions = {}): JsonValue {
     const [line, column] = lineAndColumn(text, err.offset);
     const pointer = err.path === null ? undefined : pointerJoin(err.path);
     const message = err.path === null ? `${err.message} (column ${column})` : err.message;
-    // A refusal of a value (a repeated key, an unsafe number) is located by its pointer, a
-    // syntax error by its line in the text; a JSON Lines line given by the caller is kept.
+    // A refusal of a value (a repeated key, an unsafe number) is located by its pointer and
+    // its line in the text, a syntax error by its line; a JSON Lines line given is kept.
     throw new CaseError(code, message, {
       file: options.file,
-      line: options.line ?? (pointer === undefined ? line : undefined),
+      line: options.line ?? line,
       pointer,
     });
   }
