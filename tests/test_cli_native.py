@@ -158,6 +158,15 @@ def test_wrong_kind_of_path_says_what_was_expected(
 
     status, _, err = invoke("reduce", one, capsys=capsys)
     assert status == 2 and "is a case directory" in err
+    # the example is a log the case holds (log.<dialect>.jsonl), not a file cases never hold
+    assert "prefix.jsonl" not in err and f"e.g. {one / 'log.threads-py.jsonl'}" in err
+    status, _, err = invoke("turns", one, capsys=capsys)
+    assert status == 2 and f"e.g. {one / 'log.threads-py.jsonl'}" in err
+    empty = tmp_path / "bare"
+    empty.mkdir()
+    (empty / "case.json").write_text("{}")
+    status, _, err = invoke("turns", empty, capsys=capsys)
+    assert status == 2 and f"e.g. {empty / 'log.<dialect>.jsonl'}" in err
 
     a_file = tmp_path / "file"
     a_file.write_text("x")

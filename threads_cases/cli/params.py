@@ -43,6 +43,13 @@ def _is_case(path: Path) -> bool:
     return (path / "case.json").is_file()
 
 
+def _case_log(case: Path) -> Path:
+    """A log the case holds (``log.<dialect>.jsonl``, case-format.md), the first by name, or
+    the pattern when it holds none."""
+    logs = sorted(case.glob("log.*.jsonl"))
+    return logs[0] if logs else case / "log.<dialect>.jsonl"
+
+
 def check_log(path: Path) -> None:
     """A thread log or transcript: an existing file, not a case's case.json nor a folder."""
     what = "a JSON Lines file (a thread log, or a transcript to import)"
@@ -51,7 +58,7 @@ def check_log(path: Path) -> None:
     if path.is_dir():
         hint = f"expected {what}, not a folder"
         if _is_case(path):
-            hint = f"{path} is a case directory; expected {what}, e.g. {path / 'prefix.jsonl'}"
+            hint = f"{path} is a case directory; expected {what}, e.g. {_case_log(path)}"
         raise PathProblem(f"{path}: is a folder", hint)
     if path.name == "case.json":
         raise PathProblem(
