@@ -152,5 +152,5 @@ def test_a_configured_driver_that_is_missing_is_unavailable_under_every_isolatio
     assert "driver_crashed" not in p.stdout and "╭" not in p.stdout  # no panel per case
     assert (
         "error[driver_unavailable]: my-impl could not start (2 case(s)): cannot start my-impl "
-        "(./my-driver): No such file or directory; its command must be" in p.stdout
+        f"({tmp_path / 'my-driver'}): No such file or directory; its command must be" in p.stdout
     ), p.stdout

@@ -28,17 +28,24 @@ def test_state_home_from_inside_a_case(saved_case: Path, tmp_path: Path) -> None
     for here in (saved_case, inner):
         assert state_home(here) == saved_case.parent
     assert state_path("r.jsonl", saved_case) == Path("../.threads-cases/r.jsonl")
-    # the project's folder: the nearest one above holding pyproject.toml, threads-cases.toml
-    # or .git
-    for marker in ("pyproject.toml", "threads-cases.toml", ".git"):
-        (tmp_path / marker).write_text("")
+    # the project's folder: the nearest one above holding threads-cases.toml, a
+    # pyproject.toml with [tool.threads-cases], or .git (core/statedir.py)
+    for marker, text in (
+        ("pyproject.toml", "[tool.threads-cases]\n"),
+        ("threads-cases.toml", ""),
+        (".git", ""),
+    ):
+        (tmp_path / marker).write_text(text)
         assert state_home(inner) == tmp_path
         assert state_path("r.jsonl", inner) == Path("../../../.threads-cases/r.jsonl")
         (tmp_path / marker).unlink()
+    # a pyproject.toml without that table does not make a project folder
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert state_home(inner) == saved_case.parent
 
 
 def test_run_stale_and_last_failed_from_a_case_folder(saved_case: Path, tmp_path: Path) -> None:
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.threads-cases]\n')
     before = sorted(p.name for p in saved_case.iterdir())
     p = cli("run", ".", "--impl", "threads-py", cwd=saved_case)
     assert p.returncode == 0, p.stdout + p.stderr
@@ -62,7 +69,8 @@ def test_run_stale_and_last_failed_from_a_case_folder(saved_case: Path, tmp_path
 
 def test_init_ignores_the_report_of_a_run_from_any_folder(saved_case: Path, tmp_path: Path) -> None:
     """`init`'s ignore rule covers `.threads-cases/` wherever `run` keeps it (a run from
-    `cases/` keeps it in `cases/`), the baseline excepted."""
+    `cases/` keeps it in the project's folder, the one holding .git), the baseline
+    excepted."""
     git = shutil.which("git")
     if git is None:
         pytest.skip("git is not installed")
@@ -71,15 +79,16 @@ def test_init_ignores_the_report_of_a_run_from_any_folder(saved_case: Path, tmp_
     for where in (tmp_path, tmp_path / "cases", saved_case):
         p = cli("run", ".", "--impl", "threads-py", cwd=where)
         assert p.returncode == 0, p.stdout + p.stderr
-    assert (tmp_path / "cases" / ".threads-cases" / "last-report.jsonl").is_file()
-    (tmp_path / "cases" / ".threads-cases" / "baseline.json").write_text("{}")
+    assert (tmp_path / ".threads-cases" / "last-report.jsonl").is_file()
+    assert not (tmp_path / "cases" / ".threads-cases").exists()
+    (tmp_path / ".threads-cases" / "baseline.json").write_text("{}")
     status = subprocess.run(
         [git, "-C", str(tmp_path), "status", "--porcelain", "--untracked-files=all"],
         capture_output=True,
         text=True,
         check=True,
     ).stdout.splitlines()
-    assert [x for x in status if ".threads-cases" in x] == ["?? cases/.threads-cases/baseline.json"]
+    assert [x for x in status if ".threads-cases" in x] == ["?? .threads-cases/baseline.json"]
 
 
 def test_the_default_baseline_is_never_inside_a_case(
@@ -87,7 +96,7 @@ def test_the_default_baseline_is_never_inside_a_case(
 ) -> None:
     from threads_cases.harness.baseline import locate_baseline
 
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.threads-cases]\n')
     monkeypatch.chdir(saved_case)
     assert locate_baseline() == Path("../../.threads-cases/baseline.json")
     monkeypatch.chdir(tmp_path)

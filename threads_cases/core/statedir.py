@@ -1,23 +1,28 @@
-"""Where the CLI keeps what a run leaves behind (spec/reports.md section 2.2): the folder
-``.threads-cases/`` with ``last-report.jsonl``, ``last-conformance.jsonl`` and
-``last-live.jsonl``.
+"""The project's folder, and where the CLI keeps what a run leaves behind (spec/reports.md
+section 2.2, spec/driver-protocol.md 5.3): one rule finds the folder whose settings a run
+reads, whose default baseline it uses and where it keeps ``.threads-cases/`` (with
+``last-report.jsonl``, ``last-conformance.jsonl`` and ``last-live.jsonl``).
 
-It is the one in the current folder, unless the current folder is a case or inside one (it or
-a folder above holds ``case.json``): a case holds only the files of its format, and a file
-written there makes ``validate`` refuse it (an unknown file, a stale fingerprint). From inside
-a case the folder is the one of the project around it: the nearest folder above the case that
-holds ``pyproject.toml``, ``threads-cases.toml`` or ``.git`` (where ``init`` writes the
-``.gitignore`` rule ``**/.threads-cases/*``), else the folder holding the case.
+The *project's folder* is the nearest folder, from the current one upward, that holds
+``threads-cases.toml``, a ``pyproject.toml`` with a ``[tool.threads-cases]`` table, or
+``.git``; a ``pyproject.toml`` without that table does not stop the search (a package of a
+larger project). When no folder up to the root matches, it is the current folder.
+
+From inside a case (it or a folder above holds ``case.json``) the search starts above the
+case, and without a match it is the folder holding the case: a case holds only the files of
+its format, and a file written there makes ``validate`` refuse it (an unknown file, a stale
+fingerprint).
 """
 
 from __future__ import annotations
 
 import os
+import tomllib
 from pathlib import Path
 
 STATE = ".threads-cases"
-#: what marks the folder of a project, looking up from a case
-PROJECT_MARKERS = ("pyproject.toml", "threads-cases.toml", ".git")
+SETTINGS_FILE = "threads-cases.toml"
+PYPROJECT = "pyproject.toml"
 
 
 def case_around(folder: Path) -> Path | None:
@@ -32,22 +37,53 @@ def case_around(folder: Path) -> Path | None:
     return None
 
 
-def state_home(cwd: Path | None = None) -> Path:
-    """The folder that holds ``.threads-cases/`` (see the module docstring); ``cwd`` defaults
-    to the current folder."""
+def has_settings_table(pyproject: Path) -> bool:
+    """Whether ``pyproject`` holds a ``[tool.threads-cases]`` table. A file that is not TOML
+    counts (reading the settings then reports why), so it never hides a broken table."""
+    try:
+        text = pyproject.read_text("utf-8")
+    except (OSError, UnicodeDecodeError):
+        return pyproject.is_file()
+    if "threads-cases" not in text:
+        return False
+    try:
+        tool = tomllib.loads(text).get("tool")
+    except tomllib.TOMLDecodeError:
+        return True
+    return isinstance(tool, dict) and "threads-cases" in tool
+
+
+def is_project(folder: Path) -> bool:
+    """Whether ``folder`` ends the search for the project's folder (module docstring)."""
+    try:
+        if (folder / SETTINGS_FILE).is_file() or os.path.lexists(folder / ".git"):
+            return True
+        return has_settings_table(folder / PYPROJECT)
+    except OSError:
+        return False
+
+
+def project_home(cwd: Path | None = None) -> Path:
+    """The project's folder seen from ``cwd`` (default the current folder), as the module
+    docstring says; ``cwd`` itself (as given) when it is the answer."""
     here = Path.cwd() if cwd is None else cwd
-    case = case_around(here.absolute())
-    if case is None:
-        return here
-    for d in case.parents:
-        if any(os.path.lexists(d / m) for m in PROJECT_MARKERS):
-            return d
-    return case.parent
+    absolute = here.absolute()
+    case = case_around(absolute)
+    start = absolute if case is None else case.parent
+    for d in (start, *start.parents):
+        if is_project(d):
+            return here if d == absolute else d
+    return here if case is None else start
+
+
+def state_home(cwd: Path | None = None) -> Path:
+    """The folder that holds ``.threads-cases/``: the project's folder (:func:`project_home`)."""
+    return project_home(cwd)
 
 
 def state_path(name: str, cwd: Path | None = None) -> Path:
-    """``.threads-cases/<name>``: relative to the current folder as before when it is not
-    inside a case, else a path to the project's folder (:func:`state_home`)."""
+    """``.threads-cases/<name>``: relative to the current folder when the project's folder is
+    the current one, else a relative path to the project's folder (:func:`state_home`)."""
     here = Path.cwd() if cwd is None else cwd
     home = state_home(here)
     if home == here:

@@ -14,9 +14,10 @@ narrow an entry; without them it lists any failure of the case on that implement
 ``reason`` is required; ``issue`` is an optional ``http(s)`` link.
 
 Where a run finds the baseline (:func:`locate_baseline`): ``--baseline FILE``, else
-``baseline = "..."`` under ``[tool.threads-cases]`` of ./pyproject.toml (or in
-./threads-cases.toml; relative to that file's folder), else
-``.threads-cases/baseline.json`` in the current folder when it exists.
+``baseline = "..."`` under ``[tool.threads-cases]`` of pyproject.toml (or in
+threads-cases.toml; relative to that file's folder), else ``.threads-cases/baseline.json``
+when it exists, both in the project's folder
+(:func:`~threads_cases.core.statedir.project_home`).
 
 A conformance suite's ``skips/<impl>.json`` (spec/conformance.md section 4) holds the same
 entries keyed by ``test``; :func:`read_skips` reads them as a :class:`Baseline`.
@@ -39,7 +40,7 @@ from ..core.canonical import canonical_document
 from ..core.errors import CaseError
 from ..core.schemas import schema_problems
 from ..core.shapes import BaselineRecord
-from ..core.statedir import state_path
+from ..core.statedir import state_home, state_path
 from ..core.strictjson import read_json_file
 
 FORMAT = 1
@@ -240,15 +241,18 @@ def configured_baseline(start: Path | None = None) -> Path | None:
 
 def locate_baseline(explicit: Path | None = None, start: Path | None = None) -> Path:
     """The baseline file a run uses: ``explicit`` (``--baseline``), else the configured one
-    (:func:`configured_baseline`), else :data:`DEFAULT_PATH` under ``start``, by default
-    the current folder, or from inside a case the project's folder
-    (:func:`~threads_cases.core.statedir.state_path`). The path may not exist (``baseline
-    update`` creates it)."""
+    (:func:`configured_baseline`), else :data:`DEFAULT_PATH` in the project's folder seen
+    from ``start`` (default the current folder; never inside a case:
+    :func:`~threads_cases.core.statedir.project_home`), where the settings are read too.
+    The path may not exist (``baseline update`` creates it)."""
     if explicit is not None:
         return explicit
-    if start is None:  # never inside a case (core.statedir), where a file breaks the case
-        return configured_baseline(start) or state_path(DEFAULT_PATH.name)
-    return configured_baseline(start) or start / DEFAULT_PATH
+    configured = configured_baseline(start)
+    if configured is not None:
+        return configured
+    if start is None:  # relative to the current folder, for messages
+        return state_path(DEFAULT_PATH.name)
+    return state_home(start) / DEFAULT_PATH
 
 
 def load_baseline(explicit: Path | None = None, start: Path | None = None) -> Baseline:

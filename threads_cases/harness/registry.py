@@ -15,6 +15,7 @@ or the same table without the ``tool.threads-cases.`` prefix in ``threads-cases.
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import sys
@@ -124,7 +125,10 @@ def _ts_unavailable_reason(node: str | None, driver: Path) -> tuple[str, str] | 
 
 
 def configured(start: Path | None = None) -> dict[str, dict[str, Any]]:
-    """User implementations from ./threads-cases.toml or ./pyproject.toml (first found).
+    """User implementations from threads-cases.toml or pyproject.toml in the project's
+    folder (:func:`~threads_cases.core.statedir.project_home`), each with its ``command``
+    (a relative program path made absolute from that folder; the driver still starts in the
+    current folder, where the paths of its requests are).
 
     Raises ``CaseError("invalid_request")`` for a malformed settings table
     (:mod:`.settings`) and ``dialect_unknown`` for an unknown dialect.
@@ -135,12 +139,22 @@ def configured(start: Path | None = None) -> dict[str, dict[str, Any]]:
         dialect = spec.get("dialect", "threads-py")
         get_dialect(dialect)
         out[name] = {
-            "command": spec["command"],
+            "command": _from_folder(spec["command"], src.parent),
             "dialect": dialect,
             "timeout": float(spec.get("timeout", 60)),
             "source": str(src),
         }
     return out
+
+
+def _from_folder(command: list[str], folder: Path) -> list[str]:
+    """``command`` with a relative program path (``./my-driver``, ``bin/driver``) made
+    absolute from ``folder``, the configuration file's (spec/driver-protocol.md 5.3): the
+    same driver from any folder of the project, and messages that show which file."""
+    program = command[0]
+    if os.path.isabs(program) or not ("/" in program or os.sep in program):
+        return list(command)
+    return [os.path.normpath(folder / program), *command[1:]]
 
 
 def strict_setting(start: Path | None = None) -> bool:

@@ -1,5 +1,7 @@
-"""The project settings: ``[tool.threads-cases]`` of ./pyproject.toml, or all of
-./threads-cases.toml (first found), read and checked in one place.
+"""The project settings: all of ``threads-cases.toml``, or ``[tool.threads-cases]`` of
+``pyproject.toml``, in the project's folder (:func:`~threads_cases.core.statedir.project_home`:
+the nearest folder upward holding one of them or ``.git``, the folder that holds
+``.threads-cases/`` too), read and checked in one place.
 
 Keys (spec/driver-protocol.md 5.3, spec/reports.md 5.1, spec/replay.md 12.1)::
 
@@ -24,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseError
+from ..core.statedir import project_home
 
 
 def _shape(src: Path, what: str) -> str:
@@ -96,9 +99,10 @@ def load_toml(path: Path) -> dict[str, Any]:
 
 
 def settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
-    """The settings table and the file it came from (the table is empty when neither file
-    exists), each key checked (:func:`check_settings`)."""
-    base = start or Path.cwd()
+    """The settings table and the file it came from, in the project's folder seen from
+    ``start`` (default the current folder; :func:`project_home`); the table is empty when
+    neither file exists. Each key is checked (:func:`check_settings`)."""
+    base = project_home(start).absolute()
     src = base / "threads-cases.toml"
     if src.is_file():
         table: Any = load_toml(src)

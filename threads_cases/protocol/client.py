@@ -201,8 +201,8 @@ class DriverImplementation:
         """``driver_unavailable`` for a command that cannot be started; no restart follows."""
         self._dead = True
         how = (
-            "its command must be an executable file (a path relative to the current folder) "
-            "or a program on PATH"
+            "its command must be an executable file (a relative path is taken from the "
+            "folder of the file that configures it) or a program on PATH"
         )
         return CaseError(
             "driver_unavailable",
