@@ -37,6 +37,15 @@ BAD = [
     ("baseline = 3", "tool.threads-cases.baseline", "baseline ="),
     ('baseline = ""', "tool.threads-cases.baseline", "baseline ="),
     ('baseline = ["a"]', "tool.threads-cases.baseline", "baseline ="),
+    # unknown keys: a misspelt one was dropped without a word
+    ('colour = "red"', "tool.threads-cases.colour", "strict, baseline, implementations"),
+    ('implementations = { x = { command = ["d"], colour = "red" } }', ".x.colour", "command,"),
+    # a built-in's name: the configured command was ignored and the built-in ran
+    (
+        'implementations = { threads-py = { command = ["./nonexistent"] } }',
+        "tool.threads-cases.implementations.threads-py",
+        "another name",
+    ),
 ]
 
 
@@ -72,9 +81,9 @@ def test_threads_cases_toml_is_checked_with_its_own_keys(tmp_path: Path) -> None
     assert "[implementations.my-impl]" in err.value.hint
 
 
-def test_good_settings_and_unknown_keys_still_read(tmp_path: Path) -> None:
+def test_good_settings_read(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text(
-        "[tool.threads-cases]\nstrict = true\nlater = 1\n"
+        "[tool.threads-cases]\nstrict = true\n"
         '[tool.threads-cases.implementations.mine]\ncommand = ["./d"]\ntimeout = 5\n'
     )
     assert configured(tmp_path)["mine"]["timeout"] == 5.0
@@ -127,3 +136,60 @@ def test_an_unknown_dialect_names_the_file_and_the_key(tmp_path: Path) -> None:
     assert first.startswith("error[dialect_unknown]: ") and "pyproject.toml: tool." in first
     assert '.x.dialect: unknown dialect "klingon"' in first
     assert hint == "  hint: use one of the dialects under spec/dialects/"
+
+
+def test_pyprojects_prefix_in_threads_cases_toml_is_refused_with_the_right_spelling(
+    tmp_path: Path,
+) -> None:
+    """``[tool.threads-cases.implementations.tc-impl]`` in threads-cases.toml was an unknown
+    key, ignored: every configured implementation was dropped without a word."""
+    (tmp_path / "threads-cases.toml").write_text(
+        '[tool.threads-cases.implementations.tc-impl]\ncommand = ["./d"]\n'
+    )
+    for read in (configured, strict_setting, configured_baseline):
+        with pytest.raises(CaseError) as err:
+            read(tmp_path)
+        assert err.value.code == "invalid_request"
+        assert err.value.location.file == str(tmp_path / "threads-cases.toml")
+        assert "prefix" in err.value.message and "[implementations.tc-impl]" in err.value.hint
+    shutil.copytree(CASES / "reads-notes", tmp_path / "cases" / "reads-notes")
+    p = cli("run", "cases", cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr.startswith("error[invalid_request]: ") and "threads-cases.toml" in p.stderr
+    assert "hint: in threads-cases.toml write" in p.stderr
+
+
+def test_settings_in_both_files_are_refused(tmp_path: Path) -> None:
+    """threads-cases.toml is read first: a [tool.threads-cases] table in pyproject.toml
+    beside it was skipped without a word."""
+    (tmp_path / "threads-cases.toml").write_text("strict = true\n")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.threads-cases.implementations.mine]\ncommand = ["./d"]\n'
+    )
+    with pytest.raises(CaseError) as err:
+        configured(tmp_path)
+    assert err.value.code == "invalid_request" and "both" in err.value.message
+    assert err.value.location.file == str(tmp_path / "pyproject.toml")
+    assert "keep them in one file" in err.value.hint
+    # a pyproject.toml without the table beside threads-cases.toml is fine
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
+    assert configured(tmp_path) == {} and strict_setting(tmp_path) is True
+
+
+def test_the_cli_refuses_a_built_in_name_and_an_unknown_key(tmp_path: Path) -> None:
+    shutil.copytree(CASES / "reads-notes", tmp_path / "cases" / "reads-notes")
+    for text, word in (
+        (
+            '[tool.threads-cases.implementations.threads-py]\ncommand = ["./nonexistent"]\n',
+            "built-in",
+        ),
+        (
+            '[tool.threads-cases.implementations.x]\ncommand = ["d"]\ncolour = "red"\n',
+            "unknown key",
+        ),
+    ):
+        (tmp_path / "pyproject.toml").write_text(text)
+        p = cli("run", "cases", cwd=tmp_path)
+        assert p.returncode == 2, p.stdout + p.stderr
+        assert p.stderr.startswith("error[invalid_request]: ") and word in p.stderr
+        assert "pyproject.toml: tool.threads-cases" in p.stderr or "unknown key tool." in p.stderr

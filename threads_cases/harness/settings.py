@@ -15,8 +15,11 @@ Keys (spec/driver-protocol.md 5.3, spec/reports.md 5.1, spec/replay.md 12.1)::
     timeout = 30                            # optional: a number of seconds > 0
 
 A value of the wrong type anywhere is refused with ``CaseError("invalid_request")`` naming
-the file and the key, with a hint that shows the right shape. Keys this version does not
-know are ignored (a later version may add keys).
+the file and the key, with a hint that shows the right shape. So is a key this version does
+not know, in the table or in an implementation's table (a misspelt key would otherwise be
+dropped without a word), in particular pyproject's ``tool.threads-cases.`` prefix written in
+threads-cases.toml; a configured implementation with the name of a built-in one; and
+settings in both threads-cases.toml and pyproject.toml of the same folder.
 """
 
 from __future__ import annotations
@@ -26,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseError
-from ..core.statedir import project_home
+from ..core.statedir import has_settings_table, project_home
 
 
 def _shape(src: Path, what: str) -> str:
@@ -106,6 +109,7 @@ def settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
     src = base / "threads-cases.toml"
     if src.is_file():
         table: Any = load_toml(src)
+        _one_file(src, base / "pyproject.toml")
     else:
         src = base / "pyproject.toml"
         if not src.is_file():
@@ -120,8 +124,62 @@ def settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
     return src, table
 
 
+#: the keys of the settings table, and of one implementation's table
+KEYS = ("strict", "baseline", "implementations")
+IMPLEMENTATION_KEYS = ("command", "dialect", "timeout")
+#: implementations a configuration may not redefine (harness/registry.py BUILTIN)
+BUILTIN_NAMES = ("threads-py", "threads-ts")
+
+
+def _unknown(src: Path, table: dict[str, Any], known: tuple[str, ...], *parts: str) -> None:
+    """Refuse the first key of ``table`` not in ``known`` (``parts``: where the table is)."""
+    for key in table:
+        if key in known:
+            continue
+        if key == "tool" and not parts and src.name == "threads-cases.toml":
+            impls = (
+                table["tool"].get("threads-cases", {}) if isinstance(table["tool"], dict) else {}
+            )
+            impls = impls.get("implementations") if isinstance(impls, dict) else None
+            name = next(iter(impls), "my-impl") if isinstance(impls, dict) else "my-impl"
+            raise CaseError(
+                "invalid_request",
+                "threads-cases.toml holds a [tool...] table: the tool.threads-cases. prefix "
+                "belongs in pyproject.toml only",
+                file=str(src),
+                hint="in threads-cases.toml write the tables without the prefix: "
+                f'[implementations.{_quoted(name)}] with command = ["./my-driver"], and strict '
+                "or baseline at the top (spec/driver-protocol.md 5.3)",
+            )
+        where = _key(src, *parts) if (parts or src.name != "threads-cases.toml") else src.name
+        raise CaseError(
+            "invalid_request",
+            f"unknown key {_key(src, *parts, key)} in {where}",
+            file=str(src),
+            hint=f"the keys there are {', '.join(known)}: fix the spelling or remove it "
+            "(spec/driver-protocol.md 5.3)",
+        )
+
+
+def _one_file(toml: Path, pyproject: Path) -> None:
+    """Refuse settings in both files of the project's folder: threads-cases.toml wins, and
+    the pyproject table would be dropped without a word."""
+    if not has_settings_table(pyproject):
+        return
+    raise CaseError(
+        "invalid_request",
+        f"settings in both {toml.name} and {pyproject.name} ([tool.threads-cases]); "
+        f"only {toml.name} would be read",
+        file=str(pyproject),
+        hint=f"keep them in one file: move the [tool.threads-cases] tables into {toml.name} "
+        "(without the tool.threads-cases. prefix), or delete it",
+    )
+
+
 def check_settings(src: Path, table: dict[str, Any]) -> None:
-    """Refuse a known key of ``table`` whose value has the wrong type or shape."""
+    """Refuse a key of ``table`` this version does not know, or a known one whose value has
+    the wrong type or shape."""
+    _unknown(src, table, KEYS)
     strict = table.get("strict", False)
     if not isinstance(strict, bool):
         raise _refuse(src, _key(src, "strict"), "true or false", strict, "strict")
@@ -141,6 +199,15 @@ def _check_implementation(src: Path, name: str, spec: Any) -> None:
     key = _key(src, "implementations", name)
     if not isinstance(spec, dict):
         raise _refuse(src, key, "a table", spec, "implementations")
+    if name in BUILTIN_NAMES:
+        raise CaseError(
+            "invalid_request",
+            f"{key}: {name} is a built-in implementation and cannot be redefined",
+            file=str(src),
+            hint=f"give yours another name ([{_key(src, 'implementations', 'my-impl')}]); "
+            "to run threads-py as a driver process use --isolated",
+        )
+    _unknown(src, spec, IMPLEMENTATION_KEYS, "implementations", name)
     cmd = spec.get("command")
     if not (isinstance(cmd, list) and cmd and all(isinstance(c, str) and c for c in cmd)):
         want = "a non-empty list of non-empty strings"
