@@ -235,3 +235,29 @@ def test_isolated_runs_the_drivers_and_passes_the_same(pytester: pytest.Pytester
     outcomes = result.parseoutcomes()
     assert outcomes.get("passed", 0) + outcomes.get("skipped", 0) == 6, outcomes
     assert outcomes.get("passed", 0) >= 3 and result.ret == 0
+
+
+def test_configured_implementations_run_as_with_run(pytester: pytest.Pytester) -> None:
+    """A configured implementation counts as named (spec/driver-protocol.md 5.4): `run`
+    exits 3 when its driver is missing, and the plugin reported `3 passed`, exit 0, without
+    ever trying it. Its items now run, and fail when it cannot start."""
+    import sys
+
+    copy_cases(pytester.path)
+    pytester.makepyprojecttoml(
+        '[tool.pytest.ini_options]\nthreads_cases_paths = ["cases"]\n'
+        '[tool.threads-cases.implementations.my-impl]\ncommand = ["./my-driver"]\n'
+    )
+    result = pytester.runpytest("-v", *QUIET)
+    result.assert_outcomes(passed=3, failed=3)
+    result.stdout.fnmatch_lines(["*reads-notes?my-impl? FAILED*"])
+    assert "my-impl could not start" in result.stdout.str()
+    assert result.ret == pytest.ExitCode.TESTS_FAILED
+    driver = pytester.path / "my-driver"
+    driver.write_text(f"#!/bin/sh\nexec {sys.executable} -m threads_cases.protocol.driver\n")
+    driver.chmod(0o755)
+    result = pytester.runpytest("-v", *QUIET)
+    result.assert_outcomes(passed=6)
+    # --threads-cases-impl still chooses
+    result = pytester.runpytest("--threads-cases-impl", "threads-py", *QUIET)
+    result.assert_outcomes(passed=3)

@@ -14,7 +14,10 @@ By default ``threads-py`` runs in process under its egress guard (best effort, s
 9.1); ``--threads-cases-isolated`` runs every implementation as a driver process inside an
 empty network namespace where one can be made (else under the guard).
 
-Every case directory under the given folders becomes one item per implementation, named
+Every case directory under the given folders becomes one item per implementation (each
+``--threads-cases-impl``; by default ``threads-py`` and every implementation configured
+under ``[tool.threads-cases]``, which counts as named, as for ``run``: one that cannot start
+fails its items), named
 ``<case name>[<impl>]`` (node id ``<case dir>/case.json::<case name>[<impl>]``; the folder's
 name when case.json gives no valid name). Collection reads only each case.json's name; the
 case is loaded and checked when its item runs. Verdicts:
@@ -66,6 +69,7 @@ _DIRS = pytest.StashKey[list[Path]]()
 _IMPLS = pytest.StashKey[dict[str, Any]]()
 _LIVE = pytest.StashKey[Any]()
 _BASELINE = pytest.StashKey[Any]()
+_NAMES = pytest.StashKey[list[str]]()
 
 
 #: The plugin's command-line options, in the order ``pytest --help`` lists them: (flag,
@@ -88,7 +92,8 @@ _OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
             "dest": "threads_cases_impl",
             "metavar": "NAME",
             "default": None,
-            "help": "implementation to run each case on (repeatable; default threads-py)",
+            "help": "implementation to run each case on (repeatable; default threads-py and "
+            "the implementations configured under [tool.threads-cases])",
         },
     ),
     (
@@ -187,10 +192,9 @@ def pytest_configure(config: pytest.Config) -> None:
     for d in dirs:
         if not d.is_dir():
             raise pytest.UsageError(f"threads-cases: no such folder: {d}")
-    names = config.getoption("threads_cases_impl") or ["threads-py"]
     from threads_cases.core.errors import CaseError
     from threads_cases.harness.baseline import load_baseline
-    from threads_cases.harness.registry import available_implementations
+    from threads_cases.harness.registry import available_implementations, configured
 
     explicit = config.getoption("threads_cases_baseline")
     try:
@@ -199,8 +203,11 @@ def pytest_configure(config: pytest.Config) -> None:
             config.invocation_params.dir,
         )
         known = available_implementations()  # checks [tool.threads-cases] too
+        # a configured implementation is named (spec/driver-protocol.md 5.4), as for `run`
+        names = config.getoption("threads_cases_impl") or ["threads-py", *configured()]
     except CaseError as err:
         raise pytest.UsageError(f"threads-cases: {err.render()}\n  hint: {err.hint}") from None
+    config.stash[_NAMES] = names
     unknown = [n for n in names if n not in known]
     if unknown:
         raise pytest.UsageError(
@@ -268,7 +275,7 @@ class CaseFile(pytest.File):
         # Only case.json's name is read here; the item loads and checks the whole case when
         # it runs, so a broken case is that item's failure, never a collection error.
         name = peek_case_name(self.path.parent) or self.path.parent.name
-        for impl in self.config.getoption("threads_cases_impl") or ["threads-py"]:
+        for impl in self.config.stash.get(_NAMES, ["threads-py"]):
             yield CaseItem.from_parent(self, name=f"{name}[{impl}]", impl=impl)
 
 
