@@ -101,3 +101,50 @@ def test_the_default_baseline_is_never_inside_a_case(
     assert locate_baseline() == Path("../../.threads-cases/baseline.json")
     monkeypatch.chdir(tmp_path)
     assert locate_baseline() == Path(".threads-cases/baseline.json")
+
+
+@pytest.mark.parametrize(
+    "where",
+    [
+        ["import", "claude-code", "t.jsonl", "-o", "cases/sample/x.jsonl"],
+        ["import", "claude-code", "t.jsonl", "-o", "cases/sample/artifacts/x.jsonl"],
+        ["run", "cases", "--impl", "threads-py", "--junit", "cases/sample/junit.xml"],
+    ],
+)
+def test_an_output_file_inside_a_case_is_refused(
+    saved_case: Path, tmp_path: Path, where: list[str]
+) -> None:
+    """The user's report: `import ... -o cases/<case>/x.jsonl` wrote into the case (exit 0)
+    and made it invalid. Every -o/--junit file is refused inside a case, before anything
+    runs, and the case stays valid."""
+    example = Path(__file__).resolve().parents[1] / "examples" / "sessions"
+    shutil.copy(example / "claude-code-session.jsonl", tmp_path / "t.jsonl")
+    before = sorted(p.relative_to(saved_case) for p in saved_case.rglob("*"))
+    p = cli(*where, cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "error[invalid_request]: " in p.stderr and "is inside the case directory" in p.stderr
+    assert "hint: write it outside the case" in p.stderr
+    assert sorted(p.relative_to(saved_case) for p in saved_case.rglob("*")) == before
+    assert cli("validate", "cases/sample", cwd=tmp_path).returncode == 0
+    # beside the case, the same command writes
+    assert cli(*where[:-1], "beside.out", cwd=tmp_path).returncode == 0
+
+
+@pytest.mark.parametrize("cases", ["/tmp/elsewhere", "../x", "cases/../../x"])
+def test_init_refuses_cases_outside_the_repository(tmp_path: Path, cases: str) -> None:
+    """`init --cases /tmp/elsewhere` wrote `tmp/elsewhere/**/*.json` into .gitattributes, a
+    pattern git never matches: refused, with nothing written."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    p = cli("init", "--cases", cases, cwd=repo)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert f"error[invalid_request]: --cases {cases} is outside the repository" in p.stderr
+    assert "hint: pass the folder of cases relative to the repository" in p.stderr
+    assert not (repo / ".gitattributes").exists()
+
+
+def test_init_takes_an_absolute_cases_folder_inside_the_repository(tmp_path: Path) -> None:
+    p = cli("init", "--cases", str(tmp_path / "sub" / "cases"), cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    text = (tmp_path / ".gitattributes").read_text()
+    assert "sub/cases/**/*.json diff=threads-cases" in text and "tmp" not in text

@@ -125,9 +125,19 @@ def check_out_folder(path: Path) -> None:
 
 
 def check_out_file(path: Path) -> None:
-    """A file to write: may be missing, must not be a folder."""
+    """A file to write: may be missing, must not be a folder, nor inside a case directory
+    (a case holds only the files of its format; one more makes it invalid)."""
     if path.is_dir():
         raise PathProblem(f"{path}: is a folder", "expected the path of a file to write")
+    from ..core.statedir import case_around
+
+    case = case_around(path.absolute().parent)
+    if case is not None:
+        raise PathProblem(
+            f"{path}: is inside the case directory {case}",
+            "write it outside the case: a case holds only the files of its format, and "
+            "any other file makes it invalid",
+        )
 
 
 def checked(check: Check) -> Callable[[Any], Any]:

@@ -114,9 +114,29 @@ def _git_config(root: Path) -> Step:
     return Step(item, "done", DRIVER_COMMAND)
 
 
+def cases_pattern_root(root: Path, cases: str) -> str:
+    """``cases`` as the path relative to ``root`` that .gitattributes patterns use (POSIX,
+    no leading or trailing slash, ``.`` for ``root`` itself).
+
+    Raises ``CaseError("invalid_request")`` when it leads outside ``root``: git matches
+    .gitattributes patterns only against paths inside the repository, so a pattern for
+    ``/tmp/x`` or ``../x`` would never apply."""
+    top = root.resolve()
+    target = (Path(cases) if Path(cases).is_absolute() else top / cases).resolve()
+    if not target.is_relative_to(top):
+        raise CaseError(
+            "invalid_request",
+            f"--cases {cases} is outside the repository {top}",
+            hint="pass the folder of cases relative to the repository's top folder, "
+            "e.g. --cases cases, or run init in the repository holding the cases",
+        )
+    return target.relative_to(top).as_posix() or "."
+
+
 def init_project(root: Path, cases: str = "cases") -> list[Step]:
-    """Set ``root`` up for cases under ``root/cases`` (see the module docstring)."""
-    cases = cases.strip("/") or "."
+    """Set ``root`` up for cases under ``root/cases`` (see the module docstring); refuses a
+    ``cases`` outside ``root`` (:func:`cases_pattern_root`)."""
+    cases = cases_pattern_root(root, cases)
     pattern = "**" if cases == "." else f"{cases}/**"
     attributes = [f"{pattern}/*.json diff={DRIVER}", f"{pattern}/*.jsonl diff={DRIVER}"]
     steps = []
