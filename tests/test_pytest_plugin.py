@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from conftest import cli
 
 from threads_cases.core.strictjson import canonical_document, read_json_file
 
@@ -261,3 +262,21 @@ def test_configured_implementations_run_as_with_run(pytester: pytest.Pytester) -
     # --threads-cases-impl still chooses
     result = pytester.runpytest("--threads-cases-impl", "threads-py", *QUIET)
     result.assert_outcomes(passed=3)
+
+
+def test_a_case_json_that_is_a_folder_fails_instead_of_vanishing(
+    pytester: pytest.Pytester,
+) -> None:
+    """The user's report: with `case.json` a folder, `run` and `list` show the case as an
+    error but the plugin collected one case fewer, or `no tests ran` for that case alone.
+    It is collected and fails with the CLI's error."""
+    cases = copy_cases(pytester.path, ("weather-stub", "reads-notes"))
+    (cases / "reads-notes" / "case.json").unlink()
+    (cases / "reads-notes" / "case.json").mkdir()
+    run = cli("run", "cases", "--impl", "threads-py", "--format", "json", cwd=pytester.path)
+    assert '"case_invalid"' in run.stdout
+    for target in ("cases", "cases/reads-notes"):
+        result = pytester.runpytest("--threads-cases", target, *QUIET)
+        result.assert_outcomes(passed=1 if target == "cases" else 0, failed=1)
+        out = result.stdout.str()
+        assert "error[case_invalid]: " in out and "reads-notes" in out, out

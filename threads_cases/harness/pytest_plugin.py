@@ -254,6 +254,15 @@ def pytest_unconfigure(config: pytest.Config) -> None:
             impl.close()
 
 
+def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
+    """A ``case.json`` that is a folder: the case is still collected (as ``run`` and
+    ``list`` find it), so that its item fails with the CLI's error instead of the case being
+    skipped without a word."""
+    if path.name != "case.json":
+        return None
+    return pytest_collect_file(path, parent)
+
+
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
     if file_path.name != "case.json":
         return None
