@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -267,3 +267,20 @@ def load_case(path: str | os.PathLike[str]) -> Case:
     from .loader import open_case
 
     return open_case(path)
+
+
+def shared_names(cases: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """A warning for each name (from case.json, :func:`peek_case_name`) that two or more of
+    ``cases`` share, naming every path that holds it: reports, ``--last-failed`` and the
+    baseline key results by case name, so such cases stand for one another."""
+    by_name: dict[str, list[str]] = {}
+    for case in cases:
+        name = peek_case_name(case)
+        if name is not None:
+            by_name.setdefault(name, []).append(str(case))
+    return [
+        f"warning: the cases {', '.join(paths)} share the name {name!r} (case.json `name`); "
+        "reports and the baseline key cases by name: give each its own"
+        for name, paths in sorted(by_name.items())
+        if len(paths) > 1
+    ]

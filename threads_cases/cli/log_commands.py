@@ -61,6 +61,7 @@ def validate(
     fingerprint. With --format json one path prints
     {"file" or "case", "valid", "problems"}; several print {"valid", "results": [...]}.
     """
+    from ..case.directory import shared_names
     from ..core.log import inspect_log
     from ..harness.runner import discover
     from ..review import validate_case
@@ -70,6 +71,7 @@ def validate(
     except CaseError as err:
         raise fail(err) from None
     results: list[dict[str, Any]] = []
+    shared: list[str] = []  # warnings: cases of a folder sharing a name
     for path in paths:
         if path.is_dir():
             cases = discover([path])
@@ -83,6 +85,7 @@ def validate(
             for case in cases:
                 problems = validate_case(case)
                 results.append({"case": str(case), "valid": not problems, "problems": problems})
+            shared.extend(shared_names(cases))
         else:
             events, problems = inspect_log(path, dialect=d)
             warnings = [] if problems else _request_warnings(path, events)
@@ -95,6 +98,8 @@ def validate(
                 }
             )
     invalid = any(not r["valid"] for r in results)
+    for text in shared:
+        note(text)
     if fmt == "json":
         docs = [{**r, "problems": [p.to_json() for p in r["problems"]]} for r in results]
         print_json(docs[0] if len(docs) == 1 else {"valid": not invalid, "results": docs})

@@ -359,6 +359,7 @@ def run(
             isolation=isolation,
         )
         announce_isolation(impls)
+        warn_shared_names(paths or [Path(".")])
         suite = _run_with_progress(
             fmt,
             paths,
@@ -383,6 +384,15 @@ def run(
     if accept and fmt != "json":
         accept_drifted(suite, supplied)
     raise typer.Exit(suite.exit_status)
+
+
+def warn_shared_names(paths: list[Path]) -> None:
+    """Warn, naming both paths, when two cases under ``paths`` share a name."""
+    from ..case.directory import shared_names
+    from ..harness.runner import discover
+
+    for text in shared_names(discover(paths)):
+        note(text)
 
 
 def keep_live(suite: SuiteResult, live: Any) -> None:
