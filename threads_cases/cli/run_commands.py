@@ -369,6 +369,7 @@ def run(
             strict=strict,
             pattern=pattern,
             only=_last_failed_only(last_failed),
+            on_note=note,
             max_fail=max_fail,
             supply=supplied,
             live=live_run,

@@ -8,7 +8,8 @@ start-up stays cheap (tests/test_fast_start.py).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ __all__ = [
     "REFUSALS",
     "check_live_accept",
     "check_named_runs",
+    "keep_only",
     "last_failed_pairs",
     "suite_implementations",
 ]
@@ -73,18 +75,45 @@ def suite_implementations(
 
 def last_failed_pairs(report: Path) -> set[tuple[str, str]] | None:
     """(case path, implementation) pairs that failed, errored or passed against the baseline
-    (xpass) in the JSON Lines ``report``; None when there is no report or nothing failed."""
+    (xpass) in the JSON Lines ``report``; None when there is no report or nothing failed.
+    Each path is resolved (read from the current directory, as the run found it), so that
+    ``cases/x``, ``./cases/x`` and ``$PWD/cases/x`` are one case (spec/reports.md 3.2)."""
     if not report.is_file():
         return None
     from .report import read_report
 
     rows: list[dict[str, Any]] = read_report(report)
     pairs = {
-        (r["path"], r["implementation"])
+        (_resolved(r["path"]), r["implementation"])
         for r in rows
         if r.get("verdict") in ("fail", "error", "xpass")
     }
     return pairs or None
+
+
+def _resolved(path: str | os.PathLike[str]) -> str:
+    return str(Path(os.path.abspath(path)).resolve())
+
+
+def keep_only(
+    work: list[tuple[Path, Implementation]],
+    only: set[tuple[str, str]] | None,
+    on_note: Callable[[str], None] | None = None,
+) -> list[tuple[Path, Implementation]]:
+    """The runs of ``work`` whose (resolved case path, implementation name) is in ``only``
+    (``--last-failed``, :func:`last_failed_pairs`); all of ``work`` when ``only`` is None.
+    When ``only`` keeps none of them, a run of nothing would be a silent green that also
+    overwrote the report it read: every run is kept instead and ``on_note`` says so."""
+    if only is None:
+        return work
+    kept = [(c, i) for c, i in work if (_resolved(c), i.name) in only]
+    if work and not kept:
+        if on_note is not None:
+            on_note(
+                "none of the last report's failures is among the selected cases: running everything"
+            )
+        return work
+    return kept
 
 
 def check_named_runs(work: Sequence[tuple[Path, Implementation]]) -> None:

@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..case.directory import peek_case_name
 from ..case.loader import Case, first_blocking, inspect_case
 from ..core.errors import CaseError, Location, Problem
 from ..core.shapes import BaselineRecord, ReportResult
@@ -42,7 +43,7 @@ from .checks import check_live_case
 from .checks import verdict_of as verdict_of
 from .live.desk import LiveRun, live_totals
 from .pool import default_jobs, pooled, run_work, shard_of
-from .run_setup import check_named_runs
+from .run_setup import check_named_runs, keep_only
 
 if TYPE_CHECKING:
     from ..reference.agent import AgentSpec
@@ -349,7 +350,9 @@ def _suite_cases(paths: list[str | os.PathLike[str]], pattern: str | None) -> li
     cases = discover(paths)
     if pattern:
         cases = [
-            c for c in cases if _selected(c.name, pattern) or _selected(_case_name(c), pattern)
+            c
+            for c in cases
+            if _selected(c.name, pattern) or _selected(peek_case_name(c) or "", pattern)
         ]
     if not cases:
         raise CaseError(
@@ -388,6 +391,7 @@ def run_suite(
     strict: bool = False,
     pattern: str | None = None,
     only: set[tuple[str, str]] | None = None,
+    on_note: Callable[[str], None] | None = None,
     max_fail: int | None = None,
     jobs: int | None = 1,
     shard: tuple[int, int] | None = None,
@@ -401,7 +405,9 @@ def run_suite(
 
     ``on_plan(total)`` is called once with the number of runs planned, ``on_result(result)``
     after each. ``pattern`` selects case names (a glob, or a substring); ``only`` keeps just these
-    ``(case path, implementation)`` pairs (``--last-failed``); ``max_fail`` stops starting
+    ``(resolved case path, implementation)`` pairs (``--last-failed``; when none is among the
+    selected runs, every run is kept and ``on_note`` says so: :func:`.run_setup.keep_only`);
+    ``max_fail`` stops starting
     new cases after that many failures or errors, exactly as a serial run would; ``jobs`` runs
     up to that many cases at once per implementation (a pool of driver processes each), with
     results in the same order whatever ``jobs`` is (``None``: :func:`.pool.default_jobs`, 1
@@ -421,7 +427,7 @@ def run_suite(
     impls = _open_implementations(implementations, agent)
     if shard is not None:
         cases = [c for c in cases if shard_of(c.name, shard[1]) == shard[0]]
-    work = [(c, i) for c in cases for i in impls if only is None or (str(c), i.name) in only]
+    work = keep_only([(c, i) for c in cases for i in impls], only, on_note)
     check_named_runs(work)  # a named implementation must run something (not all not_listed)
     if on_plan is not None:
         on_plan(len(work))
@@ -471,18 +477,6 @@ def isolation_of(impl: Implementation) -> str:
     attribute; an implementation object without one is ``none``)."""
     value = getattr(impl, "isolation", "none")
     return value if value in ("netns", "guard", "none") else "none"
-
-
-def _case_name(path: Path) -> str:
-    """The name in a case's case.json ('' when unreadable): -k matches it and the folder's."""
-    import orjson
-
-    try:
-        meta = orjson.loads((path / "case.json").read_bytes())
-    except (OSError, orjson.JSONDecodeError):
-        return ""
-    name = meta.get("name") if isinstance(meta, dict) else None
-    return name if isinstance(name, str) else ""
 
 
 def _selected(name: str, pattern: str) -> bool:
