@@ -107,11 +107,11 @@ MISSING = "0" * 64
 TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
     ("valid-case-opens", "A committed conformance case opens without a problem.", {}, None),
     (
-        "unknown-file-does-not-stop",
-        "A file the case does not name is reported by validate but does not stop the case from "
-        "opening.",
+        "unknown-file-stops",
+        "A file the case does not name makes the case invalid: run refuses it as validate and "
+        "fmt do.",
         {"notes.md": "left here by hand\n"},
-        None,
+        {"code": "case_invalid", "file": "notes.md", "line": None, "pointer": None},
     ),
     (
         "stale-fingerprint-does-not-stop",

@@ -29,9 +29,9 @@ What it checks, in this order (each problem with its file and a line or JSON poi
 8. the fingerprint (``fingerprint_stale``).
 
 :func:`inspect_case` returns every problem; :func:`open_case` raises the first one that stops a
-case from running. Two kinds never do: a file the case does not name (``unknown file``: a run
-reads only the files it needs) and ``fingerprint_stale`` (a warning of a run); ``validate``
-reports both.
+case from running. Only ``fingerprint_stale`` never does (a warning of a run, which
+``validate`` reports); a file the case does not name (``unknown file``) does, as it makes
+``validate`` and ``fmt`` refuse the case (spec/case-format.md 8.2).
 """
 
 from __future__ import annotations
@@ -64,6 +64,11 @@ _LOG = re.compile(r"log\.([a-z0-9][a-z0-9-]{0,63})\.jsonl")
 _EXPECTED = re.compile(r"expected\.([a-z0-9][a-z0-9-]{0,63})\.json")
 #: Problems that never stop a case from running (open_case does not raise them).
 _ADVISORY = "fingerprint_stale"
+#: A case holds only the files of its format; notes and scratch files belong beside it.
+UNKNOWN_FILE_HINT = (
+    "a case holds only the files of its format (spec/case-format.md 8.1): "
+    "move the file out of the case folder, or delete it"
+)
 
 
 @dataclass(frozen=True)
@@ -153,7 +158,7 @@ def first_blocking(problems: list[Problem]) -> CaseError | None:
 
 
 def _blocking(problem: Problem) -> bool:
-    return problem.code != _ADVISORY and not problem.message.startswith("unknown file ")
+    return problem.code != _ADVISORY
 
 
 def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Problem]]:
@@ -336,7 +341,7 @@ def _check_file_set(
     dialects: list[str],
     problems: list[Problem],
 ) -> None:
-    """Unknown files (advisory) and missing files (blocking)."""
+    """Unknown files, then missing files (both ``case_invalid``)."""
     listed = _listed(meta)
     allowed = {"case.json", *RECORDING_FILES}
     for d in listed:
@@ -351,7 +356,14 @@ def _check_file_set(
             if meta is None:
                 continue  # case.json is unreadable: which logs belong is unknown
             hint = " (its dialect is not in case.json dialects)"
-        problems.append(_problem("case_invalid", f"unknown file {rel}{hint}", p / rel))
+        problems.append(
+            Problem(
+                "case_invalid",
+                f"unknown file {rel}{hint}",
+                Location(str(p / rel), None, None),
+                hint=UNKNOWN_FILE_HINT,
+            )
+        )
     required = set(RECORDING_FILES)
     for d in dialects:
         required.update({f"log.{d}.jsonl", f"expected.{d}.json"})

@@ -19,8 +19,9 @@
  *    read as format 2, its `implementations` as `dialects`, with problems pointing into the
  *    file as written), `case.schema.json`, the case name (section 1), a known dialect for each
  *    of `dialects` (`dialect_unknown`);
- * 3. the file set: `log.<d>.jsonl` and `expected.<d>.json` for each listed dialect,
- *    `model.json`, `stubs.json`, `sandbox.json` (`case_invalid` "... is missing");
+ * 3. the file set: no file the case does not name (`case_invalid` "unknown file ..."), then
+ *    `log.<d>.jsonl` and `expected.<d>.json` for each listed dialect, `model.json`,
+ *    `stubs.json`, `sandbox.json` (`case_invalid` "... is missing");
  * 4. `artifacts/<hex>`: the bytes hash to their name;
  * 5. the recordings: strict JSON and their schemas; every sandbox path; the artifacts
  *    `sandbox.json` refers to are there;
@@ -28,8 +29,7 @@
  * 7. each log, with the log reader and the reducer rules of its dialect (`log_invalid` with the
  *    line), ending at `at`, with every artifact it refers to in `artifacts/`.
  *
- * Two problems never stop a case: a file the case does not name, and a stale fingerprint
- * (`fingerprintOk` is false).
+ * One problem never stops a case: a stale fingerprint (`fingerprintOk` is false).
  */
 
 import { createHash } from "node:crypto";
@@ -211,6 +211,15 @@ function checkFileSet(path: string, files: ReadonlyMap<string, Uint8Array>, dial
   for (const d of dialects) {
     required.add(`log.${d}.jsonl`);
     required.add(`expected.${d}.json`);
+  }
+  for (const rel of [...files.keys()].sort()) {
+    if (required.has(rel) || rel === "case.json") continue;
+    if (rel.startsWith("artifacts/") && /^[0-9a-f]{64}$/.test(rel.slice(10))) continue;
+    const log = /^(?:log\.[a-z0-9][a-z0-9-]{0,63}\.jsonl|expected\.[a-z0-9][a-z0-9-]{0,63}\.json)$/.test(rel);
+    throw new CaseError("case_invalid", `unknown file ${rel}${log ? " (its dialect is not in case.json dialects)" : ""}`, {
+      file: join(path, rel),
+      hint: "a case holds only the files of its format (spec/case-format.md 8.1): move the file out of the case folder, or delete it",
+    });
   }
   for (const rel of [...required].sort()) {
     if (!files.has(rel)) throw new CaseError("case_invalid", `${rel} is missing`, { file: join(path, rel) });
