@@ -51,7 +51,18 @@ def test_pairs_are_resolved_and_matched_whatever_the_spelling(
     report.write_text("".join(json.dumps(x) + "\n" for x in lines))
     monkeypatch.chdir(tmp_path)
     only = last_failed_pairs(report)
-    assert only == {(str((tmp_path / "cases" / "a").resolve()), "threads-py")}
+    assert only is not None
+    assert (str((tmp_path / "cases" / "a").resolve()), "threads-py") in only
+    assert (str((tmp_path / "cases" / "b").resolve()), "threads-py") not in only
+    # read from a subfolder, a path is also read from the folder holding .threads-cases/
+    state = tmp_path / ".threads-cases"
+    state.mkdir()
+    report.rename(state / "r.jsonl")
+    monkeypatch.chdir(tmp_path / "cases")
+    assert (str((tmp_path / "cases" / "a").resolve()), "threads-py") in (
+        last_failed_pairs(state / "r.jsonl") or set()
+    )
+    monkeypatch.chdir(tmp_path)
     py = _Impl("threads-py")
     absolute = [(tmp_path / "cases" / n, py) for n in ("a", "b")]
     assert keep_only(absolute, only) == absolute[:1]  # type: ignore[arg-type]
@@ -90,13 +101,20 @@ def test_last_failed_with_the_path_spelled_differently(
 
 
 def test_last_failed_from_another_folder(tmp_path: Path, conformance_case: CopyCase) -> None:
-    """From `cases/`, `run ../cases --last-failed` reads `cases/.threads-cases` (the report
-    of a run from that folder) and matches `../cases/x` to the `x` it recorded."""
+    """From `cases/`, `run ../cases --last-failed` matches `../cases/x` to the `x` that a run
+    from `cases/` recorded, and, in a project (`.git`), to the `cases/x` that a run from the
+    project's folder recorded."""
     for n in ("reads-notes", "lists-files"):
         conformance_case(n)
     drop_last_reply(tmp_path / "cases" / "lists-files")
     here = tmp_path / "cases"
     status, got, _ = run_json(here, ".")
     assert status == 3 and len(got) == 2
+    status, got, err = run_json(here, os.path.join("..", "cases"), "--last-failed")
+    assert status == 3 and got == {"lists-files": "fail"}, err
+    (tmp_path / ".git").mkdir()
+    status, got, _ = run_json(tmp_path, "cases")
+    assert status == 3 and len(got) == 2
+    assert (tmp_path / ".threads-cases" / "last-report.jsonl").is_file()
     status, got, err = run_json(here, os.path.join("..", "cases"), "--last-failed")
     assert status == 3 and got == {"lists-files": "fail"}, err

@@ -64,11 +64,7 @@ _LOG = re.compile(r"log\.([a-z0-9][a-z0-9-]{0,63})\.jsonl")
 _EXPECTED = re.compile(r"expected\.([a-z0-9][a-z0-9-]{0,63})\.json")
 #: Problems that never stop a case from running (open_case does not raise them).
 _ADVISORY = "fingerprint_stale"
-#: A case holds only the files of its format; notes and scratch files belong beside it.
-UNKNOWN_FILE_HINT = (
-    "a case holds only the files of its format (spec/case-format.md 8.1): "
-    "move the file out of the case folder, or delete it"
-)
+UNKNOWN_FILE_HINT = "a case holds only the files of its format: move the file out, or delete it"
 
 
 @dataclass(frozen=True)
@@ -356,13 +352,9 @@ def _check_file_set(
             if meta is None:
                 continue  # case.json is unreadable: which logs belong is unknown
             hint = " (its dialect is not in case.json dialects)"
+        where = Location(str(p / rel), None, None)
         problems.append(
-            Problem(
-                "case_invalid",
-                f"unknown file {rel}{hint}",
-                Location(str(p / rel), None, None),
-                hint=UNKNOWN_FILE_HINT,
-            )
+            Problem("case_invalid", f"unknown file {rel}{hint}", where, UNKNOWN_FILE_HINT)
         )
     required = set(RECORDING_FILES)
     for d in dialects:

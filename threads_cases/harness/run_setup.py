@@ -76,17 +76,22 @@ def suite_implementations(
 def last_failed_pairs(report: Path) -> set[tuple[str, str]] | None:
     """(case path, implementation) pairs that failed, errored or passed against the baseline
     (xpass) in the JSON Lines ``report``; None when there is no report or nothing failed.
-    Each path is resolved (read from the current directory, as the run found it), so that
-    ``cases/x``, ``./cases/x`` and ``$PWD/cases/x`` are one case (spec/reports.md 3.2)."""
+    Each path is resolved (read from the current folder, and from the project's folder that
+    holds the report), so that ``cases/x``, ``./cases/x`` and ``$PWD/cases/x`` are one case
+    (spec/reports.md 3.2)."""
     if not report.is_file():
         return None
     from .report import read_report
 
     rows: list[dict[str, Any]] = read_report(report)
+    # a relative path was found from the current folder of the run that wrote the report:
+    # this one, or the project's folder holding .threads-cases/ (a run from a subfolder)
+    home = report.resolve().parent.parent
     pairs = {
-        (_resolved(r["path"]), r["implementation"])
+        (_resolved(base / r["path"]), r["implementation"])
         for r in rows
         if r.get("verdict") in ("fail", "error", "xpass")
+        for base in (Path.cwd(), home)
     }
     return pairs or None
 

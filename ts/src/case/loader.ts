@@ -218,7 +218,7 @@ function checkFileSet(path: string, files: ReadonlyMap<string, Uint8Array>, dial
     const log = /^(?:log\.[a-z0-9][a-z0-9-]{0,63}\.jsonl|expected\.[a-z0-9][a-z0-9-]{0,63}\.json)$/.test(rel);
     throw new CaseError("case_invalid", `unknown file ${rel}${log ? " (its dialect is not in case.json dialects)" : ""}`, {
       file: join(path, rel),
-      hint: "a case holds only the files of its format (spec/case-format.md 8.1): move the file out of the case folder, or delete it",
+      hint: "a case holds only the files of its format: move the file out, or delete it",
     });
   }
   for (const rel of [...required].sort()) {
