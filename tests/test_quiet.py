@@ -23,6 +23,20 @@ def _todo_baseline(tmp_path: Path) -> None:
     write_baseline(tmp_path / "b.json", [Entry("reads-notes", "threads-py", TODO_REASON)])
 
 
+def _edited_case(tmp_path: Path) -> None:
+    """A case edited by hand since it was saved (fingerprint_stale)."""
+    p = tmp_path / "cases" / "reads-notes" / "case.json"
+    doc = json.loads(p.read_text())
+    doc["expect"]["must"] = doc["expect"]["must"][:1]
+    p.write_text(json.dumps(doc))
+
+
+def _half_checked(tmp_path: Path) -> None:
+    """A last report that checked one of the two cases under cases/ (stale warns)."""
+    shutil.copytree(CASES / "lists-files", tmp_path / "cases" / "lists-files")
+    assert cli("run", "cases/reads-notes", "--impl", "threads-py", cwd=tmp_path).returncode == 0
+
+
 #: name -> (arguments, what stderr shows without -q, how to prepare tmp_path)
 COMMANDS = {
     "import": (["import", "claude-code", str(JOINED), "-o", "j.jsonl"], "warning[import_r", None),
@@ -43,6 +57,12 @@ COMMANDS = {
         "warning: 1 baseline entry",
         _todo_baseline,
     ),
+    "run-fingerprint-stale": (
+        ["run", "cases", "--impl", "threads-py"],
+        "changed since they were saved",
+        _edited_case,
+    ),
+    "stale-unchecked": (["stale", "cases"], "have no checked result", _half_checked),
     "show-values": (["show", "cases/reads-notes", "--values"], "warning", None),
     "fmt-no-case-files": (["fmt", "--check", "notes.txt"], "no case files", None),
 }
@@ -57,6 +77,7 @@ def test_quiet_prints_no_warning_or_note(tmp_path: Path, name: str) -> None:
         prepare(tmp_path)
     loud = cli(*args, cwd=tmp_path)
     assert shown in loud.stderr, loud.stderr
+    assert "warning:" not in loud.stdout, loud.stdout  # warnings never go to stdout
     shutil.rmtree(tmp_path / "c", ignore_errors=True)  # the second run writes them again
     (tmp_path / "j.jsonl").unlink(missing_ok=True)
     quiet = cli(*args, "-q", cwd=tmp_path)

@@ -255,12 +255,11 @@ def stale(
         print_json({"report": str(report), "stale": entries, "unchecked": unchecked})
         raise typer.Exit(1 if unchecked else 0)
     if unchecked:
-        typer.echo(
+        note(  # stderr, and -q silences it; the exit status still says 1
             f"warning: {len(unchecked)} case(s) under {path} have no checked result in "
             f"{report}, so their recordings were not looked at: {', '.join(unchecked[:5])}"
             + (" ..." if len(unchecked) > 5 else "")
-            + f"; run `threads-cases run {path}` to check them",
-            err=True,
+            + f"; run `threads-cases run {path}` to check them"
         )
     if not entries:
         what = f"the cases {report} checked (see the warning)" if unchecked else report

@@ -107,7 +107,7 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
 
         write_github(suite, title, warn=note)
     else:
-        print_suite(stdout, suite, title)
+        print_suite(stdout, suite, title, warn=lambda m: note(m, "yellow"))
     if junit is not None:
         junit.parent.mkdir(parents=True, exist_ok=True)
         junit.write_bytes(junit_xml(suite))

@@ -18,9 +18,10 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 import xml.etree.ElementTree as ET
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -409,10 +410,18 @@ def drift_note(suite: SuiteResult) -> str:
     return f"drifted: {named} ({how})"
 
 
-def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> None:
+def print_suite(
+    console: Console,
+    suite: SuiteResult,
+    title: str = "cases",
+    warn: Callable[[str], None] | None = None,
+) -> None:
     """The terminal view: failure panels (one line per implementation that could not start,
     instead of a panel per case), the table, and the summary line, which counts drifted
-    results apart with their reasons."""
+    results apart with their reasons. The warnings (cases that check nothing, cases edited
+    since they were saved) go to ``warn`` (the CLI's ``note``: stderr, silenced by -q),
+    by default standard error; never to ``console``, which is the report's output."""
+    warn = warn or _stderr_warning
     for r in suite.results:
         if r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r):
             console.print(render_failure(r), soft_wrap=False)
@@ -435,47 +444,14 @@ def print_suite(console: Console, suite: SuiteResult, title: str = "cases") -> N
     for text in live_lines(suite):
         console.print(text, soft_wrap=True)
     console.print(line)
-    empty = sorted({r.path for r in suite.results if "no_expectations" in r.warnings})
-    if empty:
-        console.print(
-            f"warning: {len(empty)} case(s) check nothing about their turn (no_expectations): "
-            + ", ".join(empty[:5])
-            + (" ..." if len(empty) > 5 else "")
-            + "; add matchers (`threads-cases draft`) or accept that only the state is checked",
-            style="yellow",
-        )
-    for line in stale_lines(suite):
-        console.print(line, style="yellow")
+    from .suite_warnings import suite_warnings
+
+    for message in suite_warnings(suite):
+        warn(message)
 
 
-def stale_lines(suite: SuiteResult) -> list[str]:
-    """The warnings for the cases edited since they were saved (``fingerprint_stale``): the
-    ones that load, to review and ``fmt``; the ones that do not (verdict ``error``: ``fmt``
-    refuses a case that does not validate), to fix first."""
-    stale: dict[str, bool] = {}
-    for r in suite.results:
-        if "fingerprint_stale" in r.warnings:
-            stale[r.path] = stale.get(r.path, False) or r.verdict == "error"
-    ok = sorted(p for p, broken in stale.items() if not broken)
-    broken = sorted(p for p, b in stale.items() if b)
-
-    def some(paths: list[str]) -> str:
-        return ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else "")
-
-    out = []
-    if ok:
-        out.append(
-            f"warning: {len(ok)} case(s) changed since they were saved (fingerprint_stale): "
-            f"{some(ok)}; review them, then `threads-cases fmt` records the new fingerprint"
-        )
-    if broken:
-        out.append(
-            f"warning: {len(broken)} case(s) changed since they were saved and no longer load "
-            f"(fingerprint_stale, verdict error): {some(broken)}; fix what their error says "
-            "(`threads-cases validate` lists every problem): `fmt` refuses a case that does "
-            "not validate"
-        )
-    return out
+def _stderr_warning(message: str) -> None:
+    print(message, file=sys.stderr)
 
 
 def print_conformance(
