@@ -12,6 +12,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
+from ..core.atomic import keep_mode
 from ..core.errors import CaseError
 from .app import app, render_error, stdout
 from .params import check_exists, check_out_file, checked
@@ -84,6 +85,7 @@ def coverage(
         output.parent.mkdir(parents=True, exist_ok=True)
         tmp = output.with_name(output.name + f".tmp-{os.getpid()}")
         tmp.write_bytes(data)
+        keep_mode(tmp, output)  # a rewrite keeps the file's mode
         os.replace(tmp, output)
     if fmt == "json" and output is None:
         sys.stdout.buffer.write(data)

@@ -109,8 +109,10 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
     else:
         print_suite(stdout, suite, title, warn=lambda m: note(m, "yellow"))
     if junit is not None:
-        junit.parent.mkdir(parents=True, exist_ok=True)
-        junit.write_bytes(junit_xml(suite))
+        from ..core.atomic import write_atomic
+
+        junit.parent.mkdir(parents=True, exist_ok=True)  # as for every file written
+        write_atomic(junit, junit_xml(suite))  # never half a file, the umask's mode
     try:
         write_jsonl(lines, keep)
     except OSError as exc:

@@ -30,12 +30,12 @@ exist), ``io_error`` (the file cannot be written).
 from __future__ import annotations
 
 import os
-import tempfile
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.atomic import create_beside
 from ..core.canonical import canonical_document
 from ..core.errors import CaseError
 from ..core.schemas import schema_problems
@@ -208,15 +208,15 @@ def write_baseline(path: str | os.PathLike[str], entries: Iterable[Entry]) -> bo
         if p.is_file() and p.read_bytes() == data:
             return False
         p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=f".{p.name}.", suffix=".tmp", dir=p.parent)
+        fh, tmp = create_beside(p)  # the umask's mode, or the file's (never 0600)
         try:
-            with os.fdopen(fd, "wb") as fh:
+            with fh:
                 fh.write(data)
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, p)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            tmp.unlink(missing_ok=True)
             raise
     except OSError as exc:
         raise CaseError(

@@ -24,6 +24,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
+from ..core.atomic import keep_mode
 from ..core.errors import CaseError
 from .compliance import Page, build_page
 
@@ -75,6 +76,7 @@ def write_page(
     try:
         out.mkdir(parents=True, exist_ok=True)
         tmp.write_text(html, encoding="utf-8")
+        keep_mode(tmp, target)  # a rewrite keeps the page's mode
         os.replace(tmp, target)
     except OSError as exc:
         with contextlib.suppress(OSError):

@@ -31,6 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._version import __version__
+from ..core.atomic import keep_mode
 from ..core.canonical import canonical_line, compact
 from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
@@ -96,6 +97,7 @@ def write_jsonl(lines: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]
     with open(tmp, "wb") as fh:
         for line in lines:
             fh.write(canonical_line(line) + b"\n")
+    keep_mode(tmp, p)  # a rewrite keeps the report's mode
     os.replace(tmp, p)
 
 

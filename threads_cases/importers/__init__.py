@@ -42,6 +42,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..core.atomic import keep_mode
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.log import encode_log
@@ -248,6 +249,7 @@ def import_to_file(
         fh.flush()
         os.fsync(fh.fileno())
         fh.close()
+        keep_mode(tmp, out)  # a rewrite keeps the log's mode
         os.replace(tmp, out)
         ok = True
         _fsync_dir(out.parent)

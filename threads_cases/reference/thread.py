@@ -26,6 +26,7 @@ from typing import IO, Any, cast
 from ..case.directory import DEFAULT_DIALECTS, CaseExpectation, is_hex64
 from ..case.loader import artifact_refs
 from ..case.save import SaveResult, save_case
+from ..core.atomic import keep_mode
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.files import MAX_CASE_BYTES, read_regular
@@ -388,6 +389,7 @@ class Thread:
         try:
             with open(tmp, "wb") as fh:
                 dump_log(self._events, fh.write, dialect=dialect)
+            keep_mode(tmp, target)  # a rewrite keeps the log's mode
             os.replace(tmp, target)
         finally:
             tmp.unlink(missing_ok=True)
