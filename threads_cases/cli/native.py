@@ -86,6 +86,28 @@ def _message(err: click_exc.UsageError) -> str:
     return text.removesuffix(".")
 
 
+#: Commands whose refusals under JSON output are one ``{"code","message"}`` line on stdout
+#: (spec/reports.md 5.2, replay.md 12.4), usage errors included.
+JSON_REFUSALS = {("run",), ("conformance",), ("baseline", "update"), ("baseline", "prune")}
+
+
+def _json_refusals(args: list[str]) -> bool:
+    """Whether ``args`` ask one of :data:`JSON_REFUSALS` for JSON output (``--format json``,
+    ``--format=json`` or ``--json``)."""
+    words = [a for a in args if not a.startswith("-")]
+    if tuple(words[:1]) not in JSON_REFUSALS and tuple(words[:2]) not in JSON_REFUSALS:
+        return False
+    pairs = zip(args, [*args[1:], ""], strict=True)
+    return "--json" in args or "--format=json" in args or ("--format", "json") in pairs
+
+
+def _json_line(doc: dict[str, str]) -> None:
+    from ..core.strictjson import canonical_line
+
+    sys.stdout.buffer.write(canonical_line(doc) + b"\n")
+    sys.stdout.flush()
+
+
 def render_usage_error(err: click_exc.UsageError) -> None:
     """``error[invalid_request]: message`` and a hint on stderr."""
     hint = getattr(err, "hint", None) or _usage_hint(err)
@@ -248,7 +270,10 @@ class Group(TyperGroup):
             err.show()
             sys.exit(2)
         except click_exc.UsageError as err:
-            render_usage_error(err)
+            if _json_refusals(sys.argv[1:] if args is None else list(args)):
+                _json_line({"code": "invalid_request", "message": _message(err)})
+            else:
+                render_usage_error(err)
             sys.exit(2)
         except click_exc.ClickException as err:
             print(f"error[invalid_request]: {err.format_message()}", file=sys.stderr)

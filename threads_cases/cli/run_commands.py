@@ -80,9 +80,11 @@ ValidateProtocolOpt = Annotated[
 
 
 def refuse(err: CaseError, fmt: str) -> typer.Exit:
-    """A refusal before start: exit 2, ``{"code","message"}`` on stdout under --format json."""
+    """A refusal before start: exit 2, ``{"code","message"}`` on stdout under --format json,
+    the message led by the error's location (file, line, JSON pointer) as on stderr."""
     if fmt == "json":  # one line, as the report it replaces would be JSON Lines
-        sys.stdout.buffer.write(canonical_line({"code": err.code, "message": err.message}) + b"\n")
+        line = {"code": err.code, "message": err.problem().render()}
+        sys.stdout.buffer.write(canonical_line(line) + b"\n")
         sys.stdout.flush()
     else:
         render_error(err)
