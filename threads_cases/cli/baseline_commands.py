@@ -3,15 +3,24 @@ with a run (spec/replay.md section 12; library: harness/baseline_edit.py)."""
 
 from __future__ import annotations
 
+import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
 from ..core.errors import CaseError
-from .app import app, note, print_json, render_error, stdout
+from .app import app, note, print_json, stdout
 from .params import check_exists, checked
-from .run_commands import BaselineOpt, IsolationOpt, StrictOpt, TimeoutOpt, choose_isolation
+from .run_commands import (
+    BaselineOpt,
+    IsolationOpt,
+    StrictOpt,
+    TimeoutOpt,
+    choose_isolation,
+    refuse,
+)
 
 if TYPE_CHECKING:
     from ..harness.baseline_edit import BaselineChange
@@ -40,12 +49,15 @@ def _run(
     paths: list[Path] | None,
     impl: list[str] | None,
     baseline: Path | None,
-    strict: bool,
-    timeout: float | None,
-    isolation: str | None,
+    options: _Options,
+    *,
+    creates: bool,
 ) -> tuple[Path, SuiteResult]:
-    """Run the suite with the baseline applied; refusals exit 2."""
-    from ..harness.baseline import Baseline, locate_baseline, read_baseline
+    """Run the suite with the baseline applied; refusals exit 2 (one JSON line on stdout
+    under --json). ``creates``: a named baseline file that does not exist is a new, empty
+    one (update); otherwise it is refused with ``invalid_request``, as ``run`` does (prune).
+    """
+    from ..harness.baseline import Baseline, load_baseline, locate_baseline, read_baseline
     from ..harness.registry import (
         available_implementations,
         configured,
@@ -55,30 +67,72 @@ def _run(
     from ..harness.runner import run_suite
 
     try:
-        path = locate_baseline(baseline)  # update creates it when missing
-        current = read_baseline(path) if path.is_file() else Baseline(None)
+        path = locate_baseline(baseline)
+        if creates:
+            current = read_baseline(path) if path.is_file() else Baseline(None)
+        else:
+            current = load_baseline(baseline)
         impls = resolve_implementations(
             impl or available_implementations(),
-            timeout=timeout,
+            timeout=options.timeout,
             required=True if impl else set(configured()),
-            isolation=choose_isolation(isolation),
+            isolation=choose_isolation(options.isolation),
         )
         suite = run_suite(
             paths or [Path(".")],
             impls,
-            strict=strict or strict_setting(),
+            strict=options.strict or strict_setting(),
             jobs=None,  # the run default (harness/pool.py default_jobs)
             baseline=current,
         )
     except CaseError as err:
         if err.code in ("invalid_request", "dialect_unknown", "json_invalid", "baseline_invalid"):
-            render_error(err)
-            raise typer.Exit(2) from None
+            raise refuse(err, _fmt(options.as_json)) from None
         raise
     return path, suite
 
 
-def _show(change: BaselineChange, verb: str, as_json: bool) -> None:
+def _fmt(as_json: bool) -> str:
+    return "json" if as_json else "pretty"
+
+
+@dataclass(frozen=True)
+class _Options:
+    strict: bool
+    timeout: float | None
+    isolation: str | None
+    as_json: bool
+
+
+def _unavailable(suite: SuiteResult) -> list[str]:
+    """The named implementations that could not start (every result ``error
+    driver_unavailable``): this run judged none of their cases, so neither update nor prune
+    changed their entries. Each is named on stderr (an error: -q keeps it)."""
+    from ..harness.report import unavailable_lines
+
+    down = sorted(
+        {
+            r.implementation
+            for r in suite.results
+            if r.verdict == "error" and r.reasons == ["driver_unavailable"]
+        }
+    )
+    for line in unavailable_lines(suite):
+        if line.startswith("error["):
+            print(line + "; its baseline entries were not judged", file=sys.stderr)
+    return down
+
+
+def _finish(change: BaselineChange, suite: SuiteResult, verb: str, as_json: bool) -> None:
+    """Print the change, then exit 1 (an operational error) when a named implementation
+    could not start: the file holds what the others judged, but that one was not judged."""
+    down = _unavailable(suite)
+    _show(change, verb, as_json, down)
+    if down:
+        raise typer.Exit(1)
+
+
+def _show(change: BaselineChange, verb: str, as_json: bool, down: list[str]) -> None:
     entries = change.added or change.removed
     if as_json:
         print_json(
@@ -89,6 +143,7 @@ def _show(change: BaselineChange, verb: str, as_json: bool) -> None:
                 "total": change.total,
                 "written": change.written,
                 "unjudged": change.unjudged,
+                "unavailable": down,
             }
         )
         return
@@ -99,7 +154,8 @@ def _show(change: BaselineChange, verb: str, as_json: bool) -> None:
         f"{change.path}: {len(entries)} {verb}, {change.total} entr"
         f"{'y' if change.total == 1 else 'ies'}"
         + ("" if change.written else " (unchanged)")
-        + (f"; {change.unjudged} not judged by this run" if change.unjudged else ""),
+        + (f"; {change.unjudged} not judged by this run" if change.unjudged else "")
+        + (f"; not judged: {', '.join(down)} could not start" if down else ""),
         markup=False,
     )
 
@@ -144,20 +200,20 @@ def update(
     implementation, check and reason code; existing entries are kept as they are).
 
     New entries get --reason, or the placeholder "TODO: say why this fails" that every run
-    then warns about. Exit status: 0 written (or nothing to add); 2 bad arguments or a
-    malformed baseline; 1 operational error.
+    then warns about. A --baseline FILE that does not exist is created. Exit status: 0
+    written (or nothing to add); 2 bad arguments or a malformed baseline; 1 operational
+    error (a named implementation that could not start: its entries were not judged).
     """
     if reason is not None and not reason.strip():
-        render_error(CaseError("invalid_request", "--reason must say something"))
-        raise typer.Exit(2)
+        raise refuse(CaseError("invalid_request", "--reason must say something"), _fmt(as_json))
     if issue is not None and not issue.startswith(("http://", "https://")):
-        render_error(CaseError("invalid_request", f"--issue must be an http(s) link: {issue!r}"))
-        raise typer.Exit(2)
+        bad = CaseError("invalid_request", f"--issue must be an http(s) link: {issue!r}")
+        raise refuse(bad, _fmt(as_json))
     from ..harness.baseline_edit import update_baseline
 
-    path, suite = _run(paths, impl, baseline, strict, timeout, isolation)
+    options = _Options(strict, timeout, isolation, as_json)
+    path, suite = _run(paths, impl, baseline, options, creates=True)
     change = update_baseline(path, suite.results, reason=reason, issue=issue)
-    _show(change, "added", as_json)
     _warn_unreadable(suite)
     if change.added and reason is None and not as_json:
         note(
@@ -165,6 +221,7 @@ def update(
             "(or pass --reason) before committing it",
             "yellow",
         )
+    _finish(change, suite, "added", as_json)
 
 
 @baseline_app.command()
@@ -180,10 +237,12 @@ def prune(
     """Run PATHS and remove every baseline entry whose failure is gone (each run's xpass).
 
     Entries of cases this run did not judge (not under PATHS, skipped, an implementation that
-    could not start) are kept. Exit status: 0 pruned (or nothing stale); 2 bad arguments or a
-    malformed baseline; 1 operational error.
+    could not start) are kept. Exit status: 0 pruned (or nothing stale); 2 bad arguments, a
+    malformed baseline or a named one that does not exist; 1 operational error (a named
+    implementation that could not start: its entries were not judged).
     """
     from ..harness.baseline_edit import prune_baseline
 
-    path, suite = _run(paths, impl, baseline, strict, timeout, isolation)
-    _show(prune_baseline(path, suite.results), "removed", as_json)
+    options = _Options(strict, timeout, isolation, as_json)
+    path, suite = _run(paths, impl, baseline, options, creates=False)
+    _finish(prune_baseline(path, suite.results), suite, "removed", as_json)

@@ -1,0 +1,153 @@
+"""``baseline update`` / ``baseline prune`` are never quieter than ``run``: a named
+implementation that cannot start is named on stderr and exits 1 (its entries were not
+judged); a named baseline that does not exist is refused by prune (update creates it); and
+under JSON output every refusal of run, conformance and baseline is one ``{"code",
+"message"}`` line on stdout whose message names the file (spec/reports.md 5.2, replay.md 12)."""
+
+from __future__ import annotations
+
+import importlib
+import io
+import json
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from conftest import CONFORMANCE, cli
+
+import threads_cases.cli as cli_package
+from threads_cases.core.errors import CaseError
+from threads_cases.harness.baseline import Entry, read_baseline, write_baseline
+
+MISSING_DRIVER = '[tool.threads-cases.implementations.mine]\ncommand = ["./no-such-driver"]\n'
+
+
+def _suite(tmp_path: Path) -> Path:
+    for name in ("reads-notes", "lists-files"):
+        shutil.copytree(CONFORMANCE / name, tmp_path / "cases" / name)
+    return tmp_path / "cases"
+
+
+@pytest.mark.parametrize("command", ["update", "prune"])
+def test_a_named_implementation_that_cannot_start_is_an_operational_error(
+    tmp_path: Path, command: str
+) -> None:
+    _suite(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(MISSING_DRIVER)
+    target = tmp_path / "b.json"
+    write_baseline(target, [Entry("reads-notes", "mine", "known")])
+    args = ["baseline", command, "cases", "--impl", "mine", "--baseline", "b.json"]
+    p = cli(*args, "--isolation", "guard", cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    assert "error[driver_unavailable]: mine could not start (2 case(s))" in p.stderr
+    assert "its baseline entries were not judged" in p.stderr
+    assert "not judged: mine could not start" in p.stdout
+    assert [e.case for e in read_baseline(target)] == ["reads-notes"]  # kept as it was
+    quiet = cli(*args, "--isolation", "guard", "-q", cwd=tmp_path)
+    assert quiet.returncode == 1 and "error[driver_unavailable]" in quiet.stderr  # an error
+    as_json = cli(*args, "--isolation", "guard", "--json", cwd=tmp_path)
+    assert as_json.returncode == 1
+    assert json.loads(as_json.stdout)["unavailable"] == ["mine"]
+
+
+def test_prune_refuses_a_named_baseline_that_does_not_exist_and_update_creates_it(
+    tmp_path: Path,
+) -> None:
+    _suite(tmp_path)
+    args = ["cases", "--impl", "threads-py", "--baseline", "b/none.json"]
+    p = cli("baseline", "prune", *args, cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "error[invalid_request]: b/none.json: no baseline file here" in p.stderr
+    assert p.stdout == ""
+    p = cli("baseline", "prune", *args, "--json", cwd=tmp_path)
+    assert p.returncode == 2
+    assert json.loads(p.stdout) == {
+        "code": "invalid_request",
+        "message": "b/none.json: no baseline file here",
+    }
+    assert not (tmp_path / "b").exists()
+    p = cli("baseline", "update", *args, cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert read_baseline(tmp_path / "b" / "none.json").entries == ()
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "cases", "--format", "json"],
+        ["baseline", "update", "cases", "--json"],
+        ["baseline", "prune", "cases", "--json"],
+    ],
+)
+def test_a_malformed_baseline_under_json_is_one_line_naming_the_file(
+    tmp_path: Path, args: list[str]
+) -> None:
+    _suite(tmp_path)
+    (tmp_path / "bad.json").write_text('{"format": 1,}')
+    p = cli(*args, "--impl", "threads-py", "--baseline", "bad.json", cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr == ""
+    [line] = p.stdout.splitlines()
+    doc = json.loads(line)
+    assert doc["code"] == "baseline_invalid"
+    assert doc["message"].startswith("bad.json:1: not valid JSON: trailing comma"), doc
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["run", "cases", "--jobs", "0", "--format", "json"],
+        ["run", "cases", "--format=json", "--no-such-option"],
+        ["run", "no-such-folder", "--format", "json"],
+        ["run", "cases", "--junit", "cases", "--format", "json"],
+        ["baseline", "update", "cases", "--json", "--timeout", "0"],
+        ["baseline", "update", "cases", "--json", "--reason", " "],
+        ["baseline", "prune", "no-such-folder", "--json"],
+    ],
+)
+def test_usage_errors_under_json_are_one_line_on_stdout(tmp_path: Path, args: list[str]) -> None:
+    _suite(tmp_path)
+    p = cli(*args, cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr == ""
+    [line] = p.stdout.splitlines()
+    doc = json.loads(line)
+    assert set(doc) == {"code", "message"} and doc["code"] == "invalid_request", doc
+    pretty = [a for a in args if a not in ("--json", "--format=json")]
+    pretty = [a for i, a in enumerate(pretty) if a != "json" or pretty[i - 1] != "--format"]
+    pretty = [a for a in pretty if a != "--format"]
+    p = cli(*pretty, cwd=tmp_path)
+    assert p.returncode == 2 and p.stdout == "" and "error[invalid_request]" in p.stderr
+
+
+def _cli_module(name: str) -> Any:
+    """A command module, loaded as the CLI does (cli._load keeps `threads_cases.cli.app`
+    the Typer object, which importing the submodule directly would rebind)."""
+    cli_package._load(name)
+    return importlib.import_module(f"threads_cases.cli.{name}")
+
+
+def test_json_refusals_are_asked_by_the_commands_that_promise_them() -> None:
+    _json_refusals = _cli_module("native")._json_refusals
+    assert _json_refusals(["run", "--format", "json", "-j", "0"])
+    assert _json_refusals(["run", "x", "--format=json"])
+    assert _json_refusals(["baseline", "prune", "--json"])
+    assert _json_refusals(["conformance", "--format", "json"])
+    assert not _json_refusals(["run", "--format", "pretty", "json"])
+    assert not _json_refusals(["baseline", "update"])
+    assert not _json_refusals(["import", "claude-code", "--format", "json"])
+
+
+def test_refuse_puts_the_location_in_the_json_message(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    refuse = _cli_module("run_commands").refuse
+    out = io.BytesIO()
+    monkeypatch.setattr("sys.stdout", io.TextIOWrapper(out))
+    err = CaseError("baseline_invalid", "duplicate entry", file="b.json", pointer="/entries/1")
+    assert refuse(err, "json").exit_code == 2
+    assert json.loads(out.getvalue()) == {
+        "code": "baseline_invalid",
+        "message": "b.json: /entries/1: duplicate entry",
+    }
