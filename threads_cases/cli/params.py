@@ -11,6 +11,7 @@ exist or is of the wrong kind the same way, with a hint saying what was expected
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any, Literal
@@ -40,7 +41,9 @@ def _missing(path: Path, what: str) -> PathProblem:
 
 
 def _is_case(path: Path) -> bool:
-    return (path / "case.json").is_file()
+    """A folder holding an entry case.json of any kind, as `run` and `list` count cases (one
+    whose case.json is a folder or a symlink is a case that is ``case_invalid``)."""
+    return os.path.lexists(path / "case.json")
 
 
 def _case_log(case: Path) -> Path:

@@ -62,13 +62,21 @@ def show(
     Model text, tool inputs and results are shown only with --values. Piped, the case is
     printed without its box, as wide as the terminal, no line padded.
     """
+    problems: list[Any] = []
     try:
-        panel = render_case(case, values=values, all_events=all_events, boxed=stdout.is_terminal)
+        panel = render_case(
+            case, values=values, all_events=all_events, boxed=stdout.is_terminal, problems=problems
+        )
     except CaseError as err:
         raise fail(err) from None
     if values:
         note(VALUES_WARNING)
     print_fitted(panel)
+    from ..case.loader import first_blocking
+
+    blocking = first_blocking(problems)
+    if blocking is not None:  # shown inline, but `run` cannot load it: README's exit 1
+        raise fail(blocking)
 
 
 @app.command()

@@ -192,21 +192,25 @@ def render_case(
     all_events: bool = False,
     last: int = 20,
     boxed: bool = True,
+    problems: list[Problem] | None = None,
 ) -> Any:
     """A rich renderable of a case: header (name, at, dialects, fingerprint), the
     user's input, must/expect matchers, the prefix timeline (last ``last`` events unless
     ``all_events``), model replies, stubs, sandbox reads and artifacts. Model text, tool
     inputs and results are shown only with ``values``. In a box unless ``boxed`` is false
     (piped output: a box would pad every line to its width). Raises ``CaseError`` when
-    case.json is unusable."""
+    case.json is unusable; other problems that stop a run (a log cut short, a recording that
+    is not UTF-8) are shown inline and appended to ``problems``, so ``show`` can exit 1."""
     from rich.console import Group
     from rich.panel import Panel
     from rich.text import Text
 
     from ..case.loader import inspect_case
 
-    case, problems = inspect_case(path)  # the one case loader; symlinks are never opened
-    blocking = [x for x in problems if x.code != "fingerprint_stale"]
+    case, found = inspect_case(path)  # the one case loader; symlinks are never opened
+    blocking = [x for x in found if x.code != "fingerprint_stale"]
+    if problems is not None:
+        problems.extend(blocking)
     unread = [
         x for x in blocking if x.code == "case_too_large" or unread_file(path, case, x)
     ]  # a recording over its bounds (8.4 item 6) is not read either
