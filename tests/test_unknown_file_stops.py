@@ -50,7 +50,8 @@ def test_run_validate_and_fmt_agree(tmp_path: Path) -> None:
         assert r["verdict"] == "error" and r["reasons"] == ["case_invalid"]
         assert "unknown file notes.txt" in r["message"]
     # the stale-fingerprint advice does not send the case to fmt, which refuses it
-    assert "no longer load" in table.stdout and "`fmt` refuses" in table.stdout
+    said = table.stdout + table.stderr
+    assert "no longer load" in said and "`fmt` refuses" in said
     p = cli("validate", "cases", cwd=tmp_path)
     assert p.returncode == 1 and "unknown file notes.txt" in p.stderr
     p = cli("fmt", "cases", cwd=tmp_path)
