@@ -149,10 +149,13 @@ def fmt(
             )
         elif not unreadable:
             typer.echo(f"{len(cases)} case(s) canonical")
+        if unreadable:
+            typer.echo(f"{unreadable} of {len(cases)} case(s) refused (not checked)", err=True)
         raise typer.Exit(1 if pending or unreadable else 0)
     for line in written:
         typer.echo(f"formatted {line.split(': ')[0]}")
-    typer.echo(f"{len(written)} file(s) formatted in {len(cases)} case(s)")
+    refused = f", {unreadable} case(s) refused (not formatted)" if unreadable else ""
+    typer.echo(f"{len(written)} file(s) formatted in {len(cases)} case(s){refused}")
     raise typer.Exit(1 if unreadable else 0)
 
 
@@ -251,9 +254,11 @@ def stale(
         if not results:
             raise CaseError(
                 "invalid_request",
-                f"{report} holds no result lines: it is not a report of `run`",
+                "the report holds no results (its run selected no case, e.g. an empty "
+                "shard): it cannot tell which recordings went unused",
                 file=str(report),
-                hint="pass --report a JSON Lines report of `threads-cases run`",
+                hint="pass --report the report of a run that ran cases (merge shards with "
+                "`threads-cases report merge`)",
             )
         entries = stale_entries(results, path)
         unchecked = _unchecked(results, path, report)
