@@ -357,7 +357,8 @@ def nearest(
     return None if best is None else (best[2], best_diffs)
 
 
-def _name_event(index: int, event: dict[str, Any]) -> str:
+def name_event(index: int, event: dict[str, Any]) -> str:
+    """``seq N TYPE (EVENT_ID)``: how a matcher's sentence names an event."""
     seq = event.get("seq", f"#{index}")
     return f"seq {seq} {event.get('type', '?')} ({event.get('event_id', '?')})"
 
@@ -386,7 +387,7 @@ def explain(
     if found is None:
         return f"{head} matched no event; the log has no events"
     index, diffs = found
-    name = _name_event(index, events[index])
+    name = name_event(index, events[index])
     if not diffs:
         return f"{head} matches {name}"
     return f"{head} matched no event; nearest is {name}: " + "; ".join(d.render() for d in diffs)

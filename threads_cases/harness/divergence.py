@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core.canonical import canonical_line
+from ..core.matchers import name_event as _name_event
 
 
 def _utf16(key: str) -> bytes:
@@ -110,6 +111,9 @@ class Divergence:
     event_index: int | None = None
     event_type: str | None = None
     note: str = ""
+    #: how the summary names the event, when not by its index: a matcher's nearest event as
+    #: the matcher's own sentence names it (``seq 13 tool_result (e13)``), one number per event
+    event: str = ""
 
     @property
     def line(self) -> int | None:
@@ -119,11 +123,14 @@ class Divergence:
         parts = []
         if self.call is not None:
             parts.append(f"model call {self.call}")
-        if self.event_index is not None:
+        if self.event:  # named as the matcher's sentence names it, not by a second number
+            pass
+        elif self.event_index is not None:
             parts.append(f"event {self.event_index} {self.event_type}")
         elif self.event_type:
             parts.append(self.event_type)
         head = f"{self.kind}" + (f" ({', '.join(parts)})" if parts else "")
+        head += f" on {self.event}" if self.event else ""
         line = f" line {self.line}" if self.line is not None else ""
         return f"{head} at {self.pointer or '/'}{line}"
 
@@ -135,7 +142,9 @@ class Divergence:
         if line is not None:  # show the differing line, not the start of the text
             a = a.split("\n")[line - 1] if line <= a.count("\n") + 1 else ABSENT
             b = b.split("\n")[line - 1] if line <= b.count("\n") + 1 else ABSENT
-        text = f"{self.where()}: recorded {shorten(a, width)} != replayed {shorten(b, width)}"
+        # a matcher's value is what the case expects, not something recorded
+        side = "expected (by the matcher)" if self.kind == "matcher" else "recorded"
+        text = f"{self.where()}: {side} {shorten(a, width)} != replayed {shorten(b, width)}"
         return text + (f" ({self.note})" if self.note else "")
 
     def to_json(self) -> dict[str, Any]:
@@ -237,7 +246,10 @@ def _from_check(c: Any, case: Any, events: Sequence[dict[str, Any]], stop: Any) 
             near = c.nearest_event
             idx = next((i for i, e in enumerate(events) if e is near or e == near), None)
             etype = None if near is None else near.get("type")
-            return Divergence("matcher", d.pointer, a, b, event_index=idx, event_type=etype)
+            name = "" if near is None else _name_event(idx or 0, near)
+            return Divergence(
+                "matcher", d.pointer, a, b, event_index=idx, event_type=etype, event=name
+            )
         return Divergence("state", d.pointer, a, b)
     if c.matcher is not None:  # nothing came near the matcher
         return Divergence("matcher", "", c.matcher, ABSENT)
