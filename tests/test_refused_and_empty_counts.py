@@ -34,6 +34,9 @@ def test_stale_on_an_empty_shard_report(tmp_path: Path) -> None:
         cwd=tmp_path,
     )  # fmt: skip
     assert p.returncode == 0 and '"kind":"header"' in p.stdout
+    # said on stderr, and the last report (none yet) is not replaced by an empty one
+    assert f"shard {empty}/3 holds none of the cases found: nothing was checked" in p.stderr
+    assert not (tmp_path / ".threads-cases" / "last-report.jsonl").exists()
     (tmp_path / "s.jsonl").write_text(p.stdout)
     for args in ((), ("cases",)):
         p = cli("stale", *args, "--report", "s.jsonl", cwd=tmp_path)

@@ -115,6 +115,11 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
 
         junit.parent.mkdir(parents=True, exist_ok=True)  # as for every file written
         write_atomic(junit, junit_xml(suite))  # never half a file, the umask's mode
+    if not suite.results:  # an empty report would wipe the record --last-failed reads
+        k, n = suite.shard or (0, 0)
+        why = f"shard {k}/{n} holds none of the cases found" if n else "no case was run"
+        note(f"{why}: nothing was checked; the last report ({keep}) is left as it was")
+        return
     try:
         write_jsonl(lines, keep)
     except OSError as exc:
