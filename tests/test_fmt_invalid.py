@@ -78,7 +78,7 @@ def test_run_warns_for_every_stale_fingerprint_validate_finds(
         if "fingerprint_stale" in line and "/b-" in line:
             assert "run `threads-cases fmt`" not in line and "refuses" in line
     p = cli("run", "cases", "--impl", "threads-py", cwd=tmp_path)
-    warnings = [x for x in p.stdout.splitlines() if x.startswith("warning:")]
+    warnings = [x for x in (p.stdout + p.stderr).splitlines() if x.startswith("warning:")]
     fixable = next(x for x in warnings if "`threads-cases fmt` records" in x)
     assert "2 case(s)" in fixable and "cases/e1" in fixable and "b-" not in fixable
     broken = next(x for x in warnings if "no longer load" in x)
