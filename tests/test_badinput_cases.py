@@ -12,7 +12,7 @@ For each input:
 (b) ``run CASE --impl IMPL --format json`` gives the verdict ``error`` or ``fail``, with a
     reason code in ``reasons`` and a message or check detail naming the file (IMPL is the
     implementation that reads the file: ``threads-ts`` for ``*.threads-ts.*``, else
-    ``threads-py``; ``_extra`` files are the exception the spec makes, see below);
+    ``threads-py``; an ``_extra`` file is ``case_invalid``, spec/case-format.md 8.2);
 (c) no ``Traceback`` on stdout or stderr;
 (d) no subprocess hangs (``conftest.HANG_SECONDS`` bounds each; speed is not judged).
 
@@ -408,12 +408,7 @@ def check_run(inp: Input, out: Outcome, impl: str) -> set[str]:
     assert result is not None, (
         f"{where}: no result for {out.case}: {proc.stdout[-1500:]} {proc.stderr[-1500:]}"
     )
-    if inp.target == "_extra":
-        # spec/case-format.md 4.3 and reports.md: a run reads only the files it needs; any
-        # other file only makes the fingerprint stale (a warning, never a verdict)
-        assert result["verdict"] == "pass", result
-        assert result["warnings"] == ["fingerprint_stale"], result
-        return set()
+    # an _extra file too: a case holds only the files of its format (case-format.md 8.2)
     assert proc.returncode == 3, proc.stderr[-1500:]
     assert result["verdict"] in ("error", "fail"), result
     assert result["reasons"], result
