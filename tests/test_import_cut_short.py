@@ -12,6 +12,7 @@ did complete.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +41,25 @@ def ends(events: list[dict[str, Any]]) -> list[tuple[str, Any]]:
     ]
 
 
+def cuts(
+    tmp_path: Path, offsets: Iterable[int]
+) -> Iterator[tuple[int, list[dict[str, Any]], Stats]]:
+    """``(offset, events, stats)`` of the example cut at each offset inside a line (a cut at
+    a line boundary leaves no damaged record) whose prefix imports (not one with no
+    conversation at all)."""
+    data = EXAMPLE.read_bytes()
+    cut = tmp_path / "cut.jsonl"
+    for k in offsets:
+        if data[k - 1 : k + 1].count(b"\n"):
+            continue
+        cut.write_bytes(data[:k])
+        try:
+            events, stats = imported("claude-code", cut)
+        except CaseError:
+            continue
+        yield k, events, stats
+
+
 def test_a_transcript_cut_in_the_middle_of_a_reply_fails_the_turn(tmp_path: Path) -> None:
     cut = tmp_path / "cut.jsonl"
     cut.write_bytes(EXAMPLE.read_bytes()[:3000])
@@ -52,19 +72,10 @@ def test_a_transcript_cut_in_the_middle_of_a_reply_fails_the_turn(tmp_path: Path
 def test_every_cut_inside_a_line_leaves_no_half_turn_completed(tmp_path: Path) -> None:
     """Cut the example at many points inside its lines: a last turn listed as completed is
     the same turn, reply for reply, as in the whole file."""
-    data = EXAMPLE.read_bytes()
     whole, _ = imported("claude-code", EXAMPLE)
     by_id = {e["event_id"]: e for e in whole}
-    cut = tmp_path / "cut.jsonl"
     tried = 0
-    for k in range(200, len(data), 173):
-        if data[k - 1 : k + 1].count(b"\n"):
-            continue  # a cut at a line boundary leaves no damaged record
-        cut.write_bytes(data[:k])
-        try:
-            events, _ = imported("claude-code", cut)
-        except CaseError:  # a prefix with no conversation at all
-            continue
+    for k, events, _ in cuts(tmp_path, range(200, len(EXAMPLE.read_bytes()), 173)):
         tried += 1
         turns = list_turns(events)
         if not turns or turns[-1]["status"] != "completed":
@@ -79,17 +90,9 @@ def test_every_cut_that_fails_the_open_turn_notes_it(tmp_path: Path) -> None:
     """The note of section 1 comes whenever the cut is why the open turn did not complete:
     also when its last reply calls a tool or it has no reply yet (the user's report: at
     2000, 4000-7000, 9000 and 11000 bytes the turn failed with no note)."""
-    data = EXAMPLE.read_bytes()
-    cut = tmp_path / "cut.jsonl"
     noted = 0
-    for k in [*range(2000, 12000, 1000), *range(200, len(data), 173)]:
-        if data[k - 1 : k + 1].count(b"\n"):
-            continue  # a cut at a line boundary leaves no damaged record
-        cut.write_bytes(data[:k])
-        try:
-            events, stats = imported("claude-code", cut)
-        except CaseError:  # a prefix with no conversation at all
-            continue
+    offsets = [*range(2000, 12000, 1000), *range(200, len(EXAMPLE.read_bytes()), 173)]
+    for k, events, stats in cuts(tmp_path, offsets):
         last = list_turns(events)[-1] if list_turns(events) else None
         if last is None or last["status"] == "completed":
             assert not stats.notes, k
