@@ -12,7 +12,7 @@ import typer
 from rich.table import Table
 from rich.text import Text
 
-from ..core.atomic import keep_mode
+from ..core.atomic import write_atomic
 from ..core.errors import CaseError
 from .app import app, render_error, stdout
 from .params import check_exists, check_out_file, checked
@@ -83,10 +83,7 @@ def coverage(
     data = coverage_document(cov)
     if output is not None:
         output.parent.mkdir(parents=True, exist_ok=True)
-        tmp = output.with_name(output.name + f".tmp-{os.getpid()}")
-        tmp.write_bytes(data)
-        keep_mode(tmp, output)  # a rewrite keeps the file's mode
-        os.replace(tmp, output)
+        write_atomic(output, data)  # a rewrite keeps the file's mode
     if fmt == "json" and output is None:
         sys.stdout.buffer.write(data)
         sys.stdout.flush()

@@ -15,7 +15,6 @@ be written.
 from __future__ import annotations
 
 import base64
-import contextlib
 import hashlib
 import os
 from collections.abc import Sequence
@@ -24,7 +23,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from ..core.atomic import keep_mode
+from ..core.atomic import write_atomic
 from ..core.errors import CaseError
 from .compliance import Page, build_page
 
@@ -72,15 +71,10 @@ def write_page(
     html = render_page(page)
     out = Path(out_dir)
     target = out / "index.html"
-    tmp = out / f".index.html.tmp-{os.getpid()}"
     try:
         out.mkdir(parents=True, exist_ok=True)
-        tmp.write_text(html, encoding="utf-8")
-        keep_mode(tmp, target)  # a rewrite keeps the page's mode
-        os.replace(tmp, target)
+        write_atomic(target, html.encode("utf-8"))  # a rewrite keeps the page's mode
     except OSError as exc:
-        with contextlib.suppress(OSError):
-            tmp.unlink(missing_ok=True)
         raise CaseError(
             "io_error", f"cannot write the page: {exc.strerror or exc}", file=str(target)
         ) from None
