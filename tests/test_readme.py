@@ -22,16 +22,23 @@ results.
 - ```` ```toml ```` blocks are configuration fragments: they must parse (tomllib).
 - Blocks of other languages (or none: diagrams, trees) are prose and never run.
 
-**Every interpreter.** The whole README runs on this interpreter and on every other supported
+**Every interpreter.** The README runs on this interpreter and on every other supported
 Python found (on PATH or among pyenv's versions: tests/wheel_env.py ``other_pythons``), each in
 a fresh virtualenv of its own with the same wheel and a workspace of its own: the items are
 ``test_readme_block[3.12-06-line179-sh]``, one xdist group per interpreter, so the
-interpreters' runs go in parallel and each runs its blocks in order.
+interpreters' runs go in parallel and each runs its blocks in order. The oldest and the
+newest interpreter found run every block; an interpreter between them runs the blocks marked
+``<!-- readme-test: every-python -->`` (the install, the Python API sample and the first
+command-line block: the package installs, imports, records, saves and runs both
+implementations there), unless ``THREADS_CASES_README_EVERY_PYTHON=1`` (``nox -s readme``)
+asks for every block on every interpreter. What differs between Python versions shows at the
+two ends of the supported range; the blocks between cost ``nox -s tests`` about 35 CPU
+seconds an interpreter.
 
 **Skip marker.** A block that cannot run in CI (it needs the network, a clone, or runs a
 whole nox session) has the HTML comment ``<!-- readme-test: skip -->`` alone on the
 line just before its opening fence. It is the only way to exempt a block; a skipped block is
-reported as a skipped item with its line number.
+reported as a skipped item with its line number. A block has one marker at most.
 
 The build is shared with tests/test_packaging.py (conftest ``built``: one per run).
 """
@@ -45,7 +52,7 @@ import subprocess
 import sys
 import tomllib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -58,6 +65,11 @@ from threads_cases import __version__
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SKIP_MARKER = "<!-- readme-test: skip -->"
+#: Marks a block that runs on every interpreter found, the ones between the oldest and the
+#: newest too (the others run on those two only).
+EVERY_MARKER = "<!-- readme-test: every-python -->"
+#: ``1`` runs every block on every interpreter (``nox -s readme``).
+EVERY_PYTHON_ENV = "THREADS_CASES_README_EVERY_PYTHON"
 SHELLS = {"sh", "bash", "shell"}
 RUN_LANGS = SHELLS | {"python", "toml"}
 #: Only catches a hang; no sample is judged by the clock.
@@ -77,6 +89,7 @@ class Block:
     line: int
     code: str
     skip: bool
+    every_python: bool = False
 
     @property
     def id(self) -> str:
@@ -96,7 +109,8 @@ def readme_blocks(text: str) -> list[Block]:
             continue
         start = token.map[0]  # 0-based line of the opening fence
         before = lines[start - 1].strip() if start > 0 else ""
-        out.append(Block(len(out), lang, start + 1, token.content, before == SKIP_MARKER))
+        block = Block(len(out), lang, start + 1, token.content, before == SKIP_MARKER)
+        out.append(replace(block, every_python=before == EVERY_MARKER))
     return out
 
 
@@ -134,12 +148,13 @@ class Workspace:
     root: Path
     env: dict[str, str]
     python: Path
+    blocks: list[Block]  # the blocks this interpreter runs (blocks_for)
     outcomes: dict[int, str | None] = field(default_factory=dict)  # index -> failure or None
 
     def run_through(self, block: Block) -> None:
         """Run every block up to ``block`` that has not run yet, in order; fail on the first
         block that fails (a failure is remembered, so later items name it)."""
-        for earlier in BLOCKS[: block.index + 1]:
+        for earlier in [b for b in self.blocks if b.index <= block.index]:
             if earlier.index not in self.outcomes:
                 self.outcomes[earlier.index] = None if earlier.skip else self._run(earlier)
             failure = self.outcomes[earlier.index]
@@ -201,6 +216,23 @@ CURRENT = f"{sys.version_info[0]}.{sys.version_info[1]}"
 PYTHONS: dict[str, Path] = {CURRENT: Path(sys.executable), **other_pythons()}
 
 
+def _minor(version: str) -> tuple[int, ...]:
+    return tuple(int(x) for x in version.split("."))
+
+
+#: The interpreters that run every block: the oldest and the newest found.
+ENDS = {min(PYTHONS, key=_minor), max(PYTHONS, key=_minor)}
+
+
+def blocks_for(version: str) -> list[Block]:
+    """The blocks ``version`` runs, in order: every block on the oldest and the newest
+    interpreter (or everywhere with ``THREADS_CASES_README_EVERY_PYTHON=1``), the
+    ``every-python`` blocks on the ones between."""
+    if version in ENDS or os.environ.get(EVERY_PYTHON_ENV) == "1":
+        return BLOCKS
+    return [b for b in BLOCKS if b.every_python]
+
+
 @pytest.fixture(scope="session")
 def workspaces(
     request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory, built: Built
@@ -240,17 +272,17 @@ def _workspace(
     assert not where.is_relative_to(ROOT), where
     cli = ok([venv.bin / "threads-cases", "--version"], root, env).stdout.strip()
     assert cli == f"threads-cases {__version__}", cli
-    return Workspace(root, env, venv.python)
+    return Workspace(root, env, venv.python, blocks_for(version))
 
 
-def _per_python(blocks: list[Block] | None) -> list[Any]:
-    """``(version, block)`` for every interpreter and block (or ``version`` alone), each
-    interpreter in an xdist group of its own: its blocks run in order in one workspace, on
-    one worker, while the other interpreters' run on the others."""
+def _per_python(with_blocks: bool) -> list[Any]:
+    """``(version, block)`` for every interpreter and each block it runs (:func:`blocks_for`),
+    or ``version`` alone; each interpreter in an xdist group of its own: its blocks run in
+    order in one workspace, on one worker, while the other interpreters' run on the others."""
     return [
         pytest.param(v, *b, id="-".join([v, *(x.id for x in b)]), marks=_group(v))
         for v in PYTHONS
-        for b in ([[x] for x in blocks] if blocks is not None else [[]])
+        for b in ([[x] for x in blocks_for(v)] if with_blocks else [[]])
     ]
 
 
@@ -263,30 +295,43 @@ def test_readme_has_samples_to_run() -> None:
     assert {b.lang for b in runnable} >= {"sh", "python"}, [b.id for b in BLOCKS]
 
 
-def test_markers_sit_right_before_a_fence() -> None:
+@pytest.mark.parametrize(
+    ("marker", "field"), [(SKIP_MARKER, "skip"), (EVERY_MARKER, "every_python")]
+)
+def test_markers_sit_right_before_a_fence(marker: str, field: str) -> None:
     """A marker anywhere else (a typo, a blank line between it and the fence) would silently
-    exempt nothing: every marker must precede a block this test knows."""
+    do nothing: every marker must precede a block this test knows."""
     lines = README.read_text(encoding="utf-8").splitlines()
-    marked = {i + 1 for i, line in enumerate(lines) if line.strip() == SKIP_MARKER}
-    skipped = {b.line - 1 for b in BLOCKS if b.skip}
-    assert marked == skipped, f"README.md lines with a stray {SKIP_MARKER}: {marked - skipped}"
+    marked = {i + 1 for i, line in enumerate(lines) if line.strip() == marker}
+    known = {b.line - 1 for b in BLOCKS if getattr(b, field)}
+    assert marked == known, f"README.md lines with a stray {marker}: {marked - known}"
 
 
-@pytest.mark.parametrize(("version", "block"), _per_python(BLOCKS))
+def test_every_python_blocks_install_and_run_both_implementations() -> None:
+    """What an interpreter between the oldest and the newest runs still installs the wheel,
+    uses the Python API and runs cases (the TypeScript column is checked after them)."""
+    every = [b for b in BLOCKS if b.every_python]
+    assert not any(b.skip for b in every)
+    text = "\n".join(b.code for b in every)
+    assert "pip install threads-cases" in text and "from threads_cases import" in text
+    assert "threads-cases run " in text, [b.id for b in every]
+
+
+@pytest.mark.parametrize(("version", "block"), _per_python(with_blocks=True))
 def test_readme_block(version: str, block: Block, workspaces: Callable[[str], Workspace]) -> None:
     workspaces(version).run_through(block)
     if block.skip:
         pytest.skip(f"README.md:{block.line}: marked {SKIP_MARKER}")
 
 
-@pytest.mark.parametrize("version", _per_python(None))
+@pytest.mark.parametrize("version", _per_python(with_blocks=False))
 def test_the_typescript_column_is_green(
     version: str, workspaces: Callable[[str], Workspace]
 ) -> None:
     """After every sample: the last report (the README's last ``run``) holds threads-ts
     results, all passing (no sample printed ``driver_unavailable``: Workspace checks that)."""
     workspace = workspaces(version)
-    workspace.run_through(BLOCKS[-1])
+    workspace.run_through(workspace.blocks[-1])
     results = _results((workspace.root / ".threads-cases" / "last-report.jsonl").read_text())
     ts = [r for r in results if r["implementation"] == "threads-ts"]
     assert ts, [r["implementation"] for r in results]
