@@ -1,6 +1,6 @@
 """Sessions (``nox -l`` lists them):
 
-tests        the TypeScript build, then its tests (with c8 coverage) alongside the Python
+tests        the TypeScript build, then its tests (with c8 coverage), alongside the Python
              test suite on every core (pytest-xdist) on the newest Python found, with
              coverage (subprocesses too, through sys.monitoring; fails under 90%)
 readme       every README sample from the built wheel, on every Python 3.11-3.13 found
@@ -22,8 +22,10 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from collections.abc import Iterator
 from pathlib import Path
+from typing import IO
 
 import nox
 import nox.command
@@ -125,15 +127,16 @@ def ts(session: nox.Session) -> None:
 
 @nox.session(python=TESTS_PYTHON)
 def tests(session: nox.Session) -> None:
-    """The TypeScript build, then the TypeScript tests (c8 coverage) alongside every Python
+    """The TypeScript build, then the TypeScript tests (c8 coverage), alongside every Python
     test (unit, property, conformance, cross-language and end-to-end) on every core, on
     TESTS_PYTHON, with coverage of the package and of the CLI processes the tests start
     (floor: COVERAGE_FLOOR). Arguments after ``--`` go to pytest (``nox -s tests -- -k review
     --no-cov``)."""
-    _build_ts(session, test=False)
+    if not _has_node20():
+        session.install(NODE_WHEEL)
     if TESTS_PYTHON != "3.11":  # sys.monitoring; the measured processes inherit it
         session.env["COVERAGE_CORE"] = "sysmon"
-    with _typescript_tests_alongside(session):
+    with _typescript_alongside(session):
         session.install("-e", ".[dev]")
         session.run(
             "pytest",
@@ -148,30 +151,59 @@ def tests(session: nox.Session) -> None:
         )
 
 
+#: The variable that tells the tests where the TypeScript build beside them writes its exit
+#: status (tests/conftest.py ``ts_built``, ``_typescript_build``).
+TS_BUILD_STATUS = "THREADS_CASES_TS_BUILD_STATUS"
+
+
 @contextlib.contextmanager
-def _typescript_tests_alongside(session: nox.Session) -> Iterator[None]:
-    """``npm run coverage`` in ts/ in the background while the block runs: the node tests
-    share the cores with pytest's workers instead of running before them (on two cores they
-    used to take the first half minute alone). Their output (the summary line and c8's
-    summary, or every failure) is printed when the block ends, and the session fails when
-    they failed, whether or not the block did."""
+def _typescript_alongside(session: nox.Session) -> Iterator[None]:
+    """``npm ci``, ``npm run build`` and then ``npm run coverage`` in ts/, in the background
+    while the block runs. The build overlaps the Python install and pytest's collection (tsc
+    takes one core for about 12 s; the tests wait for it before their first test, reading its
+    exit status from the file named in ``THREADS_CASES_TS_BUILD_STATUS``), and the node tests
+    share the cores with pytest's workers instead of running before them. The output (the
+    build's, the summary line and c8's summary, or every failure) is printed when the block
+    ends, and the session fails when a step failed, whether or not the block did."""
     path = os.pathsep.join([str(session.bin), os.environ.get("PATH", "")])
-    with tempfile.TemporaryFile() as log:
-        proc = subprocess.Popen(
-            ["npm", "run", "--silent", "coverage"],
-            cwd=ROOT / "ts",
-            env={**os.environ, "PATH": path},
-            stdout=log,
-            stderr=subprocess.STDOUT,
-        )
+    env = {**os.environ, "PATH": path}
+    with tempfile.TemporaryDirectory() as tmp, open(Path(tmp) / "log", "w+b") as log:
+        status = Path(tmp) / "build-status"
+        failed: list[str] = []
+
+        def steps() -> None:
+            for step in (["ci", "--no-audit", "--no-fund"], ["run", "build"]):
+                code = _npm(step, env, log)
+                if code != 0:
+                    failed.append(f"npm {' '.join(step)} exited {code}")
+                    status.write_text(str(code))
+                    return
+            status.write_text("0")
+            code = _npm(["run", "--silent", "coverage"], env, log)
+            if code != 0:
+                failed.append(f"the TypeScript tests failed (npm run coverage exited {code})")
+
+        worker = threading.Thread(target=steps, name="typescript")
+        worker.start()
+        session.env[TS_BUILD_STATUS] = str(status)
         try:
             yield
         finally:
-            status = proc.wait()
+            worker.join()
             log.seek(0)
-            session.log("TypeScript tests (ts/, c8):\n" + log.read().decode(errors="replace"))
-            if status != 0:
-                session.error(f"the TypeScript tests failed (npm run coverage exited {status})")
+            session.log(
+                "TypeScript (ts/: build, tests under c8):\n" + log.read().decode("utf-8", "replace")
+            )
+            if failed:
+                session.error(failed[0])
+
+
+def _npm(args: list[str], env: dict[str, str], log: IO[bytes]) -> int:
+    """``npm ARGS`` in ts/ with its output appended to ``log``; its exit status."""
+    npm = shutil.which("npm", path=env["PATH"]) or "npm"
+    return subprocess.run(
+        [npm, *args], cwd=ROOT / "ts", env=env, stdout=log, stderr=subprocess.STDOUT
+    ).returncode
 
 
 @nox.session(python=PYTHON)

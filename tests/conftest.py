@@ -44,6 +44,41 @@ START_MS = 1_800_000_000_000
 #: The bound on one CLI run. It only catches a hang: a loaded 2-core machine may be slow, so
 #: no test judges speed by the clock.
 HANG_SECONDS = 300.0
+#: Set by ``nox -s tests``: the file where the TypeScript build running beside pytest writes its
+#: exit status (noxfile.py ``_typescript_alongside``), so collection overlaps the build.
+TS_BUILD_STATUS = "THREADS_CASES_TS_BUILD_STATUS"
+
+
+def ts_built() -> bool:
+    """Whether the TypeScript driver can run: ``node`` on PATH and ts/dist built, or being
+    built beside this run by ``nox -s tests`` (:data:`TS_BUILD_STATUS`; the session fails
+    when that build fails, and every test waits for it: :func:`_typescript_build`). Module
+    level checks call this at collection, while that build may still be running."""
+    if shutil.which("node") is None:
+        return False
+    return bool(os.environ.get(TS_BUILD_STATUS)) or ts_driver_path().is_file()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _typescript_build() -> None:
+    """Waits, before this worker's first test, for the TypeScript build ``nox -s tests`` runs
+    beside the collection (nothing to wait for outside that session); fails the tests when
+    the build failed (its output is printed at the end of the session)."""
+    path = os.environ.get(TS_BUILD_STATUS)
+    if not path:
+        return
+    status = Path(path)
+    waited = 0.0
+    while not (status.is_file() and status.read_text().strip()):
+        if waited > HANG_SECONDS:
+            pytest.fail(f"the TypeScript build beside this run wrote no status in {HANG_SECONDS}s")
+        threading.Event().wait(0.1)
+        waited += 0.1
+    code = status.read_text().strip()
+    if code != "0":
+        pytest.fail(f"the TypeScript build failed (exit status {code}; its output follows the run)")
+
+
 #: Variables of the test process that would change what the CLI does.
 CLEARED_ENV = (
     "THREADS_CASES_DEBUG",
@@ -114,7 +149,7 @@ def reference_drivers(*, validate_protocol: bool = False) -> list[DriverImplemen
     (each started on its first request; the caller closes them). Skips the test when the
     TypeScript driver is not built."""
     node = shutil.which("node")
-    if node is None or not ts_driver_path().is_file():
+    if node is None or not ts_built():
         pytest.skip("the TypeScript driver is not built: run `nox -s ts`")
     argv = {
         "threads-py": [sys.executable, "-m", "threads_cases.protocol.driver"],

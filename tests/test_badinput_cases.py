@@ -39,11 +39,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli
+from conftest import cli, ts_built
 
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.strictjson import canonical_document, canonical_line
-from threads_cases.harness.registry import ts_driver_path
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "badinput" / "case"
@@ -72,7 +71,7 @@ SHARED_MISSING = (
     f"artifacts/{BASE_ARTIFACT}",
 )
 
-TS_BUILT = ts_driver_path().is_file() and shutil.which("node") is not None
+TS_BUILT = ts_built()
 TS_SKIP = "the TypeScript driver is not built (cd ts && npm run build) or node is missing"
 
 

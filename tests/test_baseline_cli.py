@@ -14,15 +14,14 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
-from conftest import CONFORMANCE, cli
+from conftest import CONFORMANCE, cli, ts_built
 
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import canonical_document, read_json_file
 from threads_cases.harness.baseline import baseline_document, read_baseline
-from threads_cases.harness.registry import ts_driver_path
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not ts_driver_path().is_file(),
+    not ts_built(),
     reason="the TypeScript driver is not built: run `nox -s ts`",
 )
 

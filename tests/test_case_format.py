@@ -10,15 +10,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CONFORMANCE, cli
+from conftest import CONFORMANCE, cli, ts_built
 
 from threads_cases.case.directory import finish_case_files, read_case_files, upgraded_meta
 from threads_cases.case.loader import inspect_case, open_case
 from threads_cases.core.strictjson import canonical_document
-from threads_cases.harness.registry import ts_driver_path
 from threads_cases.harness.runner import run_case
 
-TS_BUILT = ts_driver_path().is_file() and shutil.which("node") is not None
+TS_BUILT = ts_built()
 
 
 def as_format_1(case: Path) -> None:

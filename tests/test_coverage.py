@@ -10,14 +10,14 @@ import shutil
 from pathlib import Path
 
 import pytest
-from conftest import CONFORMANCE, cli
+from conftest import CONFORMANCE, cli, ts_built
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from threads_cases.core.strictjson import canonical_document, read_json_file
 from threads_cases.harness import spec_inventory
 from threads_cases.harness.coverage import coverage_document, matcher_features, suite_coverage
-from threads_cases.harness.registry import resolve_implementations, ts_driver_path
+from threads_cases.harness.registry import resolve_implementations
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "spec" / "conformance"
@@ -84,7 +84,7 @@ def test_a_failing_case_exercises_its_reason_codes(tmp_path: Path) -> None:
 
 
 @pytest.mark.skipif(
-    shutil.which("node") is None or not ts_driver_path().is_file(),
+    not ts_built(),
     reason="the TypeScript driver is not built: run `nox -s ts`",
 )
 def test_the_committed_coverage_of_the_shipped_suite_is_current() -> None:

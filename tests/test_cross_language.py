@@ -6,13 +6,12 @@ Needs the TypeScript driver (`nox -s ts`, which `nox -s tests` runs first)."""
 from __future__ import annotations
 
 import base64
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import reference_drivers
+from conftest import reference_drivers, ts_built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -20,7 +19,6 @@ from threads_cases.case.directory import load_case, read_case_files
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.log import read_log
 from threads_cases.core.matchers import matches
-from threads_cases.harness.registry import ts_driver_path
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.replay import replay_case
 
@@ -28,7 +26,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = sorted(p for p in (ROOT / "spec" / "conformance" / "cases").iterdir() if p.is_dir())
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not ts_driver_path().is_file(),
+    not ts_built(),
     reason="the TypeScript driver is not built: run `nox -s ts`",
 )
 

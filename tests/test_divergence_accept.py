@@ -17,22 +17,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli
+from conftest import cli, ts_built
 
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.log import encode_log, read_log
 from threads_cases.core.strictjson import canonical_document
 from threads_cases.harness.divergence import ABSENT, first_difference
-from threads_cases.harness.registry import ts_driver_path
 
 ROOT = Path(__file__).resolve().parents[1]
 CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"
 DIALECTS = ("threads-py", "threads-ts")
-IMPLS = (
-    list(DIALECTS)
-    if shutil.which("node") is not None and ts_driver_path().is_file()
-    else ["threads-py"]
-)
+IMPLS = list(DIALECTS) if ts_built() else ["threads-py"]
 OLD_SYSTEM = "You are a careful assistant. Use tools when they help."
 NEW_SYSTEM = "You are a terse assistant.\nNever guess."
 

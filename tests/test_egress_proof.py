@@ -20,11 +20,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import START_MS
+from conftest import START_MS, ts_built
 
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.harness.isolation import netns_command, wrap_command
-from threads_cases.harness.registry import ts_driver_path
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
@@ -146,7 +145,7 @@ def _driver(name: str, mode: str, port: int) -> DriverImplementation:
         command, dialect = [sys.executable, str(DRIVERS / "egress_driver.py")], "threads-py"
     else:
         node = shutil.which("node")
-        if node is None or not ts_driver_path().is_file():
+        if node is None or not ts_built():
             pytest.skip("the TypeScript driver is not built")
         command, dialect = [node, str(DRIVERS / "egress_driver.mjs")], "threads-ts"
     return DriverImplementation(

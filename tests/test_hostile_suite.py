@@ -12,9 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from conftest import cli
-
-from threads_cases.harness.registry import ts_driver_path
+from conftest import cli, ts_built
 
 pytest_plugins = ["pytester"]
 
@@ -75,7 +73,7 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def _impls() -> list[str]:
-    built = shutil.which("node") is not None and ts_driver_path().is_file()
+    built = ts_built()
     return ["threads-py", "threads-ts"] if built else ["threads-py"]
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import ts_built
 from fake_provider import Fail, FakeProvider, Hang, Raw, Reply, fake_provider
 
 from threads_cases.harness.live.desk import LiveOptions, LiveRun
@@ -332,9 +333,9 @@ def test_builtin_tools_run_against_the_restored_sandbox(
 def ts_driver() -> Iterator[Implementation]:
     """One threads-ts driver for the cases of a module (as a suite run keeps one per
     implementation): its start-up is most of a case's CPU."""
-    from threads_cases.harness.registry import open_implementation, ts_driver_path
+    from threads_cases.harness.registry import open_implementation
 
-    if shutil.which("node") is None or not ts_driver_path().is_file():
+    if not ts_built():
         pytest.skip("the TypeScript driver is not built")
     impl = open_implementation("threads-ts")
     try:

@@ -8,7 +8,6 @@ the provider; and the API key in no output at all.
 from __future__ import annotations
 
 import json
-import shutil
 import socket
 import sys
 from collections.abc import Callable, Iterator
@@ -16,12 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import START_MS, cli
+from conftest import START_MS, cli, ts_built
 from fake_provider import Fail, FakeProvider, Reply, fake_provider
 
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.core.schemas import validator
-from threads_cases.harness.registry import ts_driver_path
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
 from threads_cases.reference.runtime import Clock
@@ -48,7 +46,7 @@ def _lines(text: str) -> list[dict[str, Any]]:
 
 
 def _both_available() -> bool:
-    return shutil.which("node") is not None and ts_driver_path().is_file()
+    return ts_built()
 
 
 def test_a_live_run_on_both_implementations_reports_provenance_cost_and_no_key(

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import os
-import shutil
 import tempfile
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -27,14 +26,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import reference_drivers
+from conftest import reference_drivers, ts_built
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 
 from threads_cases import AgentSpec, FakeSandbox, ScriptedModel, Thread, ToolSpec
 from threads_cases.core.depth import MAX_EVENT_DEPTH
 from threads_cases.core.dialects import get_dialect
-from threads_cases.harness.registry import ts_driver_path
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.agent import BUILTIN_TOOLS
 from threads_cases.reference.model import text_reply, tool_reply
@@ -45,7 +43,7 @@ BATCH = 25
 SANDBOX_TOOLS = (BUILTIN_TOOLS["read_file"], BUILTIN_TOOLS["write_file"])
 
 pytestmark = pytest.mark.skipif(
-    shutil.which("node") is None or not ts_driver_path().is_file(),
+    not ts_built(),
     reason="the TypeScript driver is not built: run `nox -s ts`",
 )
 

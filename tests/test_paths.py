@@ -17,14 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import cli
+from conftest import cli, ts_built
 
 from threads_cases.case.directory import check_case_name, load_case
 from threads_cases.case.loader import inspect_case
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import check_events, validate_log
 from threads_cases.core.strictjson import canonical_document, canonical_line
-from threads_cases.harness.registry import ts_driver_path
 from threads_cases.harness.runner import run_case
 from threads_cases.reference.replay import replay_case
 from threads_cases.reference.sandbox import check_path
@@ -34,7 +33,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
 SAMPLE_LOG = ROOT / "tests" / "data" / "sample-thread.jsonl"
 ART = "ff7cf6a9d385b78fa031457a9cdfb4547207877e42217c84e2cc08128f176545"
-TS_BUILT = ts_driver_path().is_file() and shutil.which("node") is not None
+TS_BUILT = ts_built()
 
 DEVICES = [
     "CON",
@@ -159,7 +158,7 @@ def test_a_non_ascii_branch_id_says_ascii() -> None:
     assert info.value.message.endswith("may hold only ASCII letters, digits, '.', '_' or '-'")
 
 
-@pytest.mark.skipif(not ts_driver_path().is_file(), reason="the TypeScript driver is not built")
+@pytest.mark.skipif(not ts_built(), reason="the TypeScript driver is not built")
 def test_both_languages_refuse_a_non_ascii_name_with_the_same_message() -> None:
     """The same refusal, word for word, from the Python and the TypeScript writer."""
     from conftest import reference_drivers
