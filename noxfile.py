@@ -4,8 +4,9 @@ tests        the TypeScript build, then its tests (with c8 coverage), alongside 
              test suite on every core (pytest-xdist) on the newest Python found, with
              coverage (subprocesses too, through sys.monitoring; fails under 90%)
 readme       every README sample from the built wheel, on every Python 3.11-3.13 found
-             (tests runs them too: every block on the oldest and newest Python found, the
-             install, Python API and first command-line blocks on the ones between)
+             (tests runs them too: every block on the oldest Python found; the install,
+             Python API and first command-line blocks, and an import of every module, on
+             the others)
 ts           npm ci, build and test the TypeScript implementation under ts/
 lint         ruff check, ruff format --check, fmt --check over spec/conformance
 typecheck    mypy --strict on threads_cases
@@ -210,8 +211,8 @@ def _npm(args: list[str], env: dict[str, str], log: IO[bytes]) -> int:
 def readme(session: nox.Session) -> None:
     """Every README sample, as written, from the built wheel in a fresh virtualenv outside
     the repository, on every interpreter found (tests/test_readme.py, one xdist group per
-    interpreter); ``nox -s tests`` runs them among the others, every block on the oldest and
-    the newest interpreter and the ``every-python`` blocks on the ones between."""
+    interpreter); ``nox -s tests`` runs them among the others: every block on the oldest
+    interpreter, the ``every-python`` blocks on the others."""
     if not _has_node20():
         session.install(NODE_WHEEL)
     session.env["THREADS_CASES_README_EVERY_PYTHON"] = "1"

@@ -26,14 +26,16 @@ results.
 Python found (on PATH or among pyenv's versions: tests/wheel_env.py ``other_pythons``), each in
 a fresh virtualenv of its own with the same wheel and a workspace of its own: the items are
 ``test_readme_block[3.12-06-line179-sh]``, one xdist group per interpreter, so the
-interpreters' runs go in parallel and each runs its blocks in order. The oldest and the
-newest interpreter found run every block; an interpreter between them runs the blocks marked
-``<!-- readme-test: every-python -->`` (the install, the Python API sample and the first
-command-line block: the package installs, imports, records, saves and runs both
-implementations there), unless ``THREADS_CASES_README_EVERY_PYTHON=1`` (``nox -s readme``)
-asks for every block on every interpreter. What differs between Python versions shows at the
-two ends of the supported range; the blocks between cost ``nox -s tests`` about 35 CPU
-seconds an interpreter.
+interpreters' runs go in parallel and each runs its blocks in order. The oldest interpreter
+found runs every block; the others run the blocks marked ``<!-- readme-test: every-python -->``
+(the install, the Python API sample and the first command-line block: the package installs,
+records, saves and runs both implementations there), and on every interpreter each module of
+the installed package must compile and import (:func:`test_every_module_imports`: syntax and
+the standard library are where Python versions differ first), unless
+``THREADS_CASES_README_EVERY_PYTHON=1`` (``nox -s readme``) asks for every block on every
+interpreter. The newest interpreter is the one the rest of the suite runs on; every block
+there cost ``nox -s tests`` about 40 CPU seconds (measured with coverage), the middle one's
+about 35.
 
 **Skip marker.** A block that cannot run in CI (it needs the network, a clone, or runs a
 whole nox session) has the HTML comment ``<!-- readme-test: skip -->`` alone on the
@@ -65,8 +67,7 @@ from threads_cases import __version__
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
 SKIP_MARKER = "<!-- readme-test: skip -->"
-#: Marks a block that runs on every interpreter found, the ones between the oldest and the
-#: newest too (the others run on those two only).
+#: Marks a block that runs on every interpreter found (the others run on the oldest only).
 EVERY_MARKER = "<!-- readme-test: every-python -->"
 #: ``1`` runs every block on every interpreter (``nox -s readme``).
 EVERY_PYTHON_ENV = "THREADS_CASES_README_EVERY_PYTHON"
@@ -220,15 +221,15 @@ def _minor(version: str) -> tuple[int, ...]:
     return tuple(int(x) for x in version.split("."))
 
 
-#: The interpreters that run every block: the oldest and the newest found.
-ENDS = {min(PYTHONS, key=_minor), max(PYTHONS, key=_minor)}
+#: The interpreter that runs every block: the oldest found.
+OLDEST = min(PYTHONS, key=_minor)
 
 
 def blocks_for(version: str) -> list[Block]:
-    """The blocks ``version`` runs, in order: every block on the oldest and the newest
-    interpreter (or everywhere with ``THREADS_CASES_README_EVERY_PYTHON=1``), the
-    ``every-python`` blocks on the ones between."""
-    if version in ENDS or os.environ.get(EVERY_PYTHON_ENV) == "1":
+    """The blocks ``version`` runs, in order: every block on the oldest interpreter (or
+    everywhere with ``THREADS_CASES_README_EVERY_PYTHON=1``), the ``every-python`` blocks on
+    the others."""
+    if version == OLDEST or os.environ.get(EVERY_PYTHON_ENV) == "1":
         return BLOCKS
     return [b for b in BLOCKS if b.every_python]
 
@@ -308,8 +309,8 @@ def test_markers_sit_right_before_a_fence(marker: str, field: str) -> None:
 
 
 def test_every_python_blocks_install_and_run_both_implementations() -> None:
-    """What an interpreter between the oldest and the newest runs still installs the wheel,
-    uses the Python API and runs cases (the TypeScript column is checked after them)."""
+    """What an interpreter other than the oldest runs still installs the wheel, uses the
+    Python API and runs cases (the TypeScript column is checked after them)."""
     every = [b for b in BLOCKS if b.every_python]
     assert not any(b.skip for b in every)
     text = "\n".join(b.code for b in every)
@@ -336,6 +337,55 @@ def test_the_typescript_column_is_green(
     ts = [r for r in results if r["implementation"] == "threads-ts"]
     assert ts, [r["implementation"] for r in results]
     assert all(r["verdict"] in ("pass", "drifted") for r in ts), ts
+
+
+#: Compiles and imports every module of the installed package; a module that needs an optional
+#: dependency the virtualenv lacks (an extra such as ``live``) may fail with that import only.
+IMPORT_EVERY_MODULE = """
+import compileall, importlib, pkgutil, re, sys
+from importlib import metadata
+import threads_cases
+
+root = threads_cases.__path__[0]
+if not compileall.compile_dir(root, quiet=1):
+    sys.exit("a module of the installed package does not compile")
+optional = set()
+for req in metadata.requires("threads-cases") or []:
+    if "extra ==" in req:
+        optional.add(re.split(r"[^A-Za-z0-9_.-]", req, maxsplit=1)[0].lower().replace("-", "_"))
+names = [m.name for m in pkgutil.walk_packages(threads_cases.__path__, "threads_cases.")]
+failed = []
+for name in names:
+    if name.endswith(".__main__"):
+        continue
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in optional:
+            failed.append(f"{name}: {exc!r}")
+    except Exception as exc:
+        failed.append(f"{name}: {exc!r}")
+print(len(names))
+sys.exit("\\n".join(failed) or None)
+"""
+
+
+@pytest.mark.parametrize("version", _per_python(with_blocks=False))
+def test_every_module_imports(version: str, workspaces: Callable[[str], Workspace]) -> None:
+    """Every module of the installed wheel compiles and imports on every interpreter found
+    (the ones that run only the ``every-python`` blocks too)."""
+    workspace = workspaces(version)
+    p = subprocess.run(
+        [str(workspace.python), "-c", IMPORT_EVERY_MODULE],
+        cwd=workspace.root,
+        env=workspace.env,
+        capture_output=True,
+        text=True,
+        timeout=HANG_SECONDS,
+        stdin=subprocess.DEVNULL,
+    )
+    assert p.returncode == 0, f"on Python {version}:\n{p.stderr[-4000:]}"
+    assert int(p.stdout.split()[-1]) > 50, p.stdout  # the walk found the package's modules
 
 
 def _results(jsonl: str) -> list[dict[str, str]]:
