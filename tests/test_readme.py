@@ -384,7 +384,7 @@ def test_every_module_imports(version: str, workspaces: Callable[[str], Workspac
         timeout=HANG_SECONDS,
         stdin=subprocess.DEVNULL,
     )
-    assert p.returncode == 0, f"on Python {version}:\n{p.stderr[-4000:]}"
+    assert p.returncode == 0, f"on Python {version}:\n{p.stdout[-4000:]}\n{p.stderr[-4000:]}"
     assert int(p.stdout.split()[-1]) > 50, p.stdout  # the walk found the package's modules
 
 
