@@ -11,11 +11,15 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from conftest import CONFORMANCE, cli
+from conftest import CONFORMANCE, build_thread, cli
 
 from threads_cases.core.atomic import create_beside, write_atomic
+from threads_cases.core.errors import CaseError
 from threads_cases.harness.baseline import Entry, write_baseline
 from threads_cases.harness.report import write_jsonl
+from threads_cases.importers import import_to_file
+
+IMPORTER_SAMPLES = Path(__file__).resolve().parent / "importers"
 
 
 @pytest.fixture
@@ -44,6 +48,30 @@ def test_a_new_file_gets_the_umask_and_a_rewrite_keeps_its_mode(
     fh, tmp = create_beside(target)
     fh.close()
     assert mode(tmp) == 0o640 and tmp.name.startswith(".f.json.")
+
+
+def test_an_imported_log_and_a_written_log_get_the_umask_and_keep_a_mode(
+    tmp_path: Path, umask_022: None
+) -> None:
+    sample = IMPORTER_SAMPLES / "claude-code-malformed.jsonl"
+    out = tmp_path / "imported.jsonl"
+    import_to_file("claude-code", sample, out, skip_invalid=True)
+    assert mode(out) == 0o644
+    out.chmod(0o600)
+    old = out.read_bytes()
+    with pytest.raises(CaseError):  # a refused import leaves the log and no temporary file
+        import_to_file("claude-code", sample, out, strict=True)
+    assert out.read_bytes() == old and mode(out) == 0o600
+    import_to_file("claude-code", sample, out, skip_invalid=True)
+    assert mode(out) == 0o600
+    thread, _ = build_thread()
+    log = tmp_path / "log.jsonl"
+    thread.write_log(log)
+    assert mode(log) == 0o644
+    log.chmod(0o640)
+    thread.write_log(log)
+    assert mode(log) == 0o640
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["imported.jsonl", "log.jsonl"]
 
 
 def test_write_baseline_is_0644_under_umask_022_and_keeps_a_mode(

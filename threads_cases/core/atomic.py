@@ -9,6 +9,7 @@ import contextlib
 import os
 import secrets
 import stat
+from collections.abc import Iterator
 from pathlib import Path
 from typing import IO
 
@@ -35,14 +36,41 @@ def keep_mode(tmp: Path, target: Path) -> None:
         os.chmod(tmp, stat.S_IMODE(os.stat(target).st_mode))
 
 
-def write_atomic(target: Path, data: bytes) -> None:
-    """Write ``data`` to ``target`` through :func:`create_beside` and a rename: a reader sees
-    the old file or the new one, never half of it. Raises ``OSError``."""
+@contextlib.contextmanager
+def replacing(target: Path, *, fsync: bool = False) -> Iterator[IO[bytes]]:
+    """A file from :func:`create_beside` to write ``target``'s new bytes into; when the block
+    ends without an exception it is closed and renamed over ``target`` (with ``fsync``: its
+    bytes flushed to disk first and the folder's entry after, best effort for the folder), else
+    removed and ``target`` left as it was. Raises ``OSError``."""
     fh, tmp = create_beside(target)
     try:
         with fh:
-            fh.write(data)
+            yield fh
+            if fsync:
+                fh.flush()
+                os.fsync(fh.fileno())
         os.replace(tmp, target)
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+    if fsync:
+        fsync_dir(target.parent)
+
+
+def fsync_dir(folder: Path) -> None:
+    """Make a rename in ``folder`` durable: best effort (a folder cannot be opened on Windows)."""
+    try:
+        dfd = os.open(folder if str(folder) else ".", os.O_RDONLY)
+        try:
+            os.fsync(dfd)
+        finally:
+            os.close(dfd)
+    except OSError:
+        pass
+
+
+def write_atomic(target: Path, data: bytes, *, fsync: bool = False) -> None:
+    """Write ``data`` to ``target`` through :func:`replacing`: a reader sees the old file or
+    the new one, never half of it. Raises ``OSError``."""
+    with replacing(target, fsync=fsync) as fh:
+        fh.write(data)

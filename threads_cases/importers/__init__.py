@@ -36,13 +36,14 @@ reported as ``FILE:LINE: <line type>: message``; nothing is written), ``invalid_
 
 from __future__ import annotations
 
+import contextlib
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.atomic import keep_mode
+from ..core.atomic import replacing
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.log import encode_log
@@ -193,18 +194,6 @@ def _write(
         report.bytes += fh.write(b"\n".join(batch) + b"\n")
 
 
-def _fsync_dir(folder: Path) -> None:
-    """Make a rename in ``folder`` durable (best effort)."""
-    try:
-        dfd = os.open(folder if str(folder) else ".", os.O_RDONLY)
-        try:
-            os.fsync(dfd)
-        finally:
-            os.close(dfd)
-    except OSError:
-        pass
-
-
 def import_to_file(
     fmt: str,
     path: str | os.PathLike[str],
@@ -223,42 +212,31 @@ def import_to_file(
     out = Path(out)
     stats = Stats()
     report = ImportReport(out, stats=stats)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.importing")
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fh = open(tmp, "wb")  # noqa: SIM115 - closed below
-    except OSError as exc:
-        raise CaseError(
-            "io_error",
-            f"cannot write the log in {out.parent}: {exc.strerror}",
-            file=str(out),
-            hint="pass -o a path in a folder you can write to",
-        ) from None
-    ok = False
-    try:
-        events = _import_lines(
-            fmt,
-            path,
-            branch=branch,
-            prompt=prompt,
-            strict=strict,
-            skip_invalid=skip_invalid,
-            stats=stats,
-        )
-        _write(events, fh, report, dialect=dialect, flush_every=flush_every)
-        fh.flush()
-        os.fsync(fh.fileno())
-        fh.close()
-        keep_mode(tmp, out)  # a rewrite keeps the log's mode
-        os.replace(tmp, out)
-        ok = True
-        _fsync_dir(out.parent)
+        with contextlib.ExitStack() as stack:
+            try:
+                out.parent.mkdir(parents=True, exist_ok=True)
+                # fsynced, renamed over ``out``, the folder fsynced; a rewrite keeps its mode
+                fh = stack.enter_context(replacing(out, fsync=True))
+            except OSError as exc:
+                raise CaseError(
+                    "io_error",
+                    f"cannot write the log in {out.parent}: {exc.strerror}",
+                    file=str(out),
+                    hint="pass -o a path in a folder you can write to",
+                ) from None
+            events = _import_lines(
+                fmt,
+                path,
+                branch=branch,
+                prompt=prompt,
+                strict=strict,
+                skip_invalid=skip_invalid,
+                stats=stats,
+            )
+            _write(events, fh, report, dialect=dialect, flush_every=flush_every)
     except OSError as exc:
         raise CaseError(
             "io_error", f"cannot write the log: {exc.strerror}", file=str(out)
         ) from None
-    finally:
-        if not ok:
-            fh.close()
-            tmp.unlink(missing_ok=True)
     return report

@@ -26,7 +26,7 @@ from typing import IO, Any, cast
 from ..case.directory import DEFAULT_DIALECTS, CaseExpectation, is_hex64
 from ..case.loader import artifact_refs
 from ..case.save import SaveResult, save_case
-from ..core.atomic import keep_mode
+from ..core.atomic import replacing
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.files import MAX_CASE_BYTES, read_regular
@@ -384,15 +384,8 @@ class Thread:
         """Write the log canonically to ``path`` in ``dialect``, line by line into a sibling
         file moved into place: an event canonical JSON cannot hold (``unsafe_value``) leaves
         ``path`` as it was."""
-        target = Path(path)
-        tmp = target.with_name(f".{target.name}.write-{secrets.token_hex(4)}")
-        try:
-            with open(tmp, "wb") as fh:
-                dump_log(self._events, fh.write, dialect=dialect)
-            keep_mode(tmp, target)  # a rewrite keeps the log's mode
-            os.replace(tmp, target)
-        finally:
-            tmp.unlink(missing_ok=True)
+        with replacing(Path(path)) as fh:  # a rewrite keeps the log's mode
+            dump_log(self._events, fh.write, dialect=dialect)
 
     def write_artifacts(self, directory: str | os.PathLike[str]) -> None:
         """Write every artifact's bytes to ``directory/<sha256 hex>``."""
