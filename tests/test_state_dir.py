@@ -12,21 +12,21 @@ from pathlib import Path
 import pytest
 from conftest import cli
 
-from threads_cases.core.statedir import state_home, state_path
+from threads_cases.core.statedir import project_home, state_path
 
 
-def test_state_home_is_the_current_folder_outside_cases(tmp_path: Path) -> None:
+def test_project_home_is_the_current_folder_outside_cases(tmp_path: Path) -> None:
     (tmp_path / "cases").mkdir()
-    assert state_home(tmp_path / "cases") == tmp_path / "cases"
+    assert project_home(tmp_path / "cases") == tmp_path / "cases"
     assert state_path("last-report.jsonl", tmp_path) == Path(".threads-cases/last-report.jsonl")
 
 
-def test_state_home_from_inside_a_case(saved_case: Path, tmp_path: Path) -> None:
+def test_project_home_from_inside_a_case(saved_case: Path, tmp_path: Path) -> None:
     inner = saved_case / "artifacts"
     inner.mkdir(exist_ok=True)
     # no project marker above: the folder holding the case
     for here in (saved_case, inner):
-        assert state_home(here) == saved_case.parent
+        assert project_home(here) == saved_case.parent
     assert state_path("r.jsonl", saved_case) == Path("../.threads-cases/r.jsonl")
     # the project's folder: the nearest one above holding threads-cases.toml, a
     # pyproject.toml with [tool.threads-cases], or .git (core/statedir.py)
@@ -36,12 +36,12 @@ def test_state_home_from_inside_a_case(saved_case: Path, tmp_path: Path) -> None
         (".git", ""),
     ):
         (tmp_path / marker).write_text(text)
-        assert state_home(inner) == tmp_path
+        assert project_home(inner) == tmp_path
         assert state_path("r.jsonl", inner) == Path("../../../.threads-cases/r.jsonl")
         (tmp_path / marker).unlink()
     # a pyproject.toml without that table does not make a project folder
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n')
-    assert state_home(inner) == saved_case.parent
+    assert project_home(inner) == saved_case.parent
 
 
 def test_run_stale_and_last_failed_from_a_case_folder(saved_case: Path, tmp_path: Path) -> None:

@@ -76,16 +76,11 @@ def project_home(cwd: Path | None = None) -> Path:
     return here if case is None else start
 
 
-def state_home(cwd: Path | None = None) -> Path:
-    """The folder that holds ``.threads-cases/``: the project's folder (:func:`project_home`)."""
-    return project_home(cwd)
-
-
 def state_path(name: str, cwd: Path | None = None) -> Path:
     """``.threads-cases/<name>``: relative to the current folder when the project's folder is
-    the current one, else a relative path to the project's folder (:func:`state_home`)."""
+    the current one, else a relative path to the project's folder (:func:`project_home`)."""
     here = Path.cwd() if cwd is None else cwd
-    home = state_home(here)
+    home = project_home(here)
     if home == here:
         return Path(STATE) / name
     try:

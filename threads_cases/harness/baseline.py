@@ -40,7 +40,7 @@ from ..core.canonical import canonical_document
 from ..core.errors import CaseError
 from ..core.schemas import schema_problems
 from ..core.shapes import BaselineRecord
-from ..core.statedir import state_home, state_path
+from ..core.statedir import project_home, state_path
 from ..core.strictjson import read_json_file
 
 FORMAT = 1
@@ -252,7 +252,7 @@ def locate_baseline(explicit: Path | None = None, start: Path | None = None) -> 
         return configured
     if start is None:  # relative to the current folder, for messages
         return state_path(DEFAULT_PATH.name)
-    return state_home(start) / DEFAULT_PATH
+    return project_home(start) / DEFAULT_PATH
 
 
 def load_baseline(explicit: Path | None = None, start: Path | None = None) -> Baseline:

@@ -33,7 +33,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..core.statedir import state_home
+from ..core.statedir import project_home
 from .baseline import DEFAULT_PATH, PRUNE_COMMAND, TODO_REASON, Baseline, Entry
 from .runner import CaseResult
 
@@ -173,7 +173,7 @@ def _how(baseline: Baseline) -> str:
 
 def _default(path: Path) -> bool:
     try:
-        return path.resolve() == (state_home() / DEFAULT_PATH).resolve()
+        return path.resolve() == (project_home() / DEFAULT_PATH).resolve()
     except OSError:
         return False
 
