@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -224,14 +225,24 @@ def _run_with_progress(
     *,
     jobs: int | None,
     shard: str | None,
+    on_start: Callable[[], None] | None = None,
     **options: Any,
 ) -> SuiteResult:
     """:func:`run_suite` on ``paths`` (default: the current folder) with ``--jobs`` (default:
     :func:`threads_cases.harness.pool.default_jobs` for the suite) and ``--shard``, and a
-    progress bar for pretty output on a terminal."""
+    progress bar for pretty output on a terminal. ``on_start()`` is called once every refusal
+    is behind (the cases are found, the shard and the named implementations checked), just
+    before the first case runs."""
     from ..harness.pool import parse_shard
 
+    parsed = parse_shard(shard) if shard is not None else None  # a refusal, before the bar
     progress = _Progress(fmt == "pretty" and sys.stderr.isatty())
+
+    def plan(total: int) -> None:  # every refusal is behind: the run starts
+        if on_start is not None:
+            on_start()
+        progress.plan(total)
+
     try:
         from ..harness.runner import run_suite
 
@@ -239,9 +250,9 @@ def _run_with_progress(
             paths or [Path(".")],
             impls,
             jobs=jobs,  # None: the default for this suite (harness/pool.py)
-            shard=parse_shard(shard) if shard is not None else None,
+            shard=parsed,
             on_result=progress.tick,
-            on_plan=progress.plan,
+            on_plan=plan,
             **options,
         )
     finally:
@@ -367,17 +378,22 @@ def run(
             validate_protocol=validate_protocol,
             isolation=isolation,
         )
-        announce_isolation(impls)
-        warn_shared_names(paths or [Path(".")])
+        only = _last_failed_only(last_failed)
+
+        def starting() -> None:  # never before a refusal: the run had not started then
+            announce_isolation(impls)
+            warn_shared_names(paths or [Path(".")])
+
         suite = _run_with_progress(
             fmt,
             paths,
             impls,
             jobs=jobs,
             shard=shard,
+            on_start=starting,
             strict=strict,
             pattern=pattern,
-            only=_last_failed_only(last_failed),
+            only=only,
             on_note=note,
             max_fail=max_fail,
             supply=supplied,
