@@ -1,8 +1,10 @@
 """Two case folders whose case.json give the same `name`: reports, `--last-failed` and the
-baseline key results by name, so `validate` (on a folder) and `run` warn, naming both paths."""
+baseline key results by name, so `validate` (on a folder), `run` and `list` warn, naming both
+paths (stderr, silenced by -q; `validate --format json` carries the warning)."""
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
@@ -43,3 +45,35 @@ def test_cli_validate_and_run_warn_about_a_shared_name(tmp_path: Path) -> None:
     shutil.rmtree(tmp_path / "cases" / "reads-copy")
     p = cli("validate", "cases", cwd=tmp_path)
     assert "share the name" not in p.stderr
+
+
+def test_cli_list_warns_about_a_shared_name_and_validate_json_carries_it(tmp_path: Path) -> None:
+    _two_of_one_name(tmp_path)
+    expected = "warning: the cases cases/reads-copy, cases/reads-notes share the name 'reads-notes'"
+    for fmt in ("pretty", "json"):
+        p = cli("list", "cases", "--format", fmt, cwd=tmp_path)
+        assert p.returncode == 0, p.stderr
+        assert p.stderr.count(expected) == 1, p.stderr
+        assert "share the name" not in p.stdout
+        quiet = cli("list", "cases", "--format", fmt, "-q", cwd=tmp_path)
+        assert quiet.returncode == 0 and quiet.stderr == "", quiet.stderr
+        assert quiet.stdout == p.stdout
+    p = cli("validate", "cases", "--format", "json", "-q", cwd=tmp_path)
+    assert p.returncode == 0 and p.stderr == "", p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["valid"] is True
+    assert doc["warnings"] == [
+        {
+            "name": "reads-notes",
+            "cases": ["cases/reads-copy", "cases/reads-notes"],
+            "message": expected.removeprefix("warning: ") + " (case.json `name`); reports and "
+            "the baseline key cases by name: give each its own",
+        }
+    ]
+    shutil.rmtree(tmp_path / "cases" / "reads-copy")
+    p = cli("list", "cases", cwd=tmp_path)
+    assert p.returncode == 0 and "share the name" not in p.stderr
+    assert (
+        json.loads(cli("validate", "cases", "--format", "json", cwd=tmp_path).stdout)["warnings"]
+        == []
+    )

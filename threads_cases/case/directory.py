@@ -269,18 +269,29 @@ def load_case(path: str | os.PathLike[str]) -> Case:
     return open_case(path)
 
 
-def shared_names(cases: Sequence[str | os.PathLike[str]]) -> list[str]:
-    """A warning for each name (from case.json, :func:`peek_case_name`) that two or more of
-    ``cases`` share, naming every path that holds it: reports, ``--last-failed`` and the
-    baseline key results by case name, so such cases stand for one another."""
+def shared_name_groups(cases: Sequence[str | os.PathLike[str]]) -> list[tuple[str, list[str]]]:
+    """Each name (from case.json, :func:`peek_case_name`) that two or more of ``cases``
+    share, with every path that holds it, by name."""
     by_name: dict[str, list[str]] = {}
     for case in cases:
         name = peek_case_name(case)
         if name is not None:
             by_name.setdefault(name, []).append(str(case))
-    return [
-        f"warning: the cases {', '.join(paths)} share the name {name!r} (case.json `name`); "
+    return [(name, paths) for name, paths in sorted(by_name.items()) if len(paths) > 1]
+
+
+def shared_name_message(name: str, paths: Sequence[str]) -> str:
+    """What the warning about a shared name says (without its ``warning: ``)."""
+    return (
+        f"the cases {', '.join(paths)} share the name {name!r} (case.json `name`); "
         "reports and the baseline key cases by name: give each its own"
-        for name, paths in sorted(by_name.items())
-        if len(paths) > 1
+    )
+
+
+def shared_names(cases: Sequence[str | os.PathLike[str]]) -> list[str]:
+    """A warning for each name (from case.json, :func:`peek_case_name`) that two or more of
+    ``cases`` share, naming every path that holds it: reports, ``--last-failed`` and the
+    baseline key results by case name, so such cases stand for one another."""
+    return [
+        f"warning: {shared_name_message(name, paths)}" for name, paths in shared_name_groups(cases)
     ]

@@ -59,9 +59,10 @@ def validate(
     A log is checked with the log reader (--dialect). A case directory is checked whole:
     every file against its schema, the logs in each dialect, cross-file references, the
     fingerprint. With --format json one path prints
-    {"file" or "case", "valid", "problems"}; several print {"valid", "results": [...]}.
+    {"file" or "case", "valid", "problems"}; several print {"valid", "results": [...],
+    "warnings": [{"name", "cases", "message"}]} (cases of a folder that share a name).
     """
-    from ..case.directory import shared_names
+    from ..case.directory import shared_name_groups, shared_name_message
     from ..core.log import inspect_log
     from ..harness.runner import discover
     from ..review import validate_case
@@ -71,7 +72,7 @@ def validate(
     except CaseError as err:
         raise fail(err) from None
     results: list[dict[str, Any]] = []
-    shared: list[str] = []  # warnings: cases of a folder sharing a name
+    shared: list[tuple[str, list[str]]] = []  # warnings: cases of a folder sharing a name
     for path in paths:
         if path.is_dir():
             cases = discover([path])
@@ -85,7 +86,7 @@ def validate(
             for case in cases:
                 problems = validate_case(case)
                 results.append({"case": str(case), "valid": not problems, "problems": problems})
-            shared.extend(shared_names(cases))
+            shared.extend(shared_name_groups(cases))
         else:
             events, problems = inspect_log(path, dialect=d)
             warnings = [] if problems else _request_warnings(path, events)
@@ -98,11 +99,18 @@ def validate(
                 }
             )
     invalid = any(not r["valid"] for r in results)
-    for text in shared:
-        note(text)
+    warnings = [
+        {"name": name, "cases": paths, "message": shared_name_message(name, paths)}
+        for name, paths in shared
+    ]
+    for w in warnings:
+        note(f"warning: {w['message']}")
     if fmt == "json":
         docs = [{**r, "problems": [p.to_json() for p in r["problems"]]} for r in results]
-        print_json(docs[0] if len(docs) == 1 else {"valid": not invalid, "results": docs})
+        if len(docs) == 1:
+            print_json(docs[0])
+        else:  # a shared name takes two cases: always this form
+            print_json({"valid": not invalid, "results": docs, "warnings": warnings})
     else:
         for r in results:
             name = r.get("file", r.get("case"))

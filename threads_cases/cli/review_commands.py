@@ -173,13 +173,18 @@ def list_cases(
     """List the cases found: name, dialects, portable, fingerprint, size in bytes.
 
     A case that cannot be read is listed too, with its error (``error[<code>]: ...``) after
-    the table, and the exit status is 1 (``json``: each such row has ``error``)."""
+    the table, and the exit status is 1 (``json``: each such row has ``error``). Cases that
+    share a name get a warning on stderr, as from `run` and `validate`."""
+    from ..case.directory import shared_names
     from ..harness.runner import discover
 
     root = path or Path(".")
     if not root.exists():
         raise fail(CaseError("invalid_request", f"no such folder: {root}"))
-    rows = [case_summary(p) for p in discover([root])]
+    cases = discover([root])
+    rows = [case_summary(p) for p in cases]
+    for text in shared_names(cases):  # as run and validate warn: stderr, -q silences it
+        note(text)
     unreadable = [r for r in rows if r["error"]]
     if fmt == "json":
         print_json({"cases": rows})
