@@ -136,7 +136,10 @@ def test_json_refusals_are_asked_by_the_commands_that_promise_them() -> None:
     assert _json_refusals(["conformance", "--format", "json"])
     assert not _json_refusals(["run", "--format", "pretty", "json"])
     assert not _json_refusals(["baseline", "update"])
-    assert not _json_refusals(["import", "claude-code", "--format", "json"])
+    assert _json_refusals(["import", "claude-code", "t.jsonl", "--format", "json"])
+    assert _json_refusals(["stale", "--format=json"])
+    assert _json_refusals(["coverage", "cases", "--format", "json"])
+    assert not _json_refusals(["turns", "t.jsonl", "--format", "json"])
 
 
 def test_refuse_puts_the_location_in_the_json_message(

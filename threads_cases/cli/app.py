@@ -62,8 +62,22 @@ def render_error(err: CaseError) -> None:
         print(f"  hint: {err.hint}", file=sys.stderr)
 
 
-def fail(err: CaseError) -> typer.Exit:
-    render_error(err)
+def print_refusal(err: CaseError) -> None:
+    """A refusal under JSON output: the one line ``{"code","message"}`` on stdout, the message
+    led by the error's location (file, line, JSON pointer) as on stderr (spec/reports.md
+    5.2); nothing on stderr."""
+    from .native import json_line
+
+    json_line({"code": err.code, "message": err.problem().render()})
+
+
+def fail(err: CaseError, fmt: str | None = None) -> typer.Exit:
+    """Print ``err`` (:func:`print_refusal` when ``fmt`` is ``json``, else
+    :func:`render_error`) and exit with its code's status."""
+    if fmt == "json":
+        print_refusal(err)
+    else:
+        render_error(err)
     return typer.Exit(err.exit_status)
 
 

@@ -14,7 +14,7 @@ from rich.text import Text
 
 from ..core.atomic import write_atomic
 from ..core.errors import CaseError
-from .app import app, render_error, stdout
+from .app import app, print_refusal, render_error, stdout
 from .params import check_exists, check_out_file, checked
 from .run_commands import IsolationOpt, TimeoutOpt, choose_isolation
 
@@ -58,8 +58,8 @@ def coverage(
     and names, stop reasons, matcher features, dialect fields and reason codes they exercise,
     and what the spec defines that none of them does.
 
-    Exit status: 0 reported; 3 below --fail-under; 2 bad arguments or nothing to measure;
-    1 operational error.
+    Exit status: 0 reported; 3 below --fail-under; 2 bad arguments or nothing to measure
+    (with --format json: {"code", "message"} on stdout); 1 operational error.
     """
     from ..harness.coverage import coverage_document, suite_coverage
     from ..harness.registry import available_implementations, resolve_implementations
@@ -77,7 +77,10 @@ def coverage(
         cov = suite_coverage(paths or [Path(".")], impls, jobs=os.cpu_count() or 1)
     except CaseError as err:
         if err.code in ("invalid_request", "dialect_unknown"):
-            render_error(err)
+            if fmt == "json":  # {"code","message"} on stdout, as run --format json
+                print_refusal(err)
+            else:
+                render_error(err)
             raise typer.Exit(2) from None
         raise
     data = coverage_document(cov)

@@ -108,7 +108,8 @@ def import_(
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,
     import_skipped); --strict refuses them instead. --format json prints {output, events,
-    turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}.
+    turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}, and a refusal
+    as {code, message} (same exit status).
 
     Exit status: 0 written; 1 with --strict a malformed line (error[import_invalid]:
     FILE:LINE: <line type>: message), or an I/O error; 2 bad arguments.
@@ -119,8 +120,8 @@ def import_(
         report = import_to_file(
             fmt, file, out, branch=branch, prompt=prompt, strict=strict, skip_invalid=skip_invalid
         )
-    except CaseError as err:
-        raise fail(err) from None
+    except CaseError as err:  # under --format json: {"code","message"} on stdout
+        raise fail(err, out_format) from None
     report_stats(report.stats, verbose=verbose, file=file)
     if out_format == "json":
         print_json(import_summary(report))

@@ -88,7 +88,15 @@ def _message(err: click_exc.UsageError) -> str:
 
 #: Commands whose refusals under JSON output are one ``{"code","message"}`` line on stdout
 #: (spec/reports.md 5.2, replay.md 12.4), usage errors included.
-JSON_REFUSALS = {("run",), ("conformance",), ("baseline", "update"), ("baseline", "prune")}
+JSON_REFUSALS = {
+    ("run",),
+    ("conformance",),
+    ("baseline", "update"),
+    ("baseline", "prune"),
+    ("import",),
+    ("stale",),
+    ("coverage",),
+}
 
 
 def _json_refusals(args: list[str]) -> bool:
@@ -101,7 +109,7 @@ def _json_refusals(args: list[str]) -> bool:
     return "--json" in args or "--format=json" in args or ("--format", "json") in pairs
 
 
-def _json_line(doc: dict[str, str]) -> None:
+def json_line(doc: dict[str, str]) -> None:
     from ..core.strictjson import canonical_line
 
     sys.stdout.buffer.write(canonical_line(doc) + b"\n")
@@ -271,7 +279,7 @@ class Group(TyperGroup):
             sys.exit(2)
         except click_exc.UsageError as err:
             if _json_refusals(sys.argv[1:] if args is None else list(args)):
-                _json_line({"code": "invalid_request", "message": _message(err)})
+                json_line({"code": "invalid_request", "message": _message(err)})
             else:
                 render_usage_error(err)
             sys.exit(2)

@@ -238,21 +238,24 @@ def stale(
     fmt: FormatOpt = "pretty",
 ) -> None:
     """List the cases whose recorded replies or stubs the last run never used
-    (reply_unused, stub_unused), to trim them."""
+    (reply_unused, stub_unused), to trim them.
+
+    With --format json a refusal is {"code", "message"} on stdout (same exit status)."""
     from ..core.statedir import state_path
     from ..harness.report import read_report
 
     if report is None:
         report = state_path("last-report.jsonl")
     if path is not None and not path.exists():
-        raise refuse(CaseError("invalid_request", f"no such folder: {path}"))
+        raise refuse(CaseError("invalid_request", f"no such folder: {path}"), fmt)
     if not report.is_file():
         raise refuse(
             CaseError(
                 "invalid_request",
                 f"no report at {report}",
                 hint="run `threads-cases run` first, or pass --report FILE",
-            )
+            ),
+            fmt,
         )
     try:
         results = read_report(report)
@@ -268,7 +271,7 @@ def stale(
         entries = stale_entries(results, path)
         unchecked = _unchecked(results, path, report)
     except CaseError as err:
-        raise refuse(err) if err.code == "invalid_request" else fail(err) from None
+        raise refuse(err, fmt) if err.code == "invalid_request" else fail(err, fmt) from None
     if fmt == "json":
         print_json({"report": str(report), "stale": entries, "unchecked": unchecked})
         raise typer.Exit(1 if unchecked else 0)

@@ -14,13 +14,18 @@ from rich.text import Text
 from ..core.errors import CaseError
 from ..review import Change, bookkeeping_line, split_bookkeeping
 from ..review.added import plain_text
-from .app import render_error, stdout
+from .app import print_refusal, render_error, stdout
 
 CASE_EXPECTED = "expected a case directory (a folder holding case.json)"
 
 
-def refuse(err: CaseError) -> typer.Exit:
-    render_error(err)
+def refuse(err: CaseError, fmt: str | None = None) -> typer.Exit:
+    """Exit 2 for ``err``: ``{"code","message"}`` on stdout when ``fmt`` is ``json``, else
+    the error and its hint on stderr."""
+    if fmt == "json":
+        print_refusal(err)
+    else:
+        render_error(err)
     return typer.Exit(2)
 
 

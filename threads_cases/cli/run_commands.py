@@ -12,7 +12,7 @@ import typer
 from ..core.errors import CaseError
 from ..core.statedir import state_path
 from ..core.strictjson import canonical_line, read_json_file
-from .app import app, note, print_json, render_error, stderr, stdout
+from .app import app, note, print_json, print_refusal, render_error, stderr, stdout
 from .live_options import (
     AllowWriteOpt,
     BaseUrlOpt,
@@ -84,9 +84,7 @@ def refuse(err: CaseError, fmt: str) -> typer.Exit:
     """A refusal before start: exit 2, ``{"code","message"}`` on stdout under --format json,
     the message led by the error's location (file, line, JSON pointer) as on stderr."""
     if fmt == "json":  # one line, as the report it replaces would be JSON Lines
-        line = {"code": err.code, "message": err.problem().render()}
-        sys.stdout.buffer.write(canonical_line(line) + b"\n")
-        sys.stdout.flush()
+        print_refusal(err)
     else:
         render_error(err)
     return typer.Exit(2)
