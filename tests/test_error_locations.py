@@ -1,6 +1,7 @@
 """Errors name where the problem is: a repeated key or an integer too large in a JSON
 document gives its line and the pointer of the key (spec/strict-json.md section 2), and
-`validate` prints each hint under the error it belongs to."""
+`validate` prints each hint under the error it belongs to: every error has one, also where
+other commands' hint is to run `validate` (a case.json that is not valid JSON)."""
 
 from __future__ import annotations
 
@@ -83,5 +84,38 @@ def test_validate_prints_each_hint_under_its_own_error(capsys: pytest.CaptureFix
         "error[fingerprint_stale]: case.json:3: /x: second",
         "  hint: do B",
         "error[case_invalid]: case.json:3: /x: third",
-        "error[case_invalid]: case.json:3: /x: fourth",
+        "error[case_invalid]: case.json:3: /x: fourth",  # validate's own hint in place
+        "  hint: fix it there: every file of a case follows spec/case-format.md",
     ]
+
+
+@pytest.mark.parametrize("file", ["case.json", "log.threads-py.jsonl"])
+def test_cli_validate_hints_at_a_json_syntax_error(tmp_path: Path, file: str) -> None:
+    case = tmp_path / "cases" / "c"
+    shutil.copytree(CASES / "reads-notes", case)
+    text = (case / file).read_text()
+    if file == "case.json":  # a trailing comma before the closing brace
+        body = text.rstrip().removesuffix("}").rstrip()
+        (case / file).write_text(body + ",\n}\n")
+        n = len(body.splitlines())
+        where = f"cases/c/case.json:{n}: "
+    else:  # a cut last line
+        (case / file).write_text(text + '{"seq": 9,\n')
+        n = len(text.splitlines()) + 1
+        where = f"cases/c/log.threads-py.jsonl:{n}: "
+    code = "case_invalid" if file == "case.json" else "log_invalid"
+    shown = cli("show", "cases/c", cwd=tmp_path)  # another command: the error with a hint
+    assert shown.returncode == 1
+    assert f"error[{code}]: {where}not valid JSON: " in shown.stderr, shown.stderr
+    p = cli("validate", "cases/c", cwd=tmp_path)
+    assert p.returncode == 1
+    lines = p.stderr.splitlines()
+    errors = [i for i, line in enumerate(lines) if line.startswith("error[")]
+    assert lines[errors[0]].startswith(f"error[{code}]: {where}not valid JSON: "), p.stderr
+    assert lines[errors[0] + 1] == (
+        "  hint: write strict JSON (spec/strict-json.md): no trailing comma, comment, single "
+        "quote or NaN; fix it where shown"
+    )
+    for i in errors:  # every error: its hint right under it
+        assert lines[i + 1].startswith("  hint: "), p.stderr
+    assert "threads-cases validate" not in p.stderr  # not the hint to run itself

@@ -124,15 +124,52 @@ def validate(
     raise typer.Exit(1 if invalid else 0)
 
 
+#: What to do about a problem, by reason code, when the problem has no hint of its own or its
+#: hint is to run ``threads-cases validate`` (what other commands say: here it is running).
+VALIDATE_HINTS = {
+    "case_invalid": "fix it there: every file of a case follows spec/case-format.md",
+    "log_invalid": "fix it there: every line of a thread log follows spec/thread-log.md",
+    "state_mismatch": "an expected file holds the state its log reduces to (spec/reducer.md); "
+    "`threads-cases reduce LOG` prints that state",
+    "fingerprint_stale": "the fingerprint covers every file of the case (spec/case-format.md); "
+    "`threads-cases fmt` recomputes it once the case has no other problem",
+}
+#: The hint under a JSON syntax error (a trailing comma, a comment...), whatever the file.
+STRICT_JSON_HINT = (
+    "write strict JSON (spec/strict-json.md): no trailing comma, comment, single quote or "
+    "NaN; fix it where shown"
+)
+
+
+def validate_hint(problem: Any) -> str:
+    """The one-line hint ``validate`` prints under ``problem``: its own, unless it is to run
+    ``threads-cases validate``; else for a JSON syntax error :data:`STRICT_JSON_HINT`; else
+    :data:`VALIDATE_HINTS` or the code's hint (:data:`~threads_cases.core.errors.REASON_HINTS`)."""
+    from ..core.errors import REASON_HINTS
+
+    own = getattr(problem, "hint", "")
+    if own and "threads-cases validate" not in own:
+        return str(own)
+    if "not valid JSON" in problem.message:
+        return STRICT_JSON_HINT
+    general = REASON_HINTS.get(problem.code, "")
+    if "threads-cases validate" in general:
+        general = ""
+    return (
+        VALIDATE_HINTS.get(problem.code)
+        or general
+        or "spec/reason-codes.md says what the code means"
+    )
+
+
 def _print_problems(problems: list[Any]) -> None:
-    """Each problem, with its hint right under it the first time that hint comes (a hint
-    printed after the list would sit under another error). A hint telling to run
-    ``threads-cases validate``, the command printing it, is left out."""
+    """Each problem, with its hint (:func:`validate_hint`) right under it the first time that
+    hint comes (a hint printed after the list would sit under another error)."""
     shown: set[str] = set()
     for p in problems:
         typer.echo(f"error[{p.code}]: {p.render()}", err=True)
-        hint = getattr(p, "hint", "")
-        if hint and hint not in shown and "threads-cases validate" not in hint:
+        hint = validate_hint(p)
+        if hint not in shown:
             shown.add(hint)
             typer.echo(f"  hint: {hint}", err=True)
 

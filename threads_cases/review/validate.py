@@ -22,9 +22,14 @@ from .files import _EXPECTED, _UNPARSED, CANONICAL_DIALECT, is_canonical, walk_c
 
 
 def _problem(
-    code: str, message: str, file: Path | str, pointer: str | None = None, line: int | None = None
+    code: str,
+    message: str,
+    file: Path | str,
+    pointer: str | None = None,
+    line: int | None = None,
+    hint: str = "",
 ) -> Problem:
-    return Problem(code, message, Location(str(file), line, pointer))
+    return Problem(code, message, Location(str(file), line, pointer), hint)
 
 
 def validate_case(path: Path) -> list[Problem]:
@@ -54,7 +59,13 @@ def _canonical_problems(
         try:
             if not is_canonical(rel, data, str(path / rel), documents.get(rel, _UNPARSED)):
                 out.append(
-                    _problem("case_invalid", "not canonical; run `threads-cases fmt`", path / rel)
+                    _problem(
+                        "case_invalid",
+                        "not canonical; run `threads-cases fmt`",
+                        path / rel,
+                        hint="`threads-cases fmt` rewrites the files of a case that validates "
+                        "canonically (spec/strict-json.md)",
+                    )
                 )
         except CaseError:
             pass  # reported by the loader
