@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -223,22 +222,22 @@ def _run_with_progress(
     *,
     jobs: int | None,
     shard: str | None,
-    on_start: Callable[[], None] | None = None,
     **options: Any,
 ) -> SuiteResult:
     """:func:`run_suite` on ``paths`` (default: the current folder) with ``--jobs`` (default:
     :func:`threads_cases.harness.pool.default_jobs` for the suite) and ``--shard``, and a
-    progress bar for pretty output on a terminal. ``on_start()`` is called once every refusal
-    is behind (the cases are found, the shard and the named implementations checked), just
-    before the first case runs."""
+    progress bar for pretty output on a terminal. The isolation line and the warnings about
+    shared case names come once every refusal is behind (the cases found, the shard and the
+    named implementations checked), just before the first case runs: never before a
+    refusal, when nothing ran under any isolation."""
     from ..harness.pool import parse_shard
 
     parsed = parse_shard(shard) if shard is not None else None  # a refusal, before the bar
     progress = _Progress(fmt == "pretty" and sys.stderr.isatty())
 
     def plan(total: int) -> None:  # every refusal is behind: the run starts
-        if on_start is not None:
-            on_start()
+        announce_isolation(impls)
+        warn_shared_names(paths or [Path(".")])
         progress.plan(total)
 
     try:
@@ -376,22 +375,15 @@ def run(
             validate_protocol=validate_protocol,
             isolation=isolation,
         )
-        only = _last_failed_only(last_failed)
-
-        def starting() -> None:  # never before a refusal: the run had not started then
-            announce_isolation(impls)
-            warn_shared_names(paths or [Path(".")])
-
         suite = _run_with_progress(
             fmt,
             paths,
             impls,
             jobs=jobs,
             shard=shard,
-            on_start=starting,
             strict=strict,
             pattern=pattern,
-            only=only,
+            only=_last_failed_only(last_failed),
             on_note=note,
             max_fail=max_fail,
             supply=supplied,
