@@ -142,6 +142,8 @@ class ReportHeader(TypedDict):
     isolation: dict[str, str]
     started_at: str
     shard: NotRequired[ShardInfo]
+    #: the absolute folder the run started from: results' relative paths are read from it
+    cwd: NotRequired[str]
 
 
 class BaselineRecord(TypedDict):

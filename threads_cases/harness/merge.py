@@ -123,9 +123,14 @@ def _header(heads: Sequence[dict[str, Any]], impls: list[str]) -> dict[str, Any]
     for name in impls:
         modes = [h.get("isolation", {}).get(name, "none") for h in heads]
         isolation[name] = min(modes, key=lambda m: _STRENGTH.index(m) if m in _STRENGTH else 0)
-    out = {k: v for k, v in heads[0].items() if k != "shard"}
+    out = {k: v for k, v in heads[0].items() if k not in ("shard", "cwd")}
     out["isolation"] = isolation
     out["started_at"] = min(h["started_at"] for h in heads)
+    # the folder the shards ran from, when they all say the same one: shards run from
+    # different folders (machines) leave no one folder their paths are read from
+    folders = {h.get("cwd") for h in heads}
+    if len(folders) == 1 and None not in folders:
+        out["cwd"] = heads[0]["cwd"]
     return out
 
 

@@ -4,7 +4,7 @@ The JSON Lines report (``schemas/report.schema.json``) is a header, one line per
 implementation (:meth:`CaseResult.to_json`), and a footer::
 
     {"kind": "header", "tool": "threads-cases", "version", "command", "implementations",
-     "started_at"}
+     "started_at", "cwd"}
     {"kind": "result", "case", "path", "implementation", "verdict", "reasons", "warnings",
      "checks": [{id, result, detail, ...}], "stop", "message", "duration_ms"}
     {"kind": "footer", "counts": {pass, drifted, fail, error, skip, xfail, xpass}, "total",
@@ -48,9 +48,11 @@ def header(
     command: str = "run",
     isolation: dict[str, str] | None = None,
     shard: tuple[int, int] | None = None,
+    cwd: str | None = None,
 ) -> ReportHeader:
     """The header line; ``isolation`` maps each implementation to netns, guard or none;
-    ``shard`` is ``(K, N)`` for shard K of N."""
+    ``shard`` is ``(K, N)`` for shard K of N; ``cwd`` the absolute folder the run started
+    from, which the result lines' relative paths are read from (spec/reports.md 1.2)."""
     iso = isolation or {}
     out: ReportHeader = {
         "kind": "header",
@@ -63,6 +65,8 @@ def header(
     }
     if shard is not None:
         out["shard"] = {"index": shard[0], "count": shard[1]}
+    if cwd is not None:
+        out["cwd"] = cwd
     return out
 
 
@@ -83,10 +87,26 @@ def footer(suite: SuiteResult) -> ReportFooter:
 def report_lines(
     suite: SuiteResult, command: str = "run"
 ) -> Iterator[ReportHeader | ReportResult | ReportFooter]:
-    yield header(suite.implementations, suite.started_at, command, suite.isolation, suite.shard)
+    yield header(
+        suite.implementations,
+        suite.started_at,
+        command,
+        suite.isolation,
+        suite.shard,
+        _current_folder(),
+    )
     for r in suite.results:
         yield r.to_json()
     yield footer(suite)
+
+
+def _current_folder() -> str | None:
+    """The absolute current folder (the run's paths were found from it), or None when it
+    cannot be known (removed under the run)."""
+    try:
+        return os.getcwd()
+    except OSError:
+        return None
 
 
 def write_jsonl(lines: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> None:
