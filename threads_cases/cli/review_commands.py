@@ -242,7 +242,7 @@ def stale(
 
     With --format json a refusal is {"code", "message"} on stdout (same exit status)."""
     from ..core.statedir import state_path
-    from ..harness.report import read_report
+    from ..harness.report_folder import read_report_header, run_folder
 
     if report is None:
         report = state_path("last-report.jsonl")
@@ -258,7 +258,8 @@ def stale(
             fmt,
         )
     try:
-        results = read_report(report)
+        head, results = read_report_header(report)
+        folder = run_folder(head, report)
         if not results:
             raise CaseError(
                 "invalid_request",
@@ -268,8 +269,8 @@ def stale(
                 hint="pass --report the report of a run that ran cases (merge shards with "
                 "`threads-cases report merge`)",
             )
-        entries = stale_entries(results, path)
-        unchecked = _unchecked(results, path, report)
+        entries = stale_entries(results, path, folder)
+        unchecked = _unchecked(results, path, report, folder)
     except CaseError as err:
         raise refuse(err, fmt) if err.code == "invalid_request" else fail(err, fmt) from None
     if fmt == "json":
@@ -301,13 +302,15 @@ def stale(
     raise typer.Exit(1 if unchecked else 0)
 
 
-def _unchecked(results: list[dict[str, Any]], path: Path | None, report: Path) -> list[str]:
+def _unchecked(
+    results: list[dict[str, Any]], path: Path | None, report: Path, folder: Path | None
+) -> list[str]:
     """The cases under ``path`` that ``report`` did not check (none without ``path``: the
     cases asked about are then the report's own). Raises ``invalid_request`` when there is
     no case under ``path``, or the report checked none of them: it cannot answer then."""
     if path is None:
         return []
-    unchecked, done = unchecked_cases(results, path)
+    unchecked, done = unchecked_cases(results, path, folder)
     if not unchecked and not done:
         raise CaseError(
             "invalid_request",

@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..core.errors import CaseError
 
@@ -76,22 +76,28 @@ def suite_implementations(
 def last_failed_pairs(report: Path) -> set[tuple[str, str]] | None:
     """(case path, implementation) pairs that failed, errored or passed against the baseline
     (xpass) in the JSON Lines ``report``; None when there is no report or nothing failed.
-    Each path is resolved (read from the current folder, and from the project's folder that
-    holds the report), so that ``cases/x``, ``./cases/x`` and ``$PWD/cases/x`` are one case
-    (spec/reports.md 3.2)."""
+    Each path is resolved, so that ``cases/x``, ``./cases/x`` and ``$PWD/cases/x`` are one
+    case (spec/reports.md 3.2): a relative path from the folder the report's run started
+    from (its header's ``cwd``), whichever folder this run starts from; for a report without
+    it (or whose folder is not here), from the current folder and from the project's folder
+    that holds the report (spec/reports.md 2.5). Refusals: :func:`~.report_folder.run_folder`."""
     if not report.is_file():
         return None
-    from .report import read_report
+    from .report_folder import read_report_header, run_folder
 
-    rows: list[dict[str, Any]] = read_report(report)
-    # a relative path was found from the current folder of the run that wrote the report:
-    # this one, or the project's folder holding .threads-cases/ (a run from a subfolder)
-    home = report.resolve().parent.parent
+    head, rows = read_report_header(report)
+    folder = run_folder(head, report)
+    # without the run's folder, a relative path was found from the current folder of the
+    # run that wrote the report: this one, or the project's folder holding .threads-cases/
+    # (a run from a subfolder)
+    bases = (folder,) if folder is not None else (Path.cwd(), report.resolve().parent.parent)
     pairs = {
         (_resolved(base / r["path"]), r["implementation"])
         for r in rows
         if r.get("verdict") in ("fail", "error", "xpass")
-        for base in (Path.cwd(), home)
+        and isinstance(r.get("path"), str)
+        and isinstance(r.get("implementation"), str)
+        for base in bases
     }
     return pairs or None
 

@@ -3,6 +3,7 @@ report's ``reply_unused`` / ``stub_unused`` checks)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -12,10 +13,31 @@ from typing import Any
 UNUSED_CODES = ("reply_unused", "stub_unused")
 
 
-def stale_entries(results: list[dict[str, Any]], under: Path | None = None) -> list[dict[str, Any]]:
+def local_path(path: str, folder: Path | None) -> str:
+    """A report's case ``path`` as it reads from the current folder: as written when the
+    report's run started here or did not say where (``folder`` None, spec/reports.md 2.5),
+    else ``folder / path`` made relative to the current folder (absolute when it cannot be,
+    another drive on Windows)."""
+    if folder is None or Path(path).is_absolute():
+        return path
+    here = Path.cwd()
+    if folder.resolve() == here.resolve():
+        return path
+    full = folder / path
+    try:
+        return os.path.relpath(full, here)
+    except ValueError:
+        return str(full)
+
+
+def stale_entries(
+    results: list[dict[str, Any]], under: Path | None = None, folder: Path | None = None
+) -> list[dict[str, Any]]:
     """Cases whose recorded replies or stubs went unused in a report: one entry per case
     path, ``{"case", "path", "implementations", "codes", "details", "exists"}``, sorted by
-    path; ``under`` keeps only cases inside that folder."""
+    path; ``under`` keeps only cases inside that folder. ``folder`` is the folder the
+    report's run started from (:func:`threads_cases.harness.report_folder.run_folder`): the paths
+    are read from it, and given as they read from the current folder (:func:`local_path`)."""
     by_path: dict[str, dict[str, Any]] = {}
     root = under.resolve() if under is not None else None
     for r in results:
@@ -24,7 +46,7 @@ def stale_entries(results: list[dict[str, Any]], under: Path | None = None) -> l
         hits = [c for c in checks if isinstance(c, dict) and c.get("code") in UNUSED_CODES]
         if not hits:
             continue
-        path = str(r.get("path", ""))
+        path = local_path(str(r.get("path", "")), folder)
         if root is not None:
             try:
                 Path(path).resolve().relative_to(root)
@@ -53,15 +75,17 @@ def stale_entries(results: list[dict[str, Any]], under: Path | None = None) -> l
     return [by_path[p] for p in sorted(by_path)]
 
 
-def unchecked_cases(results: list[dict[str, Any]], under: Path) -> tuple[list[str], int]:
+def unchecked_cases(
+    results: list[dict[str, Any]], under: Path, folder: Path | None = None
+) -> tuple[list[str], int]:
     """The cases under ``under`` (found as ``run`` finds them) that no result of a report
     checked, and how many it checked. A result checks its case when the replay ran: a verdict
     other than ``error`` and ``skip``. Report paths are as the run found them (relative to
-    the folder it ran in)."""
+    the folder it ran in: ``folder``, when the report says it, else the current one)."""
     from ..harness.runner import discover
 
     checked = {
-        Path(str(r.get("path", ""))).resolve()
+        Path(local_path(str(r.get("path", "")), folder)).resolve()
         for r in results
         if r.get("verdict") not in ("error", "skip")
     }
