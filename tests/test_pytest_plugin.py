@@ -280,3 +280,48 @@ def test_a_case_json_that_is_a_folder_fails_instead_of_vanishing(
         result.assert_outcomes(passed=1 if target == "cases" else 0, failed=1)
         out = result.stdout.str()
         assert "error[case_invalid]: " in out and "reads-notes" in out, out
+
+
+def test_a_configured_implementation_that_no_case_lists_is_refused(
+    pytester: pytest.Pytester,
+) -> None:
+    """As `threads-cases run` refuses it (exit 2, tests/test_no_silent_green.py): every item
+    of a named implementation would skip not_listed, a green session that ran nothing on it."""
+    cases = copy_cases(pytester.path, ("weather-stub", "reads-notes"))
+    for name in ("weather-stub", "reads-notes"):
+        edit(cases / name / "case.json", lambda d: d.update(dialects=["threads-py"]))
+        (cases / name / "log.threads-ts.jsonl").unlink()
+        (cases / name / "expected.threads-ts.json").unlink()
+    pytester.makepyprojecttoml(
+        '[tool.threads-cases.implementations.my-impl]\ncommand = ["./my-driver"]\n'
+        'dialect = "threads-ts"\n'
+    )
+    result = pytester.runpytest("--threads-cases", "cases", *QUIET)
+    assert result.ret == pytest.ExitCode.USAGE_ERROR, result.stdout.str()
+    err = result.stderr.str()
+    assert (
+        "threads-cases: error[invalid_request]: my-impl would run none of the 2 selected "
+        "case(s): their case.json dialects do not list its dialect threads-ts "
+        "(reads-notes: threads-py; weather-stub: threads-py), so every one would be skip "
+        "not_listed"
+    ) in err, err
+    assert "hint: select cases that list threads-ts" in err
+    assert "passed" not in result.stdout.str()  # refused before any item ran
+    # named on the command line, the same; threads-py alone (configured one left out) runs
+    named = pytester.runpytest(
+        "--threads-cases", "cases", "--threads-cases-impl", "my-impl", *QUIET
+    )
+    assert named.ret == pytest.ExitCode.USAGE_ERROR
+    assert "my-impl would run none of the 2 selected case(s)" in named.stderr.str()
+    py = pytester.runpytest(
+        "--threads-cases", "cases", "--threads-cases-impl", "threads-py", *QUIET
+    )
+    py.assert_outcomes(passed=2)
+    # under pytest-xdist the controller refuses what its workers collected
+    xdist = pytester.runpytest_inprocess("--threads-cases", "cases", "-n", "1", *QUIET)
+    assert xdist.ret == pytest.ExitCode.USAGE_ERROR, xdist.stdout.str()
+    assert "my-impl would run none of the 2 selected case(s)" in xdist.stderr.str()
+    assert "INTERNALERROR" not in xdist.stdout.str() + xdist.stderr.str()
+    # a -k that deselects the implementation's items leaves nothing of it to refuse
+    kept = pytester.runpytest("--threads-cases", "cases", "-k", "threads-py", *QUIET)
+    kept.assert_outcomes(passed=2, deselected=2)

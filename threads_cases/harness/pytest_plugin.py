@@ -17,7 +17,8 @@ empty network namespace where one can be made (else under the guard).
 Every case directory under the given folders becomes one item per implementation (each
 ``--threads-cases-impl``; by default ``threads-py`` and every implementation configured
 under ``[tool.threads-cases]``, which counts as named, as for ``run``: one that cannot start
-fails its items), named
+fails its items, and one named whose selected cases all leave its dialect out of case.json
+``dialects`` is refused as a usage error before any runs, with ``run``'s message), named
 ``<case name>[<impl>]`` (node id ``<case dir>/case.json::<case name>[<impl>]``; the folder's
 name when case.json gives no valid name). Collection reads only each case.json's name; the
 case is loaded and checked when its item runs. Verdicts:
@@ -70,6 +71,9 @@ _IMPLS = pytest.StashKey[dict[str, Any]]()
 _LIVE = pytest.StashKey[Any]()
 _BASELINE = pytest.StashKey[Any]()
 _NAMES = pytest.StashKey[list[str]]()
+#: The implementations named (``--threads-cases-impl``, else those configured under
+#: ``[tool.threads-cases]``), each with its dialect.
+_NAMED = pytest.StashKey[dict[str, str]]()
 
 
 #: The plugin's command-line options, in the order ``pytest --help`` lists them: (flag,
@@ -194,7 +198,11 @@ def pytest_configure(config: pytest.Config) -> None:
             raise pytest.UsageError(f"threads-cases: no such folder: {d}")
     from threads_cases.core.errors import CaseError
     from threads_cases.harness.baseline import load_baseline
-    from threads_cases.harness.registry import available_implementations, configured
+    from threads_cases.harness.registry import (
+        available_implementations,
+        configured,
+        implementation_dialect,
+    )
 
     explicit = config.getoption("threads_cases_baseline")
     try:
@@ -204,15 +212,20 @@ def pytest_configure(config: pytest.Config) -> None:
         )
         known = available_implementations()  # checks [tool.threads-cases] too
         # a configured implementation is named (spec/driver-protocol.md 5.4), as for `run`
-        names = config.getoption("threads_cases_impl") or ["threads-py", *configured()]
+        named = config.getoption("threads_cases_impl") or list(configured())
+        names = config.getoption("threads_cases_impl") or ["threads-py", *named]
     except CaseError as err:
-        raise pytest.UsageError(f"threads-cases: {err.render()}\n  hint: {err.hint}") from None
+        raise _usage_error(err) from None
     config.stash[_NAMES] = names
     unknown = [n for n in names if n not in known]
     if unknown:
         raise pytest.UsageError(
             f"threads-cases: unknown implementation {unknown[0]!r}; known: {', '.join(known)}"
         )
+    try:
+        config.stash[_NAMED] = {n: implementation_dialect(n) for n in named}
+    except CaseError as err:
+        raise _usage_error(err) from None
     # Make sure pytest visits the case folders: add each one that no argument reaches
     # (neither an ancestor of it nor a path inside it). Workers of pytest-xdist compute the
     # same arguments from the same invocation, so they collect the same items.
@@ -222,6 +235,60 @@ def pytest_configure(config: pytest.Config) -> None:
         if not any(_inside(d, a) or _inside(a, d) for a in arg_paths):
             config.args.append(str(d))
             arg_paths.append(d)
+
+
+def _usage_error(err: CaseError) -> pytest.UsageError:
+    """A refusal of the session, worded as the CLI's: the ``error[code]`` line and the hint."""
+    hint = f"\n  hint: {err.hint}" if err.hint else ""
+    return pytest.UsageError(f"threads-cases: {err.render()}{hint}")
+
+
+@pytest.hookimpl(trylast=True)  # after -k and -m deselected theirs: the items that will run
+def pytest_collection_modifyitems(
+    session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
+) -> None:
+    """Refuse the session, as ``threads-cases run`` refuses the run (exit 2), when a named
+    implementation has items but none of their cases lists its dialect in case.json
+    ``dialects``: every item would skip (``not_listed``), a green session that ran nothing
+    on it (spec/reports.md 3.2)."""
+    if hasattr(config, "workerinput"):
+        return  # a pytest-xdist worker: the controller checks what the workers collected
+    named = config.stash.get(_NAMED, {})
+    _check_named(
+        [
+            (item.case_path, item.impl, named[item.impl])
+            for item in items
+            if isinstance(item, CaseItem) and item.impl in named
+        ]
+    )
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
+    """The check of :func:`pytest_collection_modifyitems` on the pytest-xdist controller,
+    from the node ids a worker collected (``<case dir>/case.json::<name>[<impl>]``)."""
+    config: pytest.Config = node.config
+    named = config.stash.get(_NAMED, {})
+    work = []
+    for node_id in ids:
+        path, _, name = node_id.partition("::")
+        impl = name.rpartition("[")[2].removesuffix("]")
+        if Path(path).name == "case.json" and name.endswith("]") and impl in named:
+            work.append((Path(config.rootpath, path).parent, impl, named[impl]))
+    _check_named(work)
+
+
+def _check_named(runs: list[tuple[Path, str, str]]) -> None:
+    """Raise the usage error of a named implementation that none of its cases lists."""
+    if not runs:
+        return
+    from threads_cases.core.errors import CaseError
+    from threads_cases.harness.run_setup import check_named_dialects
+
+    try:
+        check_named_dialects(runs)
+    except CaseError as err:
+        raise _usage_error(err) from None
 
 
 def _live_run(config: pytest.Config) -> Any:

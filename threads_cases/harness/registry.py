@@ -169,6 +169,21 @@ def available_implementations() -> list[str]:
     return [*BUILTIN, *[n for n in configured() if n not in BUILTIN]]
 
 
+def implementation_dialect(name: str) -> str:
+    """The dialect of the implementation ``name`` (built in, else configured) without
+    starting it. Raises ``CaseError`` as :func:`configured` does, and ``invalid_request`` for
+    an unknown name."""
+    if name in BUILTIN:
+        return name  # each built-in implementation speaks the dialect of its own name
+    user = configured()
+    if name in user:
+        return str(user[name]["dialect"])
+    raise CaseError(
+        "invalid_request",
+        f"unknown implementation {name!r}; known: {', '.join(available_implementations())}",
+    )
+
+
 class UnavailableImplementation:
     """Stands in for an implementation that cannot run here; every case is skipped with
     ``driver_unavailable`` and the reason."""

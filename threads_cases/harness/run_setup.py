@@ -21,6 +21,7 @@ if TYPE_CHECKING:
 __all__ = [
     "REFUSALS",
     "check_live_accept",
+    "check_named_dialects",
     "check_named_runs",
     "keep_only",
     "last_failed_pairs",
@@ -131,23 +132,31 @@ def check_named_runs(work: Sequence[tuple[Path, Implementation]]) -> None:
     """Refuse a run in which an implementation the user named (``required``: ``--impl``, or
     configured in pyproject.toml) has cases to run but none of them lists its dialect in
     case.json ``dialects``: every result would be ``skip`` (``not_listed``), a green run that
-    ran nothing on it (spec/reports.md 3.2). Raises ``CaseError("invalid_request")`` naming
-    the implementation, its dialect and the cases' dialects. A case whose case.json cannot be
+    ran nothing on it (spec/reports.md 3.2). See :func:`check_named_dialects`."""
+    check_named_dialects(
+        [(case, impl.name, impl.dialect) for case, impl in work if getattr(impl, "required", False)]
+    )
+
+
+def check_named_dialects(work: Sequence[tuple[Path, str, str]]) -> None:
+    """:func:`check_named_runs` on (case folder, implementation name, its dialect) for the
+    runs of named implementations only: the pytest plugin checks its items with it before
+    any implementation starts. Raises ``CaseError("invalid_request")`` naming the
+    implementation, its dialect and the cases' dialects. A case whose case.json cannot be
     read counts as listing it (its run is an ``error`` that says why)."""
     from ..case.directory import peek_case_dialects
 
-    named: dict[str, tuple[Implementation, list[Path]]] = {}
-    for case, impl in work:
-        if getattr(impl, "required", False):
-            named.setdefault(impl.name, (impl, []))[1].append(case)
+    named: dict[str, tuple[str, list[Path]]] = {}
+    for case, name, dialect in work:
+        named.setdefault(name, (dialect, []))[1].append(case)
     seen: dict[Path, list[str] | None] = {}
-    for name, (impl, cases) in named.items():
+    for name, (dialect, cases) in named.items():
         listed = []
         for case in cases:
             if case not in seen:
                 seen[case] = peek_case_dialects(case)
             dialects = seen[case]
-            if dialects is None or impl.dialect in dialects:
+            if dialects is None or dialect in dialects:
                 break
             listed.append(f"{case.name}: {', '.join(dialects)}")
         else:
@@ -155,8 +164,8 @@ def check_named_runs(work: Sequence[tuple[Path, Implementation]]) -> None:
             raise CaseError(
                 "invalid_request",
                 f"{name} would run none of the {len(cases)} selected case(s): their case.json "
-                f"dialects do not list its dialect {impl.dialect} "
+                f"dialects do not list its dialect {dialect} "
                 f"({'; '.join(listed[:3])}{more}), so every one would be skip not_listed",
-                hint=f"select cases that list {impl.dialect} (PATHS, -k), or run these on an "
+                hint=f"select cases that list {dialect} (PATHS, -k), or run these on an "
                 "implementation whose dialect they list (--impl)",
             )
