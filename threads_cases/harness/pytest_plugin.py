@@ -215,7 +215,9 @@ def pytest_configure(config: pytest.Config) -> None:
         named = config.getoption("threads_cases_impl") or list(configured())
         names = config.getoption("threads_cases_impl") or ["threads-py", *named]
     except CaseError as err:
-        raise _usage_error(err) from None
+        from threads_cases.harness.pytest_named import usage_error
+
+        raise usage_error(err) from None
     config.stash[_NAMES] = names
     unknown = [n for n in names if n not in known]
     if unknown:
@@ -225,7 +227,9 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         config.stash[_NAMED] = {n: implementation_dialect(n) for n in named}
     except CaseError as err:
-        raise _usage_error(err) from None
+        from threads_cases.harness.pytest_named import usage_error
+
+        raise usage_error(err) from None
     # Make sure pytest visits the case folders: add each one that no argument reaches
     # (neither an ancestor of it nor a path inside it). Workers of pytest-xdist compute the
     # same arguments from the same invocation, so they collect the same items.
@@ -237,12 +241,6 @@ def pytest_configure(config: pytest.Config) -> None:
             arg_paths.append(d)
 
 
-def _usage_error(err: CaseError) -> pytest.UsageError:
-    """A refusal of the session, worded as the CLI's: the ``error[code]`` line and the hint."""
-    hint = f"\n  hint: {err.hint}" if err.hint else ""
-    return pytest.UsageError(f"threads-cases: {err.render()}{hint}")
-
-
 @pytest.hookimpl(trylast=True)  # after -k and -m deselected theirs: the items that will run
 def pytest_collection_modifyitems(
     session: pytest.Session, config: pytest.Config, items: list[pytest.Item]
@@ -251,10 +249,12 @@ def pytest_collection_modifyitems(
     implementation has items but none of their cases lists its dialect in case.json
     ``dialects``: every item would skip (``not_listed``), a green session that ran nothing
     on it (spec/reports.md 3.2)."""
-    if hasattr(config, "workerinput"):
-        return  # a pytest-xdist worker: the controller checks what the workers collected
     named = config.stash.get(_NAMED, {})
-    _check_named(
+    if not named or hasattr(config, "workerinput"):
+        return  # under pytest-xdist the controller checks what the workers collected
+    from threads_cases.harness.pytest_named import check_named
+
+    check_named(
         [
             (item.case_path, item.impl, named[item.impl])
             for item in items
@@ -269,26 +269,10 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
     from the node ids a worker collected (``<case dir>/case.json::<name>[<impl>]``)."""
     config: pytest.Config = node.config
     named = config.stash.get(_NAMED, {})
-    work = []
-    for node_id in ids:
-        path, _, name = node_id.partition("::")
-        impl = name.rpartition("[")[2].removesuffix("]")
-        if Path(path).name == "case.json" and name.endswith("]") and impl in named:
-            work.append((Path(config.rootpath, path).parent, impl, named[impl]))
-    _check_named(work)
+    if named:
+        from threads_cases.harness.pytest_named import check_named, runs_of_node_ids
 
-
-def _check_named(runs: list[tuple[Path, str, str]]) -> None:
-    """Raise the usage error of a named implementation that none of its cases lists."""
-    if not runs:
-        return
-    from threads_cases.core.errors import CaseError
-    from threads_cases.harness.run_setup import check_named_dialects
-
-    try:
-        check_named_dialects(runs)
-    except CaseError as err:
-        raise _usage_error(err) from None
+        check_named(runs_of_node_ids(ids, config.rootpath, named))
 
 
 def _live_run(config: pytest.Config) -> Any:
