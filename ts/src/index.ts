@@ -63,7 +63,7 @@ export { StubBook, checkSupply, replayCase, restoreSandbox } from "./reference/r
 export type { ReplayOptions, ReplayResult, ReplayStop } from "./reference/replay.js";
 export { ABSENT, Divergence, firstDifference, replayedRequests, requestDivergence, shorten } from "./case/divergence.js";
 export { buildCaseFiles, checkDialects, checkExpectation, checkImplementations, saveCase } from "./case/save.js";
-export type { BuildCaseOptions, SaveCaseOptions, SaveResult, SavedCase } from "./case/save.js";
+export type { BuildCaseOptions, SaveCaseOptions, SaveError, SaveResult, SavedCase } from "./case/save.js";
 export { supplySandboxBytes } from "./case/sandbox-files.js";
 export { Thread } from "./reference/thread.js";
 export { handleRequest, serve } from "./protocol/driver.js";

@@ -66,7 +66,18 @@ export interface SavedCase {
   outcome: WriteOutcome;
 }
 
-export type SaveResult = { ok: true; value: SavedCase } | { ok: false; error: { code: string; message: string } };
+/**
+ * A refusal of {@link saveCase}: a reason `code`, a one-sentence `message` (never a secret
+ * value) and a one-line `hint` saying what to do, the text Python's `SaveError.hint` gives
+ * for the same refusal (spec/conformance/save-errors/).
+ */
+export interface SaveError {
+  code: string;
+  message: string;
+  hint: string;
+}
+
+export type SaveResult = { ok: true; value: SavedCase } | { ok: false; error: SaveError };
 
 /** `{must, expect}` with each matcher validated (pointers `/must/<i>`, `/expect/<i>`). */
 export function checkExpectation(expect: unknown): CaseExpectation {
@@ -389,7 +400,7 @@ export function checkCaseFiles(files: ReadonlyMap<string, Uint8Array>, secrets: 
 /**
  * Save the turn after `at` as `dir/name` (spec/case-format.md, section 5: the checks in the
  * order of 5.1, then the atomic write of section 6). Returns `{ok: true, value: {path,
- * portable, fingerprint, outcome}}` or `{ok: false, error: {code, message}}` with the codes
+ * portable, fingerprint, outcome}}` or `{ok: false, error: {code, message, hint}}` with the codes
  * this module lists (`replay_failed` when `verify` finds the case would not pass,
  * `secret_detected` and `case_too_large` from the last checks); never throws for a refusal.
  * With `sandboxDir`, hash-only sandbox files take their bytes from that folder (5.9).
@@ -435,11 +446,12 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
     if (err instanceof CaseError) {
       // a message never shows a secret (spec/reason-codes.md 1.1)
       const message = secrets === "allow" ? err.message : redactText(err.message);
-      return { ok: false, error: { code: err.code === "dialect_unknown" ? "invalid_request" : err.code, message } };
+      return { ok: false, error: { code: err.code === "dialect_unknown" ? "invalid_request" : err.code, message, hint: err.hint } };
     }
     const e = err as NodeJS.ErrnoException;
     if (typeof e?.code === "string" && typeof e.syscall === "string") {
-      return { ok: false, error: { code: "io_error", message: `cannot write the case: ${e.message}` } };
+      const hint = "check that --dir is a folder you can write to";
+      return { ok: false, error: { code: "io_error", message: `cannot write the case: ${e.message}`, hint } };
     }
     throw err;
   }

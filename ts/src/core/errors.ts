@@ -48,6 +48,21 @@ export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {
   invalid_request: "check the command's arguments with --help",
   dialect_unknown: "use one of the dialects under spec/dialects/",
   io_error: "check that the path exists and is readable",
+  // the same text as Python's REASON_HINTS (threads_cases/core/errors.py): a refusal of
+  // saveCase carries the hint save_case gives (spec/conformance/save-errors/)
+  event_not_found: "list the turns and their event ids with `threads-cases turns LOG`, or pick a turn with --turn N",
+  no_turn_after_fork: "the fork point is the event just before a user_message; `threads-cases turns LOG` lists them",
+  turn_incomplete: "save a turn that has finished (turn_completed or turn_failed), with no tool call in flight at the fork point",
+  egress_policy_unsupported: "record the thread with a sandbox that blocks the network, such as FakeSandbox",
+  case_exists: "pass --overwrite (overwrite=True) to replace it, or choose another --name",
+  secret_detected: "pass --redact to replace them with stable placeholders, or --allow-secrets to save them knowingly",
+  case_too_large: "save a turn with smaller inputs, or fork later in the thread",
+  sandbox_content_missing: "save the case again with --sandbox DIR holding the files as they were when the turn ran",
+  case_invalid: "run `threads-cases validate CASE` to see every problem of the case",
+  format_unsupported: "upgrade threads-cases, or re-save the case",
+  import_repaired: "the line was read as its writer reads it; check the value if it matters (spec/importers.md section 4)",
+  import_skipped: "the line could not be read; pass --strict to refuse the file instead",
+  baseline_invalid: "see schemas/baseline.schema.json (spec/replay.md section 12); `threads-cases baseline update` writes a valid file",
 };
 
 /** Exit status per reason code; anything not listed exits 1. */
