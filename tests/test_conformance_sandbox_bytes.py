@@ -61,7 +61,7 @@ def outcome(case: Path) -> dict[str, Any]:
 def run_test(test: dict[str, Any], work: Path) -> dict[str, Any]:
     """Save the test's thread with ``sandbox_dir`` its folder (no verification: a turn reading
     a file left hash-only could not pass); ``{"saved": outcome}`` or ``{"error": {"code",
-    "message"}}``."""
+    "message", "hint"}}``."""
     box = lay_out(test, work)
     store = ArtifactStore({k: base64.b64decode(v) for k, v in test["artifacts"].items()})
     r = save_case(
@@ -78,7 +78,7 @@ def run_test(test: dict[str, Any], work: Path) -> dict[str, Any]:
     )
     if not r.ok:
         assert r.error is not None
-        return {"error": {"code": r.error.code, "message": r.error.message}}
+        return {"error": {"code": r.error.code, "message": r.error.message, "hint": r.error.hint}}
     return {"saved": outcome(work / "cases" / "c")}
 
 
@@ -97,3 +97,4 @@ def test_sandbox_bytes_conformance(path: Path, tmp_path: Path) -> None:
         assert "error" in got, got
         assert got["error"]["code"] == t["error"]["code"]
         assert got["error"]["message"].endswith(t["error"]["message_end"]), got
+        assert got["error"]["hint"] == t["error"]["hint"], got

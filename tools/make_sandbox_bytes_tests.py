@@ -251,7 +251,8 @@ def build(slug: str, description: str, turns: list[Any], folder: Any, extra: dic
         message = got["error"]["message"]
         # the message starts with the folder's temporary path: keep what follows it
         end = message.split("/box", 1)[1].lstrip(":") if "/box" in message else message
-        got = {"error": {"code": got["error"]["code"], "message_end": end.strip()}}
+        error = got["error"]
+        got = {"error": {"code": error["code"], "message_end": end.strip(), "hint": error["hint"]}}
     return {**test, **got}
 
 

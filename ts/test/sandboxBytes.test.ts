@@ -88,6 +88,7 @@ describe("sandbox-bytes conformance", () => {
         assert.ok(!r.ok, "saved, but the test expects a refusal");
         assert.equal(r.error.code, want["code"]);
         assert.ok(r.error.message.endsWith(want["message_end"] as string), r.error.message);
+        assert.equal(r.error.hint, want["hint"]); // Python's hint, byte for byte
       }
     });
   }
