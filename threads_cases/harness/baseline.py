@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from ..core.atomic import create_beside
+from ..core.atomic import replacing
 from ..core.canonical import canonical_document
 from ..core.errors import CaseError
 from ..core.schemas import schema_problems
@@ -208,16 +208,8 @@ def write_baseline(path: str | os.PathLike[str], entries: Iterable[Entry]) -> bo
         if p.is_file() and p.read_bytes() == data:
             return False
         p.parent.mkdir(parents=True, exist_ok=True)
-        fh, tmp = create_beside(p)  # the umask's mode, or the file's (never 0600)
-        try:
-            with fh:
-                fh.write(data)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, p)
-        except BaseException:
-            tmp.unlink(missing_ok=True)
-            raise
+        with replacing(p, fsync=True) as fh:  # the umask's mode, or the file's (never 0600)
+            fh.write(data)
     except OSError as exc:
         raise CaseError(
             "io_error",

@@ -31,7 +31,7 @@ from rich.table import Table
 from rich.text import Text
 
 from .._version import __version__
-from ..core.atomic import create_beside
+from ..core.atomic import replacing
 from ..core.canonical import canonical_line, compact
 from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
@@ -113,15 +113,9 @@ def write_jsonl(lines: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]
     """Write report lines canonically, atomically (temp file then rename)."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
-    fh, tmp = create_beside(p)  # the umask's mode, or the report's own on a rewrite
-    try:
-        with fh:
-            for line in lines:
-                fh.write(canonical_line(line) + b"\n")
-        os.replace(tmp, p)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+    with replacing(p) as fh:  # the umask's mode, or the report's own on a rewrite
+        for line in lines:
+            fh.write(canonical_line(line) + b"\n")
 
 
 #: The hint of every refusal of a file that is not a report.
