@@ -416,6 +416,26 @@ def test_supply_and_missing_stub_on_the_cli(tmp_path: Path, conformance_case: Co
     assert status == 0
 
 
+@pytest.mark.parametrize(
+    ("supply", "message"),
+    [
+        ({"x": 1}, 'supply.json: a supply must be {"calls": {...}}'),
+        ({"calls": {"zz": 1}}, "supply.json: /calls/zz: the supply's key 'zz' must be"),
+    ],
+)
+def test_a_malformed_supply_is_named_once_with_its_shape(
+    tmp_path: Path, conformance_case: CopyCase, supply: object, message: str
+) -> None:
+    conformance_case("weather-stub")
+    (tmp_path / "supply.json").write_text(json.dumps(supply))
+    p = cli("run", "cases", "--impl", "threads-py", "--supply", "supply.json", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert f"error[invalid_request]: {message}" in p.stderr
+    assert p.stderr.count("supply.json") == 1  # the place, not the place again as the subject
+    shape = '{"calls": {"model:<n>": <reply>, "tool:<name>": <result>}}'
+    assert f"hint: a supply is {shape}" in p.stderr
+
+
 def test_run_schema_prints_the_report_schema(tmp_path: Path) -> None:
     p = cli("run", "--schema", cwd=tmp_path)
     assert p.returncode == 0

@@ -47,6 +47,10 @@ class MissingStub(CaseError):
         self.stop_key = f"tool:{name}"
 
 
+#: The hint of a supply document that is not shaped as one.
+SUPPLY_HINT = 'a supply is {"calls": {"model:<n>": <reply>, "tool:<name>": <result>}}'
+
+
 def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
     """Check a supply document ``{"calls": {"model:<n>": reply, "tool:<name>": result}}``.
 
@@ -58,14 +62,24 @@ def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
         or set(supply) != {"calls"}
         or not isinstance(supply["calls"], dict)
     ):
-        raise CaseError("invalid_request", f'{source} must be {{"calls": {{...}}}}', file=source)
+        raise CaseError(
+            "invalid_request", 'a supply must be {"calls": {...}}', file=source, hint=SUPPLY_HINT
+        )
     calls = supply["calls"]
     if len(calls) > MAX_SUPPLY_ENTRIES:
         raise CaseError(
-            "invalid_request", f"{source} holds {len(calls)} entries; at most 200", file=source
+            "invalid_request",
+            f"the supply holds {len(calls)} entries; at most 200",
+            file=source,
+            hint="answer only the calls the recording lacks",
         )
     if len(canonical_line(supply)) > MAX_SUPPLY_BYTES:
-        raise CaseError("invalid_request", f"{source} is over 64 KiB", file=source)
+        raise CaseError(
+            "invalid_request",
+            "the supply is over 64 KiB",
+            file=source,
+            hint="answer only the calls the recording lacks",
+        )
     for key, value in calls.items():
         kind, _, rest = key.partition(":")
         if kind == "model" and rest.isascii() and rest.isdigit():
@@ -75,9 +89,10 @@ def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
         else:
             raise CaseError(
                 "invalid_request",
-                f"{source} key {key!r} must be 'model:<n>' or 'tool:<name>'",
+                f"the supply's key {key!r} must be 'model:<n>' or 'tool:<name>'",
                 file=source,
                 pointer=f"/calls/{key}",
+                hint=SUPPLY_HINT,
             )
     return dict(calls)
 
