@@ -77,3 +77,103 @@ def test_cli_list_warns_about_a_shared_name_and_validate_json_carries_it(tmp_pat
         json.loads(cli("validate", "cases", "--format", "json", cwd=tmp_path).stdout)["warnings"]
         == []
     )
+
+
+# The baseline keys entries by case name: with two cases of one name, one entry would stand
+# for both (spec/replay.md 12.3, 12.4).
+
+SHARED = (
+    "the cases suite/dup/weather-stub, suite/weather-stub share the name 'weather-stub': "
+    "baseline entries are keyed by case name, so one entry would stand for both"
+)
+
+
+def _failing_copy(tmp_path: Path) -> Path:
+    """suite/weather-stub (passes) and suite/dup/weather-stub (same name, fails must[0]), with
+    suite/reads-notes failing too under its own name; returns the baseline path."""
+    shutil.copytree(CASES / "weather-stub", tmp_path / "suite" / "weather-stub")
+    shutil.copytree(CASES / "weather-stub", tmp_path / "suite" / "dup" / "weather-stub")
+    shutil.copytree(CASES / "reads-notes", tmp_path / "suite" / "reads-notes")
+    for case in ("dup/weather-stub", "reads-notes"):
+        p = tmp_path / "suite" / case / "case.json"
+        doc = json.loads(p.read_text())
+        doc["expect"]["must"][0]["data"] = {"never": "there"}
+        p.write_text(json.dumps(doc))
+    (tmp_path / ".git").mkdir()  # the project's folder: the baseline lives here
+    return tmp_path / ".threads-cases" / "baseline.json"
+
+
+def _entry(case: str) -> dict[str, str]:
+    return {
+        "case": case,
+        "implementation": "threads-py",
+        "check": "must[0]",
+        "code": "must_unmatched",
+        "reason": "test",
+    }
+
+
+def test_cli_baseline_update_and_prune_refuse_cases_sharing_a_name(tmp_path: Path) -> None:
+    baseline = _failing_copy(tmp_path)
+    args = ("suite/dup", "suite/weather-stub", "--impl", "threads-py")
+    p = cli("baseline", "update", *args, "--reason", "test", cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert "error[invalid_request]: " + SHARED in p.stderr, p.stderr
+    assert "hint: rename one case (case.json `name`)" in p.stderr
+    assert p.stdout == "" and not baseline.exists()  # nothing ran, nothing written
+    p = cli("baseline", "update", "suite", "--impl", "threads-py", "--json", cwd=tmp_path)
+    assert p.returncode == 2
+    refusal = json.loads(p.stdout)
+    assert refusal["code"] == "invalid_request"
+    assert "share the name 'weather-stub'" in refusal["message"]
+    assert not baseline.exists()
+
+    baseline.parent.mkdir()
+    text = json.dumps({"format": 1, "entries": [_entry("weather-stub")]})
+    baseline.write_text(text)
+    for verb in ("prune", "update"):
+        p = cli("baseline", verb, *args, cwd=tmp_path)
+        assert p.returncode == 2, p.stdout + p.stderr
+        assert "error[invalid_request]: " + SHARED in p.stderr, p.stderr
+        assert baseline.read_text() == text  # the copy still fails: the entry stays
+
+    # one of the two alone is one case: its entry is judged as usual
+    p = cli("baseline", "prune", "suite/dup", "--impl", "threads-py", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert baseline.read_text() == text
+
+
+def test_cli_run_applies_a_shared_names_entries_to_neither_case(tmp_path: Path) -> None:
+    baseline = _failing_copy(tmp_path)
+    baseline.parent.mkdir()
+    baseline.write_text(
+        json.dumps({"format": 1, "entries": [_entry("weather-stub"), _entry("reads-notes")]})
+    )
+    p = cli("run", "suite", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    lines = [json.loads(x) for x in p.stdout.splitlines()]
+    verdicts = {(r["case"], r["path"]): r for r in lines if r.get("kind") == "result"}
+    dup = verdicts[("weather-stub", "suite/dup/weather-stub")]
+    own = verdicts[("weather-stub", "suite/weather-stub")]
+    # each is what it is: never the entry's xfail for one and its xpass for the other
+    assert (dup["verdict"], own["verdict"]) == ("fail", "pass"), (dup, own)
+    assert "baseline" not in dup and "baseline" not in own
+    note = (
+        "the baseline entries of 'weather-stub' are not applied: the cases "
+        "suite/dup/weather-stub, suite/weather-stub share that name"
+    )
+    assert note in dup["message"] and note in own["message"]
+    # a name of its own keeps its entry
+    assert verdicts[("reads-notes", "suite/reads-notes")]["verdict"] == "xfail"
+    assert p.stderr.count("warning: " + note) == 1, p.stderr
+    footer = lines[-1]
+    assert footer["counts"]["xpass"] == 0 and footer["counts"]["xfail"] == 1
+    assert p.returncode == 3, p.stderr  # a failing case: no usable entry lists the copy
+
+    pretty = cli("run", "suite", "--impl", "threads-py", cwd=tmp_path)
+    assert pretty.returncode == 3
+    assert "xpass" not in pretty.stdout and pretty.stderr.count("warning: " + note) == 1
+
+    # no entry for the shared name: the run is as without the note
+    baseline.write_text(json.dumps({"format": 1, "entries": [_entry("reads-notes")]}))
+    p = cli("run", "suite", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
+    assert "are not applied" not in p.stdout + p.stderr

@@ -67,6 +67,7 @@ def _run(
     from ..harness.runner import run_suite
 
     try:
+        refuse_shared_names(paths or [Path(".")])
         path = locate_baseline(baseline)
         if creates:
             current = read_baseline(path) if path.is_file() else Baseline(None)
@@ -90,6 +91,25 @@ def _run(
             raise refuse(err, _fmt(options.as_json)) from None
         raise
     return path, suite
+
+
+def refuse_shared_names(paths: list[Path]) -> None:
+    """Raise ``CaseError("invalid_request")`` when two of the cases under ``paths`` share a
+    name: baseline entries are keyed by case name, so an entry would stand for both and the
+    one that passes would prune (or keep) the entry of the one that fails."""
+    from ..case.directory import shared_name_groups
+    from ..harness.runner import discover
+
+    groups = shared_name_groups(discover(paths))
+    if groups:
+        name, named = groups[0]
+        more = f" (and {len(groups) - 1} more shared name(s))" if len(groups) > 1 else ""
+        raise CaseError(
+            "invalid_request",
+            f"the cases {', '.join(named)} share the name {name!r}{more}: baseline entries "
+            "are keyed by case name, so one entry would stand for both",
+            hint="rename one case (case.json `name`): every case of a baseline needs its own name",
+        )
 
 
 def _fmt(as_json: bool) -> str:
@@ -201,8 +221,9 @@ def update(
 
     New entries get --reason, or the placeholder "TODO: say why this fails" that every run
     then warns about. A --baseline FILE that does not exist is created. Exit status: 0
-    written (or nothing to add); 2 bad arguments or a malformed baseline; 1 operational
-    error (a named implementation that could not start: its entries were not judged).
+    written (or nothing to add); 2 bad arguments, a malformed baseline or two cases that
+    share a name (an entry would stand for both); 1 operational error (a named
+    implementation that could not start: its entries were not judged).
     """
     if reason is not None and not reason.strip():
         raise refuse(CaseError("invalid_request", "--reason must say something"), _fmt(as_json))
@@ -238,8 +259,9 @@ def prune(
 
     Entries of cases this run did not judge (not under PATHS, skipped, an implementation that
     could not start) are kept. Exit status: 0 pruned (or nothing stale); 2 bad arguments, a
-    malformed baseline or a named one that does not exist; 1 operational error (a named
-    implementation that could not start: its entries were not judged).
+    malformed baseline, a named one that does not exist or two cases that share a name (an
+    entry would stand for both); 1 operational error (a named implementation that could not
+    start: its entries were not judged).
     """
     from ..harness.baseline_edit import prune_baseline
 

@@ -29,7 +29,7 @@ them. Its other entries are neither used nor stale until the case can be read ag
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -136,6 +136,50 @@ def apply_baseline(result: CaseResult, baseline: Baseline, strict: bool = False)
         result.message = _join(
             result.message, f"listed in the baseline, but it fails differently: {listed}"
         )
+    return result
+
+
+def shared_listed(
+    cases: Sequence[Path],
+    baseline: Baseline | None,
+    on_note: Callable[[str], None] | None = None,
+) -> dict[str, list[str]]:
+    """The names that two or more of ``cases`` share (``case.directory.shared_name_groups``)
+    and the baseline has entries for, each with the paths that hold it; ``on_note`` gets a
+    warning for each. Entries are keyed by case name, so such an entry cannot say which of
+    the cases it lists: it is applied to neither (:func:`set_aside`)."""
+    from ..case.directory import shared_name_groups
+
+    if baseline is None:
+        return {}
+    listed = {e.case for e in baseline.entries}
+    shared = {name: paths for name, paths in shared_name_groups(cases) if name in listed}
+    for name, paths in shared.items():
+        if on_note is not None:
+            on_note(f"warning: {shared_listed_message(name, paths)}")
+    return shared
+
+
+def shared_listed_message(name: str, paths: Sequence[str]) -> str:
+    """Why the entries of a shared name are not applied, and what to do."""
+    return (
+        f"the baseline entries of {name!r} are not applied: the cases {', '.join(paths)} "
+        "share that name, so an entry cannot say which of them fails; each case reports its "
+        "own verdict. Rename one case (case.json `name`)"
+    )
+
+
+def set_aside(
+    result: CaseResult, paths: Sequence[str], baseline: Baseline, strict: bool = False
+) -> CaseResult:
+    """A result whose case shares its name with another case of the run: with entries for
+    its name on its implementation, none is applied (its verdict stays what it is, never an
+    ``xfail`` or ``xpass`` that belongs to the other case) and the message says why; the
+    result is not judged (``baseline update`` and ``prune`` refuse such a run anyway)."""
+    if not baseline.for_result(result.case, result.implementation):
+        return apply_baseline(result, baseline, strict)
+    result.judgement = Judgement(result.verdict, judged=False)
+    result.message = _join(result.message, shared_listed_message(result.case, paths))
     return result
 
 

@@ -415,10 +415,11 @@ def run_suite(
     runs only the cases of shard K of N (:func:`threads_cases.harness.pool.shard_of`);
     ``baseline`` turns listed failures into ``xfail`` and stale entries into ``xpass``
     (:mod:`.expected`; every result then carries its judgement, which ``baseline update``
-    and ``prune`` read).
+    and ``prune`` read); the entries of a name two of the cases share are applied to
+    neither (:func:`.expected.set_aside`, a warning through ``on_note``).
     Raises ``CaseError("invalid_request")`` when no case is found.
     """
-    from .expected import apply_baseline
+    from .expected import apply_baseline, set_aside, shared_listed
 
     supply = _supply_calls(supply)
     if live is not None:
@@ -431,6 +432,7 @@ def run_suite(
     check_named_runs(work)  # a named implementation must run something (not all not_listed)
     if on_plan is not None:
         on_plan(len(work))
+    shared = shared_listed(cases, baseline, on_note)  # names whose entries mean two cases
     started = time.time()
     t0 = time.perf_counter()
     if jobs is None:
@@ -441,7 +443,11 @@ def run_suite(
 
     def one(item: tuple[Path, int]) -> CaseResult:
         r = opened.run(item[0], lambda o: run_one(item[0], impls[item[1]], supply, o, live))
-        return r if baseline is None else apply_baseline(r, baseline, strict)
+        if baseline is None:
+            return r
+        if r.case in shared:
+            return set_aside(r, shared[r.case], baseline, strict)
+        return apply_baseline(r, baseline, strict)
 
     try:
         results = run_work(
