@@ -194,3 +194,72 @@ def test_merge_keeps_cwd_only_when_every_shard_agrees() -> None:
     assert merged_header([head(1, "/a"), head(2, "/a")], [])["cwd"] == "/a"
     assert "cwd" not in merged_header([head(1, "/a"), head(2, "/b")], [])
     assert "cwd" not in merged_header([head(1, "/a"), head(2, None)], [])
+
+
+@pytest.mark.parametrize("cwd", [None, "gone"])
+def test_last_failed_and_stale_share_the_fallback(
+    tmp_path: Path, conformance_case: CopyCase, cwd: str | None
+) -> None:
+    """A report without `cwd`, or whose `cwd` is not on this machine (copied from CI), of a run
+    from the project's folder: from suite/cases, `run --last-failed` and `stale` both read its
+    paths from the current folder, then the project's folder (spec/reports.md 2.5); `stale`
+    used to try only the current folder and refuse. A `cwd` not here is said once (-q: not)."""
+    suite = project(tmp_path, conformance_case)
+    status, _, err = run_json(tmp_path, os.path.join("suite", "cases"))
+    assert status == 3, err
+    lines = report_lines(tmp_path)
+    if cwd is None:
+        del lines[0]["cwd"]
+    else:
+        lines[0]["cwd"] = str(tmp_path / cwd)
+    here = suite / "cases"
+    write_report(tmp_path, lines)
+    p = cli("stale", ".", "--format", "json", cwd=here)
+    assert p.returncode == 0, p.stdout + p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["unchecked"] == []
+    assert [(e["case"], e["path"], e["exists"]) for e in doc["stale"]] == [
+        ("weather-stub", "weather-stub", True)
+    ]
+    said = "is not on this machine" in p.stderr
+    assert said == (cwd is not None), p.stderr
+    assert cli("stale", ".", "-q", cwd=here).stderr == ""
+    status, got, err = run_json(here, ".", "--last-failed")
+    assert status == 3 and got == {"lists-files": "fail"}, err
+    assert ("is not on this machine" in err) == (cwd is not None), err
+    assert "running everything" not in err
+
+
+@pytest.mark.parametrize(
+    "text", ["garbage\n", '{"kind": "result"}\n', '{"kind": "header", "cwd": "rel"}\n']
+)
+def test_a_damaged_last_report_is_refused_with_what_to_do(
+    tmp_path: Path, conformance_case: CopyCase, text: str
+) -> None:
+    """A damaged last report: `run --last-failed` (which takes no report option) and `stale`
+    refuse it (exit 2) with a hint naming the file and what to do, not "pass JSON Lines
+    reports of ..."."""
+    conformance_case("reads-notes")
+    (tmp_path / ".git").mkdir()
+    report = tmp_path / ".threads-cases" / "last-report.jsonl"
+    report.parent.mkdir()
+    report.write_text(text)
+    here = tmp_path / "cases"
+    p = cli("run", "--impl", "threads-py", "--last-failed", ".", cwd=here)
+    assert p.returncode == 2, p.stdout + p.stderr
+    name = os.path.join("..", ".threads-cases", "last-report.jsonl")
+    assert f"error[invalid_request]: {name}:1:" in p.stderr
+    assert (
+        f"hint: run without --last-failed to write a new report over it, or remove {name}"
+        in p.stderr
+    )
+    assert "pass JSON Lines reports" not in p.stderr
+    assert report.read_text() == text  # refused before any run replaced it
+    p = cli("stale", ".", cwd=here)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert f"hint: run `threads-cases run` to write a new report over it, remove {name}" in (
+        p.stderr
+    )
+    # a report named with --report keeps the hint about which files are reports
+    p = cli("stale", ".", "--report", name, cwd=here)
+    assert p.returncode == 2 and "pass JSON Lines reports" in p.stderr, p.stderr

@@ -8,6 +8,7 @@ missing path; ``list`` 0; ``stale`` 0, 2 when the report is missing.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -242,8 +243,8 @@ def stale(
 
     With --format json a refusal is {"code", "message"} on stdout (same exit status)."""
     from ..core.statedir import state_path
-    from ..harness.report_folder import read_report_header, run_folder
 
+    last = report is None
     if report is None:
         report = state_path("last-report.jsonl")
     if path is not None and not path.exists():
@@ -258,8 +259,7 @@ def stale(
             fmt,
         )
     try:
-        head, results = read_report_header(report)
-        folder = run_folder(head, report)
+        results, bases = _read_stale_report(report, last)
         if not results:
             raise CaseError(
                 "invalid_request",
@@ -269,8 +269,8 @@ def stale(
                 hint="pass --report the report of a run that ran cases (merge shards with "
                 "`threads-cases report merge`)",
             )
-        entries = stale_entries(results, path, folder)
-        unchecked = _unchecked(results, path, report, folder)
+        entries = stale_entries(results, path, bases)
+        unchecked = _unchecked(results, path, report, bases)
     except CaseError as err:
         raise refuse(err, fmt) if err.code == "invalid_request" else fail(err, fmt) from None
     if fmt == "json":
@@ -302,15 +302,40 @@ def stale(
     raise typer.Exit(1 if unchecked else 0)
 
 
+def _read_stale_report(report: Path, last: bool) -> tuple[list[dict[str, Any]], tuple[Path, ...]]:
+    """The results of ``report`` and the folders its paths are read from (spec/reports.md
+    2.5); the last report (``last``: no --report) refused with :func:`damaged_report`."""
+    from ..harness.report_folder import read_report_header, report_bases
+
+    try:
+        head, results = read_report_header(report)
+        return results, report_bases(head, report, note)
+    except CaseError as err:
+        raise damaged_report(err, report) if last else err from None
+
+
+def damaged_report(err: CaseError, report: Path) -> CaseError:
+    """``err`` (the last report refused as unreadable or not a report) with a hint that says
+    what to do about that file: write a new one, remove it, or name another."""
+    return CaseError(
+        err.code,
+        err.message,
+        file=str(report),
+        line=err.location.line,
+        hint=f"run `threads-cases run` to write a new report over it, remove {report}, "
+        "or pass --report a JSON Lines report of `threads-cases run`",
+    )
+
+
 def _unchecked(
-    results: list[dict[str, Any]], path: Path | None, report: Path, folder: Path | None
+    results: list[dict[str, Any]], path: Path | None, report: Path, bases: Sequence[Path]
 ) -> list[str]:
     """The cases under ``path`` that ``report`` did not check (none without ``path``: the
     cases asked about are then the report's own). Raises ``invalid_request`` when there is
     no case under ``path``, or the report checked none of them: it cannot answer then."""
     if path is None:
         return []
-    unchecked, done = unchecked_cases(results, path, folder)
+    unchecked, done = unchecked_cases(results, path, bases)
     if not unchecked and not done:
         raise CaseError(
             "invalid_request",

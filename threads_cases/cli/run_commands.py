@@ -209,7 +209,7 @@ def _last_failed_only(last_failed: bool) -> set[tuple[str, str]] | None:
     """``--last-failed``: the pairs that failed in the last report (None: run everything)."""
     from ..harness.run_setup import last_failed_pairs
 
-    only = last_failed_pairs(state_path(LAST_REPORT)) if last_failed else None
+    only = last_failed_pairs(state_path(LAST_REPORT), note) if last_failed else None
     if last_failed and only is None:
         note("no failures in the last report: running everything")
     return only

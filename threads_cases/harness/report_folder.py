@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +14,7 @@ from ..core.canonical import compact
 from ..core.errors import CaseError
 from .report import REPORT_HINT, iter_report
 
-__all__ = ["read_report_header", "run_folder"]
+__all__ = ["read_report_header", "report_bases", "run_folder"]
 
 
 def read_report_header(
@@ -53,3 +53,32 @@ def run_folder(head: Mapping[str, Any], path: str | os.PathLike[str]) -> Path | 
         return folder if folder.is_absolute() and folder.is_dir() else None
     except (OSError, ValueError):
         return None
+
+
+def report_bases(
+    head: Mapping[str, Any],
+    path: str | os.PathLike[str],
+    on_note: Callable[[str], None] | None = None,
+) -> tuple[Path, ...]:
+    """The folders a report's relative case paths are read from, in order: the one rule of
+    ``run --last-failed`` and ``stale`` (spec/reports.md 2.5). The header's ``cwd`` alone
+    when it is a folder here (:func:`run_folder`); else the current folder, then the
+    project's folder (the one holding the report's ``.threads-cases/``, else
+    :func:`~threads_cases.core.statedir.project_home`): a report written before ``cwd`` was
+    recorded, merged from shards run from different folders, or from another machine. A
+    ``cwd`` that is not here is said once through ``on_note``, not ignored silently."""
+    from ..core.statedir import STATE, project_home
+
+    folder = run_folder(head, path)
+    if folder is not None:
+        return (folder,)
+    if "cwd" in head and on_note is not None:
+        on_note(
+            f"note: the folder the report's run started from ({head['cwd']}) is not on this "
+            f"machine: reading {path}'s case paths from the current folder and the project's "
+            "folder"
+        )
+    report = Path(path).absolute()
+    home = report.parent.parent if report.parent.name == STATE else project_home()
+    here = Path.cwd()
+    return (here,) if home.resolve() == here.resolve() else (here, home.absolute())

@@ -74,24 +74,26 @@ def suite_implementations(
     )
 
 
-def last_failed_pairs(report: Path) -> set[tuple[str, str]] | None:
+def last_failed_pairs(
+    report: Path, on_note: Callable[[str], None] | None = None
+) -> set[tuple[str, str]] | None:
     """(case path, implementation) pairs that failed, errored or passed against the baseline
     (xpass) in the JSON Lines ``report``; None when there is no report or nothing failed.
     Each path is resolved, so that ``cases/x``, ``./cases/x`` and ``$PWD/cases/x`` are one
-    case (spec/reports.md 3.2): a relative path from the folder the report's run started
-    from (its header's ``cwd``), whichever folder this run starts from; for a report without
-    it (or whose folder is not here), from the current folder and from the project's folder
-    that holds the report (spec/reports.md 2.5). Refusals: :func:`~.report_folder.run_folder`."""
+    case (spec/reports.md 3.2), from each folder of
+    :func:`~.report_folder.report_bases` (the run's folder, or the current and the project's
+    folder: the rule ``stale`` shares, spec/reports.md 2.5; ``on_note`` says when the run's
+    folder is not here). A report that cannot be read is refused with a hint to run without
+    ``--last-failed`` or remove it (:func:`damaged_last_report`)."""
     if not report.is_file():
         return None
-    from .report_folder import read_report_header, run_folder
+    from .report_folder import read_report_header, report_bases
 
-    head, rows = read_report_header(report)
-    folder = run_folder(head, report)
-    # without the run's folder, a relative path was found from the current folder of the
-    # run that wrote the report: this one, or the project's folder holding .threads-cases/
-    # (a run from a subfolder)
-    bases = (folder,) if folder is not None else (Path.cwd(), report.resolve().parent.parent)
+    try:
+        head, rows = read_report_header(report)
+        bases = report_bases(head, report, on_note)
+    except CaseError as err:
+        raise damaged_last_report(err, report) from None
     pairs = {
         (_resolved(base / r["path"]), r["implementation"])
         for r in rows
@@ -101,6 +103,18 @@ def last_failed_pairs(report: Path) -> set[tuple[str, str]] | None:
         for base in bases
     }
     return pairs or None
+
+
+def damaged_last_report(err: CaseError, report: Path) -> CaseError:
+    """``err`` (a refusal of the last report as unreadable or not a report) with a hint that
+    helps ``--last-failed``, which takes no report option: write a new one, or remove it."""
+    return CaseError(
+        err.code,
+        err.message,
+        file=str(report),
+        line=err.location.line,
+        hint=f"run without --last-failed to write a new report over it, or remove {report}",
+    )
 
 
 def _resolved(path: str | os.PathLike[str]) -> str:
