@@ -20,7 +20,7 @@ from threads_cases.core.errors import CaseError
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import canonical_document, canonical_line, read_json_file
 from threads_cases.harness.merge import _header as merged_header
-from threads_cases.harness.report_folder import run_folder
+from threads_cases.harness.report_folder import report_bases, run_folder
 from threads_cases.harness.run_setup import last_failed_pairs
 
 CopyCase = Callable[..., Path]
@@ -263,3 +263,19 @@ def test_a_damaged_last_report_is_refused_with_what_to_do(
     # a report named with --report keeps the hint about which files are reports
     p = cli("stale", ".", "--report", name, cwd=here)
     assert p.returncode == 2 and "pass JSON Lines reports" in p.stderr, p.stderr
+
+
+def test_report_bases(tmp_path: Path, monkeypatch: Any) -> None:
+    """The one fallback order of spec/reports.md 2.5, and its note for a cwd not here."""
+    (tmp_path / "a").mkdir()
+    report = tmp_path / ".threads-cases" / "r.jsonl"
+    notes: list[str] = []
+    monkeypatch.chdir(tmp_path / "a")
+    assert report_bases({"cwd": str(tmp_path)}, report, notes.append) == (tmp_path,)
+    assert report_bases({}, report, notes.append) == (tmp_path / "a", tmp_path)
+    assert not notes
+    gone = {"cwd": str(tmp_path / "gone")}
+    assert report_bases(gone, report, notes.append) == (tmp_path / "a", tmp_path)
+    assert len(notes) == 1 and str(tmp_path / "gone") in notes[0]
+    monkeypatch.chdir(tmp_path)
+    assert report_bases({}, report) == (tmp_path,)  # the project's folder is this one
