@@ -286,9 +286,15 @@ export class Thread {
   /**
    * Save the turn after `at` as the case directory `dir/name`. Returns
    * `{ok: true, value: {path, portable, fingerprint, outcome}}` or
-   * `{ok: false, error: {code, message}}`; never throws for a refusal.
+   * `{ok: false, error: {code, message, hint}}`; never throws for a refusal, nor for a missing or
+   * malformed request (`invalid_request`).
    */
   saveCase(name: string, request: SaveCaseRequest): SaveResult {
+    if (request === null || typeof request !== "object" || Array.isArray(request)) {
+      const what = request === null ? "null" : Array.isArray(request) ? "an array" : typeof request;
+      const message = `thread.saveCase needs a request object, not ${what}`;
+      return { ok: false, error: { code: "invalid_request", message, hint: "call thread.saveCase(name, { at, dir }), with at the event_id of the fork point" } };
+    }
     return saveCase(this.log.slice(), name, {
       sandbox: this.sandbox,
       store: this.artifacts,
