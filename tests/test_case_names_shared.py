@@ -1,11 +1,16 @@
 """Two case folders whose case.json give the same `name`: reports, `--last-failed` and the
 baseline key results by name, so `validate` (on a folder), `run` and `list` warn, naming both
-paths (stderr, silenced by -q; `validate --format json` carries the warning)."""
+paths (stderr, silenced by -q; `validate --format json` carries the warning). With a
+baseline, `run` and the pytest plugin apply a shared name's entries to neither case and
+`baseline update` / `prune` refuse (spec/replay.md 12.3, 12.4)."""
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 from conftest import cli
@@ -177,3 +182,26 @@ def test_cli_run_applies_a_shared_names_entries_to_neither_case(tmp_path: Path) 
     baseline.write_text(json.dumps({"format": 1, "entries": [_entry("reads-notes")]}))
     p = cli("run", "suite", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
     assert "are not applied" not in p.stdout + p.stderr
+
+
+def test_pytest_plugin_applies_a_shared_names_entries_to_neither_case(tmp_path: Path) -> None:
+    baseline = _failing_copy(tmp_path)
+    baseline.parent.mkdir()
+    baseline.write_text(
+        json.dumps({"format": 1, "entries": [_entry("weather-stub"), _entry("reads-notes")]})
+    )
+    plugin = subprocess.run(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:hypothesispytest",
+         "-rA", "--threads-cases", "suite", "--threads-cases-impl", "threads-py"],
+        cwd=tmp_path, capture_output=True, text=True, timeout=300,
+        env={**os.environ, "COLUMNS": "400"},
+    )  # fmt: skip
+    out = plugin.stdout
+    assert plugin.returncode == 1, out[-3000:]
+    assert "1 failed, 1 passed, 1 xfailed" in out, out[-3000:]
+    assert "XPASS" not in out
+    assert "PASSED suite/weather-stub/case.json::weather-stub[threads-py]" in out, out[-3000:]
+    failed = next(x for x in out.splitlines() if x.startswith("FAILED "))
+    assert failed.startswith("FAILED suite/dup/weather-stub/case.json::weather-stub[threads-py]")
+    assert "the baseline entries of 'weather-stub' are not applied" in out
+    assert "XFAIL suite/reads-notes/case.json::reads-notes[threads-py]" in out

@@ -183,6 +183,16 @@ def set_aside(
     return result
 
 
+def apply_shared(
+    result: CaseResult, baseline: Baseline, shared: dict[str, list[str]], strict: bool = False
+) -> CaseResult:
+    """:func:`apply_baseline`, or :func:`set_aside` for a case whose name is in ``shared``
+    (:func:`shared_listed`): an entry of a shared name means neither case."""
+    if result.case in shared:
+        return set_aside(result, shared[result.case], baseline, strict)
+    return apply_baseline(result, baseline, strict)
+
+
 def _join(message: str, line: str) -> str:
     return f"{message}\n{line}" if message else line
 

@@ -55,6 +55,7 @@ from __future__ import annotations
 
 import contextlib
 import io
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -71,6 +72,7 @@ _IMPLS = pytest.StashKey[dict[str, Any]]()
 _LIVE = pytest.StashKey[Any]()
 _BASELINE = pytest.StashKey[Any]()
 _NAMES = pytest.StashKey[list[str]]()
+_SHARED = pytest.StashKey[dict[str, list[str]]]()
 #: The implementations named (``--threads-cases-impl``, else those configured under
 #: ``[tool.threads-cases]``), each with its dialect.
 _NAMED = pytest.StashKey[dict[str, str]]()
@@ -387,6 +389,16 @@ class CaseItem(pytest.Item):
     def case_path(self) -> Path:
         return self.path.parent
 
+    def _shared_listed(self, baseline: Any) -> dict[str, list[str]]:
+        """Names two session cases share that the baseline lists (spec/replay.md 12.3)."""
+        if _SHARED not in self.config.stash:  # once per session
+            from threads_cases.harness.expected import shared_listed
+
+            mine = {i.case_path for i in self.session.items if isinstance(i, CaseItem)}
+            cases = sorted(Path(os.path.relpath(c, self.config.rootpath)) for c in mine)
+            self.config.stash[_SHARED] = shared_listed(cases, baseline)
+        return self.config.stash[_SHARED]
+
     def _implementation(self) -> str | Implementation:
         isolated = bool(self.config.getoption("threads_cases_isolated"))
         if self.impl == "threads-py" and not isolated:
@@ -409,13 +421,14 @@ class CaseItem(pytest.Item):
         from threads_cases.harness.runner import run_case
 
         strict = bool(self.config.getoption("threads_cases_strict")) or _strict_setting()
-        from threads_cases.harness.expected import apply_baseline
+        from threads_cases.harness.expected import apply_shared
         from threads_cases.harness.report import baseline_text, stale_text
 
         result = run_case(
             self.case_path, self._implementation(), live=self.config.stash.get(_LIVE, None)
         )
-        apply_baseline(result, self.config.stash[_BASELINE], strict)
+        baseline = self.config.stash[_BASELINE]
+        apply_shared(result, baseline, self._shared_listed(baseline), strict)
         self.result = result
         self.user_properties.append(("threads_cases_verdict", result.verdict))
         if result.verdict == "xfail":

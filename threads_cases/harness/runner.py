@@ -419,7 +419,7 @@ def run_suite(
     neither (:func:`.expected.set_aside`, a warning through ``on_note``).
     Raises ``CaseError("invalid_request")`` when no case is found.
     """
-    from .expected import apply_baseline, set_aside, shared_listed
+    from .expected import apply_shared, shared_listed
 
     supply = _supply_calls(supply)
     if live is not None:
@@ -443,11 +443,7 @@ def run_suite(
 
     def one(item: tuple[Path, int]) -> CaseResult:
         r = opened.run(item[0], lambda o: run_one(item[0], impls[item[1]], supply, o, live))
-        if baseline is None:
-            return r
-        if r.case in shared:
-            return set_aside(r, shared[r.case], baseline, strict)
-        return apply_baseline(r, baseline, strict)
+        return r if baseline is None else apply_shared(r, baseline, shared, strict)
 
     try:
         results = run_work(
