@@ -636,3 +636,35 @@ def test_re_authoring_the_conformance_cases_gives_the_committed_bytes(tmp_path: 
         got = files_of(tmp_path / "one" / name)
         assert got == files_of(tmp_path / "two" / name), name  # byte-stable authoring
         assert got == files_of(committed / name), name
+
+
+@pytest.mark.parametrize(
+    ("log", "code", "message"),
+    [
+        (None, "invalid_request", "the log must be a list of events, not None"),
+        (
+            "/nonexistent/thread.jsonl",
+            "invalid_request",
+            "the log must be a list of events, not str",
+        ),
+        ([{"foo": 1}], "log_invalid", "event /0/event_id: event_id must be a string, not null"),
+        (["line"], "log_invalid", "event /0: an event must be an object, not str"),
+    ],
+)
+def test_a_log_of_the_wrong_shape_is_refused_not_raised(
+    tmp_path: Path, log: Any, code: str, message: str
+) -> None:
+    # as the TypeScript saveCase (ts/test/saveArguments.test.ts): a refusal, never a TypeError
+    thread = new_thread()
+    r = save_case(
+        log,
+        sandbox=thread.sandbox,
+        store=thread.artifacts,
+        name="x",
+        expect=None,
+        at="e1",
+        dir=tmp_path,
+    )
+    assert not r.ok and r.error is not None
+    assert (r.error.code, r.error.message) == (code, message)
+    assert "thread.events" in r.error.hint

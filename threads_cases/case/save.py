@@ -214,6 +214,7 @@ def save_case(
     try:
         exp, dialects = _check_options(name, expect, at, external_effects, dialects, sandbox)
         check_secrets_mode(secrets)
+        _check_log(events)
         events, store = _complete_events(events, at, store, sandbox_dir, secrets)
         files, meta = build_case_files(
             events=events,
@@ -276,6 +277,42 @@ def _check_options(
             "and a replay must never reach the outside world",
         )
     return exp, checked
+
+
+LOG_HINT = (
+    "pass the log as a list of canonical events, such as thread.events or list(read_log(path))"
+)
+
+
+def _check_log(events: Any) -> None:
+    """The log's shape, as the TypeScript saveCase checks it: a sequence (``invalid_request``)
+    of objects with string ``event_id``, ``type`` and ``ts`` and an object ``data``
+    (``log_invalid`` at ``/<index>/...``), so a bad argument is refused, never a TypeError or
+    KeyError. The schema is not checked (a log read with read_log was checked then)."""
+    if not isinstance(events, Sequence) or isinstance(events, (str, bytes)):
+        what = "None" if events is None else type(events).__name__
+        raise CaseError(
+            "invalid_request", f"the log must be a list of events, not {what}", hint=LOG_HINT
+        )
+    for index, event in enumerate(events):
+        problem = _envelope_problem(event)
+        if problem is not None:
+            pointer = f"/{index}{problem[0]}"
+            raise CaseError(
+                "log_invalid", f"event {pointer}: {problem[1]}", pointer=pointer, hint=LOG_HINT
+            )
+
+
+def _envelope_problem(event: Any) -> tuple[str, str] | None:
+    """The first envelope field a save reads that ``event`` lacks, as (pointer, message)."""
+    if not isinstance(event, dict):
+        return "", f"an event must be an object, not {type(event).__name__}"
+    for key in ("event_id", "type", "ts"):
+        if not isinstance(event.get(key), str):
+            return f"/{key}", f"{key} must be a string, not {quote(event.get(key))}"
+    if not isinstance(event.get("data"), dict):
+        return "/data", f"data must be an object, not {quote(event.get('data'))}"
+    return None
 
 
 def _complete_events(
