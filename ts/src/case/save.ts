@@ -33,6 +33,7 @@ import type { SandboxProvider } from "../reference/sandbox.js";
 import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
 import { version } from "../core/version.js";
 import { verifyCaseFiles } from "./verify.js";
+import { OPTIONS_HINT, checkArguments, checkSandbox, describe } from "./save-arguments.js";
 
 const TERMINAL = ["turn_completed", "turn_failed"];
 const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
@@ -397,69 +398,8 @@ export function checkCaseFiles(files: ReadonlyMap<string, Uint8Array>, secrets: 
   });
 }
 
-const OPTIONS_HINT = "call saveCase(events, name, { sandbox, store, at, dir }), for example with thread.sandbox and thread.artifacts";
-const LOG_HINT = "pass the log as an array of canonical events, such as thread.events or [...readLog(path)]";
-
-/** How a bad argument shows in a message: its type, and its value when it is short. */
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (typeof value === "string") return `the string ${quote(value.length > 40 ? value.slice(0, 40) + "..." : value)}`;
-  if (typeof value === "object") return "an object";
-  return typeof value === "undefined" ? "undefined" : `${typeof value} ${String(value)}`;
-}
-
-/**
- * The first envelope field a save reads that `event` lacks, as `[pointer, message]`, or null.
- * Only the envelope's shape: the schema is not checked here, as Python's save_case does not
- * check it (a log read from a file was checked when it was read).
- */
-function envelopeProblem(event: unknown): [string, string] | null {
-  if (!isObj(event as JsonValue)) return ["", `an event must be an object, not ${describe(event)}`];
-  const e = event as Record<string, unknown>;
-  for (const key of ["event_id", "type", "ts"]) {
-    if (typeof e[key] !== "string") return [`/${key}`, `${key} must be a string, not ${describe(e[key])}`];
-  }
-  if (!isObj(e["data"] as JsonValue)) return ["/data", `data must be an object, not ${describe(e["data"])}`];
-  return null;
-}
-
 function refusedArgument(message: string, hint: string): SaveResult {
   return { ok: false, error: { code: "invalid_request", message, hint } };
-}
-
-/**
- * The arguments a JavaScript caller can get wrong that the refusals of 5.1 do not name (Python's
- * types rule them out): `events` an array of envelopes (`log_invalid` at `/<index>/...`
- * otherwise), `store` an artifact store, `dir` and `sandboxDir` strings.
- */
-function checkArguments(events: unknown, options: SaveCaseOptions): void {
-  if (!Array.isArray(events)) {
-    throw new CaseError("invalid_request", `the log must be an array of events, not ${describe(events)}`, { hint: LOG_HINT });
-  }
-  (events as unknown[]).forEach((event, index) => {
-    const problem = envelopeProblem(event);
-    if (problem !== null) {
-      const pointer = `/${index}${problem[0]}`;
-      throw new CaseError("log_invalid", `event ${pointer}: ${problem[1]}`, { pointer, hint: LOG_HINT });
-    }
-  });
-  const store = options.store as unknown;
-  if (!isObj(store as JsonValue) || typeof (store as { get?: unknown }).get !== "function") {
-    throw new CaseError("invalid_request", `store must be an ArtifactStore, not ${describe(store)}`, {
-      hint: "pass the thread's artifacts, such as store: thread.artifacts",
-    });
-  }
-  if (typeof options.dir !== "string" || options.dir === "") {
-    throw new CaseError("invalid_request", `dir must be the folder to save the case in, not ${describe(options.dir)}`, {
-      hint: "pass dir: the path of a folder you can write to, as a string",
-    });
-  }
-  if (options.sandboxDir !== undefined && (typeof options.sandboxDir !== "string" || options.sandboxDir === "")) {
-    throw new CaseError("invalid_request", `sandboxDir must be a folder path, not ${describe(options.sandboxDir)}`, {
-      hint: "pass sandboxDir: the path of the folder holding the sandbox files, or leave it out",
-    });
-  }
 }
 
 /**
@@ -486,11 +426,7 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
     if (typeof options.at !== "string" || options.at === "") throw new CaseError("invalid_request", "at must be an event_id");
     const expect = checkExpectation(options.expect);
     const dialects = checkDialects(dialectList);
-    if (!isObj(options.sandbox as unknown as JsonValue) || typeof options.sandbox.blocksEgress !== "boolean") {
-      throw new CaseError("invalid_request", `sandbox must be the thread's sandbox, not ${describe(options.sandbox)}`, {
-        hint: "pass the sandbox the thread was recorded with, such as sandbox: thread.sandbox",
-      });
-    }
+    checkSandbox(options.sandbox);
     if (!options.sandbox.blocksEgress) {
       throw new CaseError(
         "egress_policy_unsupported",
