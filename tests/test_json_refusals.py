@@ -80,6 +80,18 @@ REFUSALS = {
         2,
         "--fail-under",
     ),
+    "conformance-diff-missing-report": (
+        ["conformance", "--diff", "nope.jsonl", "r.jsonl"],
+        "invalid_request",
+        2,
+        "nope.jsonl",
+    ),
+    "conformance-diff-cut-report": (
+        ["conformance", "--diff", "r.jsonl", "cut.jsonl"],
+        "json_invalid",
+        1,
+        "cut.jsonl:2: ",
+    ),
     "coverage-unknown-isolation": (
         ["coverage", "cases", "--isolation", "jail"],
         "invalid_request",

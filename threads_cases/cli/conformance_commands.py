@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core.errors import CaseError
-from .app import app, note, print_json, stdout
+from .app import app, fail, note, print_json, stdout
 from .params import check_file, check_folder, checked
 from .run_commands import (
     FormatOpt,
@@ -76,7 +76,10 @@ def conformance(
     from ..harness.report import print_conformance, read_report
 
     if diff is not None:
-        changes = diff_reports(read_report(diff[0]), read_report(diff[1]))
+        try:
+            changes = diff_reports(read_report(diff[0]), read_report(diff[1]))
+        except CaseError as err:  # an unreadable report: refused in the output's format
+            raise fail(err, fmt) from None
         if fmt == "json":
             print_json({"changes": changes})
         elif not changes:
@@ -84,7 +87,8 @@ def conformance(
         else:
             table = Table("test", "implementation", "before", "after", header_style="bold")
             for c in changes:
-                table.add_row(c["case"], c["implementation"], str(c["before"]), str(c["after"]))
+                shown = [str(c[k]) if c[k] is not None else "(absent)" for k in ("before", "after")]
+                table.add_row(c["case"], c["implementation"], *shown)
             stdout.print(table)
         raise typer.Exit(1 if changes else 0)
     from ..harness.registry import available_implementations, resolve_implementations
