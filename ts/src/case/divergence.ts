@@ -15,7 +15,7 @@
 
 import { canonicalLine } from "../core/canonical.js";
 import type { Envelope } from "../core/reducer.js";
-import type { JsonObject, JsonValue } from "../core/strictjson.js";
+import { type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { turnRequests } from "./requests.js";
 
 /** Marks a value absent on one side. */
@@ -23,7 +23,6 @@ export const ABSENT: unique symbol = Symbol("absent");
 export type Side = JsonValue | typeof ABSENT;
 export const SHORT = 60;
 
-const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** One RFC 6901 reference token. */
 export function escapeToken(key: string): string {

@@ -43,7 +43,7 @@ import { checkRecordingEntries } from "../core/files.js";
 import { readLog } from "../core/log.js";
 import { Reducer, type Envelope } from "../core/reducer.js";
 import { schemaProblems } from "../core/schemas.js";
-import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
+import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { quote } from "../core/texts.js";
 import { checkPath } from "../reference/sandbox.js";
 import { READ_FORMATS, checkCaseName, fingerprint, readCaseFiles, upgradedMeta } from "./case.js";
@@ -52,7 +52,6 @@ export const RECORDING_FILES: readonly string[] = ["model.json", "stubs.json", "
 const HEX64 = /^[0-9a-f]{64}$/;
 const NAME_FORM = /^[A-Za-z0-9._-]{1,64}$/;
 
-const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** A case read and checked by {@link openCase}. Immutable: never mutate what it holds. */
 export class Case {

@@ -5,7 +5,7 @@
  */
 
 import { CaseError } from "../core/errors.js";
-import type { JsonValue } from "../core/strictjson.js";
+import { isObj } from "../core/strictjson.js";
 import { quote } from "../core/texts.js";
 import type { SaveCaseOptions } from "./save.js";
 
@@ -27,12 +27,12 @@ export function describe(value: unknown): string {
  * check it (a log read from a file was checked when it was read).
  */
 function envelopeProblem(event: unknown): [string, string] | null {
-  if (!isObj(event as JsonValue)) return ["", `an event must be an object, not ${describe(event)}`];
+  if (!isObj(event)) return ["", `an event must be an object, not ${describe(event)}`];
   const e = event as Record<string, unknown>;
   for (const key of ["event_id", "type", "ts"]) {
     if (typeof e[key] !== "string") return [`/${key}`, `${key} must be a string, not ${describe(e[key])}`];
   }
-  if (!isObj(e["data"] as JsonValue)) return ["/data", `data must be an object, not ${describe(e["data"])}`];
+  if (!isObj(e["data"])) return ["/data", `data must be an object, not ${describe(e["data"])}`];
   return null;
 }
 
@@ -53,7 +53,7 @@ export function checkArguments(events: unknown, options: SaveCaseOptions): void 
     }
   });
   const store = options.store as unknown;
-  if (!isObj(store as JsonValue) || typeof (store as { get?: unknown }).get !== "function") {
+  if (!isObj(store) || typeof (store as { get?: unknown }).get !== "function") {
     throw new CaseError("invalid_request", `store must be an ArtifactStore, not ${describe(store)}`, {
       hint: "pass the thread's artifacts, such as store: thread.artifacts",
     });
@@ -72,11 +72,9 @@ export function checkArguments(events: unknown, options: SaveCaseOptions): void 
 
 /** The sandbox option: the sandbox the thread was recorded with (it says whether it blocks egress). */
 export function checkSandbox(sandbox: unknown): void {
-  if (!isObj(sandbox as JsonValue) || typeof (sandbox as { blocksEgress?: unknown }).blocksEgress !== "boolean") {
+  if (!isObj(sandbox) || typeof (sandbox as { blocksEgress?: unknown }).blocksEgress !== "boolean") {
     throw new CaseError("invalid_request", `sandbox must be the thread's sandbox, not ${describe(sandbox)}`, {
       hint: "pass the sandbox the thread was recorded with, such as sandbox: thread.sandbox",
     });
   }
 }
-
-const isObj = (v: unknown): boolean => v !== null && typeof v === "object" && !Array.isArray(v);

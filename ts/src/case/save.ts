@@ -30,13 +30,12 @@ import { supplySandboxBytes } from "./sandbox-files.js";
 import { findingWhere, redactText, scanFiles } from "./secrets.js";
 import type { ArtifactStore } from "../reference/runtime.js";
 import type { SandboxProvider } from "../reference/sandbox.js";
-import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
+import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { version } from "../core/version.js";
 import { verifyCaseFiles } from "./verify.js";
 import { OPTIONS_HINT, checkArguments, checkSandbox, describe } from "./save-arguments.js";
 
 const TERMINAL = ["turn_completed", "turn_failed"];
-const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** A non-empty list of distinct dialect names (case.json requires minItems 1 and uniqueItems). */
 export function checkDialects(dialects: unknown): string[] {

@@ -14,7 +14,7 @@ import { join } from "node:path";
 
 import { CaseError, pointerJoin } from "../core/errors.js";
 import { specDir } from "../core/resources.js";
-import type { JsonObject, JsonValue } from "../core/strictjson.js";
+import { type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 
 interface Rule {
   kind: string;
@@ -145,7 +145,6 @@ export function fieldKind(key: string, value: unknown): string | null {
   return null;
 }
 
-const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** `[kind, pointer]` of every secret of a JSON value; keys in JCS order, redacted in pointers. */
 export function findInValue(value: unknown, path: (string | number)[] = []): [string, string][] {

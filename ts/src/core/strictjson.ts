@@ -28,6 +28,9 @@ export interface JsonObject {
   [key: string]: JsonValue;
 }
 
+/** Whether `v` is a JSON object (not null, not an array). */
+export const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
+
 export { MAX_DEPTH, MAX_SAFE_INTEGER, setOwn };
 export const MAX_LINE_BYTES = 64 * 1024 * 1024;
 

@@ -29,14 +29,13 @@ import { buildCaseFiles, checkCaseFiles, checkExpectation, checkSecretsMode, typ
 import { redactEvents } from "../case/redact.js";
 import { supplySandboxBytes } from "../case/sandbox-files.js";
 import { schemaProblems } from "../core/schemas.js";
-import { parse, type JsonObject, type JsonValue } from "../core/strictjson.js";
+import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { version } from "../core/version.js";
 
 export const PROTOCOL = 1;
 export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live"];
 export const DIALECT = "threads-ts";
 
-const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 function need(message: JsonObject, key: string, cmd: string): JsonValue {
   if (!Object.hasOwn(message, key)) throw new CaseError("invalid_request", `${cmd} needs ${quote(key)}`, { pointer: `/${key}` });

@@ -12,7 +12,7 @@
  */
 
 import { CaseError, type ReasonCode } from "../core/errors.js";
-import type { JsonObject } from "../core/strictjson.js";
+import { type JsonObject, isObj } from "../core/strictjson.js";
 import { quote } from "../core/texts.js";
 import type { AgentSpec, ToolResult } from "./agent.js";
 import { normalizeReply, StopError, type Model, type Reply } from "./model.js";
@@ -27,7 +27,6 @@ export interface LiveTurn {
   allowWrite: ReadonlySet<string>;
 }
 
-const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** From the `live` object of a `replay` request (its schema is checked). */
 export function liveTurnFromRequest(doc: JsonObject, ask: AskModel): LiveTurn {

@@ -7,7 +7,7 @@
  */
 
 import { CaseError } from "../core/errors.js";
-import type { JsonObject } from "../core/strictjson.js";
+import { type JsonObject, isObj } from "../core/strictjson.js";
 import { requestSha256 } from "./request.js";
 
 export { requestSha256 };
@@ -49,7 +49,6 @@ export function modelExhausted(index: number): StopError {
   );
 }
 
-const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 const isCount = (v: unknown): boolean => typeof v === "number" && Number.isInteger(v) && v >= 0;
 
 /** Check a reply's shape; return `{message, stop_reason, usage}` (`invalid_request` naming `where`). */

@@ -26,7 +26,7 @@ import { quote } from "../core/texts.js";
 import { Reducer, type Envelope, type State } from "../core/reducer.js";
 import { ArtifactStore, Clock, Interruption, Recorder, blockEgress, parseTs, runTurn } from "./runtime.js";
 import { FakeSandbox } from "./sandbox.js";
-import type { JsonObject, JsonValue } from "../core/strictjson.js";
+import { type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 
 export const MAX_SUPPLY_ENTRIES = 200;
 export const MAX_SUPPLY_BYTES = 64 * 1024;
@@ -54,7 +54,6 @@ export function missingStub(name: string): StopError {
   );
 }
 
-const isObj = (v: unknown): v is JsonObject => v !== null && typeof v === "object" && !Array.isArray(v);
 
 function toolResult(value: unknown, where: string): ToolResult {
   if (typeof value === "string") return new ToolResult(value);
