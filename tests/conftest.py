@@ -16,6 +16,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict
 from pathlib import Path
@@ -68,13 +69,11 @@ def _typescript_build() -> None:
     if not path:
         return
     status = Path(path)
-    waited = 0.0
-    while not (status.is_file() and status.read_text().strip()):
-        if waited > HANG_SECONDS:
+    deadline = time.monotonic() + HANG_SECONDS
+    while not (code := status.read_text().strip() if status.is_file() else ""):
+        if time.monotonic() > deadline:
             pytest.fail(f"the TypeScript build beside this run wrote no status in {HANG_SECONDS}s")
-        threading.Event().wait(0.1)
-        waited += 0.1
-    code = status.read_text().strip()
+        time.sleep(0.1)
     if code != "0":
         pytest.fail(f"the TypeScript build failed (exit status {code}; its output follows the run)")
 
