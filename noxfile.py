@@ -106,6 +106,10 @@ def _has_node20() -> bool:
     return out.returncode == 0 and int(out.stdout.split(".")[0] or 0) >= 20
 
 
+#: The npm commands that install ts/'s locked dependencies and build it (run in ts/).
+NPM_BUILD = (["ci", "--no-audit", "--no-fund"], ["run", "build"])
+
+
 def _build_ts(session: nox.Session, *, test: bool) -> None:
     """npm ci and tsc in ts/ (and the node tests with ``test``: a summary line; ``nox -s
     tests`` runs them under c8 instead, beside pytest). Without Node.js 20+ on the machine, Node is
@@ -114,8 +118,8 @@ def _build_ts(session: nox.Session, *, test: bool) -> None:
     if not _has_node20():
         session.install(NODE_WHEEL)
     with session.chdir(ROOT / "ts"):
-        session.run("npm", "ci", "--no-audit", "--no-fund", external=True)
-        session.run("npm", "run", "build", external=True)
+        for step in NPM_BUILD:
+            session.run("npm", *step, external=True)
         if test:
             session.run("npm", "test", external=True)
 
@@ -173,7 +177,7 @@ def _typescript_alongside(session: nox.Session) -> Iterator[None]:
         failed: list[str] = []
 
         def steps() -> None:
-            for step in (["ci", "--no-audit", "--no-fund"], ["run", "build"]):
+            for step in NPM_BUILD:
                 code = _npm(step, env, log)
                 if code != 0:
                     failed.append(f"npm {' '.join(step)} exited {code}")
