@@ -134,6 +134,7 @@ def child(req: dict[str, Any]) -> int:
     os.environ.clear()
     os.environ.update(req["env"])
     _restart_coverage()
+    _unmeasured_children()
     for fd, path, flags in (
         (0, req["stdin"], os.O_RDONLY),
         (1, req["stdout"], os.O_WRONLY | os.O_TRUNC),
@@ -185,6 +186,23 @@ def _restart_coverage() -> None:
         return
     inherited.stop()
     coverage.process_startup(force=True)  # no-op without COVERAGE_PROCESS_CONFIG
+
+
+#: The variables that make a new Python process start coverage (coverage's ``.pth`` hook):
+#: the server's, given to every subprocess of a measured process by ``patch = subprocess``.
+COVERAGE_START_ENV = ("COVERAGE_PROCESS_CONFIG", "COVERAGE_PROCESS_START")
+
+
+def _unmeasured_children() -> None:
+    """The processes this CLI child starts are not measured. The only Python ones are the
+    ``threads-py`` drivers a ``run`` starts (in a network namespace where ``unshare`` works,
+    spec/replay.md 9.1; up to ``--jobs`` of them per run): coverage's start-up in each (its
+    import and configuration, about 0.22 CPU-s on top of the driver's 0.17) was the largest
+    single coverage cost of the suite, and their code is measured anyway: the request handler
+    runs in process (``PythonImplementation``) and the driver's entry point in the drivers
+    the tests start themselves (tests/test_driver_*.py), which stay measured."""
+    for name in COVERAGE_START_ENV:
+        os.environ.pop(name, None)
 
 
 def _own_data_file(cov: Any) -> bool:
