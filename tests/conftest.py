@@ -171,7 +171,8 @@ def pytest_configure(config: pytest.Config) -> None:
     CLI subprocesses) compiled every package module it imported (about 0.1 CPU-s each). The
     variable is removed for the processes this run starts (the workers start after this
     hook), and ``compileall`` writes the package's files whatever it says, skipping the ones
-    already current. The README samples set it again for the virtualenvs they run in."""
+    already current. The README samples inherit that: their virtualenvs' first command
+    compiles what it loads, as a user's Python does."""
     if not hasattr(config, "workerinput"):
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         import compileall
