@@ -136,11 +136,12 @@ def line_problem(obj: Any) -> str | None:
     """Why a parsed line cannot be imported, or None. Unknown types and fields are fine."""
     if not isinstance(obj, dict):
         return "a transcript line must be a JSON object"
-    t = obj.get("type")
+    get = obj.get
+    t = get("type")
     if not isinstance(t, str) and "type" in obj:
         return "type must be a string"
     for key in ("uuid", "parentUuid", "sessionId"):
-        v = obj.get(key)
+        v = get(key)
         if v is not None and not isinstance(v, str):
             return f"{key} must be a string"
     if t != "user" and t != "assistant":
@@ -192,11 +193,13 @@ class _Tree:
         self.index[uid] = node
         self.record.append(idx)
         parent = obj.get("parentUuid")
-        if not isinstance(parent, str) and isinstance(obj.get("logicalParentUuid"), str):
-            parent = obj["logicalParentUuid"]
-        p = self.index.get(parent, -1) if isinstance(parent, str) else -1
-        if p < 0 and isinstance(parent, str):
-            self._late.append((node, parent))
+        if not isinstance(parent, str):
+            parent = obj.get("logicalParentUuid")
+        p = -1
+        if isinstance(parent, str):
+            p = self.index.get(parent, -1)
+            if p < 0:
+                self._late.append((node, parent))
         self.parent.append(p)
         flags = _SIDE if side else 0
         if t == "user" and classify_user(obj) in ("real", "command"):
@@ -206,6 +209,37 @@ class _Tree:
     def link(self) -> None:
         for node, parent in self._late:
             self.parent[node] = self.index.get(parent, -1)
+
+
+def _dropped(forks: dict[int, list[int]], parent: array[int], target: int | None) -> bytearray:
+    """Per node, whether it is on a branch not followed: at each fork (``forks``: parent ->
+    its real-user children) the child on the path to ``target``, else the one whose subtree
+    holds the newest node, is followed."""
+    n = len(parent)
+    newest = array("l", range(n))
+    for i in range(n - 1, -1, -1):
+        p = parent[i]
+        if p >= 0 and newest[i] > newest[p]:
+            newest[p] = newest[i]
+    on_path: set[int] = set()
+    if target is not None:
+        i = target
+        while i >= 0 and i not in on_path:
+            on_path.add(i)
+            i = parent[i]
+    dropped = bytearray(n)
+    for children in forks.values():
+        keep = next((c for c in children if c in on_path), None)
+        if keep is None:
+            keep = max(children, key=lambda c: newest[c])
+        for c in children:
+            if c != keep:
+                dropped[c] = 1
+    for i in range(n):
+        p = parent[i]
+        if p >= 0 and p < i and dropped[p]:
+            dropped[i] = 1
+    return dropped
 
 
 class ClaudeCodeSource(TranscriptSource):
@@ -302,20 +336,23 @@ class ClaudeCodeSource(TranscriptSource):
             self.session_id = obj["sessionId"]
         if self.cwd is None and isinstance(obj.get("cwd"), str):
             self.cwd = obj["cwd"]
-        if self.agent_id is None and isinstance(obj.get("agentId"), str):
+        if self.agent_id is None and "agentId" in obj and isinstance(obj["agentId"], str):
             self.agent_id = obj["agentId"]
         if t == "user" or t == "assistant":
             self._conv[side] += 1
         if t != "assistant":
             return
-        m = obj["message"].get("model")
-        if isinstance(m, str) and m and not m.startswith("<") and side not in self._models:
-            self._models[side] = m
-        content = obj["message"]["content"]
+        msg = obj["message"]
+        if side not in self._models:
+            m = msg.get("model")
+            if isinstance(m, str) and m and not m.startswith("<"):
+                self._models[side] = m
+        content = msg["content"]
         if isinstance(content, list):
+            tools = self._tools[side]
             for b in content:
                 if b["type"] == "tool_use":
-                    self._tools[side].setdefault(b["name"], None)
+                    tools.setdefault(b["name"], None)
 
     def _select(
         self,
@@ -328,49 +365,36 @@ class ClaudeCodeSource(TranscriptSource):
         """Mark the records of the followed branch in ``self.keep`` (``node_line``: the record
         index of each node; see the module docstring)."""
         n = len(node_line)
-        in_set = [(flags[i] & _SIDE) == chosen for i in range(n)]
-        newest = array("l", range(n))
-        for i in range(n - 1, -1, -1):
-            p = parent[i]
-            if p >= 0 and newest[i] > newest[p]:
-                newest[p] = newest[i]
+        in_set = [(f & _SIDE) == chosen for f in flags]
         forks: dict[int, list[int]] = {}
-        for i in range(n):
-            if in_set[i] and flags[i] & _REAL and parent[i] >= 0:
+        for i in [i for i, f in enumerate(flags) if f & _REAL]:  # real user messages only
+            if in_set[i] and parent[i] >= 0:
                 forks.setdefault(parent[i], []).append(i)
         forks = {p: c for p, c in forks.items() if len(c) > 1}
         self._fork_count = len(forks)
-        on_path: set[int] = set()
-        if target is not None:
-            i = target
-            while i >= 0 and i not in on_path:
-                on_path.add(i)
-                i = parent[i]
-        dropped = bytearray(n)
-        for children in forks.values():
-            keep = next((c for c in children if c in on_path), None)
-            if keep is None:
-                keep = max(children, key=lambda c: newest[c])
-            for c in children:
-                if c != keep:
-                    dropped[c] = 1
-        for i in range(n):
-            p = parent[i]
-            if p >= 0 and p < i and dropped[p]:
-                dropped[i] = 1
+        keep, skip = self.keep, self.stats.skip
+        other = (
+            "sidechain line (not in the main thread)"
+            if chosen == 0
+            else "main-thread line in a sidechain file"
+        )
+        if not forks:  # the usual file: no branch to drop, only the other side's lines
+            for i in [i for i, s in enumerate(in_set) if not s]:
+                keep[node_line[i]] = 0
+                skip(other)
+            leaf = next((i for i in range(n - 1, -1, -1) if in_set[i]), None)
+            self._leaf = target if target is not None else leaf
+            return
+        dropped = _dropped(forks, parent, target)
         leaf = None
         for i in range(n):
             line = node_line[i]
             if not in_set[i]:
-                self.keep[line] = 0
-                self.stats.skip(
-                    "sidechain line (not in the main thread)"
-                    if chosen == 0
-                    else "main-thread line in a sidechain file"
-                )
+                keep[line] = 0
+                skip(other)
             elif dropped[i]:
-                self.keep[line] = 0
-                self.stats.skip("line of a branch not followed (fork)")
+                keep[line] = 0
+                skip("line of a branch not followed (fork)")
             else:
                 leaf = i
         self._leaf = target if target is not None else leaf

@@ -201,7 +201,8 @@ class Emitter:
         if turn.content is not None:
             yield self._emit("user_message", {"content": turn.content}, turn.ref, "user")
         tid = self._turn_id(turn.ref)
-        yield self._emit("turn_started", {"turn_id": tid}, turn.ref, "turn")
+        # data of strings under ASCII keys is plain (canonical_event_line): not scanned
+        yield self._emit("turn_started", {"turn_id": tid}, turn.ref, "turn", data_plain=True)
         usage = {"input_tokens": 0, "output_tokens": 0}
         pending: list[str] = []
         last: Reply | None = None
@@ -229,6 +230,7 @@ class Emitter:
             {"turn_id": tid, "model": self.agent["model"], "request_sha256": sha},
             item.ref,
             "req",
+            data_plain=True,  # strings under ASCII keys
         )
         u = usage_of(item.usage)
         yield self._emit(
