@@ -188,10 +188,12 @@ def _write(
         if ev["type"] == "turn_started":
             report.turns += 1
         if len(batch) >= flush_every:
-            report.bytes += fh.write(b"\n".join(batch) + b"\n")
+            batch.append(b"")  # the last line's newline, without copying the batch again
+            report.bytes += fh.write(b"\n".join(batch))
             batch = []
     if batch:
-        report.bytes += fh.write(b"\n".join(batch) + b"\n")
+        batch.append(b"")
+        report.bytes += fh.write(b"\n".join(batch))
 
 
 def import_to_file(

@@ -102,10 +102,15 @@ class TranscriptSource:
         lineno = 0
         with self._open() as fh:
             for lineno, raw in enumerate(fh, 1):
-                body = raw.rstrip(b"\r\n")
+                # the line is compared in place (the text before its "\n"): no copy of it is
+                # made unless it leaves the fast path (JSON whitespace after a value is no
+                # part of it, so loads reads the same value either way)
                 try:
-                    value = loads(body)
-                    same = dumps(value, option=strict_int) == body
+                    value = loads(raw)
+                    text = dumps(value, option=strict_int)
+                    same = (
+                        len(text) == len(raw) - 1 and raw[-1] == 10 and raw.startswith(text)
+                    ) or text == raw.rstrip(b"\r\n")
                 except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError):
                     same = False
                 if same and type(value) is dict:
@@ -118,7 +123,7 @@ class TranscriptSource:
                     times.append(NO_TIME if ms is None else ms)
                     yield len(keep) - 1, lineno, value
                     continue
-                for v in self._other_line(lineno, body):
+                for v in self._other_line(lineno, raw.rstrip(b"\r\n")):
                     check_timestamp(v, file=self.file, line=lineno)
                     ms = parse_ts_ms(v.get("timestamp")) if isinstance(v, dict) else None
                     keep.append(0)
