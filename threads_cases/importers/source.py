@@ -37,6 +37,8 @@ from .lenient import read_line
 
 #: ``times`` of a record without a time (below every valid time, MIN_MS)
 NO_TIME = -(2**63)
+#: bytes read at a time by both passes (:meth:`TranscriptSource._spans`)
+CHUNK = 1 << 19
 
 
 class TranscriptSource:
@@ -74,15 +76,43 @@ class TranscriptSource:
 
     def _open(self) -> IO[bytes]:
         """The transcript, opened for reading its lines; ``io_error`` when unreadable."""
-        # a 256 KiB buffer: iterating lines of a few kB each over the default 8 KiB buffer
-        # took twice as long
+        # both passes read CHUNK bytes at a time (:meth:`_spans`), past this buffer
         return open_regular(self.path, code="io_error", limit=MAX_LOG_BYTES, buffering=1 << 18)
 
-    def _lines(self) -> Iterator[tuple[int, bytes]]:
-        """``(line number from 1, the line without its end)``; ``io_error`` when unreadable."""
+    def _spans(self) -> Iterator[tuple[int, bytes, memoryview, int, int]]:
+        """``(line number from 1, chunk, a view of it, start, end)``: the line is
+        ``chunk[start:end]``, without its ``\\n``, the lines of the file as iterating it
+        gives them. The file is read in chunks of :data:`CHUNK` bytes and a line is not
+        copied out of its chunk (a line across two chunks is joined into one of its own)."""
+        lineno = 0
+        parts: list[bytes] = []  # the start of a line cut by the end of its chunk
         with self._open() as fh:
-            for lineno, raw in enumerate(fh, 1):
-                yield lineno, raw.rstrip(b"\r\n")
+            while data := fh.read(CHUNK):
+                pos = 0
+                if parts:
+                    nl = data.find(b"\n")
+                    if nl < 0:
+                        parts.append(data)
+                        continue
+                    parts.append(data[:nl])
+                    line = b"".join(parts)
+                    parts = []
+                    lineno += 1
+                    yield lineno, line, memoryview(line), 0, len(line)
+                    pos = nl + 1
+                view = memoryview(data)
+                find = data.find
+                nl = find(b"\n", pos)
+                while nl >= 0:
+                    lineno += 1
+                    yield lineno, data, view, pos, nl
+                    pos = nl + 1
+                    nl = find(b"\n", pos)
+                if pos < len(data):
+                    parts.append(data[pos:])
+        if parts:  # the last line, without a newline
+            line = b"".join(parts)
+            yield lineno + 1, line, memoryview(line), 0, len(line)
 
     def _kind_of(self, body: bytes) -> str:
         """The line type named in an unreadable line, for the error message."""
@@ -100,35 +130,33 @@ class TranscriptSource:
         keep, times = self.keep, self.times
         loads, dumps, strict_int = orjson.loads, orjson.dumps, orjson.OPT_STRICT_INTEGER
         lineno = 0
-        with self._open() as fh:
-            for lineno, raw in enumerate(fh, 1):
-                # the line is compared in place (the text before its "\n"): no copy of it is
-                # made unless it leaves the fast path (JSON whitespace after a value is no
-                # part of it, so loads reads the same value either way)
-                try:
-                    value = loads(raw)
-                    text = dumps(value, option=strict_int)
-                    same = (
-                        len(text) == len(raw) - 1 and raw[-1] == 10 and raw.startswith(text)
-                    ) or text == raw.rstrip(b"\r\n")
-                except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError):
-                    same = False
-                if same and type(value) is dict:
-                    ts = value.get("timestamp")
-                    ms = valid_ts_ms(ts) if type(ts) is str else None
-                    if ms is None:
-                        check_timestamp(value, file=self.file, line=lineno)
-                        ms = parse_ts_ms(ts)
-                    keep.append(0)
-                    times.append(NO_TIME if ms is None else ms)
-                    yield len(keep) - 1, lineno, value
-                    continue
-                for v in self._other_line(lineno, raw.rstrip(b"\r\n")):
-                    check_timestamp(v, file=self.file, line=lineno)
-                    ms = parse_ts_ms(v.get("timestamp")) if isinstance(v, dict) else None
-                    keep.append(0)
-                    times.append(NO_TIME if ms is None else ms)
-                    yield len(keep) - 1, lineno, v
+        for lineno, chunk, view, start, end in self._spans():
+            # the line is compared in place: no copy of it is made unless it leaves the fast
+            # path (a "\r" before its "\n" is JSON whitespace: loads reads the same value)
+            try:
+                value = loads(view[start:end])
+                text = dumps(value, option=strict_int)
+                same = (len(text) == end - start and chunk.startswith(text, start)) or (
+                    text == chunk[start:end].rstrip(b"\r\n")
+                )
+            except (orjson.JSONDecodeError, orjson.JSONEncodeError, TypeError):
+                same = False
+            if same and type(value) is dict:
+                ts = value.get("timestamp")
+                ms = valid_ts_ms(ts) if type(ts) is str else None
+                if ms is None:
+                    check_timestamp(value, file=self.file, line=lineno)
+                    ms = parse_ts_ms(ts)
+                keep.append(0)
+                times.append(NO_TIME if ms is None else ms)
+                yield len(keep) - 1, lineno, value
+                continue
+            for v in self._other_line(lineno, chunk[start:end].rstrip(b"\r\n")):
+                check_timestamp(v, file=self.file, line=lineno)
+                ms = parse_ts_ms(v.get("timestamp")) if isinstance(v, dict) else None
+                keep.append(0)
+                times.append(NO_TIME if ms is None else ms)
+                yield len(keep) - 1, lineno, v
         while lineno in self._blank:
             lineno -= 1
         self.cut_at_end = lineno in self._cut
@@ -190,17 +218,16 @@ class TranscriptSource:
         keep, read, times = self.keep, self._read, self.times
         loads = orjson.loads
         idx = 0
-        with self._open() as fh:
-            for lineno, raw in enumerate(fh, 1):
-                values = read.get(lineno)
-                if values is None:
-                    if keep[idx]:
-                        ms = times[idx]
-                        yield lineno, loads(raw), None if ms == NO_TIME else ms
-                    idx += 1
-                    continue
-                for v in values:
-                    if keep[idx]:
-                        ms = times[idx]
-                        yield lineno, v, None if ms == NO_TIME else ms
-                    idx += 1
+        for lineno, _, view, start, end in self._spans():
+            values = read.get(lineno)
+            if values is None:
+                if keep[idx]:
+                    ms = times[idx]
+                    yield lineno, loads(view[start:end]), None if ms == NO_TIME else ms
+                idx += 1
+                continue
+            for v in values:
+                if keep[idx]:
+                    ms = times[idx]
+                    yield lineno, v, None if ms == NO_TIME else ms
+                idx += 1
