@@ -117,3 +117,27 @@ def test_the_one_round_trip_reader_still_refuses(text: bytes, message: str) -> N
 )
 def test_the_one_round_trip_reader_still_accepts(text: bytes) -> None:
     assert parse(text) == json.loads(text)
+
+
+@pytest.mark.parametrize("chunk", [1, 7, 64, 1 << 19])
+def test_chunked_lines_are_the_lines_of_the_file(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, chunk: int
+) -> None:
+    """Both passes read the file in chunks (TranscriptSource._spans): every line, across
+    chunk ends, longer than several chunks, blank, ending in CR LF or in no newline at all,
+    is the line iterating the file gives (without its newline), and an import of the sample
+    cut into such chunks gives the same events."""
+    import threads_cases.importers.source as source
+
+    data = b'{"a":1}\n\n{"b":"' + b"x" * 200 + b'"}\r\n  \n{"c":[1,2]}\n{"d":0}'
+    path = tmp_path / "lines.jsonl"
+    path.write_bytes(data)
+    want = [(n, line.rstrip(b"\n")) for n, line in enumerate(data.splitlines(True), 1)]
+    monkeypatch.setattr(source, "CHUNK", chunk)
+    src = source.TranscriptSource(path)
+    got = [(n, bytes(view[a:b])) for n, _, view, a, b in src._spans()]
+    assert got == want
+    sample = SAMPLES[0]
+    chunked = import_events("claude-code", sample)
+    monkeypatch.setattr(source, "CHUNK", 1 << 19)
+    assert chunked == import_events("claude-code", sample)
