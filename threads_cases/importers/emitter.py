@@ -110,7 +110,9 @@ class Emitter:
     # ------------------------------------------------------------------ ids and clock
     def _event_id(self, base: str, suffix: str) -> str:
         if base != self._id_base[0]:  # the events of one source line share their base
-            self._id_base = (base, _ID_BAD.sub("-", base)[:96] or "e")
+            # the usual base (a uuid, L<line>) has no character to replace: no regex
+            ok = base.isascii() and base.replace("-", "a").isalnum()
+            self._id_base = (base, (base if ok else _ID_BAD.sub("-", base))[:96] or "e")
         base = self._id_base[1]
         eid = f"{base}.{suffix}"
         n = 1
@@ -288,6 +290,8 @@ class Emitter:
                 res.ref,
                 f"result{k}",
                 critical=True,
+                # the call's strings, a bool and text: plain when the reply was
+                data_plain=reply_plain and type(res.content) is str and type(res.is_error) is bool,
             )
 
     def _end(
