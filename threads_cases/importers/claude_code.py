@@ -140,13 +140,18 @@ def line_problem(obj: Any) -> str | None:
     t = get("type")
     if not isinstance(t, str) and "type" in obj:
         return "type must be a string"
-    for key in ("uuid", "parentUuid", "sessionId"):
-        v = get(key)
-        if v is not None and not isinstance(v, str):
-            return f"{key} must be a string"
+    v = get("uuid")
+    if v is not None and not isinstance(v, str):
+        return "uuid must be a string"
+    v = get("parentUuid")
+    if v is not None and not isinstance(v, str):
+        return "parentUuid must be a string"
+    v = get("sessionId")
+    if v is not None and not isinstance(v, str):
+        return "sessionId must be a string"
     if t != "user" and t != "assistant":
         return None
-    msg = obj.get("message")
+    msg = get("message")
     if not isinstance(msg, dict):
         return "message must be an object"
     content = msg.get("content")
