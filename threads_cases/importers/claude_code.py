@@ -59,7 +59,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.errors import CaseError
-from .claude_mapping import ClaudeMapper, classify_user
+from .claude_mapping import DROPPED_TYPES, ClaudeMapper, classify_user
 from .common import (
     WRONG_FORMAT_HINT,
     Extra,
@@ -275,15 +275,11 @@ class ClaudeCodeSource(TranscriptSource):
 
     def _scan(self, branch: str | None) -> None:
         tree = _Tree()
-        self._tools: dict[bool, dict[str, None]] = {False: {}, True: {}}
-        self._models: dict[bool, str] = {}
-        self._conv = {False: 0, True: 0}
-        self.session_id = ""
-        self.cwd: str | None = None
-        self.agent_id: str | None = None
-        self.first_ts: int | None = None
+        self._start_header()
         known = 0
         keep, stats = self.keep, self.stats
+        # the records pass 2 would only count (progress...): their index and type
+        unmapped, unmapped_type = array("l"), bytearray()
         for idx, lineno, obj in self._records():
             problem = line_problem(obj)
             if problem:
@@ -296,6 +292,9 @@ class ClaudeCodeSource(TranscriptSource):
             self._take(idx, obj, t, side)
             keep[idx] = 1
             tree.add(idx, obj, t, side, stats, keep)
+            if t in DROPPED_TYPES:
+                unmapped.append(idx)
+                unmapped_type.append(DROPPED_TYPES.index(t))
         if not known:
             # an empty file, or only lines of unknown types: nothing says it is a Claude Code
             # transcript, and there is no session to name the thread after
@@ -326,10 +325,31 @@ class ClaudeCodeSource(TranscriptSource):
                     hint='list the uuids with: grep -o \'"uuid":"[^"]*"\' FILE',
                 )
         self._select(tree.record, tree.parent, tree.flags, chosen, target)
+        self._unmap(unmapped, unmapped_type)
         self.leaf_uuid = None
         if self._leaf is not None:
             self.leaf_uuid = next((u for u, n in tree.index.items() if n == self._leaf), None)
         self.forks = self._fork_count
+
+    def _unmap(self, unmapped: array[int], types: bytearray) -> None:
+        """Unmark the kept records of a type the mapping only counts (``unmapped``, with
+        their :data:`DROPPED_TYPES` index in ``types``), counted here as it counts them:
+        pass 2 does not read them again."""
+        keep, skip = self.keep, self.stats.skip
+        for idx, k in zip(unmapped, types, strict=True):
+            if keep[idx]:
+                keep[idx] = 0
+                skip(f"{DROPPED_TYPES[k]} line")
+
+    def _start_header(self) -> None:
+        """The header fields before the first record (:meth:`_take` fills them)."""
+        self._tools: dict[bool, dict[str, None]] = {False: {}, True: {}}
+        self._models: dict[bool, str] = {}
+        self._conv = {False: 0, True: 0}
+        self.session_id = ""
+        self.cwd: str | None = None
+        self.agent_id: str | None = None
+        self.first_ts: int | None = None
 
     def _take(self, idx: int, obj: dict[str, Any], t: Any, side: bool) -> None:
         """Collect the header fields of one well-formed record (``idx``: its index, ``t``: its
