@@ -36,6 +36,11 @@ PRICES = PriceTable(
 )
 WEATHER = ("toolu_live_1", "get_weather", {"city": "Oslo"})
 
+#: One worker runs the live tests of this module and of test_live_cli.py: importing the
+#: providers' SDKs (anthropic's alone is about 3 CPU-s) is paid by that worker and its CLI
+#: fork server once, not by every worker; the module's TypeScript driver starts once too.
+pytestmark = pytest.mark.xdist_group("live")
+
 
 @pytest.fixture
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeProvider]:
@@ -344,7 +349,6 @@ def ts_driver() -> Iterator[Implementation]:
         impl.close()
 
 
-@pytest.mark.xdist_group("live-ts-driver")
 @pytest.mark.parametrize("case_name", ["weather-stub", "email-write-effect", "reads-notes"])
 def test_both_implementations_record_the_same_live_turn(
     conformance_case: CopyCase, case_name: str, ts_driver: Implementation

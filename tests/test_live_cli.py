@@ -26,6 +26,9 @@ from threads_cases.reference.runtime import Clock
 from threads_cases.reference.sandbox import FakeSandbox
 from threads_cases.reference.thread import Thread
 
+#: the worker that runs test_live.py runs these too (its SDK imports are paid once)
+pytestmark = pytest.mark.xdist_group("live")
+
 CopyCase = Callable[[str], Path]
 KEY = "sk-ant-api03-CLI-secret-key-9f8e7d6c5b4a"
 DRIVERS = Path(__file__).resolve().parent / "drivers"
