@@ -4,14 +4,18 @@ spec/conformance.md 2.7).
 
 Each test starts from a committed conformance case (``base``), replaces or deletes some of
 its files, and says which problem opening it must give first: ``{code, file, line, pointer}``
-(``file`` relative to the case directory, ``""`` for the directory itself), or ``null`` when
-the case still opens. The expected answers below are written by hand; the script refuses to
-write a test the Python loader disagrees with. Run ``python tools/make_case_error_tests.py``.
+(``file`` relative to the case directory, ``""`` for the directory itself; some tests also
+pin the ``message`` and ``hint``), or ``null`` when the case still opens. A file is replaced
+by text, deleted (``null``), or made a folder (``{"kind": "folder"}``) or a symlink
+(``{"kind": "symlink", "target": ...}``). The expected answers below are written by hand;
+the script refuses to write a test the Python loader disagrees with. Run
+``python tools/make_case_error_tests.py``.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import sys
 import tempfile
@@ -31,7 +35,7 @@ BASE = "hash-only-unread"  # 7 events, an artifact, a sandbox read
 LOG = "log.threads-py.jsonl"
 TS_LOG = "log.threads-ts.jsonl"
 
-Files = dict[str, "str | None"]
+Files = dict[str, "str | dict[str, str] | None"]
 
 
 def text(base: str, rel: str) -> str:
@@ -72,9 +76,25 @@ def log(edit: Callable[[list[dict[str, Any]]], Any], rel: str = LOG) -> Files:
 
 
 def err(
-    code: str, file: str, line: int | None = None, pointer: str | None = None
+    code: str,
+    file: str,
+    line: int | None = None,
+    pointer: str | None = None,
+    *,
+    message: str | None = None,
+    hint: str | None = None,
 ) -> dict[str, Any]:
-    return {"code": code, "file": file, "line": line, "pointer": pointer}
+    out: dict[str, Any] = {"code": code, "file": file, "line": line, "pointer": pointer}
+    if message is not None:  # pinned too: both languages say the same words
+        out.update(message=message, hint=hint)
+    return out
+
+
+#: What both loaders say under a case.json that is there but not a regular file.
+NOT_A_FILE_HINT = (
+    "case.json must be a regular file holding the case's metadata (spec/case-format.md): "
+    "replace it with one"
+)
 
 
 def _set(i: int, key: str, value: Any) -> Callable[[list[dict[str, Any]]], None]:
@@ -123,7 +143,12 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
         "case-json-missing",
         "A directory without case.json is not a case directory, reported at the directory.",
         {"case.json": None},
-        err("case_invalid", ""),
+        err(
+            "case_invalid",
+            "",
+            message="not a case directory: case.json is missing",
+            hint="run `threads-cases validate CASE` to see every problem of the case",
+        ),
     ),
     (
         "case-json-empty",
@@ -382,6 +407,29 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
         {"case.json": '{\n  "name": "x",\n  "format": 123456789012345678901234\n}\n'},
         err("case_invalid", "case.json", 3, "/format"),
     ),
+    (
+        "case-json-folder",
+        "A case.json that is a folder is not missing: the loader says it is a folder, at the "
+        "directory, with the same code.",
+        {"case.json": {"kind": "folder"}},
+        err(
+            "case_invalid",
+            "",
+            message="case.json is a folder, not a file",
+            hint=NOT_A_FILE_HINT,
+        ),
+    ),
+    (
+        "case-json-symlink-loop",
+        "A case.json that is a symlink to itself (a loop) is a symlink, at the directory.",
+        {"case.json": {"kind": "symlink", "target": "case.json"}},
+        err(
+            "case_invalid",
+            "",
+            message="case.json is a symlink, not a file",
+            hint=NOT_A_FILE_HINT,
+        ),
+    ),
 ]
 
 
@@ -389,7 +437,13 @@ def case_dir(root: Path, files: Files) -> Path:
     path = root / BASE
     shutil.copytree(CASES / BASE, path)
     for rel, body in files.items():
-        if body is None:
+        if isinstance(body, dict):  # not a file: a folder or a symlink in its place
+            (path / rel).unlink(missing_ok=True)
+            if body["kind"] == "folder":
+                (path / rel).mkdir()
+            else:
+                os.symlink(body["target"], path / rel)
+        elif body is None:
             (path / rel).unlink()
         else:
             (path / rel).write_bytes(body.encode("utf-8"))
@@ -406,7 +460,8 @@ def python_answer(files: Files) -> dict[str, Any] | None:
         except CaseError as e:
             loc = e.location
             rel = Path(loc.file).relative_to(path).as_posix() if loc.file else ""
-            return err(e.code, "" if rel == "." else rel, loc.line, loc.pointer)
+            got = err(e.code, "" if rel == "." else rel, loc.line, loc.pointer)
+            return {**got, "message": e.message, "hint": e.hint}
     return None
 
 
@@ -417,6 +472,8 @@ def main() -> int:
     bad = 0
     for n, (slug, description, files, expected) in enumerate(TESTS, 1):
         got = python_answer(files)
+        if got is not None and expected is not None:
+            got = {k: v for k, v in got.items() if k in expected}  # message, hint: if pinned
         if got != expected:
             print(f"{slug}: expected {expected}, the Python loader gives {got}", file=sys.stderr)
             bad += 1

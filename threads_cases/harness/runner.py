@@ -144,14 +144,15 @@ class SuiteResult:
 
 
 def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Case directories under ``paths`` (a case directory is one holding case.json), sorted,
-    skipping hidden folders (temporary saves)."""
+    """Case directories under ``paths`` (a case directory is one holding case.json, named
+    directly of any kind as ``validate CASE`` counts it), sorted, skipping hidden folders
+    (temporary saves)."""
     found: set[Path] = set()
     for p in map(Path, paths):
         if p.name == "case.json" and p.is_file():
             p = p.parent  # the case.json of a case stands for the case
-        if (p / "case.json").is_file():
-            found.add(p)
+        if os.path.lexists(p / "case.json"):  # of any kind: a case that is case_invalid
+            found.add(p)  # when it is not a regular file (a folder, a symlink loop...)
             continue
         if p.is_dir():
             for c in p.rglob("case.json"):

@@ -33,7 +33,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { lstatSync } from "node:fs";
+import { lstatSync, type Stats } from "node:fs";
 import { join } from "node:path";
 
 import { canonicalDocument } from "../core/canonical.js";
@@ -104,22 +104,41 @@ export class Case {
   }
 }
 
+/** The hint under a case.json that is there but not a regular file (as in Python). */
+export const CASE_JSON_NOT_A_FILE_HINT =
+  "case.json must be a regular file holding the case's metadata (spec/case-format.md): replace it with one";
+
+/**
+ * What case.json is when it is not a regular file: `folder`, `symlink` (a loop or not: no symlink is
+ * allowed inside a case), `FIFO`, `socket` or `device`; null for a regular file.
+ */
+function caseJsonKind(st: Stats): string | null {
+  if (st.isFile()) return null;
+  if (st.isDirectory()) return "folder";
+  if (st.isSymbolicLink()) return "symlink";
+  if (st.isFIFO()) return "FIFO";
+  if (st.isSocket()) return "socket";
+  return "device";
+}
+
 /**
  * Read and check a case directory once (module comment); returns a {@link Case}. Throws
  * `CaseError` for the first problem that stops it from running: `case_invalid`,
  * `case_too_large`, `format_unsupported`, `dialect_unknown` or `log_invalid`.
  */
 export function openCase(path: string): Case {
-  let isFile = false;
+  let kind: string | null = "missing";
   try {
-    isFile = lstatSync(join(path, "case.json")).isFile();
+    kind = caseJsonKind(lstatSync(join(path, "case.json")));
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code === "ENAMETOOLONG") {
       throw new CaseError("invalid_request", "a path component is longer than 255 bytes", { file: path.slice(0, 200) });
     }
-    isFile = false;
   }
-  if (!isFile) throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
+  if (kind === "missing") throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
+  if (kind !== null) {
+    throw new CaseError("case_invalid", `case.json is a ${kind}, not a file`, { file: path, hint: CASE_JSON_NOT_A_FILE_HINT });
+  }
   const files = readCaseFiles(path);
   const { meta, raw, old } = checkMeta(path, files);
   const dialects = checkDialects(path, meta, old);
