@@ -67,14 +67,18 @@ def test_cli_list_warns_about_a_shared_name_and_validate_json_carries_it(tmp_pat
     assert p.returncode == 0 and p.stderr == "", p.stderr
     doc = json.loads(p.stdout)
     assert doc["valid"] is True
-    assert doc["warnings"] == [
-        {
-            "name": "reads-notes",
-            "cases": ["cases/reads-copy", "cases/reads-notes"],
-            "message": expected.removeprefix("warning: ") + " (case.json `name`); reports and "
-            "the baseline key cases by name: give each its own",
-        }
-    ]
+    assert (
+        doc["warnings"]
+        == [
+            {
+                "code": "case_name_shared",  # a stable reason code (spec/reason-codes.md 3.7)
+                "name": "reads-notes",
+                "cases": ["cases/reads-copy", "cases/reads-notes"],
+                "message": expected.removeprefix("warning: ") + " (case.json `name`); reports and "
+                "the baseline key cases by name: give each its own",
+            }
+        ]
+    )
     shutil.rmtree(tmp_path / "cases" / "reads-copy")
     p = cli("list", "cases", cwd=tmp_path)
     assert p.returncode == 0 and "share the name" not in p.stderr

@@ -1,7 +1,7 @@
-"""`import`, `stale` and `coverage` refuse under --format json as `run`, `conformance` and
-`baseline` do: the one line `{"code", "message"}` on stdout, the message led by the location,
-nothing on stderr, and the exit status they give the same refusal in the pretty format
-(usage errors and unreadable inputs alike; spec/reports.md 5.2)."""
+"""`import`, `stale`, `coverage`, `validate` and `list` refuse under --format json as `run`,
+`conformance` and `baseline` do: the one line `{"code", "message"}` on stdout, the message led
+by the location, nothing on stderr, and the exit status they give the same refusal in the
+pretty format (usage errors and unreadable inputs alike; spec/reports.md 5.2)."""
 
 from __future__ import annotations
 
@@ -97,6 +97,51 @@ REFUSALS = {
         "invalid_request",
         2,
         "",
+    ),
+    # validate and list: a CI script reading stdout as JSON gets the refusal there too
+    "validate-missing-path": (
+        ["validate", "nope"],
+        "invalid_request",
+        2,
+        "nope: no such file or folder",
+    ),
+    "validate-a-case-json": (
+        ["validate", "cases/reads-notes/case.json"],
+        "invalid_request",
+        2,
+        "cases/reads-notes/case.json: is a case's case.json, not a thread log",
+    ),
+    "validate-unknown-option": (
+        ["validate", "cases", "--no-such-option"],
+        "invalid_request",
+        2,
+        "unknown option",
+    ),
+    "validate-no-path": (["validate"], "invalid_request", 2, "missing argument"),
+    "validate-unknown-dialect": (
+        ["validate", "t.jsonl", "--dialect", "nope"],
+        "dialect_unknown",
+        2,
+        'unknown dialect "nope"',
+    ),
+    "validate-path-too-long": (
+        ["validate", "a" * 300],
+        "invalid_request",
+        2,
+        "a path component is longer than 255 bytes",
+    ),
+    "list-missing-folder": (
+        ["list", "nofolder"],
+        "invalid_request",
+        2,
+        "nofolder: no such file or folder",
+    ),
+    "list-a-file": (["list", "t.jsonl"], "invalid_request", 2, "t.jsonl: is a file"),
+    "list-unknown-option": (
+        ["list", "cases", "--no-such-option"],
+        "invalid_request",
+        2,
+        "unknown option",
     ),
 }
 

@@ -553,6 +553,43 @@ def test_validate_reports_every_problem_of_a_case(tmp_path: Path) -> None:
     assert codes == {"case_invalid", "state_mismatch", "fingerprint_stale"}
 
 
+def test_validate_json_gives_each_problem_the_hint_the_text_shows(tmp_path: Path) -> None:
+    """A CI script reading `validate --format json` gets what to do about each problem, the
+    same words the text output prints under it."""
+    case = copy(tmp_path, "multi-turn-prefix")
+    rewrite(case / "model.json", lambda d: d["replies"][0].update(bogus=1))
+    rewrite(case / "expected.threads-py.json", lambda d: d.update(last_seq=5))
+    (case / "notes.txt").write_text("stray")
+    (case / "stubs.json").write_text('{"format": 1, "calls": [],}')
+    text = cli("validate", case, cwd=tmp_path)
+    assert text.returncode == 1
+    errors = [line for line in text.stderr.splitlines() if line.startswith("error[")]
+    shown = [line.removeprefix("  hint: ") for line in text.stderr.splitlines() if "hint: " in line]
+    j = cli("validate", "--format", "json", case, cwd=tmp_path)
+    assert j.returncode == 1
+    problems = json.loads(j.stdout)["problems"]
+    assert len(problems) == len(errors) >= 4
+    assert all(set(p) == {"code", "message", "file", "line", "pointer", "hint"} for p in problems)
+    assert all(p["hint"] for p in problems)
+    assert problems[0]["hint"] == shown[0]  # the text prints a hint once, under its first problem
+    assert sorted({p["hint"] for p in problems}) == sorted(shown)
+    not_json = [p for p in problems if p["file"].endswith("stubs.json")]
+    assert not_json and "strict JSON" in not_json[0]["hint"]
+
+
+def test_validate_a_case_json_that_is_a_folder(tmp_path: Path) -> None:
+    """`mkdir -p c1/case.json`: not "missing" but what it is, with the same code."""
+    (tmp_path / "c1" / "case.json").mkdir(parents=True)
+    p = cli("validate", "c1", cwd=tmp_path)
+    assert p.returncode == 1
+    assert p.stderr.startswith("error[case_invalid]: c1: case.json is a folder, not a file\n")
+    assert "  hint: case.json must be a regular file" in p.stderr
+    j = json.loads(cli("validate", "--format", "json", "c1", cwd=tmp_path).stdout)
+    [problem] = j["problems"]
+    assert problem["message"] == "case.json is a folder, not a file"
+    assert problem["hint"].startswith("case.json must be a regular file")
+
+
 def test_validate_a_case_with_broken_json_and_a_missing_file(tmp_path: Path) -> None:
     case = copy(tmp_path, "weather-stub")
     (case / "model.json").write_text('{"format": 1, "replies": [NaN]}')

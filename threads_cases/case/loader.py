@@ -41,7 +41,6 @@ import hashlib
 import io
 import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -53,6 +52,8 @@ from ..core.files import check_recording_entries
 from ..core.strictjson import parse
 from .directory import (
     READ_FORMATS,
+    case_json_kind,
+    case_json_problem,
     check_case_name,
     computed_fingerprint,
     upgraded_meta,
@@ -223,50 +224,6 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
 
 
 # --------------------------------------------------------------------------- the checks
-
-
-#: The hint under a case.json that is there but not a regular file (a folder, a symlink...).
-CASE_JSON_NOT_A_FILE_HINT = (
-    "case.json must be a regular file holding the case's metadata (spec/case-format.md): "
-    "replace it with one"
-)
-
-
-def case_json_kind(path: Path) -> str | None:
-    """What ``path/case.json`` is when it is not a regular file: ``missing``, ``folder``,
-    ``symlink`` (a loop or not: no symlink is allowed inside a case), ``FIFO``, ``socket``
-    or ``device``; None for a regular file. Raises OSError for a path too long."""
-    try:
-        mode = os.lstat(path / "case.json").st_mode
-    except OSError as exc:
-        if exc.errno in (errno.ENOENT, errno.ENOTDIR, errno.EBADF, errno.ELOOP):
-            return "missing"
-        raise
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "folder"
-    if stat.S_ISLNK(mode):
-        return "symlink"
-    if stat.S_ISFIFO(mode):
-        return "FIFO"
-    if stat.S_ISSOCK(mode):
-        return "socket"
-    return "device"
-
-
-def case_json_problem(path: Path, kind: str) -> Problem:
-    """The ``case_invalid`` problem of a case directory whose case.json is ``kind``
-    (:func:`case_json_kind`), at the directory: "missing" is not a case directory; anything
-    else says what is there instead of a file."""
-    if kind == "missing":
-        return _problem("case_invalid", "not a case directory: case.json is missing", path)
-    return Problem(
-        "case_invalid",
-        f"case.json is a {kind}, not a file",
-        Location(str(path)),
-        hint=CASE_JSON_NOT_A_FILE_HINT,
-    )
 
 
 def _problem(

@@ -60,7 +60,10 @@ def validate(
     every file against its schema, the logs in each dialect, cross-file references, the
     fingerprint. With --format json one path prints
     {"file" or "case", "valid", "problems"}; several print {"valid", "results": [...],
-    "warnings": [{"name", "cases", "message"}]} (cases of a folder that share a name).
+    "warnings": [{"code", "name", "cases", "message"}]} (code case_name_shared: cases of a
+    folder that share a name). Each problem is {"code", "message", "file", "line",
+    "pointer", "hint"}, the hint the text output prints under it. A refusal (a path that
+    does not exist, a bad option) is {"code", "message"} on stdout, exit 2.
     """
     from ..case.directory import shared_name_groups, shared_name_message
     from ..core.log import inspect_log
@@ -70,7 +73,7 @@ def validate(
     try:
         d = get_dialect(dialect)
     except CaseError as err:
-        raise fail(err) from None
+        raise fail(err, fmt) from None
     results: list[dict[str, Any]] = []
     shared: list[tuple[str, list[str]]] = []  # warnings: cases of a folder sharing a name
     for path in paths:
@@ -100,29 +103,43 @@ def validate(
             )
     invalid = any(not r["valid"] for r in results)
     warnings = [
-        {"name": name, "cases": paths, "message": shared_name_message(name, paths)}
+        {
+            "code": SHARED_NAME_CODE,
+            "name": name,
+            "cases": paths,
+            "message": shared_name_message(name, paths),
+        }
         for name, paths in shared
     ]
     for w in warnings:
         note(f"warning: {w['message']}")
     if fmt == "json":
-        docs = [{**r, "problems": [p.to_json() for p in r["problems"]]} for r in results]
+        docs = [{**r, "problems": [_problem_json(p) for p in r["problems"]]} for r in results]
         if len(docs) == 1:
             print_json(docs[0])
         else:  # a shared name takes two cases: always this form
             print_json({"valid": not invalid, "results": docs, "warnings": warnings})
     else:
-        for r in results:
-            name = r.get("file", r.get("case"))
-            _print_problems(r["problems"])
-            for w in r.get("warnings", []):
-                note(f"warning[{w['code']}]: {w['file']}:{w['line']}: {w['message']}")
-            if r["problems"]:
-                typer.echo(f"{name}: {len(r['problems'])} problem(s)", err=True)
-            else:
-                typer.echo(f"{name}: valid")
+        _print_results(results)
     raise typer.Exit(1 if invalid else 0)
 
+
+def _print_results(results: list[dict[str, Any]]) -> None:
+    """The text output of ``validate``: each path's problems with their hints (stderr), its
+    log warnings, then ``PATH: valid`` (stdout) or ``PATH: <n> problem(s)`` (stderr)."""
+    for r in results:
+        name = r.get("file", r.get("case"))
+        _print_problems(r["problems"])
+        for w in r.get("warnings", []):
+            note(f"warning[{w['code']}]: {w['file']}:{w['line']}: {w['message']}")
+        if r["problems"]:
+            typer.echo(f"{name}: {len(r['problems'])} problem(s)", err=True)
+        else:
+            typer.echo(f"{name}: valid")
+
+
+#: The reason code of the warning about cases that share a name (spec/reason-codes.md 3.7).
+SHARED_NAME_CODE = "case_name_shared"
 
 #: What to do about a problem, by reason code, when the problem has no hint of its own or its
 #: hint is to run ``threads-cases validate`` (what other commands say: here it is running).
@@ -160,6 +177,12 @@ def validate_hint(problem: Any) -> str:
         or general
         or "spec/reason-codes.md says what the code means"
     )
+
+
+def _problem_json(problem: Any) -> dict[str, Any]:
+    """A problem under ``--format json``: its location, code and message, and the hint the
+    text output prints under it (:func:`validate_hint`)."""
+    return {**problem.to_json(), "hint": validate_hint(problem)}
 
 
 def _print_problems(problems: list[Any]) -> None:

@@ -96,6 +96,8 @@ JSON_REFUSALS = {
     ("import",),
     ("stale",),
     ("coverage",),
+    ("validate",),
+    ("list",),
 }
 
 
@@ -290,17 +292,21 @@ class Group(TyperGroup):
             print("error: aborted", file=sys.stderr)
             sys.exit(1)
         except CaseError as err:
-            print(err.render(), file=sys.stderr)
-            if err.hint:
-                print(f"  hint: {err.hint}", file=sys.stderr)
+            if _json_refusals(sys.argv[1:] if args is None else list(args)):
+                json_line({"code": err.code, "message": err.problem().render()})
+            else:
+                print(err.render(), file=sys.stderr)
+                if err.hint:
+                    print(f"  hint: {err.hint}", file=sys.stderr)
             sys.exit(err.exit_status)
         except Exception as exc:  # never a traceback for the user
             if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
-                print(
-                    "error[invalid_request]: a path component is longer than 255 bytes",
-                    file=sys.stderr,
-                )
-                print("  hint: use a shorter file or directory name", file=sys.stderr)
+                too_long = "a path component is longer than 255 bytes"
+                if _json_refusals(sys.argv[1:] if args is None else list(args)):
+                    json_line({"code": "invalid_request", "message": too_long})
+                else:
+                    print(f"error[invalid_request]: {too_long}", file=sys.stderr)
+                    print("  hint: use a shorter file or directory name", file=sys.stderr)
                 sys.exit(2)
             if os.environ.get("THREADS_CASES_DEBUG") or verbosity() > 0:
                 raise

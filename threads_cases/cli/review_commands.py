@@ -175,13 +175,14 @@ def list_cases(
 
     A case that cannot be read is listed too, with its error (``error[<code>]: ...``) after
     the table, and the exit status is 1 (``json``: each such row has ``error``). Cases that
-    share a name get a warning on stderr, as from `run` and `validate`."""
+    share a name get a warning on stderr, as from `run` and `validate`. With --format json a
+    refusal (no such folder, a bad option) is {"code", "message"} on stdout, exit 2."""
     from ..case.directory import shared_names
     from ..harness.runner import discover
 
     root = path or Path(".")
     if not root.exists():
-        raise fail(CaseError("invalid_request", f"no such folder: {root}"))
+        raise fail(CaseError("invalid_request", f"no such folder: {root}"), fmt)
     cases = discover([root])
     rows = [case_summary(p) for p in cases]
     for text in shared_names(cases):  # as run and validate warn: stderr, -q silences it

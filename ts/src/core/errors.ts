@@ -38,6 +38,8 @@ export type ReasonCode =
   | "import_skipped"
   // the Python harness's baseline file (spec/replay.md section 12); listed for completeness
   | "baseline_invalid"
+  // a warning of the Python `validate` (cases that share a name); listed for completeness
+  | "case_name_shared"
   | "internal_error";
 
 export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {
