@@ -590,6 +590,26 @@ def test_validate_a_case_json_that_is_a_folder(tmp_path: Path) -> None:
     assert problem["hint"].startswith("case.json must be a regular file")
 
 
+def test_fmt_and_diff_name_a_case_json_that_is_a_folder(tmp_path: Path) -> None:
+    """fmt and diff check case.json outside the loader: they say what it is, as validate
+    does (a missing one keeps its message)."""
+    (tmp_path / "c1" / "case.json").mkdir(parents=True)
+    good = copy(tmp_path, "weather-stub")
+    f = cli("fmt", "--check", "c1", cwd=tmp_path)
+    assert f.returncode == 1
+    assert "error[case_invalid]: c1: case.json is a folder, not a file\n" in f.stderr
+    assert "missing" not in f.stderr
+    for args in (["c1", good], [good, "c1"]):
+        d = cli("diff", *args, cwd=tmp_path)
+        assert d.returncode == 2
+        first = d.stderr.splitlines()[0]
+        assert first == "error[invalid_request]: c1: case.json is a folder, not a file"
+        assert "  hint: case.json must be a regular file" in d.stderr
+    (tmp_path / "c2").mkdir()
+    d = cli("diff", "c2", good, cwd=tmp_path)
+    assert "c2: not a case directory: case.json is missing" in d.stderr
+
+
 def test_validate_a_case_with_broken_json_and_a_missing_file(tmp_path: Path) -> None:
     case = copy(tmp_path, "weather-stub")
     (case / "model.json").write_text('{"format": 1, "replies": [NaN]}')

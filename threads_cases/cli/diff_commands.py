@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from ..case.directory import CASE_JSON_NOT_A_FILE_HINT, case_json_kind
 from ..core.errors import CaseError
 from ..core.files import MAX_CASE_BYTES, read_regular
 from ..review import (
@@ -99,12 +100,20 @@ def _diff_files(a: Path, b: Path, fmt: str) -> None:
 def _case_files(case: Path) -> dict[str, bytes]:
     """The files of the case directory ``case`` (strict walk); ``invalid_request`` naming the
     path when it holds no case.json."""
-    if not (case / "case.json").is_file():
+    kind = case_json_kind(case)
+    if kind == "missing":
         raise CaseError(
             "invalid_request",
             "not a case directory: case.json is missing",
             file=str(case),
             hint=CASE_EXPECTED,
+        )
+    if kind is not None:  # a folder, a symlink...: said as the loader says it
+        raise CaseError(
+            "invalid_request",
+            f"case.json is a {kind}, not a file",
+            file=str(case),
+            hint=CASE_JSON_NOT_A_FILE_HINT,
         )
     return walk_case(case, strict=True)[0]
 

@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..case.directory import fingerprint, upgraded_meta
+from ..case.directory import case_json_kind, case_json_problem, fingerprint, upgraded_meta
 from ..core.errors import CaseError, Location, Problem
 from ..core.strictjson import canonical_document, parse
 from .files import canonical_bytes, walk_case
@@ -72,12 +72,8 @@ def format_case(path: Path) -> FormatResult:
             result.problems.append(err.problem())
     if result.problems:
         return result
-    if "case.json" not in new:
-        result.problems.append(
-            Problem(
-                "case_invalid", "not a case directory: case.json is missing", Location(str(path))
-            )
-        )
+    if "case.json" not in new:  # missing, or a folder, a symlink... (said as the loader says)
+        result.problems.append(case_json_problem(path, case_json_kind(path) or "missing"))
         return result
     meta = parse(new["case.json"])
     if not isinstance(meta, dict):
