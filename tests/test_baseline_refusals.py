@@ -65,6 +65,7 @@ def test_prune_refuses_a_named_baseline_that_does_not_exist_and_update_creates_i
     assert json.loads(p.stdout) == {
         "code": "invalid_request",
         "message": "b/none.json: no baseline file here",
+        "hint": "create it with `threads-cases baseline update PATHS` (or fix the path)",
     }
     assert not (tmp_path / "b").exists()
     p = cli("baseline", "update", *args, cwd=tmp_path)
@@ -113,12 +114,13 @@ def test_usage_errors_under_json_are_one_line_on_stdout(tmp_path: Path, args: li
     assert p.stderr == ""
     [line] = p.stdout.splitlines()
     doc = json.loads(line)
-    assert set(doc) == {"code", "message"} and doc["code"] == "invalid_request", doc
+    assert set(doc) == {"code", "message", "hint"} and doc["code"] == "invalid_request", doc
     pretty = [a for a in args if a not in ("--json", "--format=json")]
     pretty = [a for i, a in enumerate(pretty) if a != "json" or pretty[i - 1] != "--format"]
     pretty = [a for a in pretty if a != "--format"]
     p = cli(*pretty, cwd=tmp_path)
     assert p.returncode == 2 and p.stdout == "" and "error[invalid_request]" in p.stderr
+    assert f"\n  hint: {doc['hint']}\n" in p.stderr  # the JSON line's hint is the text's
 
 
 def _cli_module(name: str) -> Any:
@@ -139,6 +141,8 @@ def test_json_refusals_are_asked_by_the_commands_that_promise_them() -> None:
     assert _json_refusals(["import", "claude-code", "t.jsonl", "--format", "json"])
     assert _json_refusals(["stale", "--format=json"])
     assert _json_refusals(["coverage", "cases", "--format", "json"])
+    assert _json_refusals(["diff", "a", "b", "--format", "json"])
+    assert not _json_refusals(["diff", "a", "b"])
     assert not _json_refusals(["turns", "t.jsonl", "--format", "json"])
 
 
@@ -153,4 +157,6 @@ def test_refuse_puts_the_location_in_the_json_message(
     assert json.loads(out.getvalue()) == {
         "code": "baseline_invalid",
         "message": "b.json: /entries/1: duplicate entry",
+        "hint": err.hint,
     }
+    assert err.hint  # the reason code's own hint, as the text prints it

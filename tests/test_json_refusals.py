@@ -1,7 +1,8 @@
-"""`import`, `stale`, `coverage`, `validate` and `list` refuse under --format json as `run`,
-`conformance` and `baseline` do: the one line `{"code", "message"}` on stdout, the message led
-by the location, nothing on stderr, and the exit status they give the same refusal in the
-pretty format (usage errors and unreadable inputs alike; spec/reports.md 5.2)."""
+"""`import`, `stale`, `coverage`, `validate`, `list` and `diff` refuse under --format json as
+`run`, `conformance` and `baseline` do: the one line `{"code", "message", "hint"}` on stdout,
+the message led by the location and the hint the text prints under it, nothing on stderr, and
+the exit status they give the same refusal in the pretty format (usage errors and unreadable
+inputs alike; spec/reports.md 5.2)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 
 import pytest
 from conftest import cli
+
+from threads_cases.core.canonical import canonical_line
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "spec" / "conformance" / "cases"
@@ -143,6 +146,31 @@ REFUSALS = {
         2,
         "unknown option",
     ),
+    # diff: a bad case path, a case.json that is a folder, a usage error
+    "diff-missing-case": (
+        ["diff", "cases/reads-notes", "nope"],
+        "invalid_request",
+        2,
+        "nope: not a case directory: case.json is missing",
+    ),
+    "diff-case-json-a-folder": (
+        ["diff", "folder-case", "cases/reads-notes"],
+        "invalid_request",
+        2,
+        "folder-case: case.json is a folder, not a file",
+    ),
+    "diff-one-case": (
+        ["diff", "cases/reads-notes"],
+        "invalid_request",
+        2,
+        "diff takes two case directories",
+    ),
+    "diff-unknown-option": (
+        ["diff", "cases/reads-notes", "cases/reads-notes", "--no-such-option"],
+        "invalid_request",
+        2,
+        "unknown option",
+    ),
 }
 
 
@@ -152,6 +180,7 @@ def _inputs(tmp_path: Path) -> None:
     shutil.copy(REPORT, tmp_path / "r.jsonl")
     header = REPORT.read_text().splitlines()[0]
     (tmp_path / "cut.jsonl").write_text(header + '\n{"kind": "resu\n')
+    (tmp_path / "folder-case" / "case.json").mkdir(parents=True)
 
 
 @pytest.mark.parametrize("name", list(REFUSALS))
@@ -162,13 +191,33 @@ def test_a_refusal_under_json_is_one_line_on_stdout(tmp_path: Path, name: str) -
     assert pretty.returncode == status, pretty.stdout + pretty.stderr
     assert pretty.stdout == ""
     assert pretty.stderr.startswith(f"error[{code}]: {message}"), pretty.stderr
-    assert "\n  hint: " in pretty.stderr
+    first, hint = pretty.stderr.splitlines()
+    assert hint.startswith("  hint: ") and hint != "  hint: ", pretty.stderr
     for fmt in (["--format", "json"], ["--format=json"]):
         p = cli(*args, *fmt, cwd=tmp_path)
         assert p.returncode == status, p.stdout + p.stderr
         assert p.stderr == ""
-        [line] = p.stdout.splitlines()
-        doc = json.loads(line)
-        assert set(doc) == {"code", "message"} and doc["code"] == code, doc
+        assert p.stdout.count("\n") == 1 and p.stdout.endswith("\n"), p.stdout
+        doc = json.loads(p.stdout)
+        assert p.stdout == canonical_line(doc).decode() + "\n"  # canonical, on one line
+        assert set(doc) == {"code", "message", "hint"} and doc["code"] == code, doc
         assert doc["message"].startswith(message), doc
+        # the same words as the text refusal: its message and its hint line
+        assert first == f"error[{code}]: {doc['message']}", (first, doc)
+        assert doc["hint"] == hint.removeprefix("  hint: "), (hint, doc)
     assert not (tmp_path / "out.jsonl").exists()  # a refused import writes nothing
+
+
+def test_a_refusal_without_a_hint_has_no_hint_key(
+    capfdbinary: pytest.CaptureFixture[bytes],
+) -> None:
+    """The text prints no hint line for an empty hint; the JSON line then has no ``hint``."""
+    from threads_cases.cli.app import print_refusal
+    from threads_cases.core.errors import CaseError
+
+    print_refusal(CaseError("invalid_request", "m", file="f.json", line=3, hint=""))
+    out = capfdbinary.readouterr()
+    assert out.out == b'{"code":"invalid_request","message":"f.json:3: m"}\n' and out.err == b""
+    print_refusal(CaseError("invalid_request", "m", pointer="/a", hint="do this"))
+    got = capfdbinary.readouterr().out
+    assert got == b'{"code":"invalid_request","hint":"do this","message":"/a: m"}\n'

@@ -63,12 +63,12 @@ def render_error(err: CaseError) -> None:
 
 
 def print_refusal(err: CaseError) -> None:
-    """A refusal under JSON output: the one line ``{"code","message"}`` on stdout, the message
-    led by the error's location (file, line, JSON pointer) as on stderr (spec/reports.md
-    5.2); nothing on stderr."""
-    from .native import json_line
+    """A refusal under JSON output: the one line ``{"code","message","hint"}`` on stdout, the
+    message led by the error's location (file, line, JSON pointer) and the hint as on stderr
+    (spec/reports.md 5.2); nothing on stderr."""
+    from .native import json_refusal
 
-    json_line({"code": err.code, "message": err.problem().render()})
+    json_refusal(err.code, err.problem().render(), err.hint)
 
 
 def fail(err: CaseError, fmt: str | None = None) -> typer.Exit:

@@ -178,11 +178,8 @@ def diff(
             a_files = _case_files(case_a)
             label_a = args[0]
         b_files = _case_files(case_b)
-    except CaseError as err:
-        if fmt == "json":
-            print_json({"code": err.code, "message": err.message})
-            raise typer.Exit(2) from None
-        raise refuse(err) from None
+    except CaseError as err:  # one line under --format json, as run's (reports.md 5.2)
+        raise refuse(err, fmt) from None
     changes = diff_case_files(a_files, b_files, (label_a, str(case_b)))
     if fmt == "json":
         print_json(

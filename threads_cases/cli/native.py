@@ -86,11 +86,12 @@ def _message(err: click_exc.UsageError) -> str:
     return text.removesuffix(".")
 
 
-#: Commands whose refusals under JSON output are one ``{"code","message"}`` line on stdout
-#: (spec/reports.md 5.2, replay.md 12.4), usage errors included.
+#: Commands whose refusals under JSON output are one ``{"code","message","hint"}`` line on
+#: stdout (spec/reports.md 5.2, replay.md 12.4), usage errors included.
 JSON_REFUSALS = {
     ("run",),
     ("conformance",),
+    ("diff",),
     ("baseline", "update"),
     ("baseline", "prune"),
     ("import",),
@@ -116,6 +117,13 @@ def json_line(doc: dict[str, str]) -> None:
 
     sys.stdout.buffer.write(canonical_line(doc) + b"\n")
     sys.stdout.flush()
+
+
+def json_refusal(code: str, message: str, hint: str | None) -> None:
+    """The one line ``{"code","message","hint"}`` on stdout (spec/reports.md 5.2): the same
+    code, message and hint the text refusal prints on stderr; no ``hint`` key when the text
+    has no hint line."""
+    json_line({"code": code, "message": message, **({"hint": hint} if hint else {})})
 
 
 def render_usage_error(err: click_exc.UsageError) -> None:
@@ -281,7 +289,8 @@ class Group(TyperGroup):
             sys.exit(2)
         except click_exc.UsageError as err:
             if _json_refusals(sys.argv[1:] if args is None else list(args)):
-                json_line({"code": "invalid_request", "message": _message(err)})
+                hint = getattr(err, "hint", None) or _usage_hint(err)
+                json_refusal("invalid_request", _message(err), hint)
             else:
                 render_usage_error(err)
             sys.exit(2)
@@ -293,7 +302,7 @@ class Group(TyperGroup):
             sys.exit(1)
         except CaseError as err:
             if _json_refusals(sys.argv[1:] if args is None else list(args)):
-                json_line({"code": err.code, "message": err.problem().render()})
+                json_refusal(err.code, err.problem().render(), err.hint)
             else:
                 print(err.render(), file=sys.stderr)
                 if err.hint:
@@ -302,11 +311,12 @@ class Group(TyperGroup):
         except Exception as exc:  # never a traceback for the user
             if isinstance(exc, OSError) and exc.errno == errno.ENAMETOOLONG:
                 too_long = "a path component is longer than 255 bytes"
+                short = "use a shorter file or directory name"
                 if _json_refusals(sys.argv[1:] if args is None else list(args)):
-                    json_line({"code": "invalid_request", "message": too_long})
+                    json_refusal("invalid_request", too_long, short)
                 else:
                     print(f"error[invalid_request]: {too_long}", file=sys.stderr)
-                    print("  hint: use a shorter file or directory name", file=sys.stderr)
+                    print(f"  hint: {short}", file=sys.stderr)
                 sys.exit(2)
             if os.environ.get("THREADS_CASES_DEBUG") or verbosity() > 0:
                 raise
