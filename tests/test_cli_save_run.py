@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 from conftest import EXPECT, build_thread, cli
 
+from threads_cases.core.canonical import canonical_line
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import canonical_document, read_json_file
 
@@ -27,7 +28,7 @@ def cli_many(cwd: Path, *argvs: tuple[str | Path, ...]) -> list[subprocess.Compl
 
 
 def parse_run(p: subprocess.CompletedProcess[str]) -> tuple[int, list[dict[str, Any]]]:
-    """A JSON Lines report, or a refusal: one (indented) ``{"code","message"}`` document."""
+    """A JSON Lines report, or a refusal: the one line ``{"code","message","hint"}``."""
     assert "Traceback" not in p.stderr, p.stderr
     if p.returncode == 2:
         return 2, [json.loads(p.stdout)]
@@ -186,18 +187,59 @@ def test_cli_save_refusals_exit_2_with_code_and_message(tmp_path: Path, log_on_d
         ((log, "--at", at, "--name", "x", "--dir", "out"), "invalid_request"),  # no artifacts
     ]
     procs = cli_many(tmp_path, *[("save", *args, "--json") for args, _ in cases])
-    for (args, code), p in zip(cases, procs, strict=True):
-        assert p.returncode == 2, (args, p.stdout, p.stderr)
+    texts = cli_many(tmp_path, *[("save", *args) for args, _ in cases])
+    for (args, code), p, text in zip(cases, procs, texts, strict=True):
+        assert p.returncode == text.returncode == 2, (args, p.stdout, p.stderr)
         assert "Traceback" not in p.stderr
+        assert p.stdout.count("\n") == 1, p.stdout  # one line, as run's refusal
         doc = json.loads(p.stdout)
-        assert set(doc) == {"code", "message"} and doc["code"] == code, (args, doc)
-        assert doc["message"]
+        assert p.stdout == canonical_line(doc).decode() + "\n"
+        assert set(doc) == {"code", "message", "hint"} and doc["code"] == code, (args, doc)
+        assert doc["message"] and doc["hint"]
+        # the same words as the text refusal: the message (led by the location) and the hint
+        [error, hint] = [x for x in text.stderr.splitlines() if not x.startswith("warning")]
+        assert (error, hint) == (f"error[{code}]: {doc['message']}", f"  hint: {doc['hint']}")
+    assert procs[0].stdout.startswith('{"code":"log_invalid","hint":')
+    assert f'"message":"{broken}:4: /seq: seq gap' in procs[0].stdout  # file, line, pointer
     assert not (tmp_path / "out" / "x").exists()
     # without --json: one error line on stderr, nothing on stdout
     p = cli("save", broken, "--at", at, "--name", "x", "--dir", "out", cwd=tmp_path)
     assert p.returncode == 2 and p.stdout == ""
     assert p.stderr.startswith("error[log_invalid]: ")
     assert "seq" in p.stderr and "Traceback" not in p.stderr
+
+
+def test_a_refused_save_result_carries_its_hint_and_location(tmp_path: Path, log_on_disk) -> None:  # type: ignore[no-untyped-def]
+    """``SaveResult.to_json`` of a refusal: ``{"ok": false, "code", "message", "hint"}`` and
+    the keys of ``Problem.to_json`` for the location parts the refusal has."""
+    from threads_cases.case.save import SaveError, SaveResult
+    from threads_cases.case.save_log import save_log
+    from threads_cases.core.errors import CaseError
+
+    log, arts, at, _ = log_on_disk
+    lines = log.read_bytes().splitlines(keepends=True)
+    broken = tmp_path / "broken.jsonl"
+    broken.write_bytes(b"".join(lines[:3] + lines[4:]))  # a seq gap
+    doc = save_log(broken, name="x", dir=tmp_path / "out", at=at, artifacts=arts).to_json()
+    assert doc.pop("message").startswith("seq gap"), doc
+    assert doc == {
+        "ok": False,
+        "code": "log_invalid",
+        "hint": CaseError("log_invalid", "").hint,
+        "file": str(broken),
+        "line": 4,
+        "pointer": "/seq",
+    }
+    bare = SaveResult(False, error=SaveError("case_exists", "out/x is a file")).to_json()
+    assert bare == {"ok": False, "code": "case_exists", "message": "out/x is a file"}
+    hinted = SaveError.of(CaseError("invalid_request", "bad name", pointer=""))
+    assert hinted.to_json() == {
+        "code": "invalid_request",
+        "message": "bad name",
+        "hint": "check the command's arguments with --help",
+        "pointer": "",
+    }
+    assert str(hinted.error()) == "/: bad name"
 
 
 def test_cli_save_reads_a_threads_ts_log(tmp_path: Path, log_on_disk) -> None:  # type: ignore[no-untyped-def]
@@ -312,7 +354,7 @@ def test_run_refuses_a_malformed_supply(tmp_path: Path, conformance_case: CopyCa
     )  # fmt: skip
     status, lines = parse_run(p)
     assert status == 2, (p.stdout, p.stderr)
-    assert len(lines) == 1 and set(lines[0]) == {"code", "message"}
+    assert len(lines) == 1 and set(lines[0]) == {"code", "message", "hint"}
     assert lines[0]["code"] == "invalid_request"
     assert not (tmp_path / ".threads-cases").exists()
 
@@ -327,9 +369,12 @@ def test_run_refusals_before_start_exit_2(tmp_path: Path, conformance_case: Copy
         ("run", "cases", "--impl", "no-such-impl", *js),
         ("run", "cases", "--impl", "threads-py", "-k", "no-case-has-this-name", *js),
     )
-    assert parse_run(empty) == (2, [{"code": "invalid_request", "message": "no cases found"}])
+    hint = "pass a directory holding case directories (each with a case.json), or check -k"
+    none = {"code": "invalid_request", "message": "no cases found", "hint": hint}
+    assert parse_run(empty) == (2, [none])
     status, (doc,) = parse_run(impl)
-    assert status == 2 and set(doc) == {"code", "message"} and "no-such-impl" in doc["message"]
+    assert status == 2 and set(doc) == {"code", "message", "hint"}
+    assert "no-such-impl" in doc["message"]
     status, (doc,) = parse_run(nothing)
     assert status == 2 and doc["code"] == "invalid_request"
     assert not (tmp_path / ".threads-cases").exists()  # nothing ran, nothing reported

@@ -59,12 +59,42 @@ class SavedCase:
 
 @dataclass(frozen=True)
 class SaveError:
-    """A refusal: ``code`` (a reason code), ``message`` (one sentence, never a secret value)
-    and ``hint`` (one line saying what to do)."""
+    """A refusal: ``code`` (a reason code), ``message`` (one sentence, never a secret value),
+    ``hint`` (one line saying what to do) and, where the refusal has one, its location:
+    ``file``, 1-based ``line`` and JSON ``pointer`` (the keys of ``Problem.to_json``)."""
 
     code: str
     message: str
     hint: str = ""
+    file: str | None = None
+    line: int | None = None
+    pointer: str | None = None
+
+    @classmethod
+    def of(cls, err: CaseError, code: str | None = None) -> SaveError:
+        """``err`` as a refusal (``code`` in place of its own when given)."""
+        loc = err.location
+        return cls(code or err.code, err.message, err.hint, loc.file, loc.line, loc.pointer)
+
+    def error(self) -> CaseError:
+        """This refusal as the :class:`CaseError` the command line prints."""
+        return CaseError(
+            self.code,
+            self.message,
+            file=self.file,
+            line=self.line,
+            pointer=self.pointer,
+            hint=self.hint,
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        """``{"code", "message", "hint"}`` (no ``hint`` when empty) and the location's
+        ``file``, ``line`` and ``pointer`` where the refusal has them."""
+        doc: dict[str, Any] = {"code": self.code, "message": self.message}
+        if self.hint:
+            doc["hint"] = self.hint
+        where = {"file": self.file, "line": self.line, "pointer": self.pointer}
+        return doc | {k: v for k, v in where.items() if v is not None}
 
 
 @dataclass(frozen=True)
@@ -90,7 +120,7 @@ class SaveResult:
                 "warnings": list(self.warnings),
             }
         assert self.error is not None
-        return {"ok": False, "code": self.error.code, "message": self.error.message}
+        return {"ok": False, **self.error.to_json()}
 
 
 def _expectation(expect: Any) -> CaseExpectation:
@@ -341,8 +371,16 @@ def _refused(err: CaseError, secrets: str) -> SaveResult:
     if secrets != "allow":
         from .secrets import redact_text
 
-        err = CaseError(err.code, redact_text(err.message), hint=err.hint)
-    return SaveResult(False, error=SaveError(code, err.message, err.hint))
+        loc = err.location
+        err = CaseError(
+            err.code,
+            redact_text(err.message),
+            file=loc.file,
+            line=loc.line,
+            pointer=loc.pointer,
+            hint=err.hint,
+        )
+    return SaveResult(False, error=SaveError.of(err, code))
 
 
 def _warnings(verify: bool, mismatches: tuple[dict[str, Any], ...]) -> tuple[str, ...]:

@@ -158,7 +158,7 @@ def save_log(
     except ImportFailed as failed:
         raise failed.error from None
     except CaseError as err:
-        result = SaveResult(False, error=SaveError(err.code, str(err), err.hint))
+        result = SaveResult(False, error=SaveError.of(err))
     if not result.ok:
         return result
     return dataclasses.replace(result, warnings=(*warnings, *result.warnings))

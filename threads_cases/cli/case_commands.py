@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
@@ -11,7 +10,7 @@ import typer
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.strictjson import parse
-from .app import app, fail, note, print_json
+from .app import app, fail, note, print_json, print_refusal, render_error
 from .params import FormatOpt, check_folder, check_log, check_out_folder, checked
 
 if TYPE_CHECKING:
@@ -145,8 +144,8 @@ def save(
     The case is replayed before it is written (replay_failed when its first run would not
     pass) unless --no-verify.
 
-    Exits 0 when saved, 2 on a refusal (printed as {"code","message"} with --format json), 1 when
-    the transcript has a malformed line (import_invalid).
+    Exits 0 when saved, 2 on a refusal (one line {"code","message","hint"} with --format
+    json), 1 when the transcript has a malformed line (import_invalid).
     """
     as_json = as_json or fmt == "json"
     from ..case.save_log import save_log
@@ -177,12 +176,12 @@ def save(
             )
         except CaseError as err:
             if err.code in ("import_invalid", "io_error"):
-                raise fail(err) from None
+                raise fail(err, "json" if as_json else None) from None
             raise
     except CaseError as err:
         from ..case.save import SaveError, SaveResult
 
-        result = SaveResult(False, error=SaveError(err.code, str(err), err.hint))
+        result = SaveResult(False, error=SaveError.of(err))
     _render(result, as_json=as_json, redact=redact)
 
 
@@ -190,12 +189,11 @@ def _render(result: SaveResult, *, as_json: bool, redact: bool) -> None:
     """Print a save's outcome (spec/case-format.md 7.4, 7.5); exit 2 on a refusal."""
     if not result.ok:
         assert result.error is not None
+        err = result.error.error()  # the location leads the message, the hint follows
         if as_json:
-            print_json({"code": result.error.code, "message": result.error.message})
+            print_refusal(err)  # one line {"code","message","hint"}, as run's (reports.md 5.2)
         else:
-            print(f"error[{result.error.code}]: {result.error.message}", file=sys.stderr)
-            if result.error.hint:
-                print(f"  hint: {result.error.hint}", file=sys.stderr)
+            render_error(err)
         raise typer.Exit(2)
     assert result.value is not None
     for line in result.warnings:
