@@ -208,6 +208,24 @@ def test_malformed_line_refused_and_nothing_written(tmp_path: Path) -> None:
     assert "warning[import_skipped]: " in p.stderr and "malformed.jsonl:3: " in p.stderr
 
 
+def test_save_from_a_transcript_that_cannot_be_imported_exits_1(tmp_path: Path) -> None:
+    """spec/case-format.md 7.5: import_invalid under --from exits 1, as `import` does (text
+    and --json); the other refusals exit 2."""
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"type":"user"\n')
+    args = ["save", "--from", "claude-code", bad, "--turn", "1", "--name", "x", "--dir", "cases"]
+    p = cli(*args, cwd=tmp_path)
+    assert p.returncode == 1
+    assert p.stderr.startswith("error[import_invalid]: ") and "  hint: " in p.stderr
+    j = cli(*args, "--json", cwd=tmp_path)
+    assert j.returncode == 1
+    assert json.loads(j.stdout)["code"] == "import_invalid"
+    assert not (tmp_path / "cases").exists()
+    good = SAMPLES / "claude-code-malformed.jsonl"  # imports (a line skipped): other refusals
+    refused = cli(*args[:3], good, *args[4:], "--draft", "--no-draft", cwd=tmp_path)
+    assert refused.returncode == 2 and refused.stderr.startswith("error[invalid_request]: ")
+
+
 def test_skip_invalid_imports_the_rest(tmp_path: Path) -> None:
     p = cli(
         "import",

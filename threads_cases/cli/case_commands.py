@@ -145,7 +145,8 @@ def save(
     pass) unless --no-verify.
 
     Exits 0 when saved, 2 on a refusal (one line {"code","message","hint"} with --format
-    json), 1 when the transcript has a malformed line (import_invalid).
+    json), 1 when the --from transcript has a malformed line (import_invalid) or cannot be
+    read (io_error).
     """
     as_json = as_json or fmt == "json"
     from ..case.save_log import save_log
