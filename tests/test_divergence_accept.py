@@ -191,6 +191,15 @@ def test_accept_refuses_a_failing_case_unless_forced(tmp_path: Path) -> None:
     p = cli("accept", "cases", cwd=tmp_path)
     assert p.returncode == 3 and "must_unmatched" in p.stderr and "--force" in p.stderr
     assert (case / "model.json").read_bytes() == before
+    j = cli("accept", "cases", "--format", "json", cwd=tmp_path)
+    assert j.returncode == 3 and j.stderr == ""
+    [entry] = json.loads(j.stdout)["cases"]  # the refusal as the text gives it, hint included
+    text_hint = next(line for line in p.stderr.splitlines() if line.startswith("  hint: "))
+    assert entry["accepted"] is False and entry["code"] in p.stderr
+    assert entry["hint"] == text_hint.removeprefix("  hint: ")
+    assert set(entry) == {"path", "accepted", "code", "message", "hint", "file", "line", "pointer"}
+    usage = cli("accept", "--format", "json", "--bogus", "cases", cwd=tmp_path)
+    assert usage.returncode == 2 and json.loads(usage.stdout)["code"] == "invalid_request"
     p = cli("accept", "cases", "--force", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
 

@@ -1,8 +1,8 @@
-"""`import`, `stale`, `coverage`, `validate`, `list` and `diff` refuse under --format json as
-`run`, `conformance` and `baseline` do: the one line `{"code", "message", "hint"}` on stdout,
-the message led by the location and the hint the text prints under it, nothing on stderr, and
-the exit status they give the same refusal in the pretty format (usage errors and unreadable
-inputs alike; spec/reports.md 5.2)."""
+"""`import`, `stale`, `coverage`, `validate`, `list`, `diff`, `accept` and `save` refuse under
+--format json as `run`, `conformance` and `baseline` do: the one line `{"code", "message",
+"hint"}` on stdout, the message led by the location and the hint the text prints under it,
+nothing on stderr, and the exit status they give the same refusal in the pretty format (usage
+errors and unreadable inputs alike; spec/reports.md 5.2)."""
 
 from __future__ import annotations
 
@@ -170,6 +170,25 @@ REFUSALS = {
         "invalid_request",
         2,
         "unknown option",
+    ),
+    "accept-unknown-option": (
+        ["accept", "cases", "--no-such-option"],
+        "invalid_request",
+        2,
+        "unknown option",
+    ),
+    "accept-no-cases": (["accept", "t.jsonl"], "invalid_request", 2, "no cases found"),
+    "save-unknown-option": (
+        ["save", "t.jsonl", "--no-such-option"],
+        "invalid_request",
+        2,
+        "unknown option",
+    ),
+    "save-missing-log": (
+        ["save", "nope.jsonl", "--turn", "1", "--name", "x", "--dir", "out"],
+        "invalid_request",
+        2,
+        "nope.jsonl: no such file or folder",
     ),
 }
 

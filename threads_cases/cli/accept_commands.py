@@ -52,7 +52,12 @@ def accept_paths(
             except CaseError as err:
                 status = 3
                 answers.append(
-                    {"path": str(path), "accepted": False, "code": err.code, "message": err.message}
+                    {
+                        "path": str(path),
+                        "accepted": False,
+                        **err.problem().to_json(),  # code, message and where
+                        **({"hint": err.hint} if err.hint else {}),
+                    }
                 )
                 if fmt != "json":
                     render_error(err)

@@ -99,6 +99,8 @@ JSON_REFUSALS = {
     ("coverage",),
     ("validate",),
     ("list",),
+    ("accept",),
+    ("save",),
 }
 
 
