@@ -265,6 +265,29 @@ def test_a_file_at_the_case_path_is_case_exists(
     assert (tmp_path / "c").read_text() == "not a case"
 
 
+def test_a_write_that_fails_is_io_error_naming_the_path(
+    recorded: tuple[Thread, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A disk that fails under the writer: io_error, the file the OS named, no errno text."""
+    import errno
+
+    from threads_cases.case import save as save_mod
+
+    def full(directory: Path, name: str, *args: Any, **kwargs: Any) -> str:
+        raise OSError(errno.ENOSPC, "No space left on device", str(directory / name / "x"))
+
+    monkeypatch.setattr(save_mod, "write_case_dir", full)
+    t, at = recorded
+    r = t.save_case("c", at=at, dir=tmp_path)
+    assert not r.ok and r.error is not None
+    assert r.error.to_json() == {
+        "code": "io_error",
+        "message": "cannot write the case: No space left on device",
+        "hint": "check that --dir is a folder you can write to",
+        "file": str(tmp_path / "c" / "x"),
+    }
+
+
 def test_dialects_choose_the_files(recorded: tuple[Thread, str], tmp_path: Path) -> None:
     t, at = recorded
     r = t.save_case("py-only", at=at, dir=tmp_path, dialects=["threads-py"])

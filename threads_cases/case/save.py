@@ -270,8 +270,9 @@ def save_case(
             False,
             error=SaveError(
                 "io_error",
-                f"cannot write the case: {exc}",
+                f"cannot write the case: {exc.strerror or exc}",
                 "check that --dir is a folder you can write to",
+                file=str(exc.filename) if exc.filename else str(Path(dir) / name),
             ),
         )
     saved = SavedCase(
