@@ -93,3 +93,22 @@ def test_run_warns_for_every_stale_fingerprint_validate_finds(
         if r.get("kind") == "result" and "fingerprint_stale" in r["warnings"]
     }
     assert warned == stale
+
+
+def test_run_does_not_send_a_case_that_loads_but_does_not_validate_to_fmt(
+    saved_case: Path, tmp_path: Path
+) -> None:
+    """An expected state edited by hand: the run fails it (state_mismatch) and its
+    fingerprint is stale, but fmt refuses it (validate reports the mismatch), so run's
+    warning lists it with the cases to fix, not with the ones to fmt."""
+    expected = saved_case / "expected.threads-py.json"
+    state = json.loads(expected.read_text())
+    state["thread_id"] = "other"
+    expected.write_text(json.dumps(state))
+    p = cli("run", "cases", "--impl", "threads-py", cwd=tmp_path)
+    assert p.returncode == 3 and "state_mismatch" in p.stdout + p.stderr
+    warnings = [x for x in p.stderr.splitlines() if x.startswith("warning:")]
+    assert not any("`threads-cases fmt` records" in x for x in warnings), warnings
+    (broken,) = [x for x in warnings if "no longer load or validate" in x]
+    assert f"cases/{saved_case.name}" in broken
+    assert cli("fmt", "cases", cwd=tmp_path).returncode == 1  # as the warning says

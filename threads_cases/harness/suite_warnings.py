@@ -23,14 +23,24 @@ def suite_warnings(suite: SuiteResult) -> list[str]:
 
 def stale_lines(suite: SuiteResult) -> list[str]:
     """The warnings for the cases edited since they were saved (``fingerprint_stale``): the
-    ones that load, to review and ``fmt``; the ones that do not (verdict ``error``: ``fmt``
-    refuses a case that does not validate), to fix first."""
+    ones ``fmt`` would re-fingerprint, to review and ``fmt``; the others, to fix first:
+    ``fmt`` refuses a case with any problem ``validate`` reports besides the stale
+    fingerprint and non-canonical files (:func:`threads_cases.review.fmt.unfixable_problems`,
+    the same rule): one that does not load (verdict ``error``), and one that loads but does
+    not validate, such as an expected state its log does not reduce to (``state_mismatch``)."""
+    from pathlib import Path
+
+    from ..review.fmt import unfixable_problems
+
     stale: dict[str, bool] = {}
     for r in suite.results:
         if "fingerprint_stale" in r.warnings:
             stale[r.path] = stale.get(r.path, False) or r.verdict == "error"
-    ok = sorted(p for p, broken in stale.items() if not broken)
-    broken = sorted(p for p, b in stale.items() if b)
+    for path, refused in stale.items():
+        if not refused:  # it loads: does fmt take it?
+            stale[path] = bool(unfixable_problems(Path(path)))
+    ok = sorted(p for p, refused in stale.items() if not refused)
+    broken = sorted(p for p, refused in stale.items() if refused)
 
     def some(paths: list[str]) -> str:
         return ", ".join(paths[:5]) + (" ..." if len(paths) > 5 else "")
@@ -44,7 +54,7 @@ def stale_lines(suite: SuiteResult) -> list[str]:
     if broken:
         out.append(
             f"warning: {len(broken)} case(s) changed since they were saved and no longer load "
-            f"(fingerprint_stale, verdict error): {some(broken)}; fix what their error says "
+            f"or validate (fingerprint_stale): {some(broken)}; fix what their error says "
             "(`threads-cases validate` lists every problem): `fmt` refuses a case that does "
             "not validate"
         )
