@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from conftest import cli
 
-from threads_cases.cli.log_commands import _print_problems
+from threads_cases.cli.log_commands import print_problems
 from threads_cases.core.errors import CaseError, Location, Problem
 from threads_cases.core.strictjson import parse
 
@@ -70,7 +70,7 @@ def test_cli_validate_a_case_json_with_an_integer_too_large(tmp_path: Path) -> N
 
 def test_validate_prints_each_hint_under_its_own_error(capsys: pytest.CaptureFixture[str]) -> None:
     where = Location("case.json", 3, "/x")
-    _print_problems(
+    print_problems(
         [
             Problem("case_invalid", "first", where, hint="do A"),
             Problem("fingerprint_stale", "second", where, hint="do B"),

@@ -60,6 +60,11 @@ def test_fmt_refuses_cases_that_do_not_validate(saved_case: Path, tmp_path: Path
         p.stderr
     )
     assert "not formatted: cases/b-schema: the case does not validate" in p.stderr
+    lines = p.stderr.splitlines()  # each error has validate's hint under it (once a hint)
+    errors = [i for i, line in enumerate(lines) if line.startswith("error[")]
+    assert errors and all(lines[i + 1].startswith(("  hint: ", "error[")) for i in errors)
+    assert lines[errors[0] + 1].startswith("  hint: ")
+    assert "  hint: fix it there: every file of a case follows spec/case-format.md" in lines
     for name, files in broken.items():
         assert snapshot(root / name) == files  # not a byte written
     for name in ("ok", "e1", "e2"):

@@ -129,7 +129,7 @@ def _print_results(results: list[dict[str, Any]]) -> None:
     log warnings, then ``PATH: valid`` (stdout) or ``PATH: <n> problem(s)`` (stderr)."""
     for r in results:
         name = r.get("file", r.get("case"))
-        _print_problems(r["problems"])
+        print_problems(r["problems"])
         for w in r.get("warnings", []):
             note(f"warning[{w['code']}]: {w['file']}:{w['line']}: {w['message']}")
         if r["problems"]:
@@ -185,7 +185,7 @@ def _problem_json(problem: Any) -> dict[str, Any]:
     return {**problem.to_json(), "hint": validate_hint(problem)}
 
 
-def _print_problems(problems: list[Any]) -> None:
+def print_problems(problems: list[Any]) -> None:
     """Each problem, with its hint (:func:`validate_hint`) right under it the first time that
     hint comes (a hint printed after the list would sit under another error)."""
     shown: set[str] = set()

@@ -124,10 +124,9 @@ def fmt(
         problems = result.problems or unfixable_problems(path)
         if problems:
             unreadable += 1
-            for p in problems:
-                typer.echo(f"error[{p.code}]: {p.render()}", err=True)
-            for hint in dict.fromkeys(p.hint for p in problems if p.hint):
-                typer.echo(f"  hint: {hint}", err=True)
+            from .log_commands import print_problems  # validate's: its hints too
+
+            print_problems(problems)
             typer.echo(
                 f"not formatted: {path}: the case does not validate; fix the problems above, "
                 "then run `threads-cases fmt` (it rewrites and re-fingerprints valid cases only)",
