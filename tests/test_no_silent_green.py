@@ -197,3 +197,25 @@ def test_a_default_run_says_why_cases_were_skipped_for_their_dialects(tmp_path: 
     p = cli("run", str(root), "-k", "reads-notes", cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr  # nobody named threads-ts
     assert "skip[not_listed]: threads-ts skipped 1 case(s) (reads-notes)" in p.stdout
+
+
+def test_a_run_where_every_result_is_a_skip_says_nothing_was_checked(tmp_path: Path) -> None:
+    """A TypeScript-only case, node missing and threads-ts not named: both results are skips
+    and the exit status 0 (spec/reports.md 5.2), so one warning says nothing was checked."""
+    root = _copy(tmp_path, "reads-notes")
+    case = root / "reads-notes"
+    for f in case.glob("*threads-py*"):
+        f.unlink()
+    meta = json.loads((case / "case.json").read_bytes())
+    meta["dialects"] = ["threads-ts"]
+    (case / "case.json").write_bytes(canonical_document(meta))
+    assert cli("fmt", str(case), cwd=tmp_path).returncode == 0
+    p = cli("run", str(root), cwd=tmp_path, env={"PATH": NO_NODE})
+    assert p.returncode == 0 and "2 skip" in p.stdout, p.stdout + p.stderr
+    (warning,) = [x for x in p.stderr.splitlines() if x.startswith("warning: nothing")]
+    assert "all 2 result(s) are skips (driver_unavailable, not_listed)" in warning
+    assert "--impl" in warning
+    # one result that ran: no such warning
+    shutil.copytree(CASES / "reads-notes", root / "ran")
+    p = cli("run", str(root), cwd=tmp_path, env={"PATH": NO_NODE})
+    assert "nothing was checked" not in p.stderr

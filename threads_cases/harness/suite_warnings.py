@@ -18,7 +18,20 @@ def suite_warnings(suite: SuiteResult) -> list[str]:
             + (" ..." if len(empty) > 5 else "")
             + "; add matchers (`threads-cases draft`) or accept that only the state is checked"
         )
-    return [*out, *stale_lines(suite)]
+    return [*nothing_checked(suite), *out, *stale_lines(suite)]
+
+
+def nothing_checked(suite: SuiteResult) -> list[str]:
+    """One warning when every result of a run is a ``skip`` (spec/reports.md 5.2: the exit
+    status is 0 then): the run checked nothing, and says so, with the skips' reasons."""
+    if not suite.results or any(r.verdict != "skip" for r in suite.results):
+        return []
+    reasons = sorted({reason for r in suite.results for reason in r.reasons})
+    return [
+        f"warning: nothing was checked: all {len(suite.results)} result(s) are skips "
+        f"({', '.join(reasons) or 'no reason given'}); make the implementations run (the lines "
+        "above say why each did not), or name one with --impl to make its skips errors"
+    ]
 
 
 def stale_lines(suite: SuiteResult) -> list[str]:
