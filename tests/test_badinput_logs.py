@@ -194,3 +194,50 @@ def test_validate_reports_every_duplicate_event_id_without_reading_the_log_again
     problems = log_module.validate_log(path)
     assert [p.location.line for p in problems] == list(range(2, 202, 2))
     assert all("duplicate event_id" in p.message for p in problems)
+
+
+def _snapshot_log(n: int) -> list[dict[str, object]]:
+    agent = {"model": "m", "name": "b", "system": "s", "tools": []}
+    base = {
+        "actor_kind": "system",
+        "branch_id": "main",
+        "critical": False,
+        "epoch": 0,
+        "thread_id": "t",
+        "ts": "2026-11-30T00:00:00.000Z",
+    }
+    first = {**base, "seq": 0, "event_id": "e0", "type": "thread_started"}
+    first["data"] = {"agent": agent, "metadata": {}}
+    rest = [
+        {**base, "seq": i, "event_id": f"e{i}", "type": "snapshot_taken"}
+        | {"data": {"snapshot_id": f"s{i}"}}
+        for i in range(1, n)
+    ]
+    return [first, *rest]
+
+
+@pytest.mark.parametrize(
+    "mistake",
+    ["typo-too-high", "typo-too-low", "line-deleted", "line-repeated"],
+)
+def test_one_seq_mistake_is_one_problem(tmp_path: Path, mistake: str) -> None:
+    """validate goes on counting seq past a bad line: a mistyped seq (too high or too low),
+    a deleted line and a repeated seq each give one problem at that line, not one per line
+    after it (a trial's log with one wrong seq gave 17)."""
+    events = _snapshot_log(20)
+    if mistake == "typo-too-high":
+        events[5]["seq"] = 50
+    elif mistake == "typo-too-low":
+        events[5]["seq"] = 1
+    elif mistake == "line-deleted":
+        del events[5]
+    else:
+        events[5]["seq"] = 4
+    path = tmp_path / "log.jsonl"
+    path.write_bytes(b"".join(canonical_line(e) + b"\n" for e in events))
+    from threads_cases.core.log import validate_log
+
+    problems = validate_log(path)
+    assert [(p.location.line, p.location.pointer) for p in problems] == [(6, "/seq")], [
+        p.render() for p in problems
+    ]

@@ -339,28 +339,22 @@ def inspect_log(
     problems: list[Problem] = []
     events: list[dict[str, Any]] = []
     checker = LogChecker(d)
+    seqs = _SeqFollower(checker, d)
     reducer = Reducer(copy_data=False)
     known: set[str] | None = None  # every kept event_id, from the first repeated hash on
     try:
         for lineno, body in iter_lines(source):
             expected = checker._next_seq
+            raw: Any = None
             try:
                 if isinstance(body, CaseError):
                     raise body
                 raw = parse(body, code="log_invalid", file=name, line=lineno)
-                try:
-                    check_depth(body, raw)
-                    ev = checker.check(raw)
-                except CaseError:
-                    # keep counting seq from what the line said, so one gap gives one problem
-                    ok = isinstance(raw, dict) and _decodes(d, raw)
-                    seq = d.decode_event(raw).get("seq") if ok else None
-                    if isinstance(seq, int) and not isinstance(seq, bool) and seq >= expected:
-                        checker._next_seq = seq + 1
-                    raise
+                seqs.before(raw)
+                check_depth(body, raw)
+                ev = checker.check(raw)
             except CaseError as exc:
-                if checker._next_seq == expected:
-                    checker._next_seq += 1  # an unreadable line held the next event
+                seqs.refused(raw, expected)
                 problems.append(exc.at(file=name, line=lineno).problem())
                 continue
             if checker.last_repeated:
@@ -388,6 +382,39 @@ def inspect_log(
         problems.append(exc.problem())
         return events, problems
     return events, problems
+
+
+class _SeqFollower:
+    """How :func:`inspect_log` keeps counting seq past a refused line, so that one mistake
+    gives one problem: a line that says no seq held the next one; a line whose seq is too
+    high is a gap (the lines after it go on from its seq) or a typo (the next line has the
+    seq that was expected after it), and the next line tells which."""
+
+    def __init__(self, checker: LogChecker, d: Dialect) -> None:
+        self.checker, self.d = checker, d
+        self.typo_next: int | None = None  # after a seq too high: the next line's if a typo
+
+    def seq_of(self, raw: Any) -> int | None:
+        ok = isinstance(raw, dict) and _decodes(self.d, raw)
+        seq = self.d.decode_event(raw).get("seq") if ok else None
+        return seq if isinstance(seq, int) and not isinstance(seq, bool) else None
+
+    def before(self, raw: Any) -> None:
+        """Called with each line read, before its checks."""
+        if self.typo_next is not None and self.seq_of(raw) == self.typo_next:
+            self.checker._next_seq = self.typo_next  # the line before had a mistyped seq
+        self.typo_next = None
+
+    def refused(self, raw: Any, expected: int) -> None:
+        """The line that should hold seq ``expected`` was refused (``raw``: its value, None
+        when it did not read as JSON)."""
+        self.typo_next = None
+        seq = self.seq_of(raw) if raw is not None else None
+        if seq is not None and seq >= expected:
+            self.typo_next = expected + 1 if seq > expected else None
+            self.checker._next_seq = seq + 1
+        if self.checker._next_seq == expected:
+            self.checker._next_seq += 1  # an unreadable line held the next event
 
 
 def _decodes(d: Dialect, raw: dict[str, Any]) -> bool:
