@@ -160,3 +160,52 @@ def test_refuse_puts_the_location_in_the_json_message(
         "hint": err.hint,
     }
     assert err.hint  # the reason code's own hint, as the text prints it
+
+
+READ_HINT = "a baseline is one JSON file (spec/replay.md section 12)"
+WRITE_HINT = "`baseline update` writes the baseline as one JSON file at this path"
+
+
+@pytest.mark.parametrize(
+    ("command", "hint"),
+    [
+        (["run", "cases"], READ_HINT),
+        (["baseline", "prune", "cases"], READ_HINT),
+        (["baseline", "update", "cases"], WRITE_HINT),
+    ],
+)
+@pytest.mark.parametrize("named", [False, True])
+def test_a_baseline_path_that_is_a_folder_is_refused_not_read_as_no_baseline(
+    tmp_path: Path, command: list[str], hint: str, named: bool
+) -> None:
+    """The default .threads-cases/baseline.json or a --baseline path that is a folder is
+    baseline_invalid (exit 2, the path named, one hint fitting reading or writing), never a
+    run without a baseline nor an io_error when update writes it."""
+    _suite(tmp_path)
+    (tmp_path / ".git").mkdir()
+    where = "cases" if named else ".threads-cases/baseline.json"
+    (tmp_path / where).mkdir(parents=True, exist_ok=True)
+    args = [*command, "--impl", "threads-py", *(["--baseline", where] if named else [])]
+    p = cli(*args, cwd=tmp_path)
+    assert p.returncode == 2, p.stdout + p.stderr
+    assert p.stderr.splitlines() == [
+        f"error[baseline_invalid]: {where}: a folder, not a baseline file",
+        f"  hint: {p.stderr.splitlines()[1].removeprefix('  hint: ')}",
+    ]
+    assert p.stderr.splitlines()[1].startswith(f"  hint: {hint}")
+    as_json = cli(*args, "--json" if command[0] == "baseline" else "--format=json", cwd=tmp_path)
+    assert as_json.returncode == 2 and as_json.stderr == ""
+    [line] = as_json.stdout.splitlines()
+    doc = json.loads(line)
+    assert doc["code"] == "baseline_invalid"
+    assert doc["message"] == f"{where}: a folder, not a baseline file"
+    assert doc["hint"].startswith(hint)
+    assert (tmp_path / where).is_dir()  # untouched
+
+
+def test_read_baseline_refuses_a_broken_symlink(tmp_path: Path) -> None:
+    (tmp_path / "b.json").symlink_to(tmp_path / "gone.json")
+    with pytest.raises(CaseError) as err:
+        read_baseline(tmp_path / "b.json")
+    assert err.value.code == "baseline_invalid"
+    assert "a broken symbolic link, not a baseline file" in str(err.value)

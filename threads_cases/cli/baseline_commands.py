@@ -57,7 +57,13 @@ def _run(
     under --json). ``creates``: a named baseline file that does not exist is a new, empty
     one (update); otherwise it is refused with ``invalid_request``, as ``run`` does (prune).
     """
-    from ..harness.baseline import Baseline, load_baseline, locate_baseline, read_baseline
+    from ..harness.baseline import (
+        Baseline,
+        load_baseline,
+        locate_baseline,
+        read_baseline,
+        refuse_not_a_file,
+    )
     from ..harness.registry import (
         available_implementations,
         configured,
@@ -70,6 +76,7 @@ def _run(
         refuse_shared_names(paths or [Path(".")])
         path = locate_baseline(baseline)
         if creates:
+            refuse_not_a_file(path, writing=True)
             current = read_baseline(path) if path.is_file() else Baseline(None)
         else:
             current = load_baseline(baseline)

@@ -132,6 +132,19 @@ def check_out_file(path: Path) -> None:
     (a case holds only the files of its format; one more makes it invalid)."""
     if path.is_dir():
         raise PathProblem(f"{path}: is a folder", "expected the path of a file to write")
+    check_not_in_case(path)
+
+
+def check_baseline(path: Path) -> None:
+    """``--baseline FILE``, which ``run`` and ``baseline prune`` read and ``baseline update``
+    writes: not inside a case. A path that is there but not a regular file (a folder) is the
+    command's ``baseline_invalid``, with a hint for reading or writing (harness/baseline.py
+    ``refuse_not_a_file``)."""
+    check_not_in_case(path)
+
+
+def check_not_in_case(path: Path) -> None:
+    """Not inside a case directory (a case holds only the files of its format)."""
     from ..core.statedir import case_around
 
     case = case_around(path.absolute().parent)

@@ -26,7 +26,7 @@ from .live_options import (
     SystemFileOpt,
     build_live,
 )
-from .params import ReportFormat, check_exists, check_file, check_out_file, checked
+from .params import ReportFormat, check_baseline, check_exists, check_file, check_out_file, checked
 
 if TYPE_CHECKING:
     from ..harness.baseline import Baseline
@@ -70,7 +70,7 @@ BaselineOpt = Annotated[
         help="Expected failures (default: baseline under [tool.threads-cases], else "
         ".threads-cases/baseline.json when it exists): listed failures give xfail, "
         "listed cases that pass give xpass (failing).",
-        callback=checked(check_out_file),
+        callback=checked(check_baseline),
     ),
 ]
 ValidateProtocolOpt = Annotated[

@@ -23,7 +23,8 @@ A conformance suite's ``skips/<impl>.json`` (spec/conformance.md section 4) hold
 entries keyed by ``test``; :func:`read_skips` reads them as a :class:`Baseline`.
 
 Errors: ``baseline_invalid`` (a file that is not strict JSON or breaks the schema, with its
-JSON pointer), ``invalid_request`` (a ``--baseline`` file or a configured one that does not
+JSON pointer; a path that is there but is not a regular file: a folder, a broken symlink, a
+FIFO), ``invalid_request`` (a ``--baseline`` file or a configured one that does not
 exist), ``io_error`` (the file cannot be written).
 """
 
@@ -170,11 +171,47 @@ def _entries(
     return out
 
 
+#: The hints under a baseline path that is not a regular file, for a command that reads it
+#: (``run``, ``baseline prune``) and for one that writes it (``baseline update``).
+NOT_A_FILE_HINTS = {
+    False: "a baseline is one JSON file (spec/replay.md section 12): name that file, or move "
+    "this away (`threads-cases baseline update PATHS` writes a new one)",
+    True: "`baseline update` writes the baseline as one JSON file at this path: move this "
+    "away, or name another file with --baseline",
+}
+
+
+def _kind(path: Path) -> str | None:
+    """What ``path`` is when it is there but not a regular file (after symlinks), else None."""
+    if not os.path.lexists(path) or path.is_file():
+        return None
+    if path.is_dir():
+        return "a folder"
+    if path.is_symlink() and not path.exists():
+        return "a broken symbolic link"
+    return "not a regular file"
+
+
+def refuse_not_a_file(path: str | os.PathLike[str], *, writing: bool = False) -> None:
+    """Raise ``CaseError("baseline_invalid")`` naming ``path`` when it is there but is not a
+    regular file (a folder, a broken symlink, a FIFO): a run must not read it as no baseline,
+    nor ``baseline update`` fail late writing it. ``writing`` picks the hint."""
+    kind = _kind(Path(path))
+    if kind is not None:
+        raise CaseError(
+            "baseline_invalid",
+            f"{kind}, not a baseline file",
+            file=str(path),
+            hint=NOT_A_FILE_HINTS[writing],
+        )
+
+
 def read_baseline(path: str | os.PathLike[str]) -> Baseline:
     """Read and check a baseline file. Raises ``CaseError("baseline_invalid")`` (with the
     file and JSON pointer) for a file that is not strict JSON, breaks the schema or repeats an
-    entry."""
+    entry, and for a path that is not a regular file (:func:`refuse_not_a_file`)."""
     p = Path(path)
+    refuse_not_a_file(p)
     doc = read_json_file(p, code="baseline_invalid")
     return Baseline(p, tuple(_entries(doc, p, None, "entries", "case")))
 
@@ -250,9 +287,10 @@ def locate_baseline(explicit: Path | None = None, start: Path | None = None) -> 
 def load_baseline(explicit: Path | None = None, start: Path | None = None) -> Baseline:
     """The baseline of a run: the located file read, or no entries when the default file does
     not exist. A ``--baseline`` file or a configured one that does not exist is refused with
-    ``CaseError("invalid_request")``; a malformed one with ``baseline_invalid``."""
+    ``CaseError("invalid_request")``; a malformed one, or any of them that is there but is not
+    a regular file (a folder...), with ``baseline_invalid``."""
     path = locate_baseline(explicit, start)
-    if path.is_file():
+    if os.path.lexists(path):
         return read_baseline(path)
     named = explicit is not None or configured_baseline(start) is not None
     if named:
