@@ -302,6 +302,23 @@ def test_a_cut_record_before_a_whole_one_is_skipped_and_the_whole_one_kept(
         assert {n.reason for n in notes} <= {"cut_record", "invalid_utf8"}
 
 
+def test_a_whole_line_nested_too_deep_is_too_deep_not_a_cut_record(tmp_path: Path) -> None:
+    """50,000 levels: a whole record no reader follows is skipped as too_deep (a trial's
+    line was reported as "a record cut short"); the import goes on."""
+    deep = '{"type":"user","x":' + "[" * 50_000 + "]" * 50_000 + "}"
+    got, notes = read_line(deep.encode())
+    assert got == [] and [(n.code, n.reason, n.at_end) for n in notes] == [
+        ("import_skipped", "too_deep", False)
+    ]
+    session = Path(__file__).resolve().parents[1] / "examples" / "sessions"
+    src = (session / "claude-code-session.jsonl").read_text().splitlines()
+    path = tmp_path / "t.jsonl"
+    path.write_text("\n".join([*src[:3], deep, *src[3:]]) + "\n")
+    p = cli("import", "claude-code", path, "-o", tmp_path / "out.jsonl", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    assert "warning[import_skipped]: " in p.stderr and "t.jsonl:4: too_deep: " in p.stderr
+
+
 def write(path: Path, lines: list[str]) -> Path:
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path

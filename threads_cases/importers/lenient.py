@@ -13,6 +13,9 @@ JavaScript's ``JSON.parse`` does and says what it had to change:
 * a lone surrogate escape becomes U+FFFD (``lone_surrogate``); invalid UTF-8 bytes become
   U+FFFD as Node's UTF-8 decoder makes them (``invalid_utf8``).
 
+A line nested so deep that reading it exhausts the reader's recursion (far past the 256
+levels strict JSON allows) is skipped as ``too_deep``, not taken for a record cut short.
+
 It also recovers what crashes and interrupted writes leave behind:
 
 * NUL bytes (a run before a record, or a block of NULs at the end of the file) are dropped
@@ -231,7 +234,10 @@ def read_line(body: bytes) -> tuple[list[Any], list[Note]]:
     try:
         value, more = js_loads(text)
         return [value], notes + more
-    except (ValueError, RecursionError):
+    except RecursionError:  # whole, but nested past what a reader can follow: not cut short
+        deep = "a record nested too deep to read (far past the 256 levels of strict JSON)"
+        return [], [*notes, Note("import_skipped", "too_deep", deep)]
+    except ValueError:
         pass
     values, more = _split(text)
     return values, notes + more
