@@ -102,3 +102,27 @@ def test_cases_skipped_for_their_dialects_get_one_line_per_implementation() -> N
     assert not_listed_lines(SuiteResult(results, ["threads-py", "threads-ts"])) == [
         f"skip[not_listed]: threads-ts skipped 2 case(s) (a, b): {why}"
     ]
+
+
+def test_an_error_panel_shows_the_errors_hint_under_it() -> None:
+    """The terminal view of a case that could not run prints the error's one-line hint
+    under it, as every other error of the CLI does (reason-codes.md 1.2)."""
+    from rich.console import Console
+
+    from threads_cases.harness.report import render_failure
+    from threads_cases.harness.runner import could_not_run
+    from threads_cases.protocol.client import Implementation
+
+    class Impl(Implementation):
+        name, dialect, restarts, required = "threads-py", "threads-py", 0, False
+
+    r = CaseResult("a", "cases/a", "threads-py", "error")
+    err = CaseError("case_invalid", "model.json is missing", file="cases/a/model.json")
+    err.hint = "run `threads-cases validate CASE` to see every problem of the case"
+    could_not_run(r, Impl(), err)
+    console = Console(width=200, record=True)
+    console.print(render_failure(r))
+    text = console.export_text()
+    assert "error[case_invalid]: cases/a/model.json: model.json is missing" in text
+    assert "hint: run `threads-cases validate CASE` to see every problem of the case" in text
+    assert r.to_json().get("hint") is None  # the report line is unchanged

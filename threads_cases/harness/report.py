@@ -282,6 +282,8 @@ def render_failure(r: CaseResult) -> Panel:
     parts: list[Any] = []
     if r.message:
         parts.append(Text(r.message, style="magenta"))
+    if r.hint:
+        parts.append(Text(f"  hint: {r.hint}"))
     if r.divergence:
         parts.append(Text("first divergence: ", style="bold").append(r.divergence["summary"]))
     # after a stop, the matchers that missed are its consequences: list them, no event dumps

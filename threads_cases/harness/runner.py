@@ -77,6 +77,9 @@ class CaseResult:
     #: what the baseline made of the result (an ``expected.Judgement``; not reported)
     judgement: Any = field(default=None, repr=False, compare=False)
     location: Location | None = field(default=None, compare=False)  # the error's file, line
+    #: what to do about the error (its one-line hint, reason-codes.md 1.2): shown in the
+    #: terminal under the error, not part of the report line
+    hint: str = field(default="", compare=False)
     #: the harness could not read or check the case itself (its ``error`` is the case's, not
     #: the implementation's): no baseline entry ever lists it (spec/replay.md 12.3)
     unreadable: bool = field(default=False, compare=False)
@@ -216,6 +219,7 @@ def could_not_run(result: CaseResult, impl: Implementation, err: CaseError) -> N
     result.reasons = [err.code]
     result.message = err.render()
     result.location = err.location
+    result.hint = err.hint
 
 
 def run_one(
