@@ -209,3 +209,60 @@ def test_read_baseline_refuses_a_broken_symlink(tmp_path: Path) -> None:
         read_baseline(tmp_path / "b.json")
     assert err.value.code == "baseline_invalid"
     assert "a broken symbolic link, not a baseline file" in str(err.value)
+
+
+def test_entries_of_unknown_implementations_warn_on_run_and_prune_removes_them(
+    tmp_path: Path,
+) -> None:
+    """An entry naming an implementation that is neither built in nor configured can never
+    match: run warns once per such entry (naming it and the implementation), prune removes it
+    and says why; an entry of a case outside the run's paths stays, named as not judged."""
+    _suite(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(MISSING_DRIVER)  # "mine" is configured: known
+    target = tmp_path / "b.json"
+    entries = [
+        Entry("reads-notes", "threads-go", "no go runtime"),
+        Entry("reads-notes", "mine", "configured, only not run here"),
+        Entry("elsewhere", "threads-py", "a case of another folder"),
+    ]
+    write_baseline(target, entries)
+    args = ["cases", "--impl", "threads-py", "--isolation", "guard", "--baseline", "b.json"]
+    p = cli("run", *args, cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    warnings = [line for line in p.stderr.splitlines() if "baseline_implementation_unknown" in line]
+    assert warnings == [
+        "warning[baseline_implementation_unknown]: b.json: the entry reads-notes [threads-go] "
+        "names the implementation 'threads-go', which is not known (threads-py, threads-ts or "
+        "one configured under [tool.threads-cases.implementations]): it can never match; "
+        "`threads-cases baseline prune` removes it"
+    ]
+    assert [e.implementation for e in read_baseline(target)] == ["threads-py", "mine", "threads-go"]
+    pruned = cli("baseline", "prune", *args, cwd=tmp_path)
+    assert pruned.returncode == 0, pruned.stdout + pruned.stderr
+    assert pruned.stdout.splitlines() == [
+        "- reads-notes [threads-go]: no go runtime (the implementation 'threads-go' is not known)",
+        "b.json: 1 removed, 2 entries; 2 not judged by this run: elsewhere [threads-py], "
+        "reads-notes [mine]",
+    ]
+    assert [e.label for e in read_baseline(target)] == [
+        "elsewhere [threads-py]",
+        "reads-notes [mine]",
+    ]
+
+
+def test_prune_json_names_unknown_and_unjudged_entries(tmp_path: Path) -> None:
+    _suite(tmp_path)
+    write_baseline(
+        tmp_path / "b.json", [Entry("reads-notes", "gone", "r"), Entry("x", "threads-py", "r")]
+    )
+    args = ["cases", "--impl", "threads-py", "--isolation", "guard", "--baseline", "b.json"]
+    p = cli("baseline", "prune", *args, "--json", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    doc = json.loads(p.stdout)
+    assert (
+        doc["removed"]
+        == doc["unknown_implementation"]
+        == [{"case": "reads-notes", "implementation": "gone", "reason": "r"}]
+    )
+    assert doc["not_judged"] == [{"case": "x", "implementation": "threads-py", "reason": "r"}]
+    assert doc["unjudged"] == 1

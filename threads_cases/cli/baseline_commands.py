@@ -159,6 +159,22 @@ def _finish(change: BaselineChange, suite: SuiteResult, verb: str, as_json: bool
         raise typer.Exit(1)
 
 
+#: How many entries the count line names when the run did not judge them.
+NOT_JUDGED_SHOWN = 10
+
+
+def _not_judged(change: BaselineChange) -> str:
+    """``; N not judged by this run: a [impl], ...`` (the first :data:`NOT_JUDGED_SHOWN`),
+    so that the entries a partial run keeps are seen; "" when it judged every entry."""
+    if not change.unjudged:
+        return ""
+    named = ", ".join(e.label for e in change.not_judged[:NOT_JUDGED_SHOWN])
+    more = change.unjudged - min(len(change.not_judged), NOT_JUDGED_SHOWN)
+    return f"; {change.unjudged} not judged by this run: {named}" + (
+        f" and {more} more" if more > 0 else ""
+    )
+
+
 def _show(change: BaselineChange, verb: str, as_json: bool, down: list[str]) -> None:
     entries = change.added or change.removed
     if as_json:
@@ -167,21 +183,26 @@ def _show(change: BaselineChange, verb: str, as_json: bool, down: list[str]) -> 
                 "path": str(change.path),
                 "added": [e.to_json() for e in change.added],
                 "removed": [e.to_json() for e in change.removed],
+                "unknown_implementation": [e.to_json() for e in change.unknown],
                 "total": change.total,
                 "written": change.written,
                 "unjudged": change.unjudged,
+                "not_judged": [e.to_json() for e in change.not_judged],
                 "unavailable": down,
             }
         )
         return
     for e in entries:
         code = f" {e.code}" if e.code else ""
-        stdout.print(f"{'+' if change.added else '-'} {e.label}{code}: {e.reason}", markup=False)
+        why = f" (the implementation {e.implementation!r} is not known)" * (e in change.unknown)
+        stdout.print(
+            f"{'+' if change.added else '-'} {e.label}{code}: {e.reason}{why}", markup=False
+        )
     stdout.print(
         f"{change.path}: {len(entries)} {verb}, {change.total} entr"
         f"{'y' if change.total == 1 else 'ies'}"
         + ("" if change.written else " (unchanged)")
-        + (f"; {change.unjudged} not judged by this run" if change.unjudged else "")
+        + _not_judged(change)
         + (f"; not judged: {', '.join(down)} could not start" if down else ""),
         markup=False,
     )
@@ -262,16 +283,19 @@ def prune(
     isolation: IsolationOpt = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """Run PATHS and remove every baseline entry whose failure is gone (each run's xpass).
+    """Run PATHS and remove every baseline entry whose failure is gone (each run's xpass), and
+    every entry naming an implementation that is not known (it can never match).
 
     Entries of cases this run did not judge (not under PATHS, skipped, an implementation that
-    could not start) are kept. Exit status: 0 pruned (or nothing stale); 2 bad arguments, a
-    malformed baseline, a named one that does not exist or two cases that share a name (an
-    entry would stand for both); 1 operational error (a named implementation that could not
-    start: its entries were not judged).
+    could not start) are kept, and named in the count line. Exit status: 0 pruned (or nothing
+    stale); 2 bad arguments, a malformed baseline, a named one that does not exist or two
+    cases that share a name (an entry would stand for both); 1 operational error (a named
+    implementation that could not start: its entries were not judged).
     """
     from ..harness.baseline_edit import prune_baseline
+    from ..harness.registry import available_implementations
 
     options = _Options(strict, timeout, isolation, as_json)
     path, suite = _run(paths, impl, baseline, options, creates=False)
-    _finish(prune_baseline(path, suite.results), suite, "removed", as_json)
+    change = prune_baseline(path, suite.results, available_implementations())
+    _finish(change, suite, "removed", as_json)

@@ -149,10 +149,18 @@ def announce_isolation(impls: list[Any]) -> None:
 
 def open_baseline(path: Path | None) -> Baseline:
     """The run's baseline (harness/baseline.py ``load_baseline``), with a warning on stderr
-    for every entry whose reason is still the placeholder ``baseline update`` wrote."""
-    from ..harness.baseline import load_baseline
+    for every entry naming an implementation that is not known (it can never match) and
+    for the entries whose reason is still the placeholder ``baseline update`` wrote."""
+    from ..harness.baseline import (
+        load_baseline,
+        unknown_implementation,
+        unknown_implementation_warning,
+    )
+    from ..harness.registry import available_implementations
 
     baseline = load_baseline(path)
+    for entry in unknown_implementation(baseline, available_implementations()):
+        note(unknown_implementation_warning(entry), "yellow")
     todo = baseline.todo
     if todo:
         note(

@@ -126,6 +126,29 @@ class Baseline:
         return iter(self.entries)
 
 
+#: The warning code of a baseline entry naming an implementation that is not known.
+UNKNOWN_IMPLEMENTATION = "baseline_implementation_unknown"
+
+
+def unknown_implementation(baseline: Iterable[Entry], known: Iterable[str]) -> list[Entry]:
+    """The entries naming an implementation not in ``known`` (the built-ins and the
+    configured ones): no result ever has that implementation, so they can never match."""
+    names = set(known)
+    return [e for e in baseline if e.implementation not in names]
+
+
+def unknown_implementation_warning(entry: Entry) -> str:
+    """The one-line warning ``run`` prints for an entry :func:`unknown_implementation`
+    found, naming the entry, its implementation and the command that removes it."""
+    where = f"{entry.source}: " if entry.source else ""
+    return (
+        f"warning[{UNKNOWN_IMPLEMENTATION}]: {where}the entry {entry.label} names the "
+        f"implementation {entry.implementation!r}, which is not known (threads-py, threads-ts "
+        f"or one configured under [tool.threads-cases.implementations]): it can never match; "
+        f"`{PRUNE_COMMAND}` removes it"
+    )
+
+
 def _entries(
     doc: Any,
     path: Path,
