@@ -239,7 +239,9 @@ def init(
 ) -> None:
     """Set a repository up for reviewing cases: .gitattributes maps case files to the
     threads-cases diff driver, .gitignore holds .threads-cases/, and git runs
-    `threads-cases diff --git-driver` for them. Running it again changes nothing.
+    `threads-cases diff --git-driver` for them. Running it again changes nothing. Exit
+    status: 0 set up (or already so); 1 a file cannot be written, or git cannot read the
+    repository (nothing is written); 2 bad arguments.
     """
     from ..review.setup import init_project
 

@@ -10,10 +10,15 @@
 - the clone's git config runs ``threads-cases diff --git-driver`` for that driver
   (``git config diff.threads-cases.command``), when ``ROOT`` is inside a git work tree.
 
+A folder name git's pattern syntax treats specially (a space, a quote, ``*?[\\``, a
+leading ``#`` or ``!``) is escaped, and the pattern C-quoted when it holds a space, a quote
+or a control character (gitattributes(5)), so that git matches exactly that folder.
+
 It returns one :class:`Step` per item, ``done`` (changed now) or ``present`` (already so) or
 ``skipped`` (no git work tree / git missing, with the command to run later). Running it twice
 changes nothing the second time. Raises ``CaseError("io_error")`` when a file cannot be
-written.
+written, or, before writing anything, when ``ROOT`` is in a repository git cannot read (a
+corrupt ``.git/config``...; the message holds git's first line).
 """
 
 from __future__ import annotations
@@ -98,10 +103,27 @@ def _git(root: Path, *args: str) -> subprocess.CompletedProcess[str] | None:
     return subprocess.run([git, "-C", str(root), *args], capture_output=True, text=True)
 
 
-def _git_config(root: Path) -> Step:
+def _git_probe(root: Path) -> subprocess.CompletedProcess[str] | None:
+    """``git rev-parse --is-inside-work-tree`` in ``root`` (None without git). Raises
+    ``CaseError("io_error")`` with git's first line of complaint when git cannot read the
+    repository (a corrupt config, dubious ownership...): that is not "no git work tree"."""
+    inside = _git(root, "rev-parse", "--is-inside-work-tree")
+    if inside is None or "not a git repository" in inside.stderr:
+        return inside
+    said = [ln for ln in inside.stderr.splitlines() if ln.strip()]
+    if inside.returncode != 0 or (said and said[0].startswith(("error:", "fatal:"))):
+        first = said[0] if said else f"git exited with status {inside.returncode}"
+        raise CaseError(
+            "io_error",
+            f"git could not read the repository of {root.resolve()}: {first}",
+            hint="fix what git names (`git status` shows it too), then run init again",
+        )
+    return inside
+
+
+def _git_config(root: Path, inside: subprocess.CompletedProcess[str] | None) -> Step:
     item = f"git config diff.{DRIVER}.command"
     later = f'run `git config diff.{DRIVER}.command "{DRIVER_COMMAND}"` in the clone'
-    inside = _git(root, "rev-parse", "--is-inside-work-tree")
     if inside is None or inside.returncode != 0 or inside.stdout.strip() != "true":
         why = "git is not installed" if inside is None else "not a git work tree"
         return Step(item, "skipped", f"{why}; {later}")
@@ -133,12 +155,39 @@ def cases_pattern_root(root: Path, cases: str) -> str:
     return target.relative_to(top).as_posix() or "."
 
 
+#: C-style escapes of a quoted gitattributes pattern
+_C_ESCAPES = {"\\": "\\\\", '"': '\\"', "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def attribute_pattern(folder: str, tail: str) -> str:
+    """The .gitattributes pattern of ``folder/tail`` (``folder`` a relative POSIX path,
+    ``tail`` like ``**/*.json``) that git matches against exactly that folder: its glob
+    characters and a leading ``#`` or ``!`` escaped with a backslash, and the whole pattern
+    C-quoted when it holds whitespace, a quote or a control character (git splits an
+    attributes line at whitespace)."""
+    escaped = "".join(
+        "\\" + ch if ch in "\\*?[" or (i == 0 and ch in "#!") else ch for i, ch in enumerate(folder)
+    )
+    pattern = f"{escaped}/{tail}"
+    if not any(ch.isspace() or ch == '"' or not ch.isprintable() for ch in pattern):
+        return pattern
+    body = "".join(
+        _C_ESCAPES.get(ch, ch if ch.isprintable() else f"\\{ord(ch):03o}") for ch in pattern
+    )
+    return f'"{body}"'
+
+
 def init_project(root: Path, cases: str = "cases") -> list[Step]:
     """Set ``root`` up for cases under ``root/cases`` (see the module docstring); refuses a
-    ``cases`` outside ``root`` (:func:`cases_pattern_root`)."""
+    ``cases`` outside ``root`` (:func:`cases_pattern_root`), and a repository git cannot
+    read before writing anything."""
     cases = cases_pattern_root(root, cases)
-    pattern = "**" if cases == "." else f"{cases}/**"
-    attributes = [f"{pattern}/*.json diff={DRIVER}", f"{pattern}/*.jsonl diff={DRIVER}"]
+    inside = _git_probe(root)
+    attributes = [
+        (f"**/{glob}" if cases == "." else attribute_pattern(cases, f"**/{glob}"))
+        + f" diff={DRIVER}"
+        for glob in ("*.json", "*.jsonl")
+    ]
     steps = []
     wrote = _ensure_lines(
         root / ".gitattributes", attributes, "threads-cases: semantic diffs of case files"
@@ -149,5 +198,5 @@ def init_project(root: Path, cases: str = "cases") -> list[Step]:
         root / ".gitignore", IGNORE, "threads-cases: the last run's report, not the baseline"
     )
     steps.append(Step(".gitignore", "done" if wrote or moved else "present", ", ".join(IGNORE)))
-    steps.append(_git_config(root))
+    steps.append(_git_config(root, inside))
     return steps
