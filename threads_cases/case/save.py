@@ -242,6 +242,7 @@ def save_case(
     ``SaveResult(ok=False, error=SaveError(code, message))``; it never raises for a refusal.
     """
     try:
+        _check_types(dir, sandbox_dir, overwrite=overwrite, verify=verify)
         exp, dialects = _check_options(name, expect, at, external_effects, dialects, sandbox)
         check_secrets_mode(secrets)
         _check_log(events)
@@ -279,6 +280,44 @@ def save_case(
         Path(dir) / name, meta["portable"], meta["fingerprint"], outcome, verify, mismatches
     )
     return SaveResult(True, value=saved, warnings=_warnings(verify, mismatches))
+
+
+def _describe(value: Any) -> str:
+    """A wrong argument in a message: its type, and its value when short (as TypeScript's)."""
+    if value is None or isinstance(value, bool | int | float):
+        return f"{type(value).__name__} {value!r}"
+    if isinstance(value, str):
+        return f"the string {quote(value if len(value) <= 40 else value[:40] + '...')}"
+    return f"a {type(value).__name__}"
+
+
+def _check_types(dir: Any, sandbox_dir: Any, *, overwrite: Any, verify: Any) -> None:
+    """The arguments save_case passes to the file system and as flags: ``dir`` a folder path,
+    ``sandbox_dir`` one or None, ``overwrite`` and ``verify`` booleans; anything else is
+    ``invalid_request`` with a hint for the API (ts/src/case/save-arguments.ts), never a
+    TypeError from deep inside a save."""
+    if not isinstance(dir, str | os.PathLike) or dir == "":
+        raise CaseError(
+            "invalid_request",
+            f"dir must be the folder to save the case in, not {_describe(dir)}",
+            hint="pass dir= the path of a folder you can write to, as a str or Path",
+        )
+    if sandbox_dir is not None and (
+        not isinstance(sandbox_dir, str | os.PathLike) or sandbox_dir == ""
+    ):
+        raise CaseError(
+            "invalid_request",
+            f"sandbox_dir must be a folder path, not {_describe(sandbox_dir)}",
+            hint="pass sandbox_dir= the path of the folder holding the sandbox files "
+            "(a str or Path), or leave it out",
+        )
+    for key, value in (("overwrite", overwrite), ("verify", verify)):
+        if not isinstance(value, bool):
+            raise CaseError(
+                "invalid_request",
+                f"{key} must be True or False, not {_describe(value)}",
+                hint=f"pass {key}=True or {key}=False, or leave it out",
+            )
 
 
 def _check_options(

@@ -36,6 +36,7 @@ from ..case.loader import Case, first_blocking, inspect_case
 from ..core.errors import CaseError, Location, Problem
 from ..core.shapes import BaselineRecord, ReportResult
 from ..protocol.client import Implementation
+from .case_arguments import check_arguments, supply_calls
 from .checks import ERROR_CODES as ERROR_CODES
 from .checks import Check as Check
 from .checks import check_case as check_case
@@ -181,7 +182,14 @@ def run_case(
     ``agent`` replays your own agent (system prompt, tools and sandbox handlers) on the
     Python runtime. Returns a :class:`CaseResult`; ``result.passed(strict)`` says whether it
     counts as passing.
+
+    Raises :class:`~threads_cases.CaseError` for a refusal of its arguments, never a
+    TypeError: ``invalid_request`` for a ``path`` that is not a str or PathLike, an
+    ``implementation`` that is neither a name nor an :class:`Implementation`, or a
+    ``supply`` of the wrong shape; the implementation's own code when a named one is unknown
+    or cannot start (``driver_unavailable``).
     """
+    check_arguments(path, implementation)
     if isinstance(implementation, str):
         if implementation != "threads-py":
             from .registry import open_implementation
@@ -194,21 +202,10 @@ def run_case(
     else:
         impl = implementation
     try:
-        return run_one(Path(path), impl, _supply_calls(supply), live=live)
+        return run_one(Path(path), impl, supply_calls(supply), live=live)
     finally:
         if isinstance(implementation, str):
             impl.close()  # a driver started here is not left running
-
-
-def _supply_calls(supply: dict[str, Any] | None) -> dict[str, Any] | None:
-    """Accept a supply document ``{"calls": {...}}`` or its ``calls`` mapping; check it.
-    Raises ``CaseError("invalid_request")`` for a wrong shape (spec/replay.md, "supply")."""
-    if supply is None:
-        return None
-    from ..reference.replay import check_supply
-
-    doc = supply if set(supply) == {"calls"} else {"calls": supply}
-    return check_supply(doc, source="supply")
 
 
 def could_not_run(result: CaseResult, impl: Implementation, err: CaseError) -> None:
@@ -426,7 +423,7 @@ def run_suite(
     """
     from .expected import apply_shared, shared_listed
 
-    supply = _supply_calls(supply)
+    supply = supply_calls(supply)
     if live is not None:
         jobs = 1
     cases = _suite_cases(list(paths), pattern)
