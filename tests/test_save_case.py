@@ -288,6 +288,43 @@ def test_a_write_that_fails_is_io_error_naming_the_path(
     }
 
 
+@pytest.mark.parametrize("inside", [".", "artifacts", "artifacts/deeper"])
+def test_a_dir_that_is_or_lies_inside_a_case_is_refused(
+    recorded: tuple[Thread, str], tmp_path: Path, inside: str
+) -> None:
+    """A user's report: saving into a case's folder (or below it) wrote one more folder into
+    it and made it invalid. Refused as invalid_request, as a result, the case untouched."""
+    t, at = recorded
+    assert t.save_case("outer", at=at, dir=tmp_path / "cases").ok
+    case = tmp_path / "cases" / "outer"
+    before = sorted(p.relative_to(case) for p in case.rglob("*"))
+    dir = case / inside
+    r = t.save_case("nested", at=at, dir=dir)
+    assert not r.ok and r.error is not None and r.error.code == "invalid_request", r
+    where = "is the case directory" if inside == "." else "is inside the case directory"
+    assert r.error.message == f"{dir}: {where} {case}"
+    assert r.error.hint.startswith("write it outside the case: a case holds only the files")
+    assert sorted(p.relative_to(case) for p in case.rglob("*")) == before
+    assert case_mod.load_case(case).name == "outer"
+
+
+def test_a_dir_that_is_a_file_or_below_one_is_refused(
+    recorded: tuple[Thread, str], tmp_path: Path
+) -> None:
+    """Was io_error "File exists" (and "Not a directory" below a file): a bad argument."""
+    t, at = recorded
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    r = t.save_case("c", at=at, dir=afile)
+    assert not r.ok and r.error is not None and r.error.code == "invalid_request", r
+    assert r.error.message == f"{afile}: is a file, not a folder"
+    assert r.error.hint == "expected the folder to create the case in (it is created when missing)"
+    r = t.save_case("c", at=at, dir=str(afile / "sub"))
+    assert not r.ok and r.error is not None and r.error.code == "invalid_request", r
+    assert r.error.message == f"{afile / 'sub'}: {afile} is a file, not a folder"
+    assert afile.read_text() == "x"
+
+
 def test_dialects_choose_the_files(recorded: tuple[Thread, str], tmp_path: Path) -> None:
     t, at = recorded
     r = t.save_case("py-only", at=at, dir=tmp_path, dialects=["threads-py"])

@@ -243,7 +243,7 @@ def save_case(
     """
     try:
         _check_types(dir, sandbox_dir, overwrite=overwrite, verify=verify)
-        exp, dialects = _check_options(name, expect, at, external_effects, dialects, sandbox)
+        exp, dialects = _check_options(name, dir, expect, at, external_effects, dialects, sandbox)
         check_secrets_mode(secrets)
         _check_log(events)
         events, store = _complete_events(events, at, store, sandbox_dir, secrets)
@@ -322,15 +322,17 @@ def _check_types(dir: Any, sandbox_dir: Any, *, overwrite: Any, verify: Any) -> 
 
 def _check_options(
     name: str,
+    dir: str | os.PathLike[str],
     expect: CaseExpectation | dict[str, Any] | None,
     at: str,
     external_effects: str,
     dialects: Sequence[str],
     sandbox: SandboxProvider,
 ) -> tuple[CaseExpectation, list[str]]:
-    """The checked expectation and dialects; ``invalid_request`` for a bad name, option or
-    ``at``, ``egress_policy_unsupported`` for a sandbox that cannot block the network."""
+    """The checked expectation and dialects; ``invalid_request`` for a bad name, ``dir``,
+    option or ``at``, ``egress_policy_unsupported`` for a sandbox that cannot block the network."""
     check_case_name(name)
+    _check_dir(dir)
     if external_effects not in ("stub", "forbid"):
         raise CaseError(
             "invalid_request",
@@ -347,6 +349,16 @@ def _check_options(
             "and a replay must never reach the outside world",
         )
     return exp, checked
+
+
+def _check_dir(dir: str | os.PathLike[str]) -> None:
+    """``dir`` is a folder to create the case in (case-format.md 5.2 step 1): not a file nor
+    below one, and neither a case directory nor inside one (a case holds only its files)."""
+    from ..core.statedir import out_folder_problem
+
+    problem = out_folder_problem(dir, "the folder to create the case in")
+    if problem is not None:
+        raise CaseError("invalid_request", problem[0], hint=problem[1])
 
 
 LOG_HINT = (

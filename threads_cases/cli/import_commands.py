@@ -18,7 +18,14 @@ import typer
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from .app import app, fail, note, print_json, wants_json
-from .params import AutoFormatOpt, FormatOpt, check_log, check_out_file, checked
+from .params import (
+    AutoFormatOpt,
+    FormatOpt,
+    check_log,
+    check_not_input,
+    check_out_file,
+    checked,
+)
 
 if TYPE_CHECKING:
     from ..importers import ImportReport, Stats
@@ -116,6 +123,7 @@ def import_(
     """
     from ..importers import import_to_file
 
+    check_not_input(out, [file], "transcript")
     try:
         report = import_to_file(
             fmt, file, out, branch=branch, prompt=prompt, strict=strict, skip_invalid=skip_invalid

@@ -119,17 +119,24 @@ def check_file(path: Path) -> None:
 
 
 def check_out_folder(path: Path) -> None:
-    """A folder to write in: may be missing (it is created), must not be a file."""
-    if path.exists() and not path.is_dir():
-        raise PathProblem(
-            f"{path}: is a file, not a folder",
-            "expected the folder to create the case in (it is created when missing)",
-        )
+    """A folder to create the case in: may be missing (it is created), must not be a file
+    nor have a file above it, nor be or lie inside a case directory."""
+    check_folder_to_write(path, "the folder to create the case in")
+
+
+def check_folder_to_write(path: Path, what: str) -> None:
+    """The refusal of :func:`~..core.statedir.out_folder_problem`, if any."""
+    from ..core.statedir import out_folder_problem
+
+    problem = out_folder_problem(path, what)
+    if problem is not None:
+        raise PathProblem(*problem)
 
 
 def check_out_file(path: Path) -> None:
     """A file to write: may be missing, must not be a folder, nor inside a case directory
-    (a case holds only the files of its format; one more makes it invalid)."""
+    (a case holds only the files of its format; one more makes it invalid), nor below a
+    file (its missing folders are created)."""
     if path.is_dir():
         raise PathProblem(f"{path}: is a folder", "expected the path of a file to write")
     check_not_in_case(path)
@@ -144,16 +151,39 @@ def check_baseline(path: Path) -> None:
 
 
 def check_not_in_case(path: Path) -> None:
-    """Not inside a case directory (a case holds only the files of its format)."""
-    from ..core.statedir import case_around
+    """Not inside a case directory (a case holds only the files of its format), nor below a
+    file (missing folders are created, a file cannot be)."""
+    from ..core.statedir import INSIDE_CASE_HINT, case_around
 
-    case = case_around(path.absolute().parent)
+    case = case_around(Path(os.path.abspath(path.parent)))
     if case is not None:
-        raise PathProblem(
-            f"{path}: is inside the case directory {case}",
-            "write it outside the case: a case holds only the files of its format, and "
-            "any other file makes it invalid",
-        )
+        raise PathProblem(f"{path}: is inside the case directory {case}", INSIDE_CASE_HINT)
+    for d in (path.parent, *path.parent.parents):
+        if d.is_dir():
+            break
+        if d.exists():
+            raise PathProblem(
+                f"{path}: {d} is a file, not a folder",
+                "pass a path in a folder (missing folders are created)",
+            )
+
+
+def check_not_input(out: Path | None, inputs: list[Path], what: str = "input") -> None:
+    """Refuse an output that is one of the command's input files (the same file, also
+    through a symlink or another spelling of its path): writing it would destroy the input
+    before or while it is read."""
+    if out is None:
+        return
+    for path in inputs:
+        try:
+            same = os.path.samefile(out, path)
+        except OSError:
+            continue
+        if same:
+            raise PathProblem(
+                f"{out}: is the {what} file {path}",
+                f"write the output to another path: writing {out} would replace the {what}",
+            )
 
 
 def checked(check: Check) -> Callable[[Any], Any]:

@@ -12,8 +12,7 @@ import typer
 from ..core.errors import CaseError
 from ..core.strictjson import canonical_line
 from .app import app, fail, render_error
-from .native import PathProblem
-from .params import check_file, check_out_file, checked
+from .params import check_file, check_folder_to_write, check_not_input, check_out_file, checked
 
 report_app = typer.Typer(name="report", help="Work with JSON Lines reports.", no_args_is_help=True)
 app.add_typer(report_app)
@@ -40,6 +39,7 @@ def merge(
     from ..harness.merge import merge_reports
     from ..harness.report import write_jsonl
 
+    check_not_input(output, reports, "report")
     try:
         lines = merge_reports(reports)
     except CaseError as err:
@@ -54,11 +54,7 @@ def merge(
 
 
 def _check_page_folder(path: Path) -> None:
-    if path.exists() and not path.is_dir():
-        raise PathProblem(
-            f"{path}: is a file, not a folder",
-            "expected the folder to write index.html in (it is created when missing)",
-        )
+    check_folder_to_write(path, "the folder to write index.html in")
 
 
 @report_app.command()
@@ -100,6 +96,8 @@ def html(
     """
     from ..harness.compliance_html import write_page
 
+    inputs = [*reports, *([compare] if compare is not None else [])]
+    check_not_input(output / "index.html", inputs, "report")
     try:
         path, page = write_page(reports, output, compare=compare, title=title)
     except CaseError as err:

@@ -26,7 +26,15 @@ from .live_options import (
     SystemFileOpt,
     build_live,
 )
-from .params import ReportFormat, check_baseline, check_exists, check_file, check_out_file, checked
+from .params import (
+    ReportFormat,
+    check_baseline,
+    check_exists,
+    check_file,
+    check_not_input,
+    check_out_file,
+    checked,
+)
 
 if TYPE_CHECKING:
     from ..harness.baseline import Baseline
@@ -358,6 +366,7 @@ def run(
     from ..harness.registry import strict_setting
     from ..harness.run_setup import REFUSALS, check_live_accept, suite_implementations
 
+    check_not_input(junit, [p for p in (baseline, supply) if p is not None], "input")
     try:
         check_live_accept(live, accept)
         live_run = build_live(

@@ -87,3 +87,30 @@ def state_path(name: str, cwd: Path | None = None) -> Path:
         return Path(os.path.relpath(home / STATE / name, here))
     except ValueError:  # another drive on Windows
         return home / STATE / name
+
+
+#: The hint of a refused output inside a case (CLI outputs, a save's ``dir``).
+INSIDE_CASE_HINT = (
+    "write it outside the case: a case holds only the files of its format, and any other "
+    "file makes it invalid"
+)
+
+
+def out_folder_problem(path: str | os.PathLike[str], what: str) -> tuple[str, str] | None:
+    """Why ``path`` cannot be a folder to write in, as ``(message, hint)``, or None: it is, or
+    lies inside, a case directory (it or a folder above holds ``case.json``), or it or a
+    folder above exists and is not a folder. ``what`` names the folder in the hint. The
+    checks are lexical on the normalized absolute path (TypeScript ``checkOutFolder`` says
+    the same words)."""
+    absolute = Path(os.path.abspath(path))
+    case = case_around(absolute)
+    if case is not None:
+        where = "is the case directory" if case == absolute else "is inside the case directory"
+        return f"{path}: {where} {case}", INSIDE_CASE_HINT
+    for d in (absolute, *absolute.parents):
+        if os.path.isdir(d):
+            return None
+        if os.path.exists(d):
+            at = "is a file" if d == absolute else f"{d} is a file"
+            return f"{path}: {at}, not a folder", f"expected {what} (it is created when missing)"
+    return None

@@ -1,7 +1,7 @@
 /** Thread.saveCase: a saved case, its atomic write, and every refusal code. */
 
 import { strict as assert } from "node:assert";
-import { existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, test } from "node:test";
@@ -115,6 +115,43 @@ describe("saveCase", () => {
   });
   test("refusals write nothing", () => {
     assert.ok(!existsSync(join(dir, "x")));
+  });
+});
+
+describe("saveCase refuses a dir that is a file or inside a case (case-format.md 5.2 step 1)", () => {
+  const hint = "write it outside the case: a case holds only the files of its format, and any other file makes it invalid";
+
+  test("a dir that is or lies inside a case directory is invalid_request; the case stays as it was", () => {
+    const { thread, at } = recorded();
+    const cases = join(work, "inside");
+    assert.ok(thread.saveCase("outer", { at, dir: cases }).ok);
+    const outer = join(cases, "outer");
+    const before = readdirSync(outer, { recursive: true }).sort();
+    for (const [dir, where] of [
+      [outer, "is the case directory"],
+      [join(outer, "artifacts"), "is inside the case directory"],
+      [join(outer, "artifacts", "deeper"), "is inside the case directory"],
+    ] as const) {
+      const r = thread.saveCase("nested", { at, dir });
+      assert.ok(!r.ok, `refused: ${dir}`);
+      assert.deepEqual(r.error, { code: "invalid_request", message: `${dir}: ${where} ${outer}`, hint });
+    }
+    assert.deepEqual(readdirSync(outer, { recursive: true }).sort(), before);
+    assert.doesNotThrow(() => readCaseFiles(outer));
+  });
+
+  test("a dir that is a file, or below one, is invalid_request, not io_error EEXIST", () => {
+    const { thread, at } = recorded();
+    const afile = join(work, "afile");
+    writeFileSync(afile, "x");
+    const folderHint = "expected the folder to create the case in (it is created when missing)";
+    const r = thread.saveCase("c", { at, dir: afile });
+    assert.ok(!r.ok);
+    assert.deepEqual(r.error, { code: "invalid_request", message: `${afile}: is a file, not a folder`, hint: folderHint });
+    const below = thread.saveCase("c", { at, dir: join(afile, "sub") });
+    assert.ok(!below.ok);
+    assert.deepEqual(below.error, { code: "invalid_request", message: `${join(afile, "sub")}: ${afile} is a file, not a folder`, hint: folderHint });
+    assert.equal(readFileSync(afile, "utf8"), "x");
   });
 });
 

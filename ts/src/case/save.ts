@@ -17,7 +17,7 @@ import { join } from "node:path";
 
 import { canonicalDocument } from "../core/canonical.js";
 import { CASE_FORMAT, DEFAULT_DIALECTS, RECORDING_FORMAT, checkCaseName, finishCaseFiles, type CaseExpectation } from "./case.js";
-import { writeCaseDir, type WriteOutcome } from "./writer.js";
+import { outFolderProblem, writeCaseDir, type WriteOutcome } from "./writer.js";
 import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { MAX_RECORDING_BYTES, RECORDING_LISTS, checkRecordingEntries } from "../core/files.js";
@@ -419,6 +419,9 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
   const externalEffects = options.externalEffects ?? "stub";
   try {
     checkCaseName(name);
+    // the folder (case-format.md 5.2 step 1); a dir that is not a string is refused below
+    const dirProblem = typeof options.dir === "string" ? outFolderProblem(options.dir, "the folder to create the case in") : null;
+    if (dirProblem) throw new CaseError("invalid_request", dirProblem[0], { hint: dirProblem[1] });
     if (externalEffects !== "stub" && externalEffects !== "forbid") {
       throw new CaseError("invalid_request", `external_effects must be 'stub' or 'forbid', not ${quote(externalEffects)}`);
     }

@@ -27,7 +27,7 @@ import {
   writeSync,
 } from "node:fs";
 import { hostname } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 import { CaseError } from "../core/errors.js";
 import { readCaseFiles } from "./case.js";
@@ -36,6 +36,49 @@ export const LOCK_WAIT_MS = 120_000;
 export const ORPHAN_MS = 5_000;
 
 export type WriteOutcome = "created" | "unchanged" | "replaced";
+
+/** The hint of a refused output inside a case (threads_cases/core/statedir.py says the same). */
+export const INSIDE_CASE_HINT =
+  "write it outside the case: a case holds only the files of its format, and any other file makes it invalid";
+
+function statOrNull(path: string): ReturnType<typeof statSync> | null {
+  try {
+    return statSync(path, { throwIfNoEntry: false }) ?? null;
+  } catch {
+    return null; // ENOTDIR, ELOOP, ...: as Python's os.path.exists, not there
+  }
+}
+
+/** The case `folder` (absolute) is or is inside: the nearest folder up holding a file case.json. */
+function caseAround(folder: string): string | null {
+  for (let d = folder; ; d = dirname(d)) {
+    if (statOrNull(join(d, "case.json"))?.isFile()) return d;
+    if (dirname(d) === d) return null;
+  }
+}
+
+/**
+ * Why `path` cannot be a folder to write in, as `[message, hint]`, or null: it is, or lies
+ * inside, a case directory, or it or a folder above exists and is not a folder (the words of
+ * Python's `out_folder_problem`; lexical on the resolved absolute path).
+ */
+export function outFolderProblem(path: string, what: string): [string, string] | null {
+  const absolute = resolve(path);
+  const found = caseAround(absolute);
+  if (found !== null) {
+    const where = found === absolute ? "is the case directory" : "is inside the case directory";
+    return [`${path}: ${where} ${found}`, INSIDE_CASE_HINT];
+  }
+  for (let d = absolute; ; d = dirname(d)) {
+    const st = statOrNull(d);
+    if (st?.isDirectory()) return null;
+    if (st) {
+      const at = d === absolute ? "is a file" : `${d} is a file`;
+      return [`${path}: ${at}, not a folder`, `expected ${what} (it is created when missing)`];
+    }
+    if (dirname(d) === d) return null;
+  }
+}
 
 const sleeper = new Int32Array(new SharedArrayBuffer(4));
 function sleepMs(ms: number): void {
