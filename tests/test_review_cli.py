@@ -497,8 +497,46 @@ def test_list_names_a_case_it_cannot_read_and_exits_1(tmp_path: Path) -> None:
     j = cli("list", "cases", "--format", "json", cwd=tmp_path)
     assert j.returncode == 1
     rows = {r["name"]: r for r in json.loads(j.stdout)["cases"]}
-    assert rows["weather-stub"]["error"].startswith("error[case_invalid]")
-    assert not rows["reads-notes"]["error"]
+    error = rows["weather-stub"]["error"]
+    assert error["code"] == "case_invalid" and error["file"].endswith("case.json")
+    assert set(error) == {"code", "message", "file", "line", "pointer", "hint"}
+    assert rows["reads-notes"]["error"] is None
+
+
+@pytest.mark.parametrize(
+    ("file", "spoil", "says"),
+    [
+        ("model.json", None, "model.json is missing"),
+        ("stubs.json", lambda t: t.replace("}", ",}", 1), "trailing comma"),
+        ("model.json", lambda t: t.replace("{", '{"x": 1e400,', 1), "out of the range"),
+    ],
+)
+def test_list_reads_every_file_as_run_does(
+    tmp_path: Path, file: str, spoil: Callable[[str], str] | None, says: str
+) -> None:
+    """spec/case-format.md 8.1: `list` reads each case with the one loader, so a case `run`
+    refuses (a missing file, a file that is not strict JSON) is listed with its error."""
+    copy(tmp_path, "reads-notes")
+    broken = copy(tmp_path, "weather-stub")
+    if spoil is None:
+        (broken / file).unlink()
+    else:
+        (broken / file).write_text(spoil((broken / file).read_text(encoding="utf-8")))
+    run = cli("run", broken, cwd=tmp_path)
+    assert "error[case_invalid]" in run.stdout + run.stderr and says in run.stdout + run.stderr
+    p = cli("list", "cases", cwd=tmp_path)
+    assert p.returncode == 1, p.stdout + p.stderr
+    row = next(line for line in p.stdout.splitlines() if "weather-stub" in line)
+    assert "unreadable" in row
+    assert f"error[case_invalid]: {Path('cases/weather-stub') / file}" in p.stderr
+    assert says in p.stderr and "  hint: " in p.stderr
+    assert "1 cannot be read" in p.stdout
+    j = cli("list", broken, "--format", "json", cwd=tmp_path)
+    assert j.returncode == 1
+    (row_json,) = json.loads(j.stdout)["cases"]
+    error = row_json["error"]
+    assert error["code"] == "case_invalid" and says in error["message"]
+    assert error["file"] == str(broken / file) and error["hint"]
 
 
 # --------------------------------------------------------------------------- validate

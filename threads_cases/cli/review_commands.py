@@ -3,7 +3,7 @@
 
 Exit statuses: ``show`` 0 (1 when the case cannot be read); ``fmt`` 0 (``--check``: 1 when a
 file is not canonical or a fingerprint is stale), 1 when a file cannot be read, 2 for a
-missing path; ``list`` 0; ``stale`` 0, 2 when the report is missing.
+missing path; ``list`` 0 (1 when a case cannot be read); ``stale`` 0, 2 when the report is missing.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from ..review import (
     unfixable_problems,
     write_formatted,
 )
-from .app import app, fail, note, print_json, stdout
+from .app import app, fail, note, print_json, render_error, stdout
 from .params import FormatOpt, check_case, check_exists, check_folder, checked
 from .review_output import piped_width, print_fitted, refuse
 
@@ -172,8 +172,11 @@ def list_cases(
 ) -> None:
     """List the cases found: name, dialects, portable, fingerprint, size in bytes.
 
-    A case that cannot be read is listed too, with its error (``error[<code>]: ...``) after
-    the table, and the exit status is 1 (``json``: each such row has ``error``). Cases that
+    Each case is read as `run` reads it (every file, strictly): a case that `run` would
+    refuse (a missing or broken file, a trailing comma, a number out of range) is listed
+    too, with its error (``error[<code>]: ...`` and a hint) after the table, and the exit
+    status is 1 (``json``: such a row's ``error`` is {"code", "message", "file", "line",
+    "pointer", "hint"}, else null). A stale fingerprint is shown, not an error. Cases that
     share a name get a warning on stderr, as from `run` and `validate`. With --format json a
     refusal (no such folder, a bad option) is {"code", "message"} on stdout, exit 2."""
     from ..case.directory import shared_names
@@ -213,8 +216,10 @@ def list_cases(
             Text(r["path"]),
         )
     stdout.print(table, width=_width())
-    for r in unreadable:
-        typer.echo(r["error"], err=True)
+    for r in unreadable:  # as `run` and `validate` print it
+        e = r["error"]
+        where = {k: e[k] for k in ("file", "line", "pointer")}
+        render_error(CaseError(e["code"], e["message"], **where, hint=e["hint"]))
     summary = f"{len(rows)} case(s), {sum(r['size'] for r in rows)} bytes"
     if unreadable:
         summary += f"; {len(unreadable)} cannot be read (run threads-cases validate on them)"

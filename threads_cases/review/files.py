@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..case.directory import walk_case as walk_case
-from ..case.loader import inspect_case
+from ..case.loader import first_blocking, inspect_case
 from ..core.canonical import compact
 from ..core.errors import CaseError
 from ..core.files import check_recording_entries
@@ -130,8 +130,10 @@ def is_canonical(rel: str, data: bytes, where: str, parsed: Any = _UNPARSED) -> 
 
 def case_summary(path: Path) -> dict[str, Any]:
     """One row of ``list``: name, dialects, portable, fingerprint (and whether it is
-    current), the number of files and their total size in bytes; ``error`` when case.json
-    cannot be read (by the case loader; a problem in another file is left to ``validate``)."""
+    current), the number of files and their total size in bytes; ``error`` (None, or
+    ``{"code", "message", "file", "line", "pointer", "hint"}``) when the case cannot run:
+    the first problem of the case loader that stops ``run`` too (spec/case-format.md 8.1,
+    :func:`~threads_cases.case.loader.first_blocking`; a stale fingerprint does not)."""
     row: dict[str, Any] = {
         "name": path.name,
         "path": str(path),
@@ -147,12 +149,12 @@ def case_summary(path: Path) -> dict[str, Any]:
     files = dict(case.files) if case is not None else walk_case(path)[0]
     row["size"] = sum(len(b) for b in files.values())
     row["files"] = len(files)
-    blocking = [x for x in problems if x.code != "fingerprint_stale"]
-    unread = [x for x in blocking if unread_file(path, case, x)]
-    if case is None or unread or any(x.location.file == str(path / "case.json") for x in blocking):
-        first = (unread or blocking)[0]
-        row["error"] = f"error[{first.code}]: {first.render()}"
-        return row
+    err = first_blocking(problems)
+    if err is not None:
+        row["error"] = {**err.problem().to_json(), "hint": err.hint}
+    at_meta = str(path / "case.json")
+    if case is None or any(x.location.file == at_meta and first_blocking([x]) for x in problems):
+        return row  # case.json itself cannot be trusted: no name, dialects or fingerprint
     row.update(
         name=case.name,
         dialects=case.dialects,
