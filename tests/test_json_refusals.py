@@ -151,7 +151,13 @@ REFUSALS = {
         ["diff", "cases/reads-notes", "nope"],
         "invalid_request",
         2,
-        "nope: not a case directory: case.json is missing",
+        "nope: no such file or folder",
+    ),
+    "diff-log-and-case": (
+        ["diff", "t.jsonl", "cases/reads-notes"],
+        "invalid_request",
+        2,
+        "cannot compare a thread log (t.jsonl) with a case directory (cases/reads-notes)",
     ),
     "diff-case-json-a-folder": (
         ["diff", "folder-case", "cases/reads-notes"],

@@ -213,8 +213,33 @@ def test_diff_bad_arguments_exit_2(tmp_path: Path) -> None:
     assert one.returncode == 2 and one.stderr.startswith("error[invalid_request]: ")
     notcase = cli("diff", a, tmp_path, cwd=tmp_path)
     assert notcase.returncode == 2 and "case.json is missing" in notcase.stderr
+    missing = cli("diff", a, "nonexist", cwd=tmp_path)
+    assert missing.returncode == 2
+    assert missing.stderr.startswith("error[invalid_request]: nonexist: no such file or folder")
+    assert "case.json is missing" not in missing.stderr
+    log = a / "log.threads-py.jsonl"
+    for args in ((log, a), (a, log)):
+        mixed = cli("diff", *args, cwd=tmp_path)
+        assert mixed.returncode == 2, mixed.stderr
+        first = mixed.stderr.splitlines()[0]
+        assert "cannot compare a" in first and "not a case directory" not in first
+        assert f"a thread log ({log})" in first and f"a case directory ({a})" in first
     fmt = cli("diff", "--format", "yaml", a, a, cwd=tmp_path)
     assert fmt.returncode == 2
+
+
+def test_diff_takes_a_case_json_for_its_case(tmp_path: Path) -> None:
+    """A case.json given stands for its case, as `run` reads it (runner.discover)."""
+    a = copy(tmp_path, "weather-stub", "a")
+    b = copy(tmp_path, "weather-stub", "b")
+    rewrite(b / "stubs.json", lambda d: d["calls"][0]["result"].update(content="sunny"))
+    same = cli("diff", a, a / "case.json", cwd=tmp_path)
+    assert same.returncode == 0, same.stderr
+    assert f"no difference between {a} and {a}" in same.stdout
+    p = cli("diff", a / "case.json", b / "case.json", "--format", "json", cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    doc = json.loads(p.stdout)
+    assert (doc["a"], doc["b"]) == (str(a), str(b)) and not doc["equal"]
 
 
 def _git(cwd: Path, *args: str) -> subprocess.CompletedProcess[str]:

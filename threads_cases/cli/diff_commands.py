@@ -8,6 +8,7 @@ Exit statuses: 0 equal, 1 different, 2 refused (bad arguments, ``git_unavailable
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 from typing import Annotated
@@ -97,9 +98,57 @@ def _diff_files(a: Path, b: Path, fmt: str) -> None:
     raise typer.Exit(0 if answer["equal"] else 1)
 
 
+#: What ``diff`` compares, in a refusal's hint.
+DIFF_EXPECTED = (
+    "diff takes two case directories (or their case.json), two thread logs or two run "
+    "reports; one case with --git REV"
+)
+
+
+def _as_case(path: Path) -> Path:
+    """``path``, or its case directory when it is a case's case.json (a regular file named
+    case.json stands for its case, as `run` reads it: runner.discover); ``invalid_request``
+    for a path that does not exist."""
+    try:
+        os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        raise CaseError(
+            "invalid_request", "no such file or folder", file=str(path), hint=DIFF_EXPECTED
+        ) from None
+    return path.parent if path.name == "case.json" and path.is_file() else path
+
+
+def _kind(path: Path) -> str:
+    """What a path given to ``diff`` is, in words: a case directory, a folder, a run report,
+    a thread log."""
+    from ..review.filediff import is_report
+
+    if path.is_dir():
+        return "a case directory" if os.path.lexists(path / "case.json") else "a folder"
+    return "a run report" if is_report(path) else "a thread log"
+
+
+def _mixed(a: Path, b: Path) -> CaseError:
+    """The refusal of a file given with a folder: the two cannot be compared."""
+    case = a if a.is_dir() else b
+    hint = DIFF_EXPECTED
+    logs = sorted(case.glob("log.*.jsonl"))
+    if logs and os.path.lexists(case / "case.json"):
+        hint = f"{hint}; to compare a log with the case's, pass {logs[0]}"
+    return CaseError(
+        "invalid_request",
+        f"cannot compare {_kind(a)} ({a}) with {_kind(b)} ({b})",
+        hint=hint,
+    )
+
+
 def _case_files(case: Path) -> dict[str, bytes]:
     """The files of the case directory ``case`` (strict walk); ``invalid_request`` naming the
     path when it holds no case.json."""
+    if not case.is_dir() and os.path.lexists(case):
+        raise CaseError(
+            "invalid_request", "is a file, not a case directory", file=str(case), hint=CASE_EXPECTED
+        )
     kind = case_json_kind(case)
     if kind == "missing":
         raise CaseError(
@@ -161,9 +210,11 @@ def diff(
         if git is not None:
             if len(args) != 1:
                 raise CaseError("invalid_request", "diff --git REV takes exactly one CASE")
-            case_b = Path(args[0])
+            case_b = Path(args[0])  # may be deleted since REV: not refused for that
+            if case_b.name == "case.json" and case_b.is_file():
+                case_b = case_b.parent
             a_files = git_case_files(git, case_b, absent_ok=True)
-            label_a = f"{git}:{args[0]}"
+            label_a = f"{git}:{case_b}"
             if not a_files or not case_b.exists():  # added or deleted since REV
                 _whole_case(git, case_b, a_files, fmt)
         else:
@@ -171,12 +222,13 @@ def diff(
                 raise CaseError(
                     "invalid_request", "diff takes two case directories (or one with --git REV)"
                 )
-            case_a = Path(args[0])
-            case_b = Path(args[1])
+            case_a, case_b = _as_case(Path(args[0])), _as_case(Path(args[1]))
             if case_a.is_file() and case_b.is_file():
                 _diff_files(case_a, case_b, fmt)  # two thread logs or two reports
+            if case_a.is_file() != case_b.is_file():
+                raise _mixed(case_a, case_b)  # a log with a case: say so, blame neither
             a_files = _case_files(case_a)
-            label_a = args[0]
+            label_a = str(case_a)
         b_files = _case_files(case_b)
     except CaseError as err:  # one line under --format json, as run's (reports.md 5.2)
         raise refuse(err, fmt) from None
