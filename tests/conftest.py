@@ -7,6 +7,7 @@ it must stay deterministic: fixed clock, fixed thread id, scripted model.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import select
@@ -251,12 +252,14 @@ class _ForkServer:
             req |= {"stdout": str(out), "stderr": str(err)}
             self.proc.stdin.write(json.dumps(req).encode() + b"\n")
             self.proc.stdin.flush()
-            pid = int(self._reply(b"pid ", None))
             try:
-                code = int(self._reply(b"status ", timeout))
-            except TimeoutError:
-                os.killpg(pid, signal.SIGKILL)
-                self._reply(b"status ", None)
+                code = self._status(timeout)
+            except BaseException:
+                # a reply still on its way would answer the next call's request (a call
+                # read "status 2" where it waited for "pid"): the next call starts afresh
+                self._kill()
+                raise
+            if code is None:
                 tail = err.read_bytes()[-500:]
                 cmd = " ".join(args[:2])
                 pytest.fail(f"`threads-cases {cmd} ...` hung for {timeout}s ({tail!r})")
@@ -267,6 +270,25 @@ class _ForkServer:
                 out.read_bytes().decode(**decode),
                 err.read_bytes().decode(**decode),
             )
+
+    def _status(self, timeout: float) -> int | None:
+        """The exit status of the child the last request started, or None when it ran past
+        ``timeout`` (its process group is killed, its status read: the server is in step)."""
+        pid = int(self._reply(b"pid ", None))
+        try:
+            return int(self._reply(b"status ", timeout))
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):  # it may end as the timeout fires
+                os.killpg(pid, signal.SIGKILL)
+            self._reply(b"status ", None)
+            return None
+
+    def _kill(self) -> None:
+        """End the server at once (its unsaved coverage data is lost: failures only)."""
+        if self.proc is not None:
+            self.proc.kill()
+            self.proc.wait(timeout=60)
+            self.proc = None
 
     def _reply(self, prefix: bytes, timeout: float | None) -> str:
         assert self.proc is not None and self.proc.stdout is not None
