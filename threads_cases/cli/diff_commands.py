@@ -100,8 +100,8 @@ def _diff_files(a: Path, b: Path, fmt: str) -> None:
 
 #: What ``diff`` compares, in a refusal's hint.
 DIFF_EXPECTED = (
-    "diff takes two case directories (or their case.json), two thread logs or two run "
-    "reports; one case with --git REV"
+    "expected two case directories (or their case.json), two thread logs or two run "
+    "reports (diff compares two of a kind); one case with --git REV"
 )
 
 

@@ -371,7 +371,8 @@ def failure_text(result: CaseResult, width: int = 120) -> str:
     )
     if result.warnings:
         head += f" (warnings: {', '.join(result.warnings)})"
-    errored = result.verdict == "error" and result.reasons
+    errored = result.verdict == "error" and result.reasons and not result.hint
+    # the panel shows the error's own hint; the code's general one only when it has none
     hint = REASON_HINTS.get(result.reasons[0], "") if errored else ""
     hint = f"\n  hint: {hint}" if hint else ""
     return head + "\n" + buf.getvalue().rstrip() + hint + f"\ncase: {result.path}"
