@@ -325,3 +325,27 @@ def test_a_configured_implementation_that_no_case_lists_is_refused(
     # a -k that deselects the implementation's items leaves nothing of it to refuse
     kept = pytester.runpytest("--threads-cases", "cases", "-k", "threads-py", *QUIET)
     kept.assert_outcomes(passed=2, deselected=2)
+
+
+def test_a_path_that_holds_no_case_is_refused_saying_why(pytester: pytest.Pytester) -> None:
+    """The user's trial: a file was "no such folder", and an empty folder ended "no tests
+    ran" (exit 5) with no reason where `threads-cases run` refuses "no cases found"."""
+    cases = copy_cases(pytester.path, ("weather-stub",))
+    (pytester.path / "afile").write_text("not a case\n")
+    (pytester.path / "emptydir").mkdir()
+    run = cli("run", "emptydir", cwd=pytester.path)
+    assert run.returncode == 2 and "no cases found" in run.stderr
+    run_hint = next(line for line in run.stderr.splitlines() if "hint:" in line)
+    for target, says in (
+        ("afile", "afile: is a file, not a folder holding cases"),
+        ("emptydir", "emptydir: no cases found"),
+        ("missing", "missing: no such file or folder"),
+    ):
+        result = pytester.runpytest("--threads-cases", target, *QUIET)
+        assert result.ret == pytest.ExitCode.USAGE_ERROR, (target, result.stdout.str())
+        err = result.stderr.str()
+        assert "error[invalid_request]: " in err and says in err, (target, err)
+        assert "no such folder" not in err and "hint: " in err
+    assert run_hint in pytester.runpytest("--threads-cases", "emptydir", *QUIET).stderr.str()
+    one = pytester.runpytest("--threads-cases", cases / "weather-stub" / "case.json", *QUIET)
+    one.assert_outcomes(passed=1)  # a case's case.json stands for its case, as in `run`

@@ -1,4 +1,6 @@
-"""The pytest plugin's refusals worded as the CLI's (:mod:`.pytest_plugin`), among them the
+"""The pytest plugin's refusals worded as the CLI's (:mod:`.pytest_plugin`): a
+``--threads-cases`` path that is missing, a file, or holds no case (as ``threads-cases run``
+refuses "no cases found"), and the
 refusal of a named implementation whose selected cases all leave its dialect out of case.json
 ``dialects`` (:func:`~.run_setup.check_named_dialects`, as ``threads-cases run`` refuses it),
 checked on the collected items or, under pytest-xdist, on the node ids the workers collected.
@@ -43,3 +45,30 @@ def check_named(runs: list[tuple[Path, str, str]]) -> None:
         check_named_dialects(runs)
     except CaseError as err:
         raise usage_error(err) from None
+
+
+def case_dir(path: Path) -> Path:
+    """A path given to ``--threads-cases`` (or ``threads_cases_paths``): a case's case.json
+    stands for its case, as `run` reads it (:func:`.runner.discover`)."""
+    return path.parent if path.name == "case.json" and path.is_file() else path
+
+
+def check_case_dirs(dirs: list[Path]) -> None:
+    """Raise the usage error of a path that does not exist or is a file, or of folders that
+    hold no case (``threads-cases run`` refuses "no cases found", exit 2; else pytest would
+    end "no tests ran", exit 5, with no reason)."""
+    from .runner import NO_CASES_HINT, discover
+
+    expected = "pass a folder holding case directories (each with a case.json)"
+    for d in dirs:
+        if not d.exists():
+            missing = CaseError("invalid_request", "no such file or folder", file=str(d))
+            missing.hint = expected
+            raise usage_error(missing)
+        if not d.is_dir():
+            what = "is a file, not a folder holding cases"
+            raise usage_error(CaseError("invalid_request", what, file=str(d), hint=expected))
+    if not discover(dirs):
+        where = str(dirs[0]) if len(dirs) == 1 else None
+        err = CaseError("invalid_request", "no cases found", file=where, hint=NO_CASES_HINT)
+        raise usage_error(err)

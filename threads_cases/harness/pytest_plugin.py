@@ -173,13 +173,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 
 def _configured_dirs(config: pytest.Config) -> list[Path]:
-    dirs: list[Path] = []
-    for d in config.getoption("threads_cases_paths") or []:
-        dirs.append((config.invocation_params.dir / d).resolve())
+    from threads_cases.harness.pytest_named import case_dir  # a case.json: its case
+
+    here = config.invocation_params.dir
+    dirs = [(here / d).resolve() for d in config.getoption("threads_cases_paths") or []]
     base = config.inipath.parent if config.inipath is not None else config.rootpath
-    for d in config.getini("threads_cases_paths"):
-        dirs.append((base / d).resolve())
-    return list(dict.fromkeys(dirs))
+    dirs += [(base / d).resolve() for d in config.getini("threads_cases_paths")]
+    return list(dict.fromkeys(map(case_dir, dirs)))
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -195,10 +195,10 @@ def pytest_configure(config: pytest.Config) -> None:
         return
     if config.getoption("threads_cases_live"):
         config.stash[_LIVE] = _live_run(config)
-    for d in dirs:
-        if not d.is_dir():
-            raise pytest.UsageError(f"threads-cases: no such folder: {d}")
     from threads_cases.core.errors import CaseError
+    from threads_cases.harness.pytest_named import check_case_dirs
+
+    check_case_dirs(dirs)  # missing, a file, or no case: refused with the CLI's words
     from threads_cases.harness.baseline import load_baseline
     from threads_cases.harness.registry import (
         available_implementations,

@@ -147,6 +147,10 @@ class SuiteResult:
         return 0 if all(r.passed(self.strict) for r in self.results) else 3
 
 
+#: The hint of the refusal when no case is found (``run``, the pytest plugin).
+NO_CASES_HINT = "pass a directory holding case directories (each with a case.json), or check -k"
+
+
 def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Case directories under ``paths`` (a case directory is one holding case.json, named
     directly of any kind as ``validate CASE`` counts it), sorted, skipping hidden folders
@@ -360,7 +364,7 @@ def _suite_cases(paths: list[str | os.PathLike[str]], pattern: str | None) -> li
         raise CaseError(
             "invalid_request",
             "no cases found",
-            hint="pass a directory holding case directories (each with a case.json), or check -k",
+            hint=NO_CASES_HINT,
         )
     return cases
 
