@@ -118,3 +118,22 @@ def test_last_failed_from_another_folder(tmp_path: Path, conformance_case: CopyC
     assert (tmp_path / ".threads-cases" / "last-report.jsonl").is_file()
     status, got, err = run_json(here, os.path.join("..", "cases"), "--last-failed")
     assert status == 3 and got == {"lists-files": "fail"}, err
+
+
+def test_last_failed_without_a_report_says_there_is_none_yet(
+    tmp_path: Path, conformance_case: CopyCase
+) -> None:
+    """The user's trial: the first `--last-failed` said "no failures in the last report"
+    when there was no report at all. It says there is none yet, where it looked, and that
+    everything runs; with a report holding no failure it still says so, naming the report."""
+    conformance_case("reads-notes")
+    (tmp_path / ".git").mkdir()  # the project's folder: .threads-cases/ goes here
+    report = os.path.join(".threads-cases", "last-report.jsonl")
+    status, got, err = run_json(tmp_path, "cases", "--last-failed")
+    assert status == 0 and got == {"reads-notes": "pass"}, err
+    assert f"no report yet at {report}" in err and "running everything" in err
+    assert "no failures" not in err
+    status, got, err = run_json(tmp_path / "cases", ".", "--last-failed")
+    assert status == 0 and got == {"reads-notes": "pass"}, err
+    assert f"no failures in the last report ({os.path.join('..', report)})" in err
+    assert "running everything" in err and "no report yet" not in err

@@ -225,9 +225,15 @@ def _last_failed_only(last_failed: bool) -> set[tuple[str, str]] | None:
     """``--last-failed``: the pairs that failed in the last report (None: run everything)."""
     from ..harness.run_setup import last_failed_pairs
 
-    only = last_failed_pairs(state_path(LAST_REPORT), note) if last_failed else None
-    if last_failed and only is None:
-        note("no failures in the last report: running everything")
+    if not last_failed:
+        return None
+    report = state_path(LAST_REPORT)
+    if not report.is_file():  # the first run here: not "no failures", say so
+        note(f"no report yet at {report} (a run writes it): running everything")
+        return None
+    only = last_failed_pairs(report, note)
+    if only is None:
+        note(f"no failures in the last report ({report}): running everything")
     return only
 
 
