@@ -196,7 +196,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getoption("threads_cases_live"):
         config.stash[_LIVE] = _live_run(config)
     from threads_cases.core.errors import CaseError
-    from threads_cases.harness.pytest_named import check_case_dirs
+    from threads_cases.harness.pytest_named import check_case_dirs, usage_error
 
     check_case_dirs(dirs)  # missing, a file, or no case: refused with the CLI's words
     from threads_cases.harness.baseline import load_baseline
@@ -217,8 +217,6 @@ def pytest_configure(config: pytest.Config) -> None:
         named = config.getoption("threads_cases_impl") or list(configured())
         names = config.getoption("threads_cases_impl") or ["threads-py", *named]
     except CaseError as err:
-        from threads_cases.harness.pytest_named import usage_error
-
         raise usage_error(err) from None
     config.stash[_NAMES] = names
     unknown = [n for n in names if n not in known]
@@ -229,8 +227,6 @@ def pytest_configure(config: pytest.Config) -> None:
     try:
         config.stash[_NAMED] = {n: implementation_dialect(n) for n in named}
     except CaseError as err:
-        from threads_cases.harness.pytest_named import usage_error
-
         raise usage_error(err) from None
     # Make sure pytest visits the case folders: add each one that no argument reaches
     # (neither an ancestor of it nor a path inside it). Workers of pytest-xdist compute the
