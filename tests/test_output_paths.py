@@ -74,21 +74,9 @@ def test_run_junit_onto_its_baseline_is_refused(tmp_path: Path) -> None:
     assert baseline.read_text() == '{"entries": []}\n'
 
 
-def _save(tmp_path: Path, name: str, dir: str) -> subprocess.CompletedProcess[str]:
-    return cli(
-        "save",
-        "t.jsonl",
-        "--from",
-        "claude-code",
-        "--turn",
-        "1",
-        "--name",
-        name,
-        "--dir",
-        dir,
-        "--no-verify",
-        cwd=tmp_path,
-    )
+def _save(tmp_path: Path, name: str, dir: str, *more: str) -> subprocess.CompletedProcess[str]:
+    args = ["t.jsonl", "--from", "claude-code", "--turn", "1", "--name", name, "--dir", dir]
+    return cli("save", *args, *more, cwd=tmp_path)
 
 
 @pytest.mark.parametrize(
@@ -103,29 +91,15 @@ def test_save_into_a_case_is_refused_and_the_case_stays_valid(
     tmp_path: Path, dir: str, where: str
 ) -> None:
     shutil.copy(SESSION, tmp_path / "t.jsonl")
-    p = _save(tmp_path, "c", "cases")
+    p = _save(tmp_path, "c", "cases", "--no-verify")
     assert p.returncode == 0, p.stdout + p.stderr
     case = tmp_path / "cases" / "c"
     before = sorted(case.rglob("*"))
-    _refused(_save(tmp_path, "nested", dir), f"{dir}: {where} {case}")
+    _refused(_save(tmp_path, "nested", dir, "--no-verify"), f"{dir}: {where} {case}")
     assert sorted(case.rglob("*")) == before
     v = cli("validate", "cases/c", cwd=tmp_path)
     assert v.returncode == 0, v.stdout + v.stderr
-    j = cli(
-        "save",
-        "t.jsonl",
-        "--from",
-        "claude-code",
-        "--turn",
-        "1",
-        "--name",
-        "n",
-        "--dir",
-        dir,
-        "--format",
-        "json",
-        cwd=tmp_path,
-    )
+    j = _save(tmp_path, "n", dir, "--format", "json")
     assert j.returncode == 2 and j.stderr == "", j.stderr
     assert json.loads(j.stdout)["message"] == f"{dir}: {where} {case}"
 
