@@ -153,19 +153,17 @@ def check_baseline(path: Path) -> None:
 def check_not_in_case(path: Path) -> None:
     """Not inside a case directory (a case holds only the files of its format), nor below a
     file (missing folders are created, a file cannot be)."""
-    from ..core.statedir import INSIDE_CASE_HINT, case_around
+    from ..core.statedir import INSIDE_CASE_HINT, blocking_file, case_around
 
     case = case_around(Path(os.path.abspath(path.parent)))
     if case is not None:
         raise PathProblem(f"{path}: is inside the case directory {case}", INSIDE_CASE_HINT)
-    for d in (path.parent, *path.parent.parents):
-        if d.is_dir():
-            break
-        if d.exists():
-            raise PathProblem(
-                f"{path}: {d} is a file, not a folder",
-                "pass a path in a folder (missing folders are created)",
-            )
+    d = blocking_file(path.parent)
+    if d is not None:
+        raise PathProblem(
+            f"{path}: {d} is a file, not a folder",
+            "pass a path in a folder (missing folders are created)",
+        )
 
 
 def check_not_input(out: Path | None, inputs: list[Path], what: str = "input") -> None:

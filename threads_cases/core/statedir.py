@@ -107,10 +107,19 @@ def out_folder_problem(path: str | os.PathLike[str], what: str) -> tuple[str, st
     if case is not None:
         where = "is the case directory" if case == absolute else "is inside the case directory"
         return f"{path}: {where} {case}", INSIDE_CASE_HINT
-    for d in (absolute, *absolute.parents):
+    d = blocking_file(absolute)
+    if d is None:
+        return None
+    at = "is a file" if d == absolute else f"{d} is a file"
+    return f"{path}: {at}, not a folder", f"expected {what} (it is created when missing)"
+
+
+def blocking_file(folder: Path) -> Path | None:
+    """The first of ``folder`` and the folders above it that exists and is not a folder (a
+    file stands where a missing folder would be created), or None."""
+    for d in (folder, *folder.parents):
         if os.path.isdir(d):
             return None
         if os.path.exists(d):
-            at = "is a file" if d == absolute else f"{d} is a file"
-            return f"{path}: {at}, not a folder", f"expected {what} (it is created when missing)"
+            return d
     return None
