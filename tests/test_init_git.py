@@ -29,7 +29,20 @@ def _diff_attr(repo: Path, path: str) -> str:
 
 
 @pytest.mark.parametrize(
-    "folder", ["we ird", 'a"b', "x*y", "#h", "!n", "t\tab", "a\\b", "[ab]", " lead", "ü ber"]
+    "folder",
+    [
+        "we ird",
+        'a"b',
+        "x*y",
+        "#h",
+        "!n",
+        "t\tab",
+        "a\\b",
+        "[ab]",
+        " lead",
+        "ü ber",
+        "zero\u200bwidth",
+    ],
 )
 def test_git_matches_the_pattern_of_any_folder_name(tmp_path: Path, folder: str) -> None:
     _git(tmp_path, "init", "-q")

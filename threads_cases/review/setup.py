@@ -171,8 +171,9 @@ def attribute_pattern(folder: str, tail: str) -> str:
     pattern = f"{escaped}/{tail}"
     if not any(ch.isspace() or ch == '"' or not ch.isprintable() for ch in pattern):
         return pattern
-    body = "".join(
-        _C_ESCAPES.get(ch, ch if ch.isprintable() else f"\\{ord(ch):03o}") for ch in pattern
+    body = "".join(  # git unquotes octal escapes as bytes: a character's UTF-8 bytes
+        _C_ESCAPES.get(ch, ch if ch.isprintable() else "".join(f"\\{b:03o}" for b in ch.encode()))
+        for ch in pattern
     )
     return f'"{body}"'
 
