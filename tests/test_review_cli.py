@@ -229,7 +229,7 @@ def test_diff_bad_arguments_exit_2(tmp_path: Path) -> None:
 
 
 def test_diff_takes_a_case_json_for_its_case(tmp_path: Path) -> None:
-    """A case.json given stands for its case, as `run` reads it (runner.discover)."""
+    """A case.json given stands for its case, as `run` reads it (discovery.discover)."""
     a = copy(tmp_path, "weather-stub", "a")
     b = copy(tmp_path, "weather-stub", "b")
     rewrite(b / "stubs.json", lambda d: d["calls"][0]["result"].update(content="sunny"))

@@ -12,7 +12,8 @@ from conftest import EXPECT, build_thread
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness.runner import discover, run_case, run_suite
+from threads_cases.harness.discovery import discover
+from threads_cases.harness.runner import run_case, run_suite
 from threads_cases.reference.agent import AgentSpec, ToolContext
 from threads_cases.reference.replay import check_supply
 

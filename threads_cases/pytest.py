@@ -31,7 +31,7 @@ def cases(directory: str | Path, *, marks: Any = ()) -> list[Any]:
     no folder is found (so a typo fails collection instead of silently running nothing).
     """
     from threads_cases.case.directory import peek_case_name
-    from threads_cases.harness.runner import discover
+    from threads_cases.harness.discovery import discover
 
     base = Path(directory)
     if not base.is_absolute() and not base.exists():

@@ -219,13 +219,16 @@ def save_case(
     secrets: str = "refuse",
     verify: bool = True,
     sandbox_dir: str | os.PathLike[str] | None = None,
+    agent: Any = None,
 ) -> SaveResult:
     """Save the turn after ``at`` as ``dir/name`` (spec/case-format.md, section 3).
 
     ``verify`` (the default) replays the built case on the Python reference implementation
     before it is moved into place, as ``run`` would, and refuses a case whose first run
-    would not pass with ``replay_failed`` (case-format.md 5.10). ``sandbox_dir`` is a folder
-    holding sandbox files the log knows by sha256 only (``"artifact": null``): their bytes
+    would not pass with ``replay_failed`` (case-format.md 5.10). ``agent`` is the agent
+    that replay runs (an ``AgentSpec``, or a ``"module:attribute"`` reference): the one the
+    thread was recorded with, whose handlers a custom sandbox tool needs (spec/replay.md 8).
+    ``sandbox_dir`` is a folder holding sandbox files the log knows by sha256 only (``"artifact": null``): their bytes
     are taken from ``sandbox_dir/<path>``, and a file whose bytes do not match the recorded
     sha256 is refused with ``invalid_request`` (5.9). Files neither the log nor
     ``sandbox_dir`` holds are saved hash-only; a replay that reads one stops with
@@ -260,7 +263,7 @@ def save_case(
         check_case_files(files, secrets)
         from .verify import request_mismatches, verify_case_dir
 
-        check = (lambda p: verify_case_dir(p, dialects)) if verify else None
+        check = (lambda p: verify_case_dir(p, dialects, agent)) if verify else None
         outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite, verify=check)
         turn_ids = {e["event_id"] for e in split_turn(events, at)[1]}
         mismatches = tuple(m for m in request_mismatches(events) if m["event_id"] in turn_ids)

@@ -33,20 +33,26 @@ def _describe_event(ev: dict[str, Any] | None) -> str:
     return f"; nearest event: seq {ev.get('seq')} {ev.get('type')}"
 
 
-def verify_case_dir(path: Path, dialects: Sequence[str]) -> None:
+def verify_case_dir(path: Path, dialects: Sequence[str], agent: Any = None) -> None:
     """Run the case directory ``path`` on ``threads-py`` in process (with the log of the first
-    of ``dialects`` when ``threads-py`` is not listed).
+    of ``dialects`` when ``threads-py`` is not listed), replaying ``agent`` when given: the
+    agent the thread was recorded with (an ``AgentSpec``, whose sandbox handlers a custom
+    tool needs) or a reference to the user's agent (``"module:attribute"``, ``--agent``).
 
     Raises ``CaseError("replay_failed")`` naming the first failing check (its id, reason
-    code and detail) and the nearest replayed event when there is one.
+    code and detail) and the nearest replayed event when there is one, or the error that
+    kept the case from running (``handler_missing`` for a custom sandbox tool replayed
+    without its agent).
     """
+    from ..harness.case_arguments import split_agent
     from ..harness.runner import run_one
     from ..protocol.implementations import PythonImplementation
 
-    impl = PythonImplementation()
+    spec, ref = split_agent(agent, ())
+    impl = PythonImplementation(spec)
     if impl.dialect not in dialects:
         impl.dialect = dialects[0]
-    result = run_one(path, impl)
+    result = run_one(path, impl, agent=ref)
     if acceptable(result.verdict, result.reasons):
         return
     bad = [c for c in result.checks if c.result == "fail"] or [
@@ -72,6 +78,10 @@ def verify_case_dir(path: Path, dialects: Sequence[str]) -> None:
 CAUSE_HINTS: dict[str, str] = {
     "sandbox_content_missing": "save with --sandbox DIR holding the files as they were when "
     "the turn ran (the log knows some only by their sha256)",
+    "handler_missing": "save with --agent module:attribute naming the agent that holds the "
+    "tool's handler (thread.save_case uses the thread's own agent), or --no-verify",
+    "agent_unavailable": "fix the --agent reference (module:attribute, found from the "
+    "current folder or --app-dir), or save with --no-verify",
 }
 
 

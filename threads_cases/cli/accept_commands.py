@@ -29,9 +29,9 @@ def accept_paths(
     status: 0 when every case was accepted or had nothing to accept, 3 when one was refused.
     ``from_live`` records the last live run's replies instead (spec/replay.md 11.8)."""
     from ..harness.accept import accept_case, accept_from_live
+    from ..harness.discovery import discover
     from ..harness.live.record import find_live_record
     from ..harness.registry import open_implementation
-    from ..harness.runner import discover
     from ..review.diff import diff_case_files
     from .review_output import print_changes
 

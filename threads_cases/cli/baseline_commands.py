@@ -105,7 +105,7 @@ def refuse_shared_names(paths: list[Path]) -> None:
     name: baseline entries are keyed by case name, so an entry would stand for both and the
     one that passes would prune (or keep) the entry of the one that fails."""
     from ..case.directory import shared_name_groups
-    from ..harness.runner import discover
+    from ..harness.discovery import discover
 
     groups = shared_name_groups(discover(paths))
     if groups:

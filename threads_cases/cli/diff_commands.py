@@ -107,7 +107,7 @@ DIFF_EXPECTED = (
 
 def _as_case(path: Path) -> Path:
     """``path``, or its case directory when it is a case's case.json (a regular file named
-    case.json stands for its case, as `run` reads it: runner.discover); ``invalid_request``
+    case.json stands for its case, as `run` reads it: discovery.discover); ``invalid_request``
     for a path that does not exist."""
     try:
         os.lstat(path)

@@ -67,7 +67,7 @@ def validate(
     """
     from ..case.directory import shared_name_groups, shared_name_message
     from ..core.log import inspect_log
-    from ..harness.runner import discover
+    from ..harness.discovery import discover
     from ..review import validate_case
 
     try:

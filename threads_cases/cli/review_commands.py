@@ -180,7 +180,7 @@ def list_cases(
     share a name get a warning on stderr, as from `run` and `validate`. With --format json a
     refusal (no such folder, a bad option) is {"code", "message"} on stdout, exit 2."""
     from ..case.directory import shared_names
-    from ..harness.runner import discover
+    from ..harness.discovery import discover
 
     root = path or Path(".")
     if not root.exists():

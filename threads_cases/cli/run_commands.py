@@ -428,7 +428,7 @@ def run(
 def warn_shared_names(paths: list[Path]) -> None:
     """Warn, naming both paths, when two cases under ``paths`` share a name."""
     from ..case.directory import shared_names
-    from ..harness.runner import discover
+    from ..harness.discovery import discover
 
     for text in shared_names(discover(paths)):
         note(text)

@@ -169,6 +169,8 @@ class ReportResult(TypedDict):
     message: str
     duration_ms: float
     divergence: NotRequired[dict[str, Any] | None]
+    #: with the user's own agent: what differs from the recorded one (spec/replay.md 8.5)
+    agent_changes: NotRequired[list[str]]
     #: a live run (spec/replay.md 11.6): ``live`` true, the provenance counts and the spend
     live: NotRequired[bool]
     provenance: NotRequired[dict[str, int]]

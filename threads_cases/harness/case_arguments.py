@@ -45,3 +45,37 @@ def supply_calls(supply: dict[str, Any] | None) -> dict[str, Any] | None:
 
     doc = supply if set(supply) == {"calls"} else {"calls": supply}
     return check_supply(doc, source="supply")
+
+
+def split_agent(agent: Any, app_dir: Any) -> tuple[Any, Any]:
+    """``run_case``'s ``agent`` as ``(AgentSpec or None, AgentRef or None)``: an
+    :class:`~threads_cases.reference.agent.AgentSpec` runs in process; a reference string (or
+    an :class:`~threads_cases.reference.agent_ref.AgentRef`) is loaded by the implementation,
+    its imports found in ``app_dir`` (default: the current folder). ``invalid_request`` for
+    any other type, or an ``app_dir`` that is not a folder."""
+    from ..reference.agent import AgentSpec
+    from ..reference.agent_ref import AgentRef
+
+    if agent is None or isinstance(agent, AgentSpec):
+        return agent, None
+    if isinstance(agent, AgentRef):
+        return None, agent
+    if not isinstance(agent, str) or not agent:
+        raise CaseError(
+            "invalid_request",
+            f"agent must be an AgentSpec or a reference string, not {type(agent).__name__}",
+            hint='pass agent=AgentSpec(...), or agent="my_agent:agent" (threads-py) or '
+            '"./agent.mjs#agent" (threads-ts)',
+        )
+    dirs = [app_dir] if isinstance(app_dir, str | os.PathLike) else list(app_dir or ["."])
+    folders = []
+    for d in dirs:
+        if not os.path.isdir(d):
+            raise CaseError(
+                "invalid_request",
+                "app_dir is not a folder",
+                file=str(d),
+                hint="pass the folders the agent's module is imported from, or leave it out",
+            )
+        folders.append(os.path.abspath(d))
+    return None, AgentRef(agent, tuple(folders))

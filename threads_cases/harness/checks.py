@@ -24,6 +24,8 @@ from ..core.matchers import Difference, diff_values, explain, find_all, match_in
 from ..core.shapes import CheckRecord
 from ..core.strictjson import canonical_line
 from ..protocol.client import Implementation
+from ..reference.agent_ref import AgentRef
+from .agent_diff import agent_changes, recorded_agent
 from .divergence import Divergence, find_divergence
 from .live.desk import CaseLedger, LiveOptions
 
@@ -41,6 +43,8 @@ ERROR_CODES = frozenset(
         "io_error",
         "invalid_request",
         "dialect_unknown",
+        "agent_unavailable",
+        "handler_missing",
     }
 )
 
@@ -71,20 +75,51 @@ class Check:
         return cast(CheckRecord, out)
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What :func:`check_case` found: the checks, the stop (``None`` when the replay ran to
+    its end), the first divergence (``None`` for a pass; :mod:`.divergence`) and, when the
+    replay ran the user's own agent, how it differs from the recorded one
+    (:func:`.agent_diff.agent_changes`; ``None`` otherwise)."""
+
+    checks: list[Check]
+    stop: dict[str, Any] | None
+    divergence: Divergence | None
+    agent_changes: list[str] | None
+
+
 def check_case(
-    case: Case, impl: Implementation, *, supply: dict[str, Any] | None = None
-) -> tuple[list[Check], dict[str, Any] | None, Divergence | None]:
-    """Run every check of one case on one implementation; returns the checks, the stop
-    (``None`` when the replay ran to its end) and the first divergence (``None`` for a pass;
-    :mod:`.divergence`)."""
+    case: Case,
+    impl: Implementation,
+    *,
+    supply: dict[str, Any] | None = None,
+    agent: AgentRef | None = None,
+) -> Outcome:
+    """Run every check of one case on one implementation, replaying ``agent`` (the user's
+    own, by reference) when given; see :class:`Outcome`."""
     d = get_dialect(impl.dialect)
     state = state_check(case, impl, d)
-    out = replay(case, impl, d, supply)
+    out = replay(case, impl, d, supply, agent)
     events: list[dict[str, Any]] = out["events"]
     stop: dict[str, Any] | None = out.get("stop")
     checks = outcome_checks(case, state, stop, events)
     checks.extend(recording_checks(case, out, stop))
-    return checks, stop, find_divergence(case, impl, checks, out)
+    changes = None
+    if isinstance(out.get("agent"), dict):
+        changes = agent_changes(case_agent(case, impl.dialect), out["agent"])
+    return Outcome(checks, stop, find_divergence(case, impl, checks, out), changes)
+
+
+def case_agent(case: Case, dialect: str) -> dict[str, Any] | None:
+    """The agent the case's replies were recorded for (:func:`.agent_diff.recorded_agent`)."""
+    from ..case.requests import expand_records
+    from ..core.reducer import Reducer
+
+    reducer = Reducer(copy_data=False)
+    for ev in case.logs[dialect]:
+        reducer.apply(ev)
+    records = expand_records(case.read("model.json")["replies"])
+    return recorded_agent(records, reducer.state["agent"])
 
 
 def check_live_case(
@@ -94,6 +129,7 @@ def check_live_case(
     live: LiveOptions,
     *,
     supply: dict[str, Any] | None = None,
+    agent: AgentRef | None = None,
 ) -> tuple[list[Check], dict[str, Any] | None]:
     """A live run of one case (spec/replay.md section 11): the prefix state, then the turn with
     its model calls answered by ``ledger`` (reused, supplied or live; it counts them),
@@ -115,6 +151,8 @@ def check_live_case(
     }
     if supply:
         msg["case"]["supply"] = {"calls": supply}
+    if agent is not None:
+        msg["agent"] = agent_request(impl, agent)
     out = dict(impl.request(msg, on_model_call=ledger.answer))
     events = [d.decode_event(e) for e in out["events"]]
     stop: dict[str, Any] | None = out.get("stop")
@@ -171,15 +209,35 @@ def state_check(case: Case, impl: Implementation, d: Dialect) -> Check:
 
 
 def replay(
-    case: Case, impl: Implementation, d: Dialect, supply: dict[str, Any] | None
+    case: Case,
+    impl: Implementation,
+    d: Dialect,
+    supply: dict[str, Any] | None,
+    agent: AgentRef | None = None,
 ) -> dict[str, Any]:
-    """The implementation's answer to ``replay`` with its events in canonical spelling."""
+    """The implementation's answer to ``replay`` with its events in canonical spelling;
+    ``agent`` goes in the request (spec/driver-protocol.md 2.5.2)."""
     msg: dict[str, Any] = {"cmd": "replay", "case": {"path": str(case.path)}}
     if supply:
         msg["case"]["supply"] = {"calls": supply}
+    if agent is not None:
+        msg["agent"] = agent_request(impl, agent)
     out = dict(impl.request(msg))
     out["events"] = [d.decode_event(e) for e in out["events"]]
     return out
+
+
+def agent_request(impl: Implementation, agent: AgentRef) -> dict[str, Any]:
+    """The ``agent`` field of a replay request to ``impl``; ``agent_unavailable`` when it does
+    not announce the ``agent`` capability (spec/driver-protocol.md 2.5.2)."""
+    if "agent" not in (impl.hello().get("capabilities") or []):
+        raise CaseError(
+            "agent_unavailable",
+            f"{impl.name} does not announce the agent capability "
+            "(spec/driver-protocol.md 2.5.2), so it cannot replay your agent",
+            hint=f"run {impl.name} without --agent, or update its driver",
+        )
+    return agent.to_request()
 
 
 def stop_check(stop: dict[str, Any], events: Sequence[dict[str, Any]]) -> Check:

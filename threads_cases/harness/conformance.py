@@ -25,8 +25,9 @@ from ..core.resources import conformance_dir
 from ..core.strictjson import canonical_line, parse, read_json_file
 from ..protocol.client import Implementation
 from .baseline import Baseline, read_skips
+from .discovery import discover
 from .expected import apply_baseline
-from .runner import CaseResult, Check, SuiteResult, could_not_run, discover, isolation_of, run_one
+from .runner import CaseResult, Check, SuiteResult, could_not_run, isolation_of, run_one
 
 AREAS = ("reduce", "match", "canonical", "cases")
 DRIVER_FAULTS = frozenset(

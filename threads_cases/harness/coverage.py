@@ -38,8 +38,9 @@ from ..core.dialects import get_dialect
 from ..core.strictjson import parse, read_json_file
 from ..protocol.client import Implementation
 from . import spec_inventory
+from .discovery import discover
 from .pool import pooled
-from .runner import discover, run_suite
+from .runner import run_suite
 
 FORMAT = 1
 DATA_AREAS = ("reduce", "match", "canonical")

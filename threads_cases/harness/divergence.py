@@ -194,16 +194,19 @@ def request_divergence(
 
 
 def replayed_requests(
-    prefix: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]], agent: Any = None
+    prefix: Sequence[dict[str, Any]],
+    events: Sequence[dict[str, Any]],
+    agent: dict[str, Any] | None = None,
 ) -> list[dict[str, Any] | None]:
     """The request of each model call of a replay, rebuilt from the prefix and the replayed
-    events (``agent``: the user's own :class:`AgentSpec`, when the replay used one). Empty
-    when the events do not reduce (an implementation that recorded something invalid)."""
+    events (``agent``: the JSON of the user's own agent, the replay answer's ``agent``, when
+    the replay used one). Empty when the events do not reduce (an implementation that
+    recorded something invalid)."""
     from ..case.requests import turn_requests
     from ..core.errors import CaseError
 
     try:
-        return list(turn_requests(prefix, events, None if agent is None else agent.to_json()))
+        return list(turn_requests(prefix, events, agent))
     except (CaseError, KeyError, TypeError):
         return []
 
@@ -224,7 +227,7 @@ def find_divergence(
     sha = list(out.get("requests", []))
     if any(a != b["request_sha256"] for a, b in zip(sha, replies, strict=False)):
         prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
-        got = replayed_requests(prefix, events, getattr(impl, "agent", None))
+        got = replayed_requests(prefix, events, out.get("agent"))
         hit = request_divergence(
             expand_records(replies), [r["request_sha256"] for r in replies], got, sha, events
         )

@@ -27,7 +27,7 @@ from pathlib import Path
 from typing import IO
 
 from .matrix import EMOJI_MARKS, counts_text, markdown_table
-from .report import baseline_text, stale_text
+from .result_text import agent_line, baseline_text, stale_text
 from .runner import VERDICTS, CaseResult, SuiteResult
 
 LEVELS = {
@@ -87,6 +87,9 @@ def detail_line(r: CaseResult) -> str:
         parts.append(baseline_text(r))
     if r.message and r.verdict != "xpass":
         parts.append(r.message)
+    agent = agent_line(r)
+    if agent:
+        parts.append(agent)
     if r.divergence:
         parts.append("first divergence: " + r.divergence["summary"])
     for c in r.checks:

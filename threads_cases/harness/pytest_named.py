@@ -49,7 +49,7 @@ def check_named(runs: list[tuple[Path, str, str]]) -> None:
 
 def case_dir(path: Path) -> Path:
     """A path given to ``--threads-cases`` (or ``threads_cases_paths``): a case's case.json
-    stands for its case, as `run` reads it (:func:`.runner.discover`)."""
+    stands for its case, as `run` reads it (:func:`.discovery.discover`)."""
     return path.parent if path.name == "case.json" and path.is_file() else path
 
 
@@ -57,7 +57,7 @@ def check_case_dirs(dirs: list[Path]) -> None:
     """Raise the usage error of a path that does not exist or is a file, or of folders that
     hold no case (``threads-cases run`` refuses "no cases found", exit 2; else pytest would
     end "no tests ran", exit 5, with no reason)."""
-    from .runner import NO_CASES_HINT, discover
+    from .discovery import NO_CASES_HINT, discover
 
     expected = "pass a folder holding case directories (each with a case.json)"
     for d in dirs:

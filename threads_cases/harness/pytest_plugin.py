@@ -414,12 +414,12 @@ class CaseItem(pytest.Item):
         return impl
 
     def runtest(self) -> None:
-        from threads_cases.harness.report import describe
+        from threads_cases.harness.result_text import describe
         from threads_cases.harness.runner import run_case
 
         strict = bool(self.config.getoption("threads_cases_strict")) or _strict_setting()
         from threads_cases.harness.expected import apply_shared
-        from threads_cases.harness.report import baseline_text, stale_text
+        from threads_cases.harness.result_text import baseline_text, stale_text
 
         result = run_case(
             self.case_path, self._implementation(), live=self.config.stash.get(_LIVE, None)

@@ -37,6 +37,7 @@ from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
 from ..core.strictjson import iter_jsonl
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
+from .result_text import agent_line, baseline_text, describe, stale_text
 from .runner import CaseResult, SuiteResult
 
 MARKS = TERMINAL_MARKS
@@ -237,41 +238,6 @@ def xml_safe(text: str) -> str:
     )
 
 
-def baseline_text(r: CaseResult) -> str:
-    """``xfail: <reason> (<issue>)`` for an xfail, from its ``baseline`` record."""
-    b = r.baseline or {"reason": ""}
-    check = f" [{b['check']}]" if "check" in b else ""
-    issue = f" ({b['issue']})" if "issue" in b else ""
-    return f"{r.verdict}{check}: {b['reason']}{issue}"
-
-
-def stale_text(r: CaseResult) -> str:
-    """The line of an xpass's message naming the stale entry and how to remove it."""
-    for line in r.message.splitlines():
-        if line.startswith("stale baseline entry"):
-            return line
-    return baseline_text(r)
-
-
-def describe(r: CaseResult) -> str:
-    """Plain-text detail of a result: each failing or warning check, with differences."""
-    lines = []
-    if r.baseline is not None:
-        lines.append(baseline_text(r))
-    if r.message:
-        lines.append(r.message)
-    if r.divergence:
-        lines.append(f"first divergence: {r.divergence['summary']}")
-    for c in r.checks:
-        if c.result in ("fail", "warn"):
-            lines.append(f"[{c.code or c.id}] {c.id}: {c.detail}")
-            for d in c.differences[:20]:
-                lines.append(f"    {d.render()}")
-            if len(c.differences) > 20:
-                lines.append(f"    ... {len(c.differences) - 20} more")
-    return "\n".join(lines)
-
-
 def render_table(suite: SuiteResult, title: str = "cases") -> Table:
     """Cases as rows, implementations as columns; each cell a mark and the reason code."""
     return rich_table(suite, title)
@@ -284,6 +250,9 @@ def render_failure(r: CaseResult) -> Panel:
         parts.append(Text(r.message, style="magenta"))
     if r.hint:
         parts.append(Text(f"  hint: {r.hint}"))
+    agent = agent_line(r)
+    if agent:
+        parts.append(Text(agent, style="bold"))
     if r.divergence:
         parts.append(Text("first divergence: ", style="bold").append(r.divergence["summary"]))
     # after a stop, the matchers that missed are its consequences: list them, no event dumps

@@ -21,33 +21,33 @@ xpass       a baseline entry whose failure is gone (failing: a stale entry to pr
 from __future__ import annotations
 
 import contextlib
-import fnmatch
 import os
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..case.directory import peek_case_name
 from ..case.loader import Case, first_blocking, inspect_case
 from ..core.errors import CaseError, Location, Problem
 from ..core.shapes import BaselineRecord, ReportResult
 from ..protocol.client import Implementation
-from .case_arguments import check_arguments, supply_calls
+from .case_arguments import check_arguments, split_agent, supply_calls
 from .checks import ERROR_CODES as ERROR_CODES
 from .checks import Check as Check
 from .checks import check_case as check_case
 from .checks import check_live_case
 from .checks import verdict_of as verdict_of
+from .discovery import suite_cases
 from .live.desk import LiveRun, live_totals
 from .pool import default_jobs, pooled, run_work, shard_of
 from .run_setup import check_named_runs, keep_only
 
 if TYPE_CHECKING:
     from ..reference.agent import AgentSpec
+    from ..reference.agent_ref import AgentRef
     from .baseline import Baseline
 
 VERDICTS = ("pass", "drifted", "fail", "error", "skip", "xfail", "xpass")
@@ -69,6 +69,10 @@ class CaseResult:
     message: str = ""
     #: where the replay first departed from the recording (harness/divergence.py), or None
     divergence: dict[str, Any] | None = None
+    #: with the user's own agent, what differs from the agent the case was recorded with
+    #: (harness/agent_diff.py: ``["system prompt changed", ...]``, empty when nothing does);
+    #: None when the recorded agent replayed
+    agent_changes: list[str] | None = None
     #: a live run's ``{provenance, calls, cost_usd}`` (spec/replay.md 11.6), or None
     live: dict[str, Any] | None = None
     #: a live run's replies in call order (``accept --from-live``); not in the report
@@ -113,7 +117,20 @@ class CaseResult:
             out["spend"] = {"calls": self.live["calls"], "cost_usd": self.live["cost_usd"]}
         if self.baseline is not None:
             out["baseline"] = self.baseline
+        if self.agent_changes is not None:
+            out["agent_changes"] = self.agent_changes
         return out
+
+    def __str__(self) -> str:
+        """The result as text a failing test shows: verdict, reasons, what differs in the
+        agent, the first divergence, each failing or warning check, the message of an error
+        (spec/reports.md 7)."""
+        from .result_text import describe
+
+        reasons = f" ({', '.join(self.reasons)})" if self.reasons else ""
+        body = describe(self)
+        head = f"{self.case} [{self.implementation}]: {self.verdict}{reasons}"
+        return f"{head}\n{body}" if body else head
 
 
 @dataclass
@@ -147,45 +164,26 @@ class SuiteResult:
         return 0 if all(r.passed(self.strict) for r in self.results) else 3
 
 
-#: The hint of the refusal when no case is found (``run``, the pytest plugin).
-NO_CASES_HINT = "pass a directory holding case directories (each with a case.json), or check -k"
-
-
-def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
-    """Case directories under ``paths`` (a case directory is one holding case.json, named
-    directly of any kind as ``validate CASE`` counts it), sorted, skipping hidden folders
-    (temporary saves)."""
-    found: set[Path] = set()
-    for p in map(Path, paths):
-        if p.name == "case.json" and p.is_file():
-            p = p.parent  # the case.json of a case stands for the case
-        if os.path.lexists(p / "case.json"):  # of any kind: a case that is case_invalid
-            found.add(p)  # when it is not a regular file (a folder, a symlink loop...)
-            continue
-        if p.is_dir():
-            for c in p.rglob("case.json"):
-                rel = c.parent.relative_to(p)
-                if not any(part.startswith(".") for part in rel.parts):
-                    found.add(c.parent)
-    return sorted(found)
-
-
 def run_case(
     path: str | os.PathLike[str],
     implementation: str | Implementation = "threads-py",
-    agent: AgentSpec | None = None,
+    agent: AgentSpec | AgentRef | str | None = None,
     *,
     supply: dict[str, Any] | None = None,
     live: LiveRun | None = None,
+    app_dir: Sequence[str | os.PathLike[str]] = (),
 ) -> CaseResult:
     """Run one case on one implementation (spec/replay.md); never raises for a bad case.
     ``live`` runs its turn live (spec/replay.md section 11).
 
     ``implementation`` is a name (``"threads-py"`` runs in process; ``"threads-ts"`` and
     configured names start their driver) or an :class:`Implementation`.
-    ``agent`` replays your own agent (system prompt, tools and sandbox handlers) on the
-    Python runtime. Returns a :class:`CaseResult`; ``result.passed(strict)`` says whether it
-    counts as passing.
+    ``agent`` replays your own agent instead of the recorded one (spec/replay.md 8): an
+    :class:`AgentSpec` (threads-py in process), or a reference the implementation loads
+    (``"my_agent:agent"`` for threads-py, ``"./agent.mjs#agent"`` for threads-ts; an
+    :class:`AgentRef`), its imports found in ``app_dir`` (default: the current folder).
+    Returns a :class:`CaseResult`; ``result.passed(strict)`` says whether it counts as
+    passing, ``str(result)`` shows why not.
 
     Raises :class:`~threads_cases.CaseError` for a refusal of its arguments, never a
     TypeError: ``invalid_request`` for a ``path`` that is not a str or PathLike, an
@@ -194,6 +192,7 @@ def run_case(
     or cannot start (``driver_unavailable``).
     """
     check_arguments(path, implementation)
+    spec, ref = split_agent(agent, app_dir)
     if isinstance(implementation, str):
         if implementation != "threads-py":
             from .registry import open_implementation
@@ -202,11 +201,11 @@ def run_case(
         else:
             from ..protocol.server import PythonImplementation
 
-            impl = PythonImplementation(agent)
+            impl = PythonImplementation(spec)
     else:
         impl = implementation
     try:
-        return run_one(Path(path), impl, supply_calls(supply), live=live)
+        return run_one(Path(path), impl, supply_calls(supply), live=live, agent=ref)
     finally:
         if isinstance(implementation, str):
             impl.close()  # a driver started here is not left running
@@ -229,12 +228,14 @@ def run_one(
     supply: dict[str, Any] | None = None,
     opened: Inspected | None = None,
     live: LiveRun | None = None,
+    agent: AgentRef | None = None,
 ) -> CaseResult:
     """Run one case directory on an open implementation (not closed); never raises for a bad
     case: one that cannot be run is ``error`` (or ``skip``, :func:`could_not_run`), one whose
     ``dialects`` lack the implementation's dialect ``skip`` (``not_listed``). ``supply``: a
     checked ``calls`` mapping (:func:`run_case`); ``opened``: the case as ``inspect_case``
-    found it (read once per suite); ``live``: run the turn live (spec/replay.md section 11)."""
+    found it (read once per suite); ``live``: run the turn live (spec/replay.md section 11);
+    ``agent``: the user's own agent, which the implementation loads (spec/replay.md 8)."""
     started = time.perf_counter()
     result = CaseResult(path.name, str(path), impl.name, "error")
     try:
@@ -269,12 +270,16 @@ def run_one(
                 ledger = live.ledger(case.read("model.json")["replies"], supply)
                 result.live_replies = ledger.replies
                 try:
-                    checks, stop = check_live_case(case, impl, ledger, live.options, supply=supply)
+                    checks, stop = check_live_case(
+                        case, impl, ledger, live.options, supply=supply, agent=agent
+                    )
                 finally:
                     result.live = ledger.to_json()
             else:
-                checks, stop, divergence = check_case(case, impl, supply=supply)
-                result.divergence = None if divergence is None else divergence.to_json()
+                found = check_case(case, impl, supply=supply, agent=agent)
+                checks, stop = found.checks, found.stop
+                result.divergence = None if found.divergence is None else found.divergence.to_json()
+                result.agent_changes = found.agent_changes
         result.checks = checks
         result.stop = stop
         result.verdict, result.reasons = verdict_of(checks)
@@ -333,42 +338,6 @@ def internal_error(exc: BaseException) -> CaseError:
     )
 
 
-def _suite_cases(paths: list[str | os.PathLike[str]], pattern: str | None) -> list[Path]:
-    """The case directories under ``paths`` whose names match ``pattern``. Raises
-    ``CaseError("invalid_request")`` for a path that does not exist or is a file other than
-    case.json, and when no case is found."""
-    for p in map(Path, paths):
-        if not p.exists():
-            raise CaseError(
-                "invalid_request",
-                "does not exist",
-                file=str(p),
-                hint="pass case directories, or folders holding them",
-            )
-        if p.is_file() and p.name != "case.json":
-            raise CaseError(
-                "invalid_request",
-                "is a file, not a case directory",
-                file=str(p),
-                hint="pass the folder holding case.json (a log is "
-                "saved as a case with `threads-cases save`)",
-            )
-    cases = discover(paths)
-    if pattern:
-        cases = [
-            c
-            for c in cases
-            if _selected(c.name, pattern) or _selected(peek_case_name(c) or "", pattern)
-        ]
-    if not cases:
-        raise CaseError(
-            "invalid_request",
-            "no cases found",
-            hint=NO_CASES_HINT,
-        )
-    return cases
-
-
 def _open_implementations(
     implementations: Sequence[str | Implementation], agent: AgentSpec | None
 ) -> list[Implementation]:
@@ -394,6 +363,7 @@ def run_suite(
     implementations: Sequence[str | Implementation] = ("threads-py",),
     *,
     agent: AgentSpec | None = None,
+    agents: Mapping[str, AgentRef] | None = None,
     strict: bool = False,
     pattern: str | None = None,
     only: set[tuple[str, str]] | None = None,
@@ -409,6 +379,10 @@ def run_suite(
 ) -> SuiteResult:
     """Run every case under ``paths`` on every implementation.
 
+    ``agent`` replays your own :class:`AgentSpec` on ``threads-py`` in process; ``agents``
+    maps implementation names to the agent each loads (:class:`AgentRef`,
+    spec/replay.md 8: :func:`.agent_setup.agent_refs` reads ``--agent`` and the settings);
+    the others replay the agent recorded in each case.
     ``on_plan(total)`` is called once with the number of runs planned, ``on_result(result)``
     after each. ``pattern`` selects case names (a glob, or a substring); ``only`` keeps just these
     ``(resolved case path, implementation)`` pairs (``--last-failed``; when none is among the
@@ -430,7 +404,7 @@ def run_suite(
     supply = supply_calls(supply)
     if live is not None:
         jobs = 1
-    cases = _suite_cases(list(paths), pattern)
+    cases = suite_cases(list(paths), pattern)
     impls = _open_implementations(implementations, agent)
     if shard is not None:
         cases = [c for c in cases if shard_of(c.name, shard[1]) == shard[0]]
@@ -447,8 +421,12 @@ def run_suite(
     impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
     opened = _Opened([c for c, _ in work])
 
+    refs = dict(agents or {})
+
     def one(item: tuple[Path, int]) -> CaseResult:
-        r = opened.run(item[0], lambda o: run_one(item[0], impls[item[1]], supply, o, live))
+        impl = impls[item[1]]
+        ref = refs.get(impl.name)
+        r = opened.run(item[0], lambda o: run_one(item[0], impl, supply, o, live, ref))
         return r if baseline is None else apply_shared(r, baseline, shared, strict)
 
     try:
@@ -485,9 +463,3 @@ def isolation_of(impl: Implementation) -> str:
     attribute; an implementation object without one is ``none``)."""
     value = getattr(impl, "isolation", "none")
     return value if value in ("netns", "guard", "none") else "none"
-
-
-def _selected(name: str, pattern: str) -> bool:
-    if any(ch in pattern for ch in "*?["):
-        return fnmatch.fnmatchcase(name, pattern)
-    return pattern in name

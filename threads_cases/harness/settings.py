@@ -9,6 +9,9 @@ Keys (spec/driver-protocol.md 5.3, spec/reports.md 5.1, spec/replay.md 12.1)::
     strict = true                           # a boolean
     baseline = ".threads-cases/baseline.json"   # a non-empty string (a path)
 
+    agent = "notes_agent:agent"             # a string, or a table {implementation: ref}
+    app-dir = ["src"]                       # a string or a list of strings (folders)
+
     [tool.threads-cases.implementations.my-impl]
     command = ["./my-driver"]               # required: a non-empty list of strings
     dialect = "threads-py"                  # optional: a dialect name
@@ -51,7 +54,15 @@ def _shape(src: Path, what: str) -> str:
         f"non-empty list of strings) in [{table}]",
         "dialect": 'write dialect = "threads-py" (a dialect name under spec/dialects/)',
         "timeout": "write timeout = 30 (seconds per request, a number greater than 0)",
+        "agent": f'write agent = "my_agent:agent" {where}, or a table [{_table(src, "agent")}] '
+        'with threads-py = "my_agent:agent" and threads-ts = "./agent.mjs#agent" '
+        "(spec/replay.md 8.2)",
+        "app-dir": f'write app-dir = ["src"] {where} (folders the agent is imported from)',
     }[what]
+
+
+def _table(src: Path, name: str) -> str:
+    return name if src.name == "threads-cases.toml" else f"tool.threads-cases.{name}"
 
 
 def _type_name(value: Any) -> str:
@@ -125,7 +136,7 @@ def settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
 
 
 #: the keys of the settings table, and of one implementation's table
-KEYS = ("strict", "baseline", "implementations")
+KEYS = ("strict", "baseline", "implementations", "agent", "app-dir")
 IMPLEMENTATION_KEYS = ("command", "dialect", "timeout")
 #: implementations a configuration may not redefine (harness/registry.py BUILTIN)
 BUILTIN_NAMES = ("threads-py", "threads-ts")
@@ -193,6 +204,26 @@ def check_settings(src: Path, table: dict[str, Any]) -> None:
         raise _refuse(src, _key(src, "implementations"), want, impls, "implementations")
     for name, spec in impls.items():
         _check_implementation(src, name, spec)
+    _check_agent(src, table)
+
+
+def _check_agent(src: Path, table: dict[str, Any]) -> None:
+    """``agent``: a non-empty string or a table of them; ``app-dir``: a non-empty string or
+    a list of them (spec/replay.md 8.2)."""
+    agent = table.get("agent", "x")
+    if isinstance(agent, dict):
+        for name, ref in agent.items():
+            if not isinstance(ref, str) or not ref:
+                want = "an agent reference (a non-empty string)"
+                raise _refuse(src, _key(src, "agent", name), want, ref, "agent")
+    elif not isinstance(agent, str) or not agent:
+        want = "an agent reference or a table of them"
+        raise _refuse(src, _key(src, "agent"), want, agent, "agent")
+    dirs = table.get("app-dir", "x")
+    items = [dirs] if isinstance(dirs, str) else dirs
+    if not isinstance(items, list) or not items or not all(isinstance(d, str) and d for d in items):
+        want = "a folder or a list of folders (non-empty strings)"
+        raise _refuse(src, _key(src, "app-dir"), want, dirs, "app-dir")
 
 
 def _check_implementation(src: Path, name: str, spec: Any) -> None:

@@ -45,7 +45,7 @@ from ..reference.live import AskModel, LiveTurn
 if TYPE_CHECKING:
     from ..case.loader import Case
 
-CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live"]
+CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"]
 
 
 def handle_request(
@@ -225,6 +225,14 @@ def _replay(
                 "invalid_request", "a live replay needs a client that answers model calls"
             )
         live = LiveTurn.from_request(message["live"], ask)
+    if "agent" in message:  # the user's own agent, by reference (driver-protocol.md 2.5.2)
+        from ..reference.agent_ref import AgentRef, load_python_agent
+
+        if agent is not None:
+            raise CaseError(
+                "invalid_request", "the replay names an agent and was given one in process"
+            )
+        agent = load_python_agent(AgentRef.from_request(message["agent"]))
     out = replay_case(
         cases.get(str(case["path"]), case["path"]),
         implementation=dialect,

@@ -235,8 +235,10 @@ def replay_case(
     a supply document. ``live`` makes it a live turn (spec/replay.md section 11): every
     model call is asked of the harness, and the agent's own external handlers may answer
     what no stub does (:mod:`.live`). Returns ``{events, stop, requests, consumed}``
-    (module docstring). Raises ``CaseError`` (``case_invalid``, ``log_invalid``...) when
-    the case cannot be run.
+    (module docstring), and ``agent`` (the agent JSON the turn ran) when ``agent`` is given.
+    Raises ``CaseError`` (``case_invalid``, ``log_invalid``...) when the case cannot be run,
+    ``handler_missing`` when the turn calls a sandbox tool that has no handler (a custom
+    tool of the recorded agent: spec/replay.md 8.4).
     """
     case = path if isinstance(path, Case) else open_case(path)
     prefix, reducer = _fork_point(
@@ -253,6 +255,7 @@ def replay_case(
     )
     stubs = StubBook(stubs_doc["calls"], supply)
     run_agent = _turn_agent(reducer.state, agent, live)
+    turn_agent = reducer.state["agent"]  # what each model request of the turn is built with
     external: Callable[[str, dict[str, Any]], ToolResult] = stubs
     if live is not None:
         model = HarnessModel(live)
@@ -272,13 +275,17 @@ def replay_case(
             interruption=None
             if live is not None
             else Interruption.from_json(model_doc.get("interruption")),
+            refuse_missing_handlers=True,
         )
-    return {
+    out = {
         "events": outcome.events,
         "stop": outcome.stop,
         "requests": list(model.requests),
         "consumed": {"replies": model.used, "stubs": list(stubs.used)},
     }
+    if agent is not None:  # the user's agent: the harness compares it with the recorded one
+        out["agent"] = turn_agent
+    return out
 
 
 def _ids(name: str) -> Callable[[int], str]:

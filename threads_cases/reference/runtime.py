@@ -21,13 +21,14 @@ from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..core.timestamps import format_ts, parse_ts
-from .agent import AgentSpec, BadInput, ToolOutput, ToolResult, ToolSpec
+from .agent import AgentSpec
 from .branching import SharedLog
 from .egress import EgressBlocked, block_egress
 from .model import Model
 from .request import RequestHasher
 from .request import build_request as build_request
 from .sandbox import NoSuchFile, SandboxProvider, check_path, sha256_hex
+from .tool_calls import ExternalCaller, HandlerMissing, call_tool
 
 STEP_LIMIT = 64
 
@@ -263,16 +264,6 @@ class SandboxContext:
         return paths
 
 
-#: ``external(name, input, index) -> ToolResult``; raises CaseError("missing_stub") to stop.
-ExternalCaller = Callable[[str, dict[str, Any]], ToolResult]
-
-
-def _as_result(out: ToolOutput) -> ToolResult:
-    if isinstance(out, ToolResult):
-        return out
-    return ToolResult(out, False)
-
-
 def _unwritable(err: CaseError, what: str, stop_key: str) -> CaseError:
     """A value that cannot enter the log stops the turn: ``unsafe_value`` at ``stop_key``."""
     if err.code != "unsafe_value":
@@ -281,46 +272,6 @@ def _unwritable(err: CaseError, what: str, stop_key: str) -> CaseError:
     out = CaseError("unsafe_value", f"{what} cannot be recorded: {where}: {err.message}")
     out.stop_key = stop_key  # type: ignore[attr-defined]
     return out
-
-
-#: The reason a custom handler's exception gives, by its type (spec/replay.md 8.1): the
-#: exception's own text never enters the log.
-_HANDLER_REASONS: tuple[tuple[type[Exception], str], ...] = (
-    (KeyError, "a required key is missing"),
-    (TypeError, "a value has the wrong type"),
-    (ValueError, "a value is not valid"),
-)
-
-
-def _sandbox_call(tool: ToolSpec, ctx: SandboxContext, inp: dict[str, Any]) -> ToolResult:
-    """Run a sandbox tool's handler; its refusals become neutral error results (3.3)."""
-    assert tool.handler is not None
-    try:
-        return _as_result(tool.handler(ctx, inp))
-    except NoSuchFile as exc:
-        return ToolResult(f"no such file: {exc.path}", is_error=True)
-    except BadInput as exc:
-        return ToolResult(str(exc), is_error=True)
-    except CaseError as exc:
-        if exc.code in ("egress_blocked", "sandbox_content_missing"):
-            raise
-        return ToolResult(exc.message, is_error=True)
-    except (KeyError, TypeError, ValueError) as exc:
-        reason = next(r for t, r in _HANDLER_REASONS if isinstance(exc, t))
-        return ToolResult(f"bad input for {tool.name}: the handler refused it ({reason})", True)
-
-
-def _call_tool(
-    tool: ToolSpec | None, block: dict[str, Any], ctx: SandboxContext, external: ExternalCaller
-) -> ToolResult:
-    """The result of one tool call (spec/replay.md 3.3); raises ``CaseError`` to stop."""
-    if tool is None:
-        return ToolResult(f"unknown tool {quote(block['name'])}", is_error=True)
-    if tool.kind != "sandbox":
-        return external(tool.name, block["input"])
-    if tool.handler is None:
-        return ToolResult(f"no handler for sandbox tool {quote(tool.name)}", True)
-    return _sandbox_call(tool, ctx, block["input"])
 
 
 class _Stopped(Exception):
@@ -338,8 +289,10 @@ class _Turn:
         model: Model,
         external: ExternalCaller,
         egress: list[EgressBlocked] | None,
+        refuse_missing: bool = False,
     ) -> None:
         self.rec = rec
+        self.refuse_missing = refuse_missing
         self.agent = agent
         self.ctx = ctx
         self.model = model
@@ -430,7 +383,9 @@ class _Turn:
             critical=effect == "write",
         )
         try:
-            result = _call_tool(tool, block, self.ctx, self.external)
+            result = call_tool(tool, block, self.ctx, self.external, self.refuse_missing)
+        except HandlerMissing:
+            raise  # not a stop: the replay cannot run here (spec/replay.md 8.4)
         except CaseError as err:
             raise _Stopped(err) from None
         if self.egress:  # a tool tried the network, even if it swallowed the error
@@ -472,6 +427,7 @@ def run_turn(
     step_limit: int = STEP_LIMIT,
     egress: list[EgressBlocked] | None = None,
     interruption: Interruption | None = None,
+    refuse_missing_handlers: bool = False,
 ) -> TurnOutcome:
     """Run one turn (spec/replay.md, section 3) and return how it ended.
 
@@ -482,8 +438,11 @@ def run_turn(
     ``egress_blocked``, and on ``step_limit`` after ``step_limit`` model calls; each stop
     records ``turn_failed`` with the reason code. ``egress`` is the list yielded by
     :func:`block_egress`: an attempt recorded there stops the turn after the tool returns.
+    With ``refuse_missing_handlers`` (a replay) a call of a sandbox tool without a handler
+    raises :class:`HandlerMissing` instead of giving an error result.
     """
-    turn = _Turn(rec, agent, SandboxContext(rec, sandbox, store), model, external, egress)
+    ctx = SandboxContext(rec, sandbox, store)
+    turn = _Turn(rec, agent, ctx, model, external, egress, refuse_missing_handlers)
     turn.begin(content)
     if interruption is None:
         return turn.steps(step_limit)

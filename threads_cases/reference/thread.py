@@ -359,7 +359,8 @@ class Thread:
         """Save the turn after ``at`` as a case directory ``dir/name``.
 
         See :func:`threads_cases.case.save.save_case` (``verify`` replays the case before it
-        is written; ``sandbox_dir`` supplies sandbox bytes the log knows by hash only);
+        is written, with this thread's agent, so custom sandbox tools run their handlers;
+        ``sandbox_dir`` supplies sandbox bytes the log knows by hash only);
         returns a :class:`SaveResult` and never raises for a refusal. ``dialects`` are the
         dialects the case is saved in (case.json ``dialects``); ``implementations`` is its
         deprecated name, used when given.
@@ -378,6 +379,7 @@ class Thread:
             secrets=secrets,
             verify=verify,
             sandbox_dir=sandbox_dir,
+            agent=self._agent,
         )
 
     def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:

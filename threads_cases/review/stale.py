@@ -86,7 +86,7 @@ def unchecked_cases(
     other than ``error`` and ``skip``. Report paths are as the run found them (relative to
     the folder it ran in), read from each of ``bases`` (the current folder when none is given),
     as ``run --last-failed`` reads them (spec/reports.md 2.5)."""
-    from ..harness.runner import discover
+    from ..harness.discovery import discover
 
     checked = {
         (base / str(r.get("path", ""))).resolve()

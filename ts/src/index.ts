@@ -53,7 +53,7 @@ export { RequestHasher } from "./reference/request.js";
 export type { Model, Reply, Usage } from "./reference/model.js";
 export { DirectorySandbox, FakeSandbox, FileMissing, checkPath, isDeviceName, sha256Hex } from "./reference/sandbox.js";
 export type { SandboxProvider } from "./reference/sandbox.js";
-export { ACTOR, ArtifactStore, Clock, Recorder, STEP_LIMIT, blockEgress, buildRequest, formatTs, parseTs, runTurn } from "./reference/runtime.js";
+export { ACTOR, ArtifactStore, Clock, HandlerMissing, Recorder, STEP_LIMIT, blockEgress, buildRequest, formatTs, parseTs, runTurn } from "./reference/runtime.js";
 export type { TurnOutcome } from "./reference/runtime.js";
 export { CASE_FORMAT, DEFAULT_DIALECTS, DEFAULT_IMPLEMENTATIONS, READ_FORMATS, RECORDING_FORMAT, checkCaseName, fingerprint, finishCaseFiles, readCaseFiles, upgradedMeta } from "./case/case.js";
 export { Case, artifactRefs, openCase } from "./case/loader.js";
@@ -66,7 +66,8 @@ export { buildCaseFiles, checkDialects, checkExpectation, checkImplementations, 
 export type { BuildCaseOptions, SaveCaseOptions, SaveError, SaveResult, SavedCase } from "./case/save.js";
 export { supplySandboxBytes } from "./case/sandbox-files.js";
 export { Thread } from "./reference/thread.js";
-export { handleRequest, serve } from "./protocol/driver.js";
+export { handleRequest, prepareLine, serve } from "./protocol/driver.js";
+export { loadAgent, loadedAgent, type AgentRef } from "./reference/agent-ref.js";
 export { version } from "./core/version.js";
 export { MAX_CASE_BYTES, MAX_LOG_BYTES, openRegular, readRegular, type ReadOptions as BoundedReadOptions } from "./core/files.js";
 export { EVENT_MARGIN, MAX_EVENT_DEPTH, tooDeep } from "./core/depth.js";

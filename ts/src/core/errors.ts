@@ -28,6 +28,9 @@ export type ReasonCode =
   | "sandbox_content_missing"
   | "replay_failed"
   | "protocol_error"
+  // the user's own agent (spec/replay.md section 8)
+  | "agent_unavailable"
+  | "handler_missing"
   // live runs (spec/replay.md section 11): stops the harness answers, and its refusal
   | "live_budget_exceeded"
   | "live_call_failed"
@@ -65,6 +68,10 @@ export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {
   import_repaired: "the line was read as its writer reads it; check the value if it matters (spec/importers.md section 4)",
   import_skipped: "the line could not be read; pass --strict to refuse the file instead",
   baseline_invalid: "see schemas/baseline.schema.json (spec/replay.md section 12); `threads-cases baseline update` writes a valid file",
+  agent_unavailable:
+    "check the agent reference (--agent, or agent under [tool.threads-cases]) and --app-dir: threads-py takes module:attribute, threads-ts ./file.mjs#export (spec/replay.md 8)",
+  handler_missing:
+    "replay your own agent, which holds the handler: --agent module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent under [tool.threads-cases] (spec/replay.md 8)",
 };
 
 /** Exit status per reason code; anything not listed exits 1. */

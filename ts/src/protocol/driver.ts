@@ -22,7 +22,8 @@ import { checkEvents, reduceLog } from "../core/log.js";
 import { differences } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
 import { Reducer, type Envelope } from "../core/reducer.js";
-import { replayCase } from "../reference/replay.js";
+import { replayCase, type ReplayOptions } from "../reference/replay.js";
+import { loadAgent, loadedAgent, type AgentRef } from "../reference/agent-ref.js";
 import { liveTurnFromRequest, type AskModel } from "../reference/live.js";
 import { ArtifactStore } from "../reference/runtime.js";
 import { buildCaseFiles, checkCaseFiles, checkExpectation, checkSecretsMode, type ExternalEffects } from "../case/save.js";
@@ -33,7 +34,7 @@ import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjso
 import { version } from "../core/version.js";
 
 export const PROTOCOL = 1;
-export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live"];
+export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"];
 export const DIALECT = "threads-ts";
 
 
@@ -114,14 +115,20 @@ function replayRequest(message: JsonObject, dialect: string, ask?: AskModel): Js
     if (ask === undefined) throw new CaseError("invalid_request", "a live replay needs a client that answers model calls");
     live = liveTurnFromRequest(message["live"] as JsonObject, ask);
   }
-  const out = replayCase(path, live === undefined ? { implementation: dialect, supply } : { implementation: dialect, supply, live });
+  const options: ReplayOptions = { implementation: dialect, supply };
+  if (live !== undefined) options.live = live;
+  // the user's own agent, by reference (spec/driver-protocol.md 2.5.2), loaded by prepareRequest
+  if (isObj(message["agent"])) options.agent = loadedAgent(message["agent"] as unknown as AgentRef);
+  const out = replayCase(path, options);
   const d = getDialect(dialect);
-  return {
+  const answer: JsonObject = {
     events: out.events.map((e) => d.encodeEvent(e as unknown as JsonObject)),
     stop: out.stop as unknown as JsonValue,
     requests: out.requests,
     consumed: out.consumed,
   };
+  if (out.agent !== undefined) answer["agent"] = out.agent;
+  return answer;
 }
 
 function writeCaseRequest(message: JsonObject): JsonObject {
@@ -260,6 +267,33 @@ export function answerLine(line: Uint8Array, dialect: string = DIALECT, ask?: (i
   }
 }
 
+/** Requests this long are never a `replay` naming an agent (a replay's supply is at most 64 KiB): not read twice. */
+const PREPARE_MAX_BYTES = 1 << 20;
+
+/**
+ * Load what a request line needs before {@link answerLine} answers it: the agent a `replay`
+ * names (spec/driver-protocol.md 2.5.2), imported once per reference. Never throws: a failure
+ * is kept and answered with the request (`agent_unavailable`).
+ */
+export async function prepareLine(line: Uint8Array): Promise<void> {
+  if (line.length > PREPARE_MAX_BYTES) return;
+  let message: JsonValue;
+  try {
+    message = parse(line, { code: "protocol_error" });
+  } catch {
+    return; // answerLine refuses it
+  }
+  if (!isObj(message) || message["cmd"] !== "replay" || !isObj(message["agent"])) return;
+  const agent = message["agent"];
+  const appDir = agent["app_dir"];
+  if (typeof agent["ref"] !== "string" || (appDir !== undefined && !(Array.isArray(appDir) && appDir.every((d) => typeof d === "string")))) return;
+  try {
+    await loadAgent(agent as unknown as AgentRef);
+  } catch {
+    // kept by loadAgent and thrown again when the request is answered
+  }
+}
+
 /** Serve requests on stdin/stdout until `shutdown` or the end of input. */
 export function serve(input: NodeJS.ReadableStream = process.stdin, output: NodeJS.WritableStream = process.stdout): void {
   const dialect = process.env["THREADS_CASES_DIALECT"] || DIALECT;
@@ -275,10 +309,16 @@ export function serve(input: NodeJS.ReadableStream = process.stdin, output: Node
   };
   const readLine = (): Buffer => readLineSync((rest) => pending.push(rest));
   const ask = (id: JsonValue): AskModel => modelAsker(id, write, readLine);
+  // one request at a time, in order: a replay naming an agent first awaits its import
+  let queue: Promise<void> = Promise.resolve();
   const handle = (line: Buffer): void => {
-    const answer = answerLine(line, dialect, ask);
-    if (answer === null) finish();
-    else write(answer);
+    queue = queue.then(async () => {
+      if (done) return;
+      await prepareLine(line);
+      const answer = answerLine(line, dialect, ask);
+      if (answer === null) finish();
+      else write(answer);
+    });
   };
   input.on("data", (chunk: Buffer | string) => {
     let buf = typeof chunk === "string" ? Buffer.from(chunk, "utf8") : chunk;
@@ -297,7 +337,7 @@ export function serve(input: NodeJS.ReadableStream = process.stdin, output: Node
       pending = [];
       handle(line);
     }
-    finish();
+    queue = queue.then(finish);
   });
   process.on("uncaughtException", (err) => {
     process.stderr.write(`threads-ts driver: uncaught: ${err.stack ?? String(err)}\n`);

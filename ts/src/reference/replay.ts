@@ -24,7 +24,7 @@ import { ScriptedModel, StopError, normalizeReply } from "./model.js";
 import { HarnessModel, liveAgentJson, liveExternal, type LiveTurn } from "./live.js";
 import { quote } from "../core/texts.js";
 import { Reducer, type Envelope, type State } from "../core/reducer.js";
-import { ArtifactStore, Clock, Interruption, Recorder, blockEgress, parseTs, runTurn } from "./runtime.js";
+import { ArtifactStore, Clock, Interruption, Recorder, blockEgress, parseTs, runTurn, type TurnOutcome } from "./runtime.js";
 import { FakeSandbox } from "./sandbox.js";
 import { type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 
@@ -42,6 +42,8 @@ export interface ReplayResult {
   stop: ReplayStop | null;
   requests: string[];
   consumed: { replies: number; stubs: boolean[] };
+  /** The agent the turn ran (as `thread_started` holds it), when {@link ReplayOptions.agent} was given. */
+  agent?: JsonObject;
 }
 
 /** An external call no stub answers: `missing_stub`, stop_key `tool:<name>`. */
@@ -165,8 +167,9 @@ export interface ReplayOptions {
 
 /**
  * Replay a case's turn (spec/replay.md section 3). Throws `CaseError` (`case_invalid`,
- * `log_invalid`, ...) when the case cannot be run; a turn the recording cannot answer comes
- * back as `stop`.
+ * `log_invalid`, ...) when the case cannot be run, and `handler_missing` when the turn calls a
+ * sandbox tool that has no handler (spec/replay.md 8.4); a turn the recording cannot answer
+ * comes back as `stop`.
  */
 export function replayCase(path: string | Case, options: ReplayOptions = {}): ReplayResult {
   const c = typeof path === "string" ? openCase(path) : path;
@@ -203,6 +206,7 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
     reducer.state.agent = liveAgentJson(live, reducer.state.agent as JsonObject);
     external = liveExternal(external, agent, live.allowWrite);
   }
+  const turnAgent = reducer.state.agent as JsonObject; // what each model request of the turn is built with
   const last = prefix[prefix.length - 1];
   const startMs = last === undefined ? 0 : parseTs(last.ts) + 1;
   const name = c.name;
@@ -217,14 +221,22 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
       egress: egress.attempts,
       // a recorded interruption belongs to the recorded replies, not to a live turn
       interruption: live === undefined ? Interruption.fromJson((c.read("model.json") as JsonObject)["interruption"]) : null,
+      refuseMissingHandlers: true,
     });
   } finally {
     egress.restore();
   }
-  return {
+  // the user's agent: the harness compares it with the recorded one
+  return replayResult(outcome, model, stubs, options.agent === undefined ? undefined : turnAgent);
+}
+
+function replayResult(outcome: TurnOutcome, model: { requests: readonly string[]; used: number }, stubs: StubBook, agent: JsonObject | undefined): ReplayResult {
+  const out: ReplayResult = {
     events: outcome.events,
     stop: outcome.stop,
     requests: [...model.requests],
     consumed: { replies: model.used, stubs: [...stubs.used] },
   };
+  if (agent !== undefined) out.agent = agent;
+  return out;
 }

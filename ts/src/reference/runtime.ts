@@ -247,6 +247,15 @@ export interface RunTurnOptions {
   egress?: readonly CaseError[];
   /** The recorded interruption: the turn ends there with the recorded turn_failed (spec/replay.md 3.9). */
   interruption?: Interruption | null;
+  /** A replay: a sandbox tool without a handler throws {@link HandlerMissing} instead of giving an error result (spec/replay.md 8.4). */
+  refuseMissingHandlers?: boolean;
+}
+
+/** A replay called a sandbox tool that has no handler (spec/replay.md 3.3, 8.4): the replay is refused with `handler_missing`. */
+export class HandlerMissing extends CaseError {
+  constructor(name: string) {
+    super("handler_missing", `sandbox tool ${quote(name)} has no handler: a case holds a tool's definition, not its code`);
+  }
 }
 
 /** Thrown inside a turn when a call stops it; `err` is the reason. */
@@ -269,6 +278,7 @@ class Turn {
     readonly model: Model,
     readonly external: ExternalCaller,
     readonly egress: readonly CaseError[] | undefined,
+    readonly refuseMissing = false,
   ) {
     this.start = rec.events.length;
   }
@@ -346,8 +356,9 @@ class Turn {
     );
     let result: ToolResult;
     try {
-      result = callTool(tool, name, input, this.ctx, this.external);
+      result = callTool(tool, name, input, this.ctx, this.external, this.refuseMissing);
     } catch (err) {
+      if (err instanceof HandlerMissing) throw err; // not a stop: the replay cannot run here
       if (err instanceof CaseError) throw new Stopped(err);
       throw err;
     }
@@ -382,7 +393,8 @@ export function runTurn(
   options: RunTurnOptions,
 ): TurnOutcome {
   const stepLimit = options.stepLimit ?? STEP_LIMIT;
-  const turn = new Turn(rec, agent, new SandboxContext(rec, sandbox, store), model, options.external, options.egress);
+  const ctx = new SandboxContext(rec, sandbox, store);
+  const turn = new Turn(rec, agent, ctx, model, options.external, options.egress, options.refuseMissingHandlers ?? false);
   turn.begin(content);
   const interruption = options.interruption ?? null;
   if (interruption === null) return turn.steps(stepLimit);
@@ -408,9 +420,13 @@ function callTool(
   input: JsonObject,
   ctx: ToolContext,
   external: ExternalCaller,
+  refuseMissing: boolean,
 ): ToolResult {
   if (tool === undefined) return new ToolResult(`unknown tool ${quote(name)}`, true);
-  if (tool.kind === "sandbox") return runSandboxTool(tool.name, tool.handler as SandboxHandler | undefined, ctx, input);
+  if (tool.kind === "sandbox") {
+    if (tool.handler === undefined && refuseMissing) throw new HandlerMissing(tool.name);
+    return runSandboxTool(tool.name, tool.handler as SandboxHandler | undefined, ctx, input);
+  }
   return external(tool.name, input);
 }
 
@@ -431,6 +447,9 @@ function runSandboxTool(name: string, handler: SandboxHandler | undefined, ctx: 
       return new ToolResult(err.message, true);
     }
     if (err instanceof BadInput) return new ToolResult(err.message, true);
+    // a handler refusing its input (spec/replay.md 8.1): the error's own text never enters the log
+    const reason = err instanceof TypeError ? "a value has the wrong type" : err instanceof RangeError ? "a value is not valid" : null;
+    if (reason !== null) return new ToolResult(`bad input for ${name}: the handler refused it (${reason})`, true);
     throw err;
   }
 }
