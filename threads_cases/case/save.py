@@ -225,14 +225,14 @@ def save_case(
 
     ``verify`` (the default) replays the built case on the Python reference implementation
     before it is moved into place, as ``run`` would, and refuses a case whose first run
-    would not pass with ``replay_failed`` (case-format.md 5.10). ``agent`` is the agent
-    that replay runs (an ``AgentSpec``, or a ``"module:attribute"`` reference): the one the
+    would not pass with ``replay_failed`` (case-format.md 5.10). ``agent`` is the agent that
+    replay runs (an ``AgentSpec``, or a ``"module:attribute"`` reference): the one the
     thread was recorded with, whose handlers a custom sandbox tool needs (spec/replay.md 8).
-    ``sandbox_dir`` is a folder holding sandbox files the log knows by sha256 only (``"artifact": null``): their bytes
-    are taken from ``sandbox_dir/<path>``, and a file whose bytes do not match the recorded
-    sha256 is refused with ``invalid_request`` (5.9). Files neither the log nor
-    ``sandbox_dir`` holds are saved hash-only; a replay that reads one stops with
-    ``sandbox_content_missing``.
+    ``sandbox_dir`` is a folder holding sandbox files the log knows by sha256 only
+    (``"artifact": null``): their bytes are taken from ``sandbox_dir/<path>``, and a file
+    whose bytes do not match the recorded sha256 is refused with ``invalid_request`` (5.9).
+    Files neither the log nor ``sandbox_dir`` holds are saved hash-only; a replay that reads
+    one stops with ``sandbox_content_missing``.
 
     ``secrets`` decides what happens to values that look like credentials
     (threads_cases.case.secrets): ``"refuse"`` (the default) refuses with ``secret_detected``

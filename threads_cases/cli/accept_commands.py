@@ -7,12 +7,16 @@ parses arguments and prints what changed as a semantic diff.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from ..core.errors import CaseError
+from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, print_json, render_error
+
+if TYPE_CHECKING:
+    from ..reference.agent_ref import AgentRef
 from .params import FormatOpt, check_exists, check_file, checked
 
 
@@ -24,10 +28,12 @@ def accept_paths(
     supply: dict[str, Any] | None = None,
     fmt: str = "pretty",
     from_live: bool = False,
+    agent: AgentRef | None = None,
 ) -> int:
     """Accept every case under ``paths`` on ``impl_name``; print each change. Returns the exit
     status: 0 when every case was accepted or had nothing to accept, 3 when one was refused.
-    ``from_live`` records the last live run's replies instead (spec/replay.md 11.8)."""
+    ``from_live`` records the last live run's replies instead (spec/replay.md 11.8);
+    ``agent`` is the user's own agent, whose replay is accepted (spec/replay.md 10.4)."""
     from ..harness.accept import accept_case, accept_from_live
     from ..harness.discovery import discover
     from ..harness.live.record import find_live_record
@@ -48,7 +54,7 @@ def accept_paths(
                     entry = find_live_record(path, impl_name)
                     done = accept_from_live(path, impl, entry, force=force)
                 else:
-                    done = accept_case(path, impl, force=force, supply=supply)
+                    done = accept_case(path, impl, force=force, supply=supply, agent=agent)
             except CaseError as err:
                 status = 3
                 answers.append(
@@ -117,9 +123,13 @@ def accept(
             "model.json (no provider is called).",
         ),
     ] = False,
+    agent: AgentOpt = None,
+    app_dir: AppDirOpt = None,
 ) -> None:
     """Rewrite the drifted parts of each case from its replay: request records and hashes,
     unused replies and stubs, the expected state when the reducer changed, the fingerprint.
+    With --agent, the replay of your own agent is what is written (what it now asks the
+    model, the tool results of its handlers, the sandbox reads).
     With --from-live, record the last live run's replies instead (a replay never takes
     them otherwise). Prints what changed. Exit 0 done, 3 a case refused (fail without
     --force, a stopped live turn, or error), 2 bad arguments.
@@ -133,8 +143,9 @@ def accept(
                 "--from-live records the live run's replies: --supply cannot go with it",
             )
         supplied = load_supply(supply)
+        mine = agents_of(agent, app_dir).get(impl)
         status = accept_paths(
-            paths, impl, force=force, supply=supplied, fmt=fmt, from_live=from_live
+            paths, impl, force=force, supply=supplied, fmt=fmt, from_live=from_live, agent=mine
         )
     except CaseError as err:
         if err.code in ("invalid_request", "dialect_unknown", "json_invalid"):

@@ -11,6 +11,7 @@ import typer
 from ..core.errors import CaseError
 from ..core.statedir import state_path
 from ..core.strictjson import canonical_line, read_json_file
+from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, note, print_json, print_refusal, render_error, stderr, stdout
 from .live_options import (
     AllowWriteOpt,
@@ -259,6 +260,11 @@ def _run_with_progress(
 
     def plan(total: int) -> None:  # every refusal is behind: the run starts
         announce_isolation(impls)
+        from ..harness.agent_setup import agent_note
+
+        line = agent_note(options.get("agents") or {}, [i.name for i in impls])
+        if line:
+            note(line)
         warn_shared_names(paths or [Path(".")])
         progress.plan(total)
 
@@ -357,6 +363,8 @@ def run(
     allow_write: AllowWriteOpt = None,
     live_timeout: LiveTimeoutOpt = 600.0,
     live_retries: LiveRetriesOpt = 2,
+    agent: AgentOpt = None,
+    app_dir: AppDirOpt = None,
 ) -> None:
     """Replay every case under PATHS on each implementation and report one verdict per pair.
 
@@ -389,6 +397,7 @@ def run(
             retries=live_retries,
         )
         supplied = load_supply(supply)
+        agents = agents_of(agent, app_dir)
         expected = open_baseline(baseline)
         strict = strict or strict_setting()
         impls = suite_implementations(
@@ -412,6 +421,7 @@ def run(
             supply=supplied,
             live=live_run,
             baseline=expected,
+            agents=agents,
         )
     except CaseError as err:
         if err.code in REFUSALS:
@@ -421,7 +431,7 @@ def run(
     if live_run is not None:
         keep_live(suite, live_run)
     if accept and fmt != "json":
-        accept_drifted(suite, supplied)
+        accept_drifted(suite, supplied, agents)
     raise typer.Exit(suite.exit_status)
 
 
@@ -445,7 +455,9 @@ def keep_live(suite: SuiteResult, live: Any) -> None:
         note(f"warning: cannot keep the live replies in {keep}: {exc}")
 
 
-def accept_drifted(suite: SuiteResult, supply: dict[str, Any] | None) -> None:
+def accept_drifted(
+    suite: SuiteResult, supply: dict[str, Any] | None, agents: dict[str, Any]
+) -> None:
     """``run --accept``: accept every drifted result's case on its implementation (the run's
     exit status is not changed; the next run shows the result)."""
     from .accept_commands import accept_paths
@@ -457,4 +469,4 @@ def accept_drifted(suite: SuiteResult, supply: dict[str, Any] | None) -> None:
             if r.implementation == name and r.verdict == "drifted"
         ]
         if paths:
-            accept_paths(paths, name, supply=supply)
+            accept_paths(paths, name, supply=supply, agent=agents.get(name))

@@ -33,6 +33,7 @@ from ..core.errors import CaseError
 from ..core.log import read_log
 from ..core.strictjson import canonical_document
 from ..protocol.client import Implementation
+from ..reference.agent_ref import AgentRef
 from .checks import replay
 from .divergence import replayed_requests
 from .runner import CaseResult, run_one
@@ -60,10 +61,12 @@ def accept_case(
     *,
     force: bool = False,
     supply: dict[str, Any] | None = None,
+    agent: AgentRef | None = None,
 ) -> AcceptResult:
     """Rewrite the drifted parts of the case at ``path`` from its replay on ``impl`` (module
-    docstring). ``supply`` is a checked ``calls`` mapping whose answers are written in."""
-    result = run_one(path, impl, supply)
+    docstring). ``supply`` is a checked ``calls`` mapping whose answers are written in;
+    ``agent`` is the user's own agent, whose replay is written (spec/replay.md 10.4)."""
+    result = run_one(path, impl, supply, agent=agent)
     before = read_case_files(path)
     if result.verdict in ("pass", "skip") and not supply:
         return AcceptResult(path, result.verdict, False, before, before, result)
@@ -76,7 +79,7 @@ def accept_case(
             f"{path}: the replay fails ({', '.join(hard)}); accepting would record a broken turn",
             hint="fix the agent, or pass --force to accept it anyway",
         )
-    after = _rebuilt(path, impl, supply, before, result)
+    after = _rebuilt(path, impl, supply, before, result, agent)
     changed = after != before
     if changed:
         write_case_dir(path.parent, path.name, after, overwrite=True)
@@ -93,18 +96,16 @@ def _rebuilt(
     supply: dict[str, Any] | None,
     before: dict[str, bytes],
     result: CaseResult,
+    agent: AgentRef | None,
 ) -> dict[str, bytes]:
     case = load_case(path)
     d = get_dialect(impl.dialect)
     prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
-    out = replay(case, impl, d, supply)
+    out = replay(case, impl, d, supply, agent)
     events = out["events"]
-    own = getattr(impl, "agent", None)  # the user's own agent, replayed in process
-    agent = own.to_json() if own is not None else prefix_agent(prefix)
-    parts = recorded_parts(events, agent)
-    records = delta_records(
-        [r for r in replayed_requests(prefix, events, getattr(impl, "agent", None)) if r]
-    )
+    own = out.get("agent")  # the user's own agent, when the replay ran one
+    parts = recorded_parts(events, own if own is not None else prefix_agent(prefix))
+    records = delta_records([r for r in replayed_requests(prefix, events, own) if r])
     for reply, record in zip(parts["replies"], records, strict=False):
         reply["request"] = record
     files = {k: v for k, v in before.items() if k != "case.json"}
