@@ -106,6 +106,7 @@ def save_log(
     overwrite: bool = False,
     secrets: str = "refuse",
     verify: bool = True,
+    agent: Any = None,
 ) -> SaveResult:
     """Save turn ``turn`` (1-based, as ``threads-cases turns`` numbers them) or the turn after
     the event ``at`` of ``log`` as the case ``dir/name`` (spec/case-format.md 5 and 7).
@@ -118,7 +119,8 @@ def save_log(
     named by sha256 hex; ``sandbox`` a folder holding the sandbox files the log knows only
     by hash (case-format.md 5.9). ``secrets`` is ``"refuse"``, ``"redact"`` or ``"allow"``.
     ``verify`` replays the case before it is written (``replay_failed`` when it would not
-    pass).
+    pass), with ``agent`` when given (an ``AgentSpec`` or a reference such as
+    ``"my_agent:agent"``, whose handlers a custom sandbox tool needs; spec/replay.md 8).
 
     Returns a :class:`SaveResult`; refusals use the codes of ``save_case`` plus
     ``invalid_request`` (both or neither of ``at``/``turn``; a turn out of range). Raises
@@ -153,6 +155,7 @@ def save_log(
             overwrite=overwrite,
             secrets=secrets,
             verify=verify,
+            agent=agent,
             sandbox_dir=sandbox,
         )
     except ImportFailed as failed:

@@ -64,8 +64,11 @@ def verify_case_dir(path: Path, dialects: Sequence[str], agent: Any = None) -> N
         what += _describe_event(check.nearest_event)
         if check.id == "stop" and result.stop:
             what += f" (stop key {result.stop.get('stop_key')})"
-    else:
-        what = f"{', '.join(result.reasons)}: {result.message}"
+    else:  # could not run: the error's own line, without its repeated code
+        shown = result.message.removeprefix(
+            f"error[{result.reasons[0]}]: " if result.reasons else ""
+        )
+        what = f"{', '.join(result.reasons)}: {shown}"
     causes = {c.code for c in bad} | set(result.reasons)
     raise CaseError(
         "replay_failed",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from ..core.errors import CaseError
+from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, note, print_json, stdout
 from .params import check_exists, checked
 from .run_commands import (
@@ -80,6 +81,7 @@ def _run(
             current = read_baseline(path) if path.is_file() else Baseline(None)
         else:
             current = load_baseline(baseline)
+        agents = agents_of(options.agent, options.app_dir)
         impls = resolve_implementations(
             impl or available_implementations(),
             timeout=options.timeout,
@@ -92,6 +94,7 @@ def _run(
             strict=options.strict or strict_setting(),
             jobs=None,  # the run default (harness/pool.py default_jobs)
             baseline=current,
+            agents=agents,
         )
     except CaseError as err:
         if err.code in ("invalid_request", "dialect_unknown", "json_invalid", "baseline_invalid"):
@@ -129,6 +132,9 @@ class _Options:
     timeout: float | None
     isolation: str | None
     as_json: bool
+    #: the user's own agent per implementation (--agent, spec/replay.md 8.2)
+    agent: list[str] | None = None
+    app_dir: list[Path] | None = None
 
 
 def _unavailable(suite: SuiteResult) -> list[str]:
@@ -243,6 +249,8 @@ def update(
     timeout: TimeoutOpt = None,
     isolation: IsolationOpt = None,
     as_json: JsonOpt = False,
+    agent: AgentOpt = None,
+    app_dir: AppDirOpt = None,
 ) -> None:
     """Run PATHS and add every failure the baseline does not list to it (one entry per case,
     implementation, check and reason code; existing entries are kept as they are).
@@ -260,7 +268,7 @@ def update(
         raise refuse(bad, _fmt(as_json))
     from ..harness.baseline_edit import update_baseline
 
-    options = _Options(strict, timeout, isolation, as_json)
+    options = _Options(strict, timeout, isolation, as_json, agent, app_dir)
     path, suite = _run(paths, impl, baseline, options, creates=True)
     change = update_baseline(path, suite.results, reason=reason, issue=issue)
     _warn_unreadable(suite)
@@ -282,6 +290,8 @@ def prune(
     timeout: TimeoutOpt = None,
     isolation: IsolationOpt = None,
     as_json: JsonOpt = False,
+    agent: AgentOpt = None,
+    app_dir: AppDirOpt = None,
 ) -> None:
     """Run PATHS and remove every baseline entry whose failure is gone (each run's xpass), and
     every entry naming an implementation that is not known (it can never match).
@@ -295,7 +305,7 @@ def prune(
     from ..harness.baseline_edit import prune_baseline
     from ..harness.registry import available_implementations
 
-    options = _Options(strict, timeout, isolation, as_json)
+    options = _Options(strict, timeout, isolation, as_json, agent, app_dir)
     path, suite = _run(paths, impl, baseline, options, creates=False)
     change = prune_baseline(path, suite.results, available_implementations())
     _finish(change, suite, "removed", as_json)

@@ -10,6 +10,7 @@ import typer
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from ..core.strictjson import parse
+from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, fail, note, print_json, print_refusal, render_error
 from .params import FormatOpt, check_folder, check_log, check_out_folder, checked
 
@@ -137,12 +138,15 @@ def save(
             help="Do not replay the case before writing it (keep a case that fails today).",
         ),
     ] = False,
+    agent: AgentOpt = None,
+    app_dir: AppDirOpt = None,
 ) -> None:
     """Save the turn after --at (or turn --turn N) in LOG as a case directory DIR/NAME
     (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript,
     imported in memory. Without --must/--expect the matchers are drafted from the turn.
     The case is replayed before it is written (replay_failed when its first run would not
-    pass) unless --no-verify.
+    pass) unless --no-verify, with the agent --agent names for threads-py when the turn
+    uses custom sandbox tools (their handlers are code, not in the log).
 
     Exits 0 when saved, 2 on a refusal (one line {"code","message","hint"} with --format
     json), 1 when the --from transcript has a malformed line (import_invalid) or cannot be
@@ -174,6 +178,7 @@ def save(
                 overwrite=overwrite,
                 secrets="redact" if redact else "allow" if allow_secrets else "refuse",
                 verify=not no_verify,
+                agent=agents_of(agent, app_dir).get("threads-py"),
             )
         except CaseError as err:
             if err.code in ("import_invalid", "io_error"):

@@ -14,6 +14,7 @@ from rich.text import Text
 
 from ..core.atomic import write_atomic
 from ..core.errors import CaseError
+from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, print_refusal, render_error, stdout
 from .params import check_exists, check_out_file, checked
 from .run_commands import IsolationOpt, TimeoutOpt, choose_isolation
@@ -53,6 +54,8 @@ def coverage(
     ] = None,
     timeout: TimeoutOpt = None,
     isolation: IsolationOpt = None,
+    agent: AgentOpt = None,
+    app_dir: AppDirOpt = None,
 ) -> None:
     """Run the cases under PATHS and report, per implementation, the event types, tool kinds
     and names, stop reasons, matcher features, dialect fields and reason codes they exercise,
@@ -68,13 +71,14 @@ def coverage(
         render_error(CaseError("invalid_request", f"--format must be pretty or json, not {fmt!r}"))
         raise typer.Exit(2)
     try:
+        agents = agents_of(agent, app_dir)
         impls = resolve_implementations(
             impl or available_implementations(),
             timeout=timeout,
             required=bool(impl),
             isolation=choose_isolation(isolation),
         )
-        cov = suite_coverage(paths or [Path(".")], impls, jobs=os.cpu_count() or 1)
+        cov = suite_coverage(paths or [Path(".")], impls, jobs=os.cpu_count() or 1, agents=agents)
     except CaseError as err:
         if err.code in ("invalid_request", "dialect_unknown"):
             if fmt == "json":  # {"code","message"} on stdout, as run --format json

@@ -28,7 +28,7 @@ machine detail, and is sorted, so a committed file changes only when coverage do
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -37,6 +37,7 @@ from ..core.canonical import canonical_document
 from ..core.dialects import get_dialect
 from ..core.strictjson import parse, read_json_file
 from ..protocol.client import Implementation
+from ..reference.agent_ref import AgentRef
 from . import spec_inventory
 from .discovery import discover
 from .pool import pooled
@@ -147,9 +148,11 @@ def suite_coverage(
     implementations: Sequence[Implementation],
     *,
     jobs: int = 1,
+    agents: Mapping[str, AgentRef] | None = None,
 ) -> Coverage:
     """Run the cases under ``paths`` on each implementation and measure what they exercise
-    (module docstring). The implementations are closed afterwards. Raises
+    (module docstring), each replaying its agent of ``agents`` (the user's own, by
+    reference; spec/replay.md 8) when it has one. The implementations are closed afterwards. Raises
     ``CaseError("invalid_request")`` when no case and no data-only test is found."""
     roots = [Path(p) for p in paths]
     case_paths = [r / "cases" if is_conformance_suite(r) else r for r in roots]
@@ -170,7 +173,7 @@ def suite_coverage(
         return Coverage(dialects, exercised)
     replays: dict[str, dict[str, list[dict[str, Any]]]] = {i.name: {} for i in implementations}
     recording = [_Recording(pooled(i, jobs), replays[i.name]) for i in implementations]
-    suite = run_suite(case_paths, recording, jobs=jobs)
+    suite = run_suite(case_paths, recording, jobs=jobs, agents=agents)
     for r in suite.results:
         ex = exercised[r.implementation]
         ex.add("reason_codes", r.reasons)

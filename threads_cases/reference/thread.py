@@ -355,11 +355,13 @@ class Thread:
         verify: bool = True,
         sandbox_dir: str | os.PathLike[str] | None = None,
         implementations: Sequence[str] | None = None,
+        agent: Any = None,
     ) -> SaveResult:
         """Save the turn after ``at`` as a case directory ``dir/name``.
 
         See :func:`threads_cases.case.save.save_case` (``verify`` replays the case before it
-        is written, with this thread's agent, so custom sandbox tools run their handlers;
+        is written, with ``agent`` (an ``AgentSpec`` or a ``"module:attribute"`` reference),
+        by default this thread's own agent, so custom sandbox tools run their handlers;
         ``sandbox_dir`` supplies sandbox bytes the log knows by hash only);
         returns a :class:`SaveResult` and never raises for a refusal. ``dialects`` are the
         dialects the case is saved in (case.json ``dialects``); ``implementations`` is its
@@ -379,7 +381,7 @@ class Thread:
             secrets=secrets,
             verify=verify,
             sandbox_dir=sandbox_dir,
-            agent=self._agent,
+            agent=self._agent if agent is None else agent,
         )
 
     def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:
