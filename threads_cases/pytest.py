@@ -7,7 +7,7 @@
 
     @pytest.mark.parametrize("threads_case", cases("cases"), indirect=True)
     def test_case(threads_case):
-        ...
+        assert_passes(threads_case, agent="my_agent:agent")
 
 This module is named ``pytest`` inside the package; it (and the package) only ever use
 absolute imports, so ``import pytest`` below is the real pytest.
@@ -48,4 +48,28 @@ def cases(directory: str | Path, *, marks: Any = ()) -> list[Any]:
     return out
 
 
-__all__ = ["cases"]
+def assert_passes(
+    case: Any,
+    agent: Any = None,
+    *,
+    implementation: Any = "threads-py",
+    strict: bool = False,
+    app_dir: Any = (),
+) -> Any:
+    """Run ``case`` (the ``threads_case`` fixture's case, or a case path) and fail the test
+    with the result as text (verdict, what differs in the agent, the first divergence, each
+    failing check: ``str(CaseResult)``) unless it passes (``drifted`` fails too with
+    ``strict``). ``agent``, ``implementation`` and ``app_dir`` are those of
+    :func:`threads_cases.run_case`: your own agent (an ``AgentSpec``, ``"my_agent:agent"``,
+    or ``"./agent.mjs#agent"`` with ``implementation="threads-ts"``). Returns the
+    :class:`~threads_cases.harness.runner.CaseResult` when it passes."""
+    from threads_cases.harness.runner import run_case
+
+    path = getattr(case, "path", case)
+    result = run_case(path, implementation, agent, app_dir=app_dir)
+    if not result.passed(strict):
+        pytest.fail(str(result), pytrace=False)
+    return result
+
+
+__all__ = ["assert_passes", "cases"]

@@ -373,10 +373,7 @@ def run(
     operational error.
     """
     if show_schema:
-        from ..core.schemas import schema_document
-
-        print_json(schema_document("report.schema.json"))
-        return
+        return print_report_schema()
     from ..harness.registry import strict_setting
     from ..harness.run_setup import REFUSALS, check_live_accept, suite_implementations
 
@@ -433,6 +430,13 @@ def run(
     if accept and fmt != "json":
         accept_drifted(suite, supplied, agents)
     raise typer.Exit(suite.exit_status)
+
+
+def print_report_schema() -> None:
+    """``run --schema``: the JSON report's schema (schemas/report.schema.json)."""
+    from ..core.schemas import schema_document
+
+    print_json(schema_document("report.schema.json"))
 
 
 def warn_shared_names(paths: list[Path]) -> None:

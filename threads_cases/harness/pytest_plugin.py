@@ -34,12 +34,15 @@ Writing your own test bodies: the ``threads_case`` fixture gives a loaded
 :class:`threads_cases.case.directory.Case` for each parameter of
 :func:`threads_cases.pytest.cases`::
 
-    from threads_cases.pytest import cases
+    from threads_cases.pytest import assert_passes, cases
 
     @pytest.mark.parametrize("threads_case", cases("cases"), indirect=True)
     def test_my_agent(threads_case):
-        result = run_case(threads_case.path, agent=MY_AGENT)
-        assert result.passed(), result.verdict
+        assert_passes(threads_case, agent="my_agent:agent")   # fails with str(result)
+
+``--threads-cases-agent REF`` (``IMPL=REF``, repeatable; ``--threads-cases-app-dir DIR``)
+replays your own agent in every item instead of the recorded one, as ``run --agent`` does;
+without it, ``agent`` under ``[tool.threads-cases]`` is used (spec/replay.md 8.2).
 
 ``--threads-cases-live`` runs each turn live (spec/replay.md section 11) with
 ``--threads-cases-model``, ``--threads-cases-provider``, ``--threads-cases-base-url`` and
@@ -76,93 +79,15 @@ _SHARED = pytest.StashKey[dict[str, list[str]]]()
 #: The implementations named (``--threads-cases-impl``, else those configured under
 #: ``[tool.threads-cases]``), each with its dialect.
 _NAMED = pytest.StashKey[dict[str, str]]()
-
-
-#: The plugin's command-line options, in the order ``pytest --help`` lists them: (flag,
-#: keyword arguments of ``addoption``).
-_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
-    (
-        "--threads-cases",
-        {
-            "action": "append",
-            "dest": "threads_cases_paths",
-            "metavar": "DIR",
-            "default": None,
-            "help": "collect every case directory under DIR as a test (repeatable)",
-        },
-    ),
-    (
-        "--threads-cases-impl",
-        {
-            "action": "append",
-            "dest": "threads_cases_impl",
-            "metavar": "NAME",
-            "default": None,
-            "help": "implementation to run each case on (repeatable; default threads-py and "
-            "the implementations configured under [tool.threads-cases])",
-        },
-    ),
-    (
-        "--threads-cases-isolated",
-        {
-            "action": "store_true",
-            "dest": "threads_cases_isolated",
-            "default": False,
-            "help": "run every implementation as a driver process, in an empty network "
-            "namespace where available (default: threads-py in process, under its egress "
-            "guard)",
-        },
-    ),
-    (
-        "--threads-cases-strict",
-        {
-            "action": "store_true",
-            "dest": "threads_cases_strict",
-            "default": False,
-            "help": "count drifted cases as failures",
-        },
-    ),
-    (
-        "--threads-cases-live",
-        {
-            "action": "store_true",
-            "dest": "threads_cases_live",
-            "default": False,
-            "help": "answer each turn's model calls live: recorded when unchanged, else the "
-            "provider",
-        },
-    ),
-    ("--threads-cases-model", {"dest": "threads_cases_model", "default": None}),
-    (
-        "--threads-cases-provider",
-        {
-            "dest": "threads_cases_provider",
-            "default": "anthropic",
-            "choices": ("anthropic", "openai"),
-        },
-    ),
-    ("--threads-cases-base-url", {"dest": "threads_cases_base_url", "default": None}),
-    (
-        "--threads-cases-live-budget",
-        {"dest": "threads_cases_live_budget", "type": int, "default": 20},
-    ),
-    (
-        "--threads-cases-baseline",
-        {
-            "dest": "threads_cases_baseline",
-            "metavar": "FILE",
-            "default": None,
-            "help": "expected failures (default: baseline under [tool.threads-cases], else "
-            ".threads-cases/baseline.json when it exists): a listed failure is xfailed, a "
-            "listed case that passes fails as a strict xpass",
-        },
-    ),
-)
+#: The user's own agent of each implementation that has one (spec/replay.md 8.2).
+_AGENTS = pytest.StashKey[dict[str, Any]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
+    from threads_cases.harness.pytest_options import OPTIONS
+
     group = parser.getgroup("threads-cases", "threads-cases: replay saved agent cases")
-    for flag, options in _OPTIONS:
+    for flag, options in OPTIONS:
         group.addoption(flag, **options)
     parser.addini(
         "threads_cases_paths",
@@ -180,6 +105,16 @@ def _configured_dirs(config: pytest.Config) -> list[Path]:
     base = config.inipath.parent if config.inipath is not None else config.rootpath
     dirs += [(base / d).resolve() for d in config.getini("threads_cases_paths")]
     return list(dict.fromkeys(map(case_dir, dirs)))
+
+
+def _agents(config: pytest.Config, known: Any) -> dict[str, Any]:
+    """``--threads-cases-agent`` / ``--threads-cases-app-dir`` (folders taken from the
+    invocation folder), else ``agent`` / ``app-dir`` under ``[tool.threads-cases]``."""
+    from threads_cases.harness.agent_setup import agent_refs
+
+    here = config.invocation_params.dir
+    dirs = [str(here / d) for d in config.getoption("threads_cases_app_dir") or []]
+    return agent_refs(config.getoption("threads_cases_agent"), dirs, known=known, start=here)
 
 
 def _inside(child: Path, parent: Path) -> bool:
@@ -216,6 +151,7 @@ def pytest_configure(config: pytest.Config) -> None:
         # a configured implementation is named (spec/driver-protocol.md 5.4), as for `run`
         named = config.getoption("threads_cases_impl") or list(configured())
         names = config.getoption("threads_cases_impl") or ["threads-py", *named]
+        config.stash[_AGENTS] = _agents(config, configured())
     except CaseError as err:
         raise usage_error(err) from None
     config.stash[_NAMES] = names
@@ -422,7 +358,10 @@ class CaseItem(pytest.Item):
         from threads_cases.harness.result_text import baseline_text, stale_text
 
         result = run_case(
-            self.case_path, self._implementation(), live=self.config.stash.get(_LIVE, None)
+            self.case_path,
+            self._implementation(),
+            self.config.stash[_AGENTS].get(self.impl),
+            live=self.config.stash.get(_LIVE, None),
         )
         baseline = self.config.stash[_BASELINE]
         apply_shared(result, baseline, self._shared_listed(baseline), strict)
