@@ -12,6 +12,7 @@ import sys
 import threads_cases
 
 PUBLIC = [
+    "AgentRef",
     "AgentSpec",
     "Baseline",
     "CaseError",

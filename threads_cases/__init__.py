@@ -5,7 +5,9 @@ The public API (spec/ holds the normative text):
 * :class:`Thread`, :class:`AgentSpec`, :class:`ToolSpec`, :class:`FakeSandbox`,
   :class:`ScriptedModel`, :class:`CaseExpectation` - record threads and save turns as cases
   (spec/case-format.md);
-* :func:`run_case`, :func:`run_suite` - replay cases and get verdicts (spec/replay.md);
+* :func:`run_case`, :func:`run_suite` - replay cases and get verdicts (spec/replay.md),
+  with your own agent (an :class:`AgentSpec`, or an :class:`AgentRef` / reference string
+  each implementation loads: spec/replay.md section 8);
   with ``live=LiveRun(LiveOptions(settings=ClientSettings(...)))`` a turn's model calls go
   live within budgets (spec/replay.md section 11);
   :func:`load_baseline` / :class:`Baseline` - expected failures for ``run_suite(baseline=...)``
@@ -32,6 +34,7 @@ from ._version import __version__ as __version__
 #: public name -> (module, attribute)
 _EXPORTS: dict[str, tuple[str, str]] = {
     "AgentSpec": (".reference.agent", "AgentSpec"),
+    "AgentRef": (".reference.agent_ref", "AgentRef"),
     "ToolResult": (".reference.agent", "ToolResult"),
     "ToolSpec": (".reference.agent", "ToolSpec"),
     "CaseExpectation": (".case.directory", "CaseExpectation"),
@@ -68,6 +71,7 @@ _EXPORTS: dict[str, tuple[str, str]] = {
 }
 
 __all__ = [
+    "AgentRef",
     "AgentSpec",
     "Baseline",
     "CaseError",
@@ -135,6 +139,7 @@ if TYPE_CHECKING:
     from .harness.live.providers import ClientSettings
     from .harness.runner import CaseResult, SuiteResult, run_case, run_suite
     from .reference.agent import AgentSpec, ToolResult, ToolSpec
+    from .reference.agent_ref import AgentRef
     from .reference.model import ScriptedModel
     from .reference.sandbox import DirectorySandbox, FakeSandbox
     from .reference.thread import Thread
