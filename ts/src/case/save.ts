@@ -14,6 +14,7 @@ import { checkForkRoom } from "../core/timestamps.js";
 import { deltaRecords, turnRequests } from "./requests.js";
 import { createHash } from "node:crypto";
 import { join } from "node:path";
+import type { AgentSpec } from "../reference/agent.js";
 
 import { canonicalDocument } from "../core/canonical.js";
 import { CASE_FORMAT, DEFAULT_DIALECTS, RECORDING_FORMAT, checkCaseName, finishCaseFiles, type CaseExpectation } from "./case.js";
@@ -339,6 +340,8 @@ export interface SaveCaseOptions {
   secrets?: string;
   /** Run the built case once before writing it (default true); `replay_failed` when it would not pass (5.10). */
   verify?: boolean;
+  /** The agent that run replays: the one the thread was recorded with, whose handlers a custom sandbox tool needs (spec/replay.md 8). */
+  agent?: AgentSpec;
   /**
    * A folder holding sandbox files the log knows by sha256 only (`"artifact": null`), as
    * `save --sandbox DIR` (Python: `sandbox_dir=`; spec/case-format.md 5.9). For each file the
@@ -452,7 +455,7 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
       dialects,
     });
     checkCaseFiles(files, secrets);
-    if (options.verify ?? true) verifyCaseFiles(name, files, dialects);
+    if (options.verify ?? true) verifyCaseFiles(name, files, dialects, options.agent);
     const outcome = writeCaseDir(options.dir, name, files, options.overwrite ?? false);
     return { ok: true, value: { path: join(options.dir, name), portable: meta["portable"] as boolean, fingerprint: meta["fingerprint"] as string, outcome } };
   } catch (err) {

@@ -18,6 +18,7 @@ import { CaseError } from "../core/errors.js";
 import { explain, findAll, matchInOrder, nearest } from "../core/matchers.js";
 import { Reducer } from "../core/reducer.js";
 import type { JsonObject } from "../core/strictjson.js";
+import type { AgentSpec } from "../reference/agent.js";
 import { replayCase } from "../reference/replay.js";
 import { openCase } from "./loader.js";
 
@@ -28,7 +29,7 @@ function nearestText(matcher: unknown, events: readonly JsonObject[]): string {
 }
 
 /** The first check the case at `path` fails on the TypeScript runtime, or null when it passes. */
-export function firstFailure(path: string, dialects: readonly string[]): string | null {
+export function firstFailure(path: string, dialects: readonly string[], agent?: AgentSpec): string | null {
   const dialectName = dialects.includes("threads-ts") ? "threads-ts" : (dialects[0] as string);
   const dialect = getDialect(dialectName);
   const c = openCase(path);
@@ -38,7 +39,7 @@ export function firstFailure(path: string, dialects: readonly string[]): string 
   if (Buffer.compare(Buffer.from(state), Buffer.from(canonicalLine(c.read(`expected.${dialectName}.json`)))) !== 0) {
     return `check state (state_mismatch): the prefix does not reduce to expected.${dialectName}.json`;
   }
-  const out = replayCase(c, { implementation: dialectName });
+  const out = replayCase(c, agent === undefined ? { implementation: dialectName } : { implementation: dialectName, agent });
   const events = out.events as unknown as JsonObject[];
   if (out.stop !== null) {
     const last = events[events.length - 2];
@@ -70,6 +71,7 @@ export function firstFailure(path: string, dialects: readonly string[]): string 
 const CAUSE_HINTS: Readonly<Record<string, string>> = {
   sandbox_content_missing:
     "save with --sandbox DIR (sandboxDir) holding the files as they were when the turn ran (the log knows some only by their sha256)",
+  handler_missing: "save with agent naming the agent that holds the tool's handler (thread.saveCase uses the thread's own agent), or verify: false",
 };
 
 /** The hint for a `replay_failed` whose first failure is `failure` ("check ID (CODE): ..." or "... (CODE): ..."). */
@@ -80,8 +82,8 @@ export function replayFailedHint(failure: string): string {
   return "save with verify: false to keep a case that fails today on purpose";
 }
 
-/** Run the built `files` of case `name` once; throws `replay_failed` when its first run would not pass. */
-export function verifyCaseFiles(name: string, files: ReadonlyMap<string, Uint8Array>, dialects: readonly string[]): void {
+/** Run the built `files` of case `name` once (with `agent`, whose handlers a custom sandbox tool needs); throws `replay_failed` when its first run would not pass. */
+export function verifyCaseFiles(name: string, files: ReadonlyMap<string, Uint8Array>, dialects: readonly string[], agent?: AgentSpec): void {
   const root = mkdtempSync(join(tmpdir(), "threads-cases-verify-"));
   try {
     const dir = join(root, name);
@@ -91,7 +93,7 @@ export function verifyCaseFiles(name: string, files: ReadonlyMap<string, Uint8Ar
     }
     let failure: string | null;
     try {
-      failure = firstFailure(dir, dialects);
+      failure = firstFailure(dir, dialects, agent);
     } catch (err) {
       if (!(err instanceof CaseError)) throw err;
       failure = `the case cannot run (${err.code}): ${err.message}`;

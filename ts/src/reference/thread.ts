@@ -307,6 +307,8 @@ export class Thread {
       secrets: request.secrets ?? "refuse",
       verify: request.verify ?? true,
       sandboxDir: request.sandboxDir,
+      // verified with this thread's agent: custom sandbox tools run their handlers (spec/replay.md 8.4)
+      ...(this.agent === null ? {} : { agent: this.agent }),
     });
   }
 
