@@ -11,7 +11,6 @@ import re
 import shutil
 from pathlib import Path
 
-import pytest
 from wheel_env import Built, Venv, ok, run
 
 ROOT = Path(__file__).resolve().parent.parent

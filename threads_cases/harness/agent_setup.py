@@ -103,7 +103,7 @@ def agent_refs(
         dirs, base = [Path(d) for d in ([raw] if isinstance(raw, str) else raw)], src.parent
     else:
         dirs, base = [Path(".")], where
-    folders = tuple(str(_folder(base / d if not d.is_absolute() else d)) for d in dirs)
+    folders = tuple(str(_folder(d, base)) for d in dirs)
     names = {*BUILTIN_NAMES, *known}
     for impl in refs:
         if impl not in names:
@@ -116,8 +116,9 @@ def agent_refs(
     return {impl: AgentRef(ref, folders) for impl, ref in refs.items()}
 
 
-def _folder(path: Path) -> Path:
-    resolved = path.resolve()
+def _folder(path: Path, base: Path) -> Path:
+    """``path`` (relative to ``base``) as an absolute folder; refused naming it as written."""
+    resolved = (base / path).resolve()
     if not resolved.is_dir():
         raise CaseError(
             "invalid_request",
