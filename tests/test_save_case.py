@@ -20,7 +20,7 @@ from threads_cases.core.dialects import get_dialect
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import read_log
 from threads_cases.core.reducer import reduce
-from threads_cases.core.strictjson import canonical_document
+from threads_cases.core.strictjson import canonical_document, canonical_line
 from threads_cases.reference.agent import ToolResult, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
 from threads_cases.reference.request import request_sha256
@@ -45,6 +45,11 @@ TS_STATE = {
 
 def sha(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
+
+
+def tool_sha(tool: ToolSpec) -> str:
+    """The fingerprint of a tool's definition in case.json's agent summary."""
+    return hashlib.sha256(canonical_line(tool.to_json())).hexdigest()
 
 
 def files_of(path: Path) -> dict[str, bytes]:
@@ -112,12 +117,15 @@ def test_saved_case_files_hold_exactly_the_recorded_turn(
             "name": "test-agent",
             "model": "model-t",
             "system_sha256": hashlib.sha256(SYSTEM.encode("utf-8")).hexdigest(),
+            # each tool with the fingerprint of its definition (case-format.md 3.1)
             "tools": [
-                {"name": "read_file", "kind": "sandbox", "effect": "read"},
-                {"name": "write_file", "kind": "sandbox", "effect": "write"},
-                {"name": "list_files", "kind": "sandbox", "effect": "read"},
-                {"name": "delete_file", "kind": "sandbox", "effect": "write"},
-                {"name": "get_weather", "kind": "external", "effect": "read"},
+                {
+                    "name": tool.name,
+                    "kind": tool.kind,
+                    "effect": tool.effect,
+                    "sha256": tool_sha(tool),
+                }
+                for tool in t.agent.tools
             ],
         },
         "fingerprint": r.value.fingerprint,

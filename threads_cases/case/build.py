@@ -17,7 +17,7 @@ from ..core.errors import CaseError
 from ..core.files import check_recording_bytes, check_recording_entries
 from ..core.log import encode_log
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_document
+from ..core.strictjson import canonical_document, canonical_line
 from ..core.texts import quote
 from ..core.timestamps import check_fork_room
 from ..reference.runtime import ArtifactStore
@@ -299,7 +299,13 @@ def _case_meta(
             "model": agent["model"],
             "system_sha256": hashlib.sha256(agent["system"].encode("utf-8")).hexdigest(),
             "tools": [
-                {"name": t["name"], "kind": t["kind"], "effect": t["effect"]}
+                {
+                    "name": t["name"],
+                    "kind": t["kind"],
+                    "effect": t["effect"],
+                    # the tool's definition, never its code (spec/case-format.md 3.1)
+                    "sha256": hashlib.sha256(canonical_line(t)).hexdigest(),
+                }
                 for t in agent["tools"]
             ],
         },

@@ -16,7 +16,7 @@ import { createHash } from "node:crypto";
 import { join } from "node:path";
 import type { AgentSpec } from "../reference/agent.js";
 
-import { canonicalDocument } from "../core/canonical.js";
+import { canonicalDocument, canonicalLine } from "../core/canonical.js";
 import { CASE_FORMAT, DEFAULT_DIALECTS, RECORDING_FORMAT, checkCaseName, finishCaseFiles, type CaseExpectation } from "./case.js";
 import { outFolderProblem, writeCaseDir, type WriteOutcome } from "./writer.js";
 import { getDialect } from "../core/dialects.js";
@@ -317,7 +317,13 @@ export function buildCaseFiles(options: BuildCaseOptions): { files: Map<string, 
       name: agent["name"] as JsonValue,
       model: agent["model"] as JsonValue,
       system_sha256: createHash("sha256").update(agent["system"] as string, "utf8").digest("hex"),
-      tools: (agent["tools"] as JsonObject[]).map((t) => ({ name: t["name"] as JsonValue, kind: t["kind"] as JsonValue, effect: t["effect"] as JsonValue })),
+      // each tool's definition, never its code (spec/case-format.md 3.1)
+      tools: (agent["tools"] as JsonObject[]).map((t) => ({
+        name: t["name"] as JsonValue,
+        kind: t["kind"] as JsonValue,
+        effect: t["effect"] as JsonValue,
+        sha256: createHash("sha256").update(canonicalLine(t), "utf8").digest("hex"),
+      })),
     },
     created_with: { tool: "threads-cases", version: version() },
   };
