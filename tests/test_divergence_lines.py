@@ -91,3 +91,15 @@ def test_a_request_divergence_names_its_event_by_seq_and_id(tmp_path: Path) -> N
     )
     assert "event 8" not in panel  # one numbering: the turn's index is not shown
     assert_golden("divergence-request.txt", d["summary"] + "\n" + panel)
+
+
+def test_the_summary_line_counts_cases_and_results_apart(tmp_path: Path) -> None:
+    for name in ("reads-notes", "weather-stub"):
+        _copy(tmp_path, name)
+    p = cli("run", "cases", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    last = p.stdout.splitlines()[-1]
+    assert last.startswith("2 cases on 2 implementations, 4 results: 4 pass in "), last
+    one = cli("run", "cases/reads-notes", "--impl", "threads-py", cwd=tmp_path)
+    line = one.stdout.splitlines()[-1]
+    assert_golden("summary-line.txt", last.split(" in ")[0] + "\n" + line.split(" in ")[0] + "\n")
