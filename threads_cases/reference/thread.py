@@ -355,11 +355,14 @@ class Thread:
         verify: bool = True,
         sandbox_dir: str | os.PathLike[str] | None = None,
         implementations: Sequence[str] | None = None,
+        draft: bool | None = None,
     ) -> SaveResult:
         """Save the turn after ``at`` as a case directory ``dir/name``.
 
         See :func:`threads_cases.case.save.save_case` (``verify`` replays the case before it
-        is written; ``sandbox_dir`` supplies sandbox bytes the log knows by hash only);
+        is written; ``sandbox_dir`` supplies sandbox bytes the log knows by hash only;
+        without matchers in ``expect`` they are drafted from the recorded turn, as the
+        command line drafts them, and ``warnings`` says so: ``draft=False`` saves none);
         returns a :class:`SaveResult` and never raises for a refusal. ``dialects`` are the
         dialects the case is saved in (case.json ``dialects``); ``implementations`` is its
         deprecated name, used when given.
@@ -378,6 +381,7 @@ class Thread:
             secrets=secrets,
             verify=verify,
             sandbox_dir=sandbox_dir,
+            draft=draft,
         )
 
     def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:
