@@ -103,3 +103,20 @@ def test_the_summary_line_counts_cases_and_results_apart(tmp_path: Path) -> None
     one = cli("run", "cases/reads-notes", "--impl", "threads-py", cwd=tmp_path)
     line = one.stdout.splitlines()[-1]
     assert_golden("summary-line.txt", last.split(" in ")[0] + "\n" + line.split(" in ")[0] + "\n")
+
+
+def test_piped_narrow_output_never_breaks_a_word(tmp_path: Path) -> None:
+    case = _copy(tmp_path, "weather-stub")
+    _edit(case / "stubs.json", lambda s: s["calls"][0]["input"].update(city="Bergen"))
+    cfg = '[implementations.my-impl]\ncommand = ["./no-such-driver"]\ndialect = "threads-py"\n'
+    (tmp_path / "threads-cases.toml").write_text(cfg)
+    p = cli("run", "cases", "--impl", "threads-py", "--impl", "my-impl", cwd=tmp_path, env={"COLUMNS": "30"})
+    shown = p.stdout.splitlines()[:-1]  # the last line holds the time
+    words = {w for line in shown for w in line.replace("│", " ").replace("┃", " ").split()}
+    for whole in ("driver_unavailable", "missing_stub", "/city:", '{"city":"Bergen"}', "cases/weather-stub"):
+        assert whole in words, (whole, p.stdout)
+    assert "…" not in p.stdout
+    impls = cli("implementations", cwd=tmp_path, env={"COLUMNS": "30"})
+    assert any("driver_unavailable" in line.split() for line in (x.replace("│", " ") for x in impls.stdout.splitlines()))
+    drawn = [x for x in shown if not x.startswith("error[")]  # that line names tmp_path
+    assert_golden("run-piped-narrow.txt", "\n".join(drawn) + "\n")

@@ -125,6 +125,7 @@ def implementations() -> None:
     """List every implementation, the version its hello reports, its dialect, and the
     isolation `run` gives it by default (netns, guard or none)."""
     from ..harness.isolation import default_isolation
+    from ..harness.matrix import print_table
     from ..harness.registry import available_implementations, open_implementation
     from ..harness.runner import isolation_of
 
@@ -166,7 +167,7 @@ def implementations() -> None:
             problems.append(f"{name}: {err.code}: {err.message}")
         finally:
             impl.close()
-    stdout.print(table)
+    print_table(stdout, table)
     for line in problems:  # printed whole, never cut to the table's width
         typer.echo(line)
     if not sys.stdout.isatty():

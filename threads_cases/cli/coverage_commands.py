@@ -105,6 +105,7 @@ def coverage(
 
 def _print(cov: object) -> None:
     from ..harness.coverage import Coverage
+    from ..harness.matrix import print_table
 
     assert isinstance(cov, Coverage)
     names = list(cov.exercised)
@@ -119,7 +120,7 @@ def _print(cov: object) -> None:
             cells.append(Text(f"{done}/{c['defined']} ({c['percent']}%)", style=style))
         table.add_row(cat, *cells)
     table.add_row(Text("total", style="bold"), *(Text(f"{cov.percent(n)}%") for n in names))
-    stdout.print(table)
+    print_table(stdout, table)
     for n in names:
         ex = cov.exercised[n]
         stdout.print(f"{n}: {ex.cases} case(s), {ex.tests} data-only test(s)", markup=False)
