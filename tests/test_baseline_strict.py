@@ -34,7 +34,9 @@ def _verdict(root: Path, *flags: str) -> str:
 def test_a_baseline_update_holds_under_strict(tmp_path: Path) -> None:
     _failing_case(tmp_path)
     assert (_verdict(tmp_path), _verdict(tmp_path, "--strict")) == ("fail", "fail")
-    up = cli("baseline", "update", "cases", "--impl", "threads-py", "--reason", "known", cwd=tmp_path)
+    up = cli(
+        "baseline", "update", "cases", "--impl", "threads-py", "--reason", "known", cwd=tmp_path
+    )
     assert up.returncode == 0, up.stdout + up.stderr
     assert "expect expect_unmatched" in up.stdout
     assert (_verdict(tmp_path), _verdict(tmp_path, "--strict")) == ("xfail", "xfail")
@@ -46,7 +48,13 @@ def test_a_baseline_update_holds_under_strict(tmp_path: Path) -> None:
 def test_an_older_baseline_gets_the_warnings_from_the_next_update(tmp_path: Path) -> None:
     _failing_case(tmp_path)
     entries = [
-        {"case": "weather-stub", "implementation": "threads-py", "reason": "known", "check": c, "code": k}
+        {
+            "case": "weather-stub",
+            "implementation": "threads-py",
+            "reason": "known",
+            "check": c,
+            "code": k,
+        }
         for c, k in (("must[0]", "must_unmatched"), ("stop", "missing_stub"))
     ]
     (tmp_path / ".threads-cases").mkdir()
@@ -59,7 +67,9 @@ def test_an_older_baseline_gets_the_warnings_from_the_next_update(tmp_path: Path
     # an entry that already covers the check (no code) is not repeated
     doc = json.loads(path.read_text())
     doc["entries"] = [e for e in doc["entries"] if e["check"] != "expect"]
-    doc["entries"].append({"case": "weather-stub", "implementation": "threads-py", "reason": "x", "check": "expect"})
+    doc["entries"].append(
+        {"case": "weather-stub", "implementation": "threads-py", "reason": "x", "check": "expect"}
+    )
     path.write_text(json.dumps(doc))
     same = cli("baseline", "update", "cases", "--impl", "threads-py", cwd=tmp_path)
     assert "+ " not in same.stdout, same.stdout

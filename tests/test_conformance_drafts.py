@@ -69,7 +69,9 @@ def test_draft_false_is_the_explicit_way_to_save_none(tmp_path: Path) -> None:
     meta = json.loads((tmp_path / "bare" / "case.json").read_text())
     assert meta["expect"] == {"must": [], "expect": []}
     assert any("checks nothing" in w for w in saved.warnings)
-    given = thread.save_case("given", at=at, dir=tmp_path, expect=CaseExpectation(must=[{"type": "turn_completed"}]))
+    given = thread.save_case(
+        "given", at=at, dir=tmp_path, expect=CaseExpectation(must=[{"type": "turn_completed"}])
+    )
     assert given.ok and not any("drafted" in w for w in given.warnings)
     bad = thread.save_case("bad", at=at, dir=tmp_path, draft="no")  # type: ignore[arg-type]
     assert not bad.ok and bad.error is not None and bad.error.code == "invalid_request"

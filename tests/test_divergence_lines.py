@@ -60,7 +60,11 @@ def test_a_missing_stub_compares_the_first_stub_the_replay_left(tmp_path: Path) 
     _edit(case / "stubs.json", lambda s: s["calls"][1]["input"].update(q="threadz"))
     _panel, results = _run(tmp_path)
     d = results[0]["divergence"]
-    assert (d["pointer"], d["recorded"], d["replayed"]) == ("/q", {"q": "threadz"}, {"q": "threads"})
+    assert (d["pointer"], d["recorded"], d["replayed"]) == (
+        "/q",
+        {"q": "threadz"},
+        {"q": "threads"},
+    )
     assert "stubs.json /calls/1 is the first unused stub" in d["summary"]
     assert_golden("divergence-missing-stub-second.txt", d["summary"] + "\n")
 
@@ -110,13 +114,31 @@ def test_piped_narrow_output_never_breaks_a_word(tmp_path: Path) -> None:
     _edit(case / "stubs.json", lambda s: s["calls"][0]["input"].update(city="Bergen"))
     cfg = '[implementations.my-impl]\ncommand = ["./no-such-driver"]\ndialect = "threads-py"\n'
     (tmp_path / "threads-cases.toml").write_text(cfg)
-    p = cli("run", "cases", "--impl", "threads-py", "--impl", "my-impl", cwd=tmp_path, env={"COLUMNS": "30"})
+    p = cli(
+        "run",
+        "cases",
+        "--impl",
+        "threads-py",
+        "--impl",
+        "my-impl",
+        cwd=tmp_path,
+        env={"COLUMNS": "30"},
+    )
     shown = p.stdout.splitlines()[:-1]  # the last line holds the time
     words = {w for line in shown for w in line.replace("│", " ").replace("┃", " ").split()}
-    for whole in ("driver_unavailable", "missing_stub", "/city:", '{"city":"Bergen"}', "cases/weather-stub"):
+    for whole in (
+        "driver_unavailable",
+        "missing_stub",
+        "/city:",
+        '{"city":"Bergen"}',
+        "cases/weather-stub",
+    ):
         assert whole in words, (whole, p.stdout)
     assert "…" not in p.stdout
     impls = cli("implementations", cwd=tmp_path, env={"COLUMNS": "30"})
-    assert any("driver_unavailable" in line.split() for line in (x.replace("│", " ") for x in impls.stdout.splitlines()))
+    assert any(
+        "driver_unavailable" in line.split()
+        for line in (x.replace("│", " ") for x in impls.stdout.splitlines())
+    )
     drawn = [x for x in shown if not x.startswith("error[")]  # that line names tmp_path
     assert_golden("run-piped-narrow.txt", "\n".join(drawn) + "\n")

@@ -46,7 +46,11 @@ def test_annotation_is_one_command_line() -> None:
     assert drift is not None and drift.startswith("::warning ")
     buf = io.StringIO()
     write_github(SuiteResult([r], ["threads-py"]), "case", out=buf)
-    assert buf.getvalue().splitlines()[-1].startswith("threads-cases: 1 case on 1 implementation, 1 result: 1 fail in ")
+    assert (
+        buf.getvalue()
+        .splitlines()[-1]
+        .startswith("threads-cases: 1 case on 1 implementation, 1 result: 1 fail in ")
+    )
     md = markdown_summary(SuiteResult([r], ["threads-py"]), "case")
     assert "| c1 | ❌ fail `state_mismatch` |" in md
 
@@ -99,7 +103,10 @@ def test_run_format_github_annotations_and_summary(tmp_path: Path) -> None:
     assert "| weather-stub | ❌ fail `model_exhausted` |" in md
     assert "| reads-notes | ⚠️ drifted `reply_unused` |" in md
     assert "| writes-summary | ✅ pass |" in md
-    assert "3 cases on 1 implementation, 3 results: **1 pass · 1 drifted · 1 fail · 0 error · 0 skip**" in md
+    assert (
+        "3 cases on 1 implementation, 3 results: **1 pass · 1 drifted · 1 fail · 0 error · 0 skip**"
+        in md
+    )
 
 
 def test_conformance_format_github(tmp_path: Path) -> None:

@@ -52,7 +52,10 @@ def test_diff_git_on_a_folder_of_cases_says_it_takes_one_case(tmp_path: Path) ->
 def test_run_case_on_a_missing_folder_uses_the_cli_words(tmp_path: Path) -> None:
     result = run_case(tmp_path / "cases" / "nothere")
     assert (result.verdict, result.reasons) == ("error", ["invalid_request"])
-    assert result.message == f"error[invalid_request]: {tmp_path}/cases/nothere: no such file or folder"
+    assert (
+        result.message
+        == f"error[invalid_request]: {tmp_path}/cases/nothere: no such file or folder"
+    )
     assert "case.json is missing" not in result.message
     p = cli("run", "cases/nothere", cwd=tmp_path)
     assert "cases/nothere: no such file or folder" in p.stderr

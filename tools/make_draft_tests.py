@@ -73,15 +73,30 @@ TESTS: list[tuple[str, list[dict[str, Any]], dict[str, Any], bool | None]] = [
         {"must": [], "expect": []},
         None,
     ),
-    ("A turn without tools drafts its terminal event only.", TEXT_ONLY, {"must": [], "expect": []}, None),
+    (
+        "A turn without tools drafts its terminal event only.",
+        TEXT_ONLY,
+        {"must": [], "expect": []},
+        None,
+    ),
     (
         "An interrupted turn drafts its turn_failed by error code.",
         INTERRUPTED,
         {"must": [], "expect": []},
         None,
     ),
-    ("Matchers given: nothing is drafted and nothing said.", READS, {"must": [MUST], "expect": []}, None),
-    ("draft true adds the drafted matchers before the given ones.", READS, {"must": [MUST], "expect": []}, True),
+    (
+        "Matchers given: nothing is drafted and nothing said.",
+        READS,
+        {"must": [MUST], "expect": []},
+        None,
+    ),
+    (
+        "draft true adds the drafted matchers before the given ones.",
+        READS,
+        {"must": [MUST], "expect": []},
+        True,
+    ),
     (
         "draft false with no matchers saves none, and warns that the case checks nothing.",
         READS,

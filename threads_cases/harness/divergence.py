@@ -212,12 +212,12 @@ def request_divergence(
         b = replayed[n] if n < len(replayed) else None
         if a is None or b is None:
             note = "the case holds no request record to compare" if a is None else ""
-            return Divergence("request", "/request_sha256", want, got, note=note, **where)  # type: ignore[arg-type]
+            return Divergence("request", "/request_sha256", want, got, note=note, **where)
         hit = first_difference(a, b)
         if hit is None:
             note = "the requests are equal; the recorded request_sha256 is not their hash"
-            return Divergence("request", "/request_sha256", want, got, note=note, **where)  # type: ignore[arg-type]
-        return Divergence("request", hit[0], hit[1], hit[2], **where)  # type: ignore[arg-type]
+            return Divergence("request", "/request_sha256", want, got, note=note, **where)
+        return Divergence("request", hit[0], hit[1], hit[2], **where)
     return None
 
 
@@ -286,9 +286,7 @@ def _from_check(c: Any, case: Any, events: Sequence[dict[str, Any]], stop: Any) 
                 return hit
         call = int(key[6:]) if key.startswith("model:") and key[6:].isdigit() else None
         named = at_event(events, len(events) - 1, "turn_failed")
-        return Divergence(
-            "stop", f"/{escape(key)}", ABSENT, stop.get("message", ""), call, **named
-        )
+        return Divergence("stop", f"/{escape(key)}", ABSENT, stop.get("message", ""), call, **named)
     if c.code == "reply_unused":
         replies = case.read("model.json")["replies"]
         used = sum(1 for e in events if e["type"] == "model_responded")

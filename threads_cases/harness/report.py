@@ -36,8 +36,8 @@ from ..core.canonical import canonical_line, compact
 from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
 from ..core.strictjson import iter_jsonl
+from . import matrix as terminal
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
-from .matrix import print_panel, print_table
 from .runner import CaseResult, SuiteResult
 
 MARKS = TERMINAL_MARKS
@@ -446,8 +446,8 @@ def print_suite(
     warn = warn or _stderr_warning
     for r in suite.results:
         if r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r):
-            print_panel(console, render_failure(r))
-    print_table(console, render_table(suite, title))
+            terminal.print_panel(console, render_failure(r))
+    terminal.print_table(console, render_table(suite, title))
     for line in [*unavailable_lines(suite), *not_listed_lines(suite)]:
         console.print(Text(line, style="magenta"))
     for line in baseline_lines(suite):
@@ -484,8 +484,8 @@ def print_conformance(
     implementation."""
     for r in suite.results:
         if r.verdict in ("fail", "error", "xpass"):
-            print_panel(console, render_failure(r))
-    print_table(console, rich_area_table(suite, areas, verbose))
+            terminal.print_panel(console, render_failure(r))
+    terminal.print_table(console, rich_area_table(suite, areas, verbose))
     for line in unavailable_lines(suite):
         console.print(Text(line, style="magenta"))
     for line in baseline_lines(suite):
