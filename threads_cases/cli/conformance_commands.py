@@ -125,9 +125,9 @@ def implementations() -> None:
     """List every implementation, the version its hello reports, its dialect, and the
     isolation `run` gives it by default (netns, guard or none)."""
     from ..harness.isolation import default_isolation
-    from ..harness.matrix import print_table
     from ..harness.registry import available_implementations, open_implementation
     from ..harness.runner import isolation_of
+    from ..harness.terminal import print_table
 
     mode = default_isolation()
     table = Table(

@@ -120,7 +120,7 @@ def coverage(
 
 def _print(cov: object) -> None:
     from ..harness.coverage import TOTAL_COUNTS, Coverage
-    from ..harness.matrix import print_table
+    from ..harness.terminal import print_table
 
     assert isinstance(cov, Coverage)
     names = list(cov.exercised)
