@@ -53,6 +53,21 @@ def test_a_missing_stub_compares_recorded_input_with_replayed_input(tmp_path: Pa
     assert_golden("divergence-missing-stub.txt", d["summary"] + "\n" + panel)
 
 
+def test_the_compliance_page_shows_the_missing_stub_as_the_panel_does(tmp_path: Path) -> None:
+    from threads_cases.harness.compliance import _divergence
+
+    case = _copy(tmp_path, "weather-stub")
+    _edit(case / "stubs.json", lambda s: s["calls"][0]["input"].update(city="Bergen"))
+    _panel, results = _run(tmp_path)
+    view = _divergence(results[0]["divergence"])
+    assert view.where == "seq 5 tool_called (weather-stub.5)"
+    assert (view.pointer, view.recorded, view.replayed) == (
+        "/city",
+        '{\n  "city": "Bergen"\n}',
+        '{\n  "city": "Oslo"\n}',
+    )
+
+
 def test_a_missing_stub_compares_the_first_stub_the_replay_left(tmp_path: Path) -> None:
     # two equal calls take the two stubs in file order (replay.md 3.5): when the second stub
     # no longer fits, the second call is compared with it, not with the used first one
