@@ -157,3 +157,15 @@ def test_piped_narrow_output_never_breaks_a_word(tmp_path: Path) -> None:
     )
     drawn = [x for x in shown if not x.startswith("error[")]  # that line names tmp_path
     assert_golden("run-piped-narrow.txt", "\n".join(drawn) + "\n")
+
+
+def test_show_piped_narrow_wraps_at_spaces_only(tmp_path: Path) -> None:
+    _copy(tmp_path, "weather-stub")
+    p = cli("show", "cases/weather-stub", cwd=tmp_path, env={"COLUMNS": "40"})
+    assert p.returncode == 0, p.stderr
+    words = {w for line in p.stdout.splitlines() for w in line.replace("│", " ").split()}
+    for whole in ("thread_started", "conformance-agent", "external_effects", "get_weather"):
+        assert whole in words, (whole, p.stdout)
+    # the matcher is one word, longer than the width: on a line of its own, never cut
+    assert '{"data":{"is_error":false,"name":"get_weather"},"type":"tool_result"}' in words
+    assert_golden("show-piped-narrow.txt", p.stdout)
