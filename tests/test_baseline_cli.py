@@ -133,7 +133,10 @@ def test_xfail_xpass_and_fail_in_every_output_and_both_implementations(tmp_path:
             reason = verdict if verdict != "fail" else "must_unmatched"
             want = {"xfail": "notice", "xpass": "error", "fail": "error"}[verdict]
             assert levels[f"{name} [{impl}] {reason}"] == want
-    assert "threads-cases: 2 fail, 6 xfail, 2 xpass in " in gh.stdout
+    assert (
+        "threads-cases: 5 cases on 2 implementations, 10 results: 2 fail, 6 xfail, 2 xpass in "
+        in gh.stdout
+    )
 
     pretty = run(tmp_path)
     assert pretty.returncode == 3

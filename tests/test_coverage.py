@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from conftest import CONFORMANCE, cli, ts_built
+from golden import assert_golden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -120,3 +121,25 @@ def test_the_coverage_command_writes_json_and_fails_under_a_threshold(tmp_path: 
     assert "event_types" in pretty.stdout and "not exercised event_types: " in pretty.stdout
     refused = cli("coverage", "cases", "--format", "xml", cwd=tmp_path)
     assert refused.returncode == 2
+
+
+def test_fail_under_says_what_it_counts_and_gates_one_category(tmp_path: Path) -> None:
+    """A green suite exercises no fail/drifted reason code, so its total is low by design:
+    the failure says what the total counts, and CATEGORY=PERCENT gates one category (issue
+    38, spec/conformance.md 8.4)."""
+    shutil.copytree(CONFORMANCE / "reads-notes", tmp_path / "cases" / "reads-notes")
+    gated = cli(
+        "coverage", "cases", "--impl", "threads-py", "--fail-under", "tool_kinds=50",
+        "--fail-under", "dialect_fields=100", cwd=tmp_path,
+    )  # fmt: skip
+    assert gated.returncode == 0, gated.stderr
+    assert "total counts every item the spec defines, in every category" in gated.stdout
+    low = cli(
+        "coverage", "cases", "--impl", "threads-py", "--fail-under", "90",
+        "--fail-under", "event_types=100", "--fail-under", "reason_codes=0", cwd=tmp_path,
+    )  # fmt: skip
+    assert low.returncode == 3, low.stderr
+    assert_golden("coverage-fail-under.txt", low.stderr)
+    bad = cli("coverage", "cases", "--fail-under", "events=100", cwd=tmp_path)
+    assert bad.returncode == 2 and "no category 'events'" in bad.stderr
+    assert "CATEGORY one of event_types, tool_kinds" in bad.stderr

@@ -92,10 +92,10 @@ def test_the_examples_report_errors_as_the_cli_does(tmp_path: Path) -> None:
     the code's exit status, never a traceback."""
     replay = str(ROOT / "examples" / "replay_my_agent.py")
     missing = _fails(replay, "nonexist", cwd=tmp_path)
-    assert missing.returncode == 1
+    assert missing.returncode == 2  # as `threads-cases run nonexist` refuses it
     assert missing.stderr.splitlines() == [
-        "error[case_invalid]: nonexist: not a case directory: case.json is missing",
-        "  hint: run `threads-cases validate CASE` to see every problem of the case",
+        "error[invalid_request]: nonexist: no such file or folder",
+        "  hint: expected a case directory (a folder holding case.json)",
     ]
     case = tmp_path / "broken"
     case.mkdir()

@@ -46,7 +46,11 @@ def test_annotation_is_one_command_line() -> None:
     assert drift is not None and drift.startswith("::warning ")
     buf = io.StringIO()
     write_github(SuiteResult([r], ["threads-py"]), "case", out=buf)
-    assert buf.getvalue().splitlines()[-1].startswith("threads-cases: 1 fail in ")
+    assert (
+        buf.getvalue()
+        .splitlines()[-1]
+        .startswith("threads-cases: 1 case on 1 implementation, 1 result: 1 fail in ")
+    )
     md = markdown_summary(SuiteResult([r], ["threads-py"]), "case")
     assert "| c1 | ❌ fail `state_mismatch` |" in md
 
@@ -90,14 +94,19 @@ def test_run_format_github_annotations_and_summary(tmp_path: Path) -> None:
     assert warnings[0].startswith(
         "::warning file=cases/reads-notes/case.json,title=reads-notes [threads-py] reply_unused::"
     )
-    assert lines[-1].startswith("threads-cases: 1 pass, 1 drifted, 1 fail in ")
+    assert lines[-1].startswith(
+        "threads-cases: 3 cases on 1 implementation, 3 results: 1 pass, 1 drifted, 1 fail in "
+    )
     md = summary.read_text()
     assert md.startswith("previous step\n### threads-cases: cases")
     assert "| case | threads-py |" in md
     assert "| weather-stub | ❌ fail `model_exhausted` |" in md
     assert "| reads-notes | ⚠️ drifted `reply_unused` |" in md
     assert "| writes-summary | ✅ pass |" in md
-    assert "**1 pass · 1 drifted · 1 fail · 0 error · 0 skip**" in md
+    assert (
+        "3 cases on 1 implementation, 3 results: **1 pass · 1 drifted · 1 fail · 0 error · 0 skip**"
+        in md
+    )
 
 
 def test_conformance_format_github(tmp_path: Path) -> None:
@@ -116,7 +125,9 @@ def test_conformance_format_github(tmp_path: Path) -> None:
     )
     assert p.returncode == 0, p.stdout + p.stderr
     assert not [x for x in p.stdout.splitlines() if x.startswith("::")]
-    assert p.stdout.splitlines()[-1].startswith("threads-cases: 1 pass in ")
+    assert p.stdout.splitlines()[-1].startswith(
+        "threads-cases: 1 case on 1 implementation, 1 result: 1 pass in "
+    )
     assert "| cases/weather-stub | ✅ pass |" in summary.read_text()
 
 

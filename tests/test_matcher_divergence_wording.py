@@ -28,9 +28,15 @@ def test_matcher_summary_wording() -> None:
     assert Divergence("matcher", "", {"type": "x"}, ABSENT).summary() == (
         'matcher at /: expected (by the matcher) {"type":"x"} != replayed (absent)'
     )
-    # other kinds keep recorded/replayed and the event index
-    s = Divergence("stop", "/k", 1, 2, call=0, event_index=3, event_type="turn_failed")
-    assert s.summary() == "stop (model call 0, event 3 turn_failed) at /k: recorded 1 != replayed 2"
+    # other kinds keep recorded/replayed; the event is named by its seq and id, never by index
+    s = Divergence(
+        "stop", "/k", 1, 2, call=0, event_index=3, event_type="turn_failed",
+        seq=9, event_id="c.9", event="seq 9 turn_failed (c.9)",
+    )  # fmt: skip
+    assert s.summary() == (
+        "stop (model call 0) on seq 9 turn_failed (c.9) at /k: recorded 1 != replayed 2"
+    )
+    assert (s.to_json()["seq"], s.to_json()["event_id"]) == (9, "c.9")
 
 
 def test_the_failure_panel_numbers_the_event_once(tmp_path: Path) -> None:

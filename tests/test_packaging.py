@@ -142,6 +142,23 @@ def test_a_javascript_user_saves_a_case_that_both_installed_implementations_pass
     assert p.returncode == 0
 
 
+def test_the_readme_sample_compiles_under_tsc_strict(built: Built) -> None:
+    """ts/README.md's sample, pasted into a ``.mts`` file of a project that installed the
+    npm package, compiles under ``tsc --strict`` (issue 38: ``thread.events.at(-1)`` is
+    possibly undefined there), and a type error in it would fail this test."""
+    tsc = TS / "node_modules" / "typescript" / "bin" / "tsc"
+    if not tsc.is_file():
+        missing_tool("ts/node_modules (cd ts && npm ci)")
+    (built.consumer / "sample.mts").write_text(_readme_js_sample(), "utf-8")
+    flags = ["--noEmit", "--strict", "--module", "nodenext", "--moduleResolution", "nodenext"]
+    p = run(["node", tsc, *flags, "--skipLibCheck", "sample.mts"], built.consumer)
+    assert p.returncode == 0, p.stdout + p.stderr
+    broken = _readme_js_sample().replace(".event_id;", ".event_idd;", 1)
+    (built.consumer / "broken.mts").write_text(broken, "utf-8")
+    p = run(["node", tsc, *flags, "--skipLibCheck", "broken.mts"], built.consumer)
+    assert p.returncode != 0 and "event_idd" in p.stdout, p.stdout
+
+
 def test_a_typescript_user_imports_save_case_with_types(built: Built) -> None:
     tsc = TS / "node_modules" / "typescript" / "bin" / "tsc"
     if not tsc.is_file():

@@ -329,10 +329,18 @@ def case_json_kind(path: Path) -> str | None:
     return "device"
 
 
+#: A case path that does not exist, as the command line refuses it (case-format.md 7)
+NO_SUCH_PATH = "no such file or folder"
+NO_SUCH_HINT = "expected a case directory (a folder holding case.json)"
+
+
 def case_json_problem(path: Path, kind: str) -> Problem:
     """The ``case_invalid`` problem of a case directory whose case.json is ``kind``
     (:func:`case_json_kind`), at the directory: "missing" is not a case directory; anything
-    else says what is there instead of a file."""
+    else says what is there instead of a file. A ``path`` that does not exist is
+    ``invalid_request`` ``no such file or folder``, in the command line's words."""
+    if kind == "missing" and not os.path.lexists(path):
+        return Problem("invalid_request", NO_SUCH_PATH, Location(str(path)), hint=NO_SUCH_HINT)
     if kind == "missing":
         return Problem(
             "case_invalid", "not a case directory: case.json is missing", Location(str(path))

@@ -220,8 +220,16 @@ def save_case(
     verify: bool = True,
     sandbox_dir: str | os.PathLike[str] | None = None,
     agent: Any = None,
+    draft: bool | None = None,
 ) -> SaveResult:
     """Save the turn after ``at`` as ``dir/name`` (spec/case-format.md, section 3).
+
+    ``expect`` holds the matchers; ``draft`` decides as ``save`` does without ``--must`` /
+    ``--expect`` (case-format.md 5.12): ``None`` (the default) drafts them from the recorded
+    turn (as ``threads-cases draft``) when ``expect`` holds none, ``True`` adds the drafted ones
+    before the given ones, ``False`` saves ``expect`` as given, an empty one too (the explicit
+    way to save none). The result's ``warnings`` say which: :data:`DRAFTED_NOTE`, or
+    :data:`EMPTY_EXPECTATION_WARNING` for a case that checks nothing about its turn.
 
     ``verify`` (the default) replays the built case on the Python reference implementation
     before it is moved into place, as ``run`` would, and refuses a case whose first run
@@ -245,11 +253,12 @@ def save_case(
     ``SaveResult(ok=False, error=SaveError(code, message))``; it never raises for a refusal.
     """
     try:
-        _check_types(dir, sandbox_dir, overwrite=overwrite, verify=verify)
+        _check_types(dir, sandbox_dir, overwrite=overwrite, verify=verify, draft=draft)
         exp, dialects = _check_options(name, dir, expect, at, external_effects, dialects, sandbox)
         check_secrets_mode(secrets)
         _check_log(events)
         events, store = _complete_events(events, at, store, sandbox_dir, secrets)
+        exp, notes = drafted(split_turn(events, at)[1], exp, draft)
         files, meta = build_case_files(
             events=events,
             name=name,
@@ -282,7 +291,38 @@ def save_case(
     saved = SavedCase(
         Path(dir) / name, meta["portable"], meta["fingerprint"], outcome, verify, mismatches
     )
-    return SaveResult(True, value=saved, warnings=_warnings(verify, mismatches))
+    return SaveResult(True, value=saved, warnings=(*notes, *_warnings(verify, mismatches)))
+
+
+#: The note of a save that drafted its matchers (the command line's, with the API's way out)
+DRAFTED_NOTE = (
+    "drafted {must} must and {expect} expect matcher(s) from the recorded turn "
+    "(see them in case.json; draft=False to skip)"
+)
+#: The warning of a save whose case checks nothing about its turn (``draft=False``, or a turn
+#: that gave nothing to draft)
+EMPTY_EXPECTATION_WARNING = (
+    "warning: the case checks nothing about the turn's outcome (no must or expect "
+    "matchers); every run of it will warn no_expectations"
+)
+
+
+def drafted(
+    turn: Sequence[dict[str, Any]], given: CaseExpectation, draft: bool | None
+) -> tuple[CaseExpectation, list[str]]:
+    """The expectation to save from the recorded ``turn`` (user_message .. terminal event)
+    and the lines saying how it came about (``draft`` as :func:`save_case` says;
+    case-format.md 5.12). The drafted matchers come first."""
+    empty = not given.must and not given.expect
+    if draft is True or (draft is None and empty):
+        from .turns import draft_turn
+
+        proposed = draft_turn(turn)
+        must, expect = proposed["must"] + list(given.must), proposed["expect"] + list(given.expect)
+        if proposed["must"] or proposed["expect"]:
+            note = DRAFTED_NOTE.format(must=len(must), expect=len(expect))
+            return CaseExpectation(must, expect), [note]
+    return (given, [EMPTY_EXPECTATION_WARNING]) if empty else (given, [])
 
 
 def _describe(value: Any) -> str:
@@ -294,9 +334,12 @@ def _describe(value: Any) -> str:
     return f"a {type(value).__name__}"
 
 
-def _check_types(dir: Any, sandbox_dir: Any, *, overwrite: Any, verify: Any) -> None:
+def _check_types(
+    dir: Any, sandbox_dir: Any, *, overwrite: Any, verify: Any, draft: Any = None
+) -> None:
     """The arguments save_case passes to the file system and as flags: ``dir`` a folder path,
-    ``sandbox_dir`` one or None, ``overwrite`` and ``verify`` booleans; anything else is
+    ``sandbox_dir`` one or None, ``overwrite`` and ``verify`` booleans, ``draft`` one or
+    None; anything else is
     ``invalid_request`` with a hint for the API (ts/src/case/save-arguments.ts), never a
     TypeError from deep inside a save."""
     if not isinstance(dir, str | os.PathLike) or dir == "":
@@ -321,6 +364,13 @@ def _check_types(dir: Any, sandbox_dir: Any, *, overwrite: Any, verify: Any) -> 
                 f"{key} must be True or False, not {_describe(value)}",
                 hint=f"pass {key}=True or {key}=False, or leave it out",
             )
+    if draft is not None and not isinstance(draft, bool):
+        raise CaseError(
+            "invalid_request",
+            f"draft must be True, False or None, not {_describe(draft)}",
+            hint="pass draft=False to save no matchers, draft=True to add drafted ones, "
+            "or leave it out",
+        )
 
 
 def _check_options(

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
 from .directory import CaseExpectation
-from .save import SaveError, SaveResult
+from .save import EMPTY_EXPECTATION_WARNING, SaveError, SaveResult
 
 if TYPE_CHECKING:
     from ..reference.thread import Thread
@@ -157,6 +157,7 @@ def save_log(
             verify=verify,
             agent=agent,
             sandbox_dir=sandbox,
+            draft=False,  # drafted above, with the command line's words
         )
     except ImportFailed as failed:
         raise failed.error from None
@@ -164,7 +165,8 @@ def save_log(
         result = SaveResult(False, error=SaveError.of(err))
     if not result.ok:
         return result
-    return dataclasses.replace(result, warnings=(*warnings, *result.warnings))
+    kept = (w for w in result.warnings if w != EMPTY_EXPECTATION_WARNING)  # said above
+    return dataclasses.replace(result, warnings=(*warnings, *kept))
 
 
 _NOTHING_DRAFTED = (

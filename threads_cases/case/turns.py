@@ -127,6 +127,12 @@ def draft_matchers(events: Sequence[dict[str, Any]], n: int) -> dict[str, list[d
             f"turn {n} has no turn_completed or turn_failed",
             hint="only a finished turn can be saved as a case",
         )
+    return draft_turn(evs)
+
+
+def draft_turn(evs: Iterable[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    """The proposed matchers of one turn's events (user_message .. terminal event, no
+    ``x_``; module docstring), as ``draft`` and a save without matchers draft them."""
     must: list[dict[str, Any]] = []
     expect: list[dict[str, Any]] = []
     for ev in evs:

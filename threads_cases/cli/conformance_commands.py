@@ -127,6 +127,7 @@ def implementations() -> None:
     from ..harness.isolation import default_isolation
     from ..harness.registry import available_implementations, open_implementation
     from ..harness.runner import isolation_of
+    from ..harness.terminal import print_table
 
     mode = default_isolation()
     table = Table(
@@ -166,7 +167,7 @@ def implementations() -> None:
             problems.append(f"{name}: {err.code}: {err.message}")
         finally:
             impl.close()
-    stdout.print(table)
+    print_table(stdout, table)
     for line in problems:  # printed whole, never cut to the table's width
         typer.echo(line)
     if not sys.stdout.isatty():

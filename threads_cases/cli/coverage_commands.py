@@ -16,8 +16,20 @@ from ..core.atomic import write_atomic
 from ..core.errors import CaseError
 from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, print_refusal, render_error, stdout
+from .native import PathProblem
 from .params import check_exists, check_out_file, checked
 from .run_commands import IsolationOpt, TimeoutOpt, choose_isolation
+
+
+def _limits(values: list[str] | None) -> list[str] | None:
+    """Refuse a bad --fail-under before anything runs (a usage error, exit 2)."""
+    from ..harness.coverage import fail_under_limits
+
+    try:
+        fail_under_limits(values or [])
+    except CaseError as err:
+        raise PathProblem(err.message, err.hint or "") from None
+    return values
 
 
 @app.command()
@@ -43,13 +55,15 @@ def coverage(
         ),
     ] = None,
     fail_under: Annotated[
-        float | None,
+        list[str] | None,
         typer.Option(
             "--fail-under",
-            min=0,
-            max=100,
-            metavar="PERCENT",
-            help="Exit 3 when an implementation covers less than PERCENT of what the spec defines.",
+            metavar="[CATEGORY=]PERCENT",
+            callback=_limits,
+            help="Exit 3 when an implementation covers less than PERCENT of every item the spec "
+            "defines (the total, fail/drifted reason codes included), or with CATEGORY= of "
+            "that category (event_types, tool_kinds, tool_effects, matcher_features, "
+            "dialect_fields, reason_codes). Repeatable.",
         ),
     ] = None,
     timeout: TimeoutOpt = None,
@@ -64,7 +78,12 @@ def coverage(
     Exit status: 0 reported; 3 below --fail-under; 2 bad arguments or nothing to measure
     (with --format json: {"code", "message"} on stdout); 1 operational error.
     """
-    from ..harness.coverage import coverage_document, suite_coverage
+    from ..harness.coverage import (
+        below_limits,
+        coverage_document,
+        fail_under_limits,
+        suite_coverage,
+    )
     from ..harness.registry import available_implementations, resolve_implementations
 
     if fmt not in ("pretty", "json"):
@@ -96,19 +115,16 @@ def coverage(
         sys.stdout.flush()
     elif fmt == "pretty":
         _print(cov)
-    low = [n for n in cov.exercised if fail_under is not None and cov.percent(n) < fail_under]
+    low = below_limits(cov, fail_under_limits(fail_under or []))
+    for line in low:
+        print(line, file=sys.stderr)
     if low:
-        for n in low:
-            print(
-                f"error: {n} covers {cov.percent(n)}% of what the spec defines, "
-                f"under --fail-under {fail_under}",
-                file=sys.stderr,
-            )
         raise typer.Exit(3)
 
 
 def _print(cov: object) -> None:
-    from ..harness.coverage import Coverage
+    from ..harness.coverage import TOTAL_COUNTS, Coverage
+    from ..harness.terminal import print_table
 
     assert isinstance(cov, Coverage)
     names = list(cov.exercised)
@@ -123,7 +139,8 @@ def _print(cov: object) -> None:
             cells.append(Text(f"{done}/{c['defined']} ({c['percent']}%)", style=style))
         table.add_row(cat, *cells)
     table.add_row(Text("total", style="bold"), *(Text(f"{cov.percent(n)}%") for n in names))
-    stdout.print(table)
+    print_table(stdout, table)
+    stdout.print(TOTAL_COUNTS, markup=False)
     for n in names:
         ex = cov.exercised[n]
         stdout.print(f"{n}: {ex.cases} case(s), {ex.tests} data-only test(s)", markup=False)

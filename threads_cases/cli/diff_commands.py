@@ -28,6 +28,7 @@ from ..review import (
     walk_case,
 )
 from ..review.added import plain_text, render_case_files, render_file
+from ..review.git import folder_cases, one_case_refusal
 from .app import app, print_json, render_error
 from .params import FormatOpt
 from .review_output import CASE_EXPECTED, piped_width, print_changes, print_fitted, refuse
@@ -213,6 +214,9 @@ def diff(
             case_b = Path(args[0])  # may be deleted since REV: not refused for that
             if case_b.name == "case.json" and case_b.is_file():
                 case_b = case_b.parent
+            inner = folder_cases(case_b)
+            if inner:  # a folder of cases, here or at REV (git_case_files)
+                raise one_case_refusal(case_b, inner, git)
             a_files = git_case_files(git, case_b, absent_ok=True)
             label_a = f"{git}:{case_b}"
             if not a_files or not case_b.exists():  # added or deleted since REV

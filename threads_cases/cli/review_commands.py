@@ -36,13 +36,6 @@ from .review_output import piped_width, print_fitted, refuse
 __all__ = ["fmt", "list_cases", "piped_width", "show", "stale"]
 
 
-def _width() -> int | None:
-    """Wide output when piped (rich would otherwise cut tables at 80 columns)."""
-    if not stdout.is_terminal:
-        stdout.width = max(stdout.width, 200)
-    return None
-
-
 @app.command()
 def show(
     case: Annotated[Path, typer.Argument(help="A case directory.", callback=checked(check_case))],
@@ -215,7 +208,9 @@ def list_cases(
             str(r["size"]),
             Text(r["path"]),
         )
-    stdout.print(table, width=_width())
+    from ..harness.terminal import print_table  # rich only
+
+    print_table(stdout, table)  # piped: at its natural width, never cut
     for r in unreadable:  # as `run` and `validate` print it
         e = r["error"]
         where = {k: e[k] for k in ("file", "line", "pointer")}
@@ -302,7 +297,9 @@ def stale(
             Text("\n".join(e["details"])),
             Text(e["path"] + ("" if e["exists"] else " (gone)")),
         )
-    stdout.print(table, width=_width())
+    from ..harness.terminal import print_table  # rich only
+
+    print_table(stdout, table)  # piped: at its natural width, never cut
     typer.echo(f"{len(entries)} case(s) with unused recordings")
     raise typer.Exit(1 if unchecked else 0)
 

@@ -43,11 +43,22 @@ def piped_width() -> int:
 
 
 def print_fitted(renderable: Any) -> None:
-    """On a terminal: its width. Piped: :func:`piped_width` columns, no trailing spaces."""
+    """On a terminal: its width. Piped: :func:`piped_width` columns, no trailing spaces;
+    each part of a group (a line, a table) widened, when it must be, to the narrowest width
+    that breaks none of its words (a table: its longest word per column), so a narrow
+    ``$COLUMNS`` wraps at spaces only (spec/reports.md 4)."""
     if stdout.is_terminal:
         stdout.print(renderable, soft_wrap=False)
         return
-    sys.stdout.write(plain_text(renderable, piped_width()))
+    from rich.console import Console, Group
+    from rich.measure import Measurement
+
+    wide = Console(width=1 << 16, color_system=None)
+    width = piped_width()
+    parts = renderable.renderables if isinstance(renderable, Group) else [renderable]
+    for part in parts:
+        least = Measurement.get(wide, wide.options, part).minimum
+        sys.stdout.write(plain_text(part, max(width, least)))
     sys.stdout.flush()
 
 

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..case.writer import case_lock
 from .baseline import Entry, read_baseline, unknown_implementation, write_baseline
-from .expected import new_entries, stale_entries
+from .expected import listed, new_entries, stale_entries
 from .runner import CaseResult
 
 
@@ -74,8 +74,7 @@ def update_baseline(
     path.parent.mkdir(parents=True, exist_ok=True)
     with case_lock(path.parent, path.name):
         entries = _current(path)
-        have = {e.key for e in entries}
-        added = tuple(e for e in fresh if e.key not in have)
+        added = tuple(e for e in fresh if not listed(e, entries))
         entries += added
         written = write_baseline(path, entries) if added or not path.is_file() else False
     added = tuple(sorted(added, key=lambda e: e.key))

@@ -354,7 +354,9 @@ def _divergence(d: dict[str, Any]) -> DivergenceView:
     where = []
     if d.get("call") is not None:
         where.append(f"model call {d['call']}")
-    if d.get("event_index") is not None:
+    if d.get("seq") is not None:  # as the log numbers it, the summary's one numbering
+        where.append(f"seq {d['seq']} {d.get('event_type') or ''} ({d.get('event_id')})")
+    elif d.get("event_index") is not None:  # a report written before divergences had seq
         where.append(f"event {d['event_index']} {d.get('event_type') or ''}".strip())
     line = d.get("line")
     return DivergenceView(

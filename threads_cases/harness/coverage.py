@@ -105,6 +105,67 @@ class Coverage:
         return {"format": FORMAT, "implementations": impls}
 
 
+#: What the total counts, said under the table and in a --fail-under failure
+TOTAL_COUNTS = (
+    "total counts every item the spec defines, in every category; reason_codes are the "
+    "fail/drifted codes, which only failing cases exercise, so a green suite scores low "
+    "there: gate each category with --fail-under CATEGORY=PERCENT"
+)
+
+
+def fail_under_limits(values: Sequence[str]) -> dict[str, float]:
+    """The ``--fail-under`` values (spec/conformance.md 8.4): ``PERCENT`` limits the total
+    (key ``"total"``), ``CATEGORY=PERCENT`` one category of :data:`spec_inventory.CATEGORIES`
+    (repeatable; the last value of a key wins). Raises ``CaseError("invalid_request")`` for
+    an unknown category or a percent that is not a number from 0 to 100."""
+    from ..core.errors import CaseError
+
+    out: dict[str, float] = {}
+    for value in values:
+        key, _, number = value.rpartition("=")
+        key = key or "total"
+        if key != "total" and key not in spec_inventory.CATEGORIES:
+            known = ", ".join(spec_inventory.CATEGORIES)
+            raise CaseError(
+                "invalid_request",
+                f"--fail-under {value}: no category {key!r}",
+                hint=f"give PERCENT (the total) or CATEGORY=PERCENT, CATEGORY one of {known}",
+            )
+        try:
+            limit = float(number)
+        except ValueError:
+            limit = -1.0
+        if not 0 <= limit <= 100:
+            raise CaseError(
+                "invalid_request",
+                f"--fail-under {value}: {number!r} is not a percent from 0 to 100",
+                hint="give PERCENT or CATEGORY=PERCENT, for example --fail-under event_types=100",
+            )
+        out[key] = limit
+    return out
+
+
+def below_limits(cov: Coverage, limits: dict[str, float]) -> list[str]:
+    """One line per implementation and limit it falls under, saying what was counted."""
+    lines = []
+    for name in cov.exercised:
+        cats = cov.categories(name)
+        for key, limit in limits.items():
+            if key == "total":
+                total = sum(c["defined"] for c in cats.values())
+                got = cov.percent(name)
+                what = f"of all {total} items the spec defines ({TOTAL_COUNTS})"
+                flag = f"{limit:g}"
+            else:
+                c = cats[key]
+                got = c["percent"]
+                what = f"of {key} ({c['defined'] - len(c['missing'])}/{c['defined']})"
+                flag = f"{key}={limit:g}"
+            if got < limit:
+                lines.append(f"error: {name} covers {got}% {what}, under --fail-under {flag}")
+    return lines
+
+
 def _percent(part: int, whole: int) -> float:
     return 100.0 if whole == 0 else round(100.0 * part / whole, 1)
 

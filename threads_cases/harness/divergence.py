@@ -8,9 +8,10 @@ first failing or warning check (the state, a stop, a matcher, an unused recordin
 JSON shape (``divergence`` of a report's result line, ``schemas/report.schema.json``)::
 
     {"kind": "request" | "state" | "stop" | "matcher" | "recording",
-     "call": int | null,            # model call index (request, model-reply stops)
+     "call": int | null,            # model call index, from 0 (request, model-reply stops)
      "event_index": int | null,     # index in the replayed turn's events (0 = user_message)
      "event_type": str | null,
+     "seq": int | null, "event_id": str | null,   # that event as the log numbers it
      "pointer": str,                # RFC 6901, inside the request / state / event / file
      "recorded": any, "replayed": any,   # each left out when absent on that side
      "line": int | null,            # for two multi-line strings: first differing line (1-based)
@@ -111,32 +112,36 @@ class Divergence:
     event_index: int | None = None
     event_type: str | None = None
     note: str = ""
-    #: how the summary names the event, when not by its index: a matcher's nearest event as
-    #: the matcher's own sentence names it (``seq 13 tool_result (e13)``), one number per event
+    #: how the summary names the event: as a matcher's sentence names it (``seq 13
+    #: tool_result (e13)``, the seq and event id of the log's files), one number per event
     event: str = ""
+    seq: int | None = None
+    event_id: str | None = None
+    #: the noun before each value in the summary (``input`` for a missing stub)
+    what: str = ""
 
     @property
     def line(self) -> int | None:
         return _line_of(self.recorded, self.replayed)
 
     def where(self) -> str:
-        parts = []
+        """``KIND (model call N[, model.json /replies/N]) on seq S TYPE (ID) at POINTER``:
+        model calls counted from 0 as model.json's replies, ``model:<n>`` keys and ``show``
+        count them; the event by its seq and event id, never by its index in the turn."""
+        head = self.kind
         if self.call is not None:
-            parts.append(f"model call {self.call}")
-        if self.event:  # named as the matcher's sentence names it, not by a second number
-            pass
-        elif self.event_index is not None:
-            parts.append(f"event {self.event_index} {self.event_type}")
+            file = f", model.json /replies/{self.call}" if self.kind == "request" else ""
+            head += f" (model call {self.call}{file})"
+        if self.event:
+            head += f" on {self.event}"
         elif self.event_type:
-            parts.append(self.event_type)
-        head = f"{self.kind}" + (f" ({', '.join(parts)})" if parts else "")
-        head += f" on {self.event}" if self.event else ""
+            head += f" on {self.event_type}"
         line = f" line {self.line}" if self.line is not None else ""
         return f"{head} at {self.pointer or '/'}{line}"
 
     def summary(self, width: int = SHORT) -> str:
-        """One line: ``request (model call 1, event 7 model_requested) at /system line 3:
-        recorded "..." != replayed "..."``."""
+        """One line: ``request (model call 1, model.json /replies/1) on seq 9 model_requested
+        (main.9) at /system line 3: recorded "..." != replayed "..."``."""
         a, b = self.recorded, self.replayed
         line = self.line
         if line is not None:  # show the differing line, not the start of the text
@@ -144,7 +149,11 @@ class Divergence:
             b = b.split("\n")[line - 1] if line <= b.count("\n") + 1 else ABSENT
         # a matcher's value is what the case expects, not something recorded
         side = "expected (by the matcher)" if self.kind == "matcher" else "recorded"
-        text = f"{self.where()}: {side} {shorten(a, width)} != replayed {shorten(b, width)}"
+        what = f" {self.what}" if self.what else ""
+        text = (
+            f"{self.where()}: {side}{what} {shorten(a, width)}"
+            f" != replayed{what} {shorten(b, width)}"
+        )
         return text + (f" ({self.note})" if self.note else "")
 
     def to_json(self) -> dict[str, Any]:
@@ -153,6 +162,8 @@ class Divergence:
             "call": self.call,
             "event_index": self.event_index,
             "event_type": self.event_type,
+            "seq": self.seq,
+            "event_id": self.event_id,
             "pointer": self.pointer,
             "line": self.line,
             "summary": self.summary(),
@@ -162,6 +173,23 @@ class Divergence:
         if self.replayed is not ABSENT:
             out["replayed"] = self.replayed
         return out
+
+
+def at_event(events: Sequence[dict[str, Any]], index: int | None, etype: str) -> dict[str, Any]:
+    """The keyword arguments of :class:`Divergence` naming ``events[index]``: its index in
+    the replayed turn, type, seq and event id, and its name ``seq S TYPE (ID)``; only the type
+    when ``index`` is ``None`` or past the events."""
+    if index is None or not 0 <= index < len(events):
+        return {"event_type": etype}
+    ev = events[index]
+    seq, eid = ev.get("seq"), ev.get("event_id")
+    return {
+        "event_index": index,
+        "event_type": ev.get("type", etype),
+        "seq": seq if isinstance(seq, int) else None,
+        "event_id": eid if isinstance(eid, str) else None,
+        "event": _name_event(index, ev),
+    }
 
 
 def request_divergence(
@@ -179,17 +207,17 @@ def request_divergence(
         if want == got:
             continue
         idx = calls[n] if n < len(calls) else None
-        where = {"call": n, "event_index": idx, "event_type": "model_requested"}
+        where = {"call": n, **at_event(events, idx, "model_requested")}
         a = recorded[n] if n < len(recorded) else None
         b = replayed[n] if n < len(replayed) else None
         if a is None or b is None:
             note = "the case holds no request record to compare" if a is None else ""
-            return Divergence("request", "/request_sha256", want, got, note=note, **where)  # type: ignore[arg-type]
+            return Divergence("request", "/request_sha256", want, got, note=note, **where)
         hit = first_difference(a, b)
         if hit is None:
             note = "the requests are equal; the recorded request_sha256 is not their hash"
-            return Divergence("request", "/request_sha256", want, got, note=note, **where)  # type: ignore[arg-type]
-        return Divergence("request", hit[0], hit[1], hit[2], **where)  # type: ignore[arg-type]
+            return Divergence("request", "/request_sha256", want, got, note=note, **where)
+        return Divergence("request", hit[0], hit[1], hit[2], **where)
     return None
 
 
@@ -248,25 +276,20 @@ def _from_check(c: Any, case: Any, events: Sequence[dict[str, Any]], stop: Any) 
         if c.matcher is not None:
             near = c.nearest_event
             idx = next((i for i, e in enumerate(events) if e is near or e == near), None)
-            etype = None if near is None else near.get("type")
-            name = "" if near is None else _name_event(idx or 0, near)
-            return Divergence(
-                "matcher", d.pointer, a, b, event_index=idx, event_type=etype, event=name
-            )
+            named = {} if near is None else at_event(events, idx, str(near.get("type")))
+            return Divergence("matcher", d.pointer, a, b, **named)
         return Divergence("state", d.pointer, a, b)
     if c.matcher is not None:  # nothing came near the matcher
         return Divergence("matcher", "", c.matcher, ABSENT)
     if c.id == "stop" and stop:
-        last = len(events) - 1
         key = str(stop.get("stop_key", ""))
+        if stop.get("code") == "missing_stub" and key.startswith("tool:"):
+            hit = stub_divergence(case.read("stubs.json")["calls"], events, key[5:])
+            if hit is not None:
+                return hit
         call = int(key[6:]) if key.startswith("model:") and key[6:].isdigit() else None
-        recorded: Any = ABSENT
-        if stop.get("code") == "missing_stub":
-            tool = key.removeprefix("tool:")
-            recorded = [s["input"] for s in case.read("stubs.json")["calls"] if s["tool"] == tool]
-        return Divergence(
-            "stop", f"/{escape(key)}", recorded, stop.get("message", ""), call, last, "turn_failed"
-        )
+        named = at_event(events, len(events) - 1, "turn_failed")
+        return Divergence("stop", f"/{escape(key)}", ABSENT, stop.get("message", ""), call, **named)
     if c.code == "reply_unused":
         replies = case.read("model.json")["replies"]
         used = sum(1 for e in events if e["type"] == "model_responded")
@@ -279,3 +302,38 @@ def _from_check(c: Any, case: Any, events: Sequence[dict[str, Any]], stop: Any) 
             "recording", f"/calls/{i}", calls[i] if i < len(calls) else ABSENT, ABSENT
         )
     return Divergence("recording", "", c.detail, ABSENT)
+
+
+def stub_divergence(
+    stubs: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]], tool: str
+) -> Divergence | None:
+    """The divergence of a ``missing_stub`` stop (spec/reports.md 7.1): the input of the
+    turn's last ``tool_called`` of ``tool`` (the call no stub answered) against the input of
+    the first stub of that tool the replay left unused (replay.md 3.5: earlier calls use
+    stubs in file order), both whole, at the first pointer inside them where they differ.
+    ``recorded`` is absent when every stub of the tool was used (or it has none). ``None``
+    when the events hold no such call."""
+    calls = [i for i, e in enumerate(events) if e["type"] == "tool_called"]
+    calls = [i for i in calls if events[i]["data"].get("name") == tool]
+    if not calls:
+        return None
+    used: set[int] = set()
+    for i in calls[:-1]:  # the calls a stub answered, as the replay matched them
+        line = canonical_line(events[i]["data"].get("input"))
+        for n, st in enumerate(stubs):
+            if n not in used and st["tool"] == tool and canonical_line(st["input"]) == line:
+                used.add(n)
+                break
+    left = [n for n, st in enumerate(stubs) if st["tool"] == tool and n not in used]
+    got = events[calls[-1]]["data"].get("input")
+    named = at_event(events, calls[-1], "tool_called")
+    if not left:
+        note = f"missing_stub: no unused stub of {canonical_line(tool).decode('utf-8')} is left"
+        return Divergence("stop", "", ABSENT, got, note=note, what="input", **named)
+    want = stubs[left[0]]["input"]
+    hit = first_difference(want, got)
+    pointer = "" if hit is None else hit[0]
+    note = f"missing_stub: stubs.json /calls/{left[0]} is the first unused stub of " + (
+        canonical_line(tool).decode("utf-8")
+    )
+    return Divergence("stop", pointer, want, got, note=note, what="input", **named)

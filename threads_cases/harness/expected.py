@@ -237,15 +237,31 @@ def new_entries(
 ) -> list[Entry]:
     """An entry per failure no entry lists, in the results given (what ``baseline update``
     adds): keyed by case, implementation, check and code, with ``reason`` (default
-    :data:`TODO_REASON`) and ``issue``. Results must carry their judgement
+    :data:`TODO_REASON`) and ``issue``. A failing result's warnings (``warn`` checks, such as
+    an ``expect`` that missed after the stop) are proposed too: under ``--strict`` they fail
+    with it, so the baseline holds under either strictness (spec/replay.md 12.4); the caller
+    leaves out those an entry already covers. Results must carry their judgement
     (:func:`apply_baseline`)."""
     out: dict[tuple[str, str, str, str], Entry] = {}
     for r in results:
         j = _judgement(r)
-        for f in j.uncovered:
+        failing = list(j.uncovered)
+        if j.uncovered or j.covering:  # a failing result: its warnings fail under --strict
+            failing += [f for f in failures_of(r) if not f.failing]
+        for f in failing:
             e = Entry(r.case, r.implementation, reason or TODO_REASON, f.check, f.code, issue)
             out.setdefault(e.key, e)
     return list(out.values())
+
+
+def listed(entry: Entry, entries: Iterable[Entry]) -> bool:
+    """Whether one of ``entries`` (of the same case and implementation) already covers what
+    ``entry`` lists: its check (or none) and its code (or none)."""
+    f = Failure(entry.check, entry.code)
+    return any(
+        (e.case, e.implementation) == (entry.case, entry.implementation) and f.covered_by(e)
+        for e in entries
+    )
 
 
 def stale_entries(results: Iterable[CaseResult]) -> list[Entry]:

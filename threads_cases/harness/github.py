@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
-from .matrix import EMOJI_MARKS, counts_text, markdown_table
+from .matrix import EMOJI_MARKS, counts_text, markdown_table, tally_text
 from .result_text import agent_line, baseline_text, stale_text
 from .runner import VERDICTS, CaseResult, SuiteResult
 
@@ -128,7 +128,7 @@ def markdown_summary(suite: SuiteResult, title: str) -> str:
     c = suite.counts
     lines.append("")
     lines.append(
-        "**"
+        f"{tally_text(suite)}: **"
         + " · ".join(f"{c[v]} {v}" for v in VERDICTS if c[v] or v not in ("xfail", "xpass"))
         + "** in "
         f"{suite.duration_ms / 1000:.2f}s; exit status {suite.exit_status}"

@@ -109,10 +109,24 @@ def area_rows(suite: SuiteResult, areas: Sequence[str], verbose: bool = False) -
     return out
 
 
+def _many(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
 def counts_text(suite: SuiteResult) -> str:
-    """``20 pass, 1 fail`` (verdicts with a zero count left out), or ``nothing run``."""
+    """``2 cases on 2 implementations, 4 results: 3 pass, 1 fail``: the cases (by path) and
+    the results (one per case and implementation) named apart, then the results by verdict
+    (zero counts left out; spec/reports.md 4); ``nothing run`` without results."""
     c = suite.counts
-    return ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v]) or "nothing run"
+    verdicts = ", ".join(f"{c[v]} {v}" for v in VERDICTS if c[v])
+    return f"{tally_text(suite)}: {verdicts}" if verdicts else "nothing run"
+
+
+def tally_text(suite: SuiteResult) -> str:
+    """``2 cases on 2 implementations, 4 results``: what the verdict counts count."""
+    cases = _many(len({r.path for r in suite.results}), "case")
+    impls = _many(len({r.implementation for r in suite.results}), "implementation")
+    return f"{cases} on {impls}, {_many(len(suite.results), 'result')}"
 
 
 def implementation_lines(suite: SuiteResult) -> list[str]:

@@ -36,6 +36,7 @@ from ..core.canonical import canonical_line, compact
 from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
 from ..core.strictjson import iter_jsonl
+from . import terminal
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
 from .result_text import agent_line, baseline_text, describe, stale_text
 from .runner import CaseResult, SuiteResult
@@ -414,8 +415,8 @@ def print_suite(
     warn = warn or _stderr_warning
     for r in suite.results:
         if r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r):
-            console.print(render_failure(r), soft_wrap=False)
-    console.print(render_table(suite, title))
+            terminal.print_panel(console, render_failure(r))
+    terminal.print_table(console, render_table(suite, title))
     for line in [*unavailable_lines(suite), *not_listed_lines(suite)]:
         console.print(Text(line, style="magenta"))
     for line in baseline_lines(suite):
@@ -452,8 +453,8 @@ def print_conformance(
     implementation."""
     for r in suite.results:
         if r.verdict in ("fail", "error", "xpass"):
-            console.print(render_failure(r), soft_wrap=False)
-    console.print(rich_area_table(suite, areas, verbose))
+            terminal.print_panel(console, render_failure(r))
+    terminal.print_table(console, rich_area_table(suite, areas, verbose))
     for line in unavailable_lines(suite):
         console.print(Text(line, style="magenta"))
     for line in baseline_lines(suite):

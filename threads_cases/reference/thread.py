@@ -356,13 +356,16 @@ class Thread:
         sandbox_dir: str | os.PathLike[str] | None = None,
         implementations: Sequence[str] | None = None,
         agent: Any = None,
+        draft: bool | None = None,
     ) -> SaveResult:
         """Save the turn after ``at`` as a case directory ``dir/name``.
 
         See :func:`threads_cases.case.save.save_case` (``verify`` replays the case before it
         is written, with ``agent`` (an ``AgentSpec`` or a ``"module:attribute"`` reference),
         by default this thread's own agent, so custom sandbox tools run their handlers;
-        ``sandbox_dir`` supplies sandbox bytes the log knows by hash only);
+        ``sandbox_dir`` supplies sandbox bytes the log knows by hash only; without matchers in
+        ``expect`` they are drafted from the recorded turn, as the command line drafts them,
+        and ``warnings`` says so: ``draft=False`` saves none);
         returns a :class:`SaveResult` and never raises for a refusal. ``dialects`` are the
         dialects the case is saved in (case.json ``dialects``); ``implementations`` is its
         deprecated name, used when given.
@@ -382,6 +385,7 @@ class Thread:
             verify=verify,
             sandbox_dir=sandbox_dir,
             agent=self._agent if agent is None else agent,
+            draft=draft,
         )
 
     def write_log(self, path: str | os.PathLike[str], *, dialect: str = CANONICAL) -> None:

@@ -25,6 +25,26 @@ def _git(args: list[str], cwd: Path) -> subprocess.CompletedProcess[bytes]:
         ) from None
 
 
+def one_case_refusal(folder: Path, inner: list[str], rev: str) -> CaseError:
+    """``diff --git REV FOLDER`` on a folder of cases: ``invalid_request``, ``diff takes one
+    case; give FOLDER/NAME``, naming up to three of the cases under it (spec/reports.md 8)."""
+    shown = ", ".join(str(folder / n) for n in inner[:3]) + (", ..." if len(inner) > 3 else "")
+    return CaseError(
+        "invalid_request",
+        f"a folder of {len(inner)} case(s), not a case: diff takes one case; give {folder}/NAME",
+        file=str(folder),
+        hint=f"for example: threads-cases diff --git {rev} {folder / inner[0]} (cases: {shown})",
+    )
+
+
+def folder_cases(folder: Path) -> list[str]:
+    """The cases under ``folder`` of the work tree (relative POSIX paths of the folders
+    holding a ``case.json``), when ``folder`` is a folder that is not a case itself."""
+    if not folder.is_dir() or (folder / "case.json").exists():
+        return []
+    return sorted(p.parent.relative_to(folder).as_posix() for p in folder.rglob("case.json"))
+
+
 def git_case_files(rev: str, case_path: Path, *, absent_ok: bool = False) -> dict[str, bytes]:
     """Every file of the case at ``case_path`` as committed at ``rev`` (``git show
     REV:path``). Raises ``CaseError("git_unavailable")`` outside a git work tree (or without
@@ -63,6 +83,9 @@ def git_case_files(rev: str, case_path: Path, *, absent_ok: bool = False) -> dic
     names = [n.decode() for n in listing.stdout.split(b"\0") if n]
     prefix = rel.rstrip("/") + "/"
     names = [n for n in names if n.startswith(prefix)]
+    inner = [n[len(prefix) : -len("/case.json")] for n in names if n.endswith("/case.json")]
+    if f"{prefix}case.json" not in names and inner:  # a folder of cases, not a case
+        raise one_case_refusal(case_path, sorted(inner), rev)
     if absent_ok and listing.returncode == 0 and not names:
         return {}
     if listing.returncode != 0 or not names:

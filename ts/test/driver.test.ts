@@ -139,7 +139,7 @@ describe("driver", () => {
     assert.equal((byId(14)["error"] as JsonObject)["code"], "log_invalid");
     assert.equal((byId(15)["error"] as JsonObject)["code"], "dialect_unknown");
     assert.equal((byId(16)["error"] as JsonObject)["code"], "log_invalid");
-    assert.equal((byId(17)["error"] as JsonObject)["code"], "case_invalid");
+    assert.equal((byId(17)["error"] as JsonObject)["code"], "invalid_request");
     assert.equal(byId(19), undefined);
   });
 

@@ -14,6 +14,7 @@
  */
 
 import { canonicalLine } from "../core/canonical.js";
+import { nameEvent } from "../core/matchers.js";
 import type { Envelope } from "../core/reducer.js";
 import { type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { turnRequests } from "./requests.js";
@@ -86,23 +87,27 @@ export class Divergence {
     readonly eventIndex: number | null = null,
     readonly eventType: string | null = null,
     readonly note = "",
+    /** The event as the log's files number it: seq and event id, and its name `seq S TYPE (ID)`. */
+    readonly seq: number | null = null,
+    readonly eventId: string | null = null,
+    readonly event = "",
   ) {}
 
   get line(): number | null {
     return lineOf(this.recorded, this.replayed);
   }
 
+  /** `KIND (model call N, model.json /replies/N) on seq S TYPE (ID) at POINTER` (reports.md 7.4). */
   where(): string {
-    const parts: string[] = [];
-    if (this.call !== null) parts.push(`model call ${this.call}`);
-    if (this.eventIndex !== null) parts.push(`event ${this.eventIndex} ${this.eventType}`);
-    else if (this.eventType) parts.push(this.eventType);
-    const head = this.kind + (parts.length > 0 ? ` (${parts.join(", ")})` : "");
+    let head = this.kind;
+    if (this.call !== null) head += ` (model call ${this.call}${this.kind === "request" ? `, model.json /replies/${this.call}` : ""})`;
+    if (this.event) head += ` on ${this.event}`;
+    else if (this.eventType) head += ` on ${this.eventType}`;
     const line = this.line;
     return `${head} at ${this.pointer || "/"}${line !== null ? ` line ${line}` : ""}`;
   }
 
-  /** One line: `request (model call 1, event 7 model_requested) at /system line 3: recorded "..." != replayed "..."`. */
+  /** One line: `request (model call 1, model.json /replies/1) on seq 9 model_requested (main.9) at /system line 3: recorded "..." != replayed "..."`. */
   summary(width = SHORT): string {
     let a = this.recorded;
     let b = this.replayed;
@@ -124,6 +129,8 @@ export class Divergence {
       call: this.call,
       event_index: this.eventIndex,
       event_type: this.eventType,
+      seq: this.seq,
+      event_id: this.eventId,
       pointer: this.pointer,
       line: this.line,
       summary: this.summary(),
@@ -156,10 +163,12 @@ export function requestDivergence(
     const got = replayedSha[k]!;
     if (want === got) continue;
     const idx = k < calls.length ? calls[k]! : null;
+    const ev = idx === null ? undefined : events[idx];
+    const name = ev === undefined || idx === null ? "" : nameEvent(idx, ev);
     const a = k < recorded.length ? recorded[k]! : null;
     const b = k < replayed.length ? replayed[k]! : null;
     const at = (pointer: string, x: Side, y: Side, note = ""): Divergence =>
-      new Divergence("request", pointer, x, y, k, idx, "model_requested", note);
+      new Divergence("request", pointer, x, y, k, idx, "model_requested", note, ev?.seq ?? null, ev?.event_id ?? null, name);
     if (a === null || b === null) return at("/request_sha256", want, got, a === null ? "the case holds no request record to compare" : "");
     const hit = firstDifference(a, b);
     if (hit === null) return at("/request_sha256", want, got, "the requests are equal; the recorded request_sha256 is not their hash");

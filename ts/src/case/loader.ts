@@ -112,6 +112,16 @@ export const CASE_JSON_NOT_A_FILE_HINT =
  * What case.json is when it is not a regular file: `folder`, `symlink` (a loop or not: no symlink is
  * allowed inside a case), `FIFO`, `socket` or `device`; null for a regular file.
  */
+/** Whether anything is at `path` (a broken symlink too). */
+function exists(path: string): boolean {
+  try {
+    lstatSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 function caseJsonKind(st: Stats): string | null {
   if (st.isFile()) return null;
   if (st.isDirectory()) return "folder";
@@ -134,6 +144,10 @@ export function openCase(path: string): Case {
     if ((err as NodeJS.ErrnoException).code === "ENAMETOOLONG") {
       throw new CaseError("invalid_request", "a path component is longer than 255 bytes", { file: path.slice(0, 200) });
     }
+  }
+  if (kind === "missing" && !exists(path)) {
+    // the command line's words for a path that does not exist (case-format.md 8.1 item 0)
+    throw new CaseError("invalid_request", "no such file or folder", { file: path, hint: "expected a case directory (a folder holding case.json)" });
   }
   if (kind === "missing") throw new CaseError("case_invalid", "not a case directory: case.json is missing", { file: path });
   if (kind !== null) {

@@ -63,6 +63,11 @@ export function checkArguments(events: unknown, options: SaveCaseOptions): void 
       hint: "pass dir: the path of a folder you can write to, as a string",
     });
   }
+  if (options.draft !== undefined && typeof options.draft !== "boolean") {
+    throw new CaseError("invalid_request", `draft must be true, false or undefined, not ${describe(options.draft)}`, {
+      hint: "pass draft: false to save no matchers, draft: true to add drafted ones, or leave it out",
+    });
+  }
   if (options.sandboxDir !== undefined && (typeof options.sandboxDir !== "string" || options.sandboxDir === "")) {
     throw new CaseError("invalid_request", `sandboxDir must be a folder path, not ${describe(options.sandboxDir)}`, {
       hint: "pass sandboxDir: the path of the folder holding the sandbox files, or leave it out",

@@ -26,6 +26,7 @@ import { encodeLog } from "../core/log.js";
 import { explain, findAll, validateMatcher } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
 import { Reducer, type Envelope } from "../core/reducer.js";
+import { drafted } from "./draft.js";
 import { redactEvents } from "./redact.js";
 import { supplySandboxBytes } from "./sandbox-files.js";
 import { findingWhere, redactText, scanFiles } from "./secrets.js";
@@ -78,7 +79,8 @@ export interface SaveError {
   hint: string;
 }
 
-export type SaveResult = { ok: true; value: SavedCase } | { ok: false; error: SaveError };
+/** `warnings`: lines for the user, as Python's `SaveResult.warnings` (drafted matchers, an empty expectation). */
+export type SaveResult = { ok: true; value: SavedCase; warnings: string[] } | { ok: false; error: SaveError };
 
 /** `{must, expect}` with each matcher validated (pointers `/must/<i>`, `/expect/<i>`). */
 export function checkExpectation(expect: unknown): CaseExpectation {
@@ -349,6 +351,13 @@ export interface SaveCaseOptions {
   /** The agent that run replays: the one the thread was recorded with, whose handlers a custom sandbox tool needs (spec/replay.md 8). */
   agent?: AgentSpec;
   /**
+   * As `save` without `--must` / `--expect` (spec/case-format.md 5.12): undefined (the default)
+   * drafts matchers from the recorded turn when `expect` holds none, `true` adds the drafted ones
+   * before the given ones, `false` saves `expect` as given, an empty one too (the explicit way to
+   * save none). The result's `warnings` say which.
+   */
+  draft?: boolean;
+  /**
    * A folder holding sandbox files the log knows by sha256 only (`"artifact": null`), as
    * `save --sandbox DIR` (Python: `sandbox_dir=`; spec/case-format.md 5.9). For each file the
    * replay starts with (the prefix state's files by path, then the turn's reads before a write
@@ -450,10 +459,11 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
     // the folder's bytes first, so a redaction covers them too (case-format.md 5.1)
     if (options.sandboxDir !== undefined) store = supplySandboxBytes(events, options.at, store, options.sandboxDir);
     if (secrets === "redact") ({ events, store } = redactEvents(events, store));
+    const [drafts, warnings] = drafted(splitTurn(events, options.at)[1], expect, options.draft);
     const { files, meta } = buildCaseFiles({
       events,
       name,
-      expect,
+      expect: drafts,
       at: options.at,
       externalEffects,
       portable: options.sandbox.portable,
@@ -463,7 +473,8 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
     checkCaseFiles(files, secrets);
     if (options.verify ?? true) verifyCaseFiles(name, files, dialects, options.agent);
     const outcome = writeCaseDir(options.dir, name, files, options.overwrite ?? false);
-    return { ok: true, value: { path: join(options.dir, name), portable: meta["portable"] as boolean, fingerprint: meta["fingerprint"] as string, outcome } };
+    const value = { path: join(options.dir, name), portable: meta["portable"] as boolean, fingerprint: meta["fingerprint"] as string, outcome };
+    return { ok: true, value, warnings };
   } catch (err) {
     if (err instanceof CaseError) {
       // a message never shows a secret (spec/reason-codes.md 1.1)

@@ -401,7 +401,8 @@ export function nearest(matcher: unknown, events: readonly EventLike[]): { index
   return best === null ? null : { index: best[2], differences: bestDiffs };
 }
 
-function nameEvent(index: number, event: EventLike): string {
+/** `seq N TYPE (EVENT_ID)`: how a matcher's sentence (and a divergence) names an event. */
+export function nameEvent(index: number, event: EventLike): string {
   const seq = has(event, "seq") ? String(get(event, "seq")) : `#${index}`;
   const type = has(event, "type") ? String(get(event, "type")) : "?";
   const id = has(event, "event_id") ? String(get(event, "event_id")) : "?";

@@ -57,6 +57,8 @@ export interface SaveCaseRequest {
   verify?: boolean;
   /** A folder holding the bytes of sandbox files the log knows by hash only (spec/case-format.md 5.9; `SaveCaseOptions.sandboxDir`). */
   sandboxDir?: string;
+  /** Without matchers in `expect` they are drafted from the recorded turn and `warnings` says so; `false` saves none (`SaveCaseOptions.draft`). */
+  draft?: boolean;
 }
 
 export class Thread {
@@ -307,6 +309,7 @@ export class Thread {
       secrets: request.secrets ?? "refuse",
       verify: request.verify ?? true,
       sandboxDir: request.sandboxDir,
+      draft: request.draft,
       // verified with this thread's agent: custom sandbox tools run their handlers (spec/replay.md 8.4)
       ...(this.agent === null ? {} : { agent: this.agent }),
     });
