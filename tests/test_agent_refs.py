@@ -143,7 +143,7 @@ def test_a_python_agent_loads_from_an_attribute_or_a_factory(agent_dir: str) -> 
         ("./x.mjs#y", "threads-py takes module:attribute"),
         (
             "agentmod_30_bad:agent",
-            "importing \"agentmod_30_bad\" failed: ModuleNotFoundError: "
+            'importing "agentmod_30_bad" failed: ModuleNotFoundError: '
             "No module named 'nowhere_zz9'",
         ),
         ("agentmod_30_exit:agent", 'importing "agentmod_30_exit" failed: SystemExit: 2'),
