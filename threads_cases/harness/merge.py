@@ -167,4 +167,6 @@ def _live_totals(lives: list[dict[str, Any]]) -> dict[str, Any]:
         "cost_usd": _live_sum([t["cost_usd"] for t in lives]),
         "budget": sum(int(t["budget"]) for t in lives),
         "max_cost_usd": _live_sum([t["max_cost_usd"] for t in lives]),
+        # the first shard's reason (each shard's spend stands apart)
+        "spend_unknown": next((t["spend_unknown"] for t in lives if t.get("spend_unknown")), None),
     }

@@ -266,7 +266,8 @@ def run_one(
         with lend(case) if lend is not None else contextlib.nullcontext():
             if live is not None:
                 # the ledger counts the calls even when the run then fails (its spend is real)
-                ledger = live.ledger(case.read("model.json")["replies"], supply)
+                replies = case.read("model.json")["replies"]
+                ledger = live.ledger(replies, supply, f"{case.name} on {impl.name}")
                 result.live_replies = ledger.replies
                 try:
                     checks, stop = check_live_case(case, impl, ledger, live.options, supply=supply)
