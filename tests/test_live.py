@@ -657,3 +657,102 @@ def test_a_slow_provider_is_waited_for_within_the_timeout(
     fake.push(Delay(0.05, Reply(calls=[WEATHER])), Delay(0.05, Reply("done")))
     r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-2", timeout=5))
     assert r.verdict == "pass" and r.live is not None and r.live["cost_usd"] == 2.0
+
+
+# -- what the model said (spec/replay.md 11.6, spec/reports.md 7) ------------------------
+
+
+def test_a_live_failure_keeps_and_shows_what_the_model_said(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from rich.console import Console
+
+    from threads_cases.harness.live.said import PANEL_TEXT
+    from threads_cases.harness.report import describe, render_failure
+
+    long = "No tool needed. " + "x" * 400
+    fake.push(Reply(long))
+    r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-2"))
+    assert r.verdict == "fail" and "must_unmatched" in r.reasons
+    line = r.to_json()
+    [entry] = line["live_replies"]
+    assert entry["provenance"] == "live" and entry["index"] == 0
+    assert entry["reply"]["message"]["content"] == [{"type": "text", "text": long}]  # whole
+    assert entry["request_sha256"] == r.live_replies[0]["request_sha256"]
+    # the first divergence names the first live reply that differs from the recording
+    d = line["divergence"]
+    assert d is not None and (d["kind"], d["call"]) == ("reply", 0)
+    assert d["pointer"] == "/message/content/0"  # a text where the tool call was: both blocks
+    assert d["recorded"]["type"] == "tool_use" and "id" not in d["recorded"]
+    assert d["replayed"] == {"type": "text", "text": long}
+    assert d["summary"].startswith(
+        'reply (model call 0, model_responded) at /message/content/0: recorded {"input":'
+    )
+    assert '!= live {"text":"No tool needed. xxx' in d["summary"]
+    assert d["summary"].endswith("... (a live reply)")
+    # the panel shows it, cut to the stated size
+    console = Console(width=1000, record=True)
+    console.print(render_failure(r))
+    shown = console.export_text()
+    cut = len(long) - PANEL_TEXT
+    assert "live replies (text cut to 300 and tool inputs to 200 characters" in shown
+    assert 'model:0 live, end_turn: "No tool needed. xxx' in shown and f"... (+{cut})" in shown
+    assert f"... (+{cut})" in describe(r)  # JUnit and GitHub output carry the same lines
+
+
+def test_the_first_differing_reply_is_named_after_equal_ones(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    """The live model repeats the recorded tool call (a new id is not a difference) and then
+    answers differently: call 1 is the first divergence, at the text."""
+    case = conformance_case("weather-stub")
+    recorded = json.loads((case / "model.json").read_text("utf-8"))["replies"]
+    fake.push(Reply(calls=[("toolu_new_id", "get_weather", {"city": "Oslo"})]), Reply("Sunny!"))
+    r = run_case(case, live=live(fake, model="fake-2"))
+    assert r.verdict == "pass"
+    assert [e["provenance"] for e in r.to_json()["live_replies"]] == ["live", "live"]
+    d = r.divergence
+    assert d is not None and d["call"] == 1 and d["pointer"] == "/message/content/0/text"
+    assert d["recorded"] == recorded[1]["message"]["content"][0]["text"]
+    assert d["replayed"] == "Sunny!"
+    # a tool call shows as its name and input in the panel lines
+    from threads_cases.harness.live.said import panel_lines
+
+    lines = panel_lines(r.live_replies)
+    assert lines[1] == '  model:0 live, tool_use: tool get_weather {"city":"Oslo"}'
+    assert lines[2] == '  model:1 live, end_turn: "Sunny!"'
+
+
+def test_reused_replies_never_diverge_and_are_only_named(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from threads_cases.harness.live.said import panel_lines
+
+    r = run_case(conformance_case("weather-stub"), live=live(fake))
+    assert r.divergence is None
+    assert panel_lines(r.live_replies)[1:] == [
+        "  model:0 reused: the recorded reply",
+        "  model:1 reused: the recorded reply",
+    ]
+
+
+def test_a_tool_input_is_cut_in_the_panel() -> None:
+    from threads_cases.harness.live.said import PANEL_INPUT, reply_line
+
+    block = {"type": "tool_use", "id": "t", "name": "write_file", "input": {"c": "y" * 500}}
+    reply = {"message": {"content": [block]}, "stop_reason": "tool_use"}
+    line = reply_line({"index": 3, "provenance": "supplied", "reply": reply})
+    whole = len('{"c":"' + "y" * 500 + '"}')
+    assert line.startswith("model:3 supplied, tool_use: tool write_file {")
+    assert line.endswith(f"... (+{whole - PANEL_INPUT})")
+
+
+def test_the_github_annotation_of_a_live_failure_shows_the_live_reply(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from threads_cases.harness.github import annotation
+
+    fake.push(Reply("I cannot tell."))
+    r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-2"))
+    text = annotation(r)
+    assert text is not None and 'model:0 live, end_turn: "I cannot tell."' in text

@@ -173,6 +173,7 @@ class ReportResult(TypedDict):
     live: NotRequired[bool]
     provenance: NotRequired[dict[str, int]]
     spend: NotRequired[dict[str, Any]]
+    live_replies: NotRequired[list[dict[str, Any]]]
     baseline: NotRequired[BaselineRecord]
 
 

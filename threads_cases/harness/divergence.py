@@ -144,7 +144,8 @@ class Divergence:
             b = b.split("\n")[line - 1] if line <= b.count("\n") + 1 else ABSENT
         # a matcher's value is what the case expects, not something recorded
         side = "expected (by the matcher)" if self.kind == "matcher" else "recorded"
-        text = f"{self.where()}: {side} {shorten(a, width)} != replayed {shorten(b, width)}"
+        other = "live" if self.kind == "reply" else "replayed"  # a live turn's reply (11.6)
+        text = f"{self.where()}: {side} {shorten(a, width)} != {other} {shorten(b, width)}"
         return text + (f" ({self.note})" if self.note else "")
 
     def to_json(self) -> dict[str, Any]:

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from .live.said import panel_lines
 from .matrix import EMOJI_MARKS, counts_text, markdown_table
 from .report import baseline_text, stale_text
 from .runner import VERDICTS, CaseResult, SuiteResult
@@ -89,6 +90,7 @@ def detail_line(r: CaseResult) -> str:
         parts.append(r.message)
     if r.divergence:
         parts.append("first divergence: " + r.divergence["summary"])
+    parts.extend(panel_lines(r.live_replies))  # what a live model said (live/said.py)
     for c in r.checks:
         if c.result not in ("fail", "warn"):
             continue

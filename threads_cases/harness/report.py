@@ -36,6 +36,7 @@ from ..core.canonical import canonical_line, compact
 from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
 from ..core.strictjson import iter_jsonl
+from .live.said import panel_lines
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
 from .runner import CaseResult, SuiteResult
 
@@ -262,6 +263,7 @@ def describe(r: CaseResult) -> str:
         lines.append(r.message)
     if r.divergence:
         lines.append(f"first divergence: {r.divergence['summary']}")
+    lines.extend(panel_lines(r.live_replies))  # what a live model said (live/said.py)
     for c in r.checks:
         if c.result in ("fail", "warn"):
             lines.append(f"[{c.code or c.id}] {c.id}: {c.detail}")
@@ -286,6 +288,7 @@ def render_failure(r: CaseResult) -> Panel:
         parts.append(Text(f"  hint: {r.hint}"))
     if r.divergence:
         parts.append(Text("first divergence: ", style="bold").append(r.divergence["summary"]))
+    parts.extend(Text(line, style="cyan") for line in panel_lines(r.live_replies))
     # after a stop, the matchers that missed are its consequences: list them, no event dumps
     stopped = any(c.id == "stop" and c.result == "fail" for c in r.checks)
     for c in r.checks:

@@ -71,7 +71,8 @@ class CaseResult:
     divergence: dict[str, Any] | None = None
     #: a live run's ``{provenance, calls, cost_usd}`` (spec/replay.md 11.6), or None
     live: dict[str, Any] | None = None
-    #: a live run's replies in call order (``accept --from-live``); not in the report
+    #: a live run's replies in call order (``accept --from-live``, the report's
+    #: ``live_replies``, the panel: harness/live/said.py)
     live_replies: list[dict[str, Any]] | None = None
     #: the baseline entry behind an xfail or xpass (harness/expected.py), else None
     baseline: BaselineRecord | None = None
@@ -92,7 +93,8 @@ class CaseResult:
 
     def to_json(self) -> ReportResult:
         """A result line of the JSON report (schemas/report.schema.json ``$defs/result``);
-        a live run adds ``live: true``, ``provenance`` and ``spend`` (spec/replay.md 11.6)."""
+        a live run adds ``live: true``, ``provenance``, ``spend`` and ``live_replies``
+        (spec/replay.md 11.6)."""
         out: ReportResult = {
             "kind": "result",
             "case": self.case,
@@ -111,6 +113,7 @@ class CaseResult:
             out["live"] = True
             out["provenance"] = self.live["provenance"]
             out["spend"] = {"calls": self.live["calls"], "cost_usd": self.live["cost_usd"]}
+            out["live_replies"] = self.live_replies or []
         if self.baseline is not None:
             out["baseline"] = self.baseline
         return out
@@ -273,6 +276,7 @@ def run_one(
                     checks, stop = check_live_case(case, impl, ledger, live.options, supply=supply)
                 finally:
                     result.live = ledger.to_json()
+                    result.divergence = ledger.divergence()  # the first reply that differs
             else:
                 checks, stop, divergence = check_case(case, impl, supply=supply)
                 result.divergence = None if divergence is None else divergence.to_json()

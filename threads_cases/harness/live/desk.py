@@ -236,6 +236,14 @@ class CaseLedger:
         elif self.cost_usd is not None:
             self.cost_usd += cost
 
+    def divergence(self) -> dict[str, Any] | None:
+        """The first reply that differs from the recorded one (:func:`.said.reply_divergence`,
+        as a report's ``divergence``), or None."""
+        from .said import reply_divergence
+
+        found = reply_divergence(self.recorded, self.replies)
+        return None if found is None else found.to_json()
+
     def to_json(self) -> dict[str, Any]:
         """``{"provenance": {reused, supplied, live}, "calls", "cost_usd"}`` for a report."""
         cost = None if self.cost_usd is None else round(self.cost_usd, 6)
