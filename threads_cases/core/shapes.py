@@ -174,6 +174,8 @@ class ReportResult(TypedDict):
     provenance: NotRequired[dict[str, int]]
     spend: NotRequired[dict[str, Any]]
     live_replies: NotRequired[list[dict[str, Any]]]
+    #: the N runs of ``run --repeat N`` (spec/replay.md 11.9)
+    repeat: NotRequired[dict[str, Any]]
     baseline: NotRequired[BaselineRecord]
 
 
@@ -201,6 +203,8 @@ class ReportFooter(TypedDict):
     not_started: int
     #: a live run's totals (spec/replay.md 11.6)
     live: NotRequired[dict[str, Any]]
+    #: the totals of ``run --repeat N`` (spec/replay.md 11.9)
+    repeat: NotRequired[dict[str, Any]]
 
 
 #: Every shape and where its schema is: (schema file, JSON pointer of the object schema).

@@ -133,6 +133,11 @@ def markdown_summary(suite: SuiteResult, title: str) -> str:
         f"{suite.duration_ms / 1000:.2f}s; exit status {suite.exit_status}"
         + (" (strict)" if suite.strict else "")
     )
+    from .repeat_view import repeat_lines
+
+    repeated = repeat_lines(suite)  # spec/replay.md 11.9
+    if repeated:
+        lines += ["", *(f"- {text}" for text in repeated)]
     lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -156,8 +161,10 @@ def write_github(
         if line is not None:
             stream.write(line + "\n")
     from .live.view import live_lines
+    from .repeat_view import repeat_lines
 
-    for text in live_lines(suite):  # a live run's calls and spend (spec/replay.md 11.6)
+    # repeated runs' rates (11.9), a live run's calls and spend (spec/replay.md 11.6)
+    for text in [*repeat_lines(suite), *live_lines(suite)]:
         stream.write(text + "\n")
     stream.write(summary_line(suite) + "\n")
     stream.flush()

@@ -23,17 +23,15 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
-import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ..case.directory import peek_case_name
-from ..case.loader import Case, first_blocking, inspect_case
-from ..core.errors import CaseError, Location, Problem
+from ..case.loader import first_blocking, inspect_case
+from ..core.errors import CaseError, Location
 from ..core.shapes import BaselineRecord, ReportResult
 from ..protocol.client import Implementation
 from .case_arguments import check_arguments, supply_calls
@@ -43,7 +41,9 @@ from .checks import check_case as check_case
 from .checks import check_live_case
 from .checks import verdict_of as verdict_of
 from .live.desk import LiveRun, live_totals
+from .opened import Inspected, OpenedCases
 from .pool import default_jobs, pooled, run_work, shard_of
+from .repeat import Repeat, repeat_runs
 from .run_setup import check_named_runs, keep_only
 
 if TYPE_CHECKING:
@@ -74,6 +74,8 @@ class CaseResult:
     #: a live run's replies in call order (``accept --from-live``, the report's
     #: ``live_replies``, the panel: harness/live/said.py)
     live_replies: list[dict[str, Any]] | None = None
+    #: what the N runs of ``run --repeat N`` showed (harness/repeat.py), else None
+    repeat: dict[str, Any] | None = None
     #: the baseline entry behind an xfail or xpass (harness/expected.py), else None
     baseline: BaselineRecord | None = None
     #: what the baseline made of the result (an ``expected.Judgement``; not reported)
@@ -114,6 +116,8 @@ class CaseResult:
             out["provenance"] = self.live["provenance"]
             out["spend"] = {"calls": self.live["calls"], "cost_usd": self.live["cost_usd"]}
             out["live_replies"] = self.live_replies or []
+        if self.repeat is not None:
+            out["repeat"] = self.repeat
         if self.baseline is not None:
             out["baseline"] = self.baseline
         return out
@@ -294,38 +298,6 @@ def run_one(
     return result
 
 
-Inspected = tuple[Case | None, list[Problem]]
-
-
-class _Opened:
-    """Each case opened once for all the implementations it runs on, and dropped after the
-    last of them (thread-safe: ``jobs`` runs cases at once). The time spent opening a case
-    counts in the ``duration_ms`` of the result that opened it (spec/reports.md 1.3)."""
-
-    def __init__(self, paths: list[Path]) -> None:
-        self._left = Counter(paths)
-        self._cases: dict[Path, Inspected] = {}
-        self._locks = {c: threading.Lock() for c in self._left}
-        self._lock = threading.Lock()
-
-    def run(self, path: Path, body: Callable[[Inspected], CaseResult]) -> CaseResult:
-        started, opening_ms = time.perf_counter(), 0.0
-        with self._locks[path]:
-            if path not in self._cases:
-                self._cases[path] = inspect_case(path)
-                opening_ms = (time.perf_counter() - started) * 1000
-            opened = self._cases[path]
-        try:
-            result = body(opened)
-            result.duration_ms += opening_ms
-            return result
-        finally:
-            with self._lock:
-                self._left[path] -= 1
-                if self._left[path] == 0:
-                    self._cases.pop(path, None)
-
-
 def internal_error(exc: BaseException) -> CaseError:
     """An unexpected exception as ``CaseError("internal_error")`` with a one-line message
     (its type and first line), for the verdict ``error`` of one case."""
@@ -411,6 +383,7 @@ def run_suite(
     on_plan: Callable[[int], None] | None = None,
     live: LiveRun | None = None,
     baseline: Baseline | None = None,
+    repeat: Repeat | None = None,
 ) -> SuiteResult:
     """Run every case under ``paths`` on every implementation.
 
@@ -427,7 +400,8 @@ def run_suite(
     ``baseline`` turns listed failures into ``xfail`` and stale entries into ``xpass``
     (:mod:`.expected`; every result then carries its judgement, which ``baseline update``
     and ``prune`` read); the entries of a name two of the cases share are applied to
-    neither (:func:`.expected.set_aside`, a warning through ``on_note``).
+    neither (:func:`.expected.set_aside`, a warning through ``on_note``); ``repeat`` runs each
+    case that many times per implementation, one combined result each (:mod:`.repeat`).
     Raises ``CaseError("invalid_request")`` when no case is found.
     """
     from .expected import apply_shared, shared_listed
@@ -450,10 +424,15 @@ def run_suite(
         jobs = default_jobs(len(cases), impls)
     slot = {id(i): k for k, i in enumerate(impls)}
     impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
-    opened = _Opened([c for c, _ in work])
+    opened = OpenedCases([c for c, _ in work])
 
     def one(item: tuple[Path, int]) -> CaseResult:
-        r = opened.run(item[0], lambda o: run_one(item[0], impls[item[1]], supply, o, live))
+        def body(o: Inspected) -> CaseResult:  # once, or ``repeat.runs`` times combined
+            return repeat_runs(
+                lambda: run_one(item[0], impls[item[1]], supply, o, live), repeat, strict
+            )
+
+        r = opened.run(item[0], body)
         return r if baseline is None else apply_shared(r, baseline, shared, strict)
 
     try:
