@@ -5,6 +5,7 @@ implementations."""
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 from collections.abc import Callable, Iterator
@@ -64,7 +65,7 @@ def test_the_interval_holds_the_rate_and_pass_k_falls(c: int, extra: int) -> Non
     assert 0 <= lo <= c / n <= hi <= 1
     ks = [pass_hat(c, n, k) for k in range(1, n + 1)]
     assert math.isclose(ks[0], c / n)
-    assert all(a >= b for a, b in zip(ks, ks[1:], strict=False))
+    assert all(a >= b for a, b in itertools.pairwise(ks))
     assert ks[-1] == (1.0 if c == n else 0.0)
 
 
