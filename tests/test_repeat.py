@@ -178,3 +178,30 @@ def test_repeat_needs_live_or_supply(tmp_path: Path, conformance_case: CopyCase)
     assert p.returncode == 2 and "--repeat applies to --live and --supply runs" in p.stderr
     p = cli("run", "cases", "--fail-under-rate", "0.5", cwd=tmp_path)
     assert p.returncode == 2 and "needs --repeat N with N of 2 or more" in p.stderr
+
+
+pytest_plugins = ["pytester"]
+
+
+def test_the_pytest_plugin_repeats_live_items(
+    fake: FakeProvider, conformance_case: CopyCase, pytester: pytest.Pytester
+) -> None:
+    import shutil
+
+    import threads_cases.harness.live.anthropic_api  # noqa: F401  (kept across the inner run)
+
+    shutil.copytree(conformance_case("weather-stub"), pytester.path / "cases" / "weather-stub")
+    fake.respond = tool_at_random(0.5, WEATHER)
+    args = ("--threads-cases", "cases", "--threads-cases-live", "--threads-cases-model",
+            "fake-2", "--threads-cases-base-url", fake.url, "--threads-cases-live-budget",
+            "100", "--threads-cases-repeat", "8", "-p", "no:cacheprovider",
+            "-p", "no:hypothesispytest", "--junitxml", "out.xml")  # fmt: skip
+    result = pytester.runpytest_inprocess(*args, "--threads-cases-fail-under-rate", "0.05")
+    result.assert_outcomes(passed=1)
+    junit = (pytester.path / "out.xml").read_text("utf-8")
+    assert '<property name="repeat.runs" value="8" />' in junit
+    assert len(fake.requests) >= 8
+    result = pytester.runpytest_inprocess(*args, "--threads-cases-fail-under-rate", "0.99")
+    result.assert_outcomes(failed=1)
+    assert "pass_rate_below" in result.stdout.str()
+    assert "repeat: " in result.stdout.str() and "(Wilson 95% " in result.stdout.str()

@@ -7,8 +7,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..core.errors import CaseError
-
 if TYPE_CHECKING:
     from ..harness.repeat import Repeat
 
@@ -33,23 +31,7 @@ FailUnderRateOpt = Annotated[
 
 
 def build_repeat(runs: int, fail_under_rate: float | None, live: Any, supply: Any) -> Repeat | None:
-    """The run's :class:`Repeat`, or None for one run. Raises ``CaseError("invalid_request")``
-    for ``--repeat`` above 1 without ``--live`` or ``--supply`` (a replay answers every call
-    from the recording: its runs cannot differ), and for ``--fail-under-rate`` without
-    ``--repeat`` of 2 or more."""
-    from ..harness.repeat import Repeat
+    """:func:`threads_cases.harness.repeat.repeat_for` (the refusals are the library's)."""
+    from ..harness.repeat import repeat_for
 
-    if fail_under_rate is not None and runs < 2:
-        raise CaseError(
-            "invalid_request",
-            "--fail-under-rate needs --repeat N with N of 2 or more",
-            hint="for example --repeat 20 --fail-under-rate 0.8",
-        )
-    if runs > 1 and live is None and supply is None:
-        raise CaseError(
-            "invalid_request",
-            "--repeat applies to --live and --supply runs: a replay answers every call from "
-            "the recording, so its runs cannot differ",
-            hint="add --live (or --supply FILE), or leave --repeat out",
-        )
-    return None if runs == 1 else Repeat(runs, fail_under_rate)
+    return repeat_for(runs, fail_under_rate, live, supply)

@@ -156,3 +156,24 @@ def repeat_runs(run: Callable[[], T], repeat: Repeat | None, strict: bool) -> T:
     if repeat is None:
         return run()
     return cast(T, combine([run() for _ in range(repeat.runs)], repeat, strict))
+
+
+def repeat_for(runs: int, fail_under_rate: float | None, live: Any, supply: Any) -> Repeat | None:
+    """The run's :class:`Repeat`, or None for one run. Raises ``CaseError("invalid_request")``
+    for ``--repeat`` above 1 without ``--live`` or ``--supply`` (a replay answers every call
+    from the recording: its runs cannot differ), and for ``--fail-under-rate`` without
+    ``--repeat`` of 2 or more."""
+    if fail_under_rate is not None and runs < 2:
+        raise CaseError(
+            "invalid_request",
+            "--fail-under-rate needs --repeat N with N of 2 or more",
+            hint="for example --repeat 20 --fail-under-rate 0.8",
+        )
+    if runs > 1 and live is None and supply is None:
+        raise CaseError(
+            "invalid_request",
+            "--repeat applies to --live and --supply runs: a replay answers every call from "
+            "the recording, so its runs cannot differ",
+            hint="add --live (or --supply FILE), or leave --repeat out",
+        )
+    return None if runs == 1 else Repeat(runs, fail_under_rate)
