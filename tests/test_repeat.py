@@ -205,3 +205,66 @@ def test_the_pytest_plugin_repeats_live_items(
     result.assert_outcomes(failed=1)
     assert "pass_rate_below" in result.stdout.str()
     assert "repeat: " in result.stdout.str() and "(Wilson 95% " in result.stdout.str()
+
+
+# -- the noise floor (spec/replay.md 11.10) ------------------------------------------------
+
+
+def test_the_noise_of_a_rate_change() -> None:
+    from threads_cases.harness.noise import change_text, rate_change
+
+    a = {"rate": 0.6, "judged": 20, "flip_rate": 0.45}
+    b = {"rate": 0.7, "judged": 20, "flip_rate": 0.4}
+    change = rate_change(a, b)
+    assert change is not None and change["delta"] == 0.1
+    # v = max(flip rate, 2r(1-r)): 0.48 and 0.42; noise = 1.96 * sqrt(0.48/40 + 0.42/40)
+    assert change["noise"] == pytest.approx(1.959964 * math.sqrt(0.9 / 40), abs=1e-6)
+    assert change["significant"] is False
+    assert change_text(change) == "rate 0.600 -> 0.700 (+0.100; noise ±0.294): within the noise"
+    sure = rate_change({"rate": 1.0, "judged": 20, "flip_rate": 0.0},
+                       {"rate": 0.0, "judged": 20, "flip_rate": 0.0})  # fmt: skip
+    assert sure is not None and sure["noise"] == 0 and sure["significant"] is True
+    one = rate_change({"rate": 1.0, "judged": 1, "flip_rate": None}, b)
+    assert one is not None and one["significant"] is None
+    assert rate_change(None, b) is None
+
+
+def _repeat_report(tmp: Path, fake: FakeProvider, rate: float, name: str) -> Path:
+    fake.respond = tool_at_random(rate, WEATHER)
+    p = cli(
+        "run", "cases", "--impl", "threads-py", "--live", "--base-url", fake.url,
+        "--model", "fake-2", "--live-budget", "500", "--repeat", "20",
+        "--format", "json",
+        cwd=tmp, env={"ANTHROPIC_API_KEY": KEY},
+    )  # fmt: skip
+    assert p.returncode in (0, 3), p.stderr
+    (tmp / name).write_text(p.stdout, "utf-8")
+    return tmp / name
+
+
+def test_a_diff_of_unchanged_runs_stays_within_the_noise_and_a_real_change_does_not(
+    tmp_path: Path, conformance_case: CopyCase, fake: FakeProvider
+) -> None:
+    """The issue's acceptance: two repeated runs of an unchanged case never call their
+    difference significant when it is within the measured noise; a real change is."""
+    from threads_cases.harness.compliance import build_page
+    from threads_cases.harness.compliance_html import render_page
+
+    conformance_case("weather-stub")
+    a = _repeat_report(tmp_path, fake, 0.6, "a.jsonl")
+    b = _repeat_report(tmp_path, fake, 0.6, "b.jsonl")
+    c = _repeat_report(tmp_path, fake, 0.05, "c.jsonl")
+    ra = [json.loads(x) for x in a.read_text().splitlines()]
+    assert ra[1]["repeat"]["flip_rate"] is not None  # the noise floor is in the report
+    p = cli("diff", "a.jsonl", "b.jsonl", "--format", "json", cwd=tmp_path)
+    answer = json.loads(p.stdout)
+    rates = answer["summary"].get("rates", {})
+    for change in rates.values():
+        assert abs(change["delta"]) <= change["noise"] and change["significant"] is False
+    assert answer["summary"].get("significant", []) == []
+    p = cli("diff", "a.jsonl", "c.jsonl", cwd=tmp_path)
+    assert p.returncode == 1
+    assert "weather-stub [threads-py]: rate 0." in p.stdout and "larger than the noise" in p.stdout
+    assert "1 rate change(s) larger than the noise" in p.stdout
+    page = render_page(build_page([c], compare=a))
+    assert "larger than the noise" in page and "(Wilson 95% " in page
