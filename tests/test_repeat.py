@@ -256,7 +256,7 @@ def test_a_diff_of_unchanged_runs_stays_within_the_noise_and_a_real_change_does_
     c = _repeat_report(tmp_path, fake, 0.05, "c.jsonl")
     ra = [json.loads(x) for x in a.read_text().splitlines()]
     assert ra[1]["repeat"]["flip_rate"] is not None  # the noise floor is in the report
-    p = cli("diff", "a.jsonl", "b.jsonl", "--format", "json", cwd=tmp_path)
+    p = cli("diff", str(a), str(b), "--format", "json", cwd=tmp_path)
     answer = json.loads(p.stdout)
     rates = answer["summary"].get("rates", {})
     for change in rates.values():
@@ -268,3 +268,27 @@ def test_a_diff_of_unchanged_runs_stays_within_the_noise_and_a_real_change_does_
     assert "1 rate change(s) larger than the noise" in p.stdout
     page = render_page(build_page([c], compare=a))
     assert "larger than the noise" in page and "(Wilson 95% " in page
+
+
+def test_unchanged_repeated_runs_are_never_called_significant(
+    fake: FakeProvider, conformance_case: CopyCase, tmp_path: Path
+) -> None:
+    """Six pairs of repeated runs of an unchanged case (true rate 0.5, the noisiest): their
+    rates differ, yet no change is larger than the noise the runs measured."""
+    from threads_cases.review.filediff import compare_results, report_results
+
+    case = conformance_case("weather-stub")
+    fake.respond = tool_at_random(0.5, WEATHER)
+    run = live(fake, budget=10_000)
+
+    def one() -> dict[str, Any]:
+        [r] = run_suite([case], live=run, repeat=Repeat(20)).results
+        return dict(r.to_json())
+
+    deltas = []
+    for _ in range(6):
+        a, b = one(), one()
+        for change in compare_results(report_results([a]), report_results([b])):
+            assert change.rate is not None and change.rate["significant"] is False, change
+            deltas.append(change.rate["delta"])
+    assert any(d != 0 for d in deltas)  # the runs did differ
