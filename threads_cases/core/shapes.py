@@ -176,6 +176,8 @@ class ReportResult(TypedDict):
     live_replies: NotRequired[list[dict[str, Any]]]
     #: the N runs of ``run --repeat N`` (spec/replay.md 11.9)
     repeat: NotRequired[dict[str, Any]]
+    #: where each answer came from in a --supply or --live run (spec/replay.md 11.11)
+    answers: NotRequired[dict[str, list[str]]]
     baseline: NotRequired[BaselineRecord]
 
 
@@ -205,6 +207,8 @@ class ReportFooter(TypedDict):
     live: NotRequired[dict[str, Any]]
     #: the totals of ``run --repeat N`` (spec/replay.md 11.9)
     repeat: NotRequired[dict[str, Any]]
+    #: each answer kind counted (spec/replay.md 11.11)
+    answers: NotRequired[dict[str, dict[str, int]]]
 
 
 #: Every shape and where its schema is: (schema file, JSON pointer of the object schema).

@@ -73,10 +73,11 @@ class Check:
 
 def check_case(
     case: Case, impl: Implementation, *, supply: dict[str, Any] | None = None
-) -> tuple[list[Check], dict[str, Any] | None, Divergence | None]:
+) -> tuple[list[Check], dict[str, Any] | None, Divergence | None, dict[str, Any] | None]:
     """Run every check of one case on one implementation; returns the checks, the stop
-    (``None`` when the replay ran to its end) and the first divergence (``None`` for a pass;
-    :mod:`.divergence`)."""
+    (``None`` when the replay ran to its end), the first divergence (``None`` for a pass;
+    :mod:`.divergence`) and the answer's ``provenance`` (None when the driver sent none;
+    spec/replay.md 11.11)."""
     d = get_dialect(impl.dialect)
     state = state_check(case, impl, d)
     out = replay(case, impl, d, supply)
@@ -84,7 +85,7 @@ def check_case(
     stop: dict[str, Any] | None = out.get("stop")
     checks = outcome_checks(case, state, stop, events)
     checks.extend(recording_checks(case, out, stop))
-    return checks, stop, find_divergence(case, impl, checks, out)
+    return checks, stop, find_divergence(case, impl, checks, out), out.get("provenance")
 
 
 def check_live_case(
@@ -94,11 +95,12 @@ def check_live_case(
     live: LiveOptions,
     *,
     supply: dict[str, Any] | None = None,
-) -> tuple[list[Check], dict[str, Any] | None]:
+) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any] | None]:
     """A live run of one case (spec/replay.md section 11): the prefix state, then the turn with
     its model calls answered by ``ledger`` (reused, supplied or live; it counts them),
     judged by the stop, ``must`` and ``expect`` only (request hashes and the recording's use
-    cannot hold). Returns the checks and the stop. Raises ``CaseError("invalid_request")``
+    cannot hold). Returns the checks, the stop and the answer's ``provenance`` (or None).
+    Raises ``CaseError("invalid_request")``
     for an implementation that does not announce ``live``."""
     if "live" not in (impl.hello().get("capabilities") or []):
         raise CaseError(
@@ -118,7 +120,7 @@ def check_live_case(
     out = dict(impl.request(msg, on_model_call=ledger.answer))
     events = [d.decode_event(e) for e in out["events"]]
     stop: dict[str, Any] | None = out.get("stop")
-    return outcome_checks(case, state, stop, events), stop
+    return outcome_checks(case, state, stop, events), stop, out.get("provenance")
 
 
 def outcome_checks(

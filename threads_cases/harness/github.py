@@ -161,10 +161,11 @@ def write_github(
         if line is not None:
             stream.write(line + "\n")
     from .live.view import live_lines
+    from .provenance import answer_lines
     from .repeat_view import repeat_lines
 
-    # repeated runs' rates (11.9), a live run's calls and spend (spec/replay.md 11.6)
-    for text in [*repeat_lines(suite), *live_lines(suite)]:
+    # repeated runs' rates (11.9), a live run's calls and spend (11.6), the answers (11.11)
+    for text in [*repeat_lines(suite), *live_lines(suite), *answer_lines(suite.results)]:
         stream.write(text + "\n")
     stream.write(summary_line(suite) + "\n")
     stream.flush()

@@ -147,8 +147,17 @@ def combine(results: Sequence[Any], repeat: Repeat, strict: bool) -> Any:
         message=message,
         duration_ms=sum(r.duration_ms for r in results),
         live=_live_sum(results),
+        answers=_answers_sum(results),
         repeat=info,
     )
+
+
+def _answers_sum(results: Sequence[Any]) -> dict[str, list[str]] | None:
+    """Every run's answers, run after run (spec/replay.md 11.11), or None."""
+    carried = [r.answers for r in results if r.answers is not None]
+    if not carried:
+        return None
+    return {part: [v for a in carried for v in a[part]] for part in ("model", "tools")}
 
 
 def repeat_runs(run: Callable[[], T], repeat: Repeat | None, strict: bool) -> T:

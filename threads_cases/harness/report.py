@@ -80,11 +80,15 @@ def footer(suite: SuiteResult) -> ReportFooter:
     }
     if suite.live is not None:
         out["live"] = suite.live
+    from .provenance import answer_totals
     from .repeat_view import repeat_totals
 
     totals = repeat_totals(suite.results)
     if totals is not None:
         out["repeat"] = totals
+    answers = answer_totals(suite.results)
+    if answers is not None:
+        out["answers"] = answers
     return out
 
 
@@ -392,9 +396,10 @@ def print_suite(
     if suite.not_started:
         line += f"; stopped early (--max-fail): {suite.not_started} run(s) not started"
     from .live.view import live_lines
+    from .provenance import answer_lines
     from .repeat_view import repeat_lines
 
-    for text in [*repeat_lines(suite), *live_lines(suite)]:
+    for text in [*repeat_lines(suite), *live_lines(suite), *answer_lines(suite.results)]:
         console.print(text, soft_wrap=True)
     console.print(line)
     from .suite_warnings import suite_warnings

@@ -43,6 +43,7 @@ from .checks import verdict_of as verdict_of
 from .live.desk import LiveRun, live_totals
 from .opened import Inspected, OpenedCases
 from .pool import default_jobs, pooled, run_work, shard_of
+from .provenance import answers_of
 from .repeat import Repeat, repeat_runs
 from .run_setup import check_named_runs, keep_only
 
@@ -74,6 +75,9 @@ class CaseResult:
     #: a live run's replies in call order (``accept --from-live``, the report's
     #: ``live_replies``, the panel: harness/live/said.py)
     live_replies: list[dict[str, Any]] | None = None
+    #: where each model reply and tool result came from, in a --supply or --live run
+    #: (``{"model": [...], "tools": [...]}``, harness/provenance.py), else None
+    answers: dict[str, list[str]] | None = None
     #: what the N runs of ``run --repeat N`` showed (harness/repeat.py), else None
     repeat: dict[str, Any] | None = None
     #: the baseline entry behind an xfail or xpass (harness/expected.py), else None
@@ -116,6 +120,8 @@ class CaseResult:
             out["provenance"] = self.live["provenance"]
             out["spend"] = {"calls": self.live["calls"], "cost_usd": self.live["cost_usd"]}
             out["live_replies"] = self.live_replies or []
+        if self.answers is not None:
+            out["answers"] = self.answers
         if self.repeat is not None:
             out["repeat"] = self.repeat
         if self.baseline is not None:
@@ -277,13 +283,17 @@ def run_one(
                 ledger = live.ledger(replies, supply, f"{case.name} on {impl.name}")
                 result.live_replies = ledger.replies
                 try:
-                    checks, stop = check_live_case(case, impl, ledger, live.options, supply=supply)
+                    checks, stop, given = check_live_case(
+                        case, impl, ledger, live.options, supply=supply
+                    )
                 finally:
                     result.live = ledger.to_json()
                     result.divergence = ledger.divergence()  # the first reply that differs
+                result.answers = answers_of(given, ledger.replies)
             else:
-                checks, stop, divergence = check_case(case, impl, supply=supply)
+                checks, stop, divergence, given = check_case(case, impl, supply=supply)
                 result.divergence = None if divergence is None else divergence.to_json()
+                result.answers = answers_of(given) if supply else None  # --supply (11.11)
         result.checks = checks
         result.stop = stop
         result.verdict, result.reasons = verdict_of(checks)

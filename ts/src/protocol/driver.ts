@@ -121,6 +121,7 @@ function replayRequest(message: JsonObject, dialect: string, ask?: AskModel): Js
     stop: out.stop as unknown as JsonValue,
     requests: out.requests,
     consumed: out.consumed,
+    provenance: out.provenance,
   };
 }
 

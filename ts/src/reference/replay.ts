@@ -9,7 +9,12 @@
  *     {events: [canonical envelopes from the user_message on],
  *      stop: null | {code, stop_key, message},
  *      requests: [request_sha256, ...],
- *      consumed: {replies: n, stubs: [bool, ...]}}
+ *      consumed: {replies: n, stubs: [bool, ...]},
+ *      provenance: {model: [...], tools: [...]}}
+ *
+ * `provenance` (spec/replay.md 11.11) names, per model reply in call order, `recorded` or
+ * `supplied` (empty on a live turn: the harness answers those calls), and per `tool_result`
+ * in order `recorded` (a stub), `supplied` (`--supply tool:<name>`) or `live` (run now).
  *
  * Event ids are `<case name>.<seq>` and the clock is the fork point's ts plus 1 ms per
  * event, so a replay is byte-stable and equal in every implementation.
@@ -42,6 +47,7 @@ export interface ReplayResult {
   stop: ReplayStop | null;
   requests: string[];
   consumed: { replies: number; stubs: boolean[] };
+  provenance: { model: string[]; tools: string[] };
 }
 
 /** An external call no stub answers: `missing_stub`, stop_key `tool:<name>`. */
@@ -105,6 +111,8 @@ export function checkSupply(supply: unknown, source = "--supply"): JsonObject {
  */
 export class StubBook {
   readonly used: boolean[];
+  /** Where each answered call's result came from, in call order (recorded, supplied). */
+  readonly answered: string[] = [];
   private readonly keys: Array<[string, string]>;
 
   constructor(
@@ -122,13 +130,36 @@ export class StubBook {
       if (!this.used[i] && tool === name && inp === key) {
         this.used[i] = true;
         const r = (this.calls[i] as JsonObject)["result"] as JsonObject;
+        this.answered.push("recorded");
         return new ToolResult(r["content"] as string | JsonObject[], r["is_error"] as boolean);
       }
     }
     const supplied = Object.hasOwn(this.supply, `tool:${name}`) ? this.supply[`tool:${name}`] : null;
-    if (supplied !== null && supplied !== undefined) return toolResult(supplied, `supply tool:${name}`);
+    if (supplied !== null && supplied !== undefined) {
+      const result = toolResult(supplied, `supply tool:${name}`);
+      this.answered.push("supplied");
+      return result;
+    }
     throw missingStub(name);
   }
+}
+
+/**
+ * `{model, tools}` of a replay (as replay.py `answer_provenance`): `model` cut to the replies
+ * the turn got; per `tool_result`, the next of `external` when the tool is one of the agent's
+ * external tools, else `live`.
+ */
+export function answerProvenance(events: readonly Envelope[], agent: AgentSpec, model: string[], external: readonly string[]): { model: string[]; tools: string[] } {
+  const answered = events.filter((e) => e.type === "model_responded").length;
+  let next = 0;
+  const tools: string[] = [];
+  for (const e of events) {
+    if (e.type !== "tool_result") continue;
+    const tool = agent.tool((e.data as JsonObject)["name"] as string);
+    const externalCall = tool !== undefined && tool.kind !== "sandbox";
+    tools.push(externalCall ? (external[next++] ?? "live") : "live");
+  }
+  return { model: model.slice(0, answered), tools };
 }
 
 /** The fork point's files plus the recorded reads; files without bytes and a null artifact are hash-only (spec/replay.md 2.3). */
@@ -226,5 +257,12 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
     stop: outcome.stop,
     requests: [...model.requests],
     consumed: { replies: model.used, stubs: [...stubs.used] },
+    // per model call asked: recorded when model.json holds its reply, else supplied (5.1)
+    provenance: answerProvenance(
+      outcome.events,
+      agent,
+      live === undefined ? model.requests.map((_, i) => (i < replies.length ? "recorded" : "supplied")) : [],
+      stubs.answered,
+    ),
   };
 }
