@@ -131,6 +131,9 @@ describe("egress", () => {
     assert.deepEqual([out.stop?.code, out.stop?.stop_key], ["missing_stub", "tool:get_weather"]);
     const supplied = replayCase(path, { supply: { "tool:get_weather": "sunny" } });
     assert.equal(supplied.stop, null);
+    // where each answer came from (spec/replay.md 11.11): the stub is gone, the supply answered
+    assert.deepEqual(supplied.provenance, { model: ["recorded", "recorded"], tools: ["supplied"] });
+    assert.deepEqual(out.provenance, { model: ["recorded"], tools: [] }, "a stopped call has no result");
     writeFileSync(join(path, "model.json"), '{"format": 1, "replies": []}\n');
     const exhausted = replayCase(path);
     assert.deepEqual([exhausted.stop?.code, exhausted.stop?.stop_key], ["model_exhausted", "model:0"]);

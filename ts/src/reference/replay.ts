@@ -257,12 +257,11 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
     stop: outcome.stop,
     requests: [...model.requests],
     consumed: { replies: model.used, stubs: [...stubs.used] },
-    // per model call asked: recorded when model.json holds its reply, else supplied (5.1)
-    provenance: answerProvenance(
-      outcome.events,
-      agent,
-      live === undefined ? model.requests.map((_, i) => (i < replies.length ? "recorded" : "supplied")) : [],
-      stubs.answered,
-    ),
+    provenance: answerProvenance(outcome.events, agent, modelProvenance(live !== undefined, model.requests, replies.length), stubs.answered),
   };
+}
+
+/** Per model call asked: `recorded` when model.json holds its reply, else `supplied` (spec/replay.md 5.1); none on a live turn. */
+function modelProvenance(live: boolean, requests: readonly string[], recorded: number): string[] {
+  return live ? [] : requests.map((_, i) => (i < recorded ? "recorded" : "supplied"));
 }
