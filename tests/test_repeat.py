@@ -152,8 +152,14 @@ def test_the_cli_repeats_on_both_implementations(
     env = {"ANTHROPIC_API_KEY": KEY}
     p = cli(*base, "--format", "json", "--junit", "out.xml", cwd=tmp_path, env=env)
     lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    from threads_cases.core.schemas import validator
+
+    v = validator("report.schema.json")
+    for line in lines:  # repeat, answers and live_replies as schemas/report.schema.json says
+        assert not list(v.iter_errors(line)), line
     results = [x for x in lines if x["kind"] == "result"]
     assert {r["implementation"] for r in results} == {"threads-py", "threads-ts"}
+    assert all(len(r["answers"]["model"]) == r["spend"]["calls"] for r in results)
     for r in results:
         info = r["repeat"]
         assert info["runs"] == 20 and info["interval"][0] <= 0.6 <= info["interval"][1], info
