@@ -223,10 +223,10 @@ def test_the_noise_of_a_rate_change() -> None:
     b = {"rate": 0.7, "judged": 20, "flip_rate": 0.4}
     change = rate_change(a, b)
     assert change is not None and change["delta"] == 0.1
-    # v = max(flip rate, 2r(1-r)): 0.48 and 0.42; noise = 1.96 * sqrt(0.48/40 + 0.42/40)
-    assert change["noise"] == pytest.approx(1.959964 * math.sqrt(0.9 / 40), abs=1e-6)
+    # v = max(flip rate, 2r(1-r)): 0.48 and 0.42; noise = 2.576 * sqrt(0.48/40 + 0.42/40)
+    assert change["noise"] == pytest.approx(2.575829 * math.sqrt(0.9 / 40), abs=1e-6)
     assert change["significant"] is False
-    assert change_text(change) == "rate 0.600 -> 0.700 (+0.100; noise ±0.294): within the noise"
+    assert change_text(change) == "rate 0.600 -> 0.700 (+0.100; noise ±0.386): within the noise"
     sure = rate_change({"rate": 1.0, "judged": 20, "flip_rate": 0.0},
                        {"rate": 0.0, "judged": 20, "flip_rate": 0.0})  # fmt: skip
     assert sure is not None and sure["noise"] == 0 and sure["significant"] is True

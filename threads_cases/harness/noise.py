@@ -4,7 +4,7 @@ A result of ``run --repeat N`` stores its pass ``rate`` over ``judged`` runs and
 ``flip_rate`` (:mod:`.repeat`). For independent runs of pass chance p a flip happens with
 chance 2p(1 - p), so the flip rate measures the variance of one run's outcome: the rate of
 n runs then varies by about ``v / (2n)``, v = 2p(1 - p). The noise of a change from report A
-to report B is ``z * sqrt(vA / (2 nA) + vB / (2 nB))`` at z = 1.959964 (95%), where each side's
+to report B is ``z * sqrt(vA / (2 nA) + vB / (2 nB))`` at z = 2.575829 (99%), where each side's
 v is the larger of its measured flip rate and 2r(1 - r) of its own rate r (the flip rate
 alone underestimates it when runs come in streaks). A change is *larger than the noise*
 when ``|rB - rA|`` exceeds it; with fewer than two judged runs on a side the noise is
@@ -16,7 +16,9 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from .repeat import Z95
+#: the two-sided 99% normal quantile: a change is called larger than the noise only at 99%,
+#: so that reruns of an unchanged case are seldom flagged (a 95% band flags about 1 in 15)
+Z99 = 2.5758293035489004
 
 
 def _side(info: Any) -> tuple[float, int, float] | None:
@@ -31,7 +33,7 @@ def _side(info: Any) -> tuple[float, int, float] | None:
     return float(rate), n, max(float(flip), 2 * rate * (1 - rate))
 
 
-def rate_change(a: Any, b: Any) -> dict[str, Any] | None:
+def rate_change(a: Any, b: Any, z: float = Z99) -> dict[str, Any] | None:
     """The change of pass rate between two results' ``repeat`` objects: ``{"a", "b",
     "delta", "noise", "significant"}`` (rates and noise rounded to 6 decimals; ``noise`` and
     ``significant`` null when a side has fewer than two judged runs), or None when either
@@ -45,7 +47,7 @@ def rate_change(a: Any, b: Any) -> dict[str, Any] | None:
     sa, sb = _side(a), _side(b)
     noise = None
     if sa is not None and sb is not None:
-        noise = Z95 * math.sqrt(sa[2] / (2 * sa[1]) + sb[2] / (2 * sb[1]))
+        noise = z * math.sqrt(sa[2] / (2 * sa[1]) + sb[2] / (2 * sb[1]))
     return {
         "a": round(float(ra), 6),
         "b": round(float(rb), 6),
