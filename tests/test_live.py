@@ -525,3 +525,234 @@ def test_an_implementation_without_the_live_capability_errors(
     assert (r.verdict, r.reasons) == ("error", ["invalid_request"])
     assert "does not announce the live capability" in r.message
     assert fake.requests == []
+
+
+# -- spend that cannot run away (spec/replay.md 11.4) ------------------------------------
+
+
+def _six(conformance_case: CopyCase, tmp_path: Path) -> list[Path]:
+    return [conformance_case("weather-stub", tmp_path / f"c{k}") for k in range(6)]
+
+
+def _served_cost(fake: FakeProvider) -> float:
+    """What the fake provider's own answers cost at PRICES (1 USD per 10 input tokens)."""
+    return sum(u["input_tokens"] / 10 for u in fake.usage_served() if u is not None)
+
+
+@pytest.mark.parametrize(
+    ("usage", "why"),
+    [
+        (None, "did not report its usage"),
+        ({"input_tokens": -4, "output_tokens": 5}, "negative usage (input_tokens -4)"),
+        ({"input_tokens": 10**9, "output_tokens": 5}, "absurd usage (input_tokens 1000000000"),
+        ({"input_tokens": 10, "output_tokens": 5.5}, "did not report its usage"),
+    ],
+)
+@pytest.mark.parametrize("provider", ["anthropic", "openai"])
+def test_an_unknown_cost_ends_the_runs_live_calls_under_a_cost_limit(
+    fake: FakeProvider,
+    conformance_case: CopyCase,
+    tmp_path: Path,
+    usage: dict[str, Any] | None,
+    why: str,
+    provider: str,
+) -> None:
+    fake.push(Reply(calls=[WEATHER], usage=usage))  # then Reply("ok") with usage, if asked
+    run = live(fake, provider=provider, model="fake-2", max_cost_usd=50.0)
+    suite = run_suite(_six(conformance_case, tmp_path), live=run)
+    assert len(fake.requests) == 1  # at most one live call in the run
+    assert suite.live is not None and suite.live["calls"] == 1
+    assert suite.live["cost_usd"] is None and why in suite.live["spend_unknown"]
+    first, *later = suite.results
+    assert first.stop is not None and first.stop["code"] == "live_budget_exceeded"
+    assert why in first.stop["message"] and "no further live call" in first.stop["message"]
+    assert first.live is not None and first.live["calls"] == 1 and first.live["cost_usd"] is None
+    for r in later:
+        assert r.verdict == "fail" and r.stop is not None, r
+        assert r.stop["code"] == "live_budget_exceeded" and r.stop["stop_key"] == "model:0"
+        since = "the run's spend is unknown since live model call 0 of weather-stub on "
+        assert since in r.stop["message"]
+        assert why in r.stop["message"]
+        none = {"reused": 0, "supplied": 0, "live": 0}
+        assert r.live == {"provenance": none, "calls": 0, "cost_usd": 0.0}
+
+
+def test_without_a_cost_limit_an_unknown_cost_is_reported_and_the_run_goes_on(
+    fake: FakeProvider, conformance_case: CopyCase, tmp_path: Path
+) -> None:
+    bad = {"input_tokens": -4, "output_tokens": 5}
+    fake.push(Reply(calls=[WEATHER], usage=bad), Reply("a"), Reply(calls=[WEATHER]), Reply("b"))
+    cases = _six(conformance_case, tmp_path)[:2]
+    suite = run_suite(cases, live=live(fake, model="fake-2"))
+    assert [r.verdict for r in suite.results] == ["pass", "pass"]  # the reply is used, usage 0
+    assert suite.live is not None and suite.live["calls"] == 4 == len(fake.requests)
+    assert suite.live["cost_usd"] is None and "negative usage" in suite.live["spend_unknown"]
+    assert [r.live["cost_usd"] for r in suite.results if r.live] == [None, 2.0]
+
+
+def test_an_answer_naming_an_unpriced_model_makes_the_spend_unknown(
+    fake: FakeProvider, conformance_case: CopyCase, tmp_path: Path
+) -> None:
+    fake.push(Reply(calls=[WEATHER], model="routed-elsewhere"))
+    run = live(fake, model="fake-2", max_cost_usd=50.0)
+    suite = run_suite(_six(conformance_case, tmp_path)[:3], live=run)
+    assert len(fake.requests) == 1
+    assert suite.live is not None
+    unknown = suite.live["spend_unknown"]
+    assert 'answered with model "routed-elsewhere", which has no price' in unknown
+    assert all(stop_code(r) == "live_budget_exceeded" for r in suite.results)
+
+
+@pytest.mark.parametrize(
+    ("steps", "unknown"),
+    [
+        ([Hang(3.0)], True),  # no answer: the provider may have charged
+        ([Raw(b"{not json")], True),  # a 200 that is not a reply: the same
+        ([Fail(500)], False),  # an error status costs nothing: the run goes on calling
+    ],
+)
+def test_a_call_without_a_readable_answer_makes_the_spend_unknown(
+    fake: FakeProvider, conformance_case: CopyCase, tmp_path: Path, steps: list[Any], unknown: bool
+) -> None:
+    from fake_provider import tool_at_random
+
+    fake.push(*steps)
+    fake.respond = tool_at_random(1.0, WEATHER)  # then every turn passes, if asked
+    run = live(fake, model="fake-2", max_cost_usd=50.0, timeout=0.3)
+    suite = run_suite(_six(conformance_case, tmp_path)[:3], live=run)
+    assert stop_code(suite.results[0]) == "live_call_failed"
+    assert suite.live is not None
+    if unknown:
+        assert len(fake.requests) == 1 and suite.live["cost_usd"] is None
+        assert "got no readable answer" in suite.live["spend_unknown"]
+        assert [stop_code(r) for r in suite.results[1:]] == ["live_budget_exceeded"] * 2
+    else:  # the next two cases made their two calls each
+        assert len(fake.requests) == 5 and suite.live["spend_unknown"] is None
+        assert suite.live["cost_usd"] == 4.0
+        assert [r.verdict for r in suite.results[1:]] == ["pass", "pass"]
+
+
+def test_calls_and_spend_are_the_providers_answers_summed(
+    fake: FakeProvider, conformance_case: CopyCase, tmp_path: Path
+) -> None:
+    """Usage varies per answer; the report's spend is what the provider said, to the cent."""
+    for k in range(6):
+        fake.push(
+            Reply(calls=[WEATHER], usage={"input_tokens": 3 * k + 1, "output_tokens": 9}),
+            Reply("done", usage={"input_tokens": 7, "output_tokens": 2 * k}),
+        )
+    suite = run_suite(_six(conformance_case, tmp_path), live=live(fake, model="fake-2"))
+    assert suite.live is not None
+    assert suite.live["calls"] == len(fake.requests) == 12
+    assert suite.live["cost_usd"] == pytest.approx(_served_cost(fake)) == pytest.approx(9.3)
+    per_case = [r.live["cost_usd"] for r in suite.results if r.live]
+    assert sum(per_case) == pytest.approx(suite.live["cost_usd"])
+
+
+def test_a_slow_provider_is_waited_for_within_the_timeout(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from fake_provider import Delay
+
+    fake.push(Delay(0.05, Reply(calls=[WEATHER])), Delay(0.05, Reply("done")))
+    r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-2", timeout=5))
+    assert r.verdict == "pass" and r.live is not None and r.live["cost_usd"] == 2.0
+
+
+# -- what the model said (spec/replay.md 11.6, spec/reports.md 7) ------------------------
+
+
+def test_a_live_failure_keeps_and_shows_what_the_model_said(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from rich.console import Console
+
+    from threads_cases.harness.live.said import PANEL_TEXT
+    from threads_cases.harness.report import describe, render_failure
+
+    long = "No tool needed. " + "x" * 400
+    fake.push(Reply(long))
+    r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-2"))
+    assert r.verdict == "fail" and "must_unmatched" in r.reasons
+    line = r.to_json()
+    [entry] = line["live_replies"]
+    assert entry["provenance"] == "live" and entry["index"] == 0
+    assert entry["reply"]["message"]["content"] == [{"type": "text", "text": long}]  # whole
+    assert entry["request_sha256"] == r.live_replies[0]["request_sha256"]
+    # the first divergence names the first live reply that differs from the recording
+    d = line["divergence"]
+    assert d is not None and (d["kind"], d["call"]) == ("reply", 0)
+    assert d["pointer"] == "/message/content/0"  # a text where the tool call was: both blocks
+    assert d["recorded"]["type"] == "tool_use" and "id" not in d["recorded"]
+    assert d["replayed"] == {"type": "text", "text": long}
+    assert d["summary"].startswith(
+        'reply (model call 0, model_responded) at /message/content/0: recorded {"input":'
+    )
+    assert '!= live {"text":"No tool needed. xxx' in d["summary"]
+    assert d["summary"].endswith("... (a live reply)")
+    # the panel shows it, cut to the stated size
+    console = Console(width=1000, record=True)
+    console.print(render_failure(r))
+    shown = console.export_text()
+    cut = len(long) - PANEL_TEXT
+    assert "live replies (text cut to 300 and tool inputs to 200 characters" in shown
+    assert 'model:0 live, end_turn: "No tool needed. xxx' in shown and f"... (+{cut})" in shown
+    assert f"... (+{cut})" in describe(r)  # JUnit and GitHub output carry the same lines
+
+
+def test_the_first_differing_reply_is_named_after_equal_ones(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    """The live model repeats the recorded tool call (a new id is not a difference) and then
+    answers differently: call 1 is the first divergence, at the text."""
+    case = conformance_case("weather-stub")
+    recorded = json.loads((case / "model.json").read_text("utf-8"))["replies"]
+    fake.push(Reply(calls=[("toolu_new_id", "get_weather", {"city": "Oslo"})]), Reply("Sunny!"))
+    r = run_case(case, live=live(fake, model="fake-2"))
+    assert r.verdict == "pass"
+    assert [e["provenance"] for e in r.to_json()["live_replies"]] == ["live", "live"]
+    d = r.divergence
+    assert d is not None and d["call"] == 1 and d["pointer"] == "/message/content/0/text"
+    assert d["recorded"] == recorded[1]["message"]["content"][0]["text"]
+    assert d["replayed"] == "Sunny!"
+    # a tool call shows as its name and input in the panel lines
+    from threads_cases.harness.live.said import panel_lines
+
+    lines = panel_lines(r.live_replies)
+    assert lines[1] == '  model:0 live, tool_use: tool get_weather {"city":"Oslo"}'
+    assert lines[2] == '  model:1 live, end_turn: "Sunny!"'
+
+
+def test_reused_replies_never_diverge_and_are_only_named(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from threads_cases.harness.live.said import panel_lines
+
+    r = run_case(conformance_case("weather-stub"), live=live(fake))
+    assert r.divergence is None
+    assert panel_lines(r.live_replies)[1:] == [
+        "  model:0 reused: the recorded reply",
+        "  model:1 reused: the recorded reply",
+    ]
+
+
+def test_a_tool_input_is_cut_in_the_panel() -> None:
+    from threads_cases.harness.live.said import PANEL_INPUT, reply_line
+
+    block = {"type": "tool_use", "id": "t", "name": "write_file", "input": {"c": "y" * 500}}
+    reply = {"message": {"content": [block]}, "stop_reason": "tool_use"}
+    line = reply_line({"index": 3, "provenance": "supplied", "reply": reply})
+    whole = len('{"c":"' + "y" * 500 + '"}')
+    assert line.startswith("model:3 supplied, tool_use: tool write_file {")
+    assert line.endswith(f"... (+{whole - PANEL_INPUT})")
+
+
+def test_the_github_annotation_of_a_live_failure_shows_the_live_reply(
+    fake: FakeProvider, conformance_case: CopyCase
+) -> None:
+    from threads_cases.harness.github import annotation
+
+    fake.push(Reply("I cannot tell."))
+    r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-2"))
+    text = annotation(r)
+    assert text is not None and 'model:0 live, end_turn: "I cannot tell."' in text

@@ -130,7 +130,7 @@ def test_a_bad_price_table_is_refused_with_its_pointer(tmp_path: Any) -> None:
 def test_merging_live_shards_sums_their_totals() -> None:
     from threads_cases.harness.merge import _footer
 
-    def shard(live: int, cost: float | None) -> dict[str, Any]:
+    def shard(live: int, cost: float | None, unknown: str | None = None) -> dict[str, Any]:
         prov = {"reused": 1, "supplied": 0, "live": live}
         return {
             "kind": "footer",
@@ -140,6 +140,7 @@ def test_merging_live_shards_sums_their_totals() -> None:
                 "cost_usd": cost,
                 "budget": 20,
                 "max_cost_usd": None,
+                "spend_unknown": unknown,
             },
         }
 
@@ -150,6 +151,28 @@ def test_merging_live_shards_sums_their_totals() -> None:
         "cost_usd": 0.75,
         "budget": 40,
         "max_cost_usd": None,
+        "spend_unknown": None,
     }
-    assert _footer([shard(2, 0.5), shard(1, None)], [])["live"]["cost_usd"] is None
+    unknown = _footer([shard(2, 0.5), shard(1, None, "live model call 0 of a: x")], [])["live"]
+    assert unknown["cost_usd"] is None and unknown["spend_unknown"] == "live model call 0 of a: x"
     assert "live" not in _footer([{"kind": "footer"}], [])
+
+
+def test_merging_shards_sums_their_repeat_and_answer_counts() -> None:
+    from threads_cases.harness.merge import _footer
+
+    def shard(flipped: int, live: int) -> dict[str, Any]:
+        return {
+            "kind": "footer",
+            "repeat": {"runs": 20, "fail_under_rate": 0.5, "results": 2, "flipped": flipped,
+                       "below_rate": 1},
+            "answers": {"model": {"recorded": 1, "supplied": 0, "live": live},
+                        "tools": {"recorded": 2, "supplied": 1, "live": 0}},
+        }  # fmt: skip
+
+    merged = _footer([shard(1, 3), shard(0, 4)], [])
+    assert merged["repeat"] == {
+        "runs": 20, "fail_under_rate": 0.5, "results": 4, "flipped": 1, "below_rate": 2
+    }  # fmt: skip
+    assert merged["answers"]["model"] == {"recorded": 2, "supplied": 0, "live": 7}
+    assert merged["answers"]["tools"] == {"recorded": 4, "supplied": 2, "live": 0}

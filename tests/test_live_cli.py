@@ -103,6 +103,7 @@ def test_a_live_run_on_both_implementations_reports_provenance_cost_and_no_key(
         "cost_usd": 3.0,
         "budget": 4,
         "max_cost_usd": None,
+        "spend_unknown": None,
     }
     assert len(fake.requests) == 4  # exactly the budget
     # the key reached the provider, and nothing else
@@ -252,3 +253,41 @@ def test_the_conformance_cases_run_live_on_both_implementations(
     assert footer["calls"] == len(fake.requests) == sum(r["spend"]["calls"] for r in live)
     assert footer["cost_usd"] == float(footer["calls"])
     assert KEY not in p.stdout + p.stderr
+
+
+def test_a_provider_without_usage_gets_one_live_call_in_a_run_under_a_cost_limit(
+    tmp_path: Path, conformance_case: CopyCase, fake: FakeProvider
+) -> None:
+    """The issue's 6 cases that made 6 calls with cost null: now one call, on both
+    implementations, and every later case ends live_budget_exceeded naming the first."""
+    if not _both_available():
+        pytest.skip("the TypeScript driver is not built")
+    weather = ("toolu_w", "get_weather", {"city": "Oslo"})
+    fake.respond = lambda body: Reply(calls=[weather], usage=None)
+    for k in range(3):
+        conformance_case("weather-stub", tmp_path / "cases" / f"c{k}")
+    (tmp_path / "prices.json").write_text(json.dumps(PRICES), "utf-8")
+    p = cli(
+        "run", "cases", "--live", "--base-url", fake.url, "--model", "fake-2",
+        "--prices", "prices.json", "--max-cost-usd", "100", "--format", "json",
+        cwd=tmp_path, env={"ANTHROPIC_API_KEY": KEY},
+    )  # fmt: skip
+    assert p.returncode == 3, p.stderr
+    lines = _lines(p.stdout)
+    results = [r for r in lines if r["kind"] == "result"]
+    assert len(results) == 6 and len(fake.requests) == 1
+    footer = lines[-1]["live"]
+    assert footer["calls"] == 1 and footer["cost_usd"] is None
+    assert footer["spend_unknown"] == (
+        "live model call 0 of weather-stub on threads-py: the provider did not report its usage"
+    )
+    assert all(r["stop"]["code"] == "live_budget_exceeded" for r in results)
+    assert {r["implementation"] for r in results[1:]} == {"threads-py", "threads-ts"}
+    assert all("the run's spend is unknown since" in r["stop"]["message"] for r in results[1:])
+    p = cli(
+        "run", "cases", "--live", "--base-url", fake.url, "--model", "fake-2",
+        "--prices", "prices.json", "--max-cost-usd", "100",
+        cwd=tmp_path, env={"ANTHROPIC_API_KEY": KEY},
+    )  # fmt: skip
+    assert "live spend unknown since live model call 0 of weather-stub on threads-py" in p.stdout
+    assert len(fake.requests) == 2

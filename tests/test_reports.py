@@ -9,7 +9,8 @@ from hypothesis import strategies as st
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.matchers import Difference
-from threads_cases.harness.report import junit_xml, not_listed_lines, unavailable_lines, xml_safe
+from threads_cases.harness.junit import junit_xml, xml_safe
+from threads_cases.harness.report import not_listed_lines, unavailable_lines
 from threads_cases.harness.runner import CaseResult, Check, SuiteResult
 
 LEGAL = st.characters(

@@ -291,15 +291,15 @@ def test_a_results_duration_counts_reading_the_case(
     durations of a suite's results add up to its work (the JUnit times, `--durations`)."""
     import time
 
-    from threads_cases.harness import runner
+    from threads_cases.harness import opened
 
-    real = runner.inspect_case
+    real = opened.inspect_case
 
     def slow_inspect(path: Path) -> Any:
         time.sleep(0.25)  # a lower bound the result must carry, whatever the load
         return real(path)
 
-    monkeypatch.setattr(runner, "inspect_case", slow_inspect)
+    monkeypatch.setattr(opened, "inspect_case", slow_inspect)
     report = run_suite([conformance_case("reads-notes")], ["threads-py"])
     [result] = report.results
     assert result.verdict == "pass"

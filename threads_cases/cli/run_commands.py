@@ -36,6 +36,7 @@ from .params import (
     check_out_file,
     checked,
 )
+from .repeat_options import FailUnderRateOpt, RepeatOpt, build_repeat
 
 if TYPE_CHECKING:
     from ..harness.baseline import Baseline
@@ -100,7 +101,8 @@ def refuse(err: CaseError, fmt: str) -> typer.Exit:
 
 def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: str) -> None:
     """Write the chosen output, the JUnit file and the last report."""
-    from ..harness.report import junit_xml, print_suite, report_lines, write_jsonl
+    from ..harness.junit import junit_xml
+    from ..harness.report import print_suite, report_lines, write_jsonl
 
     lines = list(report_lines(suite, command))
     # outside any case: a file written into a case would make it invalid (core.statedir)
@@ -365,6 +367,8 @@ def run(
     live_retries: LiveRetriesOpt = 2,
     agent: AgentOpt = None,
     app_dir: AppDirOpt = None,
+    repeat: RepeatOpt = 1,
+    fail_under_rate: FailUnderRateOpt = None,
 ) -> None:
     """Replay every case under PATHS on each implementation and report one verdict per pair.
 
@@ -419,6 +423,7 @@ def run(
             live=live_run,
             baseline=expected,
             agents=agents,
+            repeat=build_repeat(repeat, fail_under_rate, live_run, supplied),
         )
     except CaseError as err:
         if err.code in REFUSALS:

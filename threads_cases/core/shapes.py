@@ -175,6 +175,11 @@ class ReportResult(TypedDict):
     live: NotRequired[bool]
     provenance: NotRequired[dict[str, int]]
     spend: NotRequired[dict[str, Any]]
+    live_replies: NotRequired[list[dict[str, Any]]]
+    #: the N runs of ``run --repeat N`` (spec/replay.md 11.9)
+    repeat: NotRequired[dict[str, Any]]
+    #: where each answer came from in a --supply or --live run (spec/replay.md 11.11)
+    answers: NotRequired[dict[str, list[str]]]
     baseline: NotRequired[BaselineRecord]
 
 
@@ -202,6 +207,10 @@ class ReportFooter(TypedDict):
     not_started: int
     #: a live run's totals (spec/replay.md 11.6)
     live: NotRequired[dict[str, Any]]
+    #: the totals of ``run --repeat N`` (spec/replay.md 11.9)
+    repeat: NotRequired[dict[str, Any]]
+    #: each answer kind counted (spec/replay.md 11.11)
+    answers: NotRequired[dict[str, dict[str, int]]]
 
 
 #: Every shape and where its schema is: (schema file, JSON pointer of the object schema).

@@ -80,12 +80,14 @@ class Outcome:
     """What :func:`check_case` found: the checks, the stop (``None`` when the replay ran to
     its end), the first divergence (``None`` for a pass; :mod:`.divergence`) and, when the
     replay ran the user's own agent, how it differs from the recorded one
-    (:func:`.agent_diff.agent_changes`; ``None`` otherwise)."""
+    (:func:`.agent_diff.agent_changes`; ``None`` otherwise), and the answer's ``provenance``
+    (None when the driver sent none; spec/replay.md 11.11)."""
 
     checks: list[Check]
     stop: dict[str, Any] | None
     divergence: Divergence | None
     agent_changes: list[str] | None
+    provenance: dict[str, Any] | None = None
 
 
 def check_case(
@@ -107,7 +109,8 @@ def check_case(
     changes = None
     if isinstance(out.get("agent"), dict):
         changes = agent_changes(case_agent(case, impl.dialect), out["agent"])
-    return Outcome(checks, stop, find_divergence(case, impl, checks, out), changes)
+    divergence = find_divergence(case, impl, checks, out)
+    return Outcome(checks, stop, divergence, changes, out.get("provenance"))
 
 
 def case_agent(case: Case, dialect: str) -> dict[str, Any] | None:
@@ -130,11 +133,12 @@ def check_live_case(
     *,
     supply: dict[str, Any] | None = None,
     agent: AgentRef | None = None,
-) -> tuple[list[Check], dict[str, Any] | None]:
+) -> tuple[list[Check], dict[str, Any] | None, dict[str, Any] | None]:
     """A live run of one case (spec/replay.md section 11): the prefix state, then the turn with
     its model calls answered by ``ledger`` (reused, supplied or live; it counts them),
     judged by the stop, ``must`` and ``expect`` only (request hashes and the recording's use
-    cannot hold). Returns the checks and the stop. Raises ``CaseError("invalid_request")``
+    cannot hold). Returns the checks, the stop and the answer's ``provenance`` (or None).
+    Raises ``CaseError("invalid_request")``
     for an implementation that does not announce ``live``."""
     if "live" not in (impl.hello().get("capabilities") or []):
         raise CaseError(
@@ -156,7 +160,7 @@ def check_live_case(
     out = dict(impl.request(msg, on_model_call=ledger.answer))
     events = [d.decode_event(e) for e in out["events"]]
     stop: dict[str, Any] | None = out.get("stop")
-    return outcome_checks(case, state, stop, events), stop
+    return outcome_checks(case, state, stop, events), stop, out.get("provenance")
 
 
 def outcome_checks(

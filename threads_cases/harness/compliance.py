@@ -125,6 +125,8 @@ class Entry:
     divergence: DivergenceView | None
     checks: tuple[CheckView, ...]
     baseline: Baseline | None
+    #: a repeated result's rate, interval, pass^k and flips (spec/replay.md 11.9), or ""
+    repeat: str = ""
 
     @property
     def detailed(self) -> bool:
@@ -154,6 +156,8 @@ class ChangeView:
     what: str
     before: tuple[str, tuple[str, ...]] | None
     after: tuple[str, tuple[str, ...]] | None
+    #: two repeated results: the rate's change against the noise (replay.md 11.10), or ""
+    noise: str = ""
 
 
 @dataclass(frozen=True)
@@ -326,7 +330,18 @@ def _entry(anchor: str, r: dict[str, Any]) -> Entry:
             _check(c) for c in checks if isinstance(c, dict) and c.get("result") in ("fail", "warn")
         ),
         baseline=_baseline(r.get("baseline")),
+        repeat=_repeat(r.get("repeat")),
     )
+
+
+def _repeat(info: Any) -> str:
+    """A result's ``repeat`` as the terminal's rate text ("" when absent or malformed)."""
+    from .repeat_view import rate_text
+
+    try:
+        return rate_text(info) if isinstance(info, dict) else ""
+    except (KeyError, TypeError, ValueError, IndexError):
+        return ""
 
 
 def _list(value: Any) -> list[Any]:
@@ -413,7 +428,13 @@ def _comparison(old: str | os.PathLike[str], results: list[dict[str, Any]]) -> C
     ra = report_results(line for _, line in old_lines)
     rb = report_results(results)
     changes = compare_results(ra, rb)
-    what = {"/verdict": "verdict changed", "/reasons": "reasons changed"}
+    from .noise import change_text
+
+    what = {
+        "/verdict": "verdict changed",
+        "/reasons": "reasons changed",
+        "/repeat/rate": "pass rate changed",
+    }
     return Comparison(
         old=str(old),
         changes=tuple(
@@ -423,6 +444,7 @@ def _comparison(old: str | os.PathLike[str], results: list[dict[str, Any]]) -> C
                 what=what.get(c.pointer, "new" if c.before is None else "gone"),
                 before=_brief(c.before),
                 after=_brief(c.after),
+                noise="" if c.rate is None else change_text(c.rate),
             )
             for c in changes
         ),

@@ -150,9 +150,9 @@ class Divergence:
         # a matcher's value is what the case expects, not something recorded
         side = "expected (by the matcher)" if self.kind == "matcher" else "recorded"
         what = f" {self.what}" if self.what else ""
+        other = "live" if self.kind == "reply" else "replayed"  # a live turn's reply (11.6)
         text = (
-            f"{self.where()}: {side}{what} {shorten(a, width)}"
-            f" != replayed{what} {shorten(b, width)}"
+            f"{self.where()}: {side}{what} {shorten(a, width)} != {other}{what} {shorten(b, width)}"
         )
         return text + (f" ({self.note})" if self.note else "")
 

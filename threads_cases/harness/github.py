@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from .live.said import panel_lines
 from .matrix import EMOJI_MARKS, counts_text, markdown_table, tally_text
 from .result_text import agent_line, baseline_text, stale_text
 from .runner import VERDICTS, CaseResult, SuiteResult
@@ -92,6 +93,7 @@ def detail_line(r: CaseResult) -> str:
         parts.append(agent)
     if r.divergence:
         parts.append("first divergence: " + r.divergence["summary"])
+    parts.extend(panel_lines(r.live_replies))  # what a live model said (live/said.py)
     for c in r.checks:
         if c.result not in ("fail", "warn"):
             continue
@@ -134,6 +136,11 @@ def markdown_summary(suite: SuiteResult, title: str) -> str:
         f"{suite.duration_ms / 1000:.2f}s; exit status {suite.exit_status}"
         + (" (strict)" if suite.strict else "")
     )
+    from .repeat_view import repeat_lines
+
+    repeated = repeat_lines(suite)  # spec/replay.md 11.9
+    if repeated:
+        lines += ["", *(f"- {text}" for text in repeated)]
     lines.append("")
     return "\n".join(lines) + "\n"
 
@@ -157,8 +164,11 @@ def write_github(
         if line is not None:
             stream.write(line + "\n")
     from .live.view import live_lines
+    from .provenance import answer_lines
+    from .repeat_view import repeat_lines
 
-    for text in live_lines(suite):  # a live run's calls and spend (spec/replay.md 11.6)
+    # repeated runs' rates (11.9), a live run's calls and spend (11.6), the answers (11.11)
+    for text in [*repeat_lines(suite), *live_lines(suite), *answer_lines(suite.results)]:
         stream.write(text + "\n")
     stream.write(summary_line(suite) + "\n")
     stream.flush()

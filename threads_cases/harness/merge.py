@@ -149,7 +149,28 @@ def _footer(footers: Sequence[dict[str, Any]], results: list[dict[str, Any]]) ->
     lives = [f["live"] for f in footers if isinstance(f.get("live"), dict)]
     if lives:
         out["live"] = _live_totals(lives)
+    _summed(out, footers)
     return out
+
+
+def _summed(out: dict[str, Any], footers: Sequence[dict[str, Any]]) -> None:
+    """The shards' ``repeat`` totals (replay.md 11.9: the runs and rate of the first, the
+    counts summed) and ``answers`` counts (11.11, summed) into ``out``."""
+    repeats = [f["repeat"] for f in footers if isinstance(f.get("repeat"), dict)]
+    if repeats:
+        out["repeat"] = {
+            "runs": repeats[0]["runs"],
+            "fail_under_rate": repeats[0]["fail_under_rate"],
+            **{k: sum(int(t[k]) for t in repeats) for k in ("results", "flipped", "below_rate")},
+        }
+    answers = [f["answers"] for f in footers if isinstance(f.get("answers"), dict)]
+    if answers:
+        out["answers"] = {
+            part: {
+                k: sum(int(a[part][k]) for a in answers) for k in ("recorded", "supplied", "live")
+            }
+            for part in ("model", "tools")
+        }
 
 
 def _live_sum(values: list[Any]) -> Any:
@@ -167,4 +188,6 @@ def _live_totals(lives: list[dict[str, Any]]) -> dict[str, Any]:
         "cost_usd": _live_sum([t["cost_usd"] for t in lives]),
         "budget": sum(int(t["budget"]) for t in lives),
         "max_cost_usd": _live_sum([t["max_cost_usd"] for t in lives]),
+        # the first shard's reason (each shard's spend stands apart)
+        "spend_unknown": next((t["spend_unknown"] for t in lives if t.get("spend_unknown")), None),
     }

@@ -97,6 +97,26 @@ OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
         {"dest": "threads_cases_live_budget", "type": int, "default": 20},
     ),
     (
+        "--threads-cases-repeat",
+        {
+            "dest": "threads_cases_repeat",
+            "type": int,
+            "default": 1,
+            "help": "with --threads-cases-live: run each case N times, its item reporting the "
+            "pass rate (Wilson 95%), pass^k and flips (spec/replay.md 11.9)",
+        },
+    ),
+    (
+        "--threads-cases-fail-under-rate",
+        {
+            "dest": "threads_cases_fail_under_rate",
+            "type": float,
+            "default": None,
+            "help": "with --threads-cases-repeat: fail an item whose Wilson 95%% lower bound "
+            "is below P",
+        },
+    ),
+    (
         "--threads-cases-baseline",
         {
             "dest": "threads_cases_baseline",

@@ -48,6 +48,10 @@ without it, ``agent`` under ``[tool.threads-cases]`` is used (spec/replay.md 8.2
 ``--threads-cases-model``, ``--threads-cases-provider``, ``--threads-cases-base-url`` and
 ``--threads-cases-live-budget`` (live model calls per pytest process: each pytest-xdist
 worker has its own budget). The API key comes from the provider's environment variable.
+``--threads-cases-repeat N`` runs each live item N times as one combined result (its pass
+rate with a Wilson 95% interval, pass^k and flips in a report section and as properties in
+pytest's JUnit XML), and ``--threads-cases-fail-under-rate P`` fails an item whose interval's
+lower bound is below P (spec/replay.md 11.9).
 
 The plugin does nothing unless ``--threads-cases`` or ``threads_cases_paths`` is given
 (apart from offering the fixture). Collection is deterministic, so pytest-xdist workers
@@ -57,7 +61,6 @@ re-collect the same items by node id.
 from __future__ import annotations
 
 import contextlib
-import io
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -73,6 +76,7 @@ if TYPE_CHECKING:
 _DIRS = pytest.StashKey[list[Path]]()
 _IMPLS = pytest.StashKey[dict[str, Any]]()
 _LIVE = pytest.StashKey[Any]()
+_REPEAT = pytest.StashKey[Any]()
 _BASELINE = pytest.StashKey[Any]()
 _NAMES = pytest.StashKey[list[str]]()
 _SHARED = pytest.StashKey[dict[str, list[str]]]()
@@ -128,8 +132,11 @@ def pytest_configure(config: pytest.Config) -> None:
     config.stash[_LIVE] = None
     if not dirs:
         return
+    from threads_cases.harness.pytest_live import live_run, repeat_of
+
     if config.getoption("threads_cases_live"):
-        config.stash[_LIVE] = _live_run(config)
+        config.stash[_LIVE] = live_run(config)
+    config.stash[_REPEAT] = repeat_of(config, config.stash[_LIVE])
     from threads_cases.core.errors import CaseError
     from threads_cases.harness.pytest_named import check_case_dirs, usage_error
 
@@ -209,30 +216,6 @@ def pytest_xdist_node_collection_finished(node: Any, ids: list[str]) -> None:
         check_named(runs_of_node_ids(ids, config.rootpath, named))
 
 
-def _live_run(config: pytest.Config) -> Any:
-    """The session's :class:`~threads_cases.harness.live.desk.LiveRun` (a usage error when
-    the SDK or the key is missing)."""
-    from threads_cases.core.errors import CaseError
-    from threads_cases.harness.live.desk import LiveOptions, LiveRun
-    from threads_cases.harness.live.prices import load_prices
-    from threads_cases.harness.live.providers import ClientSettings
-
-    options = LiveOptions(
-        settings=ClientSettings(
-            config.getoption("threads_cases_provider"), config.getoption("threads_cases_base_url")
-        ),
-        model=config.getoption("threads_cases_model"),
-        budget=config.getoption("threads_cases_live_budget"),
-        prices=load_prices(),
-    )
-    run = LiveRun(options)
-    try:
-        run.check()
-    except CaseError as err:
-        raise pytest.UsageError(f"threads-cases: {err.code}: {err.message}") from None
-    return run
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
     for impl in config.stash.get(_IMPLS, {}).values():
         with contextlib.suppress(Exception):  # a driver that is already gone
@@ -279,35 +262,6 @@ class CaseFailure(Exception):
     def __init__(self, result: CaseResult) -> None:
         super().__init__(f"{result.case} [{result.implementation}]: {result.verdict}")
         self.result = result
-
-
-def failure_text(result: CaseResult, width: int = 120) -> str:
-    """The CLI's failure panel as plain text, then the reasons line; for an implementation
-    that cannot start, the one line saying why and how to build or install it."""
-    from rich.console import Console
-
-    from threads_cases.core.errors import REASON_HINTS
-    from threads_cases.harness.report import render_failure
-
-    if result.verdict == "error" and result.reasons == ["driver_unavailable"]:
-        reason = " ".join(line.strip() for line in result.message.splitlines())
-        return f"threads-cases: {result.implementation} could not start: {reason}"
-
-    buf = io.StringIO()
-    Console(
-        file=buf, width=width, no_color=True, force_terminal=False, highlight=False, emoji=False
-    ).print(render_failure(result))
-    head = (
-        f"threads-cases: {result.case} [{result.implementation}] {result.verdict}: "
-        f"{', '.join(result.reasons) or '-'}"
-    )
-    if result.warnings:
-        head += f" (warnings: {', '.join(result.warnings)})"
-    errored = result.verdict == "error" and result.reasons and not result.hint
-    # the panel shows the error's own hint; the code's general one only when it has none
-    hint = REASON_HINTS.get(result.reasons[0], "") if errored else ""
-    hint = f"\n  hint: {hint}" if hint else ""
-    return head + "\n" + buf.getvalue().rstrip() + hint + f"\ncase: {result.path}"
 
 
 class CaseItem(pytest.Item):
@@ -367,6 +321,11 @@ class CaseItem(pytest.Item):
         apply_shared(result, baseline, self._shared_listed(baseline), strict)
         self.result = result
         self.user_properties.append(("threads_cases_verdict", result.verdict))
+        if result.repeat is not None:  # in pytest's JUnit XML too (record_property)
+            from threads_cases.harness.repeat_view import junit_properties, rate_text
+
+            self.user_properties.extend(junit_properties(result))
+            self.add_report_section("call", "threads-cases", f"repeat: {rate_text(result.repeat)}")
         if result.verdict == "xfail":
             pytest.xfail(baseline_text(result).removeprefix("xfail").lstrip(" :"))
         if result.verdict == "xpass":
@@ -384,6 +343,8 @@ class CaseItem(pytest.Item):
         self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None
     ) -> str | Any:
         if isinstance(excinfo.value, CaseFailure):
+            from threads_cases.harness.pytest_text import failure_text
+
             return failure_text(excinfo.value.result)
         return super().repr_failure(excinfo, style=style)
 

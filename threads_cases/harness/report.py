@@ -17,9 +17,7 @@ A result line of verdict ``xfail`` or ``xpass`` also holds ``"baseline": {"reaso
 from __future__ import annotations
 
 import os
-import re
 import sys
-import xml.etree.ElementTree as ET
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
@@ -37,8 +35,9 @@ from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
 from ..core.strictjson import iter_jsonl
 from . import terminal
+from .live.said import panel_lines
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
-from .result_text import agent_line, baseline_text, describe, stale_text
+from .result_text import agent_line
 from .runner import CaseResult, SuiteResult
 
 MARKS = TERMINAL_MARKS
@@ -83,6 +82,15 @@ def footer(suite: SuiteResult) -> ReportFooter:
     }
     if suite.live is not None:
         out["live"] = suite.live
+    from .provenance import answer_totals
+    from .repeat_view import repeat_totals
+
+    totals = repeat_totals(suite.results)
+    if totals is not None:
+        out["repeat"] = totals
+    answers = answer_totals(suite.results)
+    if answers is not None:
+        out["answers"] = answers
     return out
 
 
@@ -160,85 +168,6 @@ def read_report(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return [v for _, v in iter_report(path) if isinstance(v, dict) and v.get("kind") == "result"]
 
 
-def junit_xml(suite: SuiteResult, name: str = "threads-cases") -> bytes:
-    """JUnit XML: one testcase per case and implementation; fail -> failure, error -> error,
-    skip -> skipped; drifted is a failure only under ``--strict``; xfail -> skipped with the
-    message ``xfail: <reason> (<issue>)``; xpass -> failure of type ``xpass`` whose message
-    names the stale entry and the command that removes it."""
-    counts = suite.counts
-    failures = counts["fail"] + counts["xpass"] + (counts["drifted"] if suite.strict else 0)
-    root = ET.Element(
-        "testsuites",
-        name=name,
-        tests=str(len(suite.results)),
-        failures=str(failures),
-        errors=str(counts["error"]),
-        skipped=str(counts["skip"] + counts["xfail"]),
-        time=f"{suite.duration_ms / 1000:.3f}",
-    )
-    by_impl: dict[str, list[CaseResult]] = {}
-    for r in suite.results:
-        by_impl.setdefault(r.implementation, []).append(r)
-    for impl, results in by_impl.items():
-        c = {v: sum(1 for r in results if r.verdict == v) for v in MARKS}
-        ts = ET.SubElement(
-            root,
-            "testsuite",
-            name=impl,
-            tests=str(len(results)),
-            failures=str(c["fail"] + c["xpass"] + (c["drifted"] if suite.strict else 0)),
-            errors=str(c["error"]),
-            skipped=str(c["skip"] + c["xfail"]),
-            time=f"{sum(r.duration_ms for r in results) / 1000:.3f}",
-        )
-        for r in results:
-            tc = ET.SubElement(
-                ts,
-                "testcase",
-                classname=impl,
-                name=r.case,
-                file=r.path,
-                time=f"{r.duration_ms / 1000:.3f}",
-            )
-            text = describe(r)
-            if r.verdict == "fail" or (r.verdict == "drifted" and suite.strict):
-                ET.SubElement(
-                    tc, "failure", type=",".join(r.reasons), message=", ".join(r.reasons)
-                ).text = text
-            elif r.verdict == "error":
-                ET.SubElement(
-                    tc, "error", type=",".join(r.reasons), message=r.message or ", ".join(r.reasons)
-                ).text = text
-            elif r.verdict == "skip":
-                ET.SubElement(tc, "skipped", message=r.message or ", ".join(r.reasons))
-            elif r.verdict == "xfail":
-                ET.SubElement(tc, "skipped", type="xfail", message=baseline_text(r)).text = text
-            elif r.verdict == "xpass":
-                ET.SubElement(tc, "failure", type="xpass", message=stale_text(r)).text = text
-            elif r.verdict == "drifted":
-                ET.SubElement(tc, "system-out").text = text
-    for el in root.iter():
-        el.text = xml_safe(el.text) if el.text else el.text
-        for key, value in el.attrib.items():
-            el.attrib[key] = xml_safe(value)
-    ET.indent(root)
-    return bytes(ET.tostring(root, encoding="utf-8", xml_declaration=True)) + b"\n"
-
-
-#: Characters XML 1.0 cannot hold at all (not even as character references): C0 controls
-#: other than tab, LF and CR, lone surrogates, U+FFFE and U+FFFF.
-_XML_ILLEGAL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\ud800-\udfff\ufffe\uffff]")
-
-
-def xml_safe(text: str) -> str:
-    """``text`` with every character XML 1.0 cannot hold written as a ``\\xNN`` /
-    ``\\uNNNN`` escape (a driver's stderr with ``\\x1b`` colour codes stays readable and the
-    file stays XML)."""
-    return _XML_ILLEGAL.sub(
-        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", text
-    )
-
-
 def render_table(suite: SuiteResult, title: str = "cases") -> Table:
     """Cases as rows, implementations as columns; each cell a mark and the reason code."""
     return rich_table(suite, title)
@@ -256,6 +185,7 @@ def render_failure(r: CaseResult) -> Panel:
         parts.append(Text(agent, style="bold"))
     if r.divergence:
         parts.append(Text("first divergence: ", style="bold").append(r.divergence["summary"]))
+    parts.extend(Text(line, style="cyan") for line in panel_lines(r.live_replies))
     # after a stop, the matchers that missed are its consequences: list them, no event dumps
     stopped = any(c.id == "stop" and c.result == "fail" for c in r.checks)
     for c in r.checks:
@@ -431,8 +361,10 @@ def print_suite(
     if suite.not_started:
         line += f"; stopped early (--max-fail): {suite.not_started} run(s) not started"
     from .live.view import live_lines
+    from .provenance import answer_lines
+    from .repeat_view import repeat_lines
 
-    for text in live_lines(suite):
+    for text in [*repeat_lines(suite), *live_lines(suite), *answer_lines(suite.results)]:
         console.print(text, soft_wrap=True)
     console.print(line)
     from .suite_warnings import suite_warnings

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from .live.said import panel_lines
+
 if TYPE_CHECKING:
     from .runner import CaseResult
 
@@ -47,6 +49,11 @@ def describe(r: CaseResult) -> str:
         lines.append(agent)
     if r.divergence:
         lines.append(f"first divergence: {r.divergence['summary']}")
+    lines.extend(panel_lines(r.live_replies))  # what a live model said (live/said.py)
+    if r.repeat is not None:
+        from .repeat_view import rate_text
+
+        lines.append(f"repeat: {rate_text(r.repeat)}")
     for c in r.checks:
         if c.result in ("fail", "warn"):
             lines.append(f"[{c.code or c.id}] {c.id}: {c.detail}")

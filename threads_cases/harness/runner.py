@@ -22,16 +22,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import threading
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..case.loader import Case, first_blocking, inspect_case
-from ..core.errors import CaseError, Location, Problem
+from ..case.loader import first_blocking, inspect_case
+from ..core.errors import CaseError, Location
 from ..core.shapes import BaselineRecord, ReportResult
 from ..protocol.client import Implementation
 from .case_arguments import check_arguments, split_agent, supply_calls
@@ -42,7 +40,10 @@ from .checks import check_live_case
 from .checks import verdict_of as verdict_of
 from .discovery import suite_cases
 from .live.desk import LiveRun, live_totals
+from .opened import Inspected, OpenedCases
 from .pool import default_jobs, pooled, run_work, shard_of
+from .provenance import answers_of
+from .repeat import Repeat, repeat_runs
 from .run_setup import check_named_runs, keep_only
 
 if TYPE_CHECKING:
@@ -75,8 +76,14 @@ class CaseResult:
     agent_changes: list[str] | None = None
     #: a live run's ``{provenance, calls, cost_usd}`` (spec/replay.md 11.6), or None
     live: dict[str, Any] | None = None
-    #: a live run's replies in call order (``accept --from-live``); not in the report
+    #: a live run's replies in call order (``accept --from-live``, the report's
+    #: ``live_replies``, the panel: harness/live/said.py)
     live_replies: list[dict[str, Any]] | None = None
+    #: where each model reply and tool result came from, in a --supply or --live run
+    #: (``{"model": [...], "tools": [...]}``, harness/provenance.py), else None
+    answers: dict[str, list[str]] | None = None
+    #: what the N runs of ``run --repeat N`` showed (harness/repeat.py), else None
+    repeat: dict[str, Any] | None = None
     #: the baseline entry behind an xfail or xpass (harness/expected.py), else None
     baseline: BaselineRecord | None = None
     #: what the baseline made of the result (an ``expected.Judgement``; not reported)
@@ -96,7 +103,8 @@ class CaseResult:
 
     def to_json(self) -> ReportResult:
         """A result line of the JSON report (schemas/report.schema.json ``$defs/result``);
-        a live run adds ``live: true``, ``provenance`` and ``spend`` (spec/replay.md 11.6)."""
+        a live run adds ``live: true``, ``provenance``, ``spend`` and ``live_replies``
+        (spec/replay.md 11.6)."""
         out: ReportResult = {
             "kind": "result",
             "case": self.case,
@@ -115,6 +123,11 @@ class CaseResult:
             out["live"] = True
             out["provenance"] = self.live["provenance"]
             out["spend"] = {"calls": self.live["calls"], "cost_usd": self.live["cost_usd"]}
+            out["live_replies"] = self.live_replies or []
+        if self.answers is not None:
+            out["answers"] = self.answers
+        if self.repeat is not None:
+            out["repeat"] = self.repeat
         if self.baseline is not None:
             out["baseline"] = self.baseline
         if self.agent_changes is not None:
@@ -267,19 +280,23 @@ def run_one(
         with lend(case) if lend is not None else contextlib.nullcontext():
             if live is not None:
                 # the ledger counts the calls even when the run then fails (its spend is real)
-                ledger = live.ledger(case.read("model.json")["replies"], supply)
+                replies = case.read("model.json")["replies"]
+                ledger = live.ledger(replies, supply, f"{case.name} on {impl.name}")
                 result.live_replies = ledger.replies
                 try:
-                    checks, stop = check_live_case(
+                    checks, stop, given = check_live_case(
                         case, impl, ledger, live.options, supply=supply, agent=agent
                     )
                 finally:
                     result.live = ledger.to_json()
+                    result.divergence = ledger.divergence()  # the first reply that differs
+                result.answers = answers_of(given, ledger.replies)
             else:
                 found = check_case(case, impl, supply=supply, agent=agent)
                 checks, stop = found.checks, found.stop
                 result.divergence = None if found.divergence is None else found.divergence.to_json()
                 result.agent_changes = found.agent_changes
+                result.answers = answers_of(found.provenance) if supply else None  # 11.11
         result.checks = checks
         result.stop = stop
         result.verdict, result.reasons = verdict_of(checks)
@@ -292,38 +309,6 @@ def run_one(
     finally:
         result.duration_ms = (time.perf_counter() - started) * 1000
     return result
-
-
-Inspected = tuple[Case | None, list[Problem]]
-
-
-class _Opened:
-    """Each case opened once for all the implementations it runs on, and dropped after the
-    last of them (thread-safe: ``jobs`` runs cases at once). The time spent opening a case
-    counts in the ``duration_ms`` of the result that opened it (spec/reports.md 1.3)."""
-
-    def __init__(self, paths: list[Path]) -> None:
-        self._left = Counter(paths)
-        self._cases: dict[Path, Inspected] = {}
-        self._locks = {c: threading.Lock() for c in self._left}
-        self._lock = threading.Lock()
-
-    def run(self, path: Path, body: Callable[[Inspected], CaseResult]) -> CaseResult:
-        started, opening_ms = time.perf_counter(), 0.0
-        with self._locks[path]:
-            if path not in self._cases:
-                self._cases[path] = inspect_case(path)
-                opening_ms = (time.perf_counter() - started) * 1000
-            opened = self._cases[path]
-        try:
-            result = body(opened)
-            result.duration_ms += opening_ms
-            return result
-        finally:
-            with self._lock:
-                self._left[path] -= 1
-                if self._left[path] == 0:
-                    self._cases.pop(path, None)
 
 
 def internal_error(exc: BaseException) -> CaseError:
@@ -376,6 +361,7 @@ def run_suite(
     on_plan: Callable[[int], None] | None = None,
     live: LiveRun | None = None,
     baseline: Baseline | None = None,
+    repeat: Repeat | None = None,
 ) -> SuiteResult:
     """Run every case under ``paths`` on every implementation.
 
@@ -396,7 +382,8 @@ def run_suite(
     ``baseline`` turns listed failures into ``xfail`` and stale entries into ``xpass``
     (:mod:`.expected`; every result then carries its judgement, which ``baseline update``
     and ``prune`` read); the entries of a name two of the cases share are applied to
-    neither (:func:`.expected.set_aside`, a warning through ``on_note``).
+    neither (:func:`.expected.set_aside`, a warning through ``on_note``); ``repeat`` runs each
+    case that many times per implementation, one combined result each (:mod:`.repeat`).
     Raises ``CaseError("invalid_request")`` when no case is found.
     """
     from .expected import apply_shared, shared_listed
@@ -404,10 +391,8 @@ def run_suite(
     supply = supply_calls(supply)
     if live is not None:
         jobs = 1
-    cases = suite_cases(list(paths), pattern)
+    cases = _in_shard(suite_cases(list(paths), pattern), shard)
     impls = _open_implementations(implementations, agent)
-    if shard is not None:
-        cases = [c for c in cases if shard_of(c.name, shard[1]) == shard[0]]
     work = keep_only([(c, i) for c in cases for i in impls], only, on_note)
     check_named_runs(work)  # a named implementation must run something (not all not_listed)
     if on_plan is not None:
@@ -419,14 +404,17 @@ def run_suite(
         jobs = default_jobs(len(cases), impls)
     slot = {id(i): k for k, i in enumerate(impls)}
     impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
-    opened = _Opened([c for c, _ in work])
-
-    refs = dict(agents or {})
+    opened = OpenedCases([c for c, _ in work])
+    refs = dict(agents or {})  # the user's own agent of each implementation that has one
 
     def one(item: tuple[Path, int]) -> CaseResult:
         impl = impls[item[1]]
         ref = refs.get(impl.name)
-        r = opened.run(item[0], lambda o: run_one(item[0], impl, supply, o, live, ref))
+
+        def body(o: Inspected) -> CaseResult:  # once, or ``repeat.runs`` times combined
+            return repeat_runs(lambda: run_one(item[0], impl, supply, o, live, ref), repeat, strict)
+
+        r = opened.run(item[0], body)
         return r if baseline is None else apply_shared(r, baseline, shared, strict)
 
     try:
@@ -456,6 +444,13 @@ def run_suite(
         shard=shard,
         live=None if live is None else live_totals(live, done),
     )
+
+
+def _in_shard(cases: list[Path], shard: tuple[int, int] | None) -> list[Path]:
+    """The cases of shard K of N (``--shard K/N``: :func:`.pool.shard_of`), or all of them."""
+    if shard is None:
+        return cases
+    return [c for c in cases if shard_of(c.name, shard[1]) == shard[0]]
 
 
 def isolation_of(impl: Implementation) -> str:

@@ -75,6 +75,16 @@ def _check_replay(body: dict[str, Any]) -> None:
         "/consumed/stubs",
         "a list of booleans",
     )
+    provenance = body.get("provenance", {"model": [], "tools": []})  # optional (2.5)
+    _need(isinstance(provenance, dict), "replay", "/provenance", "an object")
+    for key in ("model", "tools"):
+        values = provenance.get(key, [])
+        _need(
+            isinstance(values, list) and all(v in ("recorded", "supplied", "live") for v in values),
+            "replay",
+            f"/provenance/{key}",
+            "a list of recorded, supplied or live",
+        )
 
 
 def check_ok(cmd: str, body: dict[str, Any]) -> None:

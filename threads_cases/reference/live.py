@@ -131,10 +131,13 @@ class LiveExternal:
         stubs: Callable[[str, dict[str, Any]], ToolResult],
         agent: AgentSpec,
         allow_write: frozenset[str],
+        answered: list[str] | None = None,
     ) -> None:
         self.stubs = stubs
         self.agent = agent
         self.allow_write = allow_write
+        #: where each answered call came from: the stubs log theirs, a handler adds ``live``
+        self.answered = [] if answered is None else answered
 
     def __call__(self, name: str, inp: dict[str, Any]) -> ToolResult:
         try:
@@ -151,5 +154,6 @@ class LiveExternal:
                 out = tool.handler(inp)
             except (KeyError, TypeError, ValueError) as exc:
                 reason = next(r for t, r in _REASONS if isinstance(exc, t))
-                return ToolResult(f"bad input for {name}: the handler refused it ({reason})", True)
+                out = ToolResult(f"bad input for {name}: the handler refused it ({reason})", True)
+            self.answered.append("live")
             return out if isinstance(out, ToolResult) else ToolResult(out, False)

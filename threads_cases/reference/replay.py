@@ -8,7 +8,14 @@ same shape the driver protocol's ``replay`` answer has::
     {"events": [canonical envelopes from the user_message on],
      "stop": null | {"code", "stop_key", "message"},
      "requests": [request_sha256, ...],            # in call order
-     "consumed": {"replies": int, "stubs": [bool, ...]}}
+     "consumed": {"replies": int, "stubs": [bool, ...]},
+     "provenance": {"model": [...], "tools": [...]}}   # where each answer came from
+
+``provenance`` (spec/replay.md 11.11) names, per model reply in call order, ``recorded``
+(model.json) or ``supplied`` (``--supply model:<n>``), empty on a live turn (the harness
+answers those calls and knows); per ``tool_result`` in order, ``recorded`` (a stub),
+``supplied`` (``--supply tool:<name>``) or ``live`` (run now: a sandbox tool, the agent's own
+handler, an unknown tool's error).
 
 Event ids are ``<case name>.<seq>`` and the clock is the fork point's ts plus 1 ms per event,
 so a replay is byte-stable.
@@ -123,6 +130,8 @@ class StubBook:
         self.used = [False] * len(calls)
         self.supply = supply
         self._keys = [(c["tool"], canonical_line(c["input"])) for c in calls]
+        #: where each answered call's result came from, in call order (recorded, supplied)
+        self.answered: list[str] = []
 
     def __call__(self, name: str, inp: dict[str, Any]) -> ToolResult:
         key = (name, canonical_line(inp))
@@ -130,11 +139,32 @@ class StubBook:
             if not self.used[i] and k == key:
                 self.used[i] = True
                 r = self.calls[i]["result"]
+                self.answered.append("recorded")
                 return ToolResult(r["content"], r["is_error"])
         supplied = self.supply.get(f"tool:{name}")
         if supplied is not None:
-            return _tool_result(supplied, f"supply tool:{name}")
+            result = _tool_result(supplied, f"supply tool:{name}")
+            self.answered.append("supplied")
+            return result
         raise MissingStub(name)
+
+
+def answer_provenance(
+    events: list[dict[str, Any]], agent: AgentSpec, model: list[str], external: list[str]
+) -> dict[str, list[str]]:
+    """``{"model", "tools"}`` of a replay (module docstring): ``model`` as given, cut to the
+    replies the turn got (its ``model_responded`` events); per ``tool_result`` event, the
+    next of ``external`` (each answered external call, in order) when the tool is one of the
+    agent's external tools, else ``live``."""
+    answered = sum(1 for e in events if e["type"] == "model_responded")
+    queue = iter(external)
+    tools = []
+    for e in events:
+        if e["type"] == "tool_result":
+            tool = agent.tool(e["data"]["name"])
+            external_call = tool is not None and tool.kind != "sandbox"
+            tools.append(next(queue, "live") if external_call else "live")
+    return {"model": model[:answered], "tools": tools}
 
 
 def restore_sandbox(case: Case, state: dict[str, Any], reads: list[dict[str, Any]]) -> FakeSandbox:
@@ -259,7 +289,7 @@ def replay_case(
     external: Callable[[str, dict[str, Any]], ToolResult] = stubs
     if live is not None:
         model = HarnessModel(live)
-        external = LiveExternal(stubs, run_agent, live.allow_write)
+        external = LiveExternal(stubs, run_agent, live.allow_write, stubs.answered)
     rec = _recorder(case, prefix, reducer)
     with block_egress() as attempts:
         outcome = run_turn(
@@ -282,10 +312,24 @@ def replay_case(
         "stop": outcome.stop,
         "requests": list(model.requests),
         "consumed": {"replies": model.used, "stubs": list(stubs.used)},
+        "provenance": answer_provenance(
+            outcome.events,
+            run_agent,
+            _model_provenance(model, len(model_doc["replies"])),
+            stubs.answered,
+        ),
     }
     if agent is not None:  # the user's agent: the harness compares it with the recorded one
         out["agent"] = turn_agent
     return out
+
+
+def _model_provenance(model: ScriptedModel | HarnessModel, recorded: int) -> list[str]:
+    """Per model call asked: ``recorded`` when model.json holds its reply, else ``supplied``
+    (spec/replay.md 5.1); none on a live turn (the harness knows)."""
+    if isinstance(model, HarnessModel):
+        return []
+    return ["recorded" if i < recorded else "supplied" for i in range(len(model.requests))]
 
 
 def _ids(name: str) -> Callable[[int], str]:

@@ -120,6 +120,9 @@ class ResultChange:
     pointer: str
     before: dict[str, Any] | None
     after: dict[str, Any] | None
+    #: for two repeated results: the pass rate's change against the noise
+    #: (:func:`threads_cases.harness.noise.rate_change`), else None
+    rate: dict[str, Any] | None = None
 
     @property
     def key(self) -> tuple[str, str]:
@@ -133,6 +136,8 @@ class ResultChange:
         """The two values at :attr:`pointer` (``ABSENT`` for a missing result)."""
         if self.before is None or self.after is None:
             return _or_absent(self.before), _or_absent(self.after)
+        if self.pointer == "/repeat/rate" and self.rate is not None:
+            return self.rate["a"], self.rate["b"]
         key = self.pointer.lstrip("/")
         return self.before[key], self.after[key]
 
@@ -144,21 +149,28 @@ def _or_absent(value: dict[str, Any] | None) -> Any:
 def compare_results(
     ra: dict[tuple[str, str], dict[str, Any]], rb: dict[tuple[str, str], dict[str, Any]]
 ) -> list[ResultChange]:
-    """The results whose verdict, or else reasons, differ, or that exist on one side only,
-    keyed as :func:`report_results` keys them; in A's order, then B's."""
+    """The results whose verdict, or else reasons, or else (two repeated results) pass rate
+    differ, or that exist on one side only, keyed as :func:`report_results` keys them; in
+    A's order, then B's. Each change of two repeated results carries its rate change
+    against the noise (spec/replay.md 11.10)."""
+    from ..harness.noise import rate_change
+
     keys = list(ra) + [k for k in rb if k not in ra]
     out = []
     for i, key in enumerate(keys):
         x, y = ra.get(key), rb.get(key)
+        rate = None if x is None or y is None else rate_change(x.get("repeat"), y.get("repeat"))
         if x is None or y is None:
             pointer = ""
         elif x["verdict"] != y["verdict"]:
             pointer = "/verdict"
         elif x["reasons"] != y["reasons"]:
             pointer = "/reasons"
+        elif rate is not None and rate["delta"] != 0:
+            pointer = "/repeat/rate"
         else:
             continue
-        out.append(ResultChange(i, key[0], key[1], pointer, _brief(x), _brief(y)))
+        out.append(ResultChange(i, key[0], key[1], pointer, _brief(x), _brief(y), rate))
     return out
 
 
@@ -177,6 +189,10 @@ def diff_reports(a: Path, b: Path) -> dict[str, Any]:
         "only_in_b": len([k for k in rb if k not in ra]),
         "different": [c.label for c in changes],
     }
+    rates = {c.label: c.rate for c in changes if c.rate is not None}
+    if rates:  # repeated results: which changes are larger than their noise (replay.md 11.10)
+        summary["rates"] = rates
+        summary["significant"] = [k for k, v in rates.items() if v["significant"]]
     return {"kind": "reports", "equal": first is None, "first": first, "summary": summary}
 
 
@@ -214,4 +230,13 @@ def render(answer: dict[str, Any]) -> str:
         )
     if answer["equal"]:
         return f"equal: {tail}\n"
-    return f"first divergence: {answer['first']['summary']}\nsummary: {tail}\n"
+    rates = "".join(_rate_line(k, v) for k, v in s.get("rates", {}).items())
+    if rates:
+        tail += f"; {len(s['significant'])} rate change(s) larger than the noise"
+    return f"first divergence: {answer['first']['summary']}\n{rates}summary: {tail}\n"
+
+
+def _rate_line(label: str, change: dict[str, Any]) -> str:
+    from ..harness.noise import change_text
+
+    return f"{label}: {change_text(change)}\n"

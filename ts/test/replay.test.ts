@@ -15,7 +15,7 @@ import { after, describe, test } from "node:test";
 import { AgentSpec, BUILTIN_TOOLS, type ToolSpec } from "../src/reference/agent.js";
 import { readCaseFiles } from "../src/case/case.js";
 import { openCase } from "../src/case/loader.js";
-import { CaseError, parse, readLog, type JsonObject } from "../src/index.js";
+import { CaseError, conformanceDir, parse, readLog, type JsonObject } from "../src/index.js";
 import { findAll, matchInOrder } from "../src/core/matchers.js";
 import { ArtifactStore, blockEgress } from "../src/reference/runtime.js";
 import { replayCase } from "../src/reference/replay.js";
@@ -131,9 +131,33 @@ describe("egress", () => {
     assert.deepEqual([out.stop?.code, out.stop?.stop_key], ["missing_stub", "tool:get_weather"]);
     const supplied = replayCase(path, { supply: { "tool:get_weather": "sunny" } });
     assert.equal(supplied.stop, null);
+    // where each answer came from (spec/replay.md 11.11): the stub is gone, the supply answered
+    assert.deepEqual(supplied.provenance, { model: ["recorded", "recorded"], tools: ["supplied"] });
+    assert.deepEqual(out.provenance, { model: ["recorded"], tools: [] }, "a stopped call has no result");
     writeFileSync(join(path, "model.json"), '{"format": 1, "replies": []}\n');
     const exhausted = replayCase(path);
     assert.deepEqual([exhausted.stop?.code, exhausted.stop?.stop_key], ["model_exhausted", "model:0"]);
     assert.equal(exhausted.requests.length, 1);
+  });
+});
+
+describe("spec/conformance/provenance: where each answer came from (spec/replay.md 11.11)", () => {
+  const doc = JSON.parse(readFileSync(join(conformanceDir(), "provenance", "answers.json"), "utf8")) as { tests: JsonObject[] };
+  const work = mkdtempSync(join(tmpdir(), "tc-provenance-"));
+  after(() => rmSync(work, { recursive: true, force: true }));
+  doc.tests.forEach((t, k) => {
+    test(t["description"] as string, () => {
+      // the case copied, its replies cut to keep_replies, its stubs dropped (conformance.md 2.12)
+      const path = join(work, String(k), t["case"] as string);
+      cpSync(join(conformanceDir(), "cases", t["case"] as string), path, { recursive: true });
+      if (t["keep_replies"] !== null) {
+        const model = JSON.parse(readFileSync(join(path, "model.json"), "utf8")) as { replies: unknown[] };
+        model.replies = model.replies.slice(0, t["keep_replies"] as number);
+        writeFileSync(join(path, "model.json"), JSON.stringify(model));
+      }
+      if (t["drop_stubs"] === true) writeFileSync(join(path, "stubs.json"), '{"calls": [], "format": 1}\n');
+      const out = replayCase(path, { supply: t["supply"] as JsonObject });
+      assert.deepEqual({ provenance: out.provenance, stop: out.stop === null ? null : out.stop.code }, { provenance: t["provenance"], stop: t["stop"] });
+    });
   });
 });

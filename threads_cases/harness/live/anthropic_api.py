@@ -10,7 +10,7 @@ from typing import Any
 
 import anthropic
 
-from .providers import ClientSettings, ProviderAnswer, ProviderError, status_text
+from .providers import ClientSettings, ProviderAnswer, ProviderError, provider_error
 
 USAGE_KEYS = (
     "input_tokens",
@@ -80,7 +80,8 @@ def from_messages_api(body: dict[str, Any]) -> ProviderAnswer:
         "stop_reason": stop,
         "usage": out_usage,
     }
-    return ProviderAnswer(reply, reported)
+    model = body.get("model")
+    return ProviderAnswer(reply, reported, model if isinstance(model, str) and model else None)
 
 
 class AnthropicProvider:
@@ -106,7 +107,7 @@ class AnthropicProvider:
                 warnings.simplefilter("ignore")
                 body = message.model_dump(mode="json", exclude_none=True)
         except anthropic.APIError as exc:
-            raise ProviderError(status_text(exc)) from None
+            raise provider_error(exc) from None
         except ValueError:  # a body that is not JSON
             raise ProviderError("the provider's answer is not JSON") from None
         return from_messages_api(body)

@@ -18,8 +18,11 @@ Budgets: at most ``budget`` live calls per run (``--live-budget``, default 20), 
 ``max_cost_usd`` no call once the spend has reached it. A call is made only while the calls
 made are below the budget and the spend is below the cost limit, so a run stops exactly at
 the limit: with ``--live-budget 2`` the third live call stops. Under a cost limit a model
-without a price stops before the call, and a reply whose usage the provider did not report
-stops after it (its cost cannot be known; the call counts).
+without a price stops before the call, and a call whose cost is unknown (:mod:`.spend`: no
+usage, a negative, non-integer or absurd count, an unpriced answering model, no readable
+answer) stops after it (the call counts) and ends the run's live calls: every later call
+stops with ``live_budget_exceeded`` naming the first unknown cost. The calls and the spend
+are counted from the provider's answers (their usage), never estimated from the requests.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any
 from ...core.texts import quote
 from .prices import PriceTable
 from .providers import ClientSettings, Provider, ProviderError, host_of, open_provider
+from .spend import NO_USAGE, price_problem, usage_problem
 
 PROVENANCE = ("reused", "supplied", "live")
 
@@ -75,8 +79,13 @@ class LiveRun:
         self._lock = threading.Lock()
         self.calls = 0
         self.spent = 0.0
-        #: False once a live call could not be priced (its cost is then unknown)
-        self.priced = True
+        #: why the run's spend is unknown (the first live call whose cost is), else None
+        self.unknown: str | None = None
+
+    @property
+    def priced(self) -> bool:
+        """False once a live call's cost is unknown (:mod:`.spend`)."""
+        return self.unknown is None
 
     def check(self) -> None:
         """Refuse bad options before anything runs (``invalid_request``) and open the
@@ -90,9 +99,12 @@ class LiveRun:
                 self._provider = open_provider(self.options.settings)
             return self._provider
 
-    def ledger(self, replies: list[dict[str, Any]], supply: dict[str, Any] | None) -> CaseLedger:
-        """The ledger of one case run: its recorded replies (model.json) and the supply."""
-        return CaseLedger(self, replies, supply or {})
+    def ledger(
+        self, replies: list[dict[str, Any]], supply: dict[str, Any] | None, where: str = ""
+    ) -> CaseLedger:
+        """The ledger of one case run: its recorded replies (model.json), the supply, and
+        ``where`` (``<case> on <implementation>``, for the messages)."""
+        return CaseLedger(self, replies, supply or {}, where)
 
     def reserve(self, model: str, index: int) -> dict[str, Any] | None:
         """Take one live call (model call ``index``) from the budgets; returns None, or the
@@ -106,6 +118,13 @@ class LiveRun:
                     f"the live budget of {o.budget} model call(s) is spent",
                 )
             if o.max_cost_usd is not None:
+                if self.unknown is not None:
+                    return _stop(
+                        "live_budget_exceeded",
+                        index,
+                        f"no further live call: the run's spend is unknown since {self.unknown}, "
+                        "and --max-cost-usd is set",
+                    )
                 if o.prices.price(model) is None:
                     return _stop(
                         "live_budget_exceeded",
@@ -121,13 +140,15 @@ class LiveRun:
             self.calls += 1
             return None
 
-    def book(self, model: str, usage: dict[str, Any], reported: bool) -> float | None:
-        """Add a made call's cost to the spend; returns it (USD), or None when the usage was
-        not reported or the model has no price (the run's spend is then unknown)."""
-        cost = self.options.prices.cost(model, usage) if reported else None
+    def book(self, model: str, usage: dict[str, Any], unknown: str | None) -> float | None:
+        """Add a made call's cost to the spend; returns it (USD), or None when ``unknown``
+        says why it cannot be known (the first such reason becomes the run's
+        :attr:`unknown`: its spend is then unknown)."""
+        cost = None if unknown is not None else self.options.prices.cost(model, usage)
         with self._lock:
             if cost is None:
-                self.priced = False
+                if self.unknown is None:
+                    self.unknown = unknown or f"model {quote(model)} has no price"
             else:
                 self.spent += cost
         return cost
@@ -140,8 +161,11 @@ class CaseLedger:
     each ``{index, reply, request_sha256, provenance}``; ``accept --from-live`` writes
     them)."""
 
-    def __init__(self, run: LiveRun, replies: list[dict[str, Any]], supply: dict[str, Any]):
+    def __init__(
+        self, run: LiveRun, replies: list[dict[str, Any]], supply: dict[str, Any], where: str = ""
+    ):
         self.run = run
+        self.where = where
         self.recorded = replies
         self.supply = supply
         self.provenance = dict.fromkeys(PROVENANCE, 0)
@@ -185,20 +209,40 @@ class CaseLedger:
             with only_to_host(*provider.hosts):
                 answer = provider.call(request)
         except ProviderError as exc:
+            if not exc.cost_known:  # no readable answer: the provider may have charged
+                self._book(model, NO_USAGE, index, f"it got no readable answer ({exc})")
             return _stop("live_call_failed", index, f"live model call {index} failed: {exc}")
-        cost = self.run.book(model, answer.reply["usage"], answer.usage_reported)
+        answered = answer.model or model
+        problem = usage_problem(answer.reply["usage"], answer.usage_reported)
+        problem = problem or price_problem(self.run.options.prices, answered)
+        reply = answer.reply if problem is None else {**answer.reply, "usage": dict(NO_USAGE)}
+        self._book(answered, reply["usage"], index, problem)
+        if problem is not None and self.run.options.max_cost_usd is not None:
+            return _stop(
+                "live_budget_exceeded",
+                index,
+                f"the cost of live model call {index} is unknown: {problem}; --max-cost-usd "
+                "is set, so no further live call is made in this run",
+            )
+        return self._got(index, sha, reply, "live")
+
+    def _book(self, model: str, usage: dict[str, Any], index: int, problem: str | None) -> None:
+        """Book call ``index``'s cost (None and the run's spend unknown with a problem)."""
+        where = f" of {self.where}" if self.where else ""
+        unknown = None if problem is None else f"live model call {index}{where}: {problem}"
+        cost = self.run.book(model, usage, unknown)
         if cost is None:
             self.cost_usd = None
         elif self.cost_usd is not None:
             self.cost_usd += cost
-        if not answer.usage_reported and self.run.options.max_cost_usd is not None:
-            return _stop(
-                "live_budget_exceeded",
-                index,
-                f"the provider did not report the usage of live model call {index}, "
-                "so its cost is unknown and --max-cost-usd is set",
-            )
-        return self._got(index, sha, answer.reply, "live")
+
+    def divergence(self) -> dict[str, Any] | None:
+        """The first reply that differs from the recorded one (:func:`.said.reply_divergence`,
+        as a report's ``divergence``), or None."""
+        from .said import reply_divergence
+
+        found = reply_divergence(self.recorded, self.replies)
+        return None if found is None else found.to_json()
 
     def to_json(self) -> dict[str, Any]:
         """``{"provenance": {reused, supplied, live}, "calls", "cost_usd"}`` for a report."""
@@ -219,4 +263,5 @@ def live_totals(live: LiveRun, results: Sequence[Any]) -> dict[str, Any]:
         "cost_usd": round(live.spent, 6) if live.priced else None,
         "budget": live.options.budget,
         "max_cost_usd": live.options.max_cost_usd,
+        "spend_unknown": live.unknown,
     }

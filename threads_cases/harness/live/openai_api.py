@@ -20,7 +20,7 @@ from typing import Any
 
 import openai
 
-from .providers import ClientSettings, ProviderAnswer, ProviderError, status_text
+from .providers import ClientSettings, ProviderAnswer, ProviderError, provider_error
 
 FINISH = {"stop": "end_turn", "tool_calls": "tool_use", "length": "max_tokens"}
 
@@ -113,7 +113,8 @@ def _usage(usage: Any) -> tuple[dict[str, int], bool]:
     cached = details.get("cached_tokens") if isinstance(details, dict) else None
     cached = cached if isinstance(cached, int) else 0
     out = {
-        "input_tokens": max(usage["prompt_tokens"] - cached, 0),
+        # not clamped: a negative count makes the cost unknown (spend.usage_problem)
+        "input_tokens": usage["prompt_tokens"] - cached,
         "output_tokens": usage["completion_tokens"],
     }
     if cached:
@@ -152,7 +153,8 @@ def from_chat_completions(body: dict[str, Any]) -> ProviderAnswer:
         "stop_reason": stop,
         "usage": usage,
     }
-    return ProviderAnswer(reply, reported)
+    model = body.get("model")
+    return ProviderAnswer(reply, reported, model if isinstance(model, str) and model else None)
 
 
 class OpenAIProvider:
@@ -178,7 +180,7 @@ class OpenAIProvider:
                 warnings.simplefilter("ignore")
                 body = completion.model_dump(mode="json", exclude_none=True)
         except openai.APIError as exc:
-            raise ProviderError(status_text(exc)) from None
+            raise provider_error(exc) from None
         except ValueError:
             raise ProviderError("the provider's answer is not JSON") from None
         return from_chat_completions(body)

@@ -32,15 +32,25 @@ INSTALL_HINT = "pip install 'threads-cases[live]' (the official anthropic and op
 
 @dataclass(frozen=True)
 class ProviderAnswer:
-    """A provider's reply in the case's shape, and whether it reported usage."""
+    """A provider's reply in the case's shape, whether it reported usage (its counts as
+    reported, checked by :func:`.spend.usage_problem`), and the model the answer names
+    (None when it names none)."""
 
     reply: dict[str, Any]
     usage_reported: bool
+    model: str | None = None
 
 
 class ProviderError(Exception):
     """A call that failed after the SDK's retries; ``str()`` is a neutral one-line reason
-    (status and error type), safe to log."""
+    (status and error type), safe to log. ``cost_known`` is True when the provider answered
+    with an HTTP error status (nothing is charged for it); False when the call got no
+    readable answer (a timeout, a lost connection, a body that is not a reply), whose cost
+    is unknown (spec/replay.md 11.4)."""
+
+    def __init__(self, message: str, cost_known: bool = False) -> None:
+        super().__init__(message)
+        self.cost_known = cost_known
 
 
 class Provider(Protocol):
@@ -135,6 +145,12 @@ def open_provider(settings: ClientSettings) -> Provider:
             f"the {settings.provider} SDK is not installed",
             hint=INSTALL_HINT,
         ) from None
+
+
+def provider_error(exc: BaseException) -> ProviderError:
+    """The :class:`ProviderError` for an SDK error: :func:`status_text`, its cost known when
+    the provider answered with a status."""
+    return ProviderError(status_text(exc), isinstance(getattr(exc, "status_code", None), int))
 
 
 def status_text(exc: BaseException) -> str:

@@ -33,4 +33,6 @@ def live_lines(suite: SuiteResult) -> list[str]:
         f"live total: {_provenance(t['provenance'])}; {t['calls']} of {t['budget']} "
         f"call(s), {_cost(t['cost_usd'])}{limit}"
     )
+    if t.get("spend_unknown"):
+        out.append(f"live spend unknown since {t['spend_unknown']}")
     return out

@@ -126,6 +126,7 @@ function replayRequest(message: JsonObject, dialect: string, ask?: AskModel): Js
     stop: out.stop as unknown as JsonValue,
     requests: out.requests,
     consumed: out.consumed,
+    provenance: out.provenance,
   };
   if (out.agent !== undefined) answer["agent"] = out.agent;
   return answer;

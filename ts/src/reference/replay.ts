@@ -9,7 +9,12 @@
  *     {events: [canonical envelopes from the user_message on],
  *      stop: null | {code, stop_key, message},
  *      requests: [request_sha256, ...],
- *      consumed: {replies: n, stubs: [bool, ...]}}
+ *      consumed: {replies: n, stubs: [bool, ...]},
+ *      provenance: {model: [...], tools: [...]}}
+ *
+ * `provenance` (spec/replay.md 11.11) names, per model reply in call order, `recorded` or
+ * `supplied` (empty on a live turn: the harness answers those calls), and per `tool_result`
+ * in order `recorded` (a stub), `supplied` (`--supply tool:<name>`) or `live` (run now).
  *
  * Event ids are `<case name>.<seq>` and the clock is the fork point's ts plus 1 ms per
  * event, so a replay is byte-stable and equal in every implementation.
@@ -42,6 +47,7 @@ export interface ReplayResult {
   stop: ReplayStop | null;
   requests: string[];
   consumed: { replies: number; stubs: boolean[] };
+  provenance: { model: string[]; tools: string[] };
   /** The agent the turn ran (as `thread_started` holds it), when {@link ReplayOptions.agent} was given. */
   agent?: JsonObject;
 }
@@ -107,6 +113,8 @@ export function checkSupply(supply: unknown, source = "--supply"): JsonObject {
  */
 export class StubBook {
   readonly used: boolean[];
+  /** Where each answered call's result came from, in call order (recorded, supplied). */
+  readonly answered: string[] = [];
   private readonly keys: Array<[string, string]>;
 
   constructor(
@@ -124,13 +132,36 @@ export class StubBook {
       if (!this.used[i] && tool === name && inp === key) {
         this.used[i] = true;
         const r = (this.calls[i] as JsonObject)["result"] as JsonObject;
+        this.answered.push("recorded");
         return new ToolResult(r["content"] as string | JsonObject[], r["is_error"] as boolean);
       }
     }
     const supplied = Object.hasOwn(this.supply, `tool:${name}`) ? this.supply[`tool:${name}`] : null;
-    if (supplied !== null && supplied !== undefined) return toolResult(supplied, `supply tool:${name}`);
+    if (supplied !== null && supplied !== undefined) {
+      const result = toolResult(supplied, `supply tool:${name}`);
+      this.answered.push("supplied");
+      return result;
+    }
     throw missingStub(name);
   }
+}
+
+/**
+ * `{model, tools}` of a replay (as replay.py `answer_provenance`): `model` cut to the replies
+ * the turn got; per `tool_result`, the next of `external` when the tool is one of the agent's
+ * external tools, else `live`.
+ */
+export function answerProvenance(events: readonly Envelope[], agent: AgentSpec, model: string[], external: readonly string[]): { model: string[]; tools: string[] } {
+  const answered = events.filter((e) => e.type === "model_responded").length;
+  let next = 0;
+  const tools: string[] = [];
+  for (const e of events) {
+    if (e.type !== "tool_result") continue;
+    const tool = agent.tool((e.data as JsonObject)["name"] as string);
+    const externalCall = tool !== undefined && tool.kind !== "sandbox";
+    tools.push(externalCall ? (external[next++] ?? "live") : "live");
+  }
+  return { model: model.slice(0, answered), tools };
 }
 
 /** The fork point's files plus the recorded reads; files without bytes and a null artifact are hash-only (spec/replay.md 2.3). */
@@ -226,17 +257,30 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
   } finally {
     egress.restore();
   }
+  const provenance = answerProvenance(outcome.events, agent, modelProvenance(live !== undefined, model.requests, replies.length), stubs.answered);
   // the user's agent: the harness compares it with the recorded one
-  return replayResult(outcome, model, stubs, options.agent === undefined ? undefined : turnAgent);
+  return replayResult(outcome, model, stubs, provenance, options.agent === undefined ? undefined : turnAgent);
 }
 
-function replayResult(outcome: TurnOutcome, model: { requests: readonly string[]; used: number }, stubs: StubBook, agent: JsonObject | undefined): ReplayResult {
+function replayResult(
+  outcome: TurnOutcome,
+  model: { requests: readonly string[]; used: number },
+  stubs: StubBook,
+  provenance: ReplayResult["provenance"],
+  agent: JsonObject | undefined,
+): ReplayResult {
   const out: ReplayResult = {
     events: outcome.events,
     stop: outcome.stop,
     requests: [...model.requests],
     consumed: { replies: model.used, stubs: [...stubs.used] },
+    provenance,
   };
   if (agent !== undefined) out.agent = agent;
   return out;
+}
+
+/** Per model call asked: `recorded` when model.json holds its reply, else `supplied` (spec/replay.md 5.1); none on a live turn. */
+function modelProvenance(live: boolean, requests: readonly string[], recorded: number): string[] {
+  return live ? [] : requests.map((_, i) => (i < recorded ? "recorded" : "supplied"));
 }
