@@ -177,26 +177,26 @@ class _Tree:
     with no parent hangs off its ``logicalParentUuid`` (a compaction boundary)."""
 
     def __init__(self) -> None:
+        #: uuid -> the node of the last record holding it, in file order
         self.index: dict[str, int] = {}
         self.record = array("l")
         self.parent = array("l")
         self.flags = bytearray()
+        self.lines = array("l")  # per node: its line number
+        self.kinds: list[str] = []  # per node: its line type
         self._late: list[tuple[int, str]] = []  # parents named before they appear
 
-    def add(
-        self, idx: int, obj: dict[str, Any], t: Any, side: bool, stats: Stats, keep: bytearray
-    ) -> None:
-        """Add record ``idx`` (``t``: its type, ``side``: whether it is a sidechain line)."""
+    def add(self, idx: int, lineno: int, obj: dict[str, Any], t: Any, side: bool) -> None:
+        """Add record ``idx`` at line ``lineno`` (``t``: its type, ``side``: whether it is a
+        sidechain line). Call :meth:`repeats` first for a uuid already seen."""
         uid = obj.get("uuid")
         if not isinstance(uid, str) or not uid:
-            return
-        if uid in self.index:
-            stats.skip("line repeating an earlier uuid")
-            keep[idx] = 0
             return
         node = len(self.record)
         self.index[uid] = node
         self.record.append(idx)
+        self.lines.append(lineno)
+        self.kinds.append(str(t))
         parent = obj.get("parentUuid")
         if not isinstance(parent, str):
             parent = obj.get("logicalParentUuid")
@@ -210,6 +210,19 @@ class _Tree:
         if t == "user" and classify_user(obj) in ("real", "command"):
             flags |= _REAL
         self.flags.append(flags)
+
+    def repeats(self, obj: dict[str, Any], t: Any, times: array[int], idx: int) -> int | None:
+        """The node of an earlier record whose copy record ``idx`` is (the same uuid, type and
+        time: a resumed session copies lines of the earlier file), else None. A uuid reused
+        with other content is no copy: both records are kept (:meth:`add` then makes the
+        later one the owner of the uuid, so the records naming it as parent attach to it)."""
+        uid = obj.get("uuid")
+        node = self.index.get(uid) if isinstance(uid, str) else None
+        if node is None:
+            return None
+        if self.kinds[node] == str(t) and times[self.record[node]] == times[idx]:
+            return node
+        return -1 - node  # reused: minus one minus the earlier node
 
     def link(self) -> None:
         for node, parent in self._late:
@@ -276,25 +289,9 @@ class ClaudeCodeSource(TranscriptSource):
     def _scan(self, branch: str | None) -> None:
         tree = _Tree()
         self._start_header()
-        known = 0
-        keep, stats = self.keep, self.stats
         # the records pass 2 would only count (progress...): their index and type
         unmapped, unmapped_type = array("l"), bytearray()
-        for idx, lineno, obj in self._records():
-            problem = line_problem(obj)
-            if problem:
-                kind = str(obj.get("type")) if isinstance(obj, dict) else "unparseable"
-                self._invalid(lineno, kind, problem)
-                continue
-            t = obj.get("type")
-            known += t in LINE_TYPES
-            side = bool(obj.get("isSidechain"))
-            self._take(idx, obj, t, side)
-            keep[idx] = 1
-            tree.add(idx, obj, t, side, stats, keep)
-            if t in DROPPED_TYPES:
-                unmapped.append(idx)
-                unmapped_type.append(DROPPED_TYPES.index(t))
+        known = self._read_records(tree, unmapped, unmapped_type)
         if not known:
             # an empty file, or only lines of unknown types: nothing says it is a Claude Code
             # transcript, and there is no session to name the thread after
@@ -330,6 +327,48 @@ class ClaudeCodeSource(TranscriptSource):
         if self._leaf is not None:
             self.leaf_uuid = next((u for u, n in tree.index.items() if n == self._leaf), None)
         self.forks = self._fork_count
+
+    def _read_records(self, tree: _Tree, unmapped: array[int], unmapped_type: bytearray) -> int:
+        """Pass 1 over the records: check each, collect the header fields, build ``tree``
+        and list the records of :data:`DROPPED_TYPES` (index and type); the number of
+        records of a known line type."""
+        known = 0
+        keep, stats = self.keep, self.stats
+        for idx, lineno, obj in self._records():
+            problem = line_problem(obj)
+            if problem:
+                kind = str(obj.get("type")) if isinstance(obj, dict) else "unparseable"
+                self._invalid(lineno, kind, problem)
+                continue
+            t = obj.get("type")
+            known += t in LINE_TYPES
+            side = bool(obj.get("isSidechain"))
+            self._take(idx, obj, t, side)
+            keep[idx] = 1
+            same = tree.repeats(obj, t, self.times, idx)
+            if same is not None and same >= 0:
+                stats.skip("line repeating an earlier uuid")
+                keep[idx] = 0
+            else:
+                if same is not None:
+                    self._reused(obj["uuid"], tree.lines[-1 - same], lineno)
+                tree.add(idx, lineno, obj, t, side)
+            if t in DROPPED_TYPES:
+                unmapped.append(idx)
+                unmapped_type.append(DROPPED_TYPES.index(t))
+        return known
+
+    def _reused(self, uid: str, first: int, lineno: int) -> None:
+        """A uuid of line ``first`` reused at ``lineno`` by a record with other content: both
+        kept (spec/importers.md section 2.5), with an ``import_repaired`` warning (with or
+        without ``strict``: the line itself reads)."""
+        self.stats.warn(
+            lineno,
+            "import_repaired",
+            "reused_id",
+            f"uuid {uid!r} of line {first} is reused here by a record with other content; "
+            "both records kept, the records after naming it as parent attach to this one",
+        )
 
     def _unmap(self, unmapped: array[int], types: bytearray) -> None:
         """Unmark the kept records of a type the mapping only counts (``unmapped``, with
