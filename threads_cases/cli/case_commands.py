@@ -99,10 +99,10 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        Literal["claude-code", "codex"] | None,
+        Literal["claude-code", "codex", "vcr"] | None,
         typer.Option(
             "--from",
-            help="LOG is a transcript in this format (claude-code or codex): import it "
+            help="LOG is a transcript in this format (claude-code, codex or vcr): import it "
             "in memory first.",
         ),
     ] = None,

@@ -70,8 +70,8 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
 @app.command("import")
 def import_(
     fmt: Annotated[
-        Literal["claude-code", "codex"],
-        typer.Argument(metavar="FORMAT", help="The transcript's format: claude-code or codex."),
+        Literal["claude-code", "codex", "vcr"],
+        typer.Argument(metavar="FORMAT", help="The transcript's format: claude-code, codex or vcr (a VCR cassette)."),
     ],
     file: Annotated[
         Path, typer.Argument(help="The transcript (JSON Lines).", callback=checked(check_log))

@@ -7,9 +7,10 @@
     events = import_events("claude-code", "session.jsonl")            # in memory
     report = import_to_file("codex", "rollout.jsonl", "thread.jsonl")  # streamed, atomic
 
-Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`) and ``codex``
+Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`), ``codex``
 (:mod:`.codex`: ``codex exec --json`` streams in :mod:`.codex.exec` and rollout files in
-:mod:`.codex.rollout`, told apart from the file).
+:mod:`.codex.rollout`, told apart from the file) and ``vcr`` (:mod:`.vcr`: VCR cassettes of
+the Anthropic Messages, OpenAI Chat Completions and Responses APIs).
 The turn model shared by both is in :mod:`.common`, its mapping to events in
 :mod:`.emitter`; each module's docstring lists which source lines become which events, which
 are kept as ``x_`` extension events, and which are dropped.
@@ -51,8 +52,9 @@ from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
 from .common import Stats, Turn
 from .emitter import Emitter
+from .vcr import VcrSource
 
-FORMATS = ("claude-code", "codex")
+FORMATS = ("claude-code", "codex", "vcr")
 
 __all__ = [
     "FORMATS",
@@ -74,7 +76,7 @@ def open_source(
     strict: bool = False,
     skip_invalid: bool = False,
     stats: Stats | None = None,
-) -> ClaudeCodeSource | CodexSource:
+) -> ClaudeCodeSource | CodexSource | VcrSource:
     """Scan a transcript (the first pass) and return its source.
 
     Raises ``CaseError("invalid_request")`` for an unknown format, a ``branch`` with codex or
@@ -94,6 +96,14 @@ def open_source(
                 "--branch is for claude-code transcripts only (codex transcripts do not fork)",
             )
         return CodexSource(path, prompt=prompt, strict=strict, stats=stats)
+    if fmt == "vcr":
+        if branch is not None or prompt is not None:
+            raise CaseError(
+                "invalid_request",
+                "--branch is for claude-code transcripts and --prompt for codex exec streams; "
+                "a cassette records its prompts",
+            )
+        return VcrSource(path, strict=strict, stats=stats)
     raise CaseError("invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
 
 
