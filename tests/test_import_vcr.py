@@ -151,6 +151,22 @@ def test_a_forced_structured_output_tool_is_the_answer_not_an_external_call() ->
     assert [t["status"] for t in list_turns(events)] == ["completed"]
 
 
+def test_parsed_bodies_and_an_output_tool_under_a_required_tool_choice() -> None:
+    """Bodies kept as YAML mappings (``parsed_body``); with ``tool_choice: any`` the
+    conversation can only end on a call: the unanswered last one is the answer."""
+    events, stats = imported(VCR / "anthropic-parsed-body-output-tool.yaml")
+    assert [e["data"]["name"] for e in of_type(events, "tool_called")] == ["get_user_country"]
+    assert pairs(events) == [({}, "Portugal")]
+    assert replies(events)[-1] == [{"type": "text", "text": '{"city":"Lisbon"}'}]
+    (kept,) = of_type(events, "x_vcr.structured_output")
+    assert kept["data"] == {"name": "final_result", "input": {"city": "Lisbon"}}
+    assert [t["status"] for t in list_turns(events)] == ["completed"]
+    assert of_type(events, "user_message")[0]["data"]["content"] == (
+        "Which is the biggest city where I live?"
+    )
+    assert stats.warnings == []
+
+
 # ------------------------------------------------------------------ OpenAI
 def test_chat_completions_arguments_decoded_once_results_by_id() -> None:
     events, stats = imported(VCR / "openai-chat-tools.yaml")

@@ -117,7 +117,7 @@ class VcrSource:
     def agent(self) -> dict[str, Any]:
         model = self.model
         for it, _, _ in self.calls:
-            ans = _json(it.text)
+            ans = it.parsed if it.parsed is not None else _json(it.text)
             if isinstance(ans, dict) and isinstance(ans.get("model"), str) and not model:
                 model = ans["model"]
         agent = imported_agent("vcr", model, self.tools)
@@ -137,7 +137,9 @@ class VcrSource:
         notes: list[Note] = []
         if it.status >= 400:
             return Answer(error=error_message(it.status, _json(it.text)))
-        if is_stream(it.text, it.headers.get("content-type", "")):
+        if it.parsed is not None:
+            ans = answer_of(req.api, it.parsed, notes)
+        elif is_stream(it.text, it.headers.get("content-type", "")):
             ans = stream_answer(req.api, it.text, notes)
         else:
             body = _json(it.text)

@@ -3,7 +3,8 @@ the Anthropic Messages API (``POST .../v1/messages``), OpenAI Chat Completions
 (``POST .../chat/completions``) and the OpenAI Responses API (``POST .../responses``).
 
 A request becomes a :class:`Request`: the model, the system text, the tool names, the tool
-the request forces by name (``tool_choice``: the structured-output pattern) and its
+the request forces (``tool_choice`` naming a tool, or :data:`ANY_TOOL` for one requiring a
+call of any tool: the structured-output patterns) and its
 conversation as :class:`Item` s: ``user`` (a real user message), ``assistant`` (a reply in
 the history, as Anthropic content blocks) and ``results`` (tool results, each with the call
 id it answers, or only the tool name for Chat's legacy ``function`` role). A response body
@@ -26,6 +27,8 @@ from ..lenient import Note
 
 ANTHROPIC, CHAT, RESPONSES = "anthropic-messages", "openai-chat", "openai-responses"
 APIS = (ANTHROPIC, CHAT, RESPONSES)
+#: :attr:`Request.forced` of a request that requires a call of any tool (``any``, ``required``)
+ANY_TOOL = "*"
 _FINISH = {"stop": "end_turn", "length": "max_tokens", "tool_calls": "tool_use"}
 
 
@@ -153,6 +156,8 @@ def _anthropic_request(body: dict[str, Any], req: Request) -> None:
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "tool":
         req.forced = _str(choice.get("name")) or None
+    elif isinstance(choice, dict) and choice.get("type") == "any":
+        req.forced = ANY_TOOL
     for m in _list(body.get("messages")):
         if not isinstance(m, dict):
             continue
@@ -180,6 +185,8 @@ def _chat_request(body: dict[str, Any], req: Request, notes: list[Note]) -> None
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
         req.forced = _str(choice["function"].get("name")) or None
+    elif choice == "required":
+        req.forced = ANY_TOOL
     for m in _list(body.get("messages")):
         if not isinstance(m, dict):
             continue
@@ -218,6 +225,8 @@ def _responses_request(body: dict[str, Any], req: Request, notes: list[Note]) ->
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "function":
         req.forced = _str(choice.get("name")) or None
+    elif choice == "required":
+        req.forced = ANY_TOOL
     inp = body.get("input")
     if isinstance(inp, str):
         req.items.append(Item("user", content=inp))

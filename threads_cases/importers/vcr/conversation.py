@@ -15,9 +15,10 @@ carry and the replies the responses hold.
   only a tool name (Chat's ``function`` role) with the first call of that name not yet
   answered, never by position.
 * **A new user message** in a later request ends the open turn and starts the next.
-* **Structured output.** A reply to a request that forces a tool by name (``tool_choice``)
-  whose call no later request answers is the answer, not an external call: the call
-  becomes a text block of its input's JSON and ``x_vcr.structured_output {name, input}``.
+* **Structured output.** A reply to a request that forces a tool (``tool_choice`` naming
+  it, or requiring a call of any tool: such a conversation can only end on a call) whose
+  call no later request answers is the answer, not an external call: the call becomes a
+  text block of its input's JSON and ``x_vcr.structured_output {name, input}``.
 * **Errors.** A provider error (a status of 400 or more, an error event in a stream) ends
   the turn with ``provider_error`` and ``x_vcr.error {status, message}``, unless the next
   request is the same request again (an SDK retry): then it is the extension event only.
@@ -34,7 +35,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..common import Extra, Ref, Reply, Result, Stats, Turn
-from .apis import Answer, Item, Request
+from .apis import ANY_TOOL, Answer, Item, Request
 
 PROVIDER_ERROR = "provider_error"
 
@@ -185,13 +186,13 @@ class Conversation:
             for b in reply.blocks:
                 if (
                     b.get("type") == "tool_use"
-                    and b["name"] == name
+                    and name in (b["name"], ANY_TOOL)
                     and b["id"] not in reply.results
                 ):
                     text = json.dumps(b["input"], ensure_ascii=False, separators=(",", ":"))
                     out.append({"type": "text", "text": text})
                     at = next(k for k, i in enumerate(turn.items) if i is reply) + 1
-                    data = {"name": name, "input": b["input"]}
+                    data = {"name": b["name"], "input": b["input"]}
                     turn.items.insert(
                         at, Extra("x_vcr.structured_output", data, reply.ref, "answer")
                     )
