@@ -34,7 +34,9 @@ Mapping rules:
   ``x_claude_code.summary {summary?, leafUuid?}``; an interruption notice outside a turn ->
   ``x_claude_code.meta``.
 * **Dropped** (counted by ``--verbose``): ``progress``, ``queue-operation``,
-  ``file-history-snapshot``, lines of unknown type, blank lines, repeated uuids, tool results
+  ``file-history-snapshot``, lines of unknown type, blank lines, copies of earlier lines (a
+  repeated uuid on a line of the same type and time; a uuid reused with other content keeps
+  both lines, with a ``reused_id`` warning), tool results
   whose call is not in the turn, lines of branches not followed, and sidechain lines.
 * **Sidechains.** ``isSidechain`` lines (sub-agent conversations) are dropped from the main
   thread. A file holding only sidechain lines imports as a thread of its own (thread_id
@@ -59,7 +61,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.errors import CaseError
-from .claude_mapping import DROPPED_TYPES, ClaudeMapper, classify_user
+from .claude_mapping import DROPPED_TYPES, ClaudeMapper
+from .claude_tree import REAL as _REAL
+from .claude_tree import SIDE as _SIDE
+from .claude_tree import Tree as _Tree
+from .claude_tree import dropped as _dropped
 from .common import (
     WRONG_FORMAT_HINT,
     Extra,
@@ -82,8 +88,6 @@ LINE_TYPES = (
 )
 _TYPE_GUESS = re.compile(rb'"type"\s*:\s*"([A-Za-z_-]+)"')
 _ROLE_GUESS = re.compile(rb'"role"\s*:\s*"(user|assistant)"')
-_REAL = 1
-_SIDE = 2
 
 
 def guess_type(body: bytes) -> str:
@@ -170,94 +174,6 @@ def line_problem(obj: Any) -> str | None:
         if p:
             return f"message.content[{i}]{p}"
     return None
-
-
-class _Tree:
-    """The ``uuid``/``parentUuid`` links of the records, a few bytes per record. A record
-    with no parent hangs off its ``logicalParentUuid`` (a compaction boundary)."""
-
-    def __init__(self) -> None:
-        #: uuid -> the node of the last record holding it, in file order
-        self.index: dict[str, int] = {}
-        self.record = array("l")
-        self.parent = array("l")
-        self.flags = bytearray()
-        self.lines = array("l")  # per node: its line number
-        self.kinds: list[str] = []  # per node: its line type
-        self._late: list[tuple[int, str]] = []  # parents named before they appear
-
-    def add(self, idx: int, lineno: int, obj: dict[str, Any], t: Any, side: bool) -> None:
-        """Add record ``idx`` at line ``lineno`` (``t``: its type, ``side``: whether it is a
-        sidechain line). Call :meth:`repeats` first for a uuid already seen."""
-        uid = obj.get("uuid")
-        if not isinstance(uid, str) or not uid:
-            return
-        node = len(self.record)
-        self.index[uid] = node
-        self.record.append(idx)
-        self.lines.append(lineno)
-        self.kinds.append(str(t))
-        parent = obj.get("parentUuid")
-        if not isinstance(parent, str):
-            parent = obj.get("logicalParentUuid")
-        p = -1
-        if isinstance(parent, str):
-            p = self.index.get(parent, -1)
-            if p < 0:
-                self._late.append((node, parent))
-        self.parent.append(p)
-        flags = _SIDE if side else 0
-        if t == "user" and classify_user(obj) in ("real", "command"):
-            flags |= _REAL
-        self.flags.append(flags)
-
-    def repeats(self, obj: dict[str, Any], t: Any, times: array[int], idx: int) -> int | None:
-        """The node of an earlier record whose copy record ``idx`` is (the same uuid, type and
-        time: a resumed session copies lines of the earlier file), else None. A uuid reused
-        with other content is no copy: both records are kept (:meth:`add` then makes the
-        later one the owner of the uuid, so the records naming it as parent attach to it)."""
-        uid = obj.get("uuid")
-        node = self.index.get(uid) if isinstance(uid, str) else None
-        if node is None:
-            return None
-        if self.kinds[node] == str(t) and times[self.record[node]] == times[idx]:
-            return node
-        return -1 - node  # reused: minus one minus the earlier node
-
-    def link(self) -> None:
-        for node, parent in self._late:
-            self.parent[node] = self.index.get(parent, -1)
-
-
-def _dropped(forks: dict[int, list[int]], parent: array[int], target: int | None) -> bytearray:
-    """Per node, whether it is on a branch not followed: at each fork (``forks``: parent ->
-    its real-user children) the child on the path to ``target``, else the one whose subtree
-    holds the newest node, is followed."""
-    n = len(parent)
-    newest = array("l", range(n))
-    for i in range(n - 1, -1, -1):
-        p = parent[i]
-        if p >= 0 and newest[i] > newest[p]:
-            newest[p] = newest[i]
-    on_path: set[int] = set()
-    if target is not None:
-        i = target
-        while i >= 0 and i not in on_path:
-            on_path.add(i)
-            i = parent[i]
-    dropped = bytearray(n)
-    for children in forks.values():
-        keep = next((c for c in children if c in on_path), None)
-        if keep is None:
-            keep = max(children, key=lambda c: newest[c])
-        for c in children:
-            if c != keep:
-                dropped[c] = 1
-    for i in range(n):
-        p = parent[i]
-        if p >= 0 and p < i and dropped[p]:
-            dropped[i] = 1
-    return dropped
 
 
 class ClaudeCodeSource(TranscriptSource):
