@@ -388,3 +388,162 @@ def test_cli_import_and_save_from_vcr(tmp_path: Path) -> None:
     assert [c["input"] for c in stubs["calls"]] == [{"city": "Paris"}, {"city": "Rome"}]
     p = cli("run", "cases", "--impl", "threads-py", "--impl", "threads-ts", cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+# ------------------------------------------------------------------ more shapes, inline
+def sse_body(events: list[dict[str, Any]], *, named: bool = True) -> str:
+    if named:
+        return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events)
+    return "".join(f"data: {json.dumps(e)}\n\n" for e in events)
+
+
+def call_of(uri: str, body: Any, resp: Any, *, status: int = 200, **headers: str) -> dict[str, Any]:
+    text = resp if isinstance(resp, str) else json.dumps(resp)
+    return {
+        "request": {"method": "POST", "uri": uri, "body": json.dumps(body)},
+        "response": {
+            "status": {"code": status},
+            "headers": {k.replace("_", "-"): [v] for k, v in headers.items()},
+            "body": {"string": text},
+        },
+    }
+
+
+ANTHROPIC_URI = "https://api.anthropic.com/v1/messages"
+CHAT_URI = "https://api.openai.com/v1/chat/completions"
+RESPONSES_URI = "https://api.openai.com/v1/responses"
+
+
+def test_cut_and_failed_streams_of_each_api(tmp_path: Path) -> None:
+    """A Chat stream without finish_reason and a Responses stream without its completed
+    event are interrupted turns; an Anthropic error event and a Responses
+    ``response.failed`` are provider errors, never replies."""
+    user = [{"role": "user", "content": "go"}]
+    chat_cut = sse_body(
+        [{"id": "c", "choices": [{"index": 0, "delta": {"content": "Half an ans"}}]}],
+        named=False,
+    )
+    resp_cut = sse_body(
+        [
+            {"type": "response.created", "response": {"id": "resp_x", "model": "m"}},
+            {"type": "response.output_text.delta", "delta": "Partly"},
+        ]
+    )
+    anth_err = sse_body(
+        [
+            {"type": "message_start", "message": {"id": "msg_e", "model": "m", "usage": {}}},
+            {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}},
+        ]
+    )
+    resp_failed = sse_body(
+        [
+            {
+                "type": "response.failed",
+                "response": {"id": "r", "error": {"code": "server_error", "message": "boom"}},
+            }
+        ]
+    )
+    cases = [
+        (CHAT_URI, {"model": "m", "stream": True, "messages": user}, chat_cut, "interrupted"),
+        (RESPONSES_URI, {"model": "m", "stream": True, "input": "go"}, resp_cut, "interrupted"),
+        (
+            ANTHROPIC_URI,
+            {"model": "m", "stream": True, "messages": user},
+            anth_err,
+            "provider_error",
+        ),
+        (
+            RESPONSES_URI,
+            {"model": "m", "stream": True, "input": "go"},
+            resp_failed,
+            "provider_error",
+        ),
+    ]
+    for k, (uri, body, stream, code) in enumerate(cases):
+        src = write_cassette(
+            tmp_path / f"s{k}.yaml", [call_of(uri, body, stream, content_type="text/event-stream")]
+        )
+        events, _ = imported(src)
+        assert of_type(events, "turn_failed")[0]["data"]["error"]["code"] == code, k
+        if code == "provider_error":
+            assert of_type(events, "model_responded") == [], k
+        assert set(save_and_run(tmp_path / f"run{k}", src).values()) == {"pass"}, k
+
+
+def save_and_run(tmp_path: Path, src: Path) -> dict[tuple[str, str], str]:
+    log = tmp_path / "log.jsonl"
+    import_to_file("vcr", src, log)
+    events = [parse(x) for x in log.read_bytes().splitlines()]
+    thread = Thread.open(events)
+    for t in list_turns(events):
+        result = thread.save_case(
+            f"t{t['index']}",
+            expect=draft_matchers(events, t["index"]),
+            at=fork_point(events, t["index"]),
+            dir=tmp_path / "cases",
+            secrets="allow",
+        )
+        assert result.ok, result.error
+    args: list[str | Path] = ["run", tmp_path / "cases", "--format", "json"]
+    for impl in IMPLEMENTATIONS:
+        args += ["--impl", impl]
+    p = cli(*args, cwd=tmp_path)
+    lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
+    return {
+        (r["case"], r["implementation"]): r["verdict"] for r in lines if r.get("kind") == "result"
+    }
+
+
+def test_a_gzipped_binary_body_and_repeated_identical_calls_by_occurrence(tmp_path: Path) -> None:
+    """A response body kept compressed as ``!!binary`` (content-encoding gzip); one reply
+    calling the same tool with the same input twice, answered by id: the case's stubs answer
+    them by occurrence and the saved turn passes."""
+    same = {"path": "a.txt"}
+    blocks = [
+        {"type": "tool_use", "id": "toolu_1", "name": "read", "input": same},
+        {"type": "tool_use", "id": "toolu_2", "name": "read", "input": same},
+    ]
+    first = {"id": "m1", "model": "m", "content": blocks, "stop_reason": "tool_use", "usage": {}}
+    msgs = [{"role": "user", "content": "read it twice"}]
+    later = [
+        *msgs,
+        {"role": "assistant", "content": blocks},
+        {
+            "role": "user",
+            "content": [
+                {"type": "tool_result", "tool_use_id": "toolu_2", "content": "second"},
+                {"type": "tool_result", "tool_use_id": "toolu_1", "content": "first"},
+            ],
+        },
+    ]
+    done = {"id": "m2", "model": "m", "content": [{"type": "text", "text": "ok"}], "usage": {}}
+    one = call_of(ANTHROPIC_URI, {"model": "m", "messages": msgs}, first)
+    one["response"]["body"]["string"] = gzip.compress(json.dumps(first).encode())
+    one["response"]["headers"] = {"content-encoding": ["gzip"]}
+    src = write_cassette(
+        tmp_path / "bin.yaml",
+        [one, call_of(ANTHROPIC_URI, {"model": "m", "messages": later}, done)],
+    )
+    assert "!!binary" in src.read_text()
+    events, _ = imported(src)
+    assert [r for _, r in pairs(events)] == ["first", "second"]
+    assert set(save_and_run(tmp_path / "run", src).values()) == {"pass"}
+
+
+def test_a_request_that_does_not_continue_starts_a_turn_with_a_warning(tmp_path: Path) -> None:
+    a = {"id": "m1", "model": "m", "content": [{"type": "text", "text": "A"}], "usage": {}}
+    b = {"id": "m2", "model": "m", "content": [{"type": "text", "text": "B"}], "usage": {}}
+    src = write_cassette(
+        tmp_path / "two.yaml",
+        [
+            call_of(
+                ANTHROPIC_URI, {"model": "m", "messages": [{"role": "user", "content": "one"}]}, a
+            ),
+            call_of(
+                ANTHROPIC_URI, {"model": "m", "messages": [{"role": "user", "content": "two"}]}, b
+            ),
+        ],
+    )
+    events, stats = imported(src)
+    assert [t["text"] for t in list_turns(events)] == ["one", "two"]
+    assert [(w.code, w.reason) for w in stats.warnings] == [("import_repaired", "not_continued")]

@@ -71,10 +71,17 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
 def import_(
     fmt: Annotated[
         Literal["claude-code", "codex", "vcr"],
-        typer.Argument(metavar="FORMAT", help="The transcript's format: claude-code, codex or vcr (a VCR cassette)."),
+        typer.Argument(
+            metavar="FORMAT",
+            help="The transcript's format: claude-code, codex or vcr (a VCR cassette).",
+        ),
     ],
     file: Annotated[
-        Path, typer.Argument(help="The transcript (JSON Lines).", callback=checked(check_log))
+        Path,
+        typer.Argument(
+            help="The transcript (JSON Lines), or the cassette (YAML, plain or gzipped).",
+            callback=checked(check_log),
+        ),
     ],
     out: Annotated[
         Path,
@@ -109,8 +116,8 @@ def import_(
     ] = False,
     out_format: FormatOpt = "pretty",
 ) -> None:
-    """Import a Claude Code or Codex transcript as a thread log (atomic: a refused import
-    writes nothing).
+    """Import a Claude Code or Codex transcript, or a VCR cassette of LLM API calls (vcr), as
+    a thread log (atomic: a refused import writes nothing).
 
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,

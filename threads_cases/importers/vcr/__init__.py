@@ -68,9 +68,13 @@ class VcrSource:
         first = self.calls[0][1]
         self.api = first.api
         self.system = first.system
+        self.answers = [self._answer(it, req) for it, req, _ in self.calls]
         tools: dict[str, None] = {}
         for _, req, _ in self.calls:
             tools.update(dict.fromkeys(req.tools))
+        called = [b for it in first.items for b in it.blocks]
+        called += [b for ans in self.answers for b in ans.blocks]
+        tools.update(dict.fromkeys(b["name"] for b in called if b.get("type") == "tool_use"))
         self.tools = list(tools)
         self.model = first.model
         self.first_ts = next((it.ts for it, _, _ in self.calls if it.ts is not None), None)
@@ -159,7 +163,7 @@ class VcrSource:
         for k, (it, req, body) in enumerate(self.calls):
             ref = Ref(f"i{it.index}", it.ts, it.line or None, "interaction")
             yield from conv.request(req, ref, retry=prev_error and body == prev_body)
-            ans = self._answer(it, req)
+            ans = self.answers[k]
             if ans.error is not None:
                 nxt = self.calls[k + 1][2] if k + 1 < len(self.calls) else None
                 retried = nxt is not None and nxt == body
