@@ -99,10 +99,10 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        Literal["claude-code", "codex", "vcr"] | None,
+        Literal["claude-code", "codex", "vcr", "auto"] | None,
         typer.Option(
             "--from",
-            help="LOG is a transcript in this format (claude-code, codex or vcr): import it "
+            help="LOG is a transcript in this format (claude-code, codex, vcr or auto): import it "
             "in memory first.",
         ),
     ] = None,

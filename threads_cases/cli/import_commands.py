@@ -70,10 +70,11 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
 @app.command("import")
 def import_(
     fmt: Annotated[
-        Literal["claude-code", "codex", "vcr"],
+        Literal["claude-code", "codex", "vcr", "auto"],
         typer.Argument(
             metavar="FORMAT",
-            help="The transcript's format: claude-code, codex or vcr (a VCR cassette).",
+            help="The transcript's format: claude-code, codex, vcr (a VCR cassette) or auto "
+            "(detected; a refusal names the formats tried).",
         ),
     ],
     file: Annotated[

@@ -79,12 +79,20 @@ def open_source(
 ) -> ClaudeCodeSource | CodexSource | VcrSource:
     """Scan a transcript (the first pass) and return its source.
 
-    Raises ``CaseError("invalid_request")`` for an unknown format, a ``branch`` with codex or
-    an unknown ``branch`` uuid, and ``CaseError("import_invalid")`` for a malformed line.
+    ``fmt`` is one of :data:`FORMATS`, or ``"auto"``: the format is detected from the file's
+    first lines (:mod:`.detect`; a note says which). Raises ``CaseError("invalid_request")``
+    for an unknown format, a ``branch`` with codex or an unknown ``branch`` uuid, and
+    ``CaseError("import_invalid")`` for a malformed line or, with ``auto``, a file no format
+    fits (the message names the formats tried).
     """
     stats = stats if stats is not None else Stats()
     if strict and skip_invalid:
         raise CaseError("invalid_request", "--strict and --skip-invalid contradict each other")
+    if fmt == "auto":
+        from .detect import detect_format
+
+        fmt = detect_format(path)
+        stats.notes.append(f"{os.fspath(path)}: read as {fmt} (import auto)")
     if fmt == "claude-code":
         if prompt is not None:
             raise CaseError("invalid_request", "--prompt is for codex exec streams only")
@@ -104,7 +112,9 @@ def open_source(
                 "a cassette records its prompts",
             )
         return VcrSource(path, strict=strict, stats=stats)
-    raise CaseError("invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
+    raise CaseError(
+        "invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}, auto"
+    )
 
 
 def iter_import(
