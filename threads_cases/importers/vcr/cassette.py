@@ -210,7 +210,11 @@ def read_cassette(path: Path) -> list[Interaction]:
             file=str(path),
             hint=VCR_HINT,
         )
-    lines = [data.count(b"\n", 0, m.start()) + 1 for m in _ENTRY.finditer(data)]
+    lines, line, pos = [], 1, 0
+    for m in _ENTRY.finditer(data):  # counted on from the entry before: linear in the file
+        line += data.count(b"\n", pos, m.start())
+        pos = m.start()
+        lines.append(line)
     entries = doc["interactions"]
     if len(lines) != len(entries):  # written by another YAML emitter: name the entries only
         lines = [0] * len(entries)
