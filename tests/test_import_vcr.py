@@ -216,6 +216,25 @@ def test_responses_stream_uses_the_completed_response() -> None:
     assert pairs(events) == [({"cmd": "make"}, "ok")]
 
 
+def test_typed_bodies_recorded_at_and_a_history_prefix_with_a_call() -> None:
+    """Bodies written ``{type: json, content}``, the time from ``recorded_at``; the first
+    request's history (a call and its result before the repeated question) is a prefix
+    turn that stops before the model answered its result; ``tool_choice: required`` makes
+    the unanswered call the answer."""
+    events, stats = imported(VCR / "openai-responses-typed-bodies.yaml")
+    turns = list_turns(events)
+    assert [t["status"] for t in turns] == ["failed", "completed"]
+    assert turns[0]["tools"] == ["get_user_country"] and turns[1]["tools"] == []
+    assert pairs(events) == [({}, "Chile")]
+    assert replies(events)[-1] == [{"type": "text", "text": '{"city":"Santiago"}'}]  # no thinking
+    assert of_type(events, "model_responded")[-1]["ts"] == "2026-03-02T11:30:00.250Z"
+    assert of_type(events, "model_responded")[-1]["data"]["usage"] == {
+        "input_tokens": 103,
+        "output_tokens": 41,
+    }
+    assert stats.warnings == []
+
+
 def test_chat_legacy_function_results_pair_by_name_in_call_order(tmp_path: Path) -> None:
     """Two identical-named calls, results with only the name: by occurrence, not position
     in the request (the first unanswered call of that name)."""

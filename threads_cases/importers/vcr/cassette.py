@@ -15,8 +15,10 @@ YAML is read with libyaml's ``CSafeLoader`` where the installed PyYAML has it (e
 ``SafeLoader``: the same values, slower). A response body recorded compressed
 (``content-encoding: gzip`` / ``deflate``, kept as bytes) is decompressed; a request body may
 be a string, bytes or (as some recorders write it) an already parsed mapping; recorders that
-keep bodies as YAML write ``parsed_body:`` (a mapping) in place of ``body:``, for requests
-and for responses that are not streams.
+keep bodies as YAML write ``parsed_body:`` (a mapping) in place of ``body:``, or ``body:
+{type: json, content: <mapping>}`` (``type: text``: a string), for requests and responses.
+An interaction's time is its ``recorded_at`` where a recorder writes one, else its
+response's ``Date`` header.
 
 Each :class:`Interaction` carries the line of the file (of the decompressed text) where its
 ``- request:`` entry starts, so warnings and refusals name ``FILE:LINE``.
@@ -40,7 +42,7 @@ import yaml
 
 from ...core.errors import CaseError
 from ...core.files import MAX_LOG_BYTES, open_regular
-from ..common import import_error
+from ..common import import_error, parse_ts_ms
 
 try:
     _LOADER: Any = yaml.CSafeLoader
@@ -164,11 +166,9 @@ def _interaction(k: int, line: int, raw: Any) -> Interaction:
         return it
     it.method = str(req.get("method") or "")
     it.uri = str(req.get("uri") or "")
-    body = req.get("body")
+    body = _unwrap(req.get("body"))
     if body is None and isinstance(req.get("parsed_body"), dict):
-        body = req["parsed_body"]  # recorders that keep bodies as YAML (pydantic-ai's tests)
-    if isinstance(body, dict) and "string" in body:  # some recorders wrap request bodies too
-        body = body["string"]
+        body = req["parsed_body"]  # recorders that keep bodies as YAML mappings
     it.body = body if isinstance(body, dict) else (_text(body) or None)
     if not isinstance(resp, dict):
         it.problems.append("has no response mapping")
@@ -177,15 +177,30 @@ def _interaction(k: int, line: int, raw: Any) -> Interaction:
     code = status.get("code") if isinstance(status, dict) else status
     it.status = code if isinstance(code, int) and not isinstance(code, bool) else 0
     it.headers = _headers(resp.get("headers"))
-    rbody = resp.get("body")
+    rbody = _unwrap(resp.get("body"))
     if rbody is None and isinstance(resp.get("parsed_body"), dict):
-        it.parsed = resp["parsed_body"]
+        rbody = resp["parsed_body"]
     if isinstance(rbody, dict):
-        rbody = rbody.get("string")
-    it.text = _text(rbody, it.headers.get("content-encoding", "").strip().lower())
-    if "date" in it.headers:
+        it.parsed = rbody
+    else:
+        it.text = _text(rbody, it.headers.get("content-encoding", "").strip().lower())
+    recorded = parse_ts_ms(raw.get("recorded_at"))
+    if recorded is not None:
+        it.ts = recorded
+    elif "date" in it.headers:
         it.ts = _date_ms(it.headers["date"])
     return it
+
+
+def _unwrap(body: Any) -> Any:
+    """A body as vcrpy writes it (``{string: ...}`` or the value), or as recorders that keep
+    bodies typed write it (``{type: json | text, content: ...}``)."""
+    if isinstance(body, dict):
+        if "string" in body:
+            return body["string"]
+        if "content" in body and body.get("type") in ("json", "text", "binary", None):
+            return body["content"]
+    return body
 
 
 def is_cassette(doc: Any) -> bool:
