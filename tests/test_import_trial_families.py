@@ -455,3 +455,40 @@ def test_29a_other_forms_a_reused_reply_uuid_and_a_resume_copy(tmp_path: Path) -
     assert of_type(events, "tool_result")[0]["data"]["content"] == "A"
     assert [(w.line, w.reason) for w in stats.warnings] == [(3, "reused_id")]
     assert stats.skipped["line repeating an earlier uuid"] == 1
+
+
+@pytest.mark.parametrize(
+    ("fmt", "name", "turn", "end"),
+    [
+        ("claude-code", "19a-api-error-mid-turn.jsonl", 1, "provider_error"),
+        ("codex", "20d-rollout-no-task-complete.jsonl", 1, "interrupted"),
+        ("codex", "25a-rollout-string-and-double.jsonl", 1, None),
+        ("claude-code", "29a-cc-uuid-reused.jsonl", 2, None),
+    ],
+)
+def test_the_cli_saves_each_trial_from_its_transcript(
+    tmp_path: Path, fmt: str, name: str, turn: int, end: str | None
+) -> None:
+    """``save --from FORMAT`` (and ``--from auto``) saves the trial's turn with drafted
+    matchers; the case passes on both implementations."""
+    src = TRIALS / name
+    for k, how in enumerate((fmt, "auto")):
+        p = cli(
+            "save",
+            "--from",
+            how,
+            src,
+            "--turn",
+            str(turn),
+            "--name",
+            f"c{k}",
+            "--dir",
+            "cases",
+            cwd=tmp_path,
+        )
+        assert p.returncode == 0, p.stderr
+    must = json.loads((tmp_path / "cases" / "c0" / "case.json").read_text())["expect"]["must"]
+    if end is not None:
+        assert {"type": "turn_failed", "data": {"error": {"code": end}}} in must
+    p = cli("run", "cases", "--impl", "threads-py", "--impl", "threads-ts", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
