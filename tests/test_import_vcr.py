@@ -566,3 +566,26 @@ def test_a_request_that_does_not_continue_starts_a_turn_with_a_warning(tmp_path:
     events, stats = imported(src)
     assert [t["text"] for t in list_turns(events)] == ["one", "two"]
     assert [(w.code, w.reason) for w in stats.warnings] == [("import_repaired", "not_continued")]
+
+
+def test_an_unreadable_response_is_a_cut_turn_and_an_html_error_a_provider_error(
+    tmp_path: Path,
+) -> None:
+    msgs = [{"role": "user", "content": "hi"}]
+    html = "<html><body>Bad gateway</body></html>"
+    src = write_cassette(
+        tmp_path / "garbled.yaml", [call_of(ANTHROPIC_URI, {"model": "m", "messages": msgs}, html)]
+    )
+    events, stats = imported(src)
+    assert of_type(events, "turn_failed")[0]["data"]["error"]["code"] == "interrupted"
+    assert [(w.code, w.reason) for w in stats.warnings] == [("import_skipped", "invalid_line")]
+    assert set(save_and_run(tmp_path / "a", src).values()) == {"pass"}
+    src = write_cassette(
+        tmp_path / "502.yaml",
+        [call_of(ANTHROPIC_URI, {"model": "m", "messages": msgs}, html, status=502)],
+    )
+    events, _ = imported(src)
+    assert of_type(events, "turn_failed")[0]["data"]["error"] == {
+        "code": "provider_error",
+        "message": "502: the provider returned an error",
+    }

@@ -292,7 +292,8 @@ def error_message(status: int, body: Any) -> str:
     else:
         kind, msg = "", _str(err) or (_str(body.get("message")) if isinstance(body, dict) else "")
     head = " ".join(x for x in (str(status) if status else "", kind) if x)
-    return f"{head}: {msg}" if head and msg else (head or msg or "the provider returned an error")
+    msg = msg or "the provider returned an error"
+    return f"{head}: {msg}" if head else msg
 
 
 def chat_usage(u: Any) -> dict[str, Any]:

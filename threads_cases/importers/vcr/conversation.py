@@ -136,6 +136,9 @@ class Conversation:
             blocks = [
                 b for b in blocks if b.get("type") != "tool_use" or b.get("input") is not None
             ]
+            if not blocks:  # nothing of the reply was received: the turn stops before it
+                yield from self._cut(ref)
+                return
         reply = Reply(
             blocks, ref, stop_reason=ans.stop_reason, usage=ans.usage, msg_id=ans.response_id
         )
@@ -143,17 +146,21 @@ class Conversation:
         if req.forced:
             self.forced.append((reply, req.forced))
         if ans.cut:
-            turn = self.turn
-            assert turn is not None
-            why = f"the response stream of interaction {ref.base[1:]} stops before its end"
-            turn.failed = ("interrupted", why, ref)
-            self.stats.notes.append(
-                f"line {ref.line}: the turn is recorded as interrupted (turn_failed), "
-                f"not completed: {why}"
-            )
-            yield self._close(turn)
-            self.turn = None
-        yield from ()
+            yield from self._cut(ref)
+
+    def _cut(self, ref: Ref) -> Iterator[Turn]:
+        """The open turn ends ``interrupted`` at a response cut short, with a note."""
+        turn = self.turn
+        if turn is None:
+            return
+        why = f"the response of interaction {ref.base[1:]} stops before its end"
+        turn.failed = ("interrupted", why, ref)
+        self.stats.notes.append(
+            f"line {ref.line}: the turn is recorded as interrupted (turn_failed), "
+            f"not completed: {why}"
+        )
+        yield self._close(turn)
+        self.turn = None
 
     def error(
         self, status: int, message: str, ref: Ref, *, retried: bool
