@@ -589,3 +589,22 @@ def test_an_unreadable_response_is_a_cut_turn_and_an_html_error_a_provider_error
         "code": "provider_error",
         "message": "502: the provider returned an error",
     }
+
+
+def test_a_big_integer_in_a_tool_input_becomes_the_javascript_number(tmp_path: Path) -> None:
+    """As section 4 reads one in a transcript: never a refusal of the whole cassette."""
+    block = {"type": "tool_use", "id": "t1", "name": "get", "input": {"post": 1234567890123456789}}
+    first = {"id": "m1", "model": "m", "content": [block], "stop_reason": "tool_use", "usage": {}}
+    src = write_cassette(
+        tmp_path / "big.yaml",
+        [
+            call_of(
+                ANTHROPIC_URI, {"model": "m", "messages": [{"role": "user", "content": "x"}]}, first
+            )
+        ],
+    )
+    events, stats = imported(src)
+    assert of_type(events, "tool_called")[0]["data"]["input"] == {"post": "1234567890123456800"}
+    assert [(w.reason, "interaction 0 response" in w.message) for w in stats.warnings] == [
+        ("big_integer", True)
+    ]

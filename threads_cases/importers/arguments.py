@@ -24,9 +24,9 @@ from typing import Any
 
 from ..core.errors import CaseError
 from ..core.strictjson import parse
-from .lenient import Note, js_loads
+from .lenient import MAX_SAFE_INTEGER, Note, js_integer, js_loads
 
-__all__ = ["decode_arguments", "json_value"]
+__all__ = ["decode_arguments", "js_numbers", "json_value"]
 
 _MISSING = object()
 
@@ -47,12 +47,37 @@ def json_value(text: str, notes: list[Note] | None = None) -> Any:
     return value
 
 
+def js_numbers(value: Any, notes: list[Note]) -> Any:
+    """``value`` (already parsed, by a reader that keeps big integers) with every integer
+    beyond +-(2^53-1) replaced by the JavaScript number, as section 4 reads one in text
+    (``big_integer`` notes); the value itself when it holds none."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        if abs(value) <= MAX_SAFE_INTEGER:
+            return value
+        js = js_integer(str(value))
+        notes.append(
+            Note(
+                "import_repaired",
+                "big_integer",
+                f"integer {value} is beyond 2^53: kept as the JavaScript number {js!r}",
+            )
+        )
+        return js
+    if isinstance(value, dict):
+        return {k: js_numbers(v, notes) for k, v in value.items()}
+    if isinstance(value, list):
+        return [js_numbers(v, notes) for v in value]
+    return value
+
+
 def decode_arguments(args: Any, notes: list[Note]) -> dict[str, Any]:
     """The tool input of a call's ``arguments`` (module docstring); what had to be changed
     is appended to ``notes`` (``double_encoded``, ``arguments_not_json`` and the lenient
     reader's reasons)."""
     if isinstance(args, dict):
-        return args
+        return js_numbers(args, notes)  # type: ignore[no-any-return]
     if args is None or (isinstance(args, str) and not args.strip()):
         return {}
     if not isinstance(args, str):

@@ -130,7 +130,7 @@ def _tool_use(call_id: Any, name: Any, args: Any, notes: list[Note]) -> dict[str
     }
 
 
-def _anthropic_blocks(content: Any) -> list[dict[str, Any]]:
+def _anthropic_blocks(content: Any, notes: list[Note]) -> list[dict[str, Any]]:
     if isinstance(content, str):
         return [{"type": "text", "text": content}] if content else []
     out = []
@@ -139,7 +139,7 @@ def _anthropic_blocks(content: Any) -> list[dict[str, Any]]:
             continue
         if b["type"] == "tool_use":
             inp = b.get("input")
-            b = {**b, "input": inp if isinstance(inp, dict) else {}}
+            b = {**b, "input": decode_arguments(inp, notes) if isinstance(inp, dict) else {}}
         elif b["type"] == "thinking":
             b = {"type": "thinking", "thinking": _str(b.get("thinking"))}
         elif b["type"] == "redacted_thinking":
@@ -149,7 +149,7 @@ def _anthropic_blocks(content: Any) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------ requests
-def _anthropic_request(body: dict[str, Any], req: Request) -> None:
+def _anthropic_request(body: dict[str, Any], req: Request, notes: list[Note]) -> None:
     system = body.get("system")
     req.system = _texts(system) if not isinstance(system, str) else system
     req.tools = [_str(t.get("name")) for t in _list(body.get("tools")) if isinstance(t, dict)]
@@ -163,7 +163,7 @@ def _anthropic_request(body: dict[str, Any], req: Request) -> None:
             continue
         content = m.get("content")
         if m.get("role") == "assistant":
-            req.items.append(Item("assistant", blocks=_anthropic_blocks(content)))
+            req.items.append(Item("assistant", blocks=_anthropic_blocks(content, notes)))
             continue
         results: list[tuple[str | None, str | None, Any, bool]] = [
             (_str(b.get("tool_use_id")), None, b.get("content") or "", b.get("is_error") is True)
@@ -273,7 +273,7 @@ def request_of(api: str, body: dict[str, Any], notes: list[Note]) -> Request:
     arguments in its history are appended to ``notes``."""
     req = Request(api, model=_str(body.get("model")), stream=body.get("stream") is True)
     if api == ANTHROPIC:
-        _anthropic_request(body, req)
+        _anthropic_request(body, req, notes)
     elif api == CHAT:
         _chat_request(body, req, notes)
     else:
@@ -333,7 +333,7 @@ def answer_of(api: str, body: Any, notes: list[Note]) -> Answer:
         return Answer(error="the response body is not a JSON object")
     ans = Answer(response_id=_str(body.get("id")) or None, model=_str(body.get("model")))
     if api == ANTHROPIC:
-        ans.blocks = _anthropic_blocks(body.get("content"))
+        ans.blocks = _anthropic_blocks(body.get("content"), notes)
         ans.stop_reason = _str(body.get("stop_reason")) or None
         usage = body.get("usage")
         ans.usage = usage if isinstance(usage, dict) else {}
