@@ -55,3 +55,15 @@ def test_a_case_json_with_a_format_is_read_as_ours(tmp_path: Path) -> None:
     (case / "case.json").write_text(json.dumps({**UPSTREAM, "format": 2}))
     p = cli("validate", case, cwd=tmp_path)
     assert "upstream threads runtime" not in p.stderr and "schema:" in p.stderr
+
+
+def test_import_and_turns_of_its_case_json_say_it_in_one_line(tmp_path: Path) -> None:
+    case = upstream_case(tmp_path)
+    for args in (
+        ["import", "auto", case / "case.json", "-o", "t.jsonl"],
+        ["turns", case / "case.json"],
+    ):
+        p = cli(*args, cwd=tmp_path)
+        errors = [x for x in p.stderr.splitlines() if x.startswith("error[")]
+        assert p.returncode == 2 and len(errors) == 1, p.stderr
+        assert "conformance case of the upstream threads runtime" in errors[0]
