@@ -136,11 +136,11 @@ class VcrSource:
     def start_ref(self) -> Ref:
         return Ref("session", self.first_ts, 1, "session")
 
-    # ------------------------------------------------------------------ pass 2
     def _answer(self, it: Interaction, req: Request) -> Answer:
         notes: list[Note] = []
         if it.status >= 400:
-            return Answer(error=error_message(it.status, _json(it.text)))
+            body = it.parsed if it.parsed is not None else _json(it.text)
+            return Answer(error=error_message(it.status, body))
         if it.parsed is not None:
             ans = answer_of(req.api, it.parsed, notes)
         elif is_stream(it.text, it.headers.get("content-type", "")):
@@ -155,6 +155,7 @@ class VcrSource:
         self._notes(it, notes, "response")
         return ans
 
+    # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:
         """Turns and extension events, in the cassette's order (:mod:`.conversation`)."""
         conv = Conversation(self.stats)
@@ -169,6 +170,6 @@ class VcrSource:
                 retried = nxt is not None and nxt == body
                 yield from conv.error(it.status, ans.error, ref, retried=retried)
             else:
-                yield from conv.answer(req, ans, ref, it.status)
+                yield from conv.answer(req, ans, ref)
             prev_body, prev_error = body, ans.error is not None
         yield from conv.finish()

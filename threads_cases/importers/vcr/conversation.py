@@ -127,7 +127,7 @@ class Conversation:
         if response_id:
             self.by_response[response_id] = reply
 
-    def answer(self, req: Request, ans: Answer, ref: Ref, status: int) -> Iterator[Turn | Extra]:
+    def answer(self, req: Request, ans: Answer, ref: Ref) -> Iterator[Turn | Extra]:
         """The reply (or error) of one response."""
         if ans.error is not None:
             return  # see :meth:`error`
