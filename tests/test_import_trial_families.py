@@ -263,17 +263,22 @@ def test_19a_a_codex_error_event_after_the_model_output_fails_the_turn(tmp_path:
                 event("error", message="stream disconnected"),
                 said("done after a retry"),
                 event("task_complete", last_agent_message="done after a retry"),
+                user("three"),
+                said("on it"),
+                event("error", message="unexpected status 429: rate limited"),
+                event("task_complete", last_agent_message=None),
             ]
         ),
     )
     events, _ = imported("codex", src)
     turns = list_turns(events)
-    assert [t["status"] for t in turns] == ["failed", "completed"]
+    assert [t["status"] for t in turns] == ["failed", "completed", "failed"]
+    assert of_type(events, "turn_failed")[1]["data"]["error"]["code"] == "provider_error"
     assert of_type(events, "turn_failed")[0]["data"]["error"] == {
         "code": "provider_error",
         "message": "unexpected status 500: upstream overloaded",
     }
-    assert len(of_type(events, "x_codex.error")) == 2  # both kept
+    assert len(of_type(events, "x_codex.error")) == 3  # all kept
 
 
 # ------------------------------------------------------------------ 20d: turn ends

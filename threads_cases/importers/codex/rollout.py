@@ -20,9 +20,9 @@ holding a ``task_started`` or ``task_complete`` event, or whose ``session_meta.c
 is :data:`TURN_ENDS_FROM` or later) write ``task_complete`` for every finished turn: a turn
 of such a file without one (the file stops, or the next turn starts, before it) fails
 ``interrupted`` with a note. In a file of an older writer, only a damaged last record marks
-the open turn as cut short. A turn whose last record after its model output is an ``error``
-event, with no ``task_complete`` after it, fails with ``provider_error`` and the error's
-message: a provider error is never a completed turn.
+the open turn as cut short. A turn with an ``error`` event after its last model output
+fails with ``provider_error`` and the error's message, whether a ``task_complete`` follows
+or not: a provider error is never a completed turn.
 """
 
 from __future__ import annotations
@@ -202,10 +202,12 @@ class RolloutMapper:
     def _close(self, turn: Turn, *, at_end: bool) -> Turn:
         """The open turn, ended as the recording says (module docstring); ``at_end``: the
         file ends inside it (else the next turn starts)."""
-        if self.ended:
-            return turn
         if self.error is not None and turn.failed is None:
+            # the model gave nothing after the error: a task_complete after it (the writer
+            # ends every task with one) does not make the turn a completed one
             turn.failed = (PROVIDER_ERROR, self.error[0], self.error[1])
+        elif self.ended:
+            return turn
         elif self.turn_ends:
             why = (
                 "the rollout stops before its task_complete event"
