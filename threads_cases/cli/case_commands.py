@@ -99,10 +99,11 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        Literal["claude-code", "codex", "vcr", "auto"] | None,
+        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"] | None,
         typer.Option(
             "--from",
-            help="LOG is a transcript in this format (claude-code, codex, vcr or auto): import it "
+            help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent or "
+            "auto): import it "
             "in memory first.",
         ),
     ] = None,

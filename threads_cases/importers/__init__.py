@@ -10,7 +10,8 @@
 Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`), ``codex``
 (:mod:`.codex`: ``codex exec --json`` streams in :mod:`.codex.exec` and rollout files in
 :mod:`.codex.rollout`, told apart from the file) and ``vcr`` (:mod:`.vcr`: VCR cassettes of
-the Anthropic Messages, OpenAI Chat Completions and Responses APIs).
+the Anthropic Messages, OpenAI Chat Completions and Responses APIs) and ``swe-agent``
+(:mod:`.swe_agent`: SWE-agent ``.traj`` trajectories).
 The turn model shared by both is in :mod:`.common`, its mapping to events in
 :mod:`.emitter`; each module's docstring lists which source lines become which events, which
 are kept as ``x_`` extension events, and which are dropped.
@@ -52,9 +53,10 @@ from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
 from .common import Stats, Turn
 from .emitter import Emitter
+from .swe_agent import SweAgentSource
 from .vcr import VcrSource
 
-FORMATS = ("claude-code", "codex", "vcr")
+FORMATS = ("claude-code", "codex", "vcr", "swe-agent")
 
 __all__ = [
     "FORMATS",
@@ -76,7 +78,7 @@ def open_source(
     strict: bool = False,
     skip_invalid: bool = False,
     stats: Stats | None = None,
-) -> ClaudeCodeSource | CodexSource | VcrSource:
+) -> ClaudeCodeSource | CodexSource | VcrSource | SweAgentSource:
     """Scan a transcript (the first pass) and return its source.
 
     ``fmt`` is one of :data:`FORMATS`, or ``"auto"``: the format is detected from the file's
@@ -112,6 +114,13 @@ def open_source(
                 "a cassette records its prompts",
             )
         return VcrSource(path, strict=strict, stats=stats)
+    if fmt == "swe-agent":
+        if branch is not None or prompt is not None:
+            raise CaseError(
+                "invalid_request",
+                "--branch and --prompt are not for SWE-agent trajectories (one run, one task)",
+            )
+        return SweAgentSource(path, strict=strict, stats=stats)
     raise CaseError(
         "invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}, auto"
     )

@@ -4,6 +4,8 @@
 bytes say it is gzipped) and tries, in order:
 
 * ``vcr`` -- YAML whose top level has an ``interactions:`` key (a VCR cassette);
+* ``swe-agent`` -- a JSON object whose first key is ``trajectory``, ``history``, ``info``,
+  ``environment`` or ``replay_config`` (a ``.traj`` file);
 * ``claude-code`` -- JSON lines of a known Claude Code line type or with ``uuid`` /
   ``parentUuid`` / ``sessionId``;
 * ``codex`` -- JSON lines of a rollout file (``{timestamp, type, payload}`` of a rollout
@@ -33,10 +35,11 @@ from .codex import EXEC_TYPES, ROLLOUT_TYPES
 HEAD_BYTES = 1 << 20
 HEAD_LINES = 20
 #: the formats ``auto`` tries, in order
-TRIED = ("vcr", "claude-code", "codex")
+TRIED = ("vcr", "swe-agent", "claude-code", "codex")
 _TOP_INTERACTIONS = re.compile(rb"^interactions:", re.MULTILINE)
+_TRAJ_START = re.compile(rb'^\s*\{\s*"(trajectory|history|info|environment|replay_config)"\s*:')
 AUTO_HINT = (
-    "name the format: `threads-cases import claude-code|codex|vcr FILE -o LOG` "
+    "name the format: `threads-cases import claude-code|codex|vcr|swe-agent FILE -o LOG` "
     "(spec/importers.md lists what each reads)"
 )
 
@@ -88,6 +91,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     head = _head(path)
     if _TOP_INTERACTIONS.search(head):
         return "vcr"
+    if _TRAJ_START.match(head):
+        return "swe-agent"
     records = _records(head)
     for rec in records:
         kind = _kind(rec)
@@ -108,7 +113,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     )
     raise CaseError(
         "import_invalid",
-        f"no format fits: tried vcr (no top-level `interactions:` key), claude-code (no line "
+        f"no format fits: tried vcr (no top-level `interactions:` key), swe-agent (not a JSON "
+        f"object starting with trajectory, history or info), claude-code (no line "
         f"of type {', '.join(LINE_TYPES[:3])}... or with uuid/sessionId), codex (no rollout "
         f"or `codex exec --json` line); the file holds {seen}",
         file=str(path),
