@@ -140,8 +140,9 @@ def save(
     ] = False,
 ) -> None:
     """Save the turn after --at (or turn --turn N) in LOG as a case directory DIR/NAME
-    (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript,
-    imported in memory. Without --must/--expect the matchers are drafted from the turn.
+    (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript, a
+    VCR cassette or a SWE-agent trajectory (auto: detected), imported in memory. Without
+    --must/--expect the matchers are drafted from the turn.
     The case is replayed before it is written (replay_failed when its first run would not
     pass) unless --no-verify.
 
