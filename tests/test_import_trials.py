@@ -38,7 +38,7 @@ IMPLEMENTATIONS = ("threads-py", "threads-ts")
 
 
 def fmt_of(path: Path) -> str:
-    return "codex" if "codex" in path.name else "claude-code"
+    return "codex" if "codex" in path.name or "rollout" in path.name else "claude-code"
 
 
 def imported(path: Path, **kw: Any) -> tuple[list[dict[str, Any]], Stats]:

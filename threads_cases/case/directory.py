@@ -306,10 +306,41 @@ CASE_JSON_NOT_A_FILE_HINT = (
 )
 
 
-def case_json_kind(path: Path) -> str | None:
+#: keys whose presence together (without ``format``) mark an upstream threads conformance case
+UPSTREAM_CASE_KEYS = ("kind", "family", "clock")
+UPSTREAM_CASE_MESSAGE = (
+    "this is a conformance case of the upstream threads runtime (its case.json has kind, "
+    "family and clock), not a threads-cases case"
+)
+UPSTREAM_CASE_HINT = (
+    "run it with the threads runtime's own conformance suite; threads-cases runs the cases "
+    "`threads-cases save` writes (spec/case-format.md 8.1)"
+)
+
+
+def is_upstream_case(path: Path) -> bool:
+    """Whether ``path/case.json`` (a regular file of at most 1 MiB, strict JSON) is an object
+    with ``kind``, ``family`` and ``clock`` and no ``format``: an upstream threads
+    conformance case (case-format.md 8.1)."""
+    from ..core.strictjson import parse
+
+    try:
+        value = parse(read_regular(path / "case.json", code="case_invalid", limit=1 << 20))
+    except (CaseError, OSError):
+        return False  # reported by the usual checks
+    return (
+        isinstance(value, dict)
+        and "format" not in value
+        and all(k in value for k in UPSTREAM_CASE_KEYS)
+    )
+
+
+def case_json_kind(path: Path, *, upstream: bool = False) -> str | None:
     """What ``path/case.json`` is when it is not a regular file: ``missing``, ``folder``,
     ``symlink`` (a loop or not: no symlink is allowed inside a case), ``FIFO``, ``socket``
-    or ``device``; None for a regular file. Raises OSError for a path too long."""
+    or ``device``; None for a regular file. With ``upstream``, ``"upstream"`` for a regular
+    file that is an upstream threads conformance case (:func:`is_upstream_case`). Raises
+    OSError for a path too long."""
     try:
         mode = os.lstat(path / "case.json").st_mode
     except OSError as exc:
@@ -317,7 +348,7 @@ def case_json_kind(path: Path) -> str | None:
             return "missing"
         raise
     if stat.S_ISREG(mode):
-        return None
+        return "upstream" if upstream and is_upstream_case(path) else None
     if stat.S_ISDIR(mode):
         return "folder"
     if stat.S_ISLNK(mode):
@@ -336,8 +367,9 @@ NO_SUCH_HINT = "expected a case directory (a folder holding case.json)"
 
 def case_json_problem(path: Path, kind: str) -> Problem:
     """The ``case_invalid`` problem of a case directory whose case.json is ``kind``
-    (:func:`case_json_kind`), at the directory: "missing" is not a case directory; anything
-    else says what is there instead of a file. A ``path`` that does not exist is
+    (:func:`case_json_kind`), at the directory: "missing" is not a case directory;
+    "upstream" (at case.json) is a conformance case of the threads runtime; anything else
+    says what is there instead of a file. A ``path`` that does not exist is
     ``invalid_request`` ``no such file or folder``, in the command line's words."""
     if kind == "missing" and not os.path.lexists(path):
         return Problem("invalid_request", NO_SUCH_PATH, Location(str(path)), hint=NO_SUCH_HINT)
@@ -345,6 +377,9 @@ def case_json_problem(path: Path, kind: str) -> Problem:
         return Problem(
             "case_invalid", "not a case directory: case.json is missing", Location(str(path))
         )
+    if kind == "upstream":  # one line, not a schema problem per key it lacks
+        where = Location(str(path / "case.json"))
+        return Problem("case_invalid", UPSTREAM_CASE_MESSAGE, where, hint=UPSTREAM_CASE_HINT)
     return Problem(
         "case_invalid",
         f"case.json is a {kind}, not a file",

@@ -165,7 +165,7 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
     problems is for reporting only: :func:`open_case` never returns one)."""
     p = Path(path)
     try:
-        kind = case_json_kind(p)
+        kind = case_json_kind(p, upstream=True)
     except OSError as exc:  # a path component over 255 bytes (8.4 item 4)
         if exc.errno != errno.ENAMETOOLONG:
             raise

@@ -100,10 +100,11 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        Literal["claude-code", "codex"] | None,
+        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"] | None,
         typer.Option(
             "--from",
-            help="LOG is a transcript in this format (claude-code or codex): import it "
+            help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent or "
+            "auto): import it "
             "in memory first.",
         ),
     ] = None,
@@ -142,8 +143,9 @@ def save(
     app_dir: AppDirOpt = None,
 ) -> None:
     """Save the turn after --at (or turn --turn N) in LOG as a case directory DIR/NAME
-    (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript,
-    imported in memory. Without --must/--expect the matchers are drafted from the turn.
+    (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript, a
+    VCR cassette or a SWE-agent trajectory (auto: detected), imported in memory. Without
+    --must/--expect the matchers are drafted from the turn.
     The case is replayed before it is written (replay_failed when its first run would not
     pass) unless --no-verify, with the agent --agent names for threads-py when the turn
     uses custom sandbox tools (their handlers are code, not in the log).

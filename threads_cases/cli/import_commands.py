@@ -70,11 +70,19 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
 @app.command("import")
 def import_(
     fmt: Annotated[
-        Literal["claude-code", "codex"],
-        typer.Argument(metavar="FORMAT", help="The transcript's format: claude-code or codex."),
+        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"],
+        typer.Argument(
+            metavar="FORMAT",
+            help="The transcript's format: claude-code, codex, vcr (a VCR cassette), swe-agent "
+            "(a .traj trajectory) or auto (detected; a refusal names the formats tried).",
+        ),
     ],
     file: Annotated[
-        Path, typer.Argument(help="The transcript (JSON Lines).", callback=checked(check_log))
+        Path,
+        typer.Argument(
+            help="The transcript (JSON Lines), or the cassette (YAML, plain or gzipped).",
+            callback=checked(check_log),
+        ),
     ],
     out: Annotated[
         Path,
@@ -109,8 +117,9 @@ def import_(
     ] = False,
     out_format: FormatOpt = "pretty",
 ) -> None:
-    """Import a Claude Code or Codex transcript as a thread log (atomic: a refused import
-    writes nothing).
+    """Import a Claude Code or Codex transcript, a VCR cassette of LLM API calls (vcr) or a
+    SWE-agent trajectory (swe-agent) as a thread log (atomic: a refused import writes
+    nothing); auto detects the format (spec/importers.md).
 
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,

@@ -64,6 +64,10 @@ def check_log(path: Path) -> None:
             hint = f"{path} is a case directory; expected {what}, e.g. {_case_log(path)}"
         raise PathProblem(f"{path}: is a folder", hint)
     if path.name == "case.json":
+        from ..case.directory import UPSTREAM_CASE_HINT, UPSTREAM_CASE_MESSAGE, is_upstream_case
+
+        if is_upstream_case(path.parent):  # one line, as the loader says it
+            raise PathProblem(f"{path}: {UPSTREAM_CASE_MESSAGE}", UPSTREAM_CASE_HINT)
         raise PathProblem(
             f"{path}: is a case's case.json, not a thread log",
             f"expected {what}; to check the case, pass its directory {path.parent}",

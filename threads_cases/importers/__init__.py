@@ -7,9 +7,11 @@
     events = import_events("claude-code", "session.jsonl")            # in memory
     report = import_to_file("codex", "rollout.jsonl", "thread.jsonl")  # streamed, atomic
 
-Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`) and ``codex``
+Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`), ``codex``
 (:mod:`.codex`: ``codex exec --json`` streams in :mod:`.codex.exec` and rollout files in
-:mod:`.codex.rollout`, told apart from the file).
+:mod:`.codex.rollout`, told apart from the file) and ``vcr`` (:mod:`.vcr`: VCR cassettes of
+the Anthropic Messages, OpenAI Chat Completions and Responses APIs) and ``swe-agent``
+(:mod:`.swe_agent`: SWE-agent ``.traj`` trajectories).
 The turn model shared by both is in :mod:`.common`, its mapping to events in
 :mod:`.emitter`; each module's docstring lists which source lines become which events, which
 are kept as ``x_`` extension events, and which are dropped.
@@ -51,8 +53,10 @@ from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
 from .common import Stats, Turn
 from .emitter import Emitter
+from .swe_agent import SweAgentSource
+from .vcr import VcrSource
 
-FORMATS = ("claude-code", "codex")
+FORMATS = ("claude-code", "codex", "vcr", "swe-agent")
 
 __all__ = [
     "FORMATS",
@@ -74,15 +78,23 @@ def open_source(
     strict: bool = False,
     skip_invalid: bool = False,
     stats: Stats | None = None,
-) -> ClaudeCodeSource | CodexSource:
+) -> ClaudeCodeSource | CodexSource | VcrSource | SweAgentSource:
     """Scan a transcript (the first pass) and return its source.
 
-    Raises ``CaseError("invalid_request")`` for an unknown format, a ``branch`` with codex or
-    an unknown ``branch`` uuid, and ``CaseError("import_invalid")`` for a malformed line.
+    ``fmt`` is one of :data:`FORMATS`, or ``"auto"``: the format is detected from the file's
+    first lines (:mod:`.detect`; a note says which). Raises ``CaseError("invalid_request")``
+    for an unknown format, a ``branch`` with codex or an unknown ``branch`` uuid, and
+    ``CaseError("import_invalid")`` for a malformed line or, with ``auto``, a file no format
+    fits (the message names the formats tried).
     """
     stats = stats if stats is not None else Stats()
     if strict and skip_invalid:
         raise CaseError("invalid_request", "--strict and --skip-invalid contradict each other")
+    if fmt == "auto":
+        from .detect import detect_format
+
+        fmt = detect_format(path)
+        stats.notes.append(f"{os.fspath(path)}: read as {fmt} (import auto)")
     if fmt == "claude-code":
         if prompt is not None:
             raise CaseError("invalid_request", "--prompt is for codex exec streams only")
@@ -94,7 +106,24 @@ def open_source(
                 "--branch is for claude-code transcripts only (codex transcripts do not fork)",
             )
         return CodexSource(path, prompt=prompt, strict=strict, stats=stats)
-    raise CaseError("invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}")
+    if fmt == "vcr":
+        if branch is not None or prompt is not None:
+            raise CaseError(
+                "invalid_request",
+                "--branch is for claude-code transcripts and --prompt for codex exec streams; "
+                "a cassette records its prompts",
+            )
+        return VcrSource(path, strict=strict, stats=stats)
+    if fmt == "swe-agent":
+        if branch is not None or prompt is not None:
+            raise CaseError(
+                "invalid_request",
+                "--branch and --prompt are not for SWE-agent trajectories (one run, one task)",
+            )
+        return SweAgentSource(path, strict=strict, stats=stats)
+    raise CaseError(
+        "invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}, auto"
+    )
 
 
 def iter_import(

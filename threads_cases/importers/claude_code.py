@@ -34,7 +34,9 @@ Mapping rules:
   ``x_claude_code.summary {summary?, leafUuid?}``; an interruption notice outside a turn ->
   ``x_claude_code.meta``.
 * **Dropped** (counted by ``--verbose``): ``progress``, ``queue-operation``,
-  ``file-history-snapshot``, lines of unknown type, blank lines, repeated uuids, tool results
+  ``file-history-snapshot``, lines of unknown type, blank lines, copies of earlier lines (a
+  repeated uuid on a line of the same type and time; a uuid reused with other content keeps
+  both lines, with a ``reused_id`` warning), tool results
   whose call is not in the turn, lines of branches not followed, and sidechain lines.
 * **Sidechains.** ``isSidechain`` lines (sub-agent conversations) are dropped from the main
   thread. A file holding only sidechain lines imports as a thread of its own (thread_id
@@ -59,7 +61,11 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..core.errors import CaseError
-from .claude_mapping import DROPPED_TYPES, ClaudeMapper, classify_user
+from .claude_mapping import DROPPED_TYPES, ClaudeMapper
+from .claude_tree import REAL as _REAL
+from .claude_tree import SIDE as _SIDE
+from .claude_tree import Tree as _Tree
+from .claude_tree import dropped as _dropped
 from .common import (
     WRONG_FORMAT_HINT,
     Extra,
@@ -82,8 +88,6 @@ LINE_TYPES = (
 )
 _TYPE_GUESS = re.compile(rb'"type"\s*:\s*"([A-Za-z_-]+)"')
 _ROLE_GUESS = re.compile(rb'"role"\s*:\s*"(user|assistant)"')
-_REAL = 1
-_SIDE = 2
 
 
 def guess_type(body: bytes) -> str:
@@ -172,81 +176,6 @@ def line_problem(obj: Any) -> str | None:
     return None
 
 
-class _Tree:
-    """The ``uuid``/``parentUuid`` links of the records, a few bytes per record. A record
-    with no parent hangs off its ``logicalParentUuid`` (a compaction boundary)."""
-
-    def __init__(self) -> None:
-        self.index: dict[str, int] = {}
-        self.record = array("l")
-        self.parent = array("l")
-        self.flags = bytearray()
-        self._late: list[tuple[int, str]] = []  # parents named before they appear
-
-    def add(
-        self, idx: int, obj: dict[str, Any], t: Any, side: bool, stats: Stats, keep: bytearray
-    ) -> None:
-        """Add record ``idx`` (``t``: its type, ``side``: whether it is a sidechain line)."""
-        uid = obj.get("uuid")
-        if not isinstance(uid, str) or not uid:
-            return
-        if uid in self.index:
-            stats.skip("line repeating an earlier uuid")
-            keep[idx] = 0
-            return
-        node = len(self.record)
-        self.index[uid] = node
-        self.record.append(idx)
-        parent = obj.get("parentUuid")
-        if not isinstance(parent, str):
-            parent = obj.get("logicalParentUuid")
-        p = -1
-        if isinstance(parent, str):
-            p = self.index.get(parent, -1)
-            if p < 0:
-                self._late.append((node, parent))
-        self.parent.append(p)
-        flags = _SIDE if side else 0
-        if t == "user" and classify_user(obj) in ("real", "command"):
-            flags |= _REAL
-        self.flags.append(flags)
-
-    def link(self) -> None:
-        for node, parent in self._late:
-            self.parent[node] = self.index.get(parent, -1)
-
-
-def _dropped(forks: dict[int, list[int]], parent: array[int], target: int | None) -> bytearray:
-    """Per node, whether it is on a branch not followed: at each fork (``forks``: parent ->
-    its real-user children) the child on the path to ``target``, else the one whose subtree
-    holds the newest node, is followed."""
-    n = len(parent)
-    newest = array("l", range(n))
-    for i in range(n - 1, -1, -1):
-        p = parent[i]
-        if p >= 0 and newest[i] > newest[p]:
-            newest[p] = newest[i]
-    on_path: set[int] = set()
-    if target is not None:
-        i = target
-        while i >= 0 and i not in on_path:
-            on_path.add(i)
-            i = parent[i]
-    dropped = bytearray(n)
-    for children in forks.values():
-        keep = next((c for c in children if c in on_path), None)
-        if keep is None:
-            keep = max(children, key=lambda c: newest[c])
-        for c in children:
-            if c != keep:
-                dropped[c] = 1
-    for i in range(n):
-        p = parent[i]
-        if p >= 0 and p < i and dropped[p]:
-            dropped[i] = 1
-    return dropped
-
-
 class ClaudeCodeSource(TranscriptSource):
     """One Claude Code transcript, scanned (pass 1) and ready to map (pass 2, :meth:`items`).
 
@@ -276,25 +205,9 @@ class ClaudeCodeSource(TranscriptSource):
     def _scan(self, branch: str | None) -> None:
         tree = _Tree()
         self._start_header()
-        known = 0
-        keep, stats = self.keep, self.stats
         # the records pass 2 would only count (progress...): their index and type
         unmapped, unmapped_type = array("l"), bytearray()
-        for idx, lineno, obj in self._records():
-            problem = line_problem(obj)
-            if problem:
-                kind = str(obj.get("type")) if isinstance(obj, dict) else "unparseable"
-                self._invalid(lineno, kind, problem)
-                continue
-            t = obj.get("type")
-            known += t in LINE_TYPES
-            side = bool(obj.get("isSidechain"))
-            self._take(idx, obj, t, side)
-            keep[idx] = 1
-            tree.add(idx, obj, t, side, stats, keep)
-            if t in DROPPED_TYPES:
-                unmapped.append(idx)
-                unmapped_type.append(DROPPED_TYPES.index(t))
+        known = self._read_records(tree, unmapped, unmapped_type)
         if not known:
             # an empty file, or only lines of unknown types: nothing says it is a Claude Code
             # transcript, and there is no session to name the thread after
@@ -330,6 +243,48 @@ class ClaudeCodeSource(TranscriptSource):
         if self._leaf is not None:
             self.leaf_uuid = next((u for u, n in tree.index.items() if n == self._leaf), None)
         self.forks = self._fork_count
+
+    def _read_records(self, tree: _Tree, unmapped: array[int], unmapped_type: bytearray) -> int:
+        """Pass 1 over the records: check each, collect the header fields, build ``tree``
+        and list the records of :data:`DROPPED_TYPES` (index and type); the number of
+        records of a known line type."""
+        known = 0
+        keep, stats = self.keep, self.stats
+        for idx, lineno, obj in self._records():
+            problem = line_problem(obj)
+            if problem:
+                kind = str(obj.get("type")) if isinstance(obj, dict) else "unparseable"
+                self._invalid(lineno, kind, problem)
+                continue
+            t = obj.get("type")
+            known += t in LINE_TYPES
+            side = bool(obj.get("isSidechain"))
+            self._take(idx, obj, t, side)
+            keep[idx] = 1
+            same = tree.repeats(obj, t, self.times, idx)
+            if same is not None and same >= 0:
+                stats.skip("line repeating an earlier uuid")
+                keep[idx] = 0
+            else:
+                if same is not None:
+                    self._reused(obj["uuid"], tree.lines[-1 - same], lineno)
+                tree.add(idx, lineno, obj, t, side)
+            if t in DROPPED_TYPES:
+                unmapped.append(idx)
+                unmapped_type.append(DROPPED_TYPES.index(t))
+        return known
+
+    def _reused(self, uid: str, first: int, lineno: int) -> None:
+        """A uuid of line ``first`` reused at ``lineno`` by a record with other content: both
+        kept (spec/importers.md section 2.5), with an ``import_repaired`` warning (with or
+        without ``strict``: the line itself reads)."""
+        self.stats.warn(
+            lineno,
+            "import_repaired",
+            "reused_id",
+            f"uuid {uid!r} of line {first} is reused here by a record with other content; "
+            "both records kept, the records after naming it as parent attach to this one",
+        )
 
     def _unmap(self, unmapped: array[int], types: bytearray) -> None:
         """Unmark the kept records of a type the mapping only counts (``unmapped``, with

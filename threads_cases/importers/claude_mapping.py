@@ -10,6 +10,12 @@ last one by its text). The reply's usage is the copy with the largest token tota
 placeholder never wins), read from ``message.usage`` or, for older CLIs, the record's own
 ``usage``.
 
+Provider errors: when a model call fails for good, Claude Code writes a synthetic
+``assistant`` record (``isApiErrorMessage: true``; older CLIs only ``"model": "<synthetic>"``
+with text starting ``API Error``) carrying the error text. It is never a model reply: it
+becomes ``x_claude_code.api_error {text, status?, error_type?, error?}`` and ends its turn
+failed with ``provider_error`` and the text (:func:`api_error`).
+
 Compaction: a ``compact_boundary`` system record and the summary record after it
 (``isCompactSummary``, or a user record starting with the continuation preamble) are
 extension events (``x_claude_code.system`` and ``x_claude_code.compact_summary``) inside the
@@ -18,6 +24,7 @@ turn they fall in; they never start or end a turn.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -43,6 +50,10 @@ _USAGE_KEYS = (
 )
 #: stop reasons that do not end a reply's turn (the model goes on)
 NOT_FINAL = ("tool_use", "pause_turn")
+#: the turn_failed code of a turn whose model call failed at the provider
+PROVIDER_ERROR = "provider_error"
+_STATUS = re.compile(r"API Error:?\s*\(?(\d{3})\b")
+_ERROR_TYPE = re.compile(r'"type"\s*:\s*"([a-z_]+_error)"')
 
 
 def text_of(content: Any) -> str:
@@ -77,6 +88,28 @@ def classify_user(obj: dict[str, Any]) -> str:
     if text.startswith(COMPACT_PREFIX):
         return "compact"
     return "real"
+
+
+def api_error(obj: dict[str, Any]) -> dict[str, Any] | None:
+    """The ``x_claude_code.api_error`` data of a synthetic error record, or None for any other
+    assistant record: ``{"text"}`` plus ``status`` (the HTTP status the text names, an
+    integer), ``error_type`` (the provider's error type in the text) and ``error`` (the
+    record's own ``error`` label) where given."""
+    msg = obj["message"]
+    text = text_of(msg["content"])
+    synthetic = msg.get("model") == "<synthetic>" and text.lstrip().startswith("API Error")
+    if obj.get("isApiErrorMessage") is not True and not synthetic:
+        return None
+    data: dict[str, Any] = {"text": text}
+    m = _STATUS.search(text)
+    if m:
+        data["status"] = int(m.group(1))
+    m = _ERROR_TYPE.search(text)
+    if m:
+        data["error_type"] = m.group(1)
+    if isinstance(obj.get("error"), str) and obj["error"]:
+        data["error"] = obj["error"]
+    return data
 
 
 def usage_total(usage: Any) -> int:
@@ -129,7 +162,11 @@ class ClaudeMapper:
             base = uid if isinstance(uid, str) and uid else f"L{lineno}"
             ref = Ref(base, ms, lineno, str(t))
             if t == "assistant":
-                self._assistant(obj, ref)
+                err = api_error(obj)
+                if err is None:
+                    self._assistant(obj, ref)
+                else:
+                    yield from self._api_error(err, ref)
             elif t == "user":
                 yield from self._user(obj, ref)
             elif t == "system":
@@ -224,6 +261,18 @@ class ClaudeMapper:
             reply.stop_reason = msg["stop_reason"]
         uid = obj.get("uuid")
         reply.last_uuid = uid if isinstance(uid, str) else None
+
+    def _api_error(self, data: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
+        """A provider error record: kept as ``x_claude_code.api_error``; the turn it falls in
+        ends failed with ``provider_error`` (its text the message)."""
+        extra = Extra("x_claude_code.api_error", data, ref, "api_error")
+        if self.turn is None:
+            yield extra
+            return
+        self.turn.items.append(extra)
+        self.turn.failed = (PROVIDER_ERROR, data["text"], ref)
+        yield from self._finish(self.turn)
+        self._new_turn(None)
 
     def _merge_block(self, reply: Reply, b: dict[str, Any]) -> None:
         if b["type"] == "tool_use":

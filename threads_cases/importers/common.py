@@ -243,7 +243,9 @@ class ImportWarning:
     """One line the import repaired or skipped (spec/importers.md section 4): ``line`` (from
     1), ``code`` (``import_repaired`` | ``import_skipped``), ``reason`` (``duplicate_key``,
     ``big_integer``, ``lone_surrogate``, ``invalid_utf8``, ``nul_bytes``, ``joined_records``,
-    ``cut_record``, ``invalid_line``) and a one-line ``message``."""
+    ``cut_record``, ``invalid_line``; for a record's meaning ``reused_id``,
+    ``double_encoded``, ``arguments_not_json``, ``not_continued``) and a one-line
+    ``message``."""
 
     line: int
     code: str

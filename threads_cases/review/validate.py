@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..case.directory import UPSTREAM_CASE_MESSAGE
 from ..case.loader import Case, inspect_case
 from ..core.errors import CaseError, Location, Problem
 from ..core.matchers import diff_values
@@ -32,12 +33,16 @@ def _problem(
     return Problem(code, message, Location(str(file), line, pointer), hint)
 
 
+#: the loader's problems after which nothing else of the directory is checked
+STOPS_VALIDATION = ("not a case directory", UPSTREAM_CASE_MESSAGE)
+
+
 def validate_case(path: Path) -> list[Problem]:
     """Every problem of a case directory (module docstring), in the loader's order, then
     the non-canonical files, the expected states and the logs that disagree."""
     case, problems = inspect_case(path)
-    if case is None and problems and problems[0].message.startswith("not a case directory"):
-        return problems
+    if case is None and problems and problems[0].message.startswith(STOPS_VALIDATION):
+        return problems  # no case directory, or another tool's case: its one line
     files = dict(case.files) if case is not None else walk_case(path)[0]
     documents = dict(case.documents) if case is not None else {}
     problems.extend(_canonical_problems(path, files, documents))

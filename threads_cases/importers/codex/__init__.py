@@ -24,7 +24,7 @@ from ..common import (
 )
 from ..source import TranscriptSource
 from .exec import EXEC_TYPES, ExecMapper, exec_item, exec_problem, exec_tool_name
-from .rollout import ROLLOUT_TYPES, RolloutMapper, rollout_problem
+from .rollout import ROLLOUT_TYPES, RolloutMapper, records_turn_ends, rollout_problem
 
 __all__ = ["EXEC_TYPES", "ROLLOUT_TYPES", "CodexSource"]
 
@@ -54,6 +54,8 @@ class CodexSource(TranscriptSource):
         self.model = ""
         self.cwd: str | None = None
         self.first_ts: int | None = None
+        #: a rollout whose writer records every turn's end (rollout.records_turn_ends)
+        self.turn_ends = False
         self._tools: dict[str, None] = {}
         self._scan()
 
@@ -126,6 +128,8 @@ class CodexSource(TranscriptSource):
                 self._tools.setdefault(name, None)
 
     def _take_rollout(self, t: str, p: dict[str, Any]) -> None:
+        if not self.turn_ends and t in ("session_meta", "event_msg"):
+            self.turn_ends = records_turn_ends(t, p)
         if t == "session_meta":
             meta: dict[str, Any] = p["meta"] if isinstance(p.get("meta"), dict) else p
             if isinstance(meta.get("id"), str) and not self.thread_id:
@@ -163,4 +167,5 @@ class CodexSource(TranscriptSource):
         """Map the kept lines to turns and extension events (:mod:`.exec`, :mod:`.rollout`)."""
         if self.shape == "exec":
             return ExecMapper(self.prompt, self.stats).items(self._kept())
-        return RolloutMapper(self.stats, cut_at_end=self.cut_at_end).items(self._kept())
+        mapper = RolloutMapper(self.stats, cut_at_end=self.cut_at_end, turn_ends=self.turn_ends)
+        return mapper.items(self._kept())

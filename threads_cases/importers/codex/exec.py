@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..arguments import decode_arguments
 from ..common import (
     PLACEHOLDER_PROMPT,
     Extra,
@@ -44,7 +45,7 @@ from ..common import (
     parse_ts_ms,
 )
 from ..lenient import Note
-from .values import blocks_or_text, json_object, text_of
+from .values import blocks_or_text, text_of
 
 EXEC_TYPES = (
     "thread.started",
@@ -113,11 +114,7 @@ def exec_input(item: dict[str, Any], notes: list[Note] | None = None) -> dict[st
     if it == "file_change":
         ch = item.get("changes")
         return {"changes": ch if isinstance(ch, list) else []}
-    args = item.get("arguments")
-    if isinstance(args, dict):
-        return args
-    parsed = json_object(args, notes)
-    return parsed if parsed is not None else {}
+    return decode_arguments(item.get("arguments"), notes if notes is not None else [])
 
 
 def exec_result(item: dict[str, Any]) -> tuple[Any, bool]:

@@ -7,15 +7,22 @@ Lines ``{timestamp, type, payload}``: ``session_meta`` (thread_id from ``id``, `
 instructions are ``x_codex.context {role, content}``; role ``assistant``: text blocks; roles
 ``developer`` and ``system``: ``x_codex.context``), ``reasoning`` (a ``thinking`` block of
 its summary), ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` (``tool_use``;
-arguments parsed as JSON when they hold an object, else ``{"arguments": text}`` /
+arguments decoded exactly once, :mod:`..arguments`; a custom tool's text input is
 ``{"input": text}``), ``function_call_output`` / ``custom_tool_call_output`` (the
 ``tool_result`` of the call with the same ``call_id``; ``is_error`` when it reports a
 non-zero exit code or ``success: false``), ``web_search_call`` (a ``web_search_call``
 block). Event messages: ``token_count`` gives the usage of the reply before it,
 ``turn_aborted`` fails the turn (``interrupted``), ``error`` -> ``x_codex.error``; the others
-repeat response items and are dropped (``task_complete`` marks the turn ended). A file that
-ends in a damaged record inside a turn with no ``task_complete`` fails that turn
-(``interrupted``).
+repeat response items and are dropped (``task_complete`` marks the turn ended).
+
+A turn completes only when the recording says so. Writers that record turn ends (a file
+holding a ``task_started`` or ``task_complete`` event, or whose ``session_meta.cli_version``
+is :data:`TURN_ENDS_FROM` or later) write ``task_complete`` for every finished turn: a turn
+of such a file without one (the file stops, or the next turn starts, before it) fails
+``interrupted`` with a note. In a file of an older writer, only a damaged last record marks
+the open turn as cut short. A turn with an ``error`` event after its last model output
+fails with ``provider_error`` and the error's message, whether a ``task_complete`` follows
+or not: a provider error is never a completed turn.
 """
 
 from __future__ import annotations
@@ -23,6 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from ..arguments import decode_arguments
 from ..common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short, parse_ts_ms
 from ..lenient import Note
 from .values import blocks_or_text, json_object, text_of
@@ -35,8 +43,30 @@ CONTEXT_PREFIXES = (
     "<user_shell_command>",
     "<INSTRUCTIONS>",
 )
+#: the first Codex CLI version whose rollout files record ``task_started`` / ``task_complete``
+TURN_ENDS_FROM = (0, 100, 0)
+#: the turn_failed code of a turn that ended in a provider error
+PROVIDER_ERROR = "provider_error"
 _CALLS = ("function_call", "custom_tool_call")
 _OUTPUTS = ("function_call_output", "custom_tool_call_output")
+
+
+def records_turn_ends(t: Any, p: dict[str, Any]) -> bool:
+    """Whether one rollout line shows a writer that records every turn's end: a
+    ``task_started`` / ``task_complete`` event, or a ``session_meta`` whose ``cli_version``
+    is :data:`TURN_ENDS_FROM` or later."""
+    if t == "event_msg":
+        return p.get("type") in ("task_started", "task_complete")
+    if t != "session_meta":
+        return False
+    meta = p["meta"] if isinstance(p.get("meta"), dict) else p
+    version = meta.get("cli_version")
+    if not isinstance(version, str):
+        return False
+    parts = version.split("-")[0].split(".")
+    if len(parts) != 3 or not all(x.isdigit() for x in parts):
+        return False
+    return tuple(int(x) for x in parts) >= TURN_ENDS_FROM
 
 
 def rollout_problem(obj: dict[str, Any]) -> str | None:
@@ -127,11 +157,7 @@ def call_input(p: dict[str, Any], notes: list[Note]) -> tuple[dict[str, Any], st
     arguments' JSON text are appended to ``notes``."""
     pt = p.get("type")
     if pt == "function_call":
-        args = p.get("arguments")
-        inp = json_object(args, notes)
-        if inp is None:
-            inp = {"arguments": args if isinstance(args, str) else text_of(args)}
-        return inp, p["name"]
+        return decode_arguments(p.get("arguments"), notes), p["name"]
     if pt == "custom_tool_call":
         return {"input": text_of(p.get("input"))}, p["name"]
     action = p.get("action")
@@ -141,11 +167,15 @@ def call_input(p: dict[str, Any], notes: list[Note]) -> tuple[dict[str, Any], st
 class RolloutMapper:
     """Maps the kept lines of a rollout file to turns and extension events."""
 
-    def __init__(self, stats: Stats, *, cut_at_end: bool = False) -> None:
+    def __init__(self, stats: Stats, *, cut_at_end: bool = False, turn_ends: bool = False) -> None:
         self.stats = stats
         #: the file ends in a damaged record (TranscriptSource.cut_at_end)
         self.cut_at_end = cut_at_end
+        #: the writer records task_complete for every finished turn (:func:`records_turn_ends`)
+        self.turn_ends = turn_ends
         self.ended = False  # the open turn's task_complete was seen
+        #: the open turn's last ``error`` event after its model output: (message, ref)
+        self.error: tuple[str, Ref] | None = None
         self.turn: Turn | None = None
         self.reply: Reply | None = None
         self.owners: dict[str, Reply] = {}
@@ -167,13 +197,31 @@ class RolloutMapper:
             else:
                 yield from self._response_item(p, ref)
         if self.turn is not None:
-            if self.cut_at_end and not self.ended:
-                why = f"{CUT_AT_END}, before its task_complete event"
-                cut_short(self.turn, why, self.stats)
-            yield self.turn
+            yield self._close(self.turn, at_end=True)
+
+    def _close(self, turn: Turn, *, at_end: bool) -> Turn:
+        """The open turn, ended as the recording says (module docstring); ``at_end``: the
+        file ends inside it (else the next turn starts)."""
+        if self.error is not None and turn.failed is None:
+            # the model gave nothing after the error: a task_complete after it (the writer
+            # ends every task with one) does not make the turn a completed one
+            turn.failed = (PROVIDER_ERROR, self.error[0], self.error[1])
+        elif self.ended:
+            return turn
+        elif self.turn_ends:
+            why = (
+                "the rollout stops before its task_complete event"
+                if at_end
+                else "the next turn starts before its task_complete event"
+            )
+            cut_short(turn, why, self.stats)
+        elif at_end and self.cut_at_end:
+            cut_short(turn, f"{CUT_AT_END}, before its task_complete event", self.stats)
+        return turn
 
     def _new_turn(self, turn: Turn | None) -> None:
         self.turn, self.reply, self.owners, self.ended = turn, None, {}, False
+        self.error = None
 
     def _place(self, extra: Extra) -> Iterator[Extra]:
         if self.turn is None:
@@ -188,6 +236,7 @@ class RolloutMapper:
                 "it starts a turn without user input"
             )
             self.turn = Turn(None, ref)
+        self.error = None  # the model went on after an error
         if self.reply is None:
             self.reply = Reply([], ref)
             self.turn.items.append(self.reply)
@@ -213,6 +262,8 @@ class RolloutMapper:
             self.stats.skip(f"event_msg {pt!r}")
         elif pt in ("error", "stream_error"):
             data = {"message": text_of(p.get("message"))}
+            if pt == "error" and turn is not None:
+                self.error = (data["message"], ref)
             yield from self._place(Extra("x_codex.error", data, ref, "error"))
         else:
             self.stats.skip(f"event_msg {pt!r}")
@@ -275,7 +326,7 @@ class RolloutMapper:
             yield from self._place(Extra("x_codex.context", data, ref, "context"))
             return
         if self.turn is not None:
-            yield self.turn
+            yield self._close(self.turn, at_end=False)
         self._new_turn(Turn(content, ref))
 
     def _call(self, p: dict[str, Any], ref: Ref) -> None:

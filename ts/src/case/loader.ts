@@ -33,7 +33,7 @@
  */
 
 import { createHash } from "node:crypto";
-import { lstatSync, type Stats } from "node:fs";
+import { lstatSync, readFileSync, statSync, type Stats } from "node:fs";
 import { join } from "node:path";
 
 import { canonicalDocument } from "../core/canonical.js";
@@ -153,6 +153,10 @@ export function openCase(path: string): Case {
   if (kind !== null) {
     throw new CaseError("case_invalid", `case.json is a ${kind}, not a file`, { file: path, hint: CASE_JSON_NOT_A_FILE_HINT });
   }
+  if (isUpstreamCase(path)) {
+    // one line, not a schema problem per key it lacks (case-format.md 8.1)
+    throw new CaseError("case_invalid", UPSTREAM_CASE_MESSAGE, { file: join(path, "case.json"), hint: UPSTREAM_CASE_HINT });
+  }
   const files = readCaseFiles(path);
   const { meta, raw, old } = checkMeta(path, files);
   const dialects = checkDialects(path, meta, old);
@@ -168,6 +172,26 @@ export function openCase(path: string): Case {
   for (const d of dialects) logs.set(d, Object.freeze(checkLog(path, files, meta, d)));
   const fingerprintOk = fingerprint(withoutFingerprint(files, raw)) === meta["fingerprint"];
   return new Case(path, Object.freeze(meta), files, documents, logs, fingerprintOk);
+}
+
+/** Keys whose presence together (without `format`) mark an upstream threads conformance case. */
+const UPSTREAM_CASE_KEYS = ["kind", "family", "clock"];
+const UPSTREAM_CASE_MESSAGE =
+  "this is a conformance case of the upstream threads runtime (its case.json has kind, family and clock), not a threads-cases case";
+const UPSTREAM_CASE_HINT =
+  "run it with the threads runtime's own conformance suite; threads-cases runs the cases `threads-cases save` writes (spec/case-format.md 8.1)";
+
+/** Whether `path/case.json` (a regular file of at most 1 MiB, strict JSON) is an object with kind, family and clock and no format. */
+function isUpstreamCase(path: string): boolean {
+  let value: JsonValue;
+  try {
+    const file = join(path, "case.json");
+    if (statSync(file).size > 1 << 20) return false;
+    value = parse(new Uint8Array(readFileSync(file)), { code: "case_invalid", file });
+  } catch {
+    return false; // reported by the usual checks
+  }
+  return isObj(value) && !Object.hasOwn(value, "format") && UPSTREAM_CASE_KEYS.every((k) => Object.hasOwn(value as JsonObject, k));
 }
 
 function withoutFingerprint(files: ReadonlyMap<string, Uint8Array>, meta: JsonObject): Map<string, Uint8Array> {

@@ -1,0 +1,175 @@
+"""VCR cassettes (vcrpy / pytest-recording YAML, plain or gzipped) of LLM API calls as
+threads (spec/importers.md section 6).
+
+The interactions that are model calls of the Anthropic Messages API, OpenAI Chat Completions
+or the OpenAI Responses API (:mod:`.apis`, by method and path) are read in order, streamed
+bodies reassembled (:mod:`.sse`), and built into turns (:mod:`.conversation`). Other
+interactions (token counts, file uploads, GETs) are skipped and counted by ``--verbose``.
+
+Damaged input is read leniently: an interaction whose request or response body is not JSON,
+or that has no response, is skipped with an ``import_skipped`` warning (reason
+``invalid_line``) naming its line; ``strict`` refuses it (``import_invalid``). A file that
+is not a cassette, or a cassette holding no model call, is refused (``import_invalid``).
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..common import Extra, Ref, Stats, Turn, import_error, imported_agent
+from ..lenient import Note
+from .apis import APIS, Answer, Request, answer_of, api_of, error_message, request_of
+from .cassette import VCR_HINT, Interaction, read_cassette
+from .conversation import Conversation
+from .sse import is_stream, stream_answer
+
+__all__ = ["APIS", "VcrSource"]
+
+
+def _json(text: Any) -> Any:
+    if isinstance(text, dict):
+        return text
+    try:
+        return orjson.loads(text) if isinstance(text, str) and text else None
+    except orjson.JSONDecodeError:
+        return None
+
+
+class VcrSource:
+    """One cassette, read and ready to map (:meth:`items`). Attributes: ``thread_id``,
+    ``agent``, ``metadata``, ``start_ref``, ``api`` (the API of its first model call)."""
+
+    format = "vcr"
+
+    def __init__(
+        self, path: str | os.PathLike[str], *, strict: bool = False, stats: Stats | None = None
+    ) -> None:
+        self.path = Path(path)
+        self.file = str(path)
+        self.strict = strict
+        self.stats = stats if stats is not None else Stats()
+        self.calls: list[tuple[Interaction, Request, Any]] = []
+        for it in read_cassette(self.path):
+            self._take(it)
+        if not self.calls:
+            raise import_error(
+                "no interaction is a model call of the Anthropic Messages, OpenAI Chat "
+                "Completions or OpenAI Responses API",
+                file=self.file,
+                line=None,
+                kind=None,
+                hint=VCR_HINT,
+            )
+        first = self.calls[0][1]
+        self.api = first.api
+        self.system = first.system
+        self.answers = [self._answer(it, req) for it, req, _ in self.calls]
+        tools: dict[str, None] = {}
+        for _, req, _ in self.calls:
+            tools.update(dict.fromkeys(req.tools))
+        called = [b for it in first.items for b in it.blocks]
+        called += [b for ans in self.answers for b in ans.blocks]
+        tools.update(dict.fromkeys(b["name"] for b in called if b.get("type") == "tool_use"))
+        self.tools = list(tools)
+        self.model = first.model
+        self.first_ts = next((it.ts for it, _, _ in self.calls if it.ts is not None), None)
+
+    def _skip(self, it: Interaction, why: str) -> None:
+        message = f"interaction {it.index}: {why}"
+        if self.strict:
+            raise import_error(message, file=self.file, line=it.line or None, kind=None)
+        self.stats.warn(it.line, "import_skipped", "invalid_line", message)
+
+    def _take(self, it: Interaction) -> None:
+        if it.problems:
+            self._skip(it, "; ".join(it.problems))
+            return
+        api = api_of(it.method, it.uri)
+        if api is None:
+            self.stats.skip("interaction that is not a model call")
+            return
+        body = _json(it.body)
+        if not isinstance(body, dict):
+            self._skip(it, "the request body is not a JSON object")
+            return
+        notes: list[Note] = []
+        req = request_of(api, body, notes)
+        if not self.calls:  # later requests repeat the history the replies already gave
+            self._notes(it, notes, "request")
+        self.calls.append((it, req, body))
+
+    def _notes(self, it: Interaction, notes: list[Note], where: str) -> None:
+        for n in notes:
+            self.stats.warn(
+                it.line, n.code, n.reason, f"interaction {it.index} {where}: {n.message}"
+            )
+
+    # ------------------------------------------------------------------ header
+    @property
+    def thread_id(self) -> str:
+        name = self.path.name
+        for ext in (".gz", ".yaml", ".yml"):
+            name = name.removesuffix(ext)
+        return name or "cassette"
+
+    @property
+    def agent(self) -> dict[str, Any]:
+        model = self.model
+        for it, _, _ in self.calls:
+            ans = it.parsed if it.parsed is not None else _json(it.text)
+            if isinstance(ans, dict) and isinstance(ans.get("model"), str) and not model:
+                model = ans["model"]
+        agent = imported_agent("vcr", model, self.tools)
+        agent["system"] = self.system
+        return agent
+
+    @property
+    def metadata(self) -> dict[str, Any]:
+        return {"source": "vcr", "session_id": self.thread_id, "api": self.api}
+
+    @property
+    def start_ref(self) -> Ref:
+        return Ref("session", self.first_ts, 1, "session")
+
+    def _answer(self, it: Interaction, req: Request) -> Answer:
+        notes: list[Note] = []
+        if it.status >= 400:
+            body = it.parsed if it.parsed is not None else _json(it.text)
+            return Answer(error=error_message(it.status, body))
+        if it.parsed is not None:
+            ans = answer_of(req.api, it.parsed, notes)
+        elif is_stream(it.text, it.headers.get("content-type", "")):
+            ans = stream_answer(req.api, it.text, notes)
+        else:
+            body = _json(it.text)
+            if body is None:
+                self._skip(it, "the response body is neither JSON nor an event stream")
+                ans = Answer(cut=True)  # nothing of the reply can be read: cut short
+            else:
+                ans = answer_of(req.api, body, notes)
+        self._notes(it, notes, "response")
+        return ans
+
+    # ------------------------------------------------------------------ pass 2
+    def items(self) -> Iterator[Turn | Extra]:
+        """Turns and extension events, in the cassette's order (:mod:`.conversation`)."""
+        conv = Conversation(self.stats)
+        prev_body: Any = None
+        prev_error = False
+        for k, (it, req, body) in enumerate(self.calls):
+            ref = Ref(f"i{it.index}", it.ts, it.line or None, "interaction")
+            yield from conv.request(req, ref, retry=prev_error and body == prev_body)
+            ans = self.answers[k]
+            if ans.error is not None:
+                nxt = self.calls[k + 1][2] if k + 1 < len(self.calls) else None
+                retried = nxt is not None and nxt == body
+                yield from conv.error(it.status, ans.error, ref, retried=retried)
+            else:
+                yield from conv.answer(req, ans, ref)
+            prev_body, prev_error = body, ans.error is not None
+        yield from conv.finish()

@@ -1,0 +1,216 @@
+"""A cassette's model calls -> turns (spec/importers.md 6.4): the conversation the requests
+carry and the replies the responses hold.
+
+* **Prefix.** The first request's messages before its last user message are the thread's
+  history: turns of their own (each real user message starts one, the replies the history
+  holds are its replies, its tool results their stubs). The last user message starts the
+  first recorded turn.
+* **Replies.** Each model-call response is one reply of the open turn (its usage, its stop
+  reason); a streamed one is reassembled first (:mod:`.sse`).
+* **Tool results come from the next request.** A cassette records no tool execution: the
+  results a later request sends (its items after its last assistant item; all of them with
+  ``previous_response_id``) answer the calls and become the stubs. A call id is scoped to
+  its response: a result pairs with the call of that id in the latest response that made
+  it, a prefixed id ``<response id>:<call id>`` with that response's call, a result with
+  only a tool name (Chat's ``function`` role) with the first call of that name not yet
+  answered, never by position.
+* **A new user message** in a later request ends the open turn and starts the next.
+* **Structured output.** A reply to a request that forces a tool (``tool_choice`` naming
+  it, or requiring a call of any tool: such a conversation can only end on a call) whose
+  call no later request answers is the answer, not an external call: the call becomes a
+  text block of its input's JSON and ``x_vcr.structured_output {name, input}``.
+* **Errors.** A provider error (a status of 400 or more, an error event in a stream) ends
+  the turn with ``provider_error`` and ``x_vcr.error {status, message}``, unless the next
+  request is the same request again (an SDK retry): then it is the extension event only.
+* **Cut short.** A stream that stops before its end ends its turn with ``interrupted`` and
+  a note.
+* A later request that holds no assistant item and no ``previous_response_id`` does not
+  continue the conversation: its last user message starts a turn, with a warning.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+from ..common import Extra, Ref, Reply, Result, Stats, Turn
+from .apis import ANY_TOOL, Answer, Item, Request
+
+PROVIDER_ERROR = "provider_error"
+
+
+class Conversation:
+    """Builds turns from the requests and answers of a cassette, in order."""
+
+    def __init__(self, stats: Stats) -> None:
+        self.stats = stats
+        self.turn: Turn | None = None
+        self.owners: dict[str, Reply] = {}  # call id -> the latest reply that made it
+        self.by_response: dict[str, Reply] = {}
+        self.started = False
+        #: replies to a request forcing a tool by name: (reply, tool name)
+        self.forced: list[tuple[Reply, str]] = []
+
+    # ------------------------------------------------------------------ requests
+    def request(self, req: Request, ref: Ref, *, retry: bool) -> Iterator[Turn | Extra]:
+        """The new items of one request (module docstring); ``retry``: the same request as
+        the one before, whose response was an error."""
+        if retry:
+            return
+        items = req.items
+        if self.started:
+            last = max((k for k, it in enumerate(items) if it.kind == "assistant"), default=-1)
+            if last < 0 and req.previous is None:
+                users = [k for k, it in enumerate(items) if it.kind == "user"]
+                self.stats.warn(
+                    ref.line or 0,
+                    "import_repaired",
+                    "not_continued",
+                    f"interaction {ref.base[1:]}: the request does not continue the "
+                    "conversation (no assistant message, no previous_response_id); "
+                    "its last user message starts a turn",
+                )
+                items = items[users[-1] :] if users else []
+            else:
+                items = items[last + 1 :]
+        self.started = True
+        for k, it in enumerate(items):
+            sub = Ref(f"{ref.base}m{k}", ref.ts, ref.line, ref.kind)
+            yield from self._item(it, sub)
+
+    def _item(self, it: Item, ref: Ref) -> Iterator[Turn | Extra]:
+        if it.kind == "user":
+            if self.turn is not None:
+                yield self._close(self.turn)
+            self.turn = Turn(it.content, ref)
+        elif it.kind == "assistant":
+            if it.blocks:
+                self._reply(Reply(list(it.blocks), ref))
+        else:
+            for call_id, name, content, is_error in it.results:
+                self._result(call_id, name, content, is_error, ref)
+
+    def _result(
+        self, call_id: str | None, name: str | None, content: Any, is_error: bool, ref: Ref
+    ) -> None:
+        owner, key = None, call_id
+        if call_id:
+            owner = self.owners.get(call_id)
+            if owner is None and ":" in call_id:
+                rid, _, cid = call_id.partition(":")
+                r = self.by_response.get(rid)
+                if r is not None and any(b["id"] == cid for b in r.tool_uses()):
+                    owner, key = r, cid
+        elif name and self.turn is not None:
+            for r in reversed(self.turn.replies):
+                free = [b for b in r.tool_uses() if b["name"] == name and b["id"] not in r.results]
+                if free:
+                    owner, key = r, free[0]["id"]
+                    break
+        if owner is None or key is None:
+            self.stats.skip("tool result without its call in the recording")
+            return
+        owner.results[key] = Result(content, is_error, ref)
+
+    # ------------------------------------------------------------------ responses
+    def _reply(self, reply: Reply, response_id: str | None = None) -> None:
+        if self.turn is None:
+            self.stats.notes.append(
+                f"line {reply.ref.line}: a reply with no user message before it starts a "
+                "turn without user input"
+            )
+            self.turn = Turn(None, reply.ref)
+        self.turn.items.append(reply)
+        for b in reply.tool_uses():
+            self.owners[b["id"]] = reply
+        if response_id:
+            self.by_response[response_id] = reply
+
+    def answer(self, req: Request, ans: Answer, ref: Ref) -> Iterator[Turn | Extra]:
+        """The reply (or error) of one response."""
+        if ans.error is not None:
+            return  # see :meth:`error`
+        blocks = ans.blocks
+        if ans.cut:
+            blocks = [
+                b for b in blocks if b.get("type") != "tool_use" or b.get("input") is not None
+            ]
+            if not blocks:  # nothing of the reply was received: the turn stops before it
+                yield from self._cut(ref)
+                return
+        reply = Reply(
+            blocks, ref, stop_reason=ans.stop_reason, usage=ans.usage, msg_id=ans.response_id
+        )
+        self._reply(reply, ans.response_id)
+        if req.forced:
+            self.forced.append((reply, req.forced))
+        if ans.cut:
+            yield from self._cut(ref)
+
+    def _cut(self, ref: Ref) -> Iterator[Turn]:
+        """The open turn ends ``interrupted`` at a response cut short, with a note."""
+        turn = self.turn
+        if turn is None:
+            return
+        why = f"the response of interaction {ref.base[1:]} stops before its end"
+        turn.failed = ("interrupted", why, ref)
+        self.stats.notes.append(
+            f"line {ref.line}: the turn is recorded as interrupted (turn_failed), "
+            f"not completed: {why}"
+        )
+        yield self._close(turn)
+        self.turn = None
+
+    def error(
+        self, status: int, message: str, ref: Ref, *, retried: bool
+    ) -> Iterator[Turn | Extra]:
+        """A provider error: kept as ``x_vcr.error``; unless ``retried``, the open turn ends
+        failed with ``provider_error``."""
+        data: dict[str, Any] = {"message": message}
+        if status:
+            data["status"] = status
+        extra = Extra("x_vcr.error", data, ref, "error")
+        turn = self.turn
+        if turn is None:
+            yield extra
+            return
+        turn.items.append(extra)
+        if retried:
+            return
+        turn.failed = (PROVIDER_ERROR, message, ref)
+        yield self._close(turn)
+        self.turn = None
+
+    # ------------------------------------------------------------------ turn end
+    def _close(self, turn: Turn) -> Turn:
+        """The turn with its unanswered forced calls made its answer (module docstring)."""
+        mine = {id(i) for i in turn.items}
+        for reply, name in self.forced:
+            if id(reply) not in mine:
+                continue
+            out: list[dict[str, Any]] = []
+            for b in reply.blocks:
+                if (
+                    b.get("type") == "tool_use"
+                    and name in (b["name"], ANY_TOOL)
+                    and b["id"] not in reply.results
+                ):
+                    text = json.dumps(b["input"], ensure_ascii=False, separators=(",", ":"))
+                    out.append({"type": "text", "text": text})
+                    at = next(k for k, i in enumerate(turn.items) if i is reply) + 1
+                    data = {"name": b["name"], "input": b["input"]}
+                    turn.items.insert(
+                        at, Extra("x_vcr.structured_output", data, reply.ref, "answer")
+                    )
+                    reply.stop_reason = "end_turn"
+                else:
+                    out.append(b)
+            reply.blocks = out
+        self.forced = [(r, n) for r, n in self.forced if id(r) not in mine]
+        return turn
+
+    def finish(self) -> Iterator[Turn]:
+        if self.turn is not None:
+            yield self._close(self.turn)
+            self.turn = None
