@@ -39,6 +39,13 @@ const ATTEMPTS = {
       if (!err) send(address, "dns");
     }),
   child: () => childProcess.spawnSync(process.execPath, ["-e", CHILD, "child"], { timeout: 5000 }),
+  // join the parent's (the host's) network namespace through a child, then connect
+  nsenter: () =>
+    childProcess.spawnSync(
+      "nsenter",
+      ["-t", String(process.ppid), "-n", process.execPath, "-e", CHILD, "nsenter"],
+      { timeout: 30000 },
+    ),
   curl: () => childProcess.spawnSync("curl", ["-s", "-m", "3", `http://${HOST}:${PORT}/curl`], { timeout: 5000 }),
 };
 

@@ -12,6 +12,7 @@ returns ``tried`` or what the attempt raised. The listener tells whether it got 
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import os
 import socket
 import subprocess
@@ -69,6 +70,26 @@ def _getaddrinfo() -> None:
         s.sendall(b"getaddrinfo")
 
 
+def _setns() -> None:
+    """Join the parent's (the harness's, the host's) network namespace, then connect: what
+    a root driver under a plain ``unshare --net`` can do (CAP_SYS_ADMIN is kept there)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    fd = os.open(f"/proc/{os.getppid()}/ns/net", os.O_RDONLY)
+    try:
+        if libc.setns(fd, 0x40000000) != 0:  # CLONE_NEWNET
+            err = ctypes.get_errno()
+            raise OSError(err, f"setns: {os.strerror(err)}")
+    finally:
+        os.close(fd)
+    _tcp(b"setns")
+
+
+def _nsenter() -> None:
+    """``nsenter -t $PPID -n`` a child that connects."""
+    cmd = ["nsenter", "-t", str(os.getppid()), "-n", sys.executable, "-c", CHILD, "nsenter"]
+    subprocess.run(cmd, check=True, timeout=30)
+
+
 ATTEMPTS: dict[str, Any] = {
     "socket": lambda: _tcp(b"socket"),
     "urllib": lambda: urllib.request.urlopen(f"http://{HOST}:{PORT}/urllib", timeout=3).read(),
@@ -81,6 +102,8 @@ ATTEMPTS: dict[str, Any] = {
     "child": lambda: subprocess.run([sys.executable, "-c", CHILD, "child"], check=True),
     "system": lambda: os.system(f'{sys.executable} -c "{CHILD}" system'),
     "thread": _thread,
+    "setns": _setns,
+    "nsenter": _nsenter,
 }
 
 

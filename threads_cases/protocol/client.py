@@ -212,16 +212,19 @@ class DriverImplementation:
 
     def _launch_failure(self) -> str | None:
         """Why the launcher could not run the command (``unshare: failed to execute CMD:
-        ERROR``, ``bwrap: execvp CMD: ERROR`` on its stderr), or None: the driver itself ran
-        and exited."""
+        ERROR``, ``setpriv: failed to execute CMD: ERROR``, ``bwrap: execvp CMD: ERROR`` on
+        its stderr, from any tool of the launcher), or None: the driver itself ran and
+        exited."""
         if not self.launcher or self._err_pump is None:
             return None
         self._err_pump.join(timeout=2)  # the launcher exited: its stderr is complete
-        tool = os.path.basename(self.launcher[0])
+        tools = {os.path.basename(self.launcher[0])}
+        tools |= {os.path.basename(a) for a in self.launcher if os.path.isabs(a)}
         for line in self.stderr_tail().splitlines():
-            for says in (f"{tool}: failed to execute ", f"{tool}: execvp "):
-                if line.startswith(says) and ": " in line[len(says) :]:
-                    return line[len(says) :].rsplit(": ", 1)[1]
+            for tool in sorted(tools):
+                for says in (f"{tool}: failed to execute ", f"{tool}: execvp "):
+                    if line.startswith(says) and ": " in line[len(says) :]:
+                        return line[len(says) :].rsplit(": ", 1)[1]
         return None
 
     @staticmethod
