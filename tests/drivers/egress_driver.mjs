@@ -15,6 +15,7 @@ const require = createRequire(import.meta.url);
 const net = require("node:net");
 const dns = require("node:dns");
 const childProcess = require("node:child_process");
+const fs = require("node:fs");
 
 const dist = path.resolve(process.env.THREADS_CASES_TS_DIST ?? path.join(import.meta.dirname, "..", "..", "ts", "dist"));
 const { AgentSpec } = await import(pathToFileURL(path.join(dist, "src", "reference", "agent.js")).href);
@@ -45,6 +46,15 @@ const ATTEMPTS = {
       "nsenter",
       ["-t", String(process.ppid), "-n", process.execPath, "-e", CHILD, "nsenter"],
       { timeout: 30000 },
+    ),
+  // the names of the driver's variables, one a line, to $PROBE_ENV_OUT (passed by pass_env)
+  env: () =>
+    fs.writeFileSync(
+      process.env.PROBE_ENV_OUT,
+      Object.keys(process.env)
+        .sort()
+        .map((k) => `${k}\n`)
+        .join(""),
     ),
   curl: () => childProcess.spawnSync("curl", ["-s", "-m", "3", `http://${HOST}:${PORT}/curl`], { timeout: 5000 }),
 };

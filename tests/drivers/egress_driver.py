@@ -24,7 +24,7 @@ from typing import Any
 from threads_cases.protocol.driver import main
 from threads_cases.reference import agent as agent_module
 
-PORT = int(os.environ["PROBE_PORT"])
+PORT = int(os.environ.get("PROBE_PORT", "0"))
 HOST = "127.0.0.1"
 CHILD = (
     f"import socket,sys; s=socket.create_connection(('127.0.0.1', {PORT}), timeout=3); "
@@ -90,6 +90,13 @@ def _nsenter() -> None:
     subprocess.run(cmd, check=True, timeout=30)
 
 
+def _env() -> None:
+    """Write the names of the driver's environment variables, one a line, to the file
+    ``$PROBE_ENV_OUT`` (which reaches the driver only through ``pass_env``)."""
+    with open(os.environ["PROBE_ENV_OUT"], "w", encoding="utf-8") as fh:
+        fh.write("".join(f"{k}\n" for k in sorted(os.environ)))
+
+
 ATTEMPTS: dict[str, Any] = {
     "socket": lambda: _tcp(b"socket"),
     "urllib": lambda: urllib.request.urlopen(f"http://{HOST}:{PORT}/urllib", timeout=3).read(),
@@ -104,6 +111,7 @@ ATTEMPTS: dict[str, Any] = {
     "thread": _thread,
     "setns": _setns,
     "nsenter": _nsenter,
+    "env": _env,
 }
 
 
