@@ -90,6 +90,47 @@ def _nsenter() -> None:
     subprocess.run(cmd, check=True, timeout=30)
 
 
+def _mp_target(payload: bytes) -> None:
+    _tcp(payload)
+
+
+def _multiprocessing(method: str) -> None:
+    """A child interpreter through ``multiprocessing`` (spawn or forkserver), which starts
+    it with ``_posixsubprocess.fork_exec``; the parent waits for it (bounded)."""
+    import multiprocessing
+
+    child = multiprocessing.get_context(method).Process(
+        target=_mp_target, args=(f"mp_{method}".encode(),)
+    )
+    child.start()
+    child.join(30)
+
+
+def _fork_execv() -> None:
+    """``os.fork`` then ``posix.execv`` in the child; the parent waits for the child, which
+    exits 1 when the exec was refused."""
+    import posix
+
+    pid = os.fork()
+    if pid == 0:  # the child: exec a program that connects, or report the refusal
+        try:
+            posix.execv(sys.executable, [sys.executable, "-c", CHILD, "fork_execv"])
+        finally:
+            os._exit(1)
+    _, status = os.waitpid(pid, 0)
+    if os.waitstatus_to_exitcode(status) != 0:
+        raise OSError("the child's execv was refused")
+
+
+def _fork_exec() -> None:
+    """``_posixsubprocess.fork_exec`` through ``multiprocessing.util.spawnv_passfds``, the
+    call multiprocessing's start methods make, without a multiprocessing process."""
+    from multiprocessing.util import spawnv_passfds
+
+    pid = spawnv_passfds(sys.executable, [sys.executable, "-c", CHILD, "fork_exec"], ())
+    os.waitpid(pid, 0)
+
+
 def _env() -> None:
     """Write the names of the driver's environment variables, one a line, to the file
     ``$PROBE_ENV_OUT`` (which reaches the driver only through ``pass_env``)."""
@@ -112,6 +153,10 @@ ATTEMPTS: dict[str, Any] = {
     "setns": _setns,
     "nsenter": _nsenter,
     "env": _env,
+    "mp_spawn": lambda: _multiprocessing("spawn"),
+    "mp_forkserver": lambda: _multiprocessing("forkserver"),
+    "fork_execv": _fork_execv,
+    "fork_exec": _fork_exec,
 }
 
 

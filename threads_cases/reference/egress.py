@@ -9,7 +9,9 @@ way out of the process this module knows of:
   ``gethostbyaddr``;
 * child processes: ``subprocess.Popen`` (so ``run``, ``call``, ``check_output``, ``os.popen``
   and asyncio subprocesses), ``os.system``, ``os.exec*`` (through ``execv``/``execve``),
-  ``os.posix_spawn`` / ``posix_spawnp``.
+  ``os.posix_spawn`` / ``posix_spawnp``, the same under ``posix.*``, and
+  ``_posixsubprocess.fork_exec`` (so ``multiprocessing``'s ``spawn`` and ``forkserver``
+  start methods, which start their interpreter through it).
 
 Each refusal raises :class:`EgressBlocked` (``egress_blocked``, stop key ``egress``) in the
 tool and is appended to the list the block yields, so a tool that swallows the error still
@@ -36,6 +38,7 @@ import contextvars
 import os
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -225,6 +228,20 @@ def _patches() -> list[tuple[Any, str, Callable[[Any], Any]]]:
     for name in ("posix_spawn", "posix_spawnp"):
         if hasattr(os, name):
             out.append((os, name, lambda r: _function(r, "the child process", _argv_of_spawn)))
+    # the same functions under the C module's own names (``posix.execv`` is ``os.execv``
+    # before the patch, not after), and the primitive multiprocessing's spawn and forkserver
+    # start methods call (``multiprocessing.util.spawnv_passfds``)
+    native = sys.modules.get(os.name)  # posix (or nt)
+    if native is not None and native is not os:
+        spawn = _argv_of_spawn
+        out += [(native, "system", lambda r: _function(r, "the child process", _first))]
+        out += [
+            (native, n, lambda r: _function(r, "the child process", spawn))
+            for n in ("execv", "execve", "posix_spawn", "posix_spawnp")
+        ]
+    fork_exec = sys.modules.get("_posixsubprocess")
+    if fork_exec is not None:
+        out.append((fork_exec, "fork_exec", lambda r: _function(r, "the child process", _first)))
     return [p for p in out if hasattr(p[0], p[1])]
 
 
