@@ -40,6 +40,7 @@ PY_PROBES = ["socket", "urllib", "asyncio", "udp", "getaddrinfo", "child", "syst
 PY_PROBES += ["setns"] + (["curl"] if HAS_CURL else []) + (["nsenter"] if HAS_NSENTER else [])
 PY_PROBES += ["mp_spawn", "mp_forkserver", "fork_execv", "fork_exec"]
 TS_PROBES = ["net", "fetch", "dns", "child"] + (["curl"] if HAS_CURL else [])
+TS_PROBES += ["empty_path", "resolver", "resolver_promises", "child_class"]
 TS_PROBES += ["nsenter"] if HAS_NSENTER else []
 #: attempts the in-process guard does not refuse (they reach the listener under guard)
 GUARD_GAPS = {"threads-py": {"thread"}, "threads-ts": set()}
@@ -239,7 +240,8 @@ def test_under_guard_in_process_attempts_are_refused_and_the_gaps_are_known(
         assert stop["stop_key"] == "egress"
         assert "was blocked during a replay" in stop["message"]
         # the target is named: the port, the host looked up, or the child's argv
-        assert any(t in stop["message"] for t in (str(listener.port), "localhost", "[")), stop
+        named = (str(listener.port), "localhost", "[", f"{how}.example")
+        assert any(t in stop["message"] for t in named), stop
 
 
 @pytest.mark.skipif(netns_command() is None, reason="no tool can create a network namespace")

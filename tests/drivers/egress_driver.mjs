@@ -47,6 +47,29 @@ const ATTEMPTS = {
       ["-t", String(process.ppid), "-n", process.execPath, "-e", CHILD, "nsenter"],
       { timeout: 30000 },
     ),
+  // net.connect with an empty path is a TCP connect to host and port
+  empty_path: () => {
+    const s = net.connect({ path: "", host: HOST, port: PORT });
+    s.on("error", () => {});
+    s.end("empty_path");
+  },
+  // a resolver of its own (the module's guarded functions are not its methods), then connect
+  resolver: () => {
+    const r = new dns.Resolver();
+    r.setServers([`${HOST}:${PORT}`]);
+    r.resolveTxt("resolver.example", () => {});
+  },
+  resolver_promises: () => {
+    const r = new dns.promises.Resolver();
+    r.setServers([`${HOST}:${PORT}`]);
+    r.resolveTxt("resolver_promises.example").catch(() => {});
+  },
+  // the class every child_process function ends in
+  child_class: () => {
+    const child = new childProcess.ChildProcess();
+    child.on("error", () => {});
+    child.spawn({ file: process.execPath, args: [process.execPath, "-e", CHILD, "child_class"], stdio: "ignore" });
+  },
   // the names of the driver's variables, one a line, to $PROBE_ENV_OUT (passed by pass_env)
   env: () =>
     fs.writeFileSync(
