@@ -134,7 +134,9 @@ TEXT_RULES: list[tuple[str, str, int]] = [
     # kinds from public rule collections (gitleaks' list, as facts: prefixes and lengths)
     (
         "discord_bot_token",
-        B + "[MNO][A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}" + E,
+        # the lookbehind after the first letter: the engine skips to an M, N or O
+        "[MNO](?<![A-Za-z0-9_][MNO])[A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}"
+        + E,
         0,
     ),
     ("atlassian_api_token", B + "ATATT3[A-Za-z0-9_=-]{186}", 0),

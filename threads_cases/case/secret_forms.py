@@ -25,8 +25,10 @@ from dataclasses import dataclass
 _SIMPLE = {'"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "n": "\n", "r": "\r", "t": "\t"}
 _HEX4 = re.compile(r"[0-9A-Fa-f]{4}")
 _PERCENT = re.compile(r"%[0-7][0-9A-Fa-f]")
-#: a run of the base64 and base64url alphabets, with its padding
-_RUN = "(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{%d,}={0,2}"
+#: a maximal run of the base64 and base64url alphabets, with its padding: scanning left to
+#: right, a match can only start where a run starts (a later start of the same run is
+#: shorter), so no lookbehind is needed, which would be tried at every position
+_RUN = "[A-Za-z0-9+/_-]{%d,}={0,2}"
 
 
 @dataclass

@@ -135,7 +135,8 @@ export function base64Runs(text: string, minLength: number): [number, number, st
   if (text.length < minLength) return [];
   let rx = runs.get(minLength);
   if (rx === undefined) {
-    rx = new RegExp(`(?<![A-Za-z0-9+/_-])[A-Za-z0-9+/_-]{${minLength},}={0,2}`, "gu");
+    // a maximal run: left to right, a match only starts where a run starts (no lookbehind)
+    rx = new RegExp(`[A-Za-z0-9+/_-]{${minLength},}={0,2}`, "gu");
     runs.set(minLength, rx);
   }
   const out: [number, number, string][] = [];
