@@ -38,7 +38,7 @@ HAS_NSENTER = shutil.which("nsenter") is not None
 IS_ROOT = os.geteuid() == 0
 PY_PROBES = ["socket", "urllib", "asyncio", "udp", "getaddrinfo", "child", "system", "thread"]
 PY_PROBES += ["setns"] + (["curl"] if HAS_CURL else []) + (["nsenter"] if HAS_NSENTER else [])
-PY_PROBES += ["mp_spawn", "mp_forkserver", "fork_execv", "fork_exec"]
+PY_PROBES += ["mp_spawn", "mp_forkserver", "fork_execv", "fork_exec", "reload"]
 TS_PROBES = ["net", "fetch", "dns", "child"] + (["curl"] if HAS_CURL else [])
 TS_PROBES += ["empty_path", "resolver", "resolver_promises", "child_class"]
 TS_PROBES += ["nsenter"] if HAS_NSENTER else []
@@ -240,7 +240,7 @@ def test_under_guard_in_process_attempts_are_refused_and_the_gaps_are_known(
         assert stop["stop_key"] == "egress"
         assert "was blocked during a replay" in stop["message"]
         # the target is named: the port, the host looked up, or the child's argv
-        named = (str(listener.port), "localhost", "[", f"{how}.example")
+        named = (str(listener.port), "localhost", "[", f"{how}.example", 'reload of "socket"')
         assert any(t in stop["message"] for t in named), stop
 
 

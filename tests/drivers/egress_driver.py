@@ -157,6 +157,7 @@ ATTEMPTS: dict[str, Any] = {
     "mp_forkserver": lambda: _multiprocessing("forkserver"),
     "fork_execv": _fork_execv,
     "fork_exec": _fork_exec,
+    "reload": lambda: (__import__("importlib").reload(socket), _tcp(b"reload")),
 }
 
 
