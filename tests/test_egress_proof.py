@@ -40,7 +40,7 @@ PY_PROBES = ["socket", "urllib", "asyncio", "udp", "getaddrinfo", "child", "syst
 PY_PROBES += ["setns"] + (["curl"] if HAS_CURL else []) + (["nsenter"] if HAS_NSENTER else [])
 PY_PROBES += ["mp_spawn", "mp_forkserver", "fork_execv", "fork_exec", "reload"]
 TS_PROBES = ["net", "fetch", "dns", "child"] + (["curl"] if HAS_CURL else [])
-TS_PROBES += ["empty_path", "resolver", "resolver_promises", "child_class"]
+TS_PROBES += ["empty_path", "resolver", "resolver_promises", "child_class", "binding"]
 TS_PROBES += ["nsenter"] if HAS_NSENTER else []
 #: attempts the in-process guard does not refuse (they reach the listener under guard)
 GUARD_GAPS = {"threads-py": {"thread"}, "threads-ts": set()}
@@ -241,6 +241,7 @@ def test_under_guard_in_process_attempts_are_refused_and_the_gaps_are_known(
         assert "was blocked during a replay" in stop["message"]
         # the target is named: the port, the host looked up, or the child's argv
         named = (str(listener.port), "localhost", "[", f"{how}.example", 'reload of "socket"')
+        named += ('network access to "<unknown>"',) if how == "binding" else ()
         assert any(t in stop["message"] for t in named), stop
 
 

@@ -64,6 +64,21 @@ const ATTEMPTS = {
     r.setServers([`${HOST}:${PORT}`]);
     r.resolveTxt("resolver_promises.example").catch(() => {});
   },
+  // a TCP handle of the internal binding, without net.Socket
+  binding: () => {
+    const { TCP, TCPConnectWrap, constants } = process.binding("tcp_wrap");
+    const { WriteWrap } = process.binding("stream_wrap");
+    const handle = new TCP(constants.SOCKET);
+    const req = new TCPConnectWrap();
+    req.oncomplete = (status) => {
+      if (status !== 0) return handle.close();
+      const write = new WriteWrap();
+      write.handle = handle;
+      write.oncomplete = () => handle.close();
+      handle.writeUtf8String(write, "binding");
+    };
+    handle.connect(req, HOST, PORT);
+  },
   // the class every child_process function ends in
   child_class: () => {
     const child = new childProcess.ChildProcess();

@@ -69,6 +69,18 @@ function describeTarget(args: unknown[]): { target: string; local: boolean } {
 
 let egressDepth = 0;
 
+/** The internal bindings `process.binding` refuses during a replay, and what each is. */
+const BINDINGS: Readonly<Record<string, string>> = {
+  tcp_wrap: "network access to",
+  udp_wrap: "network access to",
+  pipe_wrap: "network access to",
+  tls_wrap: "network access to",
+  stream_wrap: "network access to",
+  cares_wrap: "the name lookup of",
+  process_wrap: "the child process",
+  spawn_sync: "the child process",
+};
+
 /** Every query method of a DNS resolver (node:dns, its Resolver classes, dns.promises). */
 const RESOLVER_METHODS = [
   "resolve",
@@ -190,6 +202,15 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
   mutable(http)["get"] = refuseRequest;
   mutable(https)["request"] = refuseRequest;
   mutable(https)["get"] = refuseRequest;
+  // the internal bindings everything above is built on, reachable through the deprecated
+  // process.binding(): a TCP handle from "tcp_wrap" connects without net.Socket
+  const proc = process as unknown as { binding: (name: string) => unknown };
+  const savedBinding = proc.binding;
+  proc.binding = function binding(name: string): unknown {
+    const what = BINDINGS[name];
+    if (what !== undefined) throw refuse(quote("<unknown>"), what);
+    return savedBinding.call(process, name);
+  };
   globalThis.fetch = ((input: unknown): never => {
     const url = typeof input === "string" || input instanceof URL ? String(input) : String((input as { url?: unknown })?.url ?? input);
     throw refuse(urlTarget(url));
@@ -211,6 +232,7 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
       mutable(https)["request"] = saved.httpsRequest;
       mutable(https)["get"] = saved.httpsGet;
       globalThis.fetch = saved.fetch;
+      proc.binding = savedBinding;
       for (const [mod, name, original] of savedModules) mod[name] = original;
       syncBuiltinESMExports();
     },
