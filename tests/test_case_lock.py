@@ -4,6 +4,7 @@ files here are written by hand, exactly as the TypeScript writer writes them."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import socket
@@ -17,7 +18,8 @@ from threads_cases.case import writer
 from threads_cases.case.writer import write_case_dir
 from threads_cases.core.errors import CaseError
 
-FILES = {"case.json": b"{}\n", "artifacts/a": b"bytes\n"}
+BLOB = b"bytes\n"
+FILES = {"case.json": b"{}\n", "artifacts/" + hashlib.sha256(BLOB).hexdigest(): BLOB}
 
 
 def hold(d: Path, pid: int, token: str = "t") -> Path:

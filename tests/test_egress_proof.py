@@ -10,6 +10,7 @@ on the replay's behalf, so the Python guard does not see it.
 
 from __future__ import annotations
 
+import os
 import shutil
 import socket
 import sys
@@ -33,11 +34,21 @@ from threads_cases.reference.thread import Thread
 
 DRIVERS = Path(__file__).parent / "drivers"
 HAS_CURL = shutil.which("curl") is not None
+HAS_NSENTER = shutil.which("nsenter") is not None
+IS_ROOT = os.geteuid() == 0
 PY_PROBES = ["socket", "urllib", "asyncio", "udp", "getaddrinfo", "child", "system", "thread"]
-PY_PROBES += ["curl"] if HAS_CURL else []
+PY_PROBES += ["setns"] + (["curl"] if HAS_CURL else []) + (["nsenter"] if HAS_NSENTER else [])
+PY_PROBES += ["mp_spawn", "mp_forkserver", "fork_execv", "fork_exec", "reload"]
 TS_PROBES = ["net", "fetch", "dns", "child"] + (["curl"] if HAS_CURL else [])
+TS_PROBES += ["empty_path", "resolver", "resolver_promises", "child_class", "binding"]
+TS_PROBES += ["nsenter"] if HAS_NSENTER else []
 #: attempts the in-process guard does not refuse (they reach the listener under guard)
 GUARD_GAPS = {"threads-py": {"thread"}, "threads-ts": set()}
+#: joining the parent's namespace takes CAP_SYS_ADMIN over it: root outside a namespace only
+NEEDS_ROOT = {"setns", "nsenter"}
+#: refused in a forked child, which the replay's process does not see: nothing arrives, the
+#: tool sees the child fail, and the replay goes on (spec/replay.md 9.1)
+IN_FORKED_CHILD = {"fork_execv"}
 
 
 class Listener:
@@ -140,7 +151,7 @@ def probe_cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _driver(name: str, mode: str, port: int) -> DriverImplementation:
+def _driver(name: str, mode: str, port: int, guard: str | None = None) -> DriverImplementation:
     if name == "threads-py":
         command, dialect = [sys.executable, str(DRIVERS / "egress_driver.py")], "threads-py"
     else:
@@ -153,13 +164,16 @@ def _driver(name: str, mode: str, port: int) -> DriverImplementation:
         wrap_command(command, mode),
         dialect=dialect,
         timeout=60,
-        env={"PROBE_PORT": str(port), "THREADS_CASES_ISOLATION": mode},
+        env={"PROBE_PORT": str(port), "THREADS_CASES_ISOLATION": guard or mode},
     )
 
 
-def _replay_all(name: str, mode: str, listener: Listener, cases: Path) -> dict[str, dict[str, Any]]:
-    """Replay every probe case of ``name`` under ``mode``; ``how -> {stop, result}``."""
-    impl = _driver(name, mode, listener.port)
+def _replay_all(
+    name: str, mode: str, listener: Listener, cases: Path, guard: str | None = None
+) -> dict[str, dict[str, Any]]:
+    """Replay every probe case of ``name`` under ``mode`` (the driver's guard set by
+    ``guard``, else by ``mode``); ``how -> {stop, result}``."""
+    impl = _driver(name, mode, listener.port, guard)
     out: dict[str, dict[str, Any]] = {}
     try:
         for how in PY_PROBES if name == "threads-py" else TS_PROBES:
@@ -180,7 +194,8 @@ def test_under_none_every_probe_reaches_the_listener(
     """The control: the probes do work, so the refusals above are the isolation's doing."""
     listener.got.clear()
     outcome = _replay_all(name, "none", listener, probe_cases)
-    missed = [how for how in outcome if not listener.arrives(how)]
+    tried = [how for how in outcome if IS_ROOT or how not in NEEDS_ROOT]
+    missed = [how for how in tried if not listener.arrives(how)]
     assert missed == [], (missed, outcome, listener.got)
     assert all(o["stop"] is None for o in outcome.values()), outcome
 
@@ -195,7 +210,7 @@ def test_under_netns_nothing_reaches_the_listener(
     reached = [how for how in outcome if listener.reached(how)]
     assert reached == [], (reached, outcome)
     for how, o in outcome.items():
-        if how in GUARD_GAPS[name]:
+        if how in GUARD_GAPS[name] or how in {"setns"} | IN_FORKED_CHILD:
             # the guard does not see it; the kernel refuses it (no stop, the tool saw an error)
             assert o["stop"] is None and "raised" in str(o["result"]), (how, o)
         else:
@@ -212,10 +227,36 @@ def test_under_guard_in_process_attempts_are_refused_and_the_gaps_are_known(
         if how in GUARD_GAPS[name]:
             assert o["stop"] is None and listener.arrives(how), (how, o, listener.got)
             continue
+        if how == "setns" and not IS_ROOT:  # refused by the kernel before any connect
+            assert o["stop"] is None and "raised PermissionError" in o["result"], o
+            continue
+        if how in IN_FORKED_CHILD:  # refused in the child: nothing arrives, no stop here
+            assert o["stop"] is None and "refused" in o["result"], o
+            assert not listener.reached(how), (how, listener.got)
+            continue
         assert not listener.reached(how), (how, listener.got)
         stop = o["stop"]
         assert stop is not None and stop["code"] == "egress_blocked", (how, o)
         assert stop["stop_key"] == "egress"
         assert "was blocked during a replay" in stop["message"]
         # the target is named: the port, the host looked up, or the child's argv
-        assert any(t in stop["message"] for t in (str(listener.port), "localhost", "[")), stop
+        named = (str(listener.port), "localhost", "[", f"{how}.example", 'reload of "socket"')
+        named += ('network access to "<unknown>"',) if how == "binding" else ()
+        assert any(t in stop["message"] for t in named), stop
+
+
+@pytest.mark.skipif(netns_command() is None, reason="no tool can create a network namespace")
+@pytest.mark.parametrize("name", ["threads-py", "threads-ts"])
+def test_under_netns_with_the_guard_off_the_kernel_alone_holds_even_as_root(
+    name: str, listener: Listener, probe_cases: Path
+) -> None:
+    """The seal without the guard (replay.md 9.1): every probe runs unrefused inside the
+    namespace, ``setns`` into the harness's network namespace and ``nsenter -t $PPID -n``
+    included (CI runs as root), and still nothing arrives."""
+    listener.got.clear()
+    outcome = _replay_all(name, "netns", listener, probe_cases, guard="none")
+    assert all(o["stop"] is None for o in outcome.values()), outcome
+    if "setns" in outcome:
+        assert "raised PermissionError" in outcome["setns"]["result"], outcome["setns"]
+    reached = [how for how in outcome if listener.reached(how)]
+    assert reached == [], (reached, outcome, listener.got)

@@ -97,3 +97,36 @@ def test_outside_a_repository_init_still_skips_the_git_step(tmp_path: Path) -> N
     p = cli("init", cwd=tmp_path, env={"GIT_CEILING_DIRECTORIES": str(tmp_path.parent)})
     assert p.returncode == 0, p.stdout + p.stderr
     assert "skipped  git config diff.threads-cases.command: not a git work tree" in p.stdout
+
+
+@pytest.mark.parametrize("which", [".gitattributes", ".gitignore"])
+@pytest.mark.parametrize("kind", ["symlink", "dangling-symlink", "fifo", "folder"])
+def test_init_refuses_to_write_through_a_link_or_into_a_special_file(
+    tmp_path: Path, which: str, kind: str
+) -> None:
+    """One line, exit 1, nothing written anywhere: not through a link to a file outside the
+    repository, and never blocked on a FIFO (the CLI helper fails a command that hangs)."""
+    import os
+
+    repo, outside = tmp_path / "repo", tmp_path / "outside.txt"
+    repo.mkdir()
+    outside.write_text("keep\n")
+    target = repo / which
+    if kind == "symlink":
+        target.symlink_to(outside)
+    elif kind == "dangling-symlink":
+        target.symlink_to(tmp_path / "nowhere")
+    elif kind == "fifo":
+        os.mkfifo(target)
+    else:
+        target.mkdir()
+    p = cli("init", cwd=repo, env={"GIT_CEILING_DIRECTORIES": str(tmp_path)})
+    assert p.returncode == 1, p.stdout + p.stderr
+    lines = p.stderr.strip().splitlines()  # the error's line and its hint, nothing more
+    assert len(lines) == 2 and lines[0].startswith(f"error[io_error]: {which}: it is "), p.stderr
+    assert lines[0].endswith(": init writes only to a regular file"), lines[0]
+    assert lines[1].strip().startswith(f"hint: replace {which} with a regular file"), lines[1]
+    assert p.stdout == ""
+    assert outside.read_text() == "keep\n" and not (tmp_path / "nowhere").exists()
+    other = ".gitignore" if which == ".gitattributes" else ".gitattributes"
+    assert not (repo / other).exists()  # both are checked before anything is written

@@ -4,6 +4,7 @@ labels, the report header and the `run --isolation` option, run as real subproce
 from __future__ import annotations
 
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -154,3 +155,62 @@ def test_a_configured_driver_that_is_missing_is_unavailable_under_every_isolatio
         "error[driver_unavailable]: my-impl could not start (2 case(s)): cannot start my-impl "
         f"({tmp_path / 'my-driver'}): No such file or directory; its command must be" in p.stdout
     ), p.stdout
+
+
+ESCAPES = r"""
+import ctypes, json, os, subprocess
+out = {}
+libc = ctypes.CDLL(None, use_errno=True)
+try:
+    fd = os.open(f"/proc/{os.getppid()}/ns/net", os.O_RDONLY)
+    out["setns"] = libc.setns(fd, 0x40000000) == 0
+except OSError:
+    out["setns"] = False
+def ok(*argv):
+    return subprocess.run(argv, capture_output=True, timeout=30).returncode == 0
+out["nsenter"] = ok("nsenter", "-t", str(os.getppid()), "-n", "true")
+out["unshare --net"] = ok("unshare", "--net", "true")
+out["unshare --user"] = ok("unshare", "--user", "--map-root-user", "true")
+try:
+    with open("/proc/sys/user/max_user_namespaces", "w") as fh:
+        fh.write("10")
+    out["raise the limit"] = True
+except OSError:
+    out["raise the limit"] = False
+print(json.dumps(out))
+"""
+
+
+def _escapes(prefix: tuple[str, ...] | list[str]) -> dict[str, bool]:
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [*prefix, sys.executable, "-c", ESCAPES], capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    out: dict[str, bool] = json.loads(done.stdout)
+    return out
+
+
+@pytest.mark.skipif(
+    netns_command() is None or not shutil.which("nsenter"), reason="no namespace tool here"
+)
+def test_nothing_inside_netns_can_leave_or_make_a_namespace_even_as_root() -> None:
+    """replay.md 9.1: under the launcher `netns` uses, `setns` into the parent's network
+    namespace, `nsenter -t $PPID -n`, `unshare` (network or user) and raising the user
+    namespace limit all fail, whoever runs the harness (CI: root)."""
+    assert _escapes(netns_command() or ()) == dict.fromkeys(
+        ["setns", "nsenter", "unshare --net", "unshare --user", "raise the limit"], False
+    )
+
+
+@pytest.mark.skipif(
+    os.geteuid() != 0 or not shutil.which("nsenter") or not shutil.which("unshare"),
+    reason="the control needs root, nsenter and unshare",
+)
+def test_the_control_a_plain_network_namespace_can_be_left_by_root() -> None:
+    """Why `netns` is not a plain `unshare --net`: root keeps CAP_SYS_ADMIN there and joins
+    the host's namespace again (so the escape probes above do detect a leak)."""
+    got = _escapes([shutil.which("unshare") or "unshare", "--net", "--"])
+    assert got["setns"] and got["nsenter"] and got["unshare --net"], got

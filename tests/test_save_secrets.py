@@ -248,3 +248,53 @@ def test_the_cli_redacts_utf16_and_paired_secrets_on_real_files(tmp_path: Path) 
     run = _cli("run", "cases/b", "--impl", "threads-py", "--format", "json", cwd=tmp_path)
     assert run.returncode == 0, run.stdout
     assert '"verdict":"drifted"' in run.stdout.replace(" ", "")
+
+
+# a service-account file as it sits on disk: the private key's newlines are backslash-n
+KEY_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + "q1W2e3R4t5Y6" * 6
+SERVICE_ACCOUNT = (
+    '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n'
+    + KEY_BODY[:64]
+    + "\\n"
+    + KEY_BODY[64:]
+    + '\\n-----END PRIVATE KEY-----\\n", "client_email": "x@demo.example"}'
+)
+
+
+@pytest.mark.parametrize("encoding", ["utf-8", "latin-1", "utf-16-le"])
+def test_redact_removes_a_backslash_n_private_key_whole_everywhere(
+    tmp_path: Path, encoding: str
+) -> None:
+    """spec/case-format.md 10.2: the key body never survives its header, in a message, an
+    object key, a model reply and an artifact in each common encoding."""
+    data = ("caf\u00e9 " if encoding == "latin-1" else "") + SERVICE_ACCOUNT
+    t = Thread.create(
+        agent=AgentSpec("a", "m", "s", tools=tuple(BUILTIN_TOOLS.values())),
+        sandbox=FakeSandbox({"sa.json": data.encode(encoding)}),
+        thread_id="sa",
+        clock=Clock(1_795_982_400_000),
+    )
+    at = t.events[-1]["event_id"]
+    t.run_turn(
+        f"here it is: {SERVICE_ACCOUNT}",
+        ScriptedModel(
+            [
+                tool_reply(
+                    ("t1", "read_file", {"path": "sa.json"}), ("t2", "x", {SERVICE_ACCOUNT: 1})
+                ),
+                text_reply(f"got {SERVICE_ACCOUNT}"),
+            ]
+        ),
+    )
+    refused = t.save_case("c", at=at, dir=tmp_path)
+    assert refused.error is not None and refused.error.code == "secret_detected"
+    assert KEY_BODY[:20] not in refused.error.message
+    r = t.save_case("c", at=at, dir=tmp_path, secrets="redact")
+    assert r.ok, r.error
+    case = tmp_path / "c"
+    for piece in (KEY_BODY[:64], KEY_BODY[64:], KEY_BODY[10:30]):
+        assert not _on_disk(case, piece), piece
+        assert not any(
+            piece.encode("utf-16-le") in p.read_bytes() for p in case.rglob("*") if p.is_file()
+        )
+    assert scan_files(read_case_files(case)) == []

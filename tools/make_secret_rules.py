@@ -117,7 +117,7 @@ TEXT_RULES: list[tuple[str, str, int]] = [
     ),
     (
         "url_credentials",
-        "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^ \\t\\r\\n/:@\"'<>\\\\]+:"
+        "(?<![A-Za-z0-9+.-])[A-Za-z][A-Za-z0-9+.-]*://[^ \\t\\r\\n/:@\"'<>\\\\]*:"
         "([^ \\t\\r\\n/@\"'<>\\\\]{3,})@",
         1,
     ),
@@ -131,6 +131,68 @@ TEXT_RULES: list[tuple[str, str, int]] = [
     ("square_token", B + "sq0(?:atp|csp)-[A-Za-z0-9_-]{22,43}", 0),
     ("linear_api_key", B + "lin_api_[A-Za-z0-9]{40}", 0),
     ("age_secret_key", "AGE-SECRET-KEY-1[QPZRY9X8GF2TVDW0S3JN54KHCE6MUA7L]{58}", 0),
+    # kinds from public rule collections (gitleaks' list, as facts: prefixes and lengths)
+    (
+        "discord_bot_token",
+        # the lookbehind after the first letter: the engine skips to an M, N or O
+        "[MNO](?<![A-Za-z0-9_][MNO])[A-Za-z0-9]{23,25}\\.[A-Za-z0-9_-]{6}\\.[A-Za-z0-9_-]{27,38}"
+        + E,
+        0,
+    ),
+    ("atlassian_api_token", B + "ATATT3[A-Za-z0-9_=-]{186}", 0),
+    (
+        "heroku_api_key",
+        ci("heroku")
+        + "[A-Za-z0-9_ .-]{0,20}"
+        + SEP
+        + "([0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12})",
+        1,
+    ),
+    ("heroku_platform_key", B + "HRKU-AA[0-9A-Za-z_-]{58}", 0),
+    (
+        "docker_config_auth",
+        '"auth"[ \\t]*:[ \\t]*"([A-Za-z0-9+/]{8,}={0,2})"',
+        1,
+    ),
+    (
+        "npmrc_auth",
+        "(?<![A-Za-z0-9])_(?:authToken|auth|password)[ \\t]*=[ \\t]*([^ \\t\\r\\n\"']{4,256})",
+        1,
+    ),
+    ("alibaba_access_key_id", B + "LTAI[A-Za-z0-9]{20}" + E, 0),
+    ("clojars_api_token", B + "CLOJARS_[A-Za-z0-9]{60}" + E, 0),
+    ("doppler_api_token", B + "dp\\.pt\\.[A-Za-z0-9]{43}", 0),
+    ("duffel_api_token", B + "duffel_(?:test|live)_[A-Za-z0-9_=-]{43}", 0),
+    ("dynatrace_api_token", B + "dt0c01\\.[A-Za-z0-9]{24}\\.[A-Za-z0-9]{64}", 0),
+    ("easypost_api_token", B + "EZAK[A-Za-z0-9]{54}", 0),
+    ("flutterwave_secret_key", B + "FLWSECK(?:_TEST)?-[a-hA-H0-9]{32}-X", 0),
+    ("grafana_cloud_api_token", B + "glc_[A-Za-z0-9+/]{32,400}={0,2}", 0),
+    ("grafana_service_account_token", B + "glsa_[A-Za-z0-9]{32}_[A-Fa-f0-9]{8}", 0),
+    ("terraform_cloud_token", B + "[A-Za-z0-9]{14}\\.atlasv1\\.[A-Za-z0-9_=-]{60,70}", 0),
+    ("vault_token", B + "hv[sb]\\.[A-Za-z0-9_-]{90,}", 0),
+    ("new_relic_api_key", B + "NRAK-[A-Z0-9]{27}" + E, 0),
+    ("planetscale_token", B + "pscale_(?:pw|tkn|oauth)_[A-Za-z0-9=._-]{32,64}", 0),
+    ("postman_api_token", B + "PMAK-[a-fA-F0-9]{24}-[a-fA-F0-9]{34}", 0),
+    ("pulumi_access_token", B + "pul-[a-f0-9]{40}" + E, 0),
+    ("rubygems_api_token", B + "rubygems_[a-f0-9]{48}" + E, 0),
+    ("sentry_token", B + "sntry[su]_[A-Za-z0-9+/=_]{40,}", 0),
+    ("shippo_api_token", B + "shippo_(?:live|test)_[a-fA-F0-9]{40}", 0),
+    ("slack_app_token", B + "xapp-[0-9]-[A-Z0-9]+-[0-9]+-[a-z0-9]+", 0),
+    ("stripe_webhook_secret", B + "whsec_[A-Za-z0-9]{32,}", 0),
+    ("groq_api_key", B + "gsk_[A-Za-z0-9]{52}" + E, 0),
+    ("perplexity_api_key", B + "pplx-[A-Za-z0-9]{48}" + E, 0),
+    (
+        "azure_ad_client_secret",
+        "(?<![A-Za-z0-9_~.-])[A-Za-z0-9_~.]{3}[0-9]Q~[A-Za-z0-9_~.-]{31,34}(?![A-Za-z0-9_~.-])",
+        0,
+    ),
+    (
+        "gitlab_other_token",
+        B + "gl(?:ptt|dt|rt|cbt|imt|oas|ft|soat)-[A-Za-z0-9_-]{20,}",
+        0,
+    ),
+    ("jfrog_api_key", B + "AKCp[A-Za-z0-9]{69}" + E, 0),
+    ("langsmith_api_key", B + "lsv2_(?:pt|sk)_[a-f0-9]{32}_[a-f0-9]{10}" + E, 0),
     (
         "connection_string_password",
         "(?<=[;\"' \\t\\r\\n])" + ci("password") + "=([^;\"'\\r\\n]{4,256})(?=;)",
@@ -186,6 +248,47 @@ KEYWORDS: dict[str, list[str]] = {
     "square_token": ["sq0"],
     "linear_api_key": ["lin_api_"],
     "age_secret_key": ["age-secret-key-1"],
+    "discord_bot_token": ["."],
+    "atlassian_api_token": ["atatt3"],
+    "heroku_api_key": ["heroku"],
+    "heroku_platform_key": ["hrku-aa"],
+    "docker_config_auth": ['"auth"'],
+    "npmrc_auth": ["_auth", "_password"],
+    "alibaba_access_key_id": ["ltai"],
+    "clojars_api_token": ["clojars_"],
+    "doppler_api_token": ["dp.pt."],
+    "duffel_api_token": ["duffel_"],
+    "dynatrace_api_token": ["dt0c01."],
+    "easypost_api_token": ["ezak"],
+    "flutterwave_secret_key": ["flwseck"],
+    "grafana_cloud_api_token": ["glc_"],
+    "grafana_service_account_token": ["glsa_"],
+    "terraform_cloud_token": [".atlasv1."],
+    "vault_token": ["hvs.", "hvb."],
+    "new_relic_api_key": ["nrak-"],
+    "planetscale_token": ["pscale_"],
+    "postman_api_token": ["pmak-"],
+    "pulumi_access_token": ["pul-"],
+    "rubygems_api_token": ["rubygems_"],
+    "sentry_token": ["sntry"],
+    "shippo_api_token": ["shippo_"],
+    "slack_app_token": ["xapp-"],
+    "stripe_webhook_secret": ["whsec_"],
+    "groq_api_key": ["gsk_"],
+    "perplexity_api_key": ["pplx-"],
+    "azure_ad_client_secret": ["q~"],
+    "gitlab_other_token": [
+        "glptt-",
+        "gldt-",
+        "glrt-",
+        "glcbt-",
+        "glimt-",
+        "gloas-",
+        "glft-",
+        "glsoat-",
+    ],
+    "jfrog_api_key": ["akcp"],
+    "langsmith_api_key": ["lsv2_"],
     "connection_string_password": ["password="],
     "password": ["password", "passwd", "passphrase"],
     "secret": ["secret", "api", "access", "private"],
@@ -195,7 +298,11 @@ KEYWORDS: dict[str, list[str]] = {
 
 # an object key (the whole key) whose string value is a secret
 FIELD_PREFIX = "[A-Za-z0-9_.-]*"
+#: field rules whose value must also match a pattern (as a whole): a Docker config.json
+#: "auth" is base64 of user:password, where an "auth" key elsewhere often names a method
+VALUE_PATTERNS = {"docker_config_auth": "[A-Za-z0-9+/]{8,}={0,2}"}
 FIELD_RULES: list[tuple[str, str, int]] = [
+    ("docker_config_auth", "auth", 8),
     (
         "password",
         FIELD_PREFIX
@@ -249,7 +356,14 @@ def main() -> None:
         "text_rules": [
             {"kind": k, "pattern": p, "group": g, "keywords": KEYWORDS[k]} for k, p, g in TEXT_RULES
         ],
-        "field_rules": [{"kind": k, "key_pattern": p, "min_length": n} for k, p, n in FIELD_RULES],
+        "field_rules": [
+            {"kind": k, "key_pattern": p, "min_length": n}
+            | ({"value_pattern": VALUE_PATTERNS[k]} if k in VALUE_PATTERNS else {})
+            for k, p, n in FIELD_RULES
+        ],
+        # decoded forms (case-format.md 10.2): base64 runs this long or longer are decoded;
+        # a decoded form is decoded again, up to this many times
+        "decoding": {"base64_min_length": 20, "max_depth": 3},
         "pair_rules": [{"when": w, "kind": k, "pattern": p} for w, k, p in PAIR_RULES],
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)

@@ -9,13 +9,18 @@ the diff of the written files: they are the specification. Run
 from __future__ import annotations
 
 import base64
+import json
 import shutil
 import sys
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "tests"))
+
+from secret_samples import SAMPLES  # noqa: E402
 
 from threads_cases.case.secrets import (  # noqa: E402
     find_in_value,
@@ -231,6 +236,93 @@ VALUES: list[tuple[str, str, Any]] = [
     ),
 ]
 
+# a cloud service-account file as it sits on disk: the key body's newlines are backslash-n
+KEY_BODY = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + "q1W2e3R4t5Y6" * 6
+SERVICE_ACCOUNT = (
+    '{"type": "service_account", "project_id": "demo", "private_key_id": "0a1b", '
+    '"private_key": "-----BEGIN PRIVATE KEY-----\\n'
+    + "\\n".join([KEY_BODY[:64], KEY_BODY[64:]])
+    + '\\n-----END PRIVATE KEY-----\\n", "client_email": "x@demo.example"}'
+)
+DECODED_TEXTS: list[tuple[str, str, str]] = [
+    (
+        "service-account-key-in-text",
+        "a private key whose newlines are backslash-n (a service-account file pasted in a "
+        "message) is one secret, header to footer: its body never survives its header",
+        "here is the file: " + SERVICE_ACCOUNT,
+    ),
+    (
+        "service-account-key-double-escaped",
+        "the same file held as a JSON string inside JSON text (escaped twice) is one secret",
+        json.dumps({"result": SERVICE_ACCOUNT})[1:-1],
+    ),
+    (
+        "private-key-base64",
+        "a private key wrapped in base64 (a Kubernetes secret's data) is found; the whole run "
+        "is the secret",
+        "tls.key: "
+        + base64.b64encode(
+            (
+                "-----BEGIN EC PRIVATE KEY-----\n" + KEY_BODY + "\n-----END EC PRIVATE KEY-----\n"
+            ).encode()
+        ).decode(),
+    ),
+    (
+        "url-encoded-password",
+        "a password in a URL-encoded form body is found through its decoded form",
+        "grant_type=password&username=ann&password%3D%22hunter2hunter2%22&scope=all",
+    ),
+    (
+        "redis-url-without-user",
+        "a URL with a password and no user (redis://:password@host) hides the password",
+        "REDIS_URL is redis://:s3cretRedisPass@cache.internal:6379/0",
+    ),
+    (
+        "docker-config-json-text",
+        "a Docker config.json auth field, read as text, is a secret",
+        '{"auths": {"registry.example": {"auth": "dXNlcjpodW50ZXIyaHVudGVyMg=="}}}',
+    ),
+    (
+        "npmrc-auth-token",
+        "an .npmrc _authToken line is a secret whatever the token looks like",
+        "registry=https://npm.example/\n//npm.example/:_authToken=0a1b2c3d-4e5f-6a7b\n",
+    ),
+    (
+        "base64-of-ordinary-text",
+        "a base64 run that decodes to text without a credential is not a finding",
+        "data: " + base64.b64encode(b"hello world, nothing secret in here at all").decode(),
+    ),
+    (
+        "base64-of-binary",
+        "a base64 run that does not decode to UTF-8 text is not read as text",
+        "blob: " + base64.b64encode(bytes(range(200, 256))).decode(),
+    ),
+    (
+        "lone-surrogate-escape",
+        "a lone surrogate escape stays as written; the rest of the text is still decoded",
+        '\\ud800 then token=\\"abcdefgh12\\" and more',
+    ),
+]
+DECODED_VALUES: list[tuple[str, str, Any]] = [
+    (
+        "service-account-key-as-key",
+        "a backslash-n private key used as an object key: the whole key is the secret, and "
+        "the pointer shows it whole as its placeholder",
+        {SERVICE_ACCOUNT: {"a": 1}},
+    ),
+    (
+        "key-segment-redacted-whole",
+        "a key holding a secret is written whole as its placeholder in a pointer, also its "
+        "unmatched rest",
+        {"note ghp_" + "a" * 36 + " and the rest": {"inner": 'token="abcdefgh12"'}},
+    ),
+    (
+        "docker-config-json-value",
+        "the auth field of a Docker config.json is a secret (base64 of user:password)",
+        {"auths": {"registry.example": {"auth": "dXNlcjpodW50ZXIy"}}, "auth": "oauth"},
+    ),
+]
+
 BYTES: list[tuple[str, str, bytes]] = [
     (
         "bytes-utf16le",
@@ -265,50 +357,124 @@ BYTES: list[tuple[str, str, bytes]] = [
 ]
 
 
+DECODED_BYTES: list[tuple[str, str, bytes]] = [
+    (
+        "service-account-key-utf8",
+        "a service-account file as a UTF-8 artifact: the key is redacted whole",
+        SERVICE_ACCOUNT.encode(),
+    ),
+    (
+        "service-account-key-latin1",
+        "a service-account file in a Latin-1 artifact: the key is redacted whole",
+        b"caf\xe9 " + SERVICE_ACCOUNT.encode(),
+    ),
+    (
+        "service-account-key-utf16le",
+        "a service-account file as a UTF-16LE artifact: the key is redacted whole",
+        SERVICE_ACCOUNT.encode("utf-16-le"),
+    ),
+]
+
+
+def _escaped(sample: str) -> str:
+    """``sample`` as a JSON string's content, with ``/`` and ``-`` escaped too (``\\/``,
+    ``\\u002d``: valid JSON escapes some writers use)."""
+    return json.dumps(sample)[1:-1].replace("/", "\\/").replace("-", "\\u002d")
+
+
+def _b64(sample: str, url: bool = False) -> str:
+    if url:
+        return base64.urlsafe_b64encode(sample.encode()).decode().rstrip("=")
+    return base64.b64encode(sample.encode()).decode()
+
+
+def placements(kind: str, sample: str) -> list[tuple[str, str, str, Any]]:
+    """The sample of ``kind`` in every placement: ``(slug, description, form, input)``
+    with form ``text``, ``value`` or ``bytes``."""
+    lines = [
+        f"plain: {sample}",
+        f"json: {_escaped(sample)}",
+        f"base64: {_b64(sample)}",
+        f"base64url: {_b64(sample, url=True)}",
+        f"url: {quote(sample, safe='')}",
+    ]
+    value = {
+        "content": [{"type": "text", "text": f"see {sample}"}],
+        "tool_result": json.dumps({"config": sample}),
+        sample: {"a": 1},
+    }
+    slug = kind.replace("_", "-")
+    return [
+        (
+            f"{slug}-in-text",
+            f"{kind} as written, JSON-escaped, in base64, base64url and URL-encoded",
+            "text",
+            "\n".join(lines),
+        ),
+        (
+            f"{slug}-in-value",
+            f"{kind} in a message, in a JSON document held as a string, and as an object key",
+            "value",
+            value,
+        ),
+        (
+            f"{slug}-in-utf16",
+            f"{kind} as written and JSON-escaped in a UTF-16LE artifact",
+            "bytes",
+            ("\ufeff" + "\n".join(lines[:2])).encode("utf-16-le"),
+        ),
+        (
+            f"{slug}-in-latin1",
+            f"{kind} as written and in base64 in a Latin-1 artifact",
+            "bytes",
+            b"caf\xe9\n" + "\n".join([lines[0], lines[2]]).encode(),
+        ),
+    ]
+
+
+def _doc(form: str, desc: str, given: Any) -> dict[str, Any]:
+    """One test file: the input with the Python implementation's findings and redaction."""
+    if form == "text":
+        return {
+            "description": desc,
+            "text": given,
+            "findings": kinds_in(given),
+            "redacted": redact_text(given),
+        }
+    if form == "value":
+        return {
+            "description": desc,
+            "value": given,
+            "findings": [{"kind": k, "pointer": p} for k, p in find_in_value(given)],
+            "redacted": redact_value(given),
+        }
+    return {
+        "description": desc,
+        "bytes_base64": base64.b64encode(given).decode(),
+        "findings": [{"kind": k, "view": v} for v, k in scan_bytes(given)],
+        "redacted_base64": base64.b64encode(redact_bytes(given)).decode(),
+    }
+
+
 def main() -> None:
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
-    n = 0
-
-    def write(slug: str, doc: dict[str, Any]) -> None:
-        nonlocal n
-        n += 1
-        (OUT / f"{n:03d}-{slug}.json").write_bytes(canonical_document(doc))
-
-    for slug, desc, text in TEXTS:
-        write(
-            slug,
-            {
-                "description": desc,
-                "text": text,
-                "findings": kinds_in(text),
-                "redacted": redact_text(text),
-            },
-        )
-    for slug, desc, value in VALUES:
-        found = [{"kind": k, "pointer": p} for k, p in find_in_value(value)]
-        write(
-            slug,
-            {
-                "description": desc,
-                "value": value,
-                "findings": found,
-                "redacted": redact_value(value),
-            },
-        )
-    for slug, desc, data in BYTES:
-        found = [{"kind": k, "view": v} for v, k in scan_bytes(data)]
-        write(
-            slug,
-            {
-                "description": desc,
-                "bytes_base64": base64.b64encode(data).decode(),
-                "findings": found,
-                "redacted_base64": base64.b64encode(redact_bytes(data)).decode(),
-            },
-        )
-    print(f"{n} tests in {OUT.relative_to(ROOT)}")
+    tests: list[tuple[str, str, str, Any]] = [
+        *(("text", *t) for t in TEXTS),
+        *(("value", *t) for t in VALUES),
+        *(("bytes", *t) for t in BYTES),
+        *(("text", *t) for t in DECODED_TEXTS),
+        *(("value", *t) for t in DECODED_VALUES),
+        *(("bytes", *t) for t in DECODED_BYTES),
+    ]
+    for kind in sorted(SAMPLES):
+        tests += [
+            (form, slug, desc, given) for slug, desc, form, given in placements(kind, SAMPLES[kind])
+        ]
+    for n, (form, slug, desc, given) in enumerate(tests, 1):
+        (OUT / f"{n:03d}-{slug}.json").write_bytes(canonical_document(_doc(form, desc, given)))
+    print(f"{len(tests)} tests in {OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

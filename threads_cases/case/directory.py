@@ -211,11 +211,12 @@ def write_case_dir(
     *,
     overwrite: bool,
     verify: Callable[[Path], None] | None = None,
+    secrets: str = "refuse",
 ) -> str:
     """:func:`threads_cases.case.writer.write_case_dir` (the one atomic writer)."""
     from .writer import write_case_dir as write
 
-    return write(directory, name, files, overwrite=overwrite, verify=verify)
+    return write(directory, name, files, overwrite=overwrite, verify=verify, secrets=secrets)
 
 
 # --------------------------------------------------------------------------- loading

@@ -273,7 +273,9 @@ def save_case(
         from .verify import request_mismatches, verify_case_dir
 
         check = (lambda p: verify_case_dir(p, dialects, agent)) if verify else None
-        outcome = write_case_dir(Path(dir), name, files, overwrite=overwrite, verify=check)
+        outcome = write_case_dir(  # the save checks ran above, with its secrets mode
+            Path(dir), name, files, overwrite=overwrite, verify=check, secrets="allow"
+        )
         turn_ids = {e["event_id"] for e in split_turn(events, at)[1]}
         mismatches = tuple(m for m in request_mismatches(events) if m["event_id"] in turn_ids)
     except CaseError as err:

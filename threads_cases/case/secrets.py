@@ -29,6 +29,7 @@ import orjson
 
 from ..core.errors import CaseError, pointer_join
 from ..core.resources import spec_dir
+from .secret_forms import base64_runs, json_unescaped, url_decoded
 
 
 @dataclass(frozen=True)
@@ -44,7 +45,7 @@ class _Rule:
 class _Rules:
     text: tuple[_Rule, ...]
     pairs: tuple[_Rule, ...]
-    fields: tuple[tuple[str, re.Pattern[str], int], ...]
+    fields: tuple[tuple[str, re.Pattern[str], int, re.Pattern[str] | None], ...]
     placeholder: re.Pattern[str]
     #: every keyword of every text rule in one alternation: a short text it does not match
     #: (lower-cased) holds no secret
@@ -52,6 +53,9 @@ class _Rules:
     prefix: str
     digits: int
     suffix: str
+    #: decoded forms (10.2): the shortest base64 run decoded, how deep decoding nests
+    base64_min_length: int
+    max_depth: int
 
 
 @cache
@@ -66,7 +70,13 @@ def rules() -> _Rules:
         ),
         tuple(_Rule(r["kind"], re.compile(r["pattern"]), 0, r["when"]) for r in doc["pair_rules"]),
         tuple(
-            (r["kind"], re.compile(r["key_pattern"]), r["min_length"]) for r in doc["field_rules"]
+            (
+                r["kind"],
+                re.compile(r["key_pattern"]),
+                r["min_length"],
+                re.compile(r["value_pattern"]) if "value_pattern" in r else None,
+            )
+            for r in doc["field_rules"]
         ),
         re.compile(doc["placeholder_pattern"]),
         re.compile(
@@ -75,13 +85,15 @@ def rules() -> _Rules:
         ph["prefix"],
         ph["hex_digits"],
         ph["suffix"],
+        doc["decoding"]["base64_min_length"],
+        doc["decoding"]["max_depth"],
     )
 
 
 def kinds() -> list[str]:
     """Every kind the rules can report, sorted."""
     r = rules()
-    return sorted({x.kind for x in r.text} | {k for k, _, _ in r.fields})
+    return sorted({x.kind for x in r.text} | {f[0] for f in r.fields})
 
 
 def placeholder(secret: str) -> str:
@@ -121,9 +133,46 @@ def _apply(rule: _Rule, text: str, taken: list[tuple[int, int, str]]) -> None:
 
 
 def spans(text: str) -> list[tuple[int, int, str]]:
-    """``(start, end, kind)`` of every secret in ``text``, in order of position. Text rules
-    run in file order, then pair rules whose ``when`` was found; a span overlapping an
-    earlier one, or that is already a placeholder, is skipped."""
+    """``(start, end, kind)`` of every secret in ``text``, in order of position
+    (spec/case-format.md 10.2): those of the text as written (:func:`plain_spans`), then
+    those of its decoded forms (JSON string escapes, URL percent-encoding, base64 runs;
+    :mod:`.secret_forms`) mapped back to the characters that encode them, nested up to
+    ``max_depth`` decodings; spans that overlap are joined into one."""
+    return _merged(_layered(text, rules(), 0))
+
+
+def _layered(text: str, r: _Rules, depth: int) -> list[tuple[int, int, str]]:
+    found = plain_spans(text)
+    if depth >= r.max_depth:
+        return found
+    for decoded in (json_unescaped(text), url_decoded(text)):
+        if decoded is not None:
+            for a, b, kind in _layered(decoded.text, r, depth + 1):
+                found.append((*decoded.source_span(a, b), kind))
+    for a, b, inner in base64_runs(text, r.base64_min_length):
+        hits = _merged(_layered(inner, r, depth + 1))
+        if hits:  # the run is the secret, whole: its bytes are the credential's encoding
+            found.append((a, b, hits[0][2]))
+    return found
+
+
+def _merged(found: list[tuple[int, int, str]]) -> list[tuple[int, int, str]]:
+    """Spans by position, overlapping ones joined (the kind of the one starting first, of
+    the longest at a tie)."""
+    out: list[tuple[int, int, str]] = []
+    for a, b, kind in sorted(found, key=lambda s: (s[0], -s[1])):
+        if out and a < out[-1][1]:
+            if b > out[-1][1]:
+                out[-1] = (out[-1][0], b, out[-1][2])
+            continue
+        out.append((a, b, kind))
+    return out
+
+
+def plain_spans(text: str) -> list[tuple[int, int, str]]:
+    """``(start, end, kind)`` of every secret of ``text`` as written, in order of position.
+    Text rules run in file order, then pair rules whose ``when`` was found; a span
+    overlapping an earlier one, or that is already a placeholder, is skipped."""
     r = rules()
     taken: list[tuple[int, int, str]] = []
     for rule in _candidates(r, text):  # pairs need a text rule's finding
@@ -157,23 +206,26 @@ def field_kind(key: str, value: Any) -> str | None:
     """The kind of a field rule that makes ``value`` (under ``key``) a secret, or None."""
     if not isinstance(value, str) or is_placeholder(value):
         return None
-    for kind, min_length in _field_rules_of(key):
-        if len(value) >= min_length:
+    for kind, min_length, value_rx in _field_rules_of(key):
+        if len(value) >= min_length and (value_rx is None or value_rx.fullmatch(value)):
             return kind
     return None
 
 
 @lru_cache(maxsize=4096)
-def _field_rules_of(key: str) -> tuple[tuple[str, int], ...]:
-    """``(kind, min_length)`` of the field rules whose key pattern matches ``key``, in rule
-    order (keys repeat on every event: each is matched once)."""
-    return tuple((kind, n) for kind, rx, n in rules().fields if rx.fullmatch(key))
+def _field_rules_of(key: str) -> tuple[tuple[str, int, re.Pattern[str] | None], ...]:
+    """``(kind, min_length, value pattern)`` of the field rules whose key pattern matches
+    ``key``, in rule order (keys repeat on every event: each is matched once)."""
+    return tuple((kind, n, v) for kind, rx, n, v in rules().fields if rx.fullmatch(key))
 
 
 @lru_cache(maxsize=4096)
 def _key_scan(key: str) -> tuple[str, tuple[str, ...]]:
-    """An object key redacted, and the kinds found in it (cached: keys repeat)."""
-    return redact_text(key), tuple(kinds_in(key))
+    """An object key as a pointer segment, and the kinds found in it (cached: keys
+    repeat). A key holding a secret is written whole as its placeholder (10.4): the rest of
+    it may be the part of a credential no rule matched."""
+    found = tuple(kinds_in(key))
+    return (placeholder(key) if found else key), found
 
 
 def _utf16_order(key: str) -> bytes:

@@ -24,15 +24,16 @@ import ctypes.util
 import errno
 import json
 import os
-import secrets
 import shutil
 import socket
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
+from secrets import token_hex
 
 from ..core.errors import CaseError
-from .directory import read_case_files
+from .directory import check_case_name, read_case_files
+from .layout import check_case_paths
 
 #: How long a writer waits for the lock of a case before ``io_error``.
 LOCK_WAIT_SECONDS = 120.0
@@ -87,7 +88,7 @@ def _take_over(lock: Path, token: str) -> None:
     """Move a stale lock aside and remove it. Renaming is atomic, so one taker wins; a taker
     that moved a lock other than the stale one it judged (a new writer took the lock in
     between) puts it back."""
-    aside = lock.with_name(f"{lock.name}.stale-{secrets.token_hex(4)}")
+    aside = lock.with_name(f"{lock.name}.stale-{token_hex(4)}")
     try:
         os.rename(lock, aside)
     except OSError:
@@ -105,7 +106,7 @@ def case_lock(directory: Path, name: str) -> Iterator[None]:
     """Hold the lock of the case ``directory/name`` (module docstring). Raises
     ``CaseError("io_error")`` after :data:`LOCK_WAIT_SECONDS`."""
     lock = directory / f".{name}.lock"
-    token = secrets.token_hex(8)
+    token = token_hex(8)
     owner = json.dumps({"host": socket.gethostname(), "pid": os.getpid(), "token": token})
     deadline = time.monotonic() + LOCK_WAIT_SECONDS
     pause = 0.002
@@ -239,8 +240,16 @@ def write_case_dir(
     *,
     overwrite: bool,
     verify: Callable[[Path], None] | None = None,
+    secrets: str = "refuse",
 ) -> str:
     """Write a case atomically to ``directory/name`` (spec/case-format.md, section 6).
+
+    First the checks of 6.6, the same for every writer, before anything is written: the
+    name (:func:`~.directory.check_case_name`), every file's path and every artifact's
+    bytes against its sha256 (:func:`~.layout.check_case_paths`; ``invalid_request``),
+    ``case_too_large``, and ``secret_detected`` unless ``secrets`` is ``"allow"`` (a caller
+    that ran the save checks itself, or rewrites a case the user already has, passes
+    ``"allow"``).
 
     Returns ``"created"``, ``"unchanged"`` (identical bytes already there) or ``"replaced"``.
     Raises ``CaseError("case_exists")`` when a different case is there and ``overwrite`` is
@@ -251,6 +260,11 @@ def write_case_dir(
     case); whatever it raises is raised after the temporary directory is removed, so nothing
     is written (case-format.md 6.1 step 6).
     """
+    from .save import check_case_files  # save writes through this module: not at import
+
+    check_case_name(name)
+    check_case_paths(files)
+    check_case_files(files, secrets)
     directory.mkdir(parents=True, exist_ok=True)
     target = directory / name
     with case_lock(directory, name):
@@ -260,7 +274,7 @@ def write_case_dir(
             if verify is not None:
                 verify(target)
             return outcome
-        tmp = directory / f".{name}.tmp-{os.getpid()}-{secrets.token_hex(4)}"
+        tmp = directory / f".{name}.tmp-{os.getpid()}-{token_hex(4)}"
         _build(tmp, files)
         if verify is not None:
             try:
@@ -277,7 +291,7 @@ def write_case_dir(
             _crash_point()
             shutil.rmtree(tmp)
         else:
-            old = directory / f".{name}.old-{os.getpid()}-{secrets.token_hex(4)}"
+            old = directory / f".{name}.old-{os.getpid()}-{token_hex(4)}"
             os.rename(target, old)
             _crash_point()
             os.rename(tmp, target)

@@ -11,6 +11,7 @@ from rich.console import Console
 from .. import __version__
 from ..core.canonical import dump_document
 from ..core.errors import CaseError
+from ..core.texts import shown_text
 from .native import Group, verbosity
 
 app = typer.Typer(
@@ -57,9 +58,9 @@ def note(message: str, style: str | None = None) -> None:
 
 def render_error(err: CaseError) -> None:
     """Print ``error[code]: location: message`` and ``  hint: ...`` on stderr."""
-    print(err.render(), file=sys.stderr)
+    print(shown_text(err.render()), file=sys.stderr)
     if err.hint:
-        print(f"  hint: {err.hint}", file=sys.stderr)
+        print(f"  hint: {shown_text(err.hint)}", file=sys.stderr)
 
 
 def print_refusal(err: CaseError) -> None:

@@ -12,6 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from ..core.errors import CaseError
+from ..core.texts import shown_text
 from .app import app, fail, note, print_json, stdout
 from .params import check_file, check_folder, checked
 from .run_commands import (
@@ -147,11 +148,9 @@ def implementations() -> None:
         iso = isolation_of(impl)
         try:
             info = impl.hello()["implementation"]
-            table.add_row(
+            table.add_row(  # Text: a driver's strings are neither markup nor raw controls
                 name,
-                info["version"],
-                info["language"],
-                info["dialect"],
+                *(Text(shown_text(str(info[k]))) for k in ("version", "language", "dialect")),
                 iso,
                 Text("ok", style="green"),
             )
@@ -164,7 +163,7 @@ def implementations() -> None:
                 iso,
                 Text(err.code, style="yellow"),
             )
-            problems.append(f"{name}: {err.code}: {err.message}")
+            problems.append(shown_text(f"{name}: {err.code}: {err.message}"))
         finally:
             impl.close()
     print_table(stdout, table)

@@ -145,10 +145,12 @@ def choose_isolation(asked: str | None) -> str:
 
 def announce_isolation(impls: list[Any]) -> None:
     """One stderr line saying what each implementation runs under; a warning for ``none``."""
+    from ..harness.isolation import APPLIED
     from ..harness.runner import isolation_of
 
     modes = {i.name: isolation_of(i) for i in impls}
-    note("isolation: " + ", ".join(f"{n} {m}" for n, m in modes.items()))
+    line = "isolation: " + ", ".join(f"{n} {m}" for n, m in modes.items())
+    note(line + (f" ({APPLIED})" if "netns" in modes.values() else ""))
     bare = [n for n, m in modes.items() if m == "none"]
     if bare:
         note(

@@ -82,7 +82,7 @@ def accept_case(
     after = _rebuilt(path, impl, supply, before, result, agent)
     changed = after != before
     if changed:
-        write_case_dir(path.parent, path.name, after, overwrite=True)
+        write_case_dir(path.parent, path.name, after, overwrite=True, secrets="allow")
     return AcceptResult(path, result.verdict, changed, before, after, result)
 
 
@@ -202,5 +202,5 @@ def accept_from_live(
     result = CaseResult(case.name, str(path), impl.name, verdict, reasons)
     changed = after != before
     if changed:
-        write_case_dir(path.parent, path.name, after, overwrite=True)
+        write_case_dir(path.parent, path.name, after, overwrite=True, secrets="allow")
     return AcceptResult(path, verdict, changed, before, after, result)

@@ -26,6 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import IO
 
+from ..core.texts import shown_text
 from .live.said import panel_lines
 from .matrix import EMOJI_MARKS, counts_text, markdown_table, tally_text
 from .result_text import agent_line, baseline_text, stale_text
@@ -43,7 +44,10 @@ _DETAIL_LIMIT = 900
 
 
 def escape_data(text: str) -> str:
-    """Escape a workflow command's message (after ``::``)."""
+    """Escape a workflow command's message (after ``::``); control characters are written
+    as ``\\xNN`` first (:func:`~threads_cases.core.texts.shown_text`): a driver's ESC or NUL
+    never reaches the log raw."""
+    text = "\r".join(shown_text(part) for part in text.split("\r"))  # CR: GitHub's own %0D
     return text.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 

@@ -3,11 +3,15 @@
 Three modes, chosen with ``run --isolation``:
 
 ``netns``
-    Every implementation runs as a driver process inside a new, empty network namespace
-    (Linux; ``unshare --net`` from util-linux, or bubblewrap's ``bwrap --unshare-net``): no
-    socket, name lookup or child process of a replay can reach anything, whatever a tool
-    does. ``threads-py`` runs as a subprocess driver in this mode. The runtimes' in-process
-    guards stay on inside, so an attempt they see still gives ``egress_blocked``.
+    Every implementation runs as a driver process inside a new user namespace and a new,
+    empty network namespace, with every capability dropped and no further user namespace
+    allowed (Linux; util-linux's ``unshare --user --map-root-user --net`` then ``setpriv``,
+    or bubblewrap): no socket, name lookup or child process of a replay can reach anything,
+    whatever a tool does, and even a driver running as root cannot leave (``setns`` into the
+    host's namespace, ``nsenter``, ``unshare`` all fail). Each launcher is tried once with a
+    probe that checks the seal (:data:`SEAL_PROBE`); one that cannot seal is never used.
+    ``threads-py`` runs as a subprocess driver in this mode. The runtimes' in-process guards
+    stay on inside, so an attempt they see still gives ``egress_blocked``.
 ``guard``
     No namespace. ``threads-py`` and ``threads-ts`` rely on their runtimes' in-process guards
     (best effort: :mod:`threads_cases.reference.egress`); a user's driver, which has no guard
@@ -23,7 +27,6 @@ here, else ``guard``.
 from __future__ import annotations
 
 import functools
-import os
 import shutil
 import subprocess
 from collections.abc import Sequence
@@ -40,27 +43,48 @@ INSTALL_HINT = (
 )
 
 
+#: what ``netns`` applies, as ``run`` prints it and spec/replay.md 9.1 says it
+APPLIED = "user and network namespaces, no capabilities, no new user namespace"
+#: run inside the new user namespace, still privileged there: forbid any further user
+#: namespace (a limit a child namespace inherits and, without capabilities, cannot raise),
+#: then drop every capability for good before the driver starts ($0 is setpriv)
+_SEAL = (
+    'echo 0 > /proc/sys/user/max_user_namespaces && exec "$0" --bounding-set=-all '
+    '--inh-caps=-all --ambient-caps=-all --no-new-privs -- "$@"'
+)
+#: true only inside a sealed launch: no effective or bounding capability, no user namespace
+SEAL_PROBE = (
+    'grep -q "^CapEff:[[:space:]]*0*$" /proc/self/status && '
+    'grep -q "^CapBnd:[[:space:]]*0*$" /proc/self/status && '
+    'test "$(cat /proc/sys/user/max_user_namespaces)" = 0'
+)
+
+
 def _candidates() -> list[list[str]]:
     out: list[list[str]] = []
-    unshare = shutil.which("unshare")
-    if unshare is not None:
-        if hasattr(os, "geteuid") and os.geteuid() == 0:
-            out.append([unshare, "--net", "--"])
-        out.append([unshare, "--user", "--map-root-user", "--net", "--"])
+    unshare, setpriv = shutil.which("unshare"), shutil.which("setpriv")
+    if unshare is not None and setpriv is not None:
+        # the same as root: a plain `unshare --net` keeps CAP_SYS_ADMIN over the host's
+        # namespaces, so a root driver could setns back; a new user namespace owns none
+        out.append(
+            [unshare, "--user", "--map-root-user", "--net", "--", "/bin/sh", "-c", _SEAL, setpriv]
+        )
     bwrap = shutil.which("bwrap")
     if bwrap is not None:
-        out.append([bwrap, "--dev-bind", "/", "/", "--unshare-net", "--die-with-parent", "--"])
+        seal = ["--unshare-user", "--unshare-net", "--disable-userns", "--cap-drop", "ALL"]
+        out.append([bwrap, "--dev-bind", "/", "/", *seal, "--die-with-parent", "--"])
     return out
 
 
 @functools.cache
 def netns_command() -> tuple[str, ...] | None:
-    """The argv prefix that runs a command in a new, empty network namespace, or None when
-    no tool works here (each candidate is tried once, with ``true``; the answer is cached)."""
+    """The argv prefix that runs a command sealed as :data:`APPLIED` says (a new user and
+    network namespace, no capabilities), or None when no tool can do that here (each
+    candidate is tried once, with :data:`SEAL_PROBE`; the answer is cached)."""
     for prefix in _candidates():
         try:
             done = subprocess.run(
-                [*prefix, "true"],
+                [*prefix, "/bin/sh", "-c", SEAL_PROBE],
                 stdin=subprocess.DEVNULL,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,

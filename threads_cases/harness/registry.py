@@ -27,7 +27,7 @@ from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.resources import data_root, packaged
 from ..protocol.client import DriverImplementation, Implementation
-from .settings import BUILTIN_NAMES, settings_table
+from .settings import BUILTIN_NAMES, pass_env_setting, settings_table
 
 BUILTIN = BUILTIN_NAMES
 NODE_HINT = (
@@ -233,7 +233,9 @@ def open_implementation(
     without it the configured one, else 60 s, applies. ``isolation`` is ``netns``, ``guard``
     or ``none`` (:mod:`.isolation`; spec/replay.md 9.1): under ``netns`` every driver,
     ``threads-py`` included, starts inside a new network namespace. The implementation's
-    ``isolation`` attribute says what it actually runs under.
+    ``isolation`` attribute says what it actually runs under. A driver starts with the
+    allow-listed environment and the settings' ``pass_env`` names (spec/driver-protocol.md
+    5.6), never the provider keys.
 
     Raises ``CaseError("invalid_request")`` for an unknown name or mode.
     """
@@ -249,6 +251,7 @@ def _open(
 
     check_mode(isolation)
     env = {ENV: isolation}
+    pass_env = pass_env_setting()
 
     def driver(command: list[str], dialect: str, default_timeout: float) -> Implementation:
         impl = DriverImplementation(
@@ -259,6 +262,7 @@ def _open(
             validate_protocol=validate_protocol,
             env=env,
             launcher=launcher(isolation),
+            pass_env=pass_env,
         )
         impl.isolation = label(name, isolation)  # type: ignore[attr-defined]
         return impl

@@ -34,6 +34,7 @@ from ..core.canonical import canonical_line, compact
 from ..core.errors import CaseError
 from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
 from ..core.strictjson import iter_jsonl
+from ..core.texts import shown_text
 from . import terminal
 from .live.said import panel_lines
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
@@ -176,15 +177,16 @@ def render_table(suite: SuiteResult, title: str = "cases") -> Table:
 def render_failure(r: CaseResult) -> Panel:
     """A panel for a failing case: reason, matcher beside the nearest event, differences."""
     parts: list[Any] = []
-    if r.message:
-        parts.append(Text(r.message, style="magenta"))
+    if r.message:  # a driver's words may hold ESC or NUL: never printed raw
+        parts.append(Text(shown_text(r.message), style="magenta"))
     if r.hint:
-        parts.append(Text(f"  hint: {r.hint}"))
+        parts.append(Text(f"  hint: {shown_text(r.hint)}"))
     agent = agent_line(r)
     if agent:
-        parts.append(Text(agent, style="bold"))
+        parts.append(Text(shown_text(agent), style="bold"))
     if r.divergence:
-        parts.append(Text("first divergence: ", style="bold").append(r.divergence["summary"]))
+        summary = shown_text(r.divergence["summary"])
+        parts.append(Text("first divergence: ", style="bold").append(summary))
     parts.extend(Text(line, style="cyan") for line in panel_lines(r.live_replies))
     # after a stop, the matchers that missed are its consequences: list them, no event dumps
     stopped = any(c.id == "stop" and c.result == "fail" for c in r.checks)
@@ -200,7 +202,7 @@ def render_failure(r: CaseResult) -> Panel:
                 style="bold red" if c.result == "fail" else "bold yellow",
             )
         )
-        parts.append(Text(c.detail))
+        parts.append(Text(shown_text(c.detail)))
         if c.matcher is not None:
             grid = Table.grid(padding=(0, 2))
             grid.add_column("matcher")

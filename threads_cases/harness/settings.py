@@ -8,6 +8,7 @@ Keys (spec/driver-protocol.md 5.3, spec/reports.md 5.1, spec/replay.md 12.1)::
     [tool.threads-cases]
     strict = true                           # a boolean
     baseline = ".threads-cases/baseline.json"   # a non-empty string (a path)
+    pass_env = ["MY_AGENT_HOME", "MY_AGENT_*"]   # variables drivers get beyond the allow-list
 
     agent = "notes_agent:agent"             # a string, or a table {implementation: ref}
     app-dir = ["src"]                       # a string or a list of strings (folders)
@@ -33,6 +34,7 @@ from typing import Any
 
 from ..core.errors import CaseError
 from ..core.statedir import has_settings_table, project_home
+from ..protocol.driver_env import check_pass_env
 
 
 def _shape(src: Path, what: str) -> str:
@@ -46,7 +48,7 @@ def _shape(src: Path, what: str) -> str:
     )
     return {
         "settings": "write the settings as a table: [tool.threads-cases] with strict, "
-        "baseline and [tool.threads-cases.implementations.NAME] tables",
+        "baseline, pass_env and [tool.threads-cases.implementations.NAME] tables",
         "strict": f"write strict = true (or false) {where}",
         "baseline": f'write baseline = ".threads-cases/baseline.json" {where}',
         "implementations": f"declare each implementation as a table: {impl}",
@@ -58,6 +60,8 @@ def _shape(src: Path, what: str) -> str:
         'with threads-py = "my_agent:agent" and threads-ts = "./agent.mjs#agent" '
         "(spec/replay.md 8.2)",
         "app-dir": f'write app-dir = ["src"] {where} (folders the agent is imported from)',
+        "pass_env": f'write pass_env = ["MY_VAR", "MY_PREFIX_*"] {where} (variable names, '
+        "each optionally ending in *; spec/driver-protocol.md 5.6)",
     }[what]
 
 
@@ -136,7 +140,7 @@ def settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
 
 
 #: the keys of the settings table, and of one implementation's table
-KEYS = ("strict", "baseline", "implementations", "agent", "app-dir")
+KEYS = ("strict", "baseline", "implementations", "agent", "app-dir", "pass_env")
 IMPLEMENTATION_KEYS = ("command", "dialect", "timeout")
 #: implementations a configuration may not redefine (harness/registry.py BUILTIN)
 BUILTIN_NAMES = ("threads-py", "threads-ts")
@@ -198,6 +202,10 @@ def check_settings(src: Path, table: dict[str, Any]) -> None:
     if not isinstance(baseline, str) or not baseline:
         want = "a path (a non-empty string)"
         raise _refuse(src, _key(src, "baseline"), want, baseline, "baseline")
+    pass_env = table.get("pass_env", [])
+    if check_pass_env(pass_env) is None:
+        want = "a list of variable names (letters, digits, _, optionally ending in *)"
+        raise _refuse(src, _key(src, "pass_env"), want, pass_env, "pass_env")
     impls = table.get("implementations", {})
     if not isinstance(impls, dict):
         want = "a table of implementations"
@@ -263,3 +271,10 @@ def _check_implementation(src: Path, name: str, spec: Any) -> None:
     if isinstance(timeout, bool) or not isinstance(timeout, int | float) or not timeout > 0:
         want = "a number of seconds greater than 0"
         raise _refuse(src, f"{key}.timeout", want, timeout, "timeout")
+
+
+def pass_env_setting(start: Path | None = None) -> list[str]:
+    """``pass_env`` under ``[tool.threads-cases]`` (or in threads-cases.toml): the variable
+    names every driver gets beyond the allow-list (spec/driver-protocol.md 5.6), [] when not
+    set. Raises ``CaseError("invalid_request")`` as :func:`check_settings` does."""
+    return list(settings_table(start)[1].get("pass_env", []))

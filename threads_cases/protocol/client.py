@@ -44,6 +44,7 @@ from ..core.errors import CaseError
 from ..core.strictjson import canonical_line
 from ..reference.live import AskModel
 from .answers import check_ok, error_of
+from .driver_env import driver_environment
 
 PROTOCOL = 1
 MAX_RESTARTS = 3
@@ -117,7 +118,9 @@ class DriverImplementation:
     """An implementation behind a driver process (see the module docstring).
 
     ``command`` is the argv list; ``dialect`` the dialect its logs and states use;
-    ``timeout`` seconds per request.
+    ``timeout`` seconds per request. The process starts with the allow-listed environment
+    (:func:`.driver_env.driver_environment`, plus the ``pass_env`` names), then ``env``
+    (spec/driver-protocol.md 5.6).
     """
 
     def __init__(
@@ -132,6 +135,7 @@ class DriverImplementation:
         env: dict[str, str] | None = None,
         required: bool = False,
         launcher: Sequence[str] = (),
+        pass_env: Sequence[str] = (),
     ) -> None:
         self.name = name
         self.required = required
@@ -143,6 +147,8 @@ class DriverImplementation:
         self.validate_protocol = validate_protocol
         self.cwd = cwd
         self.env = env
+        #: variable names passed beyond the allow-list (driver_env.py, ``pass_env``)
+        self.pass_env = tuple(pass_env)
         self.restarts = 0
         self._proc: subprocess.Popen[bytes] | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
@@ -166,7 +172,7 @@ class DriverImplementation:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     cwd=self.cwd,
-                    env={**os.environ, **(self.env or {})},
+                    env={**driver_environment(self.pass_env), **(self.env or {})},
                     start_new_session=True,  # its own process group: killed as a whole
                 )
         except OSError as exc:
@@ -212,16 +218,19 @@ class DriverImplementation:
 
     def _launch_failure(self) -> str | None:
         """Why the launcher could not run the command (``unshare: failed to execute CMD:
-        ERROR``, ``bwrap: execvp CMD: ERROR`` on its stderr), or None: the driver itself ran
-        and exited."""
+        ERROR``, ``setpriv: failed to execute CMD: ERROR``, ``bwrap: execvp CMD: ERROR`` on
+        its stderr, from any tool of the launcher), or None: the driver itself ran and
+        exited."""
         if not self.launcher or self._err_pump is None:
             return None
         self._err_pump.join(timeout=2)  # the launcher exited: its stderr is complete
-        tool = os.path.basename(self.launcher[0])
+        tools = {os.path.basename(self.launcher[0])}
+        tools |= {os.path.basename(a) for a in self.launcher if os.path.isabs(a)}
         for line in self.stderr_tail().splitlines():
-            for says in (f"{tool}: failed to execute ", f"{tool}: execvp "):
-                if line.startswith(says) and ": " in line[len(says) :]:
-                    return line[len(says) :].rsplit(": ", 1)[1]
+            for tool in sorted(tools):
+                for says in (f"{tool}: failed to execute ", f"{tool}: execvp "):
+                    if line.startswith(says) and ": " in line[len(says) :]:
+                        return line[len(says) :].rsplit(": ", 1)[1]
         return None
 
     @staticmethod

@@ -272,16 +272,16 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     last save checks: ``case_too_large``, ``secret_detected``.
     """
     from ..case.directory import CaseExpectation, check_case_name
+    from ..case.layout import check_case_paths, decode_artifacts
     from ..case.redact import redact_events
     from ..case.save import build_case_files, check_case_files, check_secrets_mode
     from ..core.matchers import validate_matcher
     from ..reference.runtime import ArtifactStore
 
     thread = message["thread"]
+    blobs = decode_artifacts(thread.get("artifacts"))  # before the log: bytes match names
     events = _checked_log(thread["log"], thread.get("dialect", "threads-py"))
-    store = ArtifactStore(
-        {k: base64.b64decode(v) for k, v in (thread.get("artifacts") or {}).items()}
-    )
+    store = ArtifactStore(blobs)
     exp = message.get("expect") or {}
     expectation = CaseExpectation(
         [validate_matcher(m, pointer=f"/must/{i}") for i, m in enumerate(exp.get("must", []))],
@@ -305,6 +305,7 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
         portable=bool(thread.get("portable", True)),
         store=store,
     )
+    check_case_paths(files)  # the writer's checks (case-format.md 6.6): one safe writer
     check_case_files(files, secrets)
     return {k: base64.b64encode(v).decode() for k, v in sorted(files.items())}
 

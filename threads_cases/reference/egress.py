@@ -9,7 +9,11 @@ way out of the process this module knows of:
   ``gethostbyaddr``;
 * child processes: ``subprocess.Popen`` (so ``run``, ``call``, ``check_output``, ``os.popen``
   and asyncio subprocesses), ``os.system``, ``os.exec*`` (through ``execv``/``execve``),
-  ``os.posix_spawn`` / ``posix_spawnp``.
+  ``os.posix_spawn`` / ``posix_spawnp``, the same under ``posix.*``, and
+  ``_posixsubprocess.fork_exec`` (so ``multiprocessing``'s ``spawn`` and ``forkserver``
+  start methods, which start their interpreter through it);
+* ``importlib.reload`` of ``socket``, ``subprocess``, ``os`` and the C modules behind them,
+  which would put fresh, unguarded functions in place.
 
 Each refusal raises :class:`EgressBlocked` (``egress_blocked``, stop key ``egress``) in the
 tool and is appended to the list the block yields, so a tool that swallows the error still
@@ -33,9 +37,11 @@ of these gaps.
 from __future__ import annotations
 
 import contextvars
+import importlib
 import os
 import socket
 import subprocess
+import sys
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -66,7 +72,10 @@ def egress_target(target: Any, what: str = "network access to") -> str:
     """The neutral text of what a replay tried to reach (spec/replay.md 9.1), as canonical
     JSON: a network address as ``"<host>:<port>"`` (``"[<host>]:<port>"`` when the host holds
     ``:``); a name lookup as ``"<host>"``; a child process as its argv, a list of strings
-    (or the command string); anything else as ``"<unknown>"``."""
+    (or the command string); a reload as the module's name; anything else as
+    ``"<unknown>"``."""
+    if what == "the reload of":
+        return quote(_text(target) or "<unknown>")
     if what == "the child process":
         if isinstance(target, list | tuple):
             argv = [_text(a) for a in target]
@@ -199,6 +208,25 @@ def _sendmsg_where(a: tuple[Any, ...]) -> Any:
     return a[3] if len(a) > 3 and a[3] is not None else None
 
 
+#: modules whose reload would replace the guarded functions by fresh, unguarded ones
+GUARDED_MODULES = frozenset(
+    {"socket", "_socket", "subprocess", "os", "posix", "nt", "_posixsubprocess"}
+)
+
+
+def _reload(real: Callable[..., Any]) -> Any:
+    """``importlib.reload`` refused inside a replay for :data:`GUARDED_MODULES`."""
+
+    def reload(module: Any, *args: Any, **kwargs: Any) -> Any:
+        attempts = _REPLAY.get()
+        name = getattr(module, "__name__", None)
+        if attempts is not None and name in GUARDED_MODULES and _ALLOW.get() is None:
+            raise _refuse(attempts, name, "the reload of")
+        return real(module, *args, **kwargs)
+
+    return reload
+
+
 def _patches() -> list[tuple[Any, str, Callable[[Any], Any]]]:
     """(owner, attribute, make_wrapper(original)) for everything the guard refuses."""
     out: list[tuple[Any, str, Callable[[Any], Any]]] = [
@@ -225,6 +253,21 @@ def _patches() -> list[tuple[Any, str, Callable[[Any], Any]]]:
     for name in ("posix_spawn", "posix_spawnp"):
         if hasattr(os, name):
             out.append((os, name, lambda r: _function(r, "the child process", _argv_of_spawn)))
+    # the same functions under the C module's own names (``posix.execv`` is ``os.execv``
+    # before the patch, not after), and the primitive multiprocessing's spawn and forkserver
+    # start methods call (``multiprocessing.util.spawnv_passfds``)
+    native = sys.modules.get(os.name)  # posix (or nt)
+    if native is not None and native is not os:
+        spawn = _argv_of_spawn
+        out += [(native, "system", lambda r: _function(r, "the child process", _first))]
+        out += [
+            (native, n, lambda r: _function(r, "the child process", spawn))
+            for n in ("execv", "execve", "posix_spawn", "posix_spawnp")
+        ]
+    out.append((importlib, "reload", _reload))
+    fork_exec = sys.modules.get("_posixsubprocess")
+    if fork_exec is not None:
+        out.append((fork_exec, "fork_exec", lambda r: _function(r, "the child process", _first)))
     return [p for p in out if hasattr(p[0], p[1])]
 
 

@@ -120,7 +120,7 @@ def write_formatted(result: FormatResult) -> None:
 
     if result.changed:
         path = Path(os.path.abspath(result.path))  # "." names no folder to write beside
-        write_case_dir(path.parent, path.name, result.files, overwrite=True)
+        write_case_dir(path.parent, path.name, result.files, overwrite=True, secrets="allow")
 
 
 def case_dirs_for(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:

@@ -17,13 +17,17 @@ or a control character (gitattributes(5)), so that git matches exactly that fold
 It returns one :class:`Step` per item, ``done`` (changed now) or ``present`` (already so) or
 ``skipped`` (no git work tree / git missing, with the command to run later). Running it twice
 changes nothing the second time. Raises ``CaseError("io_error")`` when a file cannot be
-written, or, before writing anything, when ``ROOT`` is in a repository git cannot read (a
+written, or, before writing anything, when ``.gitattributes`` or ``.gitignore`` is a
+symbolic link or not a regular file (:func:`check_regular`: never written through, never
+opened blocking), or when ``ROOT`` is in a repository git cannot read (a
 corrupt ``.git/config``...; the message holds git's first line).
 """
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -57,29 +61,84 @@ _OLD_IGNORE = {
 }
 
 
+#: never follow a link, never wait on a FIFO (0 where the system has no such flag)
+_SAFE = getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
+
+
+def check_regular(path: Path) -> None:
+    """Refuse, before anything is written, a ``path`` that exists and is a symbolic link or
+    not a regular file (a folder, a FIFO, a device): init writes through neither
+    (``CaseError("io_error")``, one line)."""
+    try:
+        st = os.lstat(path)
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise CaseError("io_error", f"cannot read {path}: {exc.strerror}", file=str(path)) from None
+    if stat.S_ISLNK(st.st_mode):
+        what = "a symbolic link"
+    elif not stat.S_ISREG(st.st_mode):
+        what = "not a regular file"
+    else:
+        return
+    raise CaseError(
+        "io_error",
+        f"it is {what}: init writes only to a regular file",
+        file=str(path),
+        hint=f"replace {path.name} with a regular file (or remove it), then run init again",
+    )
+
+
+def _open_regular(path: Path, flags: int) -> int:
+    """``os.open`` without following a link or blocking on a FIFO, refused unless the file
+    opened is regular (it may have changed since :func:`check_regular`)."""
+    fd = os.open(path, flags | _SAFE, 0o666)
+    if not stat.S_ISREG(os.fstat(fd).st_mode):
+        os.close(fd)
+        check_regular(path)
+        raise CaseError("io_error", f"{path} is not a regular file", file=str(path))
+    return fd
+
+
+def _read_text(path: Path) -> str:
+    """The UTF-8 text of ``path``, "" when it does not exist."""
+    try:
+        fd = _open_regular(path, os.O_RDONLY)
+    except FileNotFoundError:
+        return ""
+    with os.fdopen(fd, "rb") as fh:
+        return fh.read().decode("utf-8")
+
+
+def _write_text(path: Path, text: str, flags: int) -> None:
+    fd = _open_regular(path, os.O_WRONLY | os.O_CREAT | flags)
+    with os.fdopen(fd, "wb") as fh:
+        fh.write(text.encode("utf-8"))
+
+
 def _unignore_baseline(path: Path) -> bool:
     """Rewrite an earlier ``init``'s ignore lines (:data:`_OLD_IGNORE`) as today's; True when
     rewritten."""
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        text = _read_text(path)
         lines = text.splitlines(keepends=True)
         new = [_OLD_IGNORE[ln.strip()] + "\n" if ln.strip() in _OLD_IGNORE else ln for ln in lines]
         if new == lines:
             return False
-        path.write_text("".join(new), encoding="utf-8")
-    except OSError as exc:
-        raise CaseError(
-            "io_error", f"cannot rewrite {path}: {exc.strerror}", file=str(path)
-        ) from None
+        _write_text(path, "".join(new), os.O_TRUNC)
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8"
+        raise CaseError("io_error", f"cannot rewrite {path}: {why}", file=str(path)) from None
     return True
 
 
 def _ensure_lines(path: Path, lines: list[str], header: str) -> bool:
     """Append the missing ``lines`` to ``path`` (created when absent); True when written."""
     try:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-    except OSError as exc:
-        raise CaseError("io_error", f"cannot read {path}: {exc.strerror}", file=str(path)) from None
+        text = _read_text(path)
+    except (OSError, UnicodeDecodeError) as exc:
+        why = exc.strerror if isinstance(exc, OSError) else "it is not UTF-8"
+        raise CaseError("io_error", f"cannot read {path}: {why}", file=str(path)) from None
     present = {line.strip() for line in text.splitlines()}
     missing = [line for line in lines if line not in present]
     if not missing:
@@ -87,8 +146,7 @@ def _ensure_lines(path: Path, lines: list[str], header: str) -> bool:
     prefix = "" if not text or text.endswith("\n") else "\n"
     block = prefix + ("\n" if text else "") + f"# {header}\n" + "\n".join(missing) + "\n"
     try:
-        with path.open("a", encoding="utf-8") as f:
-            f.write(block)
+        _write_text(path, block, os.O_APPEND)
     except OSError as exc:
         raise CaseError(
             "io_error", f"cannot write {path}: {exc.strerror}", file=str(path)
@@ -183,6 +241,8 @@ def init_project(root: Path, cases: str = "cases") -> list[Step]:
     ``cases`` outside ``root`` (:func:`cases_pattern_root`), and a repository git cannot
     read before writing anything."""
     cases = cases_pattern_root(root, cases)
+    for name in (".gitattributes", ".gitignore"):  # both, before anything is written
+        check_regular(root / name)
     inside = _git_probe(root)
     attributes = [
         (f"**/{glob}" if cases == "." else attribute_pattern(cases, f"**/{glob}"))

@@ -27,9 +27,9 @@ const dir = join(conformanceDir(), "secrets");
 const names = readdirSync(dir).filter((n) => n.endsWith(".json")).sort();
 
 describe("secrets conformance", () => {
-  test("the suite has at least 40 tests and the rules at least 30 kinds", () => {
-    assert.ok(names.length >= 40);
-    assert.ok(kinds().length >= 30);
+  test("the suite has at least 300 tests and the rules at least 60 kinds", () => {
+    assert.ok(names.length >= 300);
+    assert.ok(kinds().length >= 60);
   });
   for (const name of names) {
     const t = JSON.parse(readFileSync(join(dir, name), "utf8")) as Record<string, unknown>;
@@ -143,4 +143,46 @@ describe("saveCase with secrets", () => {
     const ok = thread.saveCase("e", { at, dir: work, secrets: "allow" });
     assert.ok(ok.ok, JSON.stringify(ok));
   });
+});
+
+describe("saveCase redacts a backslash-n private key whole", () => {
+  const work = mkdtempSync(join(tmpdir(), "threads-cases-save-sa-"));
+  after(() => rmSync(work, { recursive: true, force: true }));
+  // a service-account file as it sits on disk: the key's newlines are backslash-n
+  const body = "MIIEvQIBADANBgkqhkiG9w0BAQEFAASCBKcwggSjAgEAAoIBAQC7" + "q1W2e3R4t5Y6".repeat(6);
+  const account =
+    '{"type": "service_account", "private_key": "-----BEGIN PRIVATE KEY-----\\n' +
+    `${body.slice(0, 64)}\\n${body.slice(64)}` +
+    '\\n-----END PRIVATE KEY-----\\n", "client_email": "x@demo.example"}';
+  for (const encoding of ["utf8", "latin1", "utf16le"] as const) {
+    test(`in a message, an object key, a reply and a ${encoding} artifact (spec/case-format.md 10.2)`, () => {
+      const data = (encoding === "latin1" ? "caf\u00e9 " : "") + account;
+      const agent = new AgentSpec("a", "m", "s", Object.values(BUILTIN_TOOLS));
+      const sandbox = new FakeSandbox({ "sa.json": new Uint8Array(Buffer.from(data, encoding)) });
+      const thread = Thread.create({ agent, sandbox, threadId: "sa", clock: new Clock(1_795_982_400_000, 7) });
+      const at = thread.events[0]?.event_id as string;
+      thread.runTurn(
+        `here it is: ${account}`,
+        new ScriptedModel([
+          toolReply([
+            ["tu_1", "read_file", { path: "sa.json" }],
+            ["tu_2", "x", { [account]: 1 }],
+          ]),
+          textReply(`got ${account}`),
+        ]),
+      );
+      const refused = thread.saveCase(`r-${encoding}`, { at, dir: work });
+      assert.ok(!refused.ok && refused.error.code === "secret_detected", JSON.stringify(refused));
+      assert.ok(!refused.error.message.includes(body.slice(0, 20)));
+      const r = thread.saveCase(`c-${encoding}`, { at, dir: work, secrets: "redact" });
+      assert.ok(r.ok, JSON.stringify(r));
+      const files = readCaseFiles(r.value.path);
+      assert.deepEqual(scanFiles(files), []);
+      const all = Buffer.concat([...files.values()]).toString("latin1");
+      for (const piece of [body.slice(0, 64), body.slice(64), body.slice(10, 30)]) {
+        assert.ok(!all.includes(piece), piece);
+        assert.ok(!all.includes(Buffer.from(piece, "utf16le").toString("latin1")), piece);
+      }
+    });
+  }
 });

@@ -4,6 +4,7 @@
  */
 
 import { strict as assert } from "node:assert";
+import { createHash } from "node:crypto";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,7 +39,10 @@ import(${JSON.stringify(WRITER_URL)}).then(({ writeCaseDir }) => {
 function variant(i: number): Map<string, Uint8Array> {
   const files = new Map<string, Uint8Array>();
   files.set("case.json", Buffer.from(`{"writer": ${i}}\n`));
-  for (let k = 0; k < 2; k++) files.set(`artifacts/${k}`, Buffer.from(`writer ${i} file ${k}\n`.repeat(50 + i)));
+  for (let k = 0; k < 2; k++) {
+    const data = Buffer.from(`writer ${i} file ${k}\n`.repeat(50 + i));
+    files.set(`artifacts/${createHash("sha256").update(data).digest("hex")}`, data);
+  }
   files.set("model.json", Buffer.from(`{"replies": ${i}}\n`));
   return files;
 }
@@ -119,5 +123,51 @@ describe("writeCaseDir", () => {
     } finally {
       await worker.terminate();
     }
+  });
+});
+
+describe("writeCaseDir makes the save checks itself (spec/case-format.md 6.6)", () => {
+  const blob = Buffer.from("bytes\n");
+  const good = (): Map<string, Uint8Array> =>
+    new Map<string, Uint8Array>([
+      ["case.json", Buffer.from("{}\n")],
+      [`artifacts/${createHash("sha256").update(blob).digest("hex")}`, blob],
+    ]);
+  const refused = (name: string, files: Map<string, Uint8Array>, code: string): string => {
+    const root = mkdtempSync(join(work, "checks-"));
+    let message = "";
+    assert.throws(
+      () => writeCaseDir(join(root, "cases"), name, files, false),
+      (e: unknown) => {
+        message = (e as { message: string }).message;
+        return (e as { code: string }).code === code;
+      },
+    );
+    assert.deepEqual(readdirSync(root), []); // nothing written, above the case or anywhere
+    return message;
+  };
+  for (const rel of ["../../x.txt", "/etc/x", "a/../b", ".hidden", "a//b", "a\\b", "", "sub/CON", "nul.txt"]) {
+    test(`refuses the file path ${JSON.stringify(rel)}`, () => {
+      const files = good();
+      files.set(rel, Buffer.from("x"));
+      assert.ok(refused("c", files, "invalid_request").startsWith("case file "));
+    });
+  }
+  for (const name of ["CON", "../c", ".c", "a/b", "LPT1.txt"]) {
+    test(`refuses the case name ${JSON.stringify(name)}`, () => {
+      refused(name, good(), "invalid_request");
+    });
+  }
+  test("refuses an artifact whose bytes do not match its name", () => {
+    const files = new Map<string, Uint8Array>([[`artifacts/${createHash("sha256").update("other").digest("hex")}`, blob]]);
+    assert.ok(refused("c", files, "invalid_request").includes("a corrupt case"));
+    refused("c", new Map([["artifacts/abc", blob]]), "invalid_request");
+  });
+  test("refuses a credential unless allowed, never quoting it", () => {
+    const key = "sk-ant-api03-" + "Zq9x".repeat(20);
+    const files = new Map<string, Uint8Array>([["case.json", Buffer.from(`{"input": "${key}"}\n`)]]);
+    assert.ok(!refused("c", files, "secret_detected").includes(key.slice(0, 16)));
+    const root = mkdtempSync(join(work, "allowed-"));
+    assert.equal(writeCaseDir(root, "c", files, false, "allow"), "created");
   });
 });

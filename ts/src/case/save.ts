@@ -472,7 +472,7 @@ export function saveCase(events: readonly Envelope[], name: string, options: Sav
     });
     checkCaseFiles(files, secrets);
     if (options.verify ?? true) verifyCaseFiles(name, files, dialects, options.agent);
-    const outcome = writeCaseDir(options.dir, name, files, options.overwrite ?? false);
+    const outcome = writeCaseDir(options.dir, name, files, options.overwrite ?? false, "allow"); // checked above, in its mode
     const value = { path: join(options.dir, name), portable: meta["portable"] as boolean, fingerprint: meta["fingerprint"] as string, outcome };
     return { ok: true, value, warnings };
   } catch (err) {

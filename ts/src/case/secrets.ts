@@ -15,6 +15,7 @@ import { join } from "node:path";
 import { CaseError, pointerJoin } from "../core/errors.js";
 import { specDir } from "../core/resources.js";
 import { type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
+import { base64Runs, jsonUnescaped, sourceSpan, urlDecoded } from "./secret-forms.js";
 
 interface Rule {
   kind: string;
@@ -28,11 +29,14 @@ interface Rule {
 interface Rules {
   text: Rule[];
   pairs: Rule[];
-  fields: { kind: string; key: RegExp; minLength: number }[];
+  fields: { kind: string; key: RegExp; minLength: number; value: RegExp | null }[];
   placeholder: RegExp;
   prefix: string;
   digits: number;
   suffix: string;
+  /** decoded forms (10.2): the shortest base64 run decoded, how deep decoding nests */
+  base64MinLength: number;
+  maxDepth: number;
 }
 
 let cached: Rules | null = null;
@@ -43,9 +47,10 @@ export function rules(): Rules {
   const doc = JSON.parse(readFileSync(join(specDir(), "secrets", "rules.json"), "utf8")) as {
     text_rules: { kind: string; pattern: string; group: number; keywords: string[] }[];
     pair_rules: { when: string; kind: string; pattern: string }[];
-    field_rules: { kind: string; key_pattern: string; min_length: number }[];
+    field_rules: { kind: string; key_pattern: string; min_length: number; value_pattern?: string }[];
     placeholder: { prefix: string; hex_digits: number; suffix: string };
     placeholder_pattern: string;
+    decoding: { base64_min_length: number; max_depth: number };
   };
   cached = {
     text: doc.text_rules.map((r) => ({
@@ -61,11 +66,18 @@ export function rules(): Rules {
       when: r.when,
       keywords: [],
     })),
-    fields: doc.field_rules.map((r) => ({ kind: r.kind, key: new RegExp(`^(?:${r.key_pattern})$`, "u"), minLength: r.min_length })),
+    fields: doc.field_rules.map((r) => ({
+      kind: r.kind,
+      key: new RegExp(`^(?:${r.key_pattern})$`, "u"),
+      minLength: r.min_length,
+      value: r.value_pattern === undefined ? null : new RegExp(`^(?:${r.value_pattern})$`, "u"),
+    })),
     placeholder: new RegExp(`^(?:${doc.placeholder_pattern})$`, "u"),
     prefix: doc.placeholder.prefix,
     digits: doc.placeholder.hex_digits,
     suffix: doc.placeholder.suffix,
+    base64MinLength: doc.decoding.base64_min_length,
+    maxDepth: doc.decoding.max_depth,
   };
   return cached;
 }
@@ -100,8 +112,46 @@ function apply(rule: Rule, text: string, taken: Span[]): void {
   }
 }
 
-/** `[start, end, kind]` of every secret in `text` (UTF-16 offsets), in order of position. */
+/**
+ * `[start, end, kind]` of every secret in `text` (UTF-16 offsets), in order of position
+ * (spec/case-format.md 10.2): those of the text as written, then those of its decoded forms
+ * (JSON string escapes, URL percent-encoding, base64 runs) mapped back to the characters that
+ * encode them, nested up to `max_depth` decodings; overlapping spans are joined into one.
+ */
 export function spans(text: string): Span[] {
+  return merged(layered(text, rules(), 0));
+}
+
+function layered(text: string, r: Rules, depth: number): Span[] {
+  const found = plainSpans(text);
+  if (depth >= r.maxDepth) return found;
+  for (const decoded of [jsonUnescaped(text), urlDecoded(text)]) {
+    if (decoded === null) continue;
+    for (const [a, b, kind] of layered(decoded.text, r, depth + 1)) found.push([...sourceSpan(decoded, a, b), kind]);
+  }
+  for (const [a, b, inner] of base64Runs(text, r.base64MinLength)) {
+    const hits = merged(layered(inner, r, depth + 1));
+    if (hits.length > 0) found.push([a, b, (hits[0] as Span)[2]]); // the run is the secret, whole
+  }
+  return found;
+}
+
+/** Spans by position, overlapping ones joined (the kind of the first, of the longest at a tie). */
+function merged(found: Span[]): Span[] {
+  const out: Span[] = [];
+  for (const [a, b, kind] of [...found].sort((x, y) => x[0] - y[0] || y[1] - x[1])) {
+    const last = out[out.length - 1];
+    if (last !== undefined && a < last[1]) {
+      if (b > last[1]) last[1] = b;
+      continue;
+    }
+    out.push([a, b, kind]);
+  }
+  return out;
+}
+
+/** `[start, end, kind]` of every secret of `text` as written, in order of position. */
+export function plainSpans(text: string): Span[] {
   const r = rules();
   const taken: Span[] = [];
   // a rule runs only on a text holding one of its keywords (lower-cased): a substring search
@@ -141,7 +191,9 @@ const codePoints = (s: string): number => {
 export function fieldKind(key: string, value: unknown): string | null {
   if (typeof value !== "string" || isPlaceholder(value)) return null;
   const length = codePoints(value);
-  for (const f of rules().fields) if (length >= f.minLength && f.key.test(key)) return f.kind;
+  for (const f of rules().fields) {
+    if (length >= f.minLength && f.key.test(key) && (f.value === null || f.value.test(value))) return f.kind;
+  }
   return null;
 }
 
@@ -160,8 +212,11 @@ export function findInValue(value: unknown, path: (string | number)[] = []): [st
   } else if (isObj(value)) {
     for (const key of Object.keys(value).sort()) {
       const item = value[key];
-      path.push(redactText(key));
-      for (const k of kindsIn(key)) out.push([k, pointerJoin(path)]);
+      // a key holding a secret is written whole as its placeholder (10.4): its rest may be
+      // the part of a credential no rule matched
+      const inKey = kindsIn(key);
+      path.push(inKey.length > 0 ? placeholder(key) : key);
+      for (const k of inKey) out.push([k, pointerJoin(path)]);
       const field = fieldKind(key, item);
       if (field !== null) out.push([field, pointerJoin(path)]);
       else out.push(...findInValue(item, path));

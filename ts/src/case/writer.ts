@@ -30,7 +30,9 @@ import { hostname } from "node:os";
 import { dirname, join, resolve } from "node:path";
 
 import { CaseError } from "../core/errors.js";
-import { readCaseFiles } from "./case.js";
+import { checkCaseName, readCaseFiles } from "./case.js";
+import { checkCasePaths } from "./layout.js";
+import { checkCaseFiles, checkSecretsMode } from "./save.js";
 
 export const LOCK_WAIT_MS = 120_000;
 export const ORPHAN_MS = 5_000;
@@ -268,8 +270,23 @@ function build(tmp: string, files: ReadonlyMap<string, Uint8Array>): void {
  * every file and folder fsynced, then renamed into place. `unchanged` when identical bytes
  * are there; `case_exists` when a different case is there and `overwrite` is false;
  * `io_error` when the case stays locked.
+ *
+ * First the checks of spec/case-format.md 6.6, the same for every writer, before anything is
+ * written: the name (`checkCaseName`), every file's path and every artifact's bytes against
+ * its sha256 (`checkCasePaths`; `invalid_request`), `case_too_large`, and `secret_detected`
+ * unless `secrets` is `"allow"` (`saveCase`, which ran these checks with its own mode, passes
+ * `"allow"`).
  */
-export function writeCaseDir(directory: string, name: string, files: ReadonlyMap<string, Uint8Array>, overwrite: boolean): WriteOutcome {
+export function writeCaseDir(
+  directory: string,
+  name: string,
+  files: ReadonlyMap<string, Uint8Array>,
+  overwrite: boolean,
+  secrets: string = "refuse",
+): WriteOutcome {
+  checkCaseName(name);
+  checkCasePaths(files);
+  checkCaseFiles(files, checkSecretsMode(secrets));
   mkdirSync(directory, { recursive: true });
   const target = join(directory, name);
   return withCaseLock(directory, name, () => {

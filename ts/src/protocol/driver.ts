@@ -32,6 +32,7 @@ import { supplySandboxBytes } from "../case/sandbox-files.js";
 import { schemaProblems } from "../core/schemas.js";
 import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { version } from "../core/version.js";
+import { checkCasePaths, decodeArtifacts } from "../case/layout.js";
 
 export const PROTOCOL = 1;
 export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"];
@@ -137,11 +138,8 @@ function writeCaseRequest(message: JsonObject): JsonObject {
   if (!isObj(thread) || !Array.isArray(thread["log"])) {
     throw new CaseError("invalid_request", "write_case: thread must be {log: [events], ...}", { pointer: "/thread" });
   }
+  const blobs = decodeArtifacts(thread["artifacts"]); // before the log: bytes match names
   let events = checkedLog(thread["log"], dialectName(thread["dialect"], "threads-py"));
-  const blobs = new Map<string, Uint8Array>();
-  const artifacts = thread["artifacts"] ?? {};
-  if (!isObj(artifacts)) throw new CaseError("invalid_request", "write_case: thread.artifacts must be {sha256 hex: base64}");
-  for (const [k, v] of Object.entries(artifacts)) blobs.set(k, new Uint8Array(Buffer.from(typeof v === "string" ? v : "", "base64")));
   const expect = checkExpectation(message["expect"] ?? {});
   const effects = message["external_effects"];
   if (effects !== "stub" && effects !== "forbid") throw new CaseError("invalid_request", "external_effects must be 'stub' or 'forbid'");
@@ -164,6 +162,7 @@ function writeCaseRequest(message: JsonObject): JsonObject {
     store,
     dialects: DEFAULT_DIALECTS,
   });
+  checkCasePaths(files); // the writer's checks (case-format.md 6.6): one safe writer
   checkCaseFiles(files, secrets);
   const out: JsonObject = {};
   for (const k of [...files.keys()].sort()) out[k] = Buffer.from(files.get(k) as Uint8Array).toString("base64");

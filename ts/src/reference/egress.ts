@@ -59,7 +59,8 @@ function describeTarget(args: unknown[]): { target: string; local: boolean } {
   if (Array.isArray(first)) first = first[0]; // net.connect passes normalized [options, cb]
   if (first !== null && typeof first === "object") {
     const o = first as { path?: unknown; host?: unknown; port?: unknown };
-    if (typeof o.path === "string") return { target: quote(o.path), local: true };
+    // an empty path is no Unix socket: net connects to host and port then
+    if (typeof o.path === "string" && o.path !== "") return { target: quote(o.path), local: true };
     return { target: egressTarget(o.host ?? "localhost", o.port), local: false };
   }
   if (typeof first === "string" && !/^\d+$/.test(first)) return { target: quote(first), local: true };
@@ -67,6 +68,36 @@ function describeTarget(args: unknown[]): { target: string; local: boolean } {
 }
 
 let egressDepth = 0;
+
+/** The internal bindings `process.binding` refuses during a replay, and what each is. */
+const BINDINGS: Readonly<Record<string, string>> = {
+  tcp_wrap: "network access to",
+  udp_wrap: "network access to",
+  pipe_wrap: "network access to",
+  tls_wrap: "network access to",
+  stream_wrap: "network access to",
+  cares_wrap: "the name lookup of",
+  process_wrap: "the child process",
+  spawn_sync: "the child process",
+};
+
+/** Every query method of a DNS resolver (node:dns, its Resolver classes, dns.promises). */
+const RESOLVER_METHODS = [
+  "resolve",
+  "resolve4",
+  "resolve6",
+  "resolveAny",
+  "resolveCaa",
+  "resolveCname",
+  "resolveMx",
+  "resolveNaptr",
+  "resolveNs",
+  "resolvePtr",
+  "resolveSoa",
+  "resolveSrv",
+  "resolveTxt",
+  "reverse",
+];
 
 /**
  * Block network access until `restore()` is called: `net.Socket.prototype.connect` (what
@@ -89,10 +120,26 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
     attempts.push(err);
     return err;
   };
-  // name lookups and child processes: refused whatever they ask for
+  // name lookups and child processes: refused whatever they ask for; a resolver's methods
+  // on the module, on its own Resolver class (new dns.Resolver(), after setServers too) and
+  // on the promises API's
+  const lookedUp = (a: unknown[]): string => (typeof a[0] === "string" ? quote(a[0]) : quote("<unknown>"));
   const refusedModules: [Record<string, unknown>, string[], string, (args: unknown[]) => string][] = [
-    [dns as unknown as Record<string, unknown>, ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny"], "the name lookup of", (a) => (typeof a[0] === "string" ? quote(a[0]) : quote("<unknown>"))],
-    [dns.promises as unknown as Record<string, unknown>, ["lookup", "resolve", "resolve4", "resolve6"], "the name lookup of", (a) => (typeof a[0] === "string" ? quote(a[0]) : quote("<unknown>"))],
+    [dns as unknown as Record<string, unknown>, ["lookup", "lookupService", ...RESOLVER_METHODS], "the name lookup of", lookedUp],
+    [dns.promises as unknown as Record<string, unknown>, ["lookup", "lookupService", ...RESOLVER_METHODS], "the name lookup of", lookedUp],
+    [dns.Resolver.prototype as unknown as Record<string, unknown>, RESOLVER_METHODS, "the name lookup of", lookedUp],
+    [dns.promises.Resolver.prototype as unknown as Record<string, unknown>, RESOLVER_METHODS, "the name lookup of", lookedUp],
+    // the class every child_process function ends in: new ChildProcess().spawn({file, args})
+    [
+      childProcess.ChildProcess.prototype as unknown as Record<string, unknown>,
+      ["spawn"],
+      "the child process",
+      (a) => {
+        const o = a[0] as { args?: unknown } | undefined;
+        const argv = o?.args;
+        return Array.isArray(argv) && argv.every((x) => typeof x === "string") ? quote(argv) : quote("<unknown>");
+      },
+    ],
     [
       childProcess as unknown as Record<string, unknown>,
       ["spawn", "spawnSync", "execFile", "execFileSync", "fork"],
@@ -155,6 +202,15 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
   mutable(http)["get"] = refuseRequest;
   mutable(https)["request"] = refuseRequest;
   mutable(https)["get"] = refuseRequest;
+  // the internal bindings everything above is built on, reachable through the deprecated
+  // process.binding(): a TCP handle from "tcp_wrap" connects without net.Socket
+  const proc = process as unknown as { binding: (name: string) => unknown };
+  const savedBinding = proc.binding;
+  proc.binding = function binding(name: string): unknown {
+    const what = BINDINGS[name];
+    if (what !== undefined) throw refuse(quote("<unknown>"), what);
+    return savedBinding.call(process, name);
+  };
   globalThis.fetch = ((input: unknown): never => {
     const url = typeof input === "string" || input instanceof URL ? String(input) : String((input as { url?: unknown })?.url ?? input);
     throw refuse(urlTarget(url));
@@ -176,6 +232,7 @@ export function blockEgress(): { attempts: StopError[]; restore: () => void } {
       mutable(https)["request"] = saved.httpsRequest;
       mutable(https)["get"] = saved.httpsGet;
       globalThis.fetch = saved.fetch;
+      proc.binding = savedBinding;
       for (const [mod, name, original] of savedModules) mod[name] = original;
       syncBuiltinESMExports();
     },
