@@ -182,7 +182,11 @@ def python_api_page() -> str:
         kind = "class" if inspect.isclass(obj) else "def"
         lines += [f"## `{name}`", "", "```python", f"{kind} {name}{signature}", "```", ""]
         lines += [_docstring(obj), ""]
-    lines += ["## `__version__`", "", "The package's version, as `threads-cases --version` prints it."]
+    lines += [
+        "## `__version__`",
+        "",
+        "The package's version, as `threads-cases --version` prints it.",
+    ]
     return "\n".join(lines).rstrip() + "\n"
 
 
