@@ -180,7 +180,7 @@ def python_api_page() -> str:
         except (TypeError, ValueError):
             signature = ""
         kind = "class" if inspect.isclass(obj) else "def"
-        lines += [f"## `{name}`", "", "```python", f"{kind} {name}{signature}", "```", ""]
+        lines += [f"## `{name}`", "", "```text", f"{kind} {name}{signature}", "```", ""]
         lines += [_docstring(obj), ""]
     lines += [
         "## `__version__`",
