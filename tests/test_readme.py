@@ -34,9 +34,10 @@ a fresh virtualenv of its own with the same wheel and a workspace of its own: th
 interpreters' runs go in parallel and each runs its blocks in order. The oldest interpreter
 found runs every block; the others run the blocks marked ``<!-- readme-test: every-python -->``
 (the install, the quickstart and the Python API sample: the package installs, imports
-a session, records, saves and runs both implementations there), and on every interpreter each module of
-the installed package must compile and import (:func:`test_every_module_imports`: syntax and
-the standard library are where Python versions differ first), unless
+a session, records, saves and runs both implementations there), and on every interpreter
+each module of the installed package must compile and import
+(:func:`test_every_module_imports`: syntax and the standard library are where Python
+versions differ first), unless
 ``THREADS_CASES_README_EVERY_PYTHON=1`` (``nox -s readme``) asks for every block on every
 interpreter. The newest interpreter is the one the rest of the suite runs on; every block
 there cost ``nox -s tests`` about 40 CPU seconds (measured with coverage), the middle one's
