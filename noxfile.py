@@ -233,6 +233,7 @@ def docs(session: nox.Session) -> None:
     current (tools/gen_docs_reference.py --check), then `mkdocs build --strict` into site/
     (a broken link, anchor or page fails). `nox -s docs -- serve` serves it instead."""
     session.install("-e", ".[dev]")
+    session.env["NO_MKDOCS_2_WARNING"] = "1"  # the theme's end-of-life banner, on every build
     session.run("python", "tools/gen_docs_reference.py", "--check")
     if session.posargs[:1] == ["serve"]:
         session.run("mkdocs", "serve", *session.posargs[1:])
