@@ -228,6 +228,20 @@ def readme(session: nox.Session) -> None:
 
 
 @nox.session(python=PYTHON)
+def docs(session: nox.Session) -> None:
+    """The documentation site: check the generated reference pages are
+    current (tools/gen_docs_reference.py --check), then `mkdocs build --strict` into site/
+    (a broken link, anchor or page fails). `nox -s docs -- serve` serves it instead."""
+    session.install("-e", ".[dev]")
+    session.env["NO_MKDOCS_2_WARNING"] = "1"  # the theme's end-of-life banner, on every build
+    session.run("python", "tools/gen_docs_reference.py", "--check")
+    if session.posargs[:1] == ["serve"]:
+        session.run("mkdocs", "serve", *session.posargs[1:])
+    else:
+        session.run("mkdocs", "build", "--strict", "--site-dir", "site")
+
+
+@nox.session(python=PYTHON)
 def lint(session: nox.Session) -> None:
     """ruff check, ruff format --check, and canonical case files."""
     session.install("-e", ".[dev]")

@@ -1,4 +1,4 @@
-"""The command line's shared surface: one error format, the README's exit-status table, help.
+"""The command line's shared surface: one error format, the site's exit-status table, help.
 
 Runs the click group in process (``Group.main`` with ``standalone_mode``), so every command
 is exercised without paying a Python start per case.
@@ -40,8 +40,9 @@ def invoke(*args: str | Path, capsys: pytest.CaptureFixture[str]) -> tuple[int, 
 
 
 def readme_exit_table() -> dict[str, dict[int, str]]:
+    """The exit-status table of the site's reference (docs/reference/exit-statuses.md)."""
     rows: dict[str, dict[int, str]] = {}
-    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    text = (ROOT / "docs" / "reference" / "exit-statuses.md").read_text(encoding="utf-8")
     for line in text.splitlines():
         m = re.match(r"^\| `([a-z -]+)` \|(.*)\|\s*$", line)
         if m:

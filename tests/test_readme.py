@@ -20,7 +20,12 @@ results.
 - ```` ```python ```` blocks are written to a file and run with the virtualenv's python; a
   block that defines ``def test_...`` functions is a test module and runs under pytest.
 - ```` ```toml ```` blocks are configuration fragments: they must parse (tomllib).
+- A block whose fence names a file, `` ```python title="notes_agent.py" `` (any language),
+  is that file: it is written there (folders made), never run; a ``toml`` one must parse.
 - Blocks of other languages (or none: diagrams, trees) are prose and never run.
+
+The documentation site's pages run the same way, one workspace per page
+(tests/test_docs_samples.py uses :func:`readme_blocks` and :class:`Workspace`).
 
 **Every interpreter.** The README runs on this interpreter and on every other supported
 Python found (on PATH or among pyenv's versions: tests/wheel_env.py ``other_pythons``), each in
@@ -28,10 +33,11 @@ a fresh virtualenv of its own with the same wheel and a workspace of its own: th
 ``test_readme_block[3.12-06-line179-sh]``, one xdist group per interpreter, so the
 interpreters' runs go in parallel and each runs its blocks in order. The oldest interpreter
 found runs every block; the others run the blocks marked ``<!-- readme-test: every-python -->``
-(the install, the Python API sample and the first command-line block: the package installs,
-records, saves and runs both implementations there), and on every interpreter each module of
-the installed package must compile and import (:func:`test_every_module_imports`: syntax and
-the standard library are where Python versions differ first), unless
+(the install, the quickstart and the Python API sample: the package installs, imports
+a session, records, saves and runs both implementations there), and on every interpreter
+each module of the installed package must compile and import
+(:func:`test_every_module_imports`: syntax and the standard library are where Python
+versions differ first), unless
 ``THREADS_CASES_README_EVERY_PYTHON=1`` (``nox -s readme``) asks for every block on every
 interpreter. The newest interpreter is the one the rest of the suite runs on; every block
 there cost ``nox -s tests`` about 40 CPU seconds (measured with coverage), the middle one's
@@ -49,6 +55,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -83,7 +90,8 @@ UNAVAILABLE = "driver_unavailable"
 
 @dataclass(frozen=True)
 class Block:
-    """One fenced block of README.md: its language, first line (1-based, the fence) and text."""
+    """One fenced block of README.md (or of a page of docs/: ``file``): its language, first
+    line (1-based, the fence) and text; ``title`` the file a file block is written to."""
 
     index: int
     lang: str
@@ -91,27 +99,41 @@ class Block:
     code: str
     skip: bool
     every_python: bool = False
+    file: str = "README.md"
+    title: str | None = None
 
     @property
     def id(self) -> str:
         return f"{self.index:02d}-line{self.line}-{self.lang}"
 
 
-def readme_blocks(text: str) -> list[Block]:
-    """The runnable fenced blocks of ``text`` in order (markdown-it's parser, so indented
-    fences and fences inside lists are found as a renderer finds them)."""
+_TITLE = re.compile(r'\btitle="([^"]+)"')
+
+
+def readme_blocks(text: str, file: str = "README.md") -> list[Block]:
+    """The runnable fenced blocks of ``text`` (the Markdown of ``file``) in order, file
+    blocks included (markdown-it's parser, so indented fences and fences inside lists are
+    found as a renderer finds them)."""
     lines = text.splitlines()
     out: list[Block] = []
     for token in MarkdownIt("commonmark").parse(text):
         if token.type != "fence" or token.map is None:
             continue
         lang = token.info.strip().split(" ")[0].lower() if token.info else ""
-        if lang not in RUN_LANGS:
+        title = _TITLE.search(token.info or "")
+        if lang not in RUN_LANGS and title is None:
             continue
         start = token.map[0]  # 0-based line of the opening fence
         before = lines[start - 1].strip() if start > 0 else ""
         block = Block(len(out), lang, start + 1, token.content, before == SKIP_MARKER)
-        out.append(replace(block, every_python=before == EVERY_MARKER))
+        out.append(
+            replace(
+                block,
+                every_python=before == EVERY_MARKER,
+                file=file,
+                title=title.group(1) if title else None,
+            )
+        )
     return out
 
 
@@ -168,7 +190,13 @@ class Workspace:
             try:
                 tomllib.loads(block.code)
             except tomllib.TOMLDecodeError as exc:
-                return f"README.md:{block.line}: invalid TOML: {exc}"
+                return f"{block.file}:{block.line}: invalid TOML: {exc}"
+        if block.title is not None:
+            target = self.root / block.title
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(block.code, encoding="utf-8")
+            return None
+        if block.lang == "toml":
             return None
         if block.lang in SHELLS:
             argv = ["bash", "-euo", "pipefail", "-x", "-c", block.code]
@@ -192,11 +220,11 @@ class Workspace:
                 stdin=subprocess.DEVNULL,
             )
         except subprocess.TimeoutExpired:
-            return f"README.md:{block.line}: the {block.lang} block hung for {HANG_SECONDS}s"
+            return f"{block.file}:{block.line}: the {block.lang} block hung for {HANG_SECONDS}s"
         if proc.returncode != 0 or UNAVAILABLE in proc.stdout + proc.stderr:
             what = f"exited {proc.returncode}" if proc.returncode else f"printed {UNAVAILABLE}"
             return (
-                f"README.md:{block.line}: the {block.lang} block {what}\n"
+                f"{block.file}:{block.line}: the {block.lang} block {what}\n"
                 f"--- stdout (tail) ---\n{proc.stdout[-4000:]}\n"
                 f"--- stderr (tail) ---\n{proc.stderr[-4000:]}"
             )
