@@ -668,7 +668,8 @@ def test_a_live_failure_keeps_and_shows_what_the_model_said(
     from rich.console import Console
 
     from threads_cases.harness.live.said import PANEL_TEXT
-    from threads_cases.harness.report import describe, render_failure
+    from threads_cases.harness.report import render_failure
+    from threads_cases.harness.result_text import describe
 
     long = "No tool needed. " + "x" * 400
     fake.push(Reply(long))
@@ -686,7 +687,7 @@ def test_a_live_failure_keeps_and_shows_what_the_model_said(
     assert d["recorded"]["type"] == "tool_use" and "id" not in d["recorded"]
     assert d["replayed"] == {"type": "text", "text": long}
     assert d["summary"].startswith(
-        'reply (model call 0, model_responded) at /message/content/0: recorded {"input":'
+        'reply (model call 0) on model_responded at /message/content/0: recorded {"input":'
     )
     assert '!= live {"text":"No tool needed. xxx' in d["summary"]
     assert d["summary"].endswith("... (a live reply)")

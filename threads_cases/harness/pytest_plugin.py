@@ -309,14 +309,14 @@ class CaseItem(pytest.Item):
 
         strict = bool(self.config.getoption("threads_cases_strict")) or _strict_setting()
         from threads_cases.harness.expected import apply_shared
+        from threads_cases.harness.repeat import repeat_runs
         from threads_cases.harness.result_text import baseline_text, stale_text
 
-        result = run_case(
-            self.case_path,
-            self._implementation(),
-            self.config.stash[_AGENTS].get(self.impl),
-            live=self.config.stash.get(_LIVE, None),
-        )
+        live = self.config.stash.get(_LIVE, None)
+        impl = self._implementation()
+        agent = self.config.stash[_AGENTS].get(self.impl)
+        run = lambda: run_case(self.case_path, impl, agent, live=live)  # noqa: E731
+        result = repeat_runs(run, self.config.stash.get(_REPEAT, None), strict)
         baseline = self.config.stash[_BASELINE]
         apply_shared(result, baseline, self._shared_listed(baseline), strict)
         self.result = result
