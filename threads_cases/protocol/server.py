@@ -34,13 +34,14 @@ from typing import IO, TYPE_CHECKING, Any
 
 from .._version import __version__
 from ..core.dialects import get_dialect
-from ..core.errors import CaseError
+from ..core.errors import CaseError, pointer_join
 from ..core.log import check_events, reduce_log
 from ..core.reducer import Reducer
 from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
+from .request_values import decode_base64, one_reduce_source, under, writable
 
 if TYPE_CHECKING:
     from ..case.loader import Case
@@ -154,29 +155,28 @@ def _hello(dialect: str) -> dict[str, Any]:
 def _reduce(message: dict[str, Any], dialect: str, cases: Mapping[str, Case]) -> dict[str, Any]:
     """``reduce``: the state of a log given by path (a lent case's log when the client lent
     it), as values, as text or as base64."""
+    source = one_reduce_source(message)  # exactly one (spec/driver-protocol.md 2.2)
     d = get_dialect(message.get("dialect", dialect))
     state: Mapping[str, Any]
-    lent = _lent_log(cases, str(message["path"]), d.name) if "path" in message else None
+    lent = _lent_log(cases, str(message["path"]), d.name) if source == "path" else None
     if lent is not None:
         r = Reducer(copy_data=False)  # the loader checked and reduced these events
         for ev in lent:
             r.apply(ev)
         state = r.state
-    elif "path" in message:
+    elif source == "path":
         state = reduce_log(str(message["path"]), dialect=d)
-    elif "log" in message:
+    elif source == "log":
         r = Reducer()
         _checked_log(message["log"], d, r)
         state = r.state
-    elif "log_text" in message or "log_base64" in message:
+    else:
         raw = (
             message["log_text"].encode("utf-8")
-            if "log_text" in message
-            else base64.b64decode(message["log_base64"])
+            if source == "log_text"
+            else decode_base64(message["log_base64"], "/log_base64")
         )
         state = reduce_log(io.BytesIO(raw), dialect=d)
-    else:
-        raise CaseError("invalid_request", "reduce needs path, log, log_text or log_base64")
     return {"state": d.encode_state(state)}
 
 
@@ -184,8 +184,15 @@ def _match(message: dict[str, Any]) -> dict[str, Any]:
     """``match``: whether the matcher matches the event, and the differences."""
     from ..core.matchers import differences
 
+    # pointers into the request (driver-protocol.md 3.2b): a matcher's refusal under /matcher
+    matcher = writable(message["matcher"], "/matcher")
+    event = writable(message["event"], "/event")
+    try:
+        found = differences(matcher, event)
+    except CaseError as exc:
+        raise under("/matcher", exc) from None
     # the differences decide and explain (spec/matchers.md 7): none exactly when it matches
-    diffs = [d.to_json() for d in differences(message["matcher"], message["event"])]
+    diffs = [d.to_json() for d in found]
     return {"matched": not diffs, "differences": diffs}
 
 
@@ -196,11 +203,14 @@ def _canonicalize(message: dict[str, Any]) -> dict[str, Any]:
     if "text" in message:
         value = parse(message["text"].encode("utf-8"), code="json_invalid")
     elif "text_base64" in message:
-        value = parse(base64.b64decode(message["text_base64"]), code="json_invalid")
+        data = decode_base64(message["text_base64"], "/text_base64")
+        value = parse(data, code="json_invalid")
     elif "value" in message:
         value = message["value"]
     else:
-        raise CaseError("invalid_request", "canonicalize needs value, text or text_base64")
+        raise CaseError(
+            "invalid_request", "canonicalize needs value, text or text_base64", pointer=""
+        )
     return {
         "text": canonical_line(value).decode("utf-8"),
         "document": canonical_document(value).decode("utf-8"),
@@ -280,7 +290,10 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     thread = message["thread"]
     events = _checked_log(thread["log"], thread.get("dialect", "threads-py"))
     store = ArtifactStore(
-        {k: base64.b64decode(v) for k, v in (thread.get("artifacts") or {}).items()}
+        {
+            k: decode_base64(v, pointer_join(["thread", "artifacts", k]))
+            for k, v in (thread.get("artifacts") or {}).items()
+        }
     )
     exp = message.get("expect") or {}
     expectation = CaseExpectation(
@@ -419,6 +432,8 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
             rid = message.get("id")
             if message.get("cmd") == "shutdown":
                 return 0
+            if "id" not in message:  # a driver answers only requests it can pair (1.2)
+                raise CaseError("invalid_request", "a request needs an id", pointer="")
             body = handle_request(
                 message,
                 dialect=os.environ.get("THREADS_CASES_DIALECT", "threads-py"),
