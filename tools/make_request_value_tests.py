@@ -170,6 +170,14 @@ REDUCE = {
         "error_line": 2,
         "log_text": log_text('{"v":-01}'),
     },
+    "155-minus-infinity-column.json": {
+        "description": "a minus sign not followed by a digit (-Infinity) is located at the "
+        "character after it",
+        "dialect": "threads-py",
+        "error": "log_invalid",
+        "error_line": 2,
+        "log_text": log_text('{"v":-Infinity}'),
+    },
     "153-wide-double-in-text.json": {
         "description": "a double canonical JSON cannot write (1e16) is refused in a log file as "
         "in a log given as values, at its pointer",
@@ -216,6 +224,9 @@ def main() -> None:
     )
     REDUCE["152-leading-zero-column.json"]["error_column"] = (
         column_of(str(REDUCE["152-leading-zero-column.json"]["log_text"]), "-01") + 1
+    )
+    REDUCE["155-minus-infinity-column.json"]["error_column"] = (
+        column_of(str(REDUCE["155-minus-infinity-column.json"]["log_text"]), "-Inf") + 1
     )
     doc = {
         "description": "Driver requests whose values the request schemas cannot check: the id "

@@ -203,6 +203,8 @@ class TextParser {
   readNumber(): number {
     NUMBER.lastIndex = this.i;
     const m = NUMBER.exec(this.text);
+    // a sign without a digit (-Infinity) is located at the character after it (strict-json.md 2)
+    if (m === null && this.text.charCodeAt(this.i) === 0x2d) this.fail("not valid JSON: no digit after sign", this.i + 1);
     if (m === null) return this.unexpected("a value");
     const token = m[0];
     const next = this.text.charCodeAt(this.i + token.length);
