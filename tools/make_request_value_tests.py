@@ -54,7 +54,8 @@ WRITE = {
 }
 REQUESTS = [
     t(
-        "a request without an id is not carried out: invalid_request at the root, answered with id null",
+        "a request without an id is not carried out: invalid_request at the root, "
+        "answered with id null",
         "invalid_request",
         "",
         request={"cmd": "hello", "protocol": 1},

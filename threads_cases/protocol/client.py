@@ -54,6 +54,22 @@ STDERR_TAIL = 15
 STDERR_TAIL_BYTES = 16 * 1024
 
 
+def driver_environment(extra: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment a driver starts with (spec/driver-protocol.md 1.5): the client's, with
+    ``THREADS_CASES_DATA`` naming the folder that holds the shared ``spec/`` and ``schemas/``
+    this client runs with (unless the environment names one already), then the
+    implementation's own settings ``extra``."""
+    from ..core.resources import data_root
+
+    env = dict(os.environ)
+    env.setdefault(DATA_VARIABLE, str(data_root()))
+    return {**env, **(extra or {})}
+
+
+#: The environment variable that tells a driver where the shared data is (1.5).
+DATA_VARIABLE = "THREADS_CASES_DATA"
+
+
 class Implementation(Protocol):
     """What a case runs against: answers driver-protocol requests as dicts.
 
@@ -166,7 +182,7 @@ class DriverImplementation:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     cwd=self.cwd,
-                    env={**os.environ, **(self.env or {})},
+                    env=driver_environment(self.env),
                     start_new_session=True,  # its own process group: killed as a whole
                 )
         except OSError as exc:
