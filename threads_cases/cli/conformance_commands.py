@@ -48,7 +48,9 @@ def conformance(
     area: Annotated[
         list[str] | None,
         typer.Option(
-            "--area", help="Only this area: reduce, match, canonical or cases (repeatable)."
+            "--area",
+            help="Only this area: reduce, match, canonical, driver-requests or cases "
+            "(repeatable).",
         ),
     ] = None,
     verbose: Annotated[

@@ -378,6 +378,15 @@ class PythonImplementation:
             cases=self._cases(),
         )
 
+    def exchange_line(self, line: bytes) -> Any:
+        """One request line answered as the driver answers it (:func:`serve`), the answer
+        line as a JSON value (see ``DriverImplementation.exchange_line``)."""
+        from ..core.strictjson import parse
+
+        out = io.BytesIO()
+        serve(io.BytesIO(line + b"\n"), out)
+        return parse(out.getvalue().rstrip(b"\n")) if out.getvalue() else None
+
     def close(self) -> None:
         pass
 
