@@ -41,7 +41,8 @@ from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
-from .request_values import decode_base64, one_reduce_source, under, writable
+from .request_values import decode_base64, one_reduce_source
+from .value_requests import canonicalize_request, match_request
 
 if TYPE_CHECKING:
     from ..case.loader import Case
@@ -127,9 +128,9 @@ def _handle(
     if cmd == "reduce":
         return _reduce(message, dialect, cases)
     if cmd == "match":
-        return _match(message)
+        return match_request(message)
     if cmd == "canonicalize":
-        return _canonicalize(message)
+        return canonicalize_request(message)
     if cmd == "replay":
         return _replay(message, dialect, agent, ask, cases)
     if cmd == "write_case":
@@ -178,43 +179,6 @@ def _reduce(message: dict[str, Any], dialect: str, cases: Mapping[str, Case]) ->
         )
         state = reduce_log(io.BytesIO(raw), dialect=d)
     return {"state": d.encode_state(state)}
-
-
-def _match(message: dict[str, Any]) -> dict[str, Any]:
-    """``match``: whether the matcher matches the event, and the differences."""
-    from ..core.matchers import differences
-
-    # pointers into the request (driver-protocol.md 3.2b): a matcher's refusal under /matcher
-    matcher = writable(message["matcher"], "/matcher")
-    event = writable(message["event"], "/event")
-    try:
-        found = differences(matcher, event)
-    except CaseError as exc:
-        raise under("/matcher", exc) from None
-    # the differences decide and explain (spec/matchers.md 7): none exactly when it matches
-    diffs = [d.to_json() for d in found]
-    return {"matched": not diffs, "differences": diffs}
-
-
-def _canonicalize(message: dict[str, Any]) -> dict[str, Any]:
-    """``canonicalize``: a value (or JSON text) as a canonical line and document."""
-    from ..core.strictjson import canonical_document, parse
-
-    if "text" in message:
-        value = parse(message["text"].encode("utf-8"), code="json_invalid")
-    elif "text_base64" in message:
-        data = decode_base64(message["text_base64"], "/text_base64")
-        value = parse(data, code="json_invalid")
-    elif "value" in message:
-        value = message["value"]
-    else:
-        raise CaseError(
-            "invalid_request", "canonicalize needs value, text or text_base64", pointer=""
-        )
-    return {
-        "text": canonical_line(value).decode("utf-8"),
-        "document": canonical_document(value).decode("utf-8"),
-    }
 
 
 def _replay(
