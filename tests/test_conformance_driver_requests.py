@@ -1,6 +1,7 @@
-"""The ``driver-requests`` area of ``threads-cases conformance`` (spec/conformance.md 2.13):
-every entry of spec/conformance/driver-requests/ sent as a request line to any
-implementation, judged by the code, pointer and id of its answer."""
+"""The ``driver-requests`` and ``agent`` areas of ``threads-cases conformance``
+(spec/conformance.md 2.12, 2.13): every entry of spec/conformance/driver-requests/ and of
+agent/refusals.json sent as a request line to any implementation, judged by the code,
+pointer and id of its answer (and the message, where agent/ gives one)."""
 
 from __future__ import annotations
 
@@ -31,6 +32,18 @@ def test_every_entry_passes_on_both_built_in_implementations(tmp_path: Path) -> 
     assert len(got) == 2 * ENTRIES
     assert {r["verdict"] for r in got} == {"pass"}
     assert "driver-requests/values-1" in {r["case"] for r in got}
+
+
+def test_the_agent_area_runs_on_both_built_in_implementations(tmp_path: Path) -> None:
+    proc = cli(
+        "conformance", "--area", "agent", "--impl", "threads-py", "--impl", "threads-ts",
+        "--format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    got = results(proc.stdout)
+    tests = json.loads((DATA.parent / "agent" / "refusals.json").read_text())["tests"]
+    assert len(got) == 2 * len(tests)
+    assert {r["verdict"] for r in got} == {"pass"}
 
 
 def test_a_wrong_pointer_in_the_data_fails_with_wrong_error(tmp_path: Path) -> None:

@@ -29,10 +29,10 @@ from .discovery import discover
 from .expected import apply_baseline
 from .runner import CaseResult, Check, SuiteResult, could_not_run, isolation_of, run_one
 
-AREAS = ("reduce", "match", "canonical", "driver-requests", "cases")
+AREAS = ("reduce", "match", "canonical", "driver-requests", "cases", "agent")
 #: Areas whose files each hold ``{"description", "tests": [...]}``: a test per entry, its id
 #: ``<file stem>-<n>`` (1-based; spec/conformance.md 1.2).
-LISTED_AREAS = frozenset({"driver-requests"})
+LISTED_AREAS = frozenset({"driver-requests", "agent"})
 DRIVER_FAULTS = frozenset(
     {"driver_crashed", "driver_timeout", "driver_unavailable", "protocol_error", "internal_error"}
 )
@@ -194,6 +194,15 @@ def _canonical_test(doc: dict[str, Any], impl: Implementation) -> Check:
     return Check("canonical", "pass")
 
 
+def _with_case_path(doc: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """An ``agent/`` entry with its request's ``case.path`` made absolute from ``folder``."""
+    request = dict(doc["request"])
+    case = dict(request["case"])
+    case["path"] = str(folder / case["path"])
+    request["case"] = case
+    return {**doc, "request": request}
+
+
 def _driver_request_test(doc: dict[str, Any], impl: Implementation) -> Check:
     """A ``driver-requests`` entry (driver-protocol.md 1.2, 3.2a, 3.2b): its line sent as
     written, and the answer a failure with the test's code, pointer and id."""
@@ -216,13 +225,16 @@ def _driver_request_test(doc: dict[str, Any], impl: Implementation) -> Check:
     if error.get("code") in HARNESS_ONLY or error.get("code") == "internal_error":
         # a driver failure is never a test's answer (spec/conformance.md 3.2)
         raise CaseError("protocol_error", f"{impl.name} answered {error.get('code')}: {error}")
-    if got == (doc["code"], doc["pointer"], want_id):
+    message = doc.get("message")  # agent/: the message byte for byte, when given
+    if got == (doc["code"], doc["pointer"], want_id) and message in (None, error.get("message")):
         return Check("error", "pass", f"refused with {doc['code']} at {doc['pointer']!r}")
     return Check(
         "error",
         "fail",
-        f"answered code {got[0]!r}, pointer {got[1]!r}, id {got[2]!r}; expected "
-        f"{doc['code']!r}, {doc['pointer']!r}, {want_id!r}",
+        f"answered code {got[0]!r}, pointer {got[1]!r}, id {got[2]!r}"
+        f"{'' if message is None else ', message ' + repr(error.get('message'))}; expected "
+        f"{doc['code']!r}, {doc['pointer']!r}, {want_id!r}"
+        f"{'' if message is None else ', message ' + repr(message)}",
         "wrong_error",
     )
 
@@ -232,6 +244,7 @@ RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
     "match": _match_test,
     "canonical": _canonical_test,
     "driver-requests": _driver_request_test,
+    "agent": _driver_request_test,
 }
 
 
@@ -260,6 +273,8 @@ def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
             if test.index is None:
                 raise KeyError("tests")
             doc = doc["tests"][test.index]
+        if test.area == "agent":  # its case paths are relative to its folder (2.12)
+            doc = _with_case_path(doc, test.path.parent)
         check = RUNNERS[test.area](doc, impl)
         result.checks = [check]
         result.verdict = "pass" if check.result == "pass" else "fail"
