@@ -202,6 +202,16 @@ class ReportFooter(TypedDict):
     not_started: int
     #: a live run's totals (spec/replay.md 11.6)
     live: NotRequired[dict[str, Any]]
+    #: a conformance run's level per implementation (spec/conformance.md section 9)
+    levels: NotRequired[dict[str, "ConformanceLevel"]]
+
+
+class ConformanceLevel(TypedDict):
+    """An implementation's conformance level (``$defs/footer/properties/levels``)."""
+
+    level: str | None
+    next: str | None
+    blocked_by: list[str]
 
 
 #: Every shape and where its schema is: (schema file, JSON pointer of the object schema).
@@ -213,6 +223,11 @@ SCHEMA_OF: dict[str, tuple[type, str, str]] = {
     "ReportHeader": (ReportHeader, "report.schema.json", "/$defs/header"),
     "ReportResult": (ReportResult, "report.schema.json", "/$defs/result"),
     "ReportFooter": (ReportFooter, "report.schema.json", "/$defs/footer"),
+    "ConformanceLevel": (
+        ConformanceLevel,
+        "report.schema.json",
+        "/$defs/footer/properties/levels/additionalProperties",
+    ),
     "BaselineRecord": (BaselineRecord, "report.schema.json", "/$defs/baseline"),
     "CheckRecord": (CheckRecord, "report.schema.json", "/$defs/check"),
     "DifferenceRecord": (DifferenceRecord, "report.schema.json", "/$defs/difference"),

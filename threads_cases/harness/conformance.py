@@ -27,6 +27,7 @@ from ..protocol.client import Implementation
 from .baseline import Baseline, read_skips
 from .discovery import discover
 from .expected import apply_baseline
+from .levels import levels_of, read_levels
 from .runner import CaseResult, Check, SuiteResult, could_not_run, isolation_of, run_one
 
 AREAS = ("reduce", "match", "canonical", "driver-requests", "cases", "agent")
@@ -328,6 +329,10 @@ def run_conformance(
         for impl in implementations:
             impl.close()
     results = [r for t_index in range(len(tests)) for r in (lane_[t_index] for lane_ in lanes)]
+    names = [i.name for i in implementations]
+    # levels are judged on whole areas: a -k selection runs none whole (conformance.md 9)
+    whole = [] if pattern else list(areas)
+    levels = levels_of(results, names, read_levels(root), whole, AREAS)
     return SuiteResult(
         results,
         [i.name for i in implementations],
@@ -335,6 +340,7 @@ def run_conformance(
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         (time.perf_counter() - t0) * 1000,
         isolation={i.name: isolation_of(i) for i in implementations},
+        levels=levels,
     )
 
 

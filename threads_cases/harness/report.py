@@ -34,8 +34,15 @@ from .._version import __version__
 from ..core.atomic import replacing
 from ..core.canonical import canonical_line, compact
 from ..core.errors import CaseError
-from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
+from ..core.shapes import (
+    ConformanceLevel,
+    ReportFooter,
+    ReportHeader,
+    ReportResult,
+    VerdictCounts,
+)
 from ..core.strictjson import iter_jsonl
+from .levels import level_lines
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
 from .result_text import agent_line, baseline_text, describe, stale_text
 from .runner import CaseResult, SuiteResult
@@ -82,6 +89,8 @@ def footer(suite: SuiteResult) -> ReportFooter:
     }
     if suite.live is not None:
         out["live"] = suite.live
+    if suite.levels is not None:
+        out["levels"] = cast(dict[str, ConformanceLevel], suite.levels)
     return out
 
 
@@ -460,3 +469,5 @@ def print_conformance(
         console.print(Text(line, style="cyan"))
     for line in implementation_lines(suite):
         console.print(line)
+    for line in level_lines(suite.levels or {}):
+        console.print(Text(line, style="bold"))
