@@ -49,8 +49,8 @@ def conformance(
         list[str] | None,
         typer.Option(
             "--area",
-            help="Only this area: reduce, match, canonical, driver-requests, cases or "
-            "agent (repeatable).",
+            help="Only this area: reduce, match, canonical, driver-requests, replay, cases "
+            "or agent (repeatable).",
         ),
     ] = None,
     verbose: Annotated[

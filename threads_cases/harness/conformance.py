@@ -30,7 +30,9 @@ from .expected import apply_baseline
 from .levels import levels_of, read_levels
 from .runner import CaseResult, Check, SuiteResult, could_not_run, isolation_of, run_one
 
-AREAS = ("reduce", "match", "canonical", "driver-requests", "cases", "agent")
+AREAS = ("reduce", "match", "canonical", "driver-requests", "replay", "cases", "agent")
+#: Areas of case directories, each run as ``run`` runs a case (spec/conformance.md 2.5, 2.14).
+CASE_AREAS = frozenset({"replay", "cases"})
 #: Areas whose files each hold ``{"description", "tests": [...]}``: a test per entry, its id
 #: ``<file stem>-<n>`` (1-based; spec/conformance.md 1.2).
 LISTED_AREAS = frozenset({"driver-requests", "agent"})
@@ -66,7 +68,7 @@ def load_tests(
         d = base / area
         if not d.is_dir():
             continue
-        if area == "cases":
+        if area in CASE_AREAS:
             tests += [ConformanceTest(area, p.name, p) for p in discover([d])]
         elif area in LISTED_AREAS:
             tests += [t for p in sorted(d.glob("*.json")) for t in _listed(area, p)]
@@ -258,7 +260,7 @@ def run_test(
 
 
 def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
-    if test.area == "cases":
+    if test.area in CASE_AREAS:
         r = run_one(test.path, impl, None)
         r.case = test.name
         return r
