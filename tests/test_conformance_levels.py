@@ -66,3 +66,18 @@ def test_the_report_and_the_terminal_show_each_level(tmp_path: Path) -> None:
         "threads-py: level none; reader is blocked by match: not run, driver-requests: not run"
         in proc.stdout
     )
+
+
+def test_the_compliance_page_shows_the_levels_of_a_conformance_report(tmp_path: Path) -> None:
+    args = ("conformance", "--area", "canonical", "--impl", "threads-py", "--format", "json")
+    proc = cli(*args, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout[-2000:]
+    (tmp_path / "r.jsonl").write_text(proc.stdout)
+    proc = cli("report", "html", "r.jsonl", "-o", "page", cwd=tmp_path)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    page = (tmp_path / "page" / "index.html").read_text()
+    assert "Conformance levels (r.jsonl)" in page
+    assert (
+        '<tr><th scope="row">threads-py</th><td>none</td><td>reader</td>'
+        "<td>reduce: not run, match: not run, driver-requests: not run</td></tr>"
+    ) in page
