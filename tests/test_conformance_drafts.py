@@ -1,5 +1,5 @@
 """The data-only tests of drafted matchers (spec/conformance/drafts/turns.json,
-spec/case-format.md 5.12, spec/conformance.md 2.13): what a save writes and says when it is
+spec/case-format.md 5.12, spec/conformance.md 2.15): what a save writes and says when it is
 given no matchers, ``draft=True`` or ``draft=False``; ts/test/drafts.test.ts runs the same
 file through TypeScript's ``saveCase``. And the Python API end to end: ``thread.save_case``
 without ``expect`` drafts like ``threads-cases save`` and says so (issue 38)."""

@@ -1,4 +1,4 @@
-"""The data-only tests of spec/conformance/provenance/ (spec/conformance.md 2.12, spec/replay.md
+"""The data-only tests of spec/conformance/provenance/ (spec/conformance.md 2.16, spec/replay.md
 11.11) on the Python runtime, in process and through its subprocess driver;
 ts/test/replay.test.ts runs the same file on the TypeScript runtime;
 tools/make_provenance_tests.py writes it."""
@@ -24,7 +24,7 @@ TESTS = DOC["tests"]
 
 def prepared(test: dict[str, Any], folder: Path) -> Path:
     """The test's case copied into ``folder``, its replies cut to ``keep_replies`` and its
-    stubs dropped when ``drop_stubs`` (spec/conformance.md 2.12)."""
+    stubs dropped when ``drop_stubs`` (spec/conformance.md 2.16)."""
     case = folder / test["case"]
     shutil.copytree(CONFORMANCE / test["case"], case)
     if test["keep_replies"] is not None:

@@ -20,7 +20,15 @@ FILES = sorted(CASE_DIR.glob("*.json"))
 NAME = re.compile(r"^[0-9]{3}-[a-z0-9]+(-[a-z0-9]+)*\.json$")
 LOG_KEYS = ("log", "log_text", "log_base64")
 RESULT_KEYS = ("state", "error")
-ALLOWED = {"description", "dialect", "error_line", "error_column", *LOG_KEYS, *RESULT_KEYS}
+ALLOWED = {
+    "description",
+    "dialect",
+    "error_line",
+    "error_column",
+    "error_pointer",
+    *LOG_KEYS,
+    *RESULT_KEYS,
+}
 
 
 def load(path: Path) -> dict[str, Any]:
@@ -100,6 +108,8 @@ def test_reduce_case(path: Path, tmp_path: Path) -> None:
         if "error_column" in case:  # a syntax refusal: line and column, never a pointer
             assert info.value.location.pointer is None, info.value.render()
             assert info.value.message.endswith(f"(column {case['error_column']})"), info.value
+        if "error_pointer" in case:  # a value refusal: located by its pointer
+            assert info.value.location.pointer == case["error_pointer"], info.value.render()
 
     # 2. through the in-memory API (cases given as values)
     if "log" not in case:

@@ -23,7 +23,13 @@ from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.replay import replay_case
 
 ROOT = Path(__file__).resolve().parent.parent
-CASES = sorted(p for p in (ROOT / "spec" / "conformance" / "cases").iterdir() if p.is_dir())
+# the step-by-step replay tests and the whole cases (spec/conformance.md 2.5, 2.14)
+CASES = sorted(
+    p
+    for area in ("replay", "cases")
+    for p in (ROOT / "spec" / "conformance" / area).iterdir()
+    if p.is_dir()
+)
 
 pytestmark = pytest.mark.skipif(
     not ts_built(),

@@ -25,7 +25,7 @@ ARTIFACT_ID = {"type": "string", "pattern": "^sha256:[0-9a-f]{64}$"}
 SANDBOX_PATH = {
     "type": "string",
     "maxLength": 4096,
-    "pattern": "^[^/\\\\\\u0000-\\u001f]+(/[^/\\\\\\u0000-\\u001f]+)*$",
+    "pattern": "^[^/\\\\\\x00-\\x1f]+(/[^/\\\\\\x00-\\x1f]+)*$",
     "not": {"pattern": "(^|/)\\.\\.?(/|$)"},
 }
 

@@ -1,6 +1,6 @@
 """Write spec/conformance/drafts/turns.json: data-only tests of the matchers a save drafts
 from its recorded turn (spec/case-format.md 5.12, spec/importers.md section 5,
-spec/conformance.md 2.13).
+spec/conformance.md 2.15).
 
 Each test is one recorded turn (user_message .. terminal event, recorded through the Python
 ``Thread`` with a fixed clock, or written here for an interrupted turn), the matchers given,

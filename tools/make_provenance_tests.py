@@ -1,5 +1,5 @@
 # ruff: noqa: E501  (the test descriptions are sentences, each kept on one line)
-"""Write the data-only tests of spec/conformance/provenance/ (spec/conformance.md 2.12, spec/replay.md
+"""Write the data-only tests of spec/conformance/provenance/ (spec/conformance.md 2.16, spec/replay.md
 11.11): where each answer of a replay came from.
 
 Each test names a conformance case, how many of its recorded replies to keep (``keep_replies``,
@@ -100,7 +100,7 @@ TESTS: list[dict[str, Any]] = [
 
 
 def prepared(test: dict[str, Any], folder: Path) -> Path:
-    """A copy of the test's case in ``folder``, cut as the test says (conformance.md 2.12)."""
+    """A copy of the test's case in ``folder``, cut as the test says (conformance.md 2.16)."""
     case = folder / test["case"]
     shutil.copytree(CASES / test["case"], case)
     if test["keep_replies"] is not None:
@@ -124,7 +124,7 @@ def run(test: dict[str, Any]) -> dict[str, Any]:
 def main() -> None:
     tests = [{**t, **run(t)} for t in TESTS]
     doc = {
-        "description": "Where each answer of a replay came from (spec/replay.md 11.11, spec/conformance.md 2.12).",
+        "description": "Where each answer of a replay came from (spec/replay.md 11.11, spec/conformance.md 2.16).",
         "tests": tests,
     }
     OUT.write_bytes(canonical_document(doc))

@@ -94,8 +94,9 @@ def decode_artifacts(value: Any) -> dict[str, bytes]:
             why = "is not a sha256 (64 lower-case hex digits)"
         elif not isinstance(text, str) or not _BASE64.fullmatch(text):
             why = "is not base64 (RFC 4648, standard alphabet, padded)"
+        elif base64.b64encode(data := base64.b64decode(text)).decode("ascii") != text:
+            why = "is not base64 (RFC 4648, standard alphabet, padded, zero unused bits)"
         else:
-            data = base64.b64decode(text)
             actual = hashlib.sha256(data).hexdigest()
             if actual == key:
                 out[key] = data

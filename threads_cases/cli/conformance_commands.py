@@ -49,7 +49,9 @@ def conformance(
     area: Annotated[
         list[str] | None,
         typer.Option(
-            "--area", help="Only this area: reduce, match, canonical or cases (repeatable)."
+            "--area",
+            help="Only this area: reduce, match, canonical, driver-requests, replay, cases "
+            "or agent (repeatable).",
         ),
     ] = None,
     verbose: Annotated[

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, cast
@@ -253,6 +254,25 @@ def check_depth(text: bytes, raw: Any) -> None:
             raise CaseError("log_invalid", depth_message(), pointer=pointer_join(path))
 
 
+#: A number token that may be a double canonical JSON cannot write (magnitude above 2^53-1
+#: and below 1e21): it has an exponent, or 16 digits and more before its fraction.
+_MAYBE_WIDE_DOUBLE = re.compile(rb"[0-9][eE]|[0-9]{16}\.")
+
+
+def check_line_value(text: bytes, raw: Any) -> None:
+    """The value rules of a read line (thread-log.md 5.1a, 5.1b): its depth, then every
+    number writable by canonical JSON (a double such as ``1e16`` is ``log_invalid`` at its
+    pointer, as in a log given as values). ``text`` is the line's JSON."""
+    check_depth(text, raw)
+    if _MAYBE_WIDE_DOUBLE.search(text):
+        try:
+            canonical_line(raw)
+        except CaseError as exc:
+            if exc.code != "unsafe_value":
+                raise
+            raise CaseError("log_invalid", exc.message, pointer=exc.location.pointer) from None
+
+
 def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[dict[str, Any]]:
     """Stream the canonical envelopes of a log file or binary stream.
 
@@ -266,7 +286,7 @@ def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[
             raise body
         raw = parse(body, code="log_invalid", file=name, line=lineno)
         try:
-            check_depth(body, raw)
+            check_line_value(body, raw)
             ev = checker.check(raw)
         except CaseError as exc:
             raise exc.at(file=name, line=lineno) from None
@@ -351,7 +371,7 @@ def inspect_log(
                     raise body
                 raw = parse(body, code="log_invalid", file=name, line=lineno)
                 seqs.before(raw)
-                check_depth(body, raw)
+                check_line_value(body, raw)
                 ev = checker.check(raw)
             except CaseError as exc:
                 seqs.refused(raw, expected)

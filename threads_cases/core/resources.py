@@ -3,6 +3,7 @@ source checkout."""
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from pathlib import Path
 
@@ -11,7 +12,12 @@ _PKG = Path(__file__).resolve().parent.parent  # the threads_cases package
 
 @cache
 def data_root() -> Path:
-    """The folder holding ``spec/`` and ``schemas/`` (package data first, then the checkout)."""
+    """The folder holding ``spec/`` and ``schemas/``: the one ``THREADS_CASES_DATA`` names
+    when it is set (the client sets it for every driver it starts, spec/driver-protocol.md
+    1.5), else the package data, else the checkout."""
+    named = os.environ.get("THREADS_CASES_DATA")
+    if named:
+        return Path(named).resolve()
     packaged = _PKG / "_data"
     if (packaged / "schemas").is_dir():
         return packaged

@@ -211,6 +211,16 @@ class ReportFooter(TypedDict):
     repeat: NotRequired[dict[str, Any]]
     #: each answer kind counted (spec/replay.md 11.11)
     answers: NotRequired[dict[str, dict[str, int]]]
+    #: a conformance run's level per implementation (spec/conformance.md section 9)
+    levels: NotRequired[dict[str, "ConformanceLevel"]]
+
+
+class ConformanceLevel(TypedDict):
+    """An implementation's conformance level (``$defs/footer/properties/levels``)."""
+
+    level: str | None
+    next: str | None
+    blocked_by: list[str]
 
 
 #: Every shape and where its schema is: (schema file, JSON pointer of the object schema).
@@ -222,6 +232,11 @@ SCHEMA_OF: dict[str, tuple[type, str, str]] = {
     "ReportHeader": (ReportHeader, "report.schema.json", "/$defs/header"),
     "ReportResult": (ReportResult, "report.schema.json", "/$defs/result"),
     "ReportFooter": (ReportFooter, "report.schema.json", "/$defs/footer"),
+    "ConformanceLevel": (
+        ConformanceLevel,
+        "report.schema.json",
+        "/$defs/footer/properties/levels/additionalProperties",
+    ),
     "BaselineRecord": (BaselineRecord, "report.schema.json", "/$defs/baseline"),
     "CheckRecord": (CheckRecord, "report.schema.json", "/$defs/check"),
     "DifferenceRecord": (DifferenceRecord, "report.schema.json", "/$defs/difference"),

@@ -217,6 +217,38 @@ def _describe_orjson_error(message: str) -> str:
 _CONTAINER_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{}]')
 
 
+_PATH_TOKENS = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"|[\[\]{},:]')
+
+
+def _deep_pointer(data: bytes) -> str | None:
+    """The JSON pointer of the first container, in text order, at level ``MAX_DEPTH + 1``
+    of a text orjson refused as too deep (found by scanning its tokens, without recursion);
+    None when there is none."""
+    steps: list[str | int | None] = []  # per open container: its index, or its current key
+    in_object: list[bool] = []
+    last_string = b'""'
+    for m in _PATH_TOKENS.finditer(data):
+        tok = m.group()
+        if tok in (b"[", b"{"):
+            if len(steps) == MAX_DEPTH:
+                return pointer_join([s if s is not None else "" for s in steps])
+            steps.append(0 if tok == b"[" else None)
+            in_object.append(tok == b"{")
+        elif tok in (b"]", b"}"):
+            if steps:
+                steps.pop()
+                in_object.pop()
+        elif tok == b",":
+            if steps and not in_object[-1]:
+                steps[-1] = int(steps[-1] or 0) + 1
+        elif tok == b":":
+            if steps and in_object[-1]:
+                steps[-1] = str(orjson.loads(last_string))
+        else:
+            last_string = tok
+    return None
+
+
 def _line_column(data: bytes, offset: int) -> tuple[int, int]:
     """1-based line and column (in bytes) of ``offset`` in ``data``."""
     offset = max(0, min(offset, len(data)))
@@ -271,11 +303,14 @@ def parse(
     except orjson.JSONDecodeError as exc:
         msg = _describe_orjson_error(str(exc))
         where = _error_position(data, str(exc), msg)
+        # too deep is a value refusal (strict-json.md 2.7): the pointer of the first container
+        # at level 257, at any depth; the other refusals here are located by their column
+        pointer = _deep_pointer(data) if "nesting" in msg else None
         if where is not None and "nesting" not in msg:
             msg += f" (column {where[1]})"
         # a whole document (no JSON Lines line given): the line of the text the problem is on
         at_line = line if line is not None else (where[0] if where is not None else None)
-        raise CaseError(code, msg, file=file, line=at_line) from None
+        raise CaseError(code, msg, file=file, line=at_line, pointer=pointer) from None
     # Fast path: text that orjson writes back byte for byte has no duplicate key (a dropped
     # key would change the bytes), no integer outside +-(2^53-1) (OPT_STRICT_INTEGER refuses
     # one) and no nesting deeper than 254 levels (orjson.dumps refuses that); an integer

@@ -62,6 +62,8 @@ class Source:
     version: str
     started_at: str
     results: int
+    #: a conformance report's levels (its footer's ``levels``, conformance.md 9), else empty
+    levels: tuple[tuple[str, str, str, str], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -204,7 +206,10 @@ def read_report(path: str | os.PathLike[str]) -> tuple[Source, list[tuple[int, d
     lines = list(iter_report(path))
     head = lines[0][1]
     results = []
+    levels: tuple[tuple[str, str, str, str], ...] = ()
     for lineno, value in lines[1:]:
+        if isinstance(value, dict) and value.get("kind") == "footer":
+            levels = _levels(value.get("levels"))
         if not isinstance(value, dict) or value.get("kind") != "result":
             continue
         for key in ("case", "path", "implementation", "verdict"):
@@ -224,8 +229,28 @@ def read_report(path: str | os.PathLike[str]) -> tuple[Source, list[tuple[int, d
         version=str(head.get("version", "")),
         started_at=str(head.get("started_at", "")),
         results=len(results),
+        levels=levels,
     )
     return source, results
+
+
+def _levels(value: Any) -> tuple[tuple[str, str, str, str], ...]:
+    """``(implementation, level, next, blocked by)`` per implementation of a footer's
+    ``levels``, as texts (``none`` for no level, ``""`` for no next level)."""
+    if not isinstance(value, dict):
+        return ()
+    out = []
+    for impl, lv in value.items():
+        if isinstance(lv, dict):
+            out.append(
+                (
+                    str(impl),
+                    str(lv.get("level") or "none"),
+                    str(lv.get("next") or ""),
+                    ", ".join(str(b) for b in _list(lv.get("blocked_by"))),
+                )
+            )
+    return tuple(out)
 
 
 def build_page(

@@ -27,9 +27,15 @@ from ..protocol.client import Implementation
 from .baseline import Baseline, read_skips
 from .discovery import discover
 from .expected import apply_baseline
+from .levels import levels_of, read_levels
 from .runner import CaseResult, Check, SuiteResult, could_not_run, isolation_of, run_one
 
-AREAS = ("reduce", "match", "canonical", "cases")
+AREAS = ("reduce", "match", "canonical", "driver-requests", "replay", "cases", "agent")
+#: Areas of case directories, each run as ``run`` runs a case (spec/conformance.md 2.5, 2.14).
+CASE_AREAS = frozenset({"replay", "cases"})
+#: Areas whose files each hold ``{"description", "tests": [...]}``: a test per entry, its id
+#: ``<file stem>-<n>`` (1-based; spec/conformance.md 1.2).
+LISTED_AREAS = frozenset({"driver-requests", "agent"})
 DRIVER_FAULTS = frozenset(
     {"driver_crashed", "driver_timeout", "driver_unavailable", "protocol_error", "internal_error"}
 )
@@ -42,6 +48,8 @@ class ConformanceTest:
     area: str
     id: str
     path: Path
+    #: the entry of a listed area's file (0-based), None for a file or folder of its own
+    index: int | None = None
 
     @property
     def name(self) -> str:
@@ -60,11 +68,25 @@ def load_tests(
         d = base / area
         if not d.is_dir():
             continue
-        if area == "cases":
+        if area in CASE_AREAS:
             tests += [ConformanceTest(area, p.name, p) for p in discover([d])]
+        elif area in LISTED_AREAS:
+            tests += [t for p in sorted(d.glob("*.json")) for t in _listed(area, p)]
         else:
             tests += [ConformanceTest(area, p.stem, p) for p in sorted(d.glob("*.json"))]
     return tests
+
+
+def _listed(area: str, path: Path) -> list[ConformanceTest]:
+    """A test per entry of a listed area's file; one test that gives ``case_invalid`` when
+    the file cannot be read or has no list of tests."""
+    try:
+        entries = read_json_file(path, code="case_invalid").get("tests")
+    except (CaseError, AttributeError):
+        entries = None
+    if not isinstance(entries, list):
+        return [ConformanceTest(area, path.stem, path)]
+    return [ConformanceTest(area, f"{path.stem}-{i + 1}", path, i) for i in range(len(entries))]
 
 
 def load_skips(root: str | Path | None, impl: str) -> Baseline:
@@ -175,10 +197,57 @@ def _canonical_test(doc: dict[str, Any], impl: Implementation) -> Check:
     return Check("canonical", "pass")
 
 
+def _with_case_path(doc: dict[str, Any], folder: Path) -> dict[str, Any]:
+    """An ``agent/`` entry with its request's ``case.path`` made absolute from ``folder``."""
+    request = dict(doc["request"])
+    case = dict(request["case"])
+    case["path"] = str(folder / case["path"])
+    request["case"] = case
+    return {**doc, "request": request}
+
+
+def _driver_request_test(doc: dict[str, Any], impl: Implementation) -> Check:
+    """A ``driver-requests`` entry (driver-protocol.md 1.2, 3.2a, 3.2b): its line sent as
+    written, and the answer a failure with the test's code, pointer and id."""
+    from ..protocol.answers import HARNESS_ONLY
+
+    line = (
+        doc["request_text"].encode("utf-8")
+        if "request_text" in doc
+        else canonical_line(doc["request"])
+    )
+    exchange = getattr(impl, "exchange_line", None)
+    if exchange is None:
+        raise CaseError("driver_unavailable", f"{impl.name} cannot be sent a request line")
+    answer = exchange(line)
+    want_id = doc.get("answer_id", doc.get("request", {}).get("id"))
+    error = answer.get("error") if isinstance(answer, dict) else None
+    if not isinstance(error, dict) or answer.get("ok") is not False:
+        return Check("error", "fail", f"answered {answer!r}, expected a refusal", "not_refused")
+    got = (error.get("code"), error.get("pointer"), answer.get("id"))
+    if error.get("code") in HARNESS_ONLY or error.get("code") == "internal_error":
+        # a driver failure is never a test's answer (spec/conformance.md 3.2)
+        raise CaseError("protocol_error", f"{impl.name} answered {error.get('code')}: {error}")
+    message = doc.get("message")  # agent/: the message byte for byte, when given
+    if got == (doc["code"], doc["pointer"], want_id) and message in (None, error.get("message")):
+        return Check("error", "pass", f"refused with {doc['code']} at {doc['pointer']!r}")
+    return Check(
+        "error",
+        "fail",
+        f"answered code {got[0]!r}, pointer {got[1]!r}, id {got[2]!r}"
+        f"{'' if message is None else ', message ' + repr(error.get('message'))}; expected "
+        f"{doc['code']!r}, {doc['pointer']!r}, {want_id!r}"
+        f"{'' if message is None else ', message ' + repr(message)}",
+        "wrong_error",
+    )
+
+
 RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
     "reduce": _reduce_test,
     "match": _match_test,
     "canonical": _canonical_test,
+    "driver-requests": _driver_request_test,
+    "agent": _driver_request_test,
 }
 
 
@@ -191,7 +260,7 @@ def run_test(
 
 
 def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
-    if test.area == "cases":
+    if test.area in CASE_AREAS:
         r = run_one(test.path, impl, None)
         r.case = test.name
         return r
@@ -203,6 +272,12 @@ def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
         except CaseError:
             result.unreadable = True  # the test is broken, not the implementation
             raise
+        if test.area in LISTED_AREAS:
+            if test.index is None:
+                raise KeyError("tests")
+            doc = doc["tests"][test.index]
+        if test.area == "agent":  # its case paths are relative to its folder (2.12)
+            doc = _with_case_path(doc, test.path.parent)
         check = RUNNERS[test.area](doc, impl)
         result.checks = [check]
         result.verdict = "pass" if check.result == "pass" else "fail"
@@ -256,6 +331,10 @@ def run_conformance(
         for impl in implementations:
             impl.close()
     results = [r for t_index in range(len(tests)) for r in (lane_[t_index] for lane_ in lanes)]
+    names = [i.name for i in implementations]
+    # levels are judged on whole areas: a -k selection runs none whole (conformance.md 9)
+    whole = [] if pattern else list(areas)
+    levels = levels_of(results, names, read_levels(root), whole, AREAS)
     return SuiteResult(
         results,
         [i.name for i in implementations],
@@ -263,6 +342,7 @@ def run_conformance(
         time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
         (time.perf_counter() - t0) * 1000,
         isolation={i.name: isolation_of(i) for i in implementations},
+        levels=levels,
     )
 
 

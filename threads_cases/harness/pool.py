@@ -101,6 +101,9 @@ class DriverPool:
             return self._call(lambda m: m.request(message))
         return self._call(lambda m: m.request(message, on_model_call))
 
+    def exchange_line(self, line: bytes) -> Any:
+        return self._call(lambda m: m.exchange_line(line))
+
     def close(self) -> None:
         for m in self._members:
             m.close()

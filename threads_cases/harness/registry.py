@@ -211,6 +211,9 @@ class UnavailableImplementation:
     def request(self, message: dict[str, Any], on_model_call: Any = None) -> dict[str, Any]:
         raise CaseError("driver_unavailable", self.reason, hint=self.hint)
 
+    def exchange_line(self, line: bytes) -> Any:
+        raise CaseError("driver_unavailable", self.reason, hint=self.hint)
+
     def close(self) -> None:
         pass
 

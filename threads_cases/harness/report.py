@@ -32,10 +32,17 @@ from .._version import __version__
 from ..core.atomic import replacing
 from ..core.canonical import canonical_line, compact
 from ..core.errors import CaseError
-from ..core.shapes import ReportFooter, ReportHeader, ReportResult, VerdictCounts
+from ..core.shapes import (
+    ConformanceLevel,
+    ReportFooter,
+    ReportHeader,
+    ReportResult,
+    VerdictCounts,
+)
 from ..core.strictjson import iter_jsonl
 from ..core.texts import shown_text
 from . import terminal
+from .levels import level_lines
 from .live.said import panel_lines
 from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
 from .result_text import agent_line
@@ -92,6 +99,8 @@ def footer(suite: SuiteResult) -> ReportFooter:
     answers = answer_totals(suite.results)
     if answers is not None:
         out["answers"] = answers
+    if suite.levels is not None:
+        out["levels"] = cast(dict[str, ConformanceLevel], suite.levels)
     return out
 
 
@@ -395,3 +404,5 @@ def print_conformance(
         console.print(Text(line, style="cyan"))
     for line in implementation_lines(suite):
         console.print(line)
+    for line in level_lines(suite.levels or {}):
+        console.print(Text(line, style="bold"))

@@ -163,6 +163,8 @@ class SuiteResult:
     shard: tuple[int, int] | None = None
     #: a live run's totals ``{provenance, calls, cost_usd, budget, max_cost_usd}``, or None
     live: dict[str, Any] | None = None
+    #: a conformance run's levels ``{impl: {level, next, blocked_by}}`` (conformance.md 9)
+    levels: dict[str, dict[str, Any]] | None = None
 
     @property
     def counts(self) -> dict[str, int]:

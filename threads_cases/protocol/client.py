@@ -360,6 +360,18 @@ class DriverImplementation:
     def _read_answer(self, rid: int, cmd: str) -> dict[str, Any]:
         """The driver's next line for request ``rid``: an object with that id holding ``ok``
         or ``model_call`` (spec/driver-protocol.md 4.1)."""
+        answer = self._read_line(cmd)
+        if (
+            not isinstance(answer, dict)
+            or answer.get("id") != rid
+            or not ("ok" in answer or "model_call" in answer)
+        ):
+            got = answer.get("id") if isinstance(answer, dict) else None
+            raise self._fail("protocol_error", f"{self.name} answered id {got!r} to request {rid}")
+        return answer
+
+    def _read_line(self, cmd: str) -> Any:
+        """The driver's next line as a JSON value (the rows of 4.1 up to "not JSON")."""
         try:
             line = self._lines.get(timeout=self.timeout)
         except queue.Empty:
@@ -385,13 +397,6 @@ class DriverImplementation:
             raise self._fail(
                 "protocol_error", f"{self.name} wrote a line that is not JSON: {shown!r}"
             ) from None
-        if (
-            not isinstance(answer, dict)
-            or answer.get("id") != rid
-            or not ("ok" in answer or "model_call" in answer)
-        ):
-            got = answer.get("id") if isinstance(answer, dict) else None
-            raise self._fail("protocol_error", f"{self.name} answered id {got!r} to request {rid}")
         return answer
 
     def hello(self) -> dict[str, Any]:
@@ -422,6 +427,23 @@ class DriverImplementation:
         with self._lock:
             self._ensure()
             return self._exchange(message, on_model_call)
+
+    def exchange_line(self, line: bytes) -> Any:
+        """Send ``line`` (one request line, without its LF, written as given: an ``id`` of
+        ``1.0``, none, a number no canonical line holds) and return the driver's answer line
+        as a JSON value, unchecked: the ``driver-requests`` area of ``conformance`` judges it
+        (spec/conformance.md 2.13). Driver failures raise as for :meth:`request`."""
+        with self._lock:
+            self._ensure()
+            assert self._proc is not None and self._proc.stdin is not None
+            try:
+                self._proc.stdin.write(line + b"\n")
+                self._proc.stdin.flush()
+            except (BrokenPipeError, OSError):
+                raise self._fail(
+                    "driver_crashed", f"{self.name} exited before a request could be sent"
+                ) from None
+            return self._read_line("a raw request")
 
     def close(self) -> None:
         with self._lock:

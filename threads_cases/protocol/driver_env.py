@@ -17,6 +17,8 @@ import os
 import re
 from collections.abc import Iterable, Mapping
 
+from ..core.resources import data_root
+
 #: variables a driver keeps when they are set: where programs and files are, the locale,
 #: the interpreters' own settings, and the Windows system folders a process needs
 ALLOWED = (
@@ -74,11 +76,21 @@ def driver_environment(
     """The variables of ``base`` (default: this process's environment) a driver starts
     with: those :data:`ALLOWED` or under :data:`ALLOWED_PREFIXES`, and those ``pass_env``
     names (``NAME``, or ``PREFIX*`` for every name starting with ``PREFIX``). A name the
-    harness does not have is not invented. Comparisons are exact (case-sensitive), also on
-    Windows."""
+    harness does not have is not invented, but ``THREADS_CASES_DATA`` (:data:`DATA_VARIABLE`)
+    is set to this client's data folder when the harness does not name one. Comparisons are
+    exact (case-sensitive), also on Windows."""
     extra = tuple(pass_env)
     source = os.environ if base is None else base
-    return {k: v for k, v in source.items() if _wanted(k, extra)}
+    env = {k: v for k, v in source.items() if _wanted(k, extra)}
+    # where the shared spec/ and schemas/ are (1.5a), unless the environment names a folder
+    env.setdefault(DATA_VARIABLE, str(data_root()))
+    return env
+
+
+#: The environment variable that tells a driver where the shared data is
+#: (spec/driver-protocol.md 1.5a): the folder holding the ``spec/`` and ``schemas/`` the
+#: client runs with.
+DATA_VARIABLE = "THREADS_CASES_DATA"
 
 
 def check_pass_env(value: object) -> list[str] | None:

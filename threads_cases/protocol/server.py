@@ -41,6 +41,8 @@ from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
+from .request_values import decode_base64, one_reduce_source
+from .value_requests import canonicalize_request, match_request
 
 if TYPE_CHECKING:
     from ..case.loader import Case
@@ -126,9 +128,9 @@ def _handle(
     if cmd == "reduce":
         return _reduce(message, dialect, cases)
     if cmd == "match":
-        return _match(message)
+        return match_request(message)
     if cmd == "canonicalize":
-        return _canonicalize(message)
+        return canonicalize_request(message)
     if cmd == "replay":
         return _replay(message, dialect, agent, ask, cases)
     if cmd == "write_case":
@@ -154,57 +156,29 @@ def _hello(dialect: str) -> dict[str, Any]:
 def _reduce(message: dict[str, Any], dialect: str, cases: Mapping[str, Case]) -> dict[str, Any]:
     """``reduce``: the state of a log given by path (a lent case's log when the client lent
     it), as values, as text or as base64."""
+    source = one_reduce_source(message)  # exactly one (spec/driver-protocol.md 2.2)
     d = get_dialect(message.get("dialect", dialect))
     state: Mapping[str, Any]
-    lent = _lent_log(cases, str(message["path"]), d.name) if "path" in message else None
+    lent = _lent_log(cases, str(message["path"]), d.name) if source == "path" else None
     if lent is not None:
         r = Reducer(copy_data=False)  # the loader checked and reduced these events
         for ev in lent:
             r.apply(ev)
         state = r.state
-    elif "path" in message:
+    elif source == "path":
         state = reduce_log(str(message["path"]), dialect=d)
-    elif "log" in message:
+    elif source == "log":
         r = Reducer()
         _checked_log(message["log"], d, r)
         state = r.state
-    elif "log_text" in message or "log_base64" in message:
+    else:
         raw = (
             message["log_text"].encode("utf-8")
-            if "log_text" in message
-            else base64.b64decode(message["log_base64"])
+            if source == "log_text"
+            else decode_base64(message["log_base64"], "/log_base64")
         )
         state = reduce_log(io.BytesIO(raw), dialect=d)
-    else:
-        raise CaseError("invalid_request", "reduce needs path, log, log_text or log_base64")
     return {"state": d.encode_state(state)}
-
-
-def _match(message: dict[str, Any]) -> dict[str, Any]:
-    """``match``: whether the matcher matches the event, and the differences."""
-    from ..core.matchers import differences
-
-    # the differences decide and explain (spec/matchers.md 7): none exactly when it matches
-    diffs = [d.to_json() for d in differences(message["matcher"], message["event"])]
-    return {"matched": not diffs, "differences": diffs}
-
-
-def _canonicalize(message: dict[str, Any]) -> dict[str, Any]:
-    """``canonicalize``: a value (or JSON text) as a canonical line and document."""
-    from ..core.strictjson import canonical_document, parse
-
-    if "text" in message:
-        value = parse(message["text"].encode("utf-8"), code="json_invalid")
-    elif "text_base64" in message:
-        value = parse(base64.b64decode(message["text_base64"]), code="json_invalid")
-    elif "value" in message:
-        value = message["value"]
-    else:
-        raise CaseError("invalid_request", "canonicalize needs value, text or text_base64")
-    return {
-        "text": canonical_line(value).decode("utf-8"),
-        "document": canonical_document(value).decode("utf-8"),
-    }
 
 
 def _replay(
@@ -366,6 +340,15 @@ class PythonImplementation:
             cases=self._cases(),
         )
 
+    def exchange_line(self, line: bytes) -> Any:
+        """One request line answered as the driver answers it (:func:`serve`), the answer
+        line as a JSON value (see ``DriverImplementation.exchange_line``)."""
+        from ..core.strictjson import parse
+
+        out = io.BytesIO()
+        serve(io.BytesIO(line + b"\n"), out)
+        return parse(out.getvalue().rstrip(b"\n")) if out.getvalue() else None
+
     def close(self) -> None:
         pass
 
@@ -420,6 +403,8 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
             rid = message.get("id")
             if message.get("cmd") == "shutdown":
                 return 0
+            if "id" not in message:  # a driver answers only requests it can pair (1.2)
+                raise CaseError("invalid_request", "a request needs an id", pointer="")
             body = handle_request(
                 message,
                 dialect=os.environ.get("THREADS_CASES_DIALECT", "threads-py"),

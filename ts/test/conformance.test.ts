@@ -120,6 +120,8 @@ describe("reduce conformance", () => {
           assert.equal(err.pointer, undefined, err.render());
           assert.ok(err.message.endsWith(`(column ${String(errorColumn)})`), err.render());
         }
+        // a value refusal: located by its pointer
+        if (c["error_pointer"] !== undefined) assert.equal(err.pointer, c["error_pointer"], err.render());
       }
 
       // 2. through the in-memory API (cases given as values)

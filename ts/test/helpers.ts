@@ -5,11 +5,13 @@ import { join } from "node:path";
 
 import { conformanceDir } from "../src/index.js";
 
-/** The case directories of spec/conformance/cases/, sorted. */
+/** The case directories of spec/conformance/replay/ and cases/, sorted within each (conformance.md 2.5, 2.14). */
 export function conformanceCases(): string[] {
-  const dir = join(conformanceDir(), "cases");
-  return readdirSync(dir, { withFileTypes: true })
-    .filter((e) => e.isDirectory())
-    .map((e) => join(dir, e.name))
-    .sort();
+  return ["replay", "cases"].flatMap((area) => {
+    const dir = join(conformanceDir(), area);
+    return readdirSync(dir, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => join(dir, e.name))
+      .sort();
+  });
 }

@@ -147,7 +147,7 @@ describe("spec/conformance/provenance: where each answer came from (spec/replay.
   after(() => rmSync(work, { recursive: true, force: true }));
   doc.tests.forEach((t, k) => {
     test(t["description"] as string, () => {
-      // the case copied, its replies cut to keep_replies, its stubs dropped (conformance.md 2.12)
+      // the case copied, its replies cut to keep_replies, its stubs dropped (conformance.md 2.16)
       const path = join(work, String(k), t["case"] as string);
       cpSync(join(conformanceDir(), "cases", t["case"] as string), path, { recursive: true });
       if (t["keep_replies"] !== null) {

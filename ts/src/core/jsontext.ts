@@ -203,8 +203,15 @@ class TextParser {
   readNumber(): number {
     NUMBER.lastIndex = this.i;
     const m = NUMBER.exec(this.text);
+    // a sign without a digit (-Infinity) is located at the character after it (strict-json.md 2)
+    if (m === null && this.text.charCodeAt(this.i) === 0x2d) this.fail("not valid JSON: no digit after sign", this.i + 1);
     if (m === null) return this.unexpected("a value");
     const token = m[0];
+    const next = this.text.charCodeAt(this.i + token.length);
+    if (/^-?0$/.test(token) && next >= 0x30 && next <= 0x39) {
+      // located at the leading zero itself (strict-json.md 2)
+      this.fail("not valid JSON: number with leading zero is not allowed", this.i + token.length - 1);
+    }
     const value = Number(token);
     const isInteger = m[1] === undefined && m[2] === undefined;
     if (isInteger) {

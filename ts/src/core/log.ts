@@ -79,6 +79,25 @@ export function checkDepth(text: string | Uint8Array, raw: JsonValue): void {
   if (path !== null) throw new CaseError("log_invalid", depthMessage(), { pointer: pointerJoin(path) });
 }
 
+/** A number token that may be a double canonical JSON cannot write (magnitude above 2^53-1 and below 1e21). */
+const MAYBE_WIDE_DOUBLE = /[0-9][eE]|[0-9]{16}\./;
+
+/**
+ * The value rules of a read line (thread-log.md 5.1a, 5.1b): its depth, then every number
+ * writable by canonical JSON (a double such as `1e16` is `log_invalid` at its pointer, as in a
+ * log given as values). `text` is the line's JSON.
+ */
+export function checkLineValue(text: Uint8Array, raw: JsonValue): void {
+  checkDepth(text, raw);
+  if (!MAYBE_WIDE_DOUBLE.test(Buffer.from(text.buffer, text.byteOffset, text.byteLength).toString("latin1"))) return;
+  try {
+    canonicalLine(raw);
+  } catch (err) {
+    if (!(err instanceof CaseError) || err.code !== "unsafe_value") throw err;
+    throw new CaseError("log_invalid", err.message, { pointer: err.pointer });
+  }
+}
+
 export interface ReadOptions {
   dialect?: DialectLike;
   /** Name for error locations when `source` is bytes (default `<bytes>`). */
@@ -100,7 +119,7 @@ export function* readLog(source: LineSource, options: ReadOptions = {}): Generat
     const raw = parse(item.body, { code: "log_invalid", file: name, line: item.line });
     let ev: Envelope;
     try {
-      checkDepth(item.body, raw);
+      checkLineValue(item.body, raw);
       ev = checker.check(raw);
     } catch (err) {
       throw err instanceof CaseError ? err.at({ file: name, line: item.line }) : err;

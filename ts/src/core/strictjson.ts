@@ -56,7 +56,17 @@ function lineAndColumn(text: string, offset: number): [number, number] {
     line++;
     lineStart = k + 1;
   }
-  return [line, offset - lineStart + 1];
+  // the column counts Unicode code points, not UTF-16 units (strict-json.md 2): a surrogate pair is one
+  let column = 1;
+  for (let k = lineStart; k < offset; k++) {
+    const c = text.charCodeAt(k);
+    if (!(c >= 0xdc00 && c <= 0xdfff && k > lineStart && isHigh(text.charCodeAt(k - 1)))) column++;
+  }
+  return [line, column];
+}
+
+function isHigh(c: number): boolean {
+  return c >= 0xd800 && c <= 0xdbff;
 }
 
 /**

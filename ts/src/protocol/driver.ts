@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { DEFAULT_DIALECTS, checkCaseName } from "../case/case.js";
 import { canonicalDocument, canonicalLine, emitCanonicalLine } from "../core/canonical.js";
 import { getDialect, type DialectLike } from "../core/dialects.js";
-import { CaseError } from "../core/errors.js";
+import { CaseError, pointerJoin } from "../core/errors.js";
 import { checkEvents, reduceLog } from "../core/log.js";
 import { differences } from "../core/matchers.js";
 import { quote } from "../core/texts.js";
@@ -33,6 +33,7 @@ import { schemaProblems } from "../core/schemas.js";
 import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { version } from "../core/version.js";
 import { checkCasePaths, decodeArtifacts } from "../case/layout.js";
+import { decodeBase64, oneReduceSource, under, writable } from "./request-values.js";
 
 export const PROTOCOL = 1;
 export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"];
@@ -70,27 +71,25 @@ function checkedLog(log: JsonValue[], dialect: DialectLike, reducer: Reducer = n
 }
 
 function reduceRequest(message: JsonObject, dialect: string): JsonObject {
+  const source = oneReduceSource(message); // exactly one (spec/driver-protocol.md 2.2)
   const d = getDialect(dialectName(message["dialect"], dialect));
   let state;
-  if (Object.hasOwn(message, "path")) {
+  if (source === "path") {
     const path = message["path"];
     state = reduceLog(typeof path === "string" ? path : String(path), { dialect: d });
-  } else if (Object.hasOwn(message, "log")) {
+  } else if (source === "log") {
     const log = message["log"];
     if (!Array.isArray(log)) throw new CaseError("invalid_request", "reduce: log must be a list of events", { pointer: "/log" });
     const r = new Reducer();
     checkedLog(log, d, r);
     state = r.state;
-  } else if (Object.hasOwn(message, "log_text") || Object.hasOwn(message, "log_base64")) {
-    const text = message["log_text"];
-    const b64 = message["log_base64"];
-    const raw =
-      text !== undefined
-        ? new TextEncoder().encode(typeof text === "string" ? text : String(text))
-        : new Uint8Array(Buffer.from(typeof b64 === "string" ? b64 : "", "base64"));
-    state = reduceLog(raw, { dialect: d, name: "<stream>" });
   } else {
-    throw new CaseError("invalid_request", "reduce needs path, log, log_text or log_base64");
+    const text = message["log_text"];
+    const raw =
+      source === "log_text"
+        ? new TextEncoder().encode(typeof text === "string" ? text : String(text))
+        : decodeBase64(message["log_base64"], "/log_base64");
+    state = reduceLog(raw, { dialect: d, name: "<stream>" });
   }
   return { state: d.encodeState(state as unknown as JsonObject) };
 }
@@ -204,11 +203,18 @@ export function handleRequest(message: JsonObject, dialect: string = DIALECT, as
     case "reduce":
       return reduceRequest(message, dialect);
     case "match": {
-      const matcher = need(message, "matcher", "match");
-      const event = need(message, "event", "match");
+      const matcher = writable(need(message, "matcher", "match"), "/matcher");
+      const event = writable(need(message, "event", "match"), "/event");
       if (!isObj(event)) throw new CaseError("invalid_request", "match: event must be an object", { pointer: "/event" });
+      // pointers into the request (driver-protocol.md 3.2b): a matcher's refusal under /matcher
+      let found;
+      try {
+        found = differences(matcher, event);
+      } catch (err) {
+        throw under("/matcher", err);
+      }
       // the differences decide and explain (spec/matchers.md 7): none exactly when it matches
-      const diffs = differences(matcher, event).map((d) => ({ ...d }) as unknown as JsonObject);
+      const diffs = found.map((d) => ({ ...d }) as unknown as JsonObject);
       return { matched: diffs.length === 0, differences: diffs };
     }
     case "canonicalize": {
@@ -220,9 +226,11 @@ export function handleRequest(message: JsonObject, dialect: string = DIALECT, as
       } else if (Object.hasOwn(message, "text_base64")) {
         const b64 = message["text_base64"];
         if (typeof b64 !== "string") throw new CaseError("invalid_request", "canonicalize: text_base64 must be a string", { pointer: "/text_base64" });
-        value = parse(new Uint8Array(Buffer.from(b64, "base64")), { code: "json_invalid" });
+        value = parse(decodeBase64(b64, "/text_base64"), { code: "json_invalid" });
+      } else if (Object.hasOwn(message, "value")) {
+        value = message["value"] as JsonValue;
       } else {
-        value = need(message, "value", "canonicalize");
+        throw new CaseError("invalid_request", "canonicalize needs value, text or text_base64", { pointer: "" });
       }
       return { text: canonicalLine(value), document: canonicalDocument(value) };
     }
@@ -251,6 +259,8 @@ export function answerLine(line: Uint8Array, dialect: string = DIALECT, ask?: (i
     if (!isObj(message)) throw new CaseError("protocol_error", "a request must be a JSON object");
     id = message["id"] ?? null;
     if (message["cmd"] === "shutdown") return null;
+    // a driver answers only requests it can pair with their answer (spec/driver-protocol.md 1.2)
+    if (!Object.hasOwn(message, "id")) throw new CaseError("invalid_request", "a request needs an id", { pointer: "" });
     const body = handleRequest(message, dialect, ask === undefined ? undefined : ask(id));
     return { id, ok: true, ...body };
   } catch (err) {
