@@ -12,14 +12,14 @@ from pathlib import Path
 import pytest
 
 from threads_cases.core.resources import data_root
-from threads_cases.protocol.driver_env import DATA_VARIABLE, driver_environment
+from threads_cases.protocol.driver_env import DATA_VARIABLE, client_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def test_the_client_names_its_data_for_every_driver(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv(DATA_VARIABLE, raising=False)
-    env = driver_environment({"X": "1"})
+    env = client_environment(extra={"X": "1"})
     assert env[DATA_VARIABLE] == str(data_root())
     assert (Path(env[DATA_VARIABLE]) / "spec" / "dialects").is_dir()
     assert (Path(env[DATA_VARIABLE]) / "schemas").is_dir()
@@ -28,7 +28,7 @@ def test_the_client_names_its_data_for_every_driver(monkeypatch: pytest.MonkeyPa
 
 def test_a_folder_the_user_names_wins(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv(DATA_VARIABLE, str(tmp_path))
-    assert driver_environment()[DATA_VARIABLE] == str(tmp_path)
+    assert client_environment()[DATA_VARIABLE] == str(tmp_path)
 
 
 def _env(folder: Path) -> dict[str, str]:

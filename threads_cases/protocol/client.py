@@ -44,7 +44,7 @@ from ..core.errors import CaseError
 from ..core.strictjson import canonical_line
 from ..reference.live import AskModel
 from .answers import check_ok, error_of
-from .driver_env import driver_environment
+from .driver_env import client_environment
 
 PROTOCOL = 1
 MAX_RESTARTS = 3
@@ -119,8 +119,9 @@ class DriverImplementation:
 
     ``command`` is the argv list; ``dialect`` the dialect its logs and states use;
     ``timeout`` seconds per request. The process starts with the allow-listed environment
-    (:func:`.driver_env.driver_environment`, plus the ``pass_env`` names), then ``env``
-    (spec/driver-protocol.md 5.6).
+    (:func:`.driver_env.driver_environment`, plus the ``pass_env`` names), then
+    ``THREADS_CASES_DATA`` (1.5a), then ``env`` (spec/driver-protocol.md 5.6;
+    :func:`.driver_env.client_environment`).
     """
 
     def __init__(
@@ -172,7 +173,7 @@ class DriverImplementation:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     cwd=self.cwd,
-                    env={**driver_environment(self.pass_env), **(self.env or {})},
+                    env=client_environment(self.pass_env, self.env),
                     start_new_session=True,  # its own process group: killed as a whole
                 )
         except OSError as exc:

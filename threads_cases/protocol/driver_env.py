@@ -76,15 +76,23 @@ def driver_environment(
     """The variables of ``base`` (default: this process's environment) a driver starts
     with: those :data:`ALLOWED` or under :data:`ALLOWED_PREFIXES`, and those ``pass_env``
     names (``NAME``, or ``PREFIX*`` for every name starting with ``PREFIX``). A name the
-    harness does not have is not invented, but ``THREADS_CASES_DATA`` (:data:`DATA_VARIABLE`)
-    is set to this client's data folder when the harness does not name one. Comparisons are
-    exact (case-sensitive), also on Windows."""
+    harness does not have is not invented. Comparisons are exact (case-sensitive), also on
+    Windows."""
     extra = tuple(pass_env)
     source = os.environ if base is None else base
-    env = {k: v for k, v in source.items() if _wanted(k, extra)}
-    # where the shared spec/ and schemas/ are (1.5a), unless the environment names a folder
+    return {k: v for k, v in source.items() if _wanted(k, extra)}
+
+
+def client_environment(
+    pass_env: Iterable[str] = (), extra: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a driver the client starts: :func:`driver_environment`, then
+    ``THREADS_CASES_DATA`` naming the folder that holds the shared ``spec/`` and
+    ``schemas/`` this client runs with (spec/driver-protocol.md 1.5a; a folder the
+    environment names already wins), then the implementation's own settings ``extra``."""
+    env = driver_environment(pass_env)
     env.setdefault(DATA_VARIABLE, str(data_root()))
-    return env
+    return {**env, **(extra or {})}
 
 
 #: The environment variable that tells a driver where the shared data is
