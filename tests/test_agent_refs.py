@@ -25,6 +25,7 @@ from threads_cases.reference.agent_ref import AgentRef, load_python_agent, ref_l
         ("lib.mjs", "javascript"),
         ("my_agent", None),
         ("not a ref", None),
+        ("./my_agent.py#agent", None),  # a Python agent is module:attribute, never a file
     ],
 )
 def test_a_reference_is_placed_by_its_language(ref: str, language: str | None) -> None:
@@ -62,6 +63,28 @@ def test_a_bad_option_is_invalid_request(
     with pytest.raises(CaseError) as info:
         agent_refs(options)
     assert info.value.code == "invalid_request" and message in info.value.message
+
+
+def test_a_python_file_given_as_a_reference_is_refused_with_its_module_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CaseError) as info:
+        agent_refs(["./todo_agent.py#agent"])
+    assert info.value.code == "invalid_request"
+    assert "such as todo_agent:agent" in info.value.hint
+
+
+def test_an_agent_for_no_implementation_names_the_settings_file_and_key(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "pyproject.toml").write_text('[tool.threads-cases.agent]\npython = "a:b"\n')
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CaseError) as info:
+        agent_refs()
+    err = info.value
+    assert err.location.file == str((tmp_path / "pyproject.toml").absolute())
+    assert err.message.startswith("tool.threads-cases.agent.python: an agent is given for python")
 
 
 def test_an_app_dir_that_is_no_folder_is_refused(

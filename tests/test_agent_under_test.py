@@ -179,6 +179,13 @@ def test_accept_with_the_agent_brings_the_case_back_to_pass(project: Path) -> No
     assert results(again.stdout)["threads-ts"]["reasons"] == ["handler_missing"]
 
 
+def test_accept_without_the_agent_keeps_the_errors_hint(project: Path) -> None:
+    accept = cli("accept", "cases", cwd=project)
+    assert accept.returncode == 3
+    assert "cannot accept a case that errors" in accept.stderr
+    assert "hint: replay your own agent" in accept.stderr  # not "check the arguments"
+
+
 def test_accept_refuses_an_agent_whose_must_no_longer_holds(project: Path) -> None:
     write_agents(project, suffix=" (checked)")
     accept = cli("accept", "cases", "--impl", "threads-ts", *AGENTS[2:], cwd=project)
@@ -241,6 +248,7 @@ def test_run_case_and_assert_passes_in_a_users_own_test(
     assert result.verdict == "pass", str(result)
     missing = run_case("cases/counts-stock")
     assert str(missing).startswith("counts-stock [threads-py]: error (handler_missing)")
+    assert "\n  hint: replay your own agent" in str(missing)  # what to do, as the CLI says
     with pytest.raises(pytest.fail.Exception) as failed:
         assert_passes("cases/counts-stock")
     assert "handler_missing" in str(failed.value)

@@ -71,7 +71,11 @@ def accept_case(
     if result.verdict in ("pass", "skip") and not supply:
         return AcceptResult(path, result.verdict, False, before, before, result)
     if result.verdict == "error":
-        raise CaseError("invalid_request", f"cannot accept a case that errors: {result.message}")
+        raise CaseError(
+            "invalid_request",
+            f"cannot accept a case that errors: {result.message}",
+            hint=result.hint or None,  # the error's own remedy (an --agent for handler_missing)
+        )
     hard = [r for r in result.reasons if r in _fail_codes(result) and r not in ACCEPTABLE_FAILS]
     if hard and not force:
         raise CaseError(

@@ -43,8 +43,13 @@ def _place(ref: str, source: str) -> str:
     """The implementation a bare reference is for; ``invalid_request`` when it is none."""
     language = ref_language(ref)
     if language is None:
+        module = ref.split("#", 1)[0]
+        hint = REF_HINT
+        if module.endswith(".py"):  # the module, not its file: my_agent.py#agent
+            stem = module.rsplit("/", 1)[-1].removesuffix(".py")
+            hint = f"a Python agent is module:attribute, such as {stem}:agent (spec/replay.md 8.2)"
         raise CaseError(
-            "invalid_request", f"{source} {quote(ref)} is not an agent reference", hint=REF_HINT
+            "invalid_request", f"{source} {quote(ref)} is not an agent reference", hint=hint
         )
     return BY_LANGUAGE[language]
 
@@ -91,9 +96,9 @@ def agent_refs(
     src, table = settings_table(start)
     here = Path.cwd()
     if agents:
-        refs, where = _entries(agents, "--agent"), here
+        refs, where, origin = _entries(agents, "--agent"), here, None
     elif "agent" in table:
-        refs, where = _setting_entries(src, table["agent"]), src.parent
+        refs, where, origin = _setting_entries(src, table["agent"]), src.parent, src
     else:
         return {}
     if app_dirs:
@@ -107,13 +112,21 @@ def agent_refs(
     names = {*BUILTIN_NAMES, *known}
     for impl in refs:
         if impl not in names:
+            key = "" if origin is None else f"{_setting_key(origin, impl)}: "
             raise CaseError(
                 "invalid_request",
-                f"an agent is given for {impl}, which is no implementation",
+                f"{key}an agent is given for {impl}, which is no implementation",
+                file=None if origin is None else str(origin),
                 hint=f"the implementations are {', '.join(sorted(names))} "
                 "(configured ones under [tool.threads-cases.implementations])",
             )
     return {impl: AgentRef(ref, folders) for impl, ref in refs.items()}
+
+
+def _setting_key(src: Path, impl: str) -> str:
+    """The key of an implementation's agent as written in ``src``."""
+    prefix = "" if src.name == "threads-cases.toml" else "tool.threads-cases."
+    return f"{prefix}agent.{impl}"
 
 
 def _folder(path: Path, base: Path) -> Path:

@@ -141,9 +141,10 @@ class CaseResult:
         from .result_text import describe
 
         reasons = f" ({', '.join(self.reasons)})" if self.reasons else ""
-        body = describe(self)
-        head = f"{self.case} [{self.implementation}]: {self.verdict}{reasons}"
-        return f"{head}\n{body}" if body else head
+        lines = [f"{self.case} [{self.implementation}]: {self.verdict}{reasons}", describe(self)]
+        if self.hint:  # what to do about an error (reason-codes.md 1.2)
+            lines.append(f"  hint: {self.hint}")
+        return "\n".join(line for line in lines if line)
 
 
 @dataclass

@@ -41,8 +41,10 @@ JS_SUFFIXES = (".js", ".mjs", ".cjs", ".ts", ".mts", ".cts")
 def ref_language(ref: str) -> Language | None:
     """The language a reference is written for: ``"javascript"`` when it holds ``#`` or
     ``/`` or its module ends with a JavaScript or TypeScript suffix, ``"python"`` when it is
-    ``module:attribute``, else None (not a reference)."""
+    ``module:attribute``, else None (not a reference; a ``.py`` file path among them)."""
     module = ref.split("#", 1)[0]
+    if module.endswith(".py"):  # a Python file: Python agents are named module:attribute
+        return None
     if "#" in ref or "/" in ref or module.endswith(JS_SUFFIXES):
         return "javascript"
     if PYTHON_REF.fullmatch(ref):
