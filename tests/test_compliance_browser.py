@@ -12,34 +12,17 @@ Chromium (or Playwright) the test fails under CI and skips, saying why, elsewher
 from __future__ import annotations
 
 import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from chromium import IN_CI, launched
 
 from threads_cases.harness.compliance_html import write_page
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "compliance"
-CHROMIUM = os.environ.get("THREADS_CASES_CHROMIUM") or "/usr/bin/chromium"
-FLAGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-IN_CI = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-
-
-def _unavailable(reason: str) -> None:
-    if IN_CI:
-        pytest.fail(f"the browser test cannot run under CI: {reason}", pytrace=False)
-    pytest.skip(f"{reason} (under CI=true this fails)")
 
 
 def artifacts(tmp_path: Path) -> Path:
@@ -57,19 +40,9 @@ def artifacts(tmp_path: Path) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    """Headless Chromium; Playwright gives it a fresh profile (user data dir) of its own."""
-    if not (Path(CHROMIUM).is_file() or shutil.which(CHROMIUM)):
-        _unavailable(f"no Chromium at {CHROMIUM}: apt-get install chromium chromium-driver")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is missing: pip install -e '.[dev]'")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    """Headless Chromium (tests/chromium.py)."""
+    with launched() as b:
+        yield b
 
 
 def visible(page: Any, selector: str) -> int:

@@ -5,14 +5,12 @@ tools/make_provenance_tests.py writes it."""
 
 from __future__ import annotations
 
-import json
-import shutil
 import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import CONFORMANCE, ROOT
+from conftest import ROOT
 
 from threads_cases.core.strictjson import read_json_file
 from threads_cases.protocol.client import DriverImplementation
@@ -22,18 +20,20 @@ DOC = read_json_file(ROOT / "spec" / "conformance" / "provenance" / "answers.jso
 TESTS = DOC["tests"]
 
 
-def prepared(test: dict[str, Any], folder: Path) -> Path:
-    """The test's case copied into ``folder``, its replies cut to ``keep_replies`` and its
-    stubs dropped when ``drop_stubs`` (spec/conformance.md 2.16)."""
-    case = folder / test["case"]
-    shutil.copytree(CONFORMANCE / test["case"], case)
-    if test["keep_replies"] is not None:
-        model = json.loads((case / "model.json").read_text("utf-8"))
-        model["replies"] = model["replies"][: test["keep_replies"]]
-        (case / "model.json").write_text(json.dumps(model), "utf-8")
-    if test["drop_stubs"]:
-        (case / "stubs.json").write_text('{"calls": [], "format": 1}\n', "utf-8")
-    return case
+def _tool() -> Any:
+    """tools/make_provenance_tests.py, which writes the data: its ``prepared`` copies and cuts
+    a test's case (spec/conformance.md 2.16) for the data and for this test alike."""
+    import importlib.util
+
+    path = ROOT / "tools" / "make_provenance_tests.py"
+    spec = importlib.util.spec_from_file_location("make_provenance_tests", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+prepared = _tool().prepared
 
 
 def _run(impl: Any, test: dict[str, Any], tmp: Path) -> dict[str, Any]:

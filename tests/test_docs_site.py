@@ -23,7 +23,7 @@ from typing import Any
 from urllib.parse import urldefrag, urlparse
 
 import pytest
-from test_compliance_browser import CHROMIUM, FLAGS, _unavailable
+from chromium import launched
 
 import threads_cases
 from threads_cases.harness import settings
@@ -127,18 +127,9 @@ def served(site: Path) -> Iterator[str]:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    if not (Path(CHROMIUM).is_file()):
-        _unavailable(f"no Chromium at {CHROMIUM}: apt-get install chromium chromium-driver")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        _unavailable("the playwright package is missing: pip install -e '.[dev]'")
-    with sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, headless=True, args=FLAGS)
-        try:
-            yield b
-        finally:
-            b.close()
+    """Headless Chromium (tests/chromium.py)."""
+    with launched() as b:
+        yield b
 
 
 def _page_path(site: Path, url_path: str) -> Path:

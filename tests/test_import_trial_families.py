@@ -13,17 +13,15 @@ from typing import Any
 
 import pytest
 from conftest import cli
+from imported_cases import run_both, save_turns
 
-from threads_cases.case.turns import draft_matchers, fork_point, list_turns
-from threads_cases.core.strictjson import parse
+from threads_cases.case.turns import list_turns
 from threads_cases.importers import Stats, import_events, import_to_file
 from threads_cases.importers.arguments import decode_arguments
 from threads_cases.importers.lenient import Note
-from threads_cases.reference.thread import Thread
 
 HERE = Path(__file__).resolve().parent
 TRIALS = HERE / "importers" / "trials"
-IMPLEMENTATIONS = ("threads-py", "threads-ts")
 
 
 def imported(fmt: str, path: Path, **kw: Any) -> tuple[list[dict[str, Any]], Stats]:
@@ -45,28 +43,8 @@ def save_and_run(tmp_path: Path, fmt: str, src: Path) -> dict[tuple[str, str], s
     verdict per (case, implementation)."""
     log = tmp_path / "log.jsonl"
     import_to_file(fmt, src, log)
-    events = [parse(x) for x in log.read_bytes().splitlines()]
-    thread = Thread.open(events)
-    names = []
-    for t in list_turns(events):
-        name = f"t{t['index']}"
-        result = thread.save_case(
-            name,
-            expect=draft_matchers(events, t["index"]),
-            at=fork_point(events, t["index"]),
-            dir=tmp_path / "cases",
-            secrets="allow",
-        )
-        assert result.ok, (name, result.error)
-        names.append(name)
-    args: list[str | Path] = ["run", tmp_path / "cases", "--format", "json"]
-    for impl in IMPLEMENTATIONS:
-        args += ["--impl", impl]
-    p = cli(*args, cwd=tmp_path)
-    lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
-    got = {
-        (r["case"], r["implementation"]): r["verdict"] for r in lines if r.get("kind") == "result"
-    }
+    names = save_turns(log, tmp_path / "cases")
+    got = {k: str(r["verdict"]) for k, r in run_both(tmp_path / "cases", tmp_path).items()}
     assert {k[0] for k in got} == set(names)
     return got
 

@@ -20,21 +20,20 @@ import pytest
 from conftest import cli, reference_drivers
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from imported_cases import IMPLEMENTATIONS, run_both, save_turns
 
 from threads_cases.case.turns import draft_matchers, fork_point, list_turns
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import validate_log
-from threads_cases.core.strictjson import canonical_line, parse
+from threads_cases.core.strictjson import canonical_line
 from threads_cases.importers import Stats, import_events, import_to_file
 from threads_cases.importers.lenient import js_integer, read_line
 from threads_cases.protocol.client import DriverImplementation
-from threads_cases.reference.thread import Thread
 
 HERE = Path(__file__).resolve().parent
 TRIALS = HERE / "importers" / "trials"
 REALISTIC = HERE / "importers" / "realistic"
-IMPLEMENTATIONS = ("threads-py", "threads-ts")
 
 
 def fmt_of(path: Path) -> str:
@@ -212,28 +211,9 @@ def test_every_completed_turn_saves_and_passes_on_both_implementations(tmp_path:
         log = tmp_path / f"{src.stem}.jsonl"
         import_to_file(fmt_of(src), src, log)
         assert validate_log(log) == []
-        events = [parse(x) for x in log.read_bytes().splitlines()]
-        thread = Thread.open(events)
-        for t in list_turns(events):
-            if t["status"] != "completed":
-                continue
-            name = f"{src.stem[:40]}-t{t['index']}"
-            result = thread.save_case(
-                name,
-                expect=draft_matchers(events, t["index"]),
-                at=fork_point(events, t["index"]),
-                dir=tmp_path / "cases",
-                secrets="allow",
-            )
-            assert result.ok, (name, result.error)
-            saved.append(name)
+        saved += save_turns(log, tmp_path / "cases", f"{src.stem[:40]}-", completed=True)
     assert len(saved) >= 25
-    args: list[str | Path] = ["run", tmp_path / "cases", "--format", "json"]
-    for impl in IMPLEMENTATIONS:
-        args += ["--impl", impl]
-    p = cli(*args, cwd=tmp_path)
-    lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
-    verdicts = {(r["case"], r["implementation"]): r for r in lines if r.get("kind") == "result"}
+    verdicts = run_both(tmp_path / "cases", tmp_path)
     for name in saved:
         for impl in IMPLEMENTATIONS:
             r = verdicts[(name, impl)]

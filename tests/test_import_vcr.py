@@ -19,6 +19,7 @@ from typing import Any
 import pytest
 import yaml
 from conftest import cli
+from imported_cases import IMPLEMENTATIONS, run_both, save_turns
 
 from threads_cases.case.turns import draft_matchers, fork_point, list_turns
 from threads_cases.core.errors import CaseError
@@ -28,7 +29,6 @@ from threads_cases.reference.thread import Thread
 
 HERE = Path(__file__).resolve().parent
 VCR = HERE / "importers" / "vcr"
-IMPLEMENTATIONS = ("threads-py", "threads-ts")
 
 
 def imported(path: Path, **kw: Any) -> tuple[list[dict[str, Any]], Stats]:
@@ -355,26 +355,9 @@ def test_every_turn_of_every_cassette_saves_and_passes_on_both_implementations(
     for src in cassettes():
         log = tmp_path / f"{src.stem}.jsonl"
         import_to_file("vcr", src, log)
-        events = [parse(x) for x in log.read_bytes().splitlines()]
-        thread = Thread.open(events)
-        for t in list_turns(events):
-            name = f"{src.stem[:40]}-t{t['index']}"
-            result = thread.save_case(
-                name,
-                expect=draft_matchers(events, t["index"]),
-                at=fork_point(events, t["index"]),
-                dir=tmp_path / "cases",
-                secrets="allow",
-            )
-            assert result.ok, (name, result.error)
-            saved.append(name)
+        saved += save_turns(log, tmp_path / "cases", f"{src.stem[:40]}-")
     assert len(saved) >= 10
-    args: list[str | Path] = ["run", tmp_path / "cases", "--format", "json"]
-    for impl in IMPLEMENTATIONS:
-        args += ["--impl", impl]
-    p = cli(*args, cwd=tmp_path)
-    lines = [json.loads(x) for x in p.stdout.splitlines() if x.strip()]
-    verdicts = {(r["case"], r["implementation"]): r for r in lines if r.get("kind") == "result"}
+    verdicts = run_both(tmp_path / "cases", tmp_path)
     for name in saved:
         for impl in IMPLEMENTATIONS:
             assert verdicts[(name, impl)]["verdict"] == "pass", verdicts[(name, impl)]
