@@ -114,14 +114,18 @@ def check_case(
 
 
 def case_agent(case: Case, dialect: str) -> dict[str, Any] | None:
-    """The agent the case's replies were recorded for (:func:`.agent_diff.recorded_agent`)."""
+    """The agent the case's replies were recorded for (:func:`.agent_diff.recorded_agent`):
+    its first request record, named as case.json's agent summary names the prefix agent; the
+    prefix is reduced again only for a case without request records."""
     from ..case.requests import expand_records
     from ..core.reducer import Reducer
 
+    records = expand_records(case.read("model.json")["replies"])
+    if records and records[0] is not None:
+        return recorded_agent(records, {"name": case.meta["agent"]["name"]})
     reducer = Reducer(copy_data=False)
     for ev in case.logs[dialect]:
         reducer.apply(ev)
-    records = expand_records(case.read("model.json")["replies"])
     return recorded_agent(records, reducer.state["agent"])
 
 
