@@ -50,8 +50,8 @@ def conformance(
         list[str] | None,
         typer.Option(
             "--area",
-            help="Only this area: reduce, match, canonical, driver-requests, replay, cases "
-            "or agent (repeatable).",
+            help="Only this area: reduce, match, canonical, driver-requests, replay, cases, "
+            "agent, provenance, sandbox-bytes or live (repeatable).",
         ),
     ] = None,
     verbose: Annotated[

@@ -25,20 +25,30 @@ from ..core.resources import conformance_dir
 from ..core.strictjson import canonical_line, parse, read_json_file
 from ..protocol.client import Implementation
 from .baseline import Baseline, read_skips
+from .conformance_saves import sandbox_bytes_test
+from .conformance_turns import DRIVER_FAULTS, live_test, provenance_test
 from .discovery import discover
 from .expected import apply_baseline
 from .levels import levels_of, read_levels
 from .runner import CaseResult, Check, SuiteResult, could_not_run, isolation_of, run_one
 
-AREAS = ("reduce", "match", "canonical", "driver-requests", "replay", "cases", "agent")
+AREAS = (
+    "reduce",
+    "match",
+    "canonical",
+    "driver-requests",
+    "replay",
+    "cases",
+    "agent",
+    "provenance",
+    "sandbox-bytes",
+    "live",
+)
 #: Areas of case directories, each run as ``run`` runs a case (spec/conformance.md 2.5, 2.14).
 CASE_AREAS = frozenset({"replay", "cases"})
 #: Areas whose files each hold ``{"description", "tests": [...]}``: a test per entry, its id
 #: ``<file stem>-<n>`` (1-based; spec/conformance.md 1.2).
-LISTED_AREAS = frozenset({"driver-requests", "agent"})
-DRIVER_FAULTS = frozenset(
-    {"driver_crashed", "driver_timeout", "driver_unavailable", "protocol_error", "internal_error"}
-)
+LISTED_AREAS = frozenset({"driver-requests", "agent", "live", "provenance"})
 
 
 @dataclass(frozen=True)
@@ -249,6 +259,12 @@ RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
     "driver-requests": _driver_request_test,
     "agent": _driver_request_test,
 }
+#: Runners that also take the test file's path (their suite's ``cases/`` is beside it).
+PATH_RUNNERS: dict[str, Callable[[dict[str, Any], Implementation, Path], Check]] = {
+    "live": live_test,
+    "provenance": provenance_test,
+    "sandbox-bytes": sandbox_bytes_test,
+}
 
 
 def run_test(
@@ -278,7 +294,10 @@ def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
             doc = doc["tests"][test.index]
         if test.area == "agent":  # its case paths are relative to its folder (2.12)
             doc = _with_case_path(doc, test.path.parent)
-        check = RUNNERS[test.area](doc, impl)
+        if test.area in PATH_RUNNERS:
+            check = PATH_RUNNERS[test.area](doc, impl, test.path)
+        else:
+            check = RUNNERS[test.area](doc, impl)
         result.checks = [check]
         result.verdict = "pass" if check.result == "pass" else "fail"
         result.reasons = [] if check.result == "pass" else [check.code or check.id]

@@ -415,6 +415,8 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
             error = {"code": err.code, "message": str(err)}
             if err.location.pointer is not None:
                 error["pointer"] = err.location.pointer
+            if err.hint:  # what the user does about it (driver-protocol.md 1.3)
+                error["hint"] = err.hint
             answer({"id": rid, "ok": False, "error": error})
         except Exception as exc:  # a driver answers, it does not die
             answer(

@@ -267,6 +267,7 @@ export function answerLine(line: Uint8Array, dialect: string = DIALECT, ask?: (i
     if (err instanceof CaseError) {
       const error: JsonObject = { code: err.code, message: describe(err) };
       if (err.pointer !== undefined) error["pointer"] = err.pointer;
+      if (err.hint) error["hint"] = err.hint; // what the user does about it (driver-protocol.md 1.3)
       return { id, ok: false, error };
     }
     const e = err instanceof Error ? err : new Error(String(err));
