@@ -25,6 +25,13 @@ from ..core.resources import conformance_dir
 from ..core.strictjson import canonical_line, parse, read_json_file
 from ..protocol.client import Implementation
 from .baseline import Baseline, read_skips
+from .conformance_library import (
+    case_errors_test,
+    drafts_test,
+    save_errors_test,
+    secrets_test,
+    thread_api_test,
+)
 from .conformance_saves import sandbox_bytes_test
 from .conformance_turns import DRIVER_FAULTS, live_test, provenance_test
 from .discovery import discover
@@ -41,14 +48,19 @@ AREAS = (
     "cases",
     "agent",
     "provenance",
+    "save-errors",
     "sandbox-bytes",
+    "secrets",
     "live",
+    "case-errors",
+    "thread-api",
+    "drafts",
 )
 #: Areas of case directories, each run as ``run`` runs a case (spec/conformance.md 2.5, 2.14).
 CASE_AREAS = frozenset({"replay", "cases"})
 #: Areas whose files each hold ``{"description", "tests": [...]}``: a test per entry, its id
 #: ``<file stem>-<n>`` (1-based; spec/conformance.md 1.2).
-LISTED_AREAS = frozenset({"driver-requests", "agent", "live", "provenance"})
+LISTED_AREAS = frozenset({"driver-requests", "agent", "live", "provenance", "thread-api", "drafts"})
 
 
 @dataclass(frozen=True)
@@ -264,6 +276,11 @@ PATH_RUNNERS: dict[str, Callable[[dict[str, Any], Implementation, Path], Check]]
     "live": live_test,
     "provenance": provenance_test,
     "sandbox-bytes": sandbox_bytes_test,
+    "secrets": secrets_test,
+    "case-errors": case_errors_test,
+    "thread-api": thread_api_test,
+    "save-errors": save_errors_test,
+    "drafts": drafts_test,
 }
 
 

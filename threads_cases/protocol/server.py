@@ -41,13 +41,23 @@ from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
+from .library_requests import HANDLERS, LIBRARY_COMMANDS
 from .request_values import decode_base64, one_reduce_source
 from .value_requests import canonicalize_request, match_request
 
 if TYPE_CHECKING:
     from ..case.loader import Case
 
-CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"]
+CAPABILITIES = [
+    "reduce",
+    "match",
+    "canonicalize",
+    "replay",
+    "write_case",
+    "live",
+    "agent",
+    "library",
+]
 
 
 def handle_request(
@@ -81,7 +91,16 @@ def handle_request(
         ) from None
 
 
-REQUEST_COMMANDS = ("hello", "reduce", "match", "canonicalize", "replay", "write_case", "shutdown")
+REQUEST_COMMANDS = (
+    "hello",
+    "reduce",
+    "match",
+    "canonicalize",
+    "replay",
+    "write_case",
+    *LIBRARY_COMMANDS,
+    "shutdown",
+)
 
 
 def check_request(message: dict[str, Any]) -> None:
@@ -135,6 +154,8 @@ def _handle(
         return _replay(message, dialect, agent, ask, cases)
     if cmd == "write_case":
         return {"files": write_case_files(message)}
+    if cmd in HANDLERS:
+        return HANDLERS[cmd](message)
     raise CaseError("invalid_request", f"unknown command {quote(cmd)}")
 
 
