@@ -40,9 +40,9 @@ def test_the_shipped_suite_passes_on_python_and_the_report_follows_its_schema(
     areas = {r["case"].split("/")[0] for r in results}
     assert areas == set(AREAS)  # every area the command sends to drivers, all passing
     (foot,) = [x for x in lines if x["kind"] == "footer"]
-    # the writer level's save-errors and secrets are not sent to drivers yet (conformance.md 9)
-    assert foot["levels"]["threads-py"]["level"] == "replayer"
-    assert foot["levels"]["threads-py"]["next"] == "writer"
+    # the client level's divergence is not sent to drivers (spec/conformance.md 9)
+    assert foot["levels"]["threads-py"]["level"] == "library"
+    assert foot["levels"]["threads-py"]["next"] == "client"
     assert len(results) >= 150
     assert lines[-1]["counts"]["pass"] == len(results)
 
