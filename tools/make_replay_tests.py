@@ -124,7 +124,58 @@ def interruption() -> Built:
     return t, at, CaseExpectation(must=must), "stub"
 
 
+#: The stop tests (spec/conformance.md 2.14): a copy of one of the case directories above with
+#: its recording cut, whose replay stops; each file pins the stop (code, stop key, message),
+#: the events recorded, the request hashes and what was consumed.
+STOPS = [
+    (
+        "006-model-exhausted-stop",
+        "A model call the recording holds no reply for stops the replay with model_exhausted "
+        "at model:<n>, after the call's model_requested (replay.md 3.7).",
+        "002-one-sandbox-read",
+        1,
+        False,
+    ),
+    (
+        "007-missing-stub-stop",
+        "An external call no stub answers stops the replay with missing_stub at "
+        "tool:<name>, after its tool_called, with no tool result (replay.md 3.5, 3.7).",
+        "003-one-stub",
+        None,
+        True,
+    ),
+]
+
+
+def stop_test(description: str, case: str, keep: int | None, drop: bool) -> dict[str, Any]:
+    """A stop test's document: the cut replayed on the Python runtime as a driver would."""
+    import tempfile
+
+    from threads_cases.core.dialects import get_dialect
+    from threads_cases.harness.conformance_turns import cut_copy
+    from threads_cases.protocol.server import handle_request
+
+    doc: dict[str, Any] = {
+        "description": description,
+        "case": case,
+        "keep_replies": keep,
+        "drop_stubs": drop,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = cut_copy(doc, OUT / case, Path(tmp))
+        out = handle_request({"cmd": "replay", "case": {"path": str(copy)}})
+    d = get_dialect("threads-py")
+    doc["stop"] = out["stop"]
+    doc["event_types"] = [d.decode_event(e)["type"] for e in out["events"]]
+    doc["requests"] = out["requests"]
+    doc["consumed"] = out["consumed"]
+    assert out["stop"] is not None, (case, out)
+    return doc
+
+
 def main() -> None:
+    from threads_cases.core.strictjson import canonical_document
+
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
@@ -134,7 +185,12 @@ def main() -> None:
         if not result.ok:
             raise SystemExit(f"{name}: {result.error}")
         print(f"{name}: {result.value.fingerprint}")  # type: ignore[union-attr]
-    print(f"{len(TESTS)} tests in {OUT.relative_to(ROOT)}")
+    for name, description, case, keep, drop in STOPS:
+        (OUT / f"{name}.json").write_bytes(
+            canonical_document(stop_test(description, case, keep, drop))
+        )
+        print(f"{name}.json")
+    print(f"{len(TESTS) + len(STOPS)} tests in {OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -33,7 +33,7 @@ from .conformance_library import (
     thread_api_test,
 )
 from .conformance_saves import sandbox_bytes_test
-from .conformance_turns import DRIVER_FAULTS, live_test, provenance_test
+from .conformance_turns import DRIVER_FAULTS, live_test, provenance_test, replay_stop_test
 from .discovery import discover
 from .expected import apply_baseline
 from .levels import levels_of, read_levels
@@ -92,6 +92,8 @@ def load_tests(
             continue
         if area in CASE_AREAS:
             tests += [ConformanceTest(area, p.name, p) for p in discover([d])]
+            # replay/ also holds stop tests, NNN-slug.json beside its cases (2.14)
+            tests += [ConformanceTest(area, p.stem, p) for p in sorted(d.glob("*.json"))]
         elif area in LISTED_AREAS:
             tests += [t for p in sorted(d.glob("*.json")) for t in _listed(area, p)]
         else:
@@ -275,6 +277,7 @@ RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
 PATH_RUNNERS: dict[str, Callable[[dict[str, Any], Implementation, Path], Check]] = {
     "live": live_test,
     "provenance": provenance_test,
+    "replay": replay_stop_test,
     "sandbox-bytes": sandbox_bytes_test,
     "secrets": secrets_test,
     "case-errors": case_errors_test,
@@ -293,7 +296,7 @@ def run_test(
 
 
 def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
-    if test.area in CASE_AREAS:
+    if test.area in CASE_AREAS and test.path.is_dir():
         r = run_one(test.path, impl, None)
         r.case = test.name
         return r

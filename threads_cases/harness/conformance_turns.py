@@ -80,12 +80,12 @@ def live_test(doc: dict[str, Any], impl: Implementation, path: Path) -> Check:
     return _compare("live", live_outcome(doc, impl, path.parent.parent), want, "outcome_differs")
 
 
-def prepared(doc: dict[str, Any], suite: Path, folder: Path) -> Path:
-    """A copy of a provenance test's case in ``folder``, cut as the test says
-    (spec/conformance.md 2.16): ``model.json``'s first ``keep_replies`` replies kept (all when
-    null), ``stubs.json`` emptied when ``drop_stubs``."""
-    case = folder / doc["case"]
-    shutil.copytree(suite / "cases" / doc["case"], case)
+def cut_copy(doc: dict[str, Any], source: Path, folder: Path) -> Path:
+    """A copy of the case directory ``source`` in ``folder``, cut as a provenance or replay
+    stop test says (spec/conformance.md 2.14, 2.16): ``model.json``'s first ``keep_replies``
+    replies kept (all when null), ``stubs.json`` emptied when ``drop_stubs``."""
+    case = folder / source.name
+    shutil.copytree(source, case)
     if doc["keep_replies"] is not None:
         model = json.loads((case / "model.json").read_text("utf-8"))
         model["replies"] = model["replies"][: doc["keep_replies"]]
@@ -93,6 +93,28 @@ def prepared(doc: dict[str, Any], suite: Path, folder: Path) -> Path:
     if doc["drop_stubs"]:
         (case / "stubs.json").write_text('{"calls": [], "format": 1}\n', "utf-8")
     return case
+
+
+def prepared(doc: dict[str, Any], suite: Path, folder: Path) -> Path:
+    """A provenance test's copy of ``cases/<case>`` in ``folder``, cut (:func:`cut_copy`)."""
+    return cut_copy(doc, suite / "cases" / doc["case"], folder)
+
+
+def replay_stop_test(doc: dict[str, Any], impl: Implementation, path: Path) -> Check:
+    """A ``replay/NNN-slug.json`` stop test: the cut copy of ``replay/<case>`` replayed, and
+    its stop (code, stop key, message), event types, request hashes and consumption."""
+    with tempfile.TemporaryDirectory(prefix="threads-cases-replay-stop-") as tmp:
+        case = cut_copy(doc, path.parent / doc["case"], Path(tmp))
+        out = impl.request({"cmd": "replay", "case": {"path": str(case)}})
+    dialect = get_dialect(impl.dialect)
+    got = {
+        "stop": out["stop"],
+        "event_types": [dialect.decode_event(e)["type"] for e in out["events"]],
+        "requests": out["requests"],
+        "consumed": out["consumed"],
+    }
+    want = {k: doc[k] for k in got}
+    return _compare("stop", got, want, "outcome_differs")
 
 
 def provenance_outcome(doc: dict[str, Any], impl: Implementation, suite: Path) -> dict[str, Any]:
