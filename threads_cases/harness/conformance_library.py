@@ -62,8 +62,8 @@ def secrets_test(doc: dict[str, Any], impl: Implementation, _path: Path) -> Chec
 def build_case(doc: dict[str, Any], suite: Path, root: Path) -> Path:
     """A case-errors test's case directory under ``root``: its base case from ``cases/`` with
     the files replaced (a string), removed (null) or made a folder or a symlink."""
-    path = root / doc["base"]
-    shutil.copytree(suite / "cases" / doc["base"], path)
+    path: Path = root / str(doc["base"])
+    shutil.copytree(suite / "cases" / path.name, path)
     for rel, body in doc["files"].items():
         if isinstance(body, dict):
             (path / rel).unlink(missing_ok=True)
@@ -84,7 +84,10 @@ def case_errors_test(doc: dict[str, Any], impl: Implementation, path: Path) -> C
     to the case, line, pointer; message and hint where the test pins them), or none."""
     want = doc["error"]
     with tempfile.TemporaryDirectory(prefix="threads-cases-case-errors-") as tmp:
-        case = build_case(doc, path.parent.parent, Path(tmp))
+        try:
+            case = build_case(doc, path.parent.parent, Path(tmp))
+        except OSError as exc:  # a symlink this system will not make (Windows, no privilege)
+            raise CaseError("io_error", f"cannot build the test's case here: {exc}") from None
         out = _ask(impl, {"cmd": "open_case", "path": str(case)})
         problem = out["problem"]
         if problem is None:
