@@ -170,7 +170,7 @@ def test_a_python_agent_loads_from_an_attribute_or_a_factory(agent_dir: str) -> 
             "No module named 'nowhere_zz9'",
         ),
         ("agentmod_30_exit:agent", 'importing "agentmod_30_exit" failed: SystemExit: 2'),
-        ("agentmod_30:missing", '"agentmod_30" has no attribute "missing"'),
+        ("agentmod_30:missing", '"agentmod_30" has no attribute "missing" (its agents: "agent")'),
         ("agentmod_30:broken", 'calling "broken" failed: ValueError: no config'),
         ("agentmod_30:number", '"number" is a int, not an AgentSpec'),
     ],
