@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from threads_cases.core.errors import CaseError
-from threads_cases.harness.agent_diff import agent_changes, recorded_agent
-from threads_cases.harness.agent_setup import agent_note, agent_refs
+from threads_cases.harness.check.agent_diff import agent_changes, recorded_agent
+from threads_cases.harness.run.agent_setup import agent_note, agent_refs
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec
 from threads_cases.reference.agent_ref import AgentRef, load_python_agent, ref_language
 

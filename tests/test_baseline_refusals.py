@@ -18,7 +18,7 @@ from conftest import CONFORMANCE, cli
 
 import threads_cases.cli as cli_package
 from threads_cases.core.errors import CaseError
-from threads_cases.harness.baseline import Entry, read_baseline, write_baseline
+from threads_cases.harness.baseline.file import Entry, read_baseline, write_baseline
 
 MISSING_DRIVER = '[tool.threads-cases.implementations.mine]\ncommand = ["./no-such-driver"]\n'
 
