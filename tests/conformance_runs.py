@@ -8,7 +8,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from threads_cases.harness.conformance import ConformanceTest, load_skips, load_tests, run_test
+from threads_cases.harness.check.conformance import (
+    ConformanceTest,
+    load_skips,
+    load_tests,
+    run_test,
+)
 from threads_cases.protocol.client import DriverImplementation, Implementation
 from threads_cases.protocol.server import PythonImplementation
 

@@ -11,7 +11,7 @@ from conftest import cli
 
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness.conformance import AREAS
+from threads_cases.harness.check.conformance import AREAS
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "spec" / "conformance"

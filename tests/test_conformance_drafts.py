@@ -14,7 +14,7 @@ import pytest
 from conformance_runs import area_tests, in_process, through_the_driver
 
 from threads_cases import AgentSpec, CaseExpectation, FakeSandbox, ScriptedModel, Thread
-from threads_cases.harness.conformance import ConformanceTest
+from threads_cases.harness.check.conformance import ConformanceTest
 from threads_cases.reference.model import text_reply, tool_reply
 from threads_cases.reference.runtime import Clock
 

@@ -1,7 +1,7 @@
 """The data-only tests of spec/conformance/live/ (live turns, spec/replay.md section 11) on the
 Python runtime, in process and through its subprocess driver, by the harness's own runner
-(threads_cases/harness/conformance_turns.py, the code ``threads-cases conformance --area live``
-runs); ts/test/liveConformance.test.ts runs the same file on the TypeScript runtime."""
+(threads_cases/harness/check/conformance_turns.py, the code ``threads-cases conformance --area
+live`` runs); ts/test/liveConformance.test.ts runs the same file on the TypeScript runtime."""
 
 from __future__ import annotations
 
@@ -12,8 +12,8 @@ import pytest
 from conftest import ROOT
 
 from threads_cases.core.strictjson import read_json_file
-from threads_cases.harness.conformance import load_skips, load_tests, run_test
-from threads_cases.harness.conformance_turns import live_test
+from threads_cases.harness.check.conformance import load_skips, load_tests, run_test
+from threads_cases.harness.check.conformance_turns import live_test
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.protocol.server import PythonImplementation
 

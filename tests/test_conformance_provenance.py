@@ -1,6 +1,6 @@
 """The data-only tests of spec/conformance/provenance/ (spec/conformance.md 2.16, spec/replay.md
 11.11) on the Python runtime, in process and through its subprocess driver, by the harness's
-own runner (threads_cases/harness/conformance_turns.py, the code ``threads-cases conformance
+own runner (threads_cases/harness/check/conformance_turns.py, the code ``threads-cases conformance
 --area provenance`` runs); ts/test/replay.test.ts runs the same file on the TypeScript runtime;
 tools/make_provenance_tests.py writes it."""
 
@@ -13,8 +13,8 @@ import pytest
 from conftest import ROOT
 
 from threads_cases.core.strictjson import read_json_file
-from threads_cases.harness.conformance import load_skips, load_tests, run_test
-from threads_cases.harness.conformance_turns import provenance_test
+from threads_cases.harness.check.conformance import load_skips, load_tests, run_test
+from threads_cases.harness.check.conformance_turns import provenance_test
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.protocol.server import PythonImplementation
 

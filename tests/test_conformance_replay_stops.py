@@ -10,7 +10,7 @@ from __future__ import annotations
 import pytest
 from conformance_runs import area_tests, in_process, through_the_driver
 
-from threads_cases.harness.conformance import ConformanceTest
+from threads_cases.harness.check.conformance import ConformanceTest
 
 TESTS = [t for t in area_tests("replay") if t.path.suffix == ".json"]
 

@@ -15,8 +15,8 @@ import pytest
 
 from threads_cases.case.save import save_case
 from threads_cases.core.strictjson import parse
-from threads_cases.harness.conformance import load_skips, load_tests, run_test
-from threads_cases.harness.conformance_saves import lay_out, sandbox_bytes_test, stored
+from threads_cases.harness.check.conformance import load_skips, load_tests, run_test
+from threads_cases.harness.check.conformance_saves import lay_out, sandbox_bytes_test, stored
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.protocol.server import PythonImplementation
 from threads_cases.reference.runtime import ArtifactStore

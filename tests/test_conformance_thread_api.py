@@ -15,7 +15,7 @@ from conformance_runs import area_tests, in_process, through_the_driver
 
 from threads_cases.core.log import encode_log
 from threads_cases.core.strictjson import parse
-from threads_cases.harness.conformance import ConformanceTest
+from threads_cases.harness.check.conformance import ConformanceTest
 from threads_cases.reference.agent import AgentSpec
 from threads_cases.reference.model import ScriptedModel
 from threads_cases.reference.runtime import Clock

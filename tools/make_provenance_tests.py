@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from threads_cases.core.canonical import canonical_document  # noqa: E402
-from threads_cases.harness.conformance_turns import prepared  # noqa: E402
+from threads_cases.harness.check.conformance_turns import prepared  # noqa: E402
 from threads_cases.protocol.server import handle_request  # noqa: E402
 
 CASES = ROOT / "spec" / "conformance" / "cases"

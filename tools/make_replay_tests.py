@@ -152,7 +152,7 @@ def stop_test(description: str, case: str, keep: int | None, drop: bool) -> dict
     import tempfile
 
     from threads_cases.core.dialects import get_dialect
-    from threads_cases.harness.conformance_turns import cut_copy
+    from threads_cases.harness.check.conformance_turns import cut_copy
     from threads_cases.protocol.server import handle_request
 
     doc: dict[str, Any] = {
