@@ -46,13 +46,13 @@ AREAS = (
     "driver-requests",
     "replay",
     "cases",
+    "case-errors",
     "agent",
     "provenance",
     "save-errors",
     "sandbox-bytes",
     "secrets",
     "live",
-    "case-errors",
     "thread-api",
     "drafts",
 )
@@ -120,14 +120,17 @@ def load_skips(root: str | Path | None, impl: str) -> Baseline:
     return read_skips(base / "skips" / f"{impl}.json", impl)
 
 
-def _expect_error(want: str, run: Callable[[], Any]) -> Check:
+def _expect_error(want: str, run: Callable[[], Any], doc: dict[str, Any] | None = None) -> Check:
+    """A refusal with ``want``; with ``doc``, also where a reduce test locates it
+    (spec/conformance.md 2.2): ``error_pointer`` is the answer's ``error.pointer`` and
+    ``error_column`` ends its message as ``(column N)`` (driver-protocol.md 3.2c)."""
     try:
         run()
     except CaseError as err:
         if err.code in DRIVER_FAULTS:
             raise
         if err.code == want:
-            return Check("error", "pass", f"refused with {want}")
+            return _located(want, err, doc or {})
         return Check(
             "error",
             "fail",
@@ -137,13 +140,26 @@ def _expect_error(want: str, run: Callable[[], Any]) -> Check:
     return Check("error", "fail", f"accepted, expected a refusal with {want}", "not_refused")
 
 
+def _located(want: str, err: CaseError, doc: dict[str, Any]) -> Check:
+    """``pass`` when the refusal ``err`` (already of code ``want``) is where ``doc`` says."""
+    bad = []
+    if "error_pointer" in doc and err.location.pointer != doc["error_pointer"]:
+        bad.append(f"pointer {err.location.pointer!r}, expected {doc['error_pointer']!r}")
+    column = f"(column {doc['error_column']})" if "error_column" in doc else None
+    if column is not None and not err.message.endswith(column):
+        bad.append(f"message {err.message[-80:]!r} does not end {column!r}")
+    if bad:
+        return Check("error", "fail", f"refused with {want}, but " + "; ".join(bad), "wrong_error")
+    return Check("error", "pass", f"refused with {want}")
+
+
 def _reduce_test(doc: dict[str, Any], impl: Implementation) -> Check:
     msg: dict[str, Any] = {"cmd": "reduce", "dialect": doc["dialect"]}
     for key in ("log", "log_text", "log_base64"):
         if key in doc:
             msg[key] = doc[key]
     if "error" in doc:
-        return _expect_error(doc["error"], lambda: impl.request(msg))
+        return _expect_error(doc["error"], lambda: impl.request(msg), doc)
     try:
         state = impl.request(msg)["state"]
     except CaseError as err:
@@ -266,12 +282,24 @@ def _driver_request_test(doc: dict[str, Any], impl: Implementation) -> Check:
     )
 
 
+def _agent_test(doc: dict[str, Any], impl: Implementation) -> Check:
+    """An ``agent/`` entry, sent only to a driver announcing ``agent``; another gives the test
+    ``error`` with ``agent_unavailable``, the request unsent (driver-protocol.md 2.5.2)."""
+    if "agent" not in (impl.hello().get("capabilities") or []):
+        raise CaseError(
+            "agent_unavailable",
+            f"{impl.name} does not announce the agent capability (driver-protocol.md 2.5.2): "
+            "the request was not sent",
+        )
+    return _driver_request_test(doc, impl)
+
+
 RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
     "reduce": _reduce_test,
     "match": _match_test,
     "canonical": _canonical_test,
     "driver-requests": _driver_request_test,
-    "agent": _driver_request_test,
+    "agent": _agent_test,
 }
 #: Runners that also take the test file's path (their suite's ``cases/`` is beside it).
 PATH_RUNNERS: dict[str, Callable[[dict[str, Any], Implementation, Path], Check]] = {

@@ -25,13 +25,22 @@ from ..run.runner import Check
 from .conformance_turns import DRIVER_FAULTS
 
 
-def _ask(impl: Implementation, message: dict[str, Any]) -> dict[str, Any]:
-    if "library" not in (impl.hello().get("capabilities") or []):
+def need_capability(impl: Implementation, capability: str, cmd: str) -> None:
+    """Raise ``CaseError("invalid_request")`` unless ``impl`` announces ``capability``: the
+    test is then ``error`` and ``cmd`` is never sent (spec/conformance.md 5.1)."""
+    if capability not in (impl.hello().get("capabilities") or []):
         raise CaseError(
             "invalid_request",
-            f"{impl.name} does not announce the library capability (driver-protocol.md "
-            f"2.8-2.12), so it cannot be sent {message['cmd']!r}",
+            f"{impl.name} does not announce the {capability} capability (driver-protocol.md "
+            f"section 2), so it is not sent {cmd!r}",
         )
+
+
+def _ask(impl: Implementation, message: dict[str, Any]) -> dict[str, Any]:
+    """Send a library request to a driver announcing its capability: ``replay`` for
+    ``open_case`` (a replayer's case loader), ``library`` for the others."""
+    cmd = message["cmd"]
+    need_capability(impl, "replay" if cmd == "open_case" else "library", cmd)
     return impl.request(message)
 
 
@@ -133,6 +142,7 @@ def _save(doc: dict[str, Any], work: Path, options: dict[str, Any]) -> dict[str,
 def save_errors_test(doc: dict[str, Any], impl: Implementation, _path: Path) -> Check:
     """A ``save-errors/`` test: the save refused with the test's code and hint (after a first
     save with no options when ``existing``)."""
+    need_capability(impl, "library", "save_case")  # before the refusals are read as the test's
     with tempfile.TemporaryDirectory(prefix="threads-cases-save-errors-") as tmp:
         if doc["existing"]:
             _ask(impl, _save(doc, Path(tmp), {}))  # must succeed: a refusal is the test's error

@@ -20,6 +20,7 @@ from ...core.errors import CaseError
 from ...core.strictjson import parse
 from ...protocol.client import Implementation
 from ..run.runner import Check
+from .conformance_library import need_capability
 from .conformance_turns import DRIVER_FAULTS
 
 
@@ -62,6 +63,7 @@ def sandbox_bytes_outcome(doc: dict[str, Any], impl: Implementation) -> dict[str
     """``{"saved": stored(files)}`` or ``{"error": {"code", "message", "hint"}}``: the test's
     thread written as case ``c`` by a ``write_case`` request with ``sandbox_dir`` its folder
     (driver-protocol.md 2.6)."""
+    need_capability(impl, "write_case", "write_case")  # before refusals count as the test's
     with tempfile.TemporaryDirectory(prefix="threads-cases-sandbox-bytes-") as tmp:
         box = lay_out(doc, Path(tmp))
         message = {
