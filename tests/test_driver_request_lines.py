@@ -1,7 +1,8 @@
 """Every request the client writes is its canonical line (spec/driver-protocol.md 1.1), the
 first ``hello`` included (the held-back Go trial saw ``{"id":1,"cmd":"hello","protocol":1}``,
 keys unsorted): a driver that records each line it reads, and checks it against the
-canonical writing of the value it holds."""
+canonical writing of the value it holds. And the driver gets its dialect in
+``THREADS_CASES_DIALECT`` (5.3a)."""
 
 from __future__ import annotations
 
@@ -22,7 +23,8 @@ for line in sys.stdin.buffer:
     if req["cmd"] == "shutdown":
         break
     answer = {"id": req["id"], "ok": True, "protocol": 1, "capabilities": ["canonicalize"],
-              "implementation": {"name": "rec", "language": "python", "version": "1",
+              "implementation": {"name": "rec", "language": "python",
+                                 "version": __import__("os").environ["THREADS_CASES_DIALECT"],
                                  "dialect": "threads-py", "homepage": "https://x.example"}}
     if req["cmd"] == "canonicalize":
         answer = {"id": req["id"], "ok": True, "text": "1", "document": "1\\n"}
@@ -42,6 +44,8 @@ def test_hello_and_every_request_are_canonical_lines(tmp_path: Path) -> None:
         impl.request({"cmd": "canonicalize", "value": {"b": [1.5, "é"], "a": None}})
     finally:
         impl.close()
+    # the configured dialect reached the driver (driver-protocol.md 5.3a)
+    assert impl.hello()["implementation"]["version"] == "threads-py"
     lines = seen.read_bytes().splitlines()
     assert [json.loads(x)["cmd"] for x in lines[:2]] == ["hello", "canonicalize"]
     for line in lines:

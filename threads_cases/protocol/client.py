@@ -184,7 +184,10 @@ class DriverImplementation:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     cwd=self.cwd,
-                    env=client_environment(self.pass_env, self.env),
+                    # the dialect it is configured with (driver-protocol.md 5.3a), then its env
+                    env=client_environment(
+                        self.pass_env, {"THREADS_CASES_DIALECT": self.dialect, **(self.env or {})}
+                    ),
                     start_new_session=True,  # its own process group: killed as a whole
                 )
         except OSError as exc:
