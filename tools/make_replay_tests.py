@@ -124,6 +124,37 @@ def interruption() -> Built:
     return t, at, CaseExpectation(must=must), "stub"
 
 
+@test("008-tool-input-refusals")
+def tool_input_refusals() -> Built:
+    """Built-in tool calls refused before the sandbox is touched, and a delete of a missing
+    file (replay.md 3.3, 3.4): a missing file's delete reads it first (no such file); a
+    write whose content is not a string and whose path is invalid is refused for its content
+    (the input's keys before any path); a device-name segment is refused with its own text; a
+    list_files prefix is a plain string (``../`` lists nothing, no refusal) but must be one."""
+    tools = tuple(
+        BUILTIN_TOOLS[n] for n in ("read_file", "write_file", "list_files", "delete_file")
+    )
+    t = thread("tool-input-refusals", tools, {"a.txt": "x"})
+    at = t.events[-1]["event_id"]
+    calls = [
+        ("tu_1", "delete_file", {"path": "gone.txt"}),
+        ("tu_2", "write_file", {"path": "../x", "content": 5}),
+        ("tu_3", "read_file", {"path": "CON/x"}),
+        ("tu_4", "list_files", {"prefix": "../"}),
+        ("tu_5", "list_files", {"prefix": 5}),
+    ]
+    replies = [tool_reply(*calls, **u(40)), text_reply("Nothing to do.", **u(60))]
+    t.run_turn("Tidy up", ScriptedModel(replies))
+    must = [
+        {
+            "type": "tool_result",
+            "data": {"tool_use_id": "tu_1", "content": "no such file: gone.txt"},
+        },
+        {"type": "turn_completed"},
+    ]
+    return t, at, CaseExpectation(must=must), "forbid"
+
+
 #: The stop tests (spec/conformance.md 2.14): a copy of one of the case directories above with
 #: its recording cut, whose replay stops; each file pins the stop (code, stop key, message),
 #: the events recorded, the request hashes and what was consumed.
