@@ -14,10 +14,9 @@ from threads_cases.case.turns import draft_matchers, first_words, fork_point, li
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import check_events, read_log
 from threads_cases.core.reducer import Reducer
+from threads_cases.core.request import build_request, request_sha256
 from threads_cases.importers import Stats, import_events, import_to_file
 from threads_cases.importers.common import PLACEHOLDER_PROMPT, parse_ts_ms, tool_effect
-from threads_cases.reference.model import request_sha256
-from threads_cases.reference.runtime import build_request
 
 SAMPLES = Path(__file__).resolve().parent / "importers"
 ALL = sorted(p.name for p in SAMPLES.glob("*.jsonl") if "malformed" not in p.name)

@@ -20,10 +20,10 @@ from threads_cases.core.dialects import get_dialect
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import read_log
 from threads_cases.core.reducer import reduce
+from threads_cases.core.request import request_sha256
 from threads_cases.core.strictjson import canonical_document, canonical_line
 from threads_cases.reference.agent import ToolResult, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
-from threads_cases.reference.request import request_sha256
 from threads_cases.reference.sandbox import DirectorySandbox
 from threads_cases.reference.thread import Thread
 

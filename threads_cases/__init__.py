@@ -27,9 +27,23 @@ every pytest run) stays cheap.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
+from .case.verifier import use_verifier
+
+
+def _replay_verifier(path: Path, dialects: Sequence[str], agent: Any) -> None:
+    """Every save's default verifier (threads_cases.case.verifier): the harness's replay,
+    registered here because the case layer never imports the harness (tests/test_layers.py)."""
+    from .harness.run.verify import verify_case_dir
+
+    verify_case_dir(path, dialects, agent)
+
+
+use_verifier(_replay_verifier)
 
 #: public name -> (module, attribute)
 _EXPORTS: dict[str, tuple[str, str]] = {

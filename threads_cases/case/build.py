@@ -20,7 +20,7 @@ from ..core.reducer import Reducer
 from ..core.strictjson import canonical_document, canonical_line
 from ..core.texts import quote
 from ..core.timestamps import check_fork_room
-from ..reference.runtime import ArtifactStore
+from .artifacts import ArtifactStore
 from .directory import (
     CASE_FORMAT,
     DEFAULT_DIALECTS,

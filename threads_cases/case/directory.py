@@ -35,7 +35,7 @@ from ..core.errors import CaseError, Location, Problem
 from ..core.files import MAX_CASE_BYTES, read_regular, recording_limit
 from ..core.strictjson import canonical_document
 from ..core.texts import quote
-from ..reference.sandbox import is_device_name
+from .sandbox import is_device_name
 
 if TYPE_CHECKING:
     from .loader import Case

@@ -21,8 +21,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.reducer import Reducer
+from ..core.request import build_request
 from ..core.strictjson import canonical_line
-from ..reference.request import build_request
 
 
 def turn_requests(

@@ -118,7 +118,11 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
 
         write_github(suite, title, warn=note)
     else:
-        print_suite(stdout, suite, title, warn=lambda m: note(m, "yellow"))
+        from ..review.suite_warnings import suite_warnings
+
+        print_suite(stdout, suite, title)
+        for message in suite_warnings(suite):  # stderr, silenced by -q: never the report's
+            note(message, "yellow")
     if junit is not None:
         from ..core.atomic import write_atomic
 

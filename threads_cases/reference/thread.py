@@ -23,8 +23,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, cast
 
+from ..case.artifacts import ArtifactStore
 from ..case.directory import DEFAULT_DIALECTS, CaseExpectation, is_hex64
 from ..case.loader import artifact_refs
+from ..case.sandbox import SandboxProvider
 from ..case.save import SaveResult, save_case
 from ..core.atomic import replacing
 from ..core.dialects import CANONICAL
@@ -38,16 +40,8 @@ from ..core.texts import quote
 from .agent import AgentSpec, ToolOutput, ToolResult
 from .branching import IdIndex, SharedLog
 from .model import Model
-from .runtime import (
-    STEP_LIMIT,
-    ArtifactStore,
-    Clock,
-    Recorder,
-    TurnOutcome,
-    parse_ts,
-    run_turn,
-)
-from .sandbox import FakeSandbox, SandboxProvider
+from .runtime import STEP_LIMIT, Clock, Recorder, TurnOutcome, parse_ts, run_turn
+from .sandbox import FakeSandbox
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
