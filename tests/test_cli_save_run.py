@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from conftest import EXPECT, build_thread, cli
 
-from threads_cases.core.canonical import canonical_line
+from threads_cases.core.canonical import canonical_document, canonical_line
 from threads_cases.core.schemas import validator
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 
 CopyCase = Callable[[str], Path]
 

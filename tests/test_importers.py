@@ -363,9 +363,7 @@ def test_import_to_file_is_atomic(tmp_path: Path) -> None:
         import_to_file("claude-code", SAMPLES / "claude-code-malformed.jsonl", out, strict=True)
     assert out.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
-    report = import_to_file(
-        "claude-code", SAMPLES / "claude-code-malformed.jsonl", out, skip_invalid=True
-    )
+    report = import_to_file("claude-code", SAMPLES / "claude-code-malformed.jsonl", out)
     assert report.stats.invalid == 1 and report.turns == 2
     assert len(list(read_log(out))) == report.events
 

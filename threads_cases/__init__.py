@@ -78,8 +78,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "DirectorySandbox": (".reference.sandbox", "DirectorySandbox"),
     "FakeSandbox": (".reference.sandbox", "FakeSandbox"),
     "SaveResult": (".case.save", "SaveResult"),
-    "canonical_document": (".core.strictjson", "canonical_document"),
-    "canonical_line": (".core.strictjson", "canonical_line"),
+    "canonical_document": (".core.canonical", "canonical_document"),
+    "canonical_line": (".core.canonical", "canonical_line"),
     "parse_json": (".core.strictjson", "parse"),
     "Thread": (".reference.thread", "Thread"),
 }
@@ -141,11 +141,11 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .case.directory import CaseExpectation
     from .case.save import SaveResult
+    from .core.canonical import canonical_document, canonical_line
     from .core.dialects import Dialect, dialect_names, get_dialect
     from .core.errors import CaseError, Problem
     from .core.log import encode_log, read_log, reduce, validate_log
     from .core.reducer import Reducer, initial_state
-    from .core.strictjson import canonical_document, canonical_line
     from .core.strictjson import parse as parse_json
     from .harness.baseline.file import Baseline, load_baseline
     from .harness.check.coverage import Coverage, suite_coverage

@@ -17,15 +17,10 @@ from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseError
-from ..core.files import MAX_CASE_BYTES as MAX_CASE_BYTES
-from ..core.files import RECORDING_LISTS, check_recording_bytes
+from ..core.files import MAX_CASE_BYTES, RECORDING_LISTS, check_recording_bytes
 from ..core.texts import quote
 from .artifacts import ArtifactStore
-from .build import TERMINAL as TERMINAL
-from .build import build_case_files as build_case_files
-from .build import interruption_of as interruption_of
-from .build import recorded_parts as recorded_parts
-from .build import split_turn
+from .build import build_case_files, split_turn
 from .directory import (
     DEFAULT_DIALECTS,
     CaseExpectation,

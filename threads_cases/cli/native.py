@@ -130,7 +130,7 @@ def _json_refusals(args: list[str]) -> bool:
 
 
 def json_line(doc: dict[str, str]) -> None:
-    from ..core.strictjson import canonical_line
+    from ..core.canonical import canonical_line
 
     sys.stdout.buffer.write(canonical_line(doc) + b"\n")
     sys.stdout.flush()

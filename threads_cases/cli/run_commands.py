@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..core.canonical import canonical_line
 from ..core.errors import CaseError
 from ..core.statedir import state_path
-from ..core.strictjson import canonical_line, read_json_file
+from ..core.strictjson import read_json_file
 from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, note, print_json, print_refusal, render_error, stderr, stdout
 from .live_options import (

@@ -29,10 +29,10 @@ from typing import Any
 
 from ..case.artifacts import ArtifactStore
 from ..case.loader import Case, open_case
+from ..core.canonical import canonical_line
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from .agent import AgentSpec, ToolResult
 from .live import HarnessModel, LiveExternal, LiveTurn

@@ -17,11 +17,11 @@ from typing import Any
 
 from ..case.artifacts import ArtifactStore
 from ..case.sandbox import SandboxProvider, check_path
+from ..core.canonical import canonical_line
 from ..core.depth import MAX_EVENT_DEPTH, depth_message, maybe_too_deep, too_deep
 from ..core.errors import CaseError, pointer_join
 from ..core.reducer import Reducer
 from ..core.request import RequestHasher
-from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..core.timestamps import format_ts, parse_ts
 from .agent import AgentSpec

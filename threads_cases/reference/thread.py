@@ -348,7 +348,6 @@ class Thread:
         secrets: str = "refuse",
         verify: bool = True,
         sandbox_dir: str | os.PathLike[str] | None = None,
-        implementations: Sequence[str] | None = None,
         agent: Any = None,
         draft: bool | None = None,
     ) -> SaveResult:
@@ -361,8 +360,7 @@ class Thread:
         ``expect`` they are drafted from the recorded turn, as the command line drafts them,
         and ``warnings`` says so: ``draft=False`` saves none);
         returns a :class:`SaveResult` and never raises for a refusal. ``dialects`` are the
-        dialects the case is saved in (case.json ``dialects``); ``implementations`` is its
-        deprecated name, used when given.
+        dialects the case is saved in (case.json ``dialects``).
         """
         return save_case(
             self._events,
@@ -374,7 +372,7 @@ class Thread:
             dir=dir,
             external_effects=external_effects,
             overwrite=overwrite,
-            dialects=dialects if implementations is None else implementations,
+            dialects=dialects,
             secrets=secrets,
             verify=verify,
             sandbox_dir=sandbox_dir,

@@ -32,7 +32,7 @@ def verify_case_dir(path: Path, dialects: Sequence[str], agent: Any = None) -> N
     kept the case from running (``handler_missing`` for a custom sandbox tool replayed
     without its agent).
     """
-    from ...protocol.implementations import PythonImplementation
+    from ...protocol.server import PythonImplementation
     from .case_arguments import split_agent
     from .runner import run_one
 
