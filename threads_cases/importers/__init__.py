@@ -255,7 +255,7 @@ def import_to_file(
                 branch=branch,
                 prompt=prompt,
                 strict=strict,
-                        stats=stats,
+                stats=stats,
             )
             _write(events, fh, report, dialect=dialect, flush_every=flush_every)
     except OSError as exc:
