@@ -144,7 +144,7 @@ def unknown_implementation_warning(entry: Entry) -> str:
     return (
         f"warning[{UNKNOWN_IMPLEMENTATION}]: {where}the entry {entry.label} names the "
         f"implementation {entry.implementation!r}, which is not known (threads-py, threads-ts "
-        f"or one configured under [tool.threads-cases.implementations]): it can never match; "
+        f"or one configured in the settings' implementations): it can never match; "
         f"`{PRUNE_COMMAND}` removes it"
     )
 

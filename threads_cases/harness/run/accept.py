@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...case.build import recorded_parts
+from ...case.build import agent_summary, recorded_parts
 from ...case.directory import finish_case_files, read_case_files
 from ...case.loader import open_case
 from ...case.requests import delta_records
@@ -124,7 +124,10 @@ def _rebuilt(
             {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
         )
         files[f"expected.{impl.dialect}.json"] = canonical_document(state["state"])
-    return finish_case_files(dict(case.meta), files)
+    meta = dict(case.meta)
+    if own is not None:  # the replies are now recorded for the user's agent (case-format 3.1)
+        meta["agent"] = agent_summary(own)
+    return finish_case_files(meta, files)
 
 
 def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:

@@ -118,15 +118,22 @@ def agent_refs(
                 f"{key}an agent is given for {impl}, which is no implementation",
                 file=None if origin is None else str(origin),
                 hint=f"the implementations are {', '.join(sorted(names))} "
-                "(configured ones under [tool.threads-cases.implementations])",
+                f"(configured ones under [{_table_key(origin, 'implementations')}])",
             )
     return {impl: AgentRef(ref, folders) for impl, ref in refs.items()}
 
 
 def _setting_key(src: Path, impl: str) -> str:
     """The key of an implementation's agent as written in ``src``."""
-    prefix = "" if src.name == "threads-cases.toml" else "tool.threads-cases."
-    return f"{prefix}agent.{impl}"
+    return _table_key(src, f"agent.{impl}")
+
+
+def _table_key(src: Path | None, key: str) -> str:
+    """``key`` as written in the settings file ``src``: bare in threads-cases.toml, under
+    ``tool.threads-cases.`` in pyproject.toml (and when no file is known)."""
+    return (
+        key if src is not None and src.name == "threads-cases.toml" else f"tool.threads-cases.{key}"
+    )
 
 
 def _folder(path: Path, base: Path) -> Path:
