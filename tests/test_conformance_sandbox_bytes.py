@@ -13,13 +13,13 @@ from typing import Any
 
 import pytest
 
+from threads_cases.case.artifacts import ArtifactStore
 from threads_cases.case.save import save_case
 from threads_cases.core.strictjson import parse
 from threads_cases.harness.check.conformance import load_skips, load_tests, run_test
 from threads_cases.harness.check.conformance_saves import lay_out, sandbox_bytes_test, stored
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.protocol.server import PythonImplementation
-from threads_cases.reference.runtime import ArtifactStore
 from threads_cases.reference.sandbox import FakeSandbox
 
 SUITE = Path(__file__).resolve().parent.parent / "spec" / "conformance"

@@ -10,7 +10,8 @@ import json
 import sys
 from pathlib import Path
 
-from threads_cases.core.strictjson import canonical_line, parse
+from threads_cases.core.canonical import canonical_line
+from threads_cases.core.strictjson import parse
 from threads_cases.protocol.client import DriverImplementation, request_line
 
 RECORDER = """

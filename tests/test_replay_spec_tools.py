@@ -7,7 +7,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from threads_cases.core.strictjson import canonical_line, parse
+from threads_cases.core.canonical import canonical_line
+from threads_cases.core.strictjson import parse
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec
 
 SPEC = Path(__file__).resolve().parent.parent / "spec" / "replay.md"

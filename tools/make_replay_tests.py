@@ -205,7 +205,7 @@ def stop_test(description: str, case: str, keep: int | None, drop: bool) -> dict
 
 
 def main() -> None:
-    from threads_cases.core.strictjson import canonical_document
+    from threads_cases.core.canonical import canonical_document
 
     if OUT.exists():
         shutil.rmtree(OUT)

@@ -125,9 +125,9 @@ def save_case_request(message: dict[str, Any]) -> dict[str, Any]:
     """``{"path", "warnings"}``: the save API (case-format.md section 5) writing the turn
     after ``at`` of ``thread.log`` as ``dir/name``, unverified, with the options given (each
     absent one at its default). A refusal raises its ``CaseError`` (code and hint)."""
+    from ..case.artifacts import ArtifactStore
     from ..case.layout import decode_artifacts
     from ..case.save import save_case
-    from ..reference.runtime import ArtifactStore
     from ..reference.sandbox import FakeSandbox
 
     thread = message["thread"]

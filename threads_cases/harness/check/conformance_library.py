@@ -18,10 +18,11 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from ...core.canonical import canonical_line
 from ...core.errors import CaseError
-from ...core.strictjson import canonical_line, parse
+from ...core.strictjson import parse
 from ...protocol.client import Implementation
-from ..run.runner import Check
+from .checks import Check
 from .conformance_turns import DRIVER_FAULTS
 
 

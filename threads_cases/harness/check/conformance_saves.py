@@ -19,7 +19,7 @@ from typing import Any
 from ...core.errors import CaseError
 from ...core.strictjson import parse
 from ...protocol.client import Implementation
-from ..run.runner import Check
+from .checks import Check
 from .conformance_library import need_capability
 from .conformance_turns import DRIVER_FAULTS
 

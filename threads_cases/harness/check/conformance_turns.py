@@ -21,7 +21,7 @@ from ...core.canonical import canonical_line
 from ...core.dialects import get_dialect
 from ...core.errors import CaseError
 from ...protocol.client import Implementation
-from ..run.runner import Check
+from .checks import Check
 
 #: Codes that say the driver failed, not the test: never a test's answer (conformance.md 3.2).
 DRIVER_FAULTS = frozenset(
