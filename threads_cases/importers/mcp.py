@@ -181,9 +181,11 @@ def read_mcp_calls(path: str | os.PathLike[str]) -> McpCalls:
 
 
 def is_mcp_cassette(path: str | os.PathLike[str]) -> bool:
-    """Whether the file's first 64 KiB name JSON-RPC (``"jsonrpc"``) and hold no supply
-    document: a cheap test for ``--supply`` (:func:`mcp_supply` reads the file)."""
+    """Whether the regular file's first 64 KiB name JSON-RPC (``"jsonrpc"``) and hold no
+    supply document: a cheap test for ``--supply`` (:func:`mcp_supply` reads the file)."""
     try:
+        if not Path(path).is_file():  # a FIFO or a device is refused by the supply reader
+            return False
         with open(path, "rb") as fh:
             head = fh.read(1 << 16)
     except OSError:
