@@ -40,6 +40,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import orjson
+
 from ..core.canonical import canonical_line
 from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
@@ -67,7 +69,7 @@ EXPORT_HINT = (
 HEADER_KEY = "threads_export"
 #: the types the import recomputes from the others (counted, not kept)
 RECOMPUTED = ("turn_started", "model_requested", "tool_called")
-_HEX = frozenset("0123456789abcdef")
+_HEX = re.compile(r"[0-9a-f]{64}")
 _XBAD = re.compile(r"[^A-Za-z0-9_.:-]")
 
 
@@ -116,11 +118,17 @@ class ThreadsExportSource:
     def _value(self, n: int, body: bytes, last: bool) -> dict[str, Any] | None:
         """The line's object, checked canonical; ``None`` for a damaged last line (cut)."""
         try:
-            value = parse(body, code="import_invalid", file=self.file, line=n)
-        except CaseError as err:
+            # a value whose canonical line is the line read is strict JSON (a duplicate key,
+            # an unsafe integer or nesting past 256 give other bytes or no canonical line)
+            value = orjson.loads(body)
+        except orjson.JSONDecodeError:
             if last:
                 return None
-            raise self._refuse(n, f"not strict JSON: {err.message}") from None
+            try:
+                parse(body, code="import_invalid", file=self.file, line=n)
+            except CaseError as err:  # the strict reader's words for what is wrong
+                raise self._refuse(n, f"not strict JSON: {err.message}") from None
+            raise self._refuse(n, "not strict JSON") from None
         if not isinstance(value, dict):
             raise self._refuse(n, "a line of an export is a JSON object")
         try:
@@ -171,7 +179,7 @@ class ThreadsExportSource:
 
     def _event(self, n: int, value: dict[str, Any], prev: str) -> None:
         link = value.pop("prev_hash", None)
-        if not isinstance(link, str) or len(link) != 64 or not set(link) <= _HEX:
+        if not isinstance(link, str) or not _HEX.fullmatch(link):
             raise self._refuse(n, "an event line without a prev_hash (64 lower-case hex digits)")
         if link != prev:
             raise self._refuse(
