@@ -20,9 +20,12 @@ Reason codes: ``io_error`` (unreadable transcript), ``import_invalid``, ``log_in
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
+import weakref
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -43,6 +46,22 @@ CHUNK = 1 << 19
 #: parses no line a second time; past it (a transcript this large) pass 2 parses the rest
 #: of the lines again, so memory stays bounded by about this much JSON
 HOLD_BYTES = 256 << 20
+
+
+def _nothing() -> None:
+    """No freeze to end."""
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The garbage collector off inside the block, as it was after (``gc.disable``)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class TranscriptSource:
@@ -83,6 +102,8 @@ class TranscriptSource:
         self._linenos = array("q")
         #: whether every record's value is held: pass 2 then reads no line of the file
         self._all_held = True
+        #: ends the freeze of what pass 1 read (:meth:`_records`)
+        self._thaw: Callable[[], Any] = _nothing
 
     def _open(self) -> IO[bytes]:
         """The transcript, opened for reading its lines; ``io_error`` when unreadable."""
@@ -129,6 +150,19 @@ class TranscriptSource:
         return "unparseable"
 
     def _records(self) -> Iterator[tuple[int, int, Any]]:
+        """:meth:`_read_all` with the cyclic garbage collector paused: the values pass 1
+        holds are trees of dicts and lists without cycles, and counting them as they pile up
+        would start a collection every few hundred records that walks them all again (as
+        much time as the second parse they save)."""
+        with _gc_paused():
+            yield from self._read_all()
+            if self._all_held:
+                # what pass 1 holds leaves the collector's generations until pass 2 is done
+                # (or the source is dropped): it is freed by reference counting as it goes
+                gc.freeze()
+                self._thaw = weakref.finalize(self, gc.unfreeze)
+
+    def _read_all(self) -> Iterator[tuple[int, int, Any]]:
         """Pass 1: ``(record index, line number, value)`` for every record of the file; each
         record gets a keep mark (0) the caller sets with ``self.keep[index] = 1``, and its time
         (milliseconds, or :data:`NO_TIME`) in ``self.times`` for pass 2.
@@ -238,11 +272,14 @@ class TranscriptSource:
         keep, read, times, held = self.keep, self._read, self.times, self._values
         if self._all_held:  # every line was parsed once, by pass 1: no line is read again
             linenos = self._linenos
-            for idx in range(len(keep)):
-                if keep[idx]:
-                    ms = times[idx]
-                    yield linenos[idx], held[idx], None if ms == NO_TIME else ms
-                held[idx] = None  # freed as the mapping goes
+            try:
+                for idx in range(len(keep)):
+                    if keep[idx]:
+                        ms = times[idx]
+                        yield linenos[idx], held[idx], None if ms == NO_TIME else ms
+                    held[idx] = None  # freed as the mapping goes
+            finally:
+                self._thaw()
             self._all_held = False  # read again, pass 2 parses the lines
             return
         loads = orjson.loads
