@@ -141,12 +141,12 @@ def _rollout_lines(rng: random.Random, turn: int, ts: list[int]) -> list[dict[st
                 {"type": "function_call", "name": "shell", "arguments": args, "call_id": cid},
             )
         )
-        body = json.dumps(
+        body = orjson.dumps(
             {
                 "output": _text(rng, rng.randint(50, 900)),
                 "metadata": {"exit_code": 0, "duration_seconds": 0.1},
             }
-        )
+        ).decode()  # compact, as the CLI writes it
         out.append(
             item("response_item", {"type": "function_call_output", "call_id": cid, "output": body})
         )
