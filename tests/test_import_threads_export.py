@@ -180,3 +180,22 @@ def test_an_upstream_conformance_case_is_refused_in_one_line(tmp_path: Path) -> 
     errors = [x for x in p.stderr.splitlines() if x.startswith("error[")]
     assert p.returncode == 2 and len(errors) == 1, p.stderr
     assert "conformance case of the upstream threads runtime" in errors[0]
+
+
+def test_a_number_not_written_as_jcs_writes_it_is_refused(tmp_path: Path) -> None:
+    evs = events()
+    evs[11]["data"]["bytes"] = 1e21  # the checkpoint_written event: JCS writes 1e+21
+    lines = export_lines(evs)
+    assert b"1e+21" in lines[12]
+    assert not refusal_or_none(write_export(tmp_path / "ok.jsonl", lines))
+    lines[12] = lines[12].replace(b"1e+21", b"1e21")  # orjson's spelling
+    err = refusal(write_export(tmp_path / "t.jsonl", lines))
+    assert err.location.line == 13 and "canonical form" in err.message
+
+
+def refusal_or_none(path: Path) -> CaseError | None:
+    try:
+        import_events("threads", path)
+    except CaseError as err:
+        return err
+    return None
