@@ -20,9 +20,9 @@ def result(case: str, verdict: str, impl: str = "x") -> CaseResult:
     return CaseResult(case, case, impl, verdict)
 
 
-def test_the_shipped_levels_are_reader_replayer_writer_live_library_client() -> None:
+def test_the_shipped_levels_are_reader_replayer_writer_live_library() -> None:
     names = [lv["name"] for lv in LEVELS]
-    assert names == ["reader", "replayer", "writer", "live", "library", "client"]
+    assert names == ["reader", "replayer", "writer", "live", "library"]
     assert LEVELS[0]["areas"] == ["canonical", "reduce", "match", "driver-requests"]
 
 
@@ -39,8 +39,8 @@ def test_every_area_of_the_suite_belongs_to_exactly_one_level() -> None:
 def test_every_area_the_command_runs_is_in_a_level_and_the_rest_say_so() -> None:
     """What the command cannot send to drivers is exactly what the levels file says blocks."""
     unsent = [a for lv in LEVELS for a in lv["areas"] if a not in AREAS]
-    assert unsent == ["divergence"]  # computed by the client from replay answers
-    got = levels_of([], ["x"], LEVELS[5:], AREAS, AREAS)["x"]
+    assert unsent == []  # every area reaches drivers (divergence as the divergence request)
+    got = levels_of([], ["x"], LEVELS[4:], AREAS[:-1], AREAS[:-1])["x"]
     assert got["blocked_by"] == ["divergence: not sent to drivers by this version"]
 
 

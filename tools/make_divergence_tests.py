@@ -22,16 +22,16 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from threads_cases.case.divergence import (  # noqa: E402
+    replayed_requests,
+    request_divergence,
+)
 from threads_cases.case.loader import open_case  # noqa: E402
 from threads_cases.case.requests import delta_records, expand_records  # noqa: E402
 from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.core.dialects import get_dialect  # noqa: E402
 from threads_cases.core.request import request_sha256  # noqa: E402
 from threads_cases.harness.check.checks import replay  # noqa: E402
-from threads_cases.harness.check.divergence import (  # noqa: E402
-    replayed_requests,
-    request_divergence,
-)
 from threads_cases.protocol.server import PythonImplementation  # noqa: E402
 
 CASES = ROOT / "spec" / "conformance" / "cases"

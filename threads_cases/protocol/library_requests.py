@@ -1,9 +1,10 @@
-"""The driver requests of the runtime library's own APIs (spec/driver-protocol.md 2.8-2.12,
+"""The driver requests of the runtime library's own APIs (spec/driver-protocol.md 2.8-2.13,
 capability ``"library"``): ``secrets`` (find and redact credentials), ``open_case`` (the case
 loader's first problem), ``draft`` (the drafted matchers of a turn), ``thread_program`` (turns,
-forks, snapshots and restores through the Thread API) and ``save_case`` (the save API writing a
-case folder). Each takes a request already checked against its schema and gives the body of its
-``ok`` answer; a refusal raises ``CaseError`` with the refusal's code and hint.
+forks, snapshots and restores through the Thread API), ``save_case`` (the save API writing a
+case folder) and ``divergence`` (the first divergence of a replay from its recording). Each
+takes a request already checked against its schema and gives the body of its ``ok`` answer; a
+refusal raises ``CaseError`` with the refusal's code and hint.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from ..core.errors import CaseError
 from ..core.log import encode_log
 
 #: The commands of this module, in the order of driver-protocol.md section 2.
-LIBRARY_COMMANDS = ("secrets", "open_case", "draft", "thread_program", "save_case")
+LIBRARY_COMMANDS = ("secrets", "open_case", "draft", "thread_program", "save_case", "divergence")
 
 
 def secrets_request(message: dict[str, Any]) -> dict[str, Any]:
@@ -151,10 +152,30 @@ def save_case_request(message: dict[str, Any]) -> dict[str, Any]:
     return {"path": str(r.value.path), "warnings": list(r.warnings)}
 
 
+def divergence_request(message: dict[str, Any]) -> dict[str, Any]:
+    """``{"divergence": {...} | null}``: the first divergence (reports.md 7.4) of a replay
+    (``prefix`` and replayed ``events``, canonical envelopes, and the hashes of the model
+    requests it sent, ``requests``) from the recorded ``replies`` of ``model.json`` (their
+    request records and ``request_sha256``)."""
+    from ..case.divergence import replayed_requests, request_divergence
+    from ..case.requests import expand_records
+
+    replies = message["replies"]
+    hit = request_divergence(
+        expand_records(replies),
+        [r.get("request_sha256") for r in replies],
+        replayed_requests(message["prefix"], message["events"]),
+        message["requests"],
+        message["events"],
+    )
+    return {"divergence": None if hit is None else hit.to_json()}
+
+
 HANDLERS = {
     "secrets": secrets_request,
     "open_case": open_case_request,
     "draft": draft_request,
+    "divergence": divergence_request,
     "thread_program": thread_program_request,
     "save_case": save_case_request,
 }

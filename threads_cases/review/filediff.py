@@ -19,11 +19,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..case.divergence import ABSENT, first_difference, shorten
 from ..core.dialects import CANONICAL, dialect_names
 from ..core.errors import CaseError
 from ..core.log import read_log
 from ..core.strictjson import iter_jsonl
-from ..harness.check.divergence import ABSENT, first_difference, shorten
 from ..harness.report.report_diff import compare_results, report_results
 
 

@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, cast
 
+from ...case.divergence import Divergence, find_divergence
 from ...case.loader import Case
 from ...core.canonical import canonical_line
 from ...core.dialects import Dialect, get_dialect
@@ -27,7 +28,6 @@ from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
 from ..live.desk import CaseLedger, LiveOptions
 from .agent_diff import agent_changes, recorded_agent
-from .divergence import Divergence, find_divergence
 
 #: Codes that mean the case could not be run at all (verdict ``error``).
 ERROR_CODES = frozenset(

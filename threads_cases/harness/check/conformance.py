@@ -31,6 +31,7 @@ from ..run.runner import CaseResult, SuiteResult, could_not_run, isolation_of, r
 from .checks import Check
 from .conformance_library import (
     case_errors_test,
+    divergence_test,
     drafts_test,
     save_errors_test,
     secrets_test,
@@ -57,6 +58,7 @@ AREAS = (
     "live",
     "thread-api",
     "drafts",
+    "divergence",
 )
 #: Areas of case directories, each run as ``run`` runs a case (spec/conformance.md 2.5, 2.14).
 CASE_AREAS = frozenset({"replay", "cases"})
@@ -314,6 +316,7 @@ PATH_RUNNERS: dict[str, Callable[[dict[str, Any], Implementation, Path], Check]]
     "thread-api": thread_api_test,
     "save-errors": save_errors_test,
     "drafts": drafts_test,
+    "divergence": divergence_test,
 }
 
 

@@ -1,7 +1,7 @@
 """The conformance areas of the runtime library's own APIs, sent as the requests of
-driver-protocol.md 2.8-2.12 to an implementation announcing ``"library"``
-(spec/conformance.md 2.6, 2.7, 2.9, 2.11, 2.15): ``secrets/``, ``case-errors/``,
-``thread-api/``, ``save-errors/`` and ``drafts/``.
+driver-protocol.md 2.8-2.13 to an implementation announcing ``"library"``
+(spec/conformance.md 2.6, 2.7, 2.8, 2.9, 2.11, 2.15): ``secrets/``, ``case-errors/``,
+``thread-api/``, ``save-errors/``, ``drafts/`` and ``divergence/``.
 
 Each runner takes a test (a file's document, or an entry of a listed file), the implementation
 and the test file's path, and gives one :class:`~threads_cases.harness.run.runner.Check`
@@ -182,3 +182,20 @@ def drafts_test(doc: dict[str, Any], impl: Implementation, _path: Path) -> Check
 
 def _parts(line: str) -> list[str]:
     return [p for p in re.split(r"(\{skip\})", line) if p]
+
+
+def divergence_test(doc: dict[str, Any], impl: Implementation, _path: Path) -> Check:
+    """A ``divergence/`` test: the first divergence of its replay (prefix, replayed events and
+    request hashes) from its recorded replies, the same canonical JSON as the test's (null
+    when the replay asks what was recorded; reports.md 7.4)."""
+    out = _ask(
+        impl,
+        {
+            "cmd": "divergence",
+            "prefix": doc["prefix"],
+            "events": doc["events"],
+            "replies": doc["replies"],
+            "requests": doc["requests"],
+        },
+    )
+    return _same("divergence", out["divergence"], doc["divergence"])

@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ...case.divergence import ABSENT, Divergence, first_difference
 from ...core.canonical import canonical_line
 from ...core.texts import quote
-from ..check.divergence import ABSENT, Divergence, first_difference
 
 #: code points of a reply's text block shown in the panel
 PANEL_TEXT = 300

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ..check.divergence import ABSENT
+from ...case.divergence import ABSENT
 
 
 def report_results(lines: Iterable[Any]) -> dict[tuple[str, str], dict[str, Any]]:

@@ -27,6 +27,7 @@ from typing import Any
 
 from ...case.build import agent_summary, recorded_parts
 from ...case.directory import finish_case_files, read_case_files
+from ...case.divergence import replayed_requests
 from ...case.loader import open_case
 from ...case.requests import delta_records
 from ...case.writer import write_case_dir
@@ -37,7 +38,6 @@ from ...core.log import read_log
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
 from ..check.checks import replay
-from ..check.divergence import replayed_requests
 from .runner import CaseResult, run_one
 
 #: fail reasons accept rewrites without --force

@@ -64,7 +64,7 @@ class CaseResult:
     duration_ms: float = 0.0
     stop: dict[str, Any] | None = None
     message: str = ""
-    #: where the replay first departed from the recording (harness/check/divergence.py), or None
+    #: where the replay first departed from the recording (case/divergence.py), or None
     divergence: dict[str, Any] | None = None
     #: with the user's own agent, what differs from the agent the case was recorded with
     #: (harness/check/agent_diff.py: ``["system prompt changed", ...]``, empty when nothing does);

@@ -1,14 +1,16 @@
 /**
- * The driver requests of the runtime library's own APIs (spec/driver-protocol.md 2.8-2.12,
+ * The driver requests of the runtime library's own APIs (spec/driver-protocol.md 2.8-2.13,
  * capability `"library"`), as Python's `threads_cases/protocol/library_requests.py` answers
- * them: `secrets`, `open_case`, `draft`, `thread_program` and `save_case`. Each takes a request
+ * them: `secrets`, `open_case`, `draft`, `thread_program`, `save_case` and `divergence`. Each takes a request
  * already checked against its schema and gives the body of its `ok` answer; a refusal throws
  * `CaseError` with the refusal's code and hint.
  */
 
+import { replayedRequests, requestDivergence } from "../case/divergence.js";
 import { drafted } from "../case/draft.js";
 import { decodeArtifacts } from "../case/layout.js";
 import { openCase } from "../case/loader.js";
+import { expandRecords } from "../case/requests.js";
 import { saveCase } from "../case/save.js";
 import { findInValue, kindsIn, redactBytes, redactText, redactValue, scanBytes } from "../case/secrets.js";
 import { CaseError, type ReasonCode } from "../core/errors.js";
@@ -23,7 +25,7 @@ import { Thread } from "../reference/thread.js";
 import { decodeBase64 } from "./request-values.js";
 
 /** The commands of this module, in the order of driver-protocol.md section 2. */
-export const LIBRARY_COMMANDS = ["secrets", "open_case", "draft", "thread_program", "save_case"];
+export const LIBRARY_COMMANDS = ["secrets", "open_case", "draft", "thread_program", "save_case", "divergence"];
 
 const LOADER_CODES = new Set(["case_invalid", "format_unsupported", "dialect_unknown", "log_invalid"]);
 
@@ -102,10 +104,24 @@ function saveCaseRequest(message: JsonObject): JsonObject {
   return { path: r.value.path, warnings: r.warnings };
 }
 
+function divergenceRequest(message: JsonObject): JsonObject {
+  const replies = message["replies"] as JsonObject[];
+  const events = message["events"] as unknown as Envelope[];
+  const hit = requestDivergence(
+    expandRecords(replies),
+    replies.map((r) => (r["request_sha256"] ?? null) as string),
+    replayedRequests(message["prefix"] as unknown as Envelope[], events),
+    message["requests"] as string[],
+    events,
+  );
+  return { divergence: hit === null ? null : hit.toJson() };
+}
+
 export const LIBRARY_HANDLERS: Record<string, (message: JsonObject) => JsonObject> = {
   secrets: secretsRequest,
   open_case: openCaseRequest,
   draft: draftRequest,
   thread_program: threadProgramRequest,
   save_case: saveCaseRequest,
+  divergence: divergenceRequest,
 };

@@ -29,8 +29,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from ...core.canonical import canonical_line
-from ...core.matchers import name_event as _name_event
+from ..core.canonical import canonical_line
+from ..core.matchers import name_event as _name_event
 
 
 def _utf16(key: str) -> bytes:
@@ -230,8 +230,8 @@ def replayed_requests(
     events (``agent``: the JSON of the user's own agent, the replay answer's ``agent``, when
     the replay used one). Empty when the events do not reduce (an implementation that
     recorded something invalid)."""
-    from ...case.requests import turn_requests
-    from ...core.errors import CaseError
+    from ..core.errors import CaseError
+    from .requests import turn_requests
 
     try:
         return list(turn_requests(prefix, events, agent))
@@ -247,8 +247,8 @@ def find_divergence(
     canonical ``events``; ``None`` when every check passed."""
     if all(c.result in ("pass", "skip") for c in checks):
         return None
-    from ...case.requests import expand_records
-    from ...core.log import read_log
+    from ..core.log import read_log
+    from .requests import expand_records
 
     replies = case.read("model.json")["replies"]
     events = out["events"]
