@@ -24,6 +24,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import IO, Any, Protocol
 
@@ -34,7 +35,7 @@ from ..run.runner import SuiteResult
 Note = Callable[[str], None]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class FinishedRun:
     """A finished run as every reporter sees it: the suite, the lines of its JSON Lines
     report (:func:`.suite.report_lines`, built once), the command (``"run"`` or
@@ -44,6 +45,14 @@ class FinishedRun:
     lines: Sequence[Mapping[str, Any]]
     command: str
     title: str
+
+    @cached_property
+    def encoded(self) -> list[bytes]:
+        """Each report line as canonical JSON with its LF, encoded once for every reporter
+        that writes it (stdout under ``--format json`` and the kept last report)."""
+        from ...core.canonical import canonical_line
+
+        return [canonical_line(line) + b"\n" for line in self.lines]
 
 
 class Reporter(Protocol):
@@ -66,11 +75,8 @@ class JsonLines:
     out: IO[bytes] | None = None
 
     def report(self, run: FinishedRun) -> None:
-        from ...core.canonical import canonical_line
-
         out = self.out or sys.stdout.buffer
-        for line in run.lines:
-            out.write(canonical_line(line) + b"\n")
+        out.writelines(run.encoded)
         out.flush()
 
 
@@ -129,7 +135,7 @@ class LastReport:
     note: Note = _stderr
 
     def report(self, run: FinishedRun) -> None:
-        from .suite import write_jsonl
+        from .suite import write_encoded
 
         if not run.suite.results:
             k, n = run.suite.shard or (0, 0)
@@ -139,7 +145,7 @@ class LastReport:
             )
             return
         try:
-            write_jsonl(run.lines, self.path)
+            write_encoded(run.encoded, self.path)
         except OSError as exc:
             self.note(f"warning: cannot keep the last report in {self.path}: {exc}")
 
