@@ -77,7 +77,7 @@ def conformance(
     error. With --diff: 0 when no result changed, 1 when some did.
     """
     from ..harness.check.conformance import AREAS, diff_reports, run_conformance
-    from ..harness.report.suite import print_conformance, read_report
+    from ..harness.report.suite import read_report
 
     if diff is not None:
         try:
@@ -116,11 +116,9 @@ def conformance(
         if err.code in ("invalid_request", "dialect_unknown", "json_invalid", "baseline_invalid"):
             raise refuse(err, fmt) from None
         raise
-    if fmt == "pretty":
-        print_conformance(stdout, suite, AREAS, verbose)
-        emit(suite, "none", junit, "conformance", "test")
-    else:
-        emit(suite, fmt, junit, "conformance", "test")
+    from ..harness.report.reporters import Terminal
+
+    emit(suite, fmt, junit, "conformance", "test", terminal=Terminal(stdout, AREAS, verbose))
     raise typer.Exit(suite.exit_status)
 
 

@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..core.canonical import canonical_line
 from ..core.errors import CaseError
 from ..core.statedir import state_path
 from ..core.strictjson import read_json_file
@@ -41,6 +40,7 @@ from .repeat_options import FailUnderRateOpt, RepeatOpt, build_repeat
 
 if TYPE_CHECKING:
     from ..harness.baseline.file import Baseline
+    from ..harness.report.reporters import Terminal
     from ..harness.run.runner import SuiteResult
 
 LAST_REPORT = "last-report.jsonl"
@@ -100,44 +100,47 @@ def refuse(err: CaseError, fmt: str) -> typer.Exit:
     return typer.Exit(2)
 
 
-def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: str) -> None:
-    """Write the chosen output, the JUnit file and the last report."""
-    from ..harness.report.junit import junit_xml
-    from ..harness.report.suite import print_suite, report_lines, write_jsonl
+def emit(
+    suite: SuiteResult,
+    fmt: str,
+    junit: Path | None,
+    command: str,
+    title: str,
+    terminal: Terminal | None = None,
+) -> None:
+    """Hand the finished run to the reporters its options chose (harness/report/reporters.py):
+    the ``--format`` output (``terminal`` for pretty, by default the suite's view, with the
+    warnings about the cases after it), the ``--junit`` file, then the kept last report."""
+    from ..harness.report.reporters import (
+        FinishedRun,
+        GitHub,
+        JsonLines,
+        JUnit,
+        LastReport,
+        Reporter,
+        Terminal,
+        report_all,
+    )
+    from ..harness.report.suite import report_lines
 
-    lines = list(report_lines(suite, command))
+    run = FinishedRun(suite, list(report_lines(suite, command)), command, title)
+    reporters: list[Reporter] = []
+    if fmt == "json":
+        reporters.append(JsonLines())
+    elif fmt == "github":
+        reporters.append(GitHub(note))
+    elif fmt != "none":
+        from ..review.suite_warnings import CaseWarnings
+
+        reporters.append(terminal or Terminal(stdout))
+        if terminal is None:
+            reporters.append(CaseWarnings(lambda m: note(m, "yellow")))
+    if junit is not None:
+        reporters.append(JUnit(junit))
     # outside any case: a file written into a case would make it invalid (core.statedir)
     keep = state_path(LAST_CONFORMANCE if command == "conformance" else LAST_REPORT)
-    if fmt == "json":
-        for line in lines:
-            sys.stdout.buffer.write(canonical_line(line) + b"\n")
-        sys.stdout.flush()
-    elif fmt == "none":
-        pass
-    elif fmt == "github":
-        from ..harness.report.github import write_github
-
-        write_github(suite, title, warn=note)
-    else:
-        from ..review.suite_warnings import suite_warnings
-
-        print_suite(stdout, suite, title)
-        for message in suite_warnings(suite):  # stderr, silenced by -q: never the report's
-            note(message, "yellow")
-    if junit is not None:
-        from ..core.atomic import write_atomic
-
-        junit.parent.mkdir(parents=True, exist_ok=True)  # as for every file written
-        write_atomic(junit, junit_xml(suite))  # never half a file, the umask's mode
-    if not suite.results:  # an empty report would wipe the record --last-failed reads
-        k, n = suite.shard or (0, 0)
-        why = f"shard {k}/{n} holds none of the cases found" if n else "no case was run"
-        note(f"{why}: nothing was checked; the last report ({keep}) is left as it was")
-        return
-    try:
-        write_jsonl(lines, keep)
-    except OSError as exc:
-        note(f"warning: cannot keep the last report in {keep}: {exc}")
+    reporters.append(LastReport(keep, note))
+    report_all(reporters, run)
 
 
 def choose_isolation(asked: str | None) -> str:

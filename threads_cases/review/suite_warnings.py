@@ -4,6 +4,10 @@ the report's output (spec/reports.md)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..harness.report.reporters import FinishedRun
 from ..harness.run.runner import SuiteResult
 
 
@@ -72,3 +76,16 @@ def stale_lines(suite: SuiteResult) -> list[str]:
             "not validate"
         )
     return out
+
+
+@dataclass(frozen=True)
+class CaseWarnings:
+    """The run's warnings about its cases (:func:`suite_warnings`) as a reporter
+    (:class:`threads_cases.harness.report.reporters.Reporter`): each line through ``note``
+    (the CLI's: stderr, silenced by -q), never on the report's output."""
+
+    note: Callable[[str], None]
+
+    def report(self, run: FinishedRun) -> None:
+        for message in suite_warnings(run.suite):
+            self.note(message)
