@@ -11,6 +11,11 @@ drift apart (names and required keys, nested objects included).
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+#: A case's verdict on one implementation (spec/replay.md section 6; reports.md).
+Verdict = Literal["pass", "drifted", "fail", "error", "skip", "xfail", "xpass"]
+#: The result of one check of a case run (spec/replay.md sections 4-5).
+CheckResult = Literal["pass", "fail", "warn", "skip"]
+
 # --------------------------------------------------------------------------- state
 
 
@@ -120,7 +125,7 @@ class CheckRecord(TypedDict):
     """One check of a result line (``$defs/check``)."""
 
     id: str
-    result: Literal["pass", "fail", "warn", "skip"]
+    result: CheckResult
     detail: str
     code: NotRequired[str]
     differences: NotRequired[list[DifferenceRecord]]
@@ -161,7 +166,7 @@ class ReportResult(TypedDict):
     case: str
     path: str
     implementation: str
-    verdict: str
+    verdict: Verdict
     reasons: list[str]
     warnings: list[str]
     checks: list[CheckRecord]

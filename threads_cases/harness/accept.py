@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..case.directory import finish_case_files, load_case, read_case_files, write_case_dir
 from ..case.requests import delta_records
@@ -31,6 +31,7 @@ from ..case.save import recorded_parts
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.log import read_log
+from ..core.shapes import Verdict
 from ..core.strictjson import canonical_document
 from ..protocol.client import Implementation
 from ..reference.agent_ref import AgentRef
@@ -48,7 +49,7 @@ class AcceptResult:
     after (``{relative path: bytes}``) and the run's result."""
 
     path: Path
-    verdict: str
+    verdict: Verdict
     changed: bool
     before: dict[str, bytes]
     after: dict[str, bytes]
@@ -153,7 +154,7 @@ def accept_from_live(
 
     before = read_case_files(path)
     stop = entry.get("stop")
-    verdict = str(entry.get("verdict", "error"))
+    verdict = cast(Verdict, str(entry.get("verdict", "error")))  # a report line's (checked)
     reasons = [str(r) for r in entry.get("reasons", [])]
     if verdict == "error":
         raise CaseError("invalid_request", f"{path}: the live run could not run the case")

@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..case.loader import first_blocking, inspect_case
 from ..core.errors import CaseError, Location
-from ..core.shapes import BaselineRecord, ReportResult
+from ..core.shapes import BaselineRecord, ReportResult, Verdict
 from ..protocol.client import Implementation
 from .case_arguments import check_arguments, split_agent, supply_calls
 from .checks import ERROR_CODES as ERROR_CODES
@@ -61,7 +61,7 @@ class CaseResult:
     case: str
     path: str
     implementation: str
-    verdict: str
+    verdict: Verdict
     reasons: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
