@@ -105,7 +105,7 @@ def _rebuilt(
 ) -> dict[str, bytes]:
     case = load_case(path)
     d = get_dialect(impl.dialect)
-    prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+    prefix = _prefix(case.log_path(impl.dialect), impl.dialect)
     out = replay(case, impl, d, supply, agent)
     events = out["events"]
     own = out.get("agent")  # the user's own agent, when the replay ran one
@@ -124,6 +124,11 @@ def _rebuilt(
         )
         files[f"expected.{impl.dialect}.json"] = canonical_document(state["state"])
     return finish_case_files(dict(case.meta), files)
+
+
+def _prefix(log: Path, dialect: str) -> list[dict[str, Any]]:
+    """A case's log in ``dialect``, as the dicts the replay's helpers read."""
+    return cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))
 
 
 def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -191,7 +196,7 @@ def accept_from_live(
             hint="run it with --live again",
         )
     events = [d.decode_event(e) for e in out["events"]]
-    prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+    prefix = _prefix(case.log_path(impl.dialect), impl.dialect)
     live = LiveTurn(ask, body.get("model"), body.get("system"))
     agent = live.agent_json(prefix_agent(prefix) or {})
     parts = recorded_parts(events, agent)

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..core.canonical import canonical_line
 from ..core.matchers import name_event as _name_event
@@ -254,7 +254,9 @@ def find_divergence(
     events = out["events"]
     sha = list(out.get("requests", []))
     if any(a != b["request_sha256"] for a, b in zip(sha, replies, strict=False)):
-        prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+        prefix = cast(
+            list[dict[str, Any]], list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+        )
         got = replayed_requests(prefix, events, out.get("agent"))
         hit = request_divergence(
             expand_records(replies), [r["request_sha256"] for r in replies], got, sha, events

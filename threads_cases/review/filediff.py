@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..core.dialects import CANONICAL, dialect_names
 from ..core.errors import CaseError
@@ -45,7 +45,7 @@ def read_any_log(path: Path, dialect: str | None = None) -> tuple[str, list[dict
     first_error: CaseError | None = None
     for name in names:
         try:
-            return name, list(read_log(path, dialect=name))
+            return name, cast(list[dict[str, Any]], list(read_log(path, dialect=name)))
         except CaseError as err:
             first_error = first_error or err
     assert first_error is not None
