@@ -132,15 +132,17 @@ def generate() -> str:
     body = "    type: str\n    data: dict[str, Any]"
     doc = '    """An event of an ``x_`` type (spec/thread-log.md): its data is free-form."""'
     writer.classes.append(f"class ExtensionEvent(Envelope):\n{doc}\n\n{body}")
-    out = [f"#: who acted (``actor_kind``)\nActorKind: TypeAlias = {actor}", *writer.classes]
+    out = [f"#: Who acted (``actor_kind``).\nActorKind: TypeAlias = {actor}", *writer.classes]
     union = "".join(f"    | {e}\n" for e in events).removeprefix("    | ")
-    out.append(f"#: an event of a type the spec defines\nKnownEvent: TypeAlias = (\n    {union})")
+    out.append(f"#: An event of a type the spec defines.\nKnownEvent: TypeAlias = (\n    {union})")
     out.append(
-        "#: any event of a log: a known type's or an ``x_`` one's\n"
+        "#: Any event of a log: a known type's or an ``x_`` one's.\n"
         "Event: TypeAlias = KnownEvent | ExtensionEvent"
     )
     kinds = "".join(f'        "{k}",\n' for k in event_types(schema))
-    out.append(f"#: the types the spec defines\nKNOWN_TYPES = frozenset(\n    {{\n{kinds}    }}\n)")
+    out.append(
+        f"#: The types the spec defines.\nKNOWN_TYPES = frozenset(\n    {{\n{kinds}    }}\n)"
+    )
     out.append(GUARD)
     names = [
         "ActorKind",

@@ -11,7 +11,7 @@ add no runtime check: the log reader checks every event against the schema.
 
 from typing import Any, Literal, TypeAlias, TypedDict, TypeGuard
 
-#: who acted (``actor_kind``)
+#: Who acted (``actor_kind``).
 ActorKind: TypeAlias = Literal["user", "model", "tool", "sandbox", "system"]
 
 
@@ -297,7 +297,7 @@ class ExtensionEvent(Envelope):
     data: dict[str, Any]
 
 
-#: an event of a type the spec defines
+#: An event of a type the spec defines.
 KnownEvent: TypeAlias = (
     ThreadStartedEvent
     | UserMessageEvent
@@ -317,11 +317,11 @@ KnownEvent: TypeAlias = (
 )
 
 
-#: any event of a log: a known type's or an ``x_`` one's
+#: Any event of a log: a known type's or an ``x_`` one's.
 Event: TypeAlias = KnownEvent | ExtensionEvent
 
 
-#: the types the spec defines
+#: The types the spec defines.
 KNOWN_TYPES = frozenset(
     {
         "thread_started",
