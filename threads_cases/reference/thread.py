@@ -128,14 +128,15 @@ class Thread:
     @classmethod
     def open(
         cls,
-        log: str | os.PathLike[str] | IO[bytes] | Sequence[dict[str, Any]],
+        log: str | os.PathLike[str] | IO[bytes] | Sequence[Event] | Sequence[dict[str, Any]],
         *,
         sandbox: SandboxProvider | None = None,
         artifacts: str | os.PathLike[str] | ArtifactStore | dict[str, bytes] | None = None,
         dialect: str = CANONICAL,
         handlers: dict[str, Callable[..., ToolOutput]] | None = None,
     ) -> Thread:
-        """Open an existing log (a path, a binary stream or a list of envelopes in ``dialect``).
+        """Open an existing log (a path, a binary stream or a list of envelopes in ``dialect``:
+        :data:`threads_cases.Event` in the canonical one).
 
         ``artifacts`` is a folder of files named by sha256 hex, a store or a dict. Without a
         ``sandbox``, a :class:`FakeSandbox` is rebuilt from the state's files whose bytes are
@@ -144,7 +145,8 @@ class Thread:
         if isinstance(log, (str, os.PathLike)) or hasattr(log, "readline"):
             events = cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))  # type: ignore[arg-type]
         else:
-            events = list(check_events(copy.deepcopy(list(log)), dialect=dialect))
+            given = cast("Sequence[dict[str, Any]]", log)
+            events = list(check_events(copy.deepcopy(list(given)), dialect=dialect))
         store = _artifact_store(artifacts, _referenced_artifacts(events))
         reducer = Reducer()
         for i, ev in enumerate(events):
