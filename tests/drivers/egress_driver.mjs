@@ -112,7 +112,12 @@ const ATTEMPTS = {
       const err = handle.writeUtf8String(write, "binding");
       settled("binding", err ? `error ${err}` : "written");
     };
-    handle.connect(req, HOST, PORT);
+    // a connect refused at once (no route in a namespace) calls no oncomplete either
+    const err = handle.connect(req, HOST, PORT);
+    if (err) {
+      settled("binding", `error ${err}`);
+      handle.close();
+    }
   },
   // the class every child_process function ends in
   child_class: () => {
