@@ -133,6 +133,24 @@ class CheckRecord(TypedDict):
     nearest_event: NotRequired[dict[str, Any]]
 
 
+class DivergenceRecord(TypedDict):
+    """Where a replay first departed from the recording (``$defs/divergence``,
+    spec/reports.md section 7); ``recorded`` and ``replayed`` are absent when that side has
+    no value."""
+
+    kind: Literal["request", "state", "stop", "matcher", "recording", "reply"]
+    call: int | None
+    event_index: int | None
+    event_type: str | None
+    seq: NotRequired[int | None]
+    event_id: NotRequired[str | None]
+    pointer: str
+    line: int | None
+    summary: str
+    recorded: NotRequired[Any]
+    replayed: NotRequired[Any]
+
+
 class ShardInfo(TypedDict):
     index: int
     count: int
@@ -173,7 +191,7 @@ class ReportResult(TypedDict):
     stop: dict[str, Any] | None
     message: str
     duration_ms: float
-    divergence: NotRequired[dict[str, Any] | None]
+    divergence: NotRequired[DivergenceRecord | None]
     #: with the user's own agent: what differs from the recorded one (spec/replay.md 8.5)
     agent_changes: NotRequired[list[str]]
     #: a live run (spec/replay.md 11.6): ``live`` true, the provenance counts and the spend
@@ -245,4 +263,5 @@ SCHEMA_OF: dict[str, tuple[type, str, str]] = {
     "BaselineRecord": (BaselineRecord, "report.schema.json", "/$defs/baseline"),
     "CheckRecord": (CheckRecord, "report.schema.json", "/$defs/check"),
     "DifferenceRecord": (DifferenceRecord, "report.schema.json", "/$defs/difference"),
+    "DivergenceRecord": (DivergenceRecord, "report.schema.json", "/$defs/divergence"),
 }

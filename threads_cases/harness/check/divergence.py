@@ -31,6 +31,7 @@ from typing import Any, cast
 
 from ...core.canonical import canonical_line
 from ...core.matchers import name_event as _name_event
+from ...core.shapes import DivergenceRecord
 
 
 def _utf16(key: str) -> bytes:
@@ -156,7 +157,7 @@ class Divergence:
         )
         return text + (f" ({self.note})" if self.note else "")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DivergenceRecord:
         out: dict[str, Any] = {
             "kind": self.kind,
             "call": self.call,
@@ -172,7 +173,7 @@ class Divergence:
             out["recorded"] = self.recorded
         if self.replayed is not ABSENT:
             out["replayed"] = self.replayed
-        return out
+        return cast(DivergenceRecord, out)
 
 
 def at_event(events: Sequence[dict[str, Any]], index: int | None, etype: str) -> dict[str, Any]:

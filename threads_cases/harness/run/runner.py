@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING, Any
 from ...case.discovery import suite_cases
 from ...case.loader import first_blocking, inspect_case
 from ...core.errors import CaseError, Location
-from ...core.shapes import BaselineRecord, ReportResult, Verdict
+from ...core.shapes import BaselineRecord, ConformanceLevel, DivergenceRecord, ReportResult, Verdict
 from ...protocol.client import Implementation
 from ..check.checks import ERROR_CODES as ERROR_CODES
 from ..check.checks import Check as Check
@@ -69,7 +69,7 @@ class CaseResult:
     stop: dict[str, Any] | None = None
     message: str = ""
     #: where the replay first departed from the recording (harness/check/divergence.py), or None
-    divergence: dict[str, Any] | None = None
+    divergence: DivergenceRecord | None = None
     #: with the user's own agent, what differs from the agent the case was recorded with
     #: (harness/check/agent_diff.py: ``["system prompt changed", ...]``, empty when nothing does);
     #: None when the recorded agent replayed
@@ -165,7 +165,7 @@ class SuiteResult:
     #: a live run's totals ``{provenance, calls, cost_usd, budget, max_cost_usd}``, or None
     live: dict[str, Any] | None = None
     #: a conformance run's levels ``{impl: {level, next, blocked_by}}`` (conformance.md 9)
-    levels: dict[str, dict[str, Any]] | None = None
+    levels: dict[str, ConformanceLevel] | None = None
 
     @property
     def counts(self) -> dict[str, int]:
