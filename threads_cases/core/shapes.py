@@ -133,6 +133,17 @@ class CheckRecord(TypedDict):
     nearest_event: NotRequired[dict[str, Any]]
 
 
+class StopRecord(TypedDict):
+    """Why a replay stopped before the turn's end (a replay answer's ``stop``,
+    spec/replay.md section 5): the reason ``code`` (``missing_stub``, ``model_exhausted``,
+    ``egress_blocked``, ``step_limit``...), the ``stop_key`` it stopped at (``model``,
+    ``tool:<name>``, ``egress``...) and a ``message``."""
+
+    code: str
+    stop_key: str
+    message: NotRequired[str]
+
+
 class DivergenceRecord(TypedDict):
     """Where a replay first departed from the recording (``$defs/divergence``,
     spec/reports.md section 7); ``recorded`` and ``replayed`` are absent when that side has
@@ -188,6 +199,7 @@ class ReportResult(TypedDict):
     reasons: list[str]
     warnings: list[str]
     checks: list[CheckRecord]
+    #: a :class:`StopRecord` (the report's schema keeps the object open)
     stop: dict[str, Any] | None
     message: str
     duration_ms: float
@@ -264,4 +276,9 @@ SCHEMA_OF: dict[str, tuple[type, str, str]] = {
     "CheckRecord": (CheckRecord, "report.schema.json", "/$defs/check"),
     "DifferenceRecord": (DifferenceRecord, "report.schema.json", "/$defs/difference"),
     "DivergenceRecord": (DivergenceRecord, "report.schema.json", "/$defs/divergence"),
+    "StopRecord": (
+        StopRecord,
+        "driver/replay.answer.schema.json",
+        "/oneOf/0/properties/stop/oneOf/1",
+    ),
 }

@@ -26,12 +26,19 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...case.discovery import suite_cases
 from ...case.loader import first_blocking, inspect_case
 from ...core.errors import CaseError, Location
-from ...core.shapes import BaselineRecord, ConformanceLevel, DivergenceRecord, ReportResult, Verdict
+from ...core.shapes import (
+    BaselineRecord,
+    ConformanceLevel,
+    DivergenceRecord,
+    ReportResult,
+    StopRecord,
+    Verdict,
+)
 from ...protocol.client import Implementation
 from ..check.checks import ERROR_CODES as ERROR_CODES
 from ..check.checks import Check as Check
@@ -66,7 +73,7 @@ class CaseResult:
     checks: list[Check] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     duration_ms: float = 0.0
-    stop: dict[str, Any] | None = None
+    stop: StopRecord | None = None
     message: str = ""
     #: where the replay first departed from the recording (harness/check/divergence.py), or None
     divergence: DivergenceRecord | None = None
@@ -114,7 +121,7 @@ class CaseResult:
             "reasons": self.reasons,
             "warnings": self.warnings,
             "checks": [c.to_json() for c in self.checks],
-            "stop": self.stop,
+            "stop": cast("dict[str, Any] | None", self.stop),
             "divergence": self.divergence,
             "message": self.message,
             "duration_ms": round(self.duration_ms, 3),
@@ -301,7 +308,7 @@ def run_one(
                 result.agent_changes = found.agent_changes
                 result.answers = answers_of(found.provenance) if supply else None  # 11.11
         result.checks = checks
-        result.stop = stop
+        result.stop = cast("StopRecord | None", stop)  # a replay answer's stop
         result.verdict, result.reasons = verdict_of(checks)
     except CaseError as err:
         could_not_run(result, impl, err)
