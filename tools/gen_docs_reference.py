@@ -240,6 +240,28 @@ def _event_types() -> list[str]:
     return [*lines, ""]
 
 
+def _shapes() -> list[str]:
+    """The section on the typed dicts of threads_cases/core/shapes.py, each with its schema."""
+    import typing
+
+    from threads_cases.core.shapes import SCHEMA_OF
+
+    lines = [
+        "## Shapes",
+        "",
+        "The typed dicts of `threads_cases.core.shapes` that the signatures above name (a",
+        "state, a report's lines, a result's stop and divergence), each checked against its",
+        "schema by tests/test_shapes.py:",
+        "",
+        "| shape | schema | keys |",
+        "| --- | --- | --- |",
+    ]
+    for name, (shape, file, pointer) in sorted(SCHEMA_OF.items()):
+        keys = ", ".join(f"`{k}`" for k in typing.get_type_hints(shape))
+        lines.append(f"| `{name}` | `schemas/{file}#{pointer}` | {keys} |")
+    return [*lines, ""]
+
+
 def python_api_page() -> str:
     """The Markdown of docs/reference/python-api.md, from ``threads_cases.__all__``."""
     import threads_cases
@@ -266,6 +288,7 @@ def python_api_page() -> str:
         "The package's version, as `threads-cases --version` prints it.",
         "",
         *_event_types(),
+        *_shapes(),
     ]
     return "\n".join(lines).rstrip() + "\n"
 
