@@ -1,6 +1,7 @@
 """Golden files (tests/golden.py) for every rendering of a run: the terminal's panels and
 table, ``--format github``, JUnit XML, the JSON report and the compliance page, each from
-the CLI as a user runs it, piped (no colour) at 100 columns.
+the CLI as a user runs it, piped (so without colour); the terminal's at 100 columns (a real
+subprocess: the width is read at import), the others through the fork server.
 
 Two small fixed suites make them meaningful. The first holds one case of each verdict but
 skip, copied from spec/conformance/cases/ and edited: ``reads-notes`` passes,
@@ -25,8 +26,8 @@ import pytest
 from conftest import CONFORMANCE, ROOT, cli
 from golden import GOLDEN, assert_golden, normalise
 
-#: piped output at a fixed width, never coloured
-ENV = {"COLUMNS": "100", "NO_COLOR": "1", "FORCE_COLOR": "", "TERM": "dumb"}
+#: the terminal's width for the panels and the table
+WIDTH = {"COLUMNS": "100"}
 RUN = ["--impl", "threads-py", "--isolation", "guard"]
 STOCK = ROOT / "spec" / "conformance" / "agent" / "cases" / "counts-stock"
 #: the user's agent of counts-stock, with a system prompt other than the recorded one
@@ -98,42 +99,42 @@ def rendered(p: subprocess.CompletedProcess[str], root: Path) -> str:
 
 
 def test_the_terminal_panels_and_table(suite: Path) -> None:
-    p = cli("run", "cases", *RUN, cwd=suite, env=ENV)
+    p = cli("run", "cases", *RUN, cwd=suite, env=WIDTH)
     assert p.returncode == 3, p.stderr
     assert "\x1b[" not in p.stdout + p.stderr  # no colour in a golden
     assert_golden("run-pretty.txt", rendered(p, suite))
 
 
 def test_the_github_annotations(suite: Path) -> None:
-    p = cli("run", "cases", *RUN, "--format", "github", cwd=suite, env=ENV)
+    p = cli("run", "cases", *RUN, "--format", "github", cwd=suite)
     assert p.returncode == 3, p.stderr
     assert_golden("run-github.txt", rendered(p, suite))
 
 
 def test_the_junit_xml(suite: Path, tmp_path: Path) -> None:
     junit = tmp_path / "junit.xml"
-    p = cli("run", "cases", *RUN, "--junit", junit, cwd=suite, env=ENV)
+    p = cli("run", "cases", *RUN, "--format", "json", "--junit", junit, cwd=suite)
     assert p.returncode == 3, p.stderr
     assert_golden("run-junit.xml", normalise(junit.read_text(encoding="utf-8"), root=suite))
 
 
-def _report(suite: Path, path: Path) -> str:
-    p = cli("run", "cases", *RUN, "--format", "json", cwd=suite, env=ENV)
+@pytest.fixture(scope="module")
+def report(suite: Path) -> str:
+    """The suite's JSON Lines report (``run --format json``)."""
+    p = cli("run", "cases", *RUN, "--format", "json", cwd=suite)
     assert p.returncode == 3, p.stderr
-    path.write_text(p.stdout, encoding="utf-8")
     return p.stdout
 
 
-def test_the_json_report(suite: Path, tmp_path: Path) -> None:
-    out = _report(suite, tmp_path / "report.jsonl")
-    verdicts = [json.loads(line).get("verdict") for line in out.splitlines()]
+def test_the_json_report(suite: Path, report: str) -> None:
+    verdicts = [json.loads(line).get("verdict") for line in report.splitlines()]
     assert verdicts == [None, "error", "pass", "fail", "drifted", None]  # header ... footer
-    assert_golden("run-report.jsonl", normalise(out, root=suite))
+    assert_golden("run-report.jsonl", normalise(report, root=suite))
 
 
-def test_the_compliance_page(suite: Path, tmp_path: Path) -> None:
-    _report(suite, tmp_path / "report.jsonl")
-    p = cli("report", "html", "report.jsonl", "-o", "page", cwd=tmp_path, env=ENV)
+def test_the_compliance_page(report: str, tmp_path: Path) -> None:
+    (tmp_path / "report.jsonl").write_text(report, encoding="utf-8")
+    p = cli("report", "html", "report.jsonl", "-o", "page", cwd=tmp_path)
     assert p.returncode == 0, p.stderr
     page = (tmp_path / "page" / "index.html").read_text(encoding="utf-8")
     assert_golden("report-page.html", normalise(page, root=tmp_path))
@@ -144,7 +145,7 @@ def test_the_compliance_page(suite: Path, tmp_path: Path) -> None:
 def test_a_drifted_agent(agent_project: Path, fmt: str) -> None:
     p = cli(
         "run", "cases", *RUN, "--agent", "stock_agent:agent", "--format", fmt,
-        cwd=agent_project, env=ENV,
+        cwd=agent_project, env=WIDTH if fmt == "pretty" else None,
     )  # fmt: skip
     assert p.returncode == 0, p.stderr  # drifted passes unless --strict
     assert "system prompt changed" in p.stdout
