@@ -2,7 +2,11 @@
 ``probe`` tries to reach it in every way we know of, replayed by both implementations'
 drivers (tests/drivers/egress_driver.py and .mjs) under ``netns`` and under ``guard``.
 
-Under ``netns`` nothing reaches the listener, in either implementation. Under ``guard`` the
+Every attempt is waited for, never slept past: each driver appends ``how<TAB>outcome`` to a
+file when an attempt is over (it raised, its connection closed, its request failed, its child
+exited), and a replay set whose attempts do not all end there fails, so a test cannot pass
+because an attempt had not been made yet. Under ``netns`` nothing reaches the listener, in
+either implementation. Under ``guard`` the
 in-process attempts are refused with ``egress_blocked``; the exceptions are listed in
 :data:`GUARD_GAPS` (and in spec/replay.md 9.1): a thread the tool starts itself does not run
 on the replay's behalf, so the Python guard does not see it.
@@ -14,6 +18,7 @@ import os
 import shutil
 import socket
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -151,7 +156,29 @@ def probe_cases(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return root
 
 
-def _driver(name: str, mode: str, port: int, guard: str | None = None) -> DriverImplementation:
+#: the bound on waiting for an attempt to end: it only catches one that never ends (a loaded
+#: machine is slow; no test here judges speed)
+SETTLE_SECONDS = 120.0
+
+
+def wait_settled(path: Path, hows: list[str]) -> dict[str, str]:
+    """``how -> outcome`` once every attempt of ``hows`` has a line in ``path`` (the drivers'
+    ``$PROBE_SETTLED``); fails the test naming those that never ended."""
+    deadline = time.monotonic() + SETTLE_SECONDS
+    while True:
+        text = path.read_text(encoding="utf-8") if path.exists() else ""
+        found = dict(line.split("\t", 1) for line in text.splitlines() if "\t" in line)
+        missing = [how for how in hows if how not in found]
+        if not missing:
+            return {how: found[how] for how in hows}
+        if time.monotonic() > deadline:
+            pytest.fail(f"these attempts never happened or never ended: {missing} ({found})")
+        time.sleep(0.05)
+
+
+def _driver(
+    name: str, mode: str, port: int, settled: Path, guard: str | None = None
+) -> DriverImplementation:
     if name == "threads-py":
         command, dialect = [sys.executable, str(DRIVERS / "egress_driver.py")], "threads-py"
     else:
@@ -164,7 +191,11 @@ def _driver(name: str, mode: str, port: int, guard: str | None = None) -> Driver
         wrap_command(command, mode),
         dialect=dialect,
         timeout=60,
-        env={"PROBE_PORT": str(port), "THREADS_CASES_ISOLATION": guard or mode},
+        env={
+            "PROBE_PORT": str(port),
+            "PROBE_SETTLED": str(settled),
+            "THREADS_CASES_ISOLATION": guard or mode,
+        },
     )
 
 
@@ -172,18 +203,24 @@ def _replay_all(
     name: str, mode: str, listener: Listener, cases: Path, guard: str | None = None
 ) -> dict[str, dict[str, Any]]:
     """Replay every probe case of ``name`` under ``mode`` (the driver's guard set by
-    ``guard``, else by ``mode``); ``how -> {stop, result}``."""
-    impl = _driver(name, mode, listener.port, guard)
+    ``guard``, else by ``mode``), then wait, while the driver lives, until every attempt
+    is over (node's asynchronous ones end after their replay); ``how -> {stop, result,
+    settled}`` (``settled``: how the attempt ended, as the driver saw it)."""
+    hows = PY_PROBES if name == "threads-py" else TS_PROBES
     out: dict[str, dict[str, Any]] = {}
-    try:
-        for how in PY_PROBES if name == "threads-py" else TS_PROBES:
-            answer = impl.request({"cmd": "replay", "case": {"path": str(cases / how)}})
-            results = [e["data"]["content"] for e in answer["events"] if e["type"] == "tool_result"]
-            out[how] = {"stop": answer["stop"], "result": results[0] if results else None}
-        # attempts node started asynchronously get their chance while the driver lives
-        time.sleep(1.5)
-    finally:
-        impl.close()
+    with tempfile.TemporaryDirectory() as tmp:
+        settled = Path(tmp) / "settled.tsv"
+        impl = _driver(name, mode, listener.port, settled, guard)
+        try:
+            for how in hows:
+                answer = impl.request({"cmd": "replay", "case": {"path": str(cases / how)}})
+                events = answer["events"]
+                results = [e["data"]["content"] for e in events if e["type"] == "tool_result"]
+                out[how] = {"stop": answer["stop"], "result": results[0] if results else None}
+            for how, outcome in wait_settled(settled, hows).items():
+                out[how]["settled"] = outcome
+        finally:
+            impl.close()
     return out
 
 

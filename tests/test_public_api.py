@@ -6,8 +6,10 @@ deprecation first (re-export the old name from its new module).
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
+import typing
 
 import threads_cases
 
@@ -15,24 +17,32 @@ PUBLIC = [
     "AgentRef",
     "AgentSpec",
     "Baseline",
+    "Case",
     "CaseError",
     "CaseExpectation",
     "CaseResult",
+    "Check",
+    "CheckResult",
     "ClientSettings",
     "Coverage",
     "Dialect",
     "DirectorySandbox",
+    "Event",
     "FakeSandbox",
+    "Implementation",
+    "KnownEvent",
     "LiveOptions",
     "LiveRun",
     "Problem",
     "Reducer",
     "SaveResult",
     "ScriptedModel",
+    "State",
     "SuiteResult",
     "Thread",
     "ToolResult",
     "ToolSpec",
+    "Verdict",
     "__version__",
     "canonical_document",
     "canonical_line",
@@ -56,11 +66,19 @@ def test_the_public_names_are_exactly_these() -> None:
     assert sorted(dir(threads_cases)) == PUBLIC
 
 
+#: type aliases (a ``Literal`` or a union): they have no ``__module__`` of their own
+ALIASES = {"CheckResult": "core.shapes", "Event": "core.events", "KnownEvent": "core.events"}
+ALIASES["Verdict"] = "core.shapes"
+
+
 def test_every_public_name_resolves() -> None:
     for name in PUBLIC:
         value = getattr(threads_cases, name)
         assert value is not None, name
-        if name != "__version__":
+        if name in ALIASES:
+            module = importlib.import_module(f"threads_cases.{ALIASES[name]}")
+            assert getattr(module, name) is value and typing.get_args(value), name
+        elif name != "__version__":
             # the object lives in a subpackage; the top-level name is a re-export of it
             assert value.__module__.startswith("threads_cases."), (name, value.__module__)
 

@@ -22,7 +22,8 @@ SCHEMAS = ROOT / "schemas"
 def resolve(doc: dict[str, Any], pointer: str) -> dict[str, Any]:
     node: Any = doc
     for part in pointer.split("/")[1:]:
-        node = node[part.replace("~1", "/").replace("~0", "~")]
+        key = part.replace("~1", "/").replace("~0", "~")
+        node = node[int(key)] if isinstance(node, list) else node[key]
     assert isinstance(node, dict)
     return node
 

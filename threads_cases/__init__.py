@@ -18,7 +18,13 @@ The public API (spec/ holds the normative text):
 * :func:`canonical_line`, :func:`canonical_document`, :func:`parse_json` - strict and
   canonical JSON (spec/strict-json.md);
 * :func:`get_dialect` - per-language spellings (spec/dialects.md);
-* :class:`CaseError` - every refusal, with a reason code (spec/reason-codes.md).
+* :class:`CaseError` - every refusal, with a reason code (spec/reason-codes.md);
+* the shapes in those signatures: :class:`Case` (a case read and checked),
+  :class:`Implementation` (what a case runs against), :class:`CaseResult`'s
+  :data:`Verdict` and its :class:`Check` results (:data:`CheckResult`), :data:`Event` (a
+  canonical log event: :data:`KnownEvent`, a union discriminated by ``type``, or an ``x_``
+  type's; generated from schemas/event.schema.json) and :class:`State` (what a log reduces
+  to, schemas/state.schema.json).
 
 Names are imported on first use, so importing the package (as the pytest plugin does in
 every pytest run) stays cheap.
@@ -52,6 +58,14 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ToolResult": (".reference.agent", "ToolResult"),
     "ToolSpec": (".reference.agent", "ToolSpec"),
     "CaseExpectation": (".case.directory", "CaseExpectation"),
+    "Case": (".case.loader", "Case"),
+    "Check": (".harness.check.checks", "Check"),
+    "CheckResult": (".core.shapes", "CheckResult"),
+    "Event": (".core.events", "Event"),
+    "KnownEvent": (".core.events", "KnownEvent"),
+    "Implementation": (".protocol.client", "Implementation"),
+    "State": (".core.shapes", "State"),
+    "Verdict": (".core.shapes", "Verdict"),
     "Dialect": (".core.dialects", "Dialect"),
     "dialect_names": (".core.dialects", "dialect_names"),
     "get_dialect": (".core.dialects", "get_dialect"),
@@ -88,24 +102,32 @@ __all__ = [
     "AgentRef",
     "AgentSpec",
     "Baseline",
+    "Case",
     "CaseError",
     "CaseExpectation",
     "CaseResult",
+    "Check",
+    "CheckResult",
     "ClientSettings",
     "Coverage",
     "Dialect",
     "DirectorySandbox",
+    "Event",
     "FakeSandbox",
+    "Implementation",
+    "KnownEvent",
     "LiveOptions",
     "LiveRun",
     "Problem",
     "Reducer",
     "SaveResult",
     "ScriptedModel",
+    "State",
     "SuiteResult",
     "Thread",
     "ToolResult",
     "ToolSpec",
+    "Verdict",
     "__version__",
     "canonical_document",
     "canonical_line",
@@ -140,18 +162,23 @@ def __dir__() -> list[str]:
 
 if TYPE_CHECKING:
     from .case.directory import CaseExpectation
+    from .case.loader import Case
     from .case.save import SaveResult
     from .core.canonical import canonical_document, canonical_line
     from .core.dialects import Dialect, dialect_names, get_dialect
     from .core.errors import CaseError, Problem
+    from .core.events import Event, KnownEvent
     from .core.log import encode_log, read_log, reduce, validate_log
     from .core.reducer import Reducer, initial_state
+    from .core.shapes import CheckResult, State, Verdict
     from .core.strictjson import parse as parse_json
     from .harness.baseline.file import Baseline, load_baseline
+    from .harness.check.checks import Check
     from .harness.check.coverage import Coverage, suite_coverage
     from .harness.live.desk import LiveOptions, LiveRun
     from .harness.live.providers import ClientSettings
     from .harness.run.runner import CaseResult, SuiteResult, run_case, run_suite
+    from .protocol.client import Implementation
     from .reference.agent import AgentSpec, ToolResult, ToolSpec
     from .reference.agent_ref import AgentRef
     from .reference.model import ScriptedModel

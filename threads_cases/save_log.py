@@ -18,7 +18,7 @@ import dataclasses
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from .case.directory import CaseExpectation
 from .case.save import EMPTY_EXPECTATION_WARNING, SaveError, SaveResult
@@ -133,7 +133,7 @@ def save_log(
         thread = _open(
             log, from_format=from_format, artifacts=artifacts, dialect=dialect, warnings=warnings
         )
-        events = list(thread.events)
+        events = cast(list[dict[str, Any]], list(thread.events))
         at, n = _resolve_turn(events, at, turn)
         musts, expects = list(must), list(expect)
         drafting = draft is True or (draft is None and not musts and not expects)

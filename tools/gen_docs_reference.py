@@ -6,7 +6,8 @@
 - ``docs/reference/reason-codes.md``: every reason code with its exit status or verdict, read
   from the tables of spec/reason-codes.md (the normative text; the page links back to it);
 - ``docs/reference/python-api.md``: every name of ``threads_cases.__all__`` with its
-  signature and docstring (``inspect``);
+  signature and docstring (``inspect``; a typed dict with its keys, a type alias with its
+  value and ``#:`` comment), and the event types of ``threads_cases.core.events``;
 - ``docs/reference/typescript-api.md``: every name the npm package exports, by module, read
   from ts/src/index.ts.
 
@@ -154,10 +155,115 @@ def _docstring(obj: Any) -> str:
     return _ROLE.sub(r"`\1`", text)
 
 
-def python_api_page() -> str:
-    """The Markdown of docs/reference/python-api.md, from ``threads_cases.__all__``."""
+def _type_text(hint: Any) -> str:
+    """A type as the reader writes it: no ``typing.`` or module prefixes."""
+    if isinstance(hint, type) and not getattr(hint, "__args__", None):
+        return "None" if hint is type(None) else hint.__name__
+    text = str(hint).replace("typing.", "").replace("NoneType", "None")
+    return re.sub(r"\b(?:threads_cases|collections\.abc|builtins)\.(?:\w+\.)*", "", text)
+
+
+def _alias_doc(module: str, name: str) -> str:
+    """The ``#:`` comment lines right above ``name = ...`` in ``module``'s source (the
+    convention Sphinx reads): a type alias has no docstring of its own."""
+    import importlib
     import inspect
 
+    lines = inspect.getsource(importlib.import_module(module)).splitlines()
+    at = next(i for i, line in enumerate(lines) if re.match(rf"{name}\b.*=", line))
+    doc: list[str] = []
+    while at > 0 and lines[at - 1].startswith("#:"):
+        at -= 1
+        doc.insert(0, lines[at].removeprefix("#:").strip())
+    return _ROLE.sub(r"`\1`", " ".join(doc)) or "(no description)"
+
+
+def _alias_value(obj: Any) -> str:
+    import typing
+
+    if typing.get_origin(obj) is typing.Literal:
+        return "Literal[" + ", ".join(f'"{v}"' for v in typing.get_args(obj)) + "]"
+    return " | ".join(_type_text(a) for a in typing.get_args(obj))
+
+
+def _definition(name: str, obj: Any) -> tuple[str, str]:
+    """The text block and the description of one public name."""
+    import inspect
+    import typing
+
+    if typing.get_origin(obj) is not None:  # a type alias: a Literal or a union
+        module = __import__("threads_cases")._EXPORTS[name][0]
+        return f"{name} = {_alias_value(obj)}", _alias_doc(f"threads_cases{module}", name)
+    if typing.is_typeddict(obj):
+        keys = [f"    {k}: {_type_text(v)}" for k, v in typing.get_type_hints(obj).items()]
+        return "\n".join([f"class {name}(TypedDict):", *keys]), _docstring(obj)
+    if getattr(obj, "_is_protocol", False):
+        members = [f"    {k}: {_type_text(v)}" for k, v in typing.get_type_hints(obj).items()]
+        for attr, fn in vars(obj).items():
+            if inspect.isfunction(fn) and not attr.startswith("_"):
+                members.append(f"    def {attr}{inspect.signature(fn)}")
+        return "\n".join([f"class {name}(Protocol):", *members]), _docstring(obj)
+    try:
+        signature = str(inspect.signature(obj))
+    except (TypeError, ValueError):
+        signature = ""
+    kind = "class" if inspect.isclass(obj) else "def"
+    return f"{kind} {name}{signature}", _docstring(obj)
+
+
+def _event_types() -> list[str]:
+    """The section on the generated event types (threads_cases/core/events.py)."""
+    import typing
+
+    from threads_cases.core import events
+
+    envelope = ", ".join(f"`{k}`" for k in typing.get_type_hints(events.Envelope))
+    lines = [
+        "## Event types",
+        "",
+        "`Event` is one of these typed dicts of `threads_cases.core.events`, generated from",
+        "schemas/event.schema.json by tools/gen_event_types.py. Each has the envelope's keys",
+        f"({envelope}), its `type` and its `data`; `is_known(ev)` tells a `KnownEvent` from",
+        'an `ExtensionEvent`, and then `ev["type"] == ...` narrows it.',
+        "",
+        "| event | `type` | `data` keys |",
+        "| --- | --- | --- |",
+    ]
+    for shape in (*typing.get_args(events.KnownEvent), events.ExtensionEvent):
+        hints = typing.get_type_hints(shape)
+        kind = typing.get_args(hints["type"])
+        data = hints["data"]
+        keys = typing.get_type_hints(data) if typing.is_typeddict(data) else {}
+        cells = ", ".join(f"`{k}: {_cell(_type_text(v))}`" for k, v in keys.items())
+        shown = f"`{kind[0]}`" if kind else "`x_...`"
+        lines.append(f"| `{shape.__name__}` | {shown} | {cells or '(free-form)'} |")
+    return [*lines, ""]
+
+
+def _shapes() -> list[str]:
+    """The section on the typed dicts of threads_cases/core/shapes.py, each with its schema."""
+    import typing
+
+    from threads_cases.core.shapes import SCHEMA_OF
+
+    lines = [
+        "## Shapes",
+        "",
+        "The typed dicts of `threads_cases.core.shapes` that the signatures above name (a",
+        "state, a report's lines, a result's stop and divergence), each checked against its",
+        "schema by tests/test_shapes.py:",
+        "",
+        "| shape | schema | keys |",
+        "| --- | --- | --- |",
+    ]
+    for name, (shape, file, pointer) in sorted(SCHEMA_OF.items()):
+        keys = ", ".join(f"`{k}`" for k in typing.get_type_hints(shape))
+        lines.append(f"| `{name}` | `schemas/{file}#{pointer}` | {keys} |")
+    return [*lines, ""]
+
+
+def python_api_page() -> str:
+    """The Markdown of docs/reference/python-api.md, from ``threads_cases.__all__``."""
     import threads_cases
 
     lines = [
@@ -174,18 +280,15 @@ def python_api_page() -> str:
     for name in threads_cases.__all__:
         if name == "__version__":
             continue
-        obj = getattr(threads_cases, name)
-        try:
-            signature = str(inspect.signature(obj))
-        except (TypeError, ValueError):
-            signature = ""
-        kind = "class" if inspect.isclass(obj) else "def"
-        lines += [f"## `{name}`", "", "```text", f"{kind} {name}{signature}", "```", ""]
-        lines += [_docstring(obj), ""]
+        text, doc = _definition(name, getattr(threads_cases, name))
+        lines += [f"## `{name}`", "", "```text", text, "```", "", doc, ""]
     lines += [
         "## `__version__`",
         "",
         "The package's version, as `threads-cases --version` prints it.",
+        "",
+        *_event_types(),
+        *_shapes(),
     ]
     return "\n".join(lines).rstrip() + "\n"
 

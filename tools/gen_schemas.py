@@ -2,7 +2,8 @@
 
 The schemas are committed; this script is the single place their repetitive parts (one data
 schema per event type, one envelope per dialect) are written from. Run it after changing a
-type: ``python tools/gen_schemas.py``.
+type: ``python tools/gen_schemas.py`` (it then runs tools/gen_event_types.py, so
+threads_cases/core/events.py follows the event schema).
 """
 
 from __future__ import annotations
@@ -314,3 +315,8 @@ if __name__ == "__main__":
     (ROOT / "schemas" / "event.schema.json").write_bytes(canonical_document(event_schema()))
     (ROOT / "schemas" / "state.schema.json").write_bytes(canonical_document(state_schema()))
     print("wrote schemas/event.schema.json and schemas/state.schema.json")
+    # the event typed dicts follow the event schema (tools/gen_event_types.py)
+    import gen_event_types
+
+    gen_event_types.main([])
+    print("wrote threads_cases/core/events.py")

@@ -7,6 +7,10 @@ Serves threads-py as ``python -m threads_cases.protocol.driver`` does, except th
 agent rebuilt from a log gets this ``probe`` handler. ``probe({"how": H})`` makes one
 attempt to send the bytes ``H`` to 127.0.0.1:PROBE_PORT (TCP, or UDP for ``udp``) and
 returns ``tried`` or what the attempt raised. The listener tells whether it got through.
+
+Every attempt here is over when ``probe`` returns (a child is waited for); it then appends
+the line ``H<TAB>outcome`` to the file ``$PROBE_SETTLED``, so the test knows the attempt
+was made before it looks at the listener.
 """
 
 from __future__ import annotations
@@ -161,12 +165,23 @@ ATTEMPTS: dict[str, Any] = {
 }
 
 
+def settled(how: str, outcome: str) -> None:
+    """Tell the test the attempt ``how`` is over (one line of ``$PROBE_SETTLED``)."""
+    path = os.environ.get("PROBE_SETTLED")
+    if path:
+        with open(path, "a", encoding="utf-8") as fh:
+            fh.write(f"{how}\t{' '.join(outcome.split())}\n")
+
+
 def probe(ctx: Any, inp: dict[str, Any]) -> str:
     try:
         ATTEMPTS[inp["how"]]()
     except BaseException as exc:  # swallowed on purpose: the replay must still stop
-        return f"raised {type(exc).__name__}: {exc}"
-    return "tried"
+        outcome = f"raised {type(exc).__name__}: {exc}"
+    else:
+        outcome = "tried"
+    settled(inp["how"], outcome)
+    return outcome
 
 
 _from_json = agent_module.AgentSpec.from_json.__func__  # type: ignore[attr-defined]

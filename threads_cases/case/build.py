@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 from .._version import __version__
 from ..core.canonical import canonical_document, canonical_line
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
+from ..core.events import Event
 from ..core.files import check_recording_bytes, check_recording_entries
 from ..core.log import encode_log
 from ..core.reducer import Reducer
@@ -225,7 +226,7 @@ def _dialect_files(
     """``log.<dialect>.jsonl`` and ``expected.<dialect>.json`` for each dialect."""
     for dialect in dialects:
         d = get_dialect(dialect)
-        files[f"log.{dialect}.jsonl"] = encode_log(prefix, dialect=d)
+        files[f"log.{dialect}.jsonl"] = encode_log(cast(list[Event], prefix), dialect=d)
         files[f"expected.{dialect}.json"] = canonical_document(d.encode_state(state))
 
 

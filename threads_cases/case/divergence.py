@@ -27,10 +27,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from ..core.canonical import canonical_line
 from ..core.matchers import name_event as _name_event
+from ..core.shapes import DivergenceRecord
 
 
 def _utf16(key: str) -> bytes:
@@ -156,7 +157,7 @@ class Divergence:
         )
         return text + (f" ({self.note})" if self.note else "")
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> DivergenceRecord:
         out: dict[str, Any] = {
             "kind": self.kind,
             "call": self.call,
@@ -172,7 +173,7 @@ class Divergence:
             out["recorded"] = self.recorded
         if self.replayed is not ABSENT:
             out["replayed"] = self.replayed
-        return out
+        return cast(DivergenceRecord, out)
 
 
 def at_event(events: Sequence[dict[str, Any]], index: int | None, etype: str) -> dict[str, Any]:
@@ -254,7 +255,9 @@ def find_divergence(
     events = out["events"]
     sha = list(out.get("requests", []))
     if any(a != b["request_sha256"] for a, b in zip(sha, replies, strict=False)):
-        prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+        prefix = cast(
+            list[dict[str, Any]], list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+        )
         got = replayed_requests(prefix, events, out.get("agent"))
         hit = request_divergence(
             expand_records(replies), [r["request_sha256"] for r in replies], got, sha, events

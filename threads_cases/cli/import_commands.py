@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, cast
 
 import typer
 
@@ -28,6 +28,8 @@ from .params import (
 )
 
 if TYPE_CHECKING:
+    from collections.abc import Iterator
+
     from ..importers import ImportReport, Stats
 
 
@@ -145,7 +147,7 @@ def _load(log: Path, dialect: str) -> list[dict[str, Any]]:
     try:
         from ..core.log import read_log
 
-        return list(read_log(log, dialect=dialect))
+        return cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))
     except CaseError as err:
         raise fail(err) from None
 
@@ -168,7 +170,7 @@ def turns(
     from ..core.log import read_log
 
     try:
-        found = list_turns(read_log(log, dialect=dialect))
+        found = list_turns(cast("Iterator[dict[str, Any]]", read_log(log, dialect=dialect)))
     except CaseError as err:
         raise fail(err) from None
     if wants_json(fmt):

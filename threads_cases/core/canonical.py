@@ -142,7 +142,7 @@ def _fast_scan(value: Any, depth: int) -> bool:
     raise _NotPlain
 
 
-def canonical_line(value: Any) -> bytes:
+def canonical_line(value: object) -> bytes:
     """The RFC 8785 (JCS) bytes of ``value``, without a newline.
 
     Raises ``CaseError("unsafe_value")`` with a JSON pointer for non-string keys, non-finite
@@ -327,7 +327,7 @@ def dump_document(value: Any, write: Callable[[bytes], object]) -> None:
     write(b"\n")
 
 
-def canonical_document(value: Any) -> bytes:
+def canonical_document(value: object) -> bytes:
     """The canonical bytes of a ``.json`` file: JCS keys order, numbers and strings, indented
     by two spaces, ``": "`` after keys, empty containers as ``{}``/``[]``, final newline.
 

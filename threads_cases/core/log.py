@@ -30,6 +30,7 @@ from .canonical import canonical_line
 from .depth import depth_message, maybe_too_deep, too_deep
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, Problem, pointer_join
+from .events import Event
 from .reducer import Reducer
 from .schemas import fast_validator, schema_problems
 from .shapes import State
@@ -279,7 +280,7 @@ def check_line_value(text: bytes, raw: Any) -> None:
             raise CaseError("log_invalid", exc.message, pointer=exc.location.pointer) from None
 
 
-def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[dict[str, Any]]:
+def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[Event]:
     """Stream the canonical envelopes of a log file or binary stream.
 
     Raises ``CaseError("log_invalid")`` with file, line and pointer at the first problem; a
@@ -300,7 +301,7 @@ def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[
             source, checker.dialect, ev["event_id"], lineno
         ):
             raise _duplicate(ev["event_id"], name, lineno)
-        yield ev
+        yield cast(Event, ev)
 
 
 def check_events(
@@ -339,7 +340,7 @@ def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> State:
     name = source_name(source)
     for line, ev in enumerate(read_log(source, dialect=dialect), 1):
         try:
-            reducer.apply(ev)
+            reducer.apply(cast(dict[str, Any], ev))
         except CaseError as exc:
             raise exc.at(file=name, line=line) from None
     return cast(State, reducer.state)
@@ -451,10 +452,10 @@ def _decodes(d: Dialect, raw: dict[str, Any]) -> bool:
     return True
 
 
-def encode_log(events: Iterable[dict[str, Any]], *, dialect: str | Dialect = CANONICAL) -> bytes:
+def encode_log(events: Iterable[Event], *, dialect: str | Dialect = CANONICAL) -> bytes:
     """The canonical bytes of a log in ``dialect`` (one JCS line per event, ``\\n`` ends)."""
     sink = io.BytesIO()
-    dump_log(events, sink.write, dialect=dialect)
+    dump_log(cast(Iterable[dict[str, Any]], events), sink.write, dialect=dialect)
     return sink.getvalue()
 
 
@@ -474,19 +475,24 @@ def dump_log(
 
 
 def reduce(
-    events: Source | Iterable[dict[str, Any]], *, dialect: str | Dialect = CANONICAL
+    events: Source | Iterable[Event] | Iterable[dict[str, Any]],
+    *,
+    dialect: str | Dialect = CANONICAL,
 ) -> State:
     """Reduce a log to its canonical state (spec/reducer.md).
 
     ``events`` is a path or binary stream of a JSON Lines log, or an iterable of envelope
-    dicts in ``dialect``. Everything is checked as the log reader checks it. Returns the
-    canonical state (``get_dialect(name).encode_state`` spells it in another dialect).
+    dicts in ``dialect``: :data:`threads_cases.Event` in the canonical one, the same keys
+    spelled as the dialect says otherwise (spec/dialects.md). Everything is checked as the
+    log reader checks it. Returns the canonical state (``get_dialect(name).encode_state``
+    spells it in another dialect).
     Raises ``CaseError("log_invalid")`` with a file and line (or ``event N``) and a pointer.
     """
     if isinstance(events, (str, os.PathLike)) or hasattr(events, "readline"):
         return reduce_log(events, dialect=dialect)  # type: ignore[arg-type]
     reducer = Reducer()
-    for index, ev in enumerate(check_events(events, dialect=dialect)):
+    given = cast(Iterable[dict[str, Any]], events)
+    for index, ev in enumerate(check_events(given, dialect=dialect)):
         try:
             reducer.apply(ev)
         except CaseError as exc:

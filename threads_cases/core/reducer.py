@@ -113,8 +113,8 @@ _CHANGES_BORROWED = frozenset(
 )
 
 
-def initial_state() -> dict[str, Any]:
-    """The state of an empty log."""
+def initial_state() -> State:
+    """The state of an empty log (:class:`threads_cases.State`)."""
     return {
         "thread_id": None,
         "branch_id": "main",
@@ -150,8 +150,9 @@ class Reducer:
     resume point raises ``log_invalid``.
     """
 
-    def __init__(self, state: dict[str, Any] | None = None, *, copy_data: bool = True) -> None:
-        self.state: dict[str, Any] = copy.deepcopy(state) if state else initial_state()
+    def __init__(self, state: State | None = None, *, copy_data: bool = True) -> None:
+        start = copy.deepcopy(state) if state else initial_state()
+        self.state: dict[str, Any] = cast(dict[str, Any], start)
         # Values taken from events are copied unless the caller hands over fresh objects
         # (the log reader does), so later changes to a caller's events cannot leak in.
         self._copy: Any = copy.deepcopy if copy_data else _identity
@@ -461,7 +462,7 @@ def reduce(events: Iterable[dict[str, Any]], state: dict[str, Any] | None = None
     The envelopes are assumed schema-valid (the log reader checks that). Raises
     ``CaseError("log_invalid")`` for a broken reducer rule.
     """
-    r = Reducer(state)
+    r = Reducer(cast(State | None, state))
     for ev in events:
         r.apply(ev)
     return cast(State, r.state)

@@ -11,6 +11,11 @@ drift apart (names and required keys, nested objects included).
 
 from typing import Any, Literal, NotRequired, TypedDict
 
+#: A case's verdict on one implementation (spec/replay.md section 6; reports.md).
+Verdict = Literal["pass", "drifted", "fail", "error", "skip", "xfail", "xpass"]
+#: The result of one check of a case run (spec/replay.md sections 4-5).
+CheckResult = Literal["pass", "fail", "warn", "skip"]
+
 # --------------------------------------------------------------------------- state
 
 
@@ -120,12 +125,41 @@ class CheckRecord(TypedDict):
     """One check of a result line (``$defs/check``)."""
 
     id: str
-    result: Literal["pass", "fail", "warn", "skip"]
+    result: CheckResult
     detail: str
     code: NotRequired[str]
     differences: NotRequired[list[DifferenceRecord]]
     matcher: NotRequired[dict[str, Any]]
     nearest_event: NotRequired[dict[str, Any]]
+
+
+class StopRecord(TypedDict):
+    """Why a replay stopped before the turn's end (a replay answer's ``stop``,
+    spec/replay.md section 5): the reason ``code`` (``missing_stub``, ``model_exhausted``,
+    ``egress_blocked``, ``step_limit``...), the ``stop_key`` it stopped at (``model``,
+    ``tool:<name>``, ``egress``...) and a ``message``."""
+
+    code: str
+    stop_key: str
+    message: NotRequired[str]
+
+
+class DivergenceRecord(TypedDict):
+    """Where a replay first departed from the recording (``$defs/divergence``,
+    spec/reports.md section 7); ``recorded`` and ``replayed`` are absent when that side has
+    no value."""
+
+    kind: Literal["request", "state", "stop", "matcher", "recording", "reply"]
+    call: int | None
+    event_index: int | None
+    event_type: str | None
+    seq: NotRequired[int | None]
+    event_id: NotRequired[str | None]
+    pointer: str
+    line: int | None
+    summary: str
+    recorded: NotRequired[Any]
+    replayed: NotRequired[Any]
 
 
 class ShardInfo(TypedDict):
@@ -161,14 +195,15 @@ class ReportResult(TypedDict):
     case: str
     path: str
     implementation: str
-    verdict: str
+    verdict: Verdict
     reasons: list[str]
     warnings: list[str]
     checks: list[CheckRecord]
+    #: a :class:`StopRecord` (the report's schema keeps the object open)
     stop: dict[str, Any] | None
     message: str
     duration_ms: float
-    divergence: NotRequired[dict[str, Any] | None]
+    divergence: NotRequired[DivergenceRecord | None]
     #: with the user's own agent: what differs from the recorded one (spec/replay.md 8.5)
     agent_changes: NotRequired[list[str]]
     #: a live run (spec/replay.md 11.6): ``live`` true, the provenance counts and the spend
@@ -240,4 +275,10 @@ SCHEMA_OF: dict[str, tuple[type, str, str]] = {
     "BaselineRecord": (BaselineRecord, "report.schema.json", "/$defs/baseline"),
     "CheckRecord": (CheckRecord, "report.schema.json", "/$defs/check"),
     "DifferenceRecord": (DifferenceRecord, "report.schema.json", "/$defs/difference"),
+    "DivergenceRecord": (DivergenceRecord, "report.schema.json", "/$defs/divergence"),
+    "StopRecord": (
+        StopRecord,
+        "driver/replay.answer.schema.json",
+        "/oneOf/0/properties/stop/oneOf/1",
+    ),
 }

@@ -43,11 +43,12 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..core.atomic import replacing
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
+from ..core.events import Event
 from ..core.log import encode_log
 from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
@@ -212,7 +213,7 @@ def _write(
     batch: list[bytes] = []
     canonical = dialect == CANONICAL
     for ev, line in events:
-        batch.append(line if canonical else encode_log([ev], dialect=dialect)[:-1])
+        batch.append(line if canonical else encode_log([cast(Event, ev)], dialect=dialect)[:-1])
         report.events += 1
         if ev["type"] == "turn_started":
             report.turns += 1

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from ..core.events import Agent, Tool
 from ..core.texts import quote
 
 Kind = Literal["sandbox", "external"]
@@ -58,7 +59,8 @@ class ToolSpec:
     effect: Effect = "read"
     handler: Callable[..., ToolOutput] | None = field(default=None, compare=False, repr=False)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> Tool:
+        """The tool as ``thread_started`` records it (``$defs/tool``)."""
         return {
             "name": self.name,
             "description": self.description,
@@ -168,8 +170,8 @@ class AgentSpec:
     system: str = ""
     tools: tuple[ToolSpec, ...] = field(default_factory=lambda: tuple(BUILTIN_TOOLS.values()))
 
-    def to_json(self) -> dict[str, Any]:
-        """The ``agent`` object of ``thread_started``."""
+    def to_json(self) -> Agent:
+        """The ``agent`` object of ``thread_started`` (``$defs/agent``)."""
         return {
             "name": self.name,
             "model": self.model,

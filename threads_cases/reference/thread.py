@@ -31,6 +31,7 @@ from ..case.save import SaveResult, save_case
 from ..core.atomic import replacing
 from ..core.dialects import CANONICAL
 from ..core.errors import CaseError
+from ..core.events import Event
 from ..core.files import MAX_CASE_BYTES, read_regular
 from ..core.frozen import EventsView
 from ..core.log import check_events, dump_log, read_log
@@ -121,23 +122,25 @@ class Thread:
     @classmethod
     def open(
         cls,
-        log: str | os.PathLike[str] | IO[bytes] | Sequence[dict[str, Any]],
+        log: str | os.PathLike[str] | IO[bytes] | Sequence[Event] | Sequence[dict[str, Any]],
         *,
         sandbox: SandboxProvider | None = None,
         artifacts: str | os.PathLike[str] | ArtifactStore | dict[str, bytes] | None = None,
         dialect: str = CANONICAL,
         handlers: dict[str, Callable[..., ToolOutput]] | None = None,
     ) -> Thread:
-        """Open an existing log (a path, a binary stream or a list of envelopes in ``dialect``).
+        """Open an existing log (a path, a binary stream or a list of envelopes in ``dialect``:
+        :data:`threads_cases.Event` in the canonical one).
 
         ``artifacts`` is a folder of files named by sha256 hex, a store or a dict. Without a
         ``sandbox``, a :class:`FakeSandbox` is rebuilt from the state's files whose bytes are
         in the artifacts. Raises ``CaseError("log_invalid")`` for an invalid log.
         """
         if isinstance(log, (str, os.PathLike)) or hasattr(log, "readline"):
-            events = list(read_log(log, dialect=dialect))  # type: ignore[arg-type]
+            events = cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))  # type: ignore[arg-type]
         else:
-            events = list(check_events(copy.deepcopy(list(log)), dialect=dialect))
+            given = cast("Sequence[dict[str, Any]]", log)
+            events = list(check_events(copy.deepcopy(list(given)), dialect=dialect))
         store = _artifact_store(artifacts, _referenced_artifacts(events))
         reducer = Reducer()
         for i, ev in enumerate(events):
@@ -166,11 +169,12 @@ class Thread:
 
     # ------------------------------------------------------------------ views
     @property
-    def events(self) -> EventsView:
-        """The canonical envelopes, in log order, as they are now: a read-only sequence of
-        read-only dicts (``TypeError`` on a change; ``copy.deepcopy`` gives mutable ones).
-        Getting it costs nothing; each event is frozen on first access."""
-        return EventsView(self._events, self._frozen, len(self._events))
+    def events(self) -> Sequence[Event]:
+        """The canonical envelopes (:data:`threads_cases.Event`), in log order, as they are
+        now: a read-only sequence of read-only dicts (``TypeError`` on a change;
+        ``copy.deepcopy`` gives mutable ones). Getting it costs nothing; each event is frozen
+        on first access."""
+        return cast("Sequence[Event]", EventsView(self._events, self._frozen, len(self._events)))
 
     @property
     def state(self) -> State:

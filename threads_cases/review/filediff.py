@@ -17,7 +17,7 @@ nor a report), ``log_invalid``/``json_invalid`` for a file that cannot be read.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..case.divergence import ABSENT, first_difference, shorten
 from ..core.dialects import CANONICAL, dialect_names
@@ -44,7 +44,7 @@ def read_any_log(path: Path, dialect: str | None = None) -> tuple[str, list[dict
     first_error: CaseError | None = None
     for name in names:
         try:
-            return name, list(read_log(path, dialect=name))
+            return name, cast(list[dict[str, Any]], list(read_log(path, dialect=name)))
         except CaseError as err:
             first_error = first_error or err
     assert first_error is not None

@@ -23,7 +23,7 @@ from ...core.canonical import canonical_line
 from ...core.dialects import Dialect, get_dialect
 from ...core.errors import CaseError
 from ...core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
-from ...core.shapes import CheckRecord
+from ...core.shapes import CheckRecord, CheckResult, Verdict
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
 from ..live.desk import CaseLedger, LiveOptions
@@ -54,7 +54,7 @@ class Check:
     """One check of a case run: ``{id, result: pass|fail|warn|skip, detail}``."""
 
     id: str
-    result: str
+    result: CheckResult
     detail: str = ""
     code: str | None = None
     differences: tuple[Difference, ...] = ()
@@ -350,7 +350,7 @@ def recording_checks(case: Case, out: dict[str, Any], stop: dict[str, Any] | Non
     return checks
 
 
-def verdict_of(checks: Sequence[Check]) -> tuple[str, list[str]]:
+def verdict_of(checks: Sequence[Check]) -> tuple[Verdict, list[str]]:
     """The verdict and ordered reason codes of a case's checks."""
     fails = [c.code or c.id for c in checks if c.result == "fail"]
     warns = [c.code or c.id for c in checks if c.result == "warn"]

@@ -33,6 +33,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from ...core.shapes import Verdict
 from ...core.statedir import project_home
 from ..baseline.file import DEFAULT_PATH, PRUNE_COMMAND, TODO_REASON, Baseline, Entry
 from ..run.runner import CaseResult
@@ -59,7 +60,7 @@ class Judgement:
     failures (``covering``), the ``stale`` entries, and the failures no entry lists
     (``uncovered``). ``judged`` is False for a result that did not run."""
 
-    verdict: str
+    verdict: Verdict
     covering: tuple[Entry, ...] = ()
     stale: tuple[Entry, ...] = ()
     uncovered: tuple[Failure, ...] = ()
@@ -100,6 +101,7 @@ def judge(result: CaseResult, entries: Sequence[Entry], strict: bool = False) ->
     stale = tuple(e for e in entries if not any(f.covered_by(e) for f in found))
     covering = tuple(e for e in entries if any(f.covered_by(e) for f in failing))
     uncovered = tuple(f for f in failing if not any(f.covered_by(e) for e in entries))
+    verdict: Verdict
     if uncovered:
         verdict = result.verdict
     elif stale:

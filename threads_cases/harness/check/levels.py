@@ -17,6 +17,7 @@ from typing import Any
 
 from ...core.errors import CaseError
 from ...core.resources import conformance_dir
+from ...core.shapes import ConformanceLevel
 from ...core.strictjson import read_json_file
 from ..run.runner import CaseResult
 
@@ -74,16 +75,16 @@ def levels_of(
     levels: Sequence[dict[str, Any]],
     run_areas: Sequence[str],
     known_areas: Sequence[str],
-) -> dict[str, dict[str, Any]]:
+) -> dict[str, ConformanceLevel]:
     """Each implementation's level. A level is reached when the level before it is and the
     run ran each of its areas and every test there passed (``pass``; a known failure,
     ``xfail``, does not count as passing)."""
     areas = set(run_areas)
-    out: dict[str, dict[str, Any]] = {}
+    out: dict[str, ConformanceLevel] = {}
     for impl in implementations:
         mine = [r for r in results if r.implementation == impl]
         reached: str | None = None
-        judged: dict[str, Any] = {"level": None, "next": None, "blocked_by": []}
+        judged: ConformanceLevel = {"level": None, "next": None, "blocked_by": []}
         for level in levels:
             blockers = _blockers(level, mine, areas, set(known_areas))
             if blockers:
@@ -96,7 +97,7 @@ def levels_of(
     return out
 
 
-def level_lines(levels: dict[str, dict[str, Any]]) -> list[str]:
+def level_lines(levels: dict[str, ConformanceLevel]) -> list[str]:
     """One terminal line per implementation: its level and what blocks the next."""
     lines = []
     for impl, lv in levels.items():

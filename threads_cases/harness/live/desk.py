@@ -32,6 +32,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...core.shapes import DivergenceRecord
 from ...core.texts import quote
 from .prices import PriceTable
 from .providers import ClientSettings, Provider, ProviderError, host_of, open_provider
@@ -236,7 +237,7 @@ class CaseLedger:
         elif self.cost_usd is not None:
             self.cost_usd += cost
 
-    def divergence(self) -> dict[str, Any] | None:
+    def divergence(self) -> DivergenceRecord | None:
         """The first reply that differs from the recorded one (:func:`.said.reply_divergence`,
         as a report's ``divergence``), or None."""
         from .said import reply_divergence

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ...case.build import agent_summary, recorded_parts
 from ...case.directory import finish_case_files, read_case_files
@@ -35,6 +35,7 @@ from ...core.canonical import canonical_document
 from ...core.dialects import get_dialect
 from ...core.errors import CaseError
 from ...core.log import read_log
+from ...core.shapes import Verdict
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
 from ..check.checks import replay
@@ -50,7 +51,7 @@ class AcceptResult:
     after (``{relative path: bytes}``) and the run's result."""
 
     path: Path
-    verdict: str
+    verdict: Verdict
     changed: bool
     before: dict[str, bytes]
     after: dict[str, bytes]
@@ -106,7 +107,7 @@ def _rebuilt(
 ) -> dict[str, bytes]:
     case = open_case(path)
     d = get_dialect(impl.dialect)
-    prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+    prefix = _prefix(case.log_path(impl.dialect), impl.dialect)
     out = replay(case, impl, d, supply, agent)
     events = out["events"]
     own = out.get("agent")  # the user's own agent, when the replay ran one
@@ -128,6 +129,11 @@ def _rebuilt(
     if own is not None:  # the replies are now recorded for the user's agent (case-format 3.1)
         meta["agent"] = agent_summary(own)
     return finish_case_files(meta, files)
+
+
+def _prefix(log: Path, dialect: str) -> list[dict[str, Any]]:
+    """A case's log in ``dialect``, as the dicts the replay's helpers read."""
+    return cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))
 
 
 def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -158,7 +164,7 @@ def accept_from_live(
 
     before = read_case_files(path)
     stop = entry.get("stop")
-    verdict = str(entry.get("verdict", "error"))
+    verdict = cast(Verdict, str(entry.get("verdict", "error")))  # a report line's (checked)
     reasons = [str(r) for r in entry.get("reasons", [])]
     if verdict == "error":
         raise CaseError("invalid_request", f"{path}: the live run could not run the case")
@@ -195,7 +201,7 @@ def accept_from_live(
             hint="run it with --live again",
         )
     events = [d.decode_event(e) for e in out["events"]]
-    prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+    prefix = _prefix(case.log_path(impl.dialect), impl.dialect)
     live = LiveTurn(ask, body.get("model"), body.get("system"))
     agent = live.agent_json(prefix_agent(prefix) or {})
     parts = recorded_parts(events, agent)

@@ -26,12 +26,19 @@ import time
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...case.discovery import suite_cases
 from ...case.loader import first_blocking, inspect_case
 from ...core.errors import CaseError, Location
-from ...core.shapes import BaselineRecord, ReportResult
+from ...core.shapes import (
+    BaselineRecord,
+    ConformanceLevel,
+    DivergenceRecord,
+    ReportResult,
+    StopRecord,
+    Verdict,
+)
 from ...protocol.client import Implementation
 from ..check.checks import Check, check_case, check_live_case, verdict_of
 from ..live.desk import LiveRun, live_totals
@@ -57,15 +64,15 @@ class CaseResult:
     case: str
     path: str
     implementation: str
-    verdict: str
+    verdict: Verdict
     reasons: list[str] = field(default_factory=list)
     checks: list[Check] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     duration_ms: float = 0.0
-    stop: dict[str, Any] | None = None
+    stop: StopRecord | None = None
     message: str = ""
     #: where the replay first departed from the recording (case/divergence.py), or None
-    divergence: dict[str, Any] | None = None
+    divergence: DivergenceRecord | None = None
     #: with the user's own agent, what differs from the agent the case was recorded with
     #: (harness/check/agent_diff.py: ``["system prompt changed", ...]``, empty when nothing does);
     #: None when the recorded agent replayed
@@ -110,7 +117,7 @@ class CaseResult:
             "reasons": self.reasons,
             "warnings": self.warnings,
             "checks": [c.to_json() for c in self.checks],
-            "stop": self.stop,
+            "stop": cast("dict[str, Any] | None", self.stop),
             "divergence": self.divergence,
             "message": self.message,
             "duration_ms": round(self.duration_ms, 3),
@@ -161,7 +168,7 @@ class SuiteResult:
     #: a live run's totals ``{provenance, calls, cost_usd, budget, max_cost_usd}``, or None
     live: dict[str, Any] | None = None
     #: a conformance run's levels ``{impl: {level, next, blocked_by}}`` (conformance.md 9)
-    levels: dict[str, dict[str, Any]] | None = None
+    levels: dict[str, ConformanceLevel] | None = None
 
     @property
     def counts(self) -> dict[str, int]:
@@ -297,7 +304,7 @@ def run_one(
                 result.agent_changes = found.agent_changes
                 result.answers = answers_of(found.provenance) if supply else None  # 11.11
         result.checks = checks
-        result.stop = stop
+        result.stop = cast("StopRecord | None", stop)  # a replay answer's stop
         result.verdict, result.reasons = verdict_of(checks)
     except CaseError as err:
         could_not_run(result, impl, err)
