@@ -39,6 +39,7 @@ from .checks import check_case as check_case
 from .checks import check_live_case
 from .checks import verdict_of as verdict_of
 from .discovery import suite_cases
+from .forked import can_fork, in_workers
 from .live.desk import LiveRun, live_totals
 from .opened import Inspected, OpenedCases
 from .pool import default_jobs, pooled, run_work, shard_of
@@ -314,6 +315,14 @@ def run_one(
     return result
 
 
+def lost_run(path: Path, impl: Implementation) -> CaseResult:
+    """The ``error`` of a run whose worker process ended before it answered (killed, out of
+    memory: harness/forked.py): ``internal_error``, and the suite goes on."""
+    result = CaseResult(path.name, str(path), impl.name, "error")
+    could_not_run(result, impl, internal_error(RuntimeError("the worker process running it ended")))
+    return result
+
+
 def internal_error(exc: BaseException) -> CaseError:
     """An unexpected exception as ``CaseError("internal_error")`` with a one-line message
     (its type and first line), for the verdict ``error`` of one case."""
@@ -406,32 +415,50 @@ def run_suite(
     if jobs is None:
         jobs = default_jobs(len(cases), impls)
     slot = {id(i): k for k, i in enumerate(impls)}
-    impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
+    if not (jobs > 1 and live is None and can_fork(impls)):
+        impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
     opened = OpenedCases([c for c, _ in work])
     refs = dict(agents or {})  # the user's own agent of each implementation that has one
 
-    def one(item: tuple[Path, int]) -> CaseResult:
+    def unjudged(item: tuple[Path, int]) -> CaseResult:
         impl = impls[item[1]]
         ref = refs.get(impl.name)
 
         def body(o: Inspected) -> CaseResult:  # once, or ``repeat.runs`` times combined
             return repeat_runs(lambda: run_one(item[0], impl, supply, o, live, ref), repeat, strict)
 
-        r = opened.run(item[0], body)
+        return opened.run(item[0], body)
+
+    def judged(r: CaseResult) -> CaseResult:
         return r if baseline is None else apply_shared(r, baseline, shared, strict)
 
+    items = [(c, slot[id(i)]) for c, i in work]
     try:
-        results = run_work(
-            [(c, slot[id(i)]) for c, i in work],
-            one,
-            # a live run is serial: its budgets stop exactly, in a stable order; otherwise
-            # each implementation gets ``jobs`` threads and sees its cases in work order
-            workers=1 if live is not None else jobs,
-            lane=None if live is not None else (lambda item: item[1]),
-            failed=lambda r: not r.passed(strict),
-            max_fail=max_fail,
-            on_result=on_result,
-        )
+        if jobs > 1 and live is None and can_fork(impls):
+            # each case loaded, checked and replayed in a worker process (harness/forked.py)
+            results = in_workers(
+                items,
+                impls,
+                unjudged,
+                workers=jobs,
+                lost=lambda item: lost_run(item[0], impls[item[1]]),
+                failed=lambda r: not r.passed(strict),
+                after=judged,
+                max_fail=max_fail,
+                on_result=on_result,
+            )
+        else:
+            results = run_work(
+                items,
+                lambda item: judged(unjudged(item)),
+                # a live run is serial: its budgets stop exactly, in a stable order;
+                # otherwise each implementation gets ``jobs`` threads, cases in work order
+                workers=1 if live is not None else jobs,
+                lane=None if live is not None else (lambda item: item[1]),
+                failed=lambda r: not r.passed(strict),
+                max_fail=max_fail,
+                on_result=on_result,
+            )
     finally:
         for impl in impls:
             impl.close()
