@@ -12,7 +12,8 @@ serial run gives, modulo timings: results are placed by their index in the work,
 ``max_fail`` trims them as :func:`.pool.run_work` does.
 
 A worker's results come back pickled through a pipe. A worker that dies (killed, out of
-memory) gives ``error`` (``internal_error``) for the cases it held, and the run goes on.
+memory) gives ``error`` (``internal_error``) for the case it was running, another worker
+takes the one it held beside, and the run goes on.
 Only implementations that can be reopened in a worker fork (:func:`reopen`); anything else
 (a caller's own object) runs on threads, as before.
 """
@@ -27,9 +28,10 @@ import struct
 import sys
 import warnings
 from collections.abc import Callable, Hashable, Sequence
-from typing import Any, TypeVar
+from typing import Any, Generic, TypeVar
 
 from ..protocol.client import DriverImplementation, Implementation
+from .pool import pooled, run_work
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -168,6 +170,70 @@ def _fork_worker(
     return _Worker(pid, jobs_w, out_r)
 
 
+class _Dispatch(Generic[T, R]):
+    """The parent's side of :func:`run_forked`: which group goes to which worker next."""
+
+    def __init__(
+        self,
+        groups: Sequence[Sequence[T]],
+        lost: Callable[[T], R],
+        on_results: Callable[[int, list[R]], bool],
+    ) -> None:
+        self.groups, self.lost, self.on_results = groups, lost, on_results
+        self.following = 0  # the next group never handed out
+        self.going = True  # False once on_results said so
+        self.again: list[int] = []  # groups a dead worker held but had not started
+
+    def _next(self) -> int | None:
+        if self.again:
+            return self.again[0]
+        if self.going and self.following < len(self.groups):
+            return self.following
+        return None
+
+    def hand(self, w: _Worker) -> None:
+        """Give ``w`` groups up to :data:`AHEAD`; close its job pipe when none are left."""
+        while w.jobs_fd >= 0 and len(w.held) < AHEAD:
+            index = self._next()
+            if index is None:
+                break
+            try:
+                _write(w.jobs_fd, str(index).encode())
+            except OSError:  # it died: its pipe's end tells the loop
+                w.stop()
+                return
+            w.held.append(index)
+            if self.again:
+                self.again.pop(0)
+            else:
+                self.following += 1
+        if self._next() is None:
+            w.stop()
+
+    def done(self, w: _Worker, index: int, results: list[R]) -> None:
+        w.held.remove(index)
+        self.going = self.on_results(index, results) and self.going
+
+    def ended(self, w: _Worker) -> None:
+        """``w`` ended; had it died, the group it was running (its first: it runs them in
+        order) is lost and the others it held go to another worker."""
+        if w.held:
+            first = w.held[0]
+            self.done(w, first, [self.lost(x) for x in self.groups[first]])
+            self.again[:0] = w.held
+            w.held.clear()
+
+    def unrun(self) -> None:
+        """Every worker is gone: what no worker ran is lost (every worker died first)."""
+        for index in [*self.again, *range(self.following, len(self.groups))]:
+            if self.going or index in self.again:
+                self.done_lost(index)
+
+    def done_lost(self, index: int) -> None:
+        got = [self.lost(x) for x in self.groups[index]]
+        self.going = self.on_results(index, got) and self.going
+
+
 def run_forked(
     groups: Sequence[Sequence[T]],
     open_worker: Callable[[], tuple[Callable[[T], R], Callable[[], None]]],
@@ -181,55 +247,36 @@ def run_forked(
     ``(run, close)``, ``run(item)`` giving the item's result (never raising; picklable) and
     ``close()`` called when the worker ends. ``on_results(index, results)`` runs in the
     parent as each group's results arrive (in any order); once it returns False no further
-    group is handed out. A worker that dies gives ``lost(item)`` for each item of the groups
-    it held."""
+    group is handed out. A worker that dies gives ``lost(item)`` for each item of the group
+    it was running; the groups it held beside go to another worker."""
     pool: list[_Worker] = []
     sel = selectors.DefaultSelector()
-    following = 0
-    going = True
-
-    def hand(w: _Worker) -> None:
-        nonlocal following
-        while going and w.jobs_fd >= 0 and following < len(groups) and len(w.held) < AHEAD:
-            try:
-                _write(w.jobs_fd, str(following).encode())
-            except OSError:  # it died: its pipe's end tells the loop below
-                w.stop()
-                return
-            w.held.append(following)
-            following += 1
-        if not going or following >= len(groups):
-            w.stop()
-
-    def done(w: _Worker, index: int, results: list[R]) -> None:
-        nonlocal going
-        w.held.remove(index)
-        going = on_results(index, results) and going
-
+    plan = _Dispatch(groups, lost, on_results)
     try:
         for _ in range(max(1, min(workers, len(groups)))):
             w = _fork_worker(groups, open_worker, pool)
             pool.append(w)
             sel.register(w.out_fd, selectors.EVENT_READ, w)
-            hand(w)
+            plan.hand(w)
         while sel.get_map():
             for key, _ in sel.select():
                 w = key.data
                 got = _read(w.out_fd)
-                if got is None:  # the worker ended; had it died, its groups are errors
+                if got is None:
                     sel.unregister(w.out_fd)
-                    for index in list(w.held):
-                        done(w, index, [lost(x) for x in groups[index]])
+                    plan.ended(w)
                     w.end()
                     for other in pool:  # another worker takes what is left
-                        hand(other)
+                        plan.hand(other)
+                    if plan.again:  # every other worker had finished: a new one takes it
+                        pool.append(_fork_worker(groups, open_worker, pool))
+                        sel.register(pool[-1].out_fd, selectors.EVENT_READ, pool[-1])
+                        plan.hand(pool[-1])
                     continue
                 index, results = pickle.loads(got)
-                done(w, index, results)
-                hand(w)
-        for index in range(following, len(groups)):  # every worker died before these
-            if going:
-                going = on_results(index, [lost(x) for x in groups[index]])
+                plan.done(w, index, results)
+                plan.hand(w)
+        plan.unrun()
     finally:
         sel.close()
         for w in pool:
@@ -323,6 +370,51 @@ def in_workers(
         lost=lost,
         failed=failed,
         after=after,
+        max_fail=max_fail,
+        on_result=on_result,
+    )
+
+
+def run_items(
+    items: list[tuple[Any, int]],
+    impls: list[Implementation],
+    unjudged: Callable[[tuple[Any, int]], R],
+    judged: Callable[[R], R],
+    *,
+    lost: Callable[[tuple[Any, int]], R],
+    jobs: int,
+    live: bool,
+    failed: Callable[[R], bool],
+    max_fail: int | None,
+    on_result: Callable[[R], None] | None,
+) -> list[R | None]:
+    """Every ``(case, implementation slot)`` run, in work order: in ``jobs`` forked workers
+    when ``jobs`` > 1, the run is not ``live`` and :func:`can_fork` (each loading, checking
+    and replaying its cases), else on threads (:func:`.pool.run_work`). ``unjudged(item)`` runs a case (in the worker), ``judged``
+    applies the baseline (in this process), ``lost(item)`` is the error of a run whose
+    worker died. On threads, ``impls`` are replaced in place by driver pools
+    (:func:`.pool.pooled`: a driver answers one request at a time)."""
+    if jobs > 1 and not live and can_fork(impls):
+        return in_workers(
+            items,
+            impls,
+            unjudged,
+            workers=jobs,
+            lost=lost,
+            failed=failed,
+            after=judged,
+            max_fail=max_fail,
+            on_result=on_result,
+        )
+    impls[:] = [pooled(i, jobs) for i in impls]
+    return run_work(
+        items,
+        lambda item: judged(unjudged(item)),
+        # a live run is serial: its budgets stop exactly, in a stable order; otherwise each
+        # implementation gets ``jobs`` threads and sees its cases in work order
+        workers=1 if live else jobs,
+        lane=None if live else (lambda item: item[1]),
+        failed=failed,
         max_fail=max_fail,
         on_result=on_result,
     )

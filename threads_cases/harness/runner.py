@@ -39,10 +39,10 @@ from .checks import check_case as check_case
 from .checks import check_live_case
 from .checks import verdict_of as verdict_of
 from .discovery import suite_cases
-from .forked import can_fork, in_workers
+from .forked import run_items
 from .live.desk import LiveRun, live_totals
 from .opened import Inspected, OpenedCases
-from .pool import default_jobs, pooled, run_work, shard_of
+from .pool import default_jobs, shard_of
 from .provenance import answers_of
 from .repeat import Repeat, repeat_runs
 from .run_setup import check_named_runs, keep_only
@@ -414,9 +414,7 @@ def run_suite(
     t0 = time.perf_counter()
     if jobs is None:
         jobs = default_jobs(len(cases), impls)
-    slot = {id(i): k for k, i in enumerate(impls)}
-    if not (jobs > 1 and live is None and can_fork(impls)):
-        impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
+    items = [(c, impls.index(i)) for c, i in work]
     opened = OpenedCases([c for c, _ in work])
     refs = dict(agents or {})  # the user's own agent of each implementation that has one
 
@@ -432,33 +430,19 @@ def run_suite(
     def judged(r: CaseResult) -> CaseResult:
         return r if baseline is None else apply_shared(r, baseline, shared, strict)
 
-    items = [(c, slot[id(i)]) for c, i in work]
     try:
-        if jobs > 1 and live is None and can_fork(impls):
-            # each case loaded, checked and replayed in a worker process (harness/forked.py)
-            results = in_workers(
-                items,
-                impls,
-                unjudged,
-                workers=jobs,
-                lost=lambda item: lost_run(item[0], impls[item[1]]),
-                failed=lambda r: not r.passed(strict),
-                after=judged,
-                max_fail=max_fail,
-                on_result=on_result,
-            )
-        else:
-            results = run_work(
-                items,
-                lambda item: judged(unjudged(item)),
-                # a live run is serial: its budgets stop exactly, in a stable order;
-                # otherwise each implementation gets ``jobs`` threads, cases in work order
-                workers=1 if live is not None else jobs,
-                lane=None if live is not None else (lambda item: item[1]),
-                failed=lambda r: not r.passed(strict),
-                max_fail=max_fail,
-                on_result=on_result,
-            )
+        results = run_items(  # impls pooled in place when they run on threads
+            items,
+            impls,
+            unjudged,
+            judged,
+            lost=lambda item: lost_run(item[0], impls[item[1]]),
+            jobs=jobs,
+            live=live is not None,
+            failed=lambda r: not r.passed(strict),
+            max_fail=max_fail,
+            on_result=on_result,
+        )
     finally:
         for impl in impls:
             impl.close()
