@@ -272,18 +272,21 @@ def _run_with_progress(
         warn_shared_names(paths or [Path(".")])
         progress.plan(total)
 
+    from ..case.once import one_run
+
     try:
         from ..harness.runner import run_suite
 
-        return run_suite(
-            paths or [Path(".")],
-            impls,
-            jobs=jobs,  # None: the default for this suite (harness/pool.py)
-            shard=parsed,
-            on_result=progress.tick,
-            on_plan=plan,
-            **options,
-        )
+        with one_run():  # each case.json read once, the cases found once (issue 33)
+            return run_suite(
+                paths or [Path(".")],
+                impls,
+                jobs=jobs,  # None: the default for this suite (harness/pool.py)
+                shard=parsed,
+                on_result=progress.tick,
+                on_plan=plan,
+                **options,
+            )
     finally:
         progress.stop()
 

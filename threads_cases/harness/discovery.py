@@ -9,6 +9,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from ..case.directory import peek_case_name
+from ..case.once import discovered
 from ..core.errors import CaseError
 
 #: The hint of the refusal when no case is found (``run``, the pytest plugin).
@@ -19,6 +20,11 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Case directories under ``paths`` (a case directory is one holding case.json, named
     directly of any kind as ``validate CASE`` counts it), sorted, skipping hidden folders
     (temporary saves)."""
+    paths = [os.fspath(p) for p in paths]
+    return discovered(("discover", os.getcwd(), *paths), lambda: _discover(paths))
+
+
+def _discover(paths: list[str]) -> list[Path]:
     found: set[Path] = set()
     for p in map(Path, paths):
         if p.name == "case.json" and p.is_file():
