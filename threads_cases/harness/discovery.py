@@ -20,8 +20,8 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Case directories under ``paths`` (a case directory is one holding case.json, named
     directly of any kind as ``validate CASE`` counts it), sorted, skipping hidden folders
     (temporary saves)."""
-    paths = [os.fspath(p) for p in paths]
-    return discovered(("discover", os.getcwd(), *paths), lambda: _discover(paths))
+    names = [os.fspath(p) for p in paths]  # within a run: found once (case/once.py)
+    return discovered(("discover", os.getcwd(), *names), lambda: _discover(names))
 
 
 def _discover(paths: list[str]) -> list[Path]:
