@@ -1,4 +1,4 @@
-"""``--jobs N`` in forked harness workers (threads_cases/harness/forked.py): the same report as
+"""``--jobs N`` in forked harness workers (threads_cases/harness/run/forked.py): the same report as
 ``--jobs 1``, byte for byte once timings are set aside, in process and with a driver; a
 worker that dies gives ``error`` for what it held and the run goes on; ``max_fail`` exact."""
 
@@ -11,9 +11,9 @@ from pathlib import Path
 import orjson
 import pytest
 
-from threads_cases.harness.forked import forked_work
-from threads_cases.harness.registry import open_implementation
-from threads_cases.harness.runner import SuiteResult, run_suite
+from threads_cases.harness.run.forked import forked_work
+from threads_cases.harness.run.registry import open_implementation
+from threads_cases.harness.run.runner import SuiteResult, run_suite
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"

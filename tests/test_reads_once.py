@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-import threads_cases.harness.discovery as discovery
+import threads_cases.case.discovery as discovery
 from threads_cases.cli import main
 from threads_cases.core.strictjson import canonical_document
 
@@ -79,8 +79,8 @@ def _needs_a_supply(case: Path) -> dict[str, object]:
 def test_accept_replays_once_and_reads_the_case_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import threads_cases.harness.accept as accept
-    from threads_cases.harness.accept import accept_case
+    import threads_cases.harness.run.accept as accept
+    from threads_cases.harness.run.accept import accept_case
     from threads_cases.protocol.server import PythonImplementation
     from threads_cases.reference.replay import check_supply
 
