@@ -101,15 +101,14 @@ def refuse(err: CaseError, fmt: str) -> typer.Exit:
 
 def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: str) -> None:
     """Write the chosen output, the JUnit file and the last report."""
-    from ..harness.report.junit import junit_xml
-    from ..harness.report.suite import print_suite, report_lines, write_jsonl
+    from ..harness.report.suite import print_suite, report_lines, write_encoded
 
-    lines = list(report_lines(suite, command))
+    # each line encoded once: printed (--format json) and kept as the last report
+    lines = [canonical_line(line) + b"\n" for line in report_lines(suite, command)]
     # outside any case: a file written into a case would make it invalid (core.statedir)
     keep = state_path(LAST_CONFORMANCE if command == "conformance" else LAST_REPORT)
     if fmt == "json":
-        for line in lines:
-            sys.stdout.buffer.write(canonical_line(line) + b"\n")
+        sys.stdout.buffer.writelines(lines)
         sys.stdout.flush()
     elif fmt == "none":
         pass
@@ -121,6 +120,7 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
         print_suite(stdout, suite, title, warn=lambda m: note(m, "yellow"))
     if junit is not None:
         from ..core.atomic import write_atomic
+        from ..harness.report.junit import junit_xml
 
         junit.parent.mkdir(parents=True, exist_ok=True)  # as for every file written
         write_atomic(junit, junit_xml(suite))  # never half a file, the umask's mode
@@ -130,7 +130,7 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
         note(f"{why}: nothing was checked; the last report ({keep}) is left as it was")
         return
     try:
-        write_jsonl(lines, keep)
+        write_encoded(lines, keep)
     except OSError as exc:
         note(f"warning: cannot keep the last report in {keep}: {exc}")
 

@@ -131,11 +131,17 @@ def _current_folder() -> str | None:
 
 def write_jsonl(lines: Iterable[Mapping[str, Any]], path: str | os.PathLike[str]) -> None:
     """Write report lines canonically, atomically (temp file then rename)."""
+    write_encoded(((canonical_line(line) + b"\n") for line in lines), path)
+
+
+def write_encoded(lines: Iterable[bytes], path: str | os.PathLike[str]) -> None:
+    """:func:`write_jsonl` of lines already canonical (each with its LF): the run prints and
+    keeps the same bytes, encoded once."""
     p = Path(path)
     p.parent.mkdir(parents=True, exist_ok=True)
     with replacing(p) as fh:  # the umask's mode, or the report's own on a rewrite
         for line in lines:
-            fh.write(canonical_line(line) + b"\n")
+            fh.write(line)
 
 
 #: The hint of every refusal of a file that is not a report.

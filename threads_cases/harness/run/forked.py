@@ -21,6 +21,7 @@ Only implementations that can be reopened in a worker fork (:func:`reopen`); any
 from __future__ import annotations
 
 import contextlib
+import gc
 import os
 import pickle
 import selectors
@@ -252,6 +253,9 @@ def run_forked(
     pool: list[_Worker] = []
     sel = selectors.DefaultSelector()
     plan = _Dispatch(groups, lost, on_results)
+    # what exists now is the workers' inherited memory: out of the cyclic collector's sight,
+    # so that a worker's collections do not write to (and copy) every page of it
+    gc.freeze()
     try:
         for _ in range(max(1, min(workers, len(groups)))):
             w = _fork_worker(groups, open_worker, pool)
@@ -278,6 +282,7 @@ def run_forked(
                 plan.hand(w)
         plan.unrun()
     finally:
+        gc.unfreeze()
         sel.close()
         for w in pool:
             w.end()
