@@ -324,7 +324,7 @@ def run(
             "--jobs",
             "-j",
             min=1,
-            help="Cases run at once per implementation, each driver in its own process "
+            help="Cases run at once, in N worker processes each with its own implementations "
             "(default: 1, or one per 400 cases up to the CPU count when an implementation "
             "runs as a driver). The report is the same whatever N.",
         ),

@@ -387,9 +387,11 @@ def run_suite(
     selected runs, every run is kept and ``on_note`` says so: :func:`.setup.keep_only`);
     ``max_fail`` stops starting
     new cases after that many failures or errors, exactly as a serial run would; ``jobs`` runs
-    up to that many cases at once per implementation (a pool of driver processes each), with
-    results in the same order whatever ``jobs`` is (``None``: :func:`.pool.default_jobs`, 1
-    unless the suite is large enough for another driver to pay for itself); ``shard=(K, N)``
+    up to that many cases at once, in as many forked worker processes each loading, checking
+    and replaying its cases with implementations of its own (:mod:`.forked`; threads and
+    driver pools where it cannot fork), with results in the same order whatever ``jobs``
+    is (``None``: :func:`.pool.default_jobs`, 1 unless the suite is large enough for
+    another driver to pay for itself); ``shard=(K, N)``
     runs only the cases of shard K of N (:func:`threads_cases.harness.run.pool.shard_of`);
     ``baseline`` turns listed failures into ``xfail`` and stale entries into ``xpass``
     (:mod:`.expected`; every result then carries its judgement, which ``baseline update``
