@@ -48,9 +48,14 @@ def can_fork(impls: Sequence[Implementation]) -> bool:
 
 
 def _reopenable(impl: Implementation) -> bool:
+    """A driver (reopened as a new one), in process, or one that cannot run here (both
+    stateless: the fork's copy is the worker's own)."""
     from ...protocol.server import PythonImplementation
+    from .registry import UnavailableImplementation
 
-    return type(impl) is DriverImplementation or isinstance(impl, PythonImplementation)
+    return type(impl) is DriverImplementation or isinstance(
+        impl, (PythonImplementation, UnavailableImplementation)
+    )
 
 
 def reopen(impl: Implementation) -> Implementation:
