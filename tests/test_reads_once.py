@@ -15,7 +15,7 @@ import pytest
 
 import threads_cases.case.discovery as discovery
 from threads_cases.cli import main
-from threads_cases.core.strictjson import canonical_document
+from threads_cases.core.canonical import canonical_document
 
 CASES = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "cases"
 

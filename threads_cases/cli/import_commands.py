@@ -108,10 +108,6 @@ def import_(
             "(default: repair or skip it with a warning).",
         ),
     ] = False,
-    skip_invalid: Annotated[
-        bool,
-        typer.Option("--skip-invalid", help="The default (kept for old scripts).", hidden=True),
-    ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Report on stderr what was skipped, per kind.")
     ] = False,
@@ -134,9 +130,7 @@ def import_(
 
     check_not_input(out, [file], "transcript")
     try:
-        report = import_to_file(
-            fmt, file, out, branch=branch, prompt=prompt, strict=strict, skip_invalid=skip_invalid
-        )
+        report = import_to_file(fmt, file, out, branch=branch, prompt=prompt, strict=strict)
     except CaseError as err:  # under --format json: {"code","message"} on stdout
         raise fail(err, out_format) from None
     report_stats(report.stats, verbose=verbose, file=file)

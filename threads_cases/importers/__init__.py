@@ -27,12 +27,11 @@ The log written is canonical (``threads_cases.core.log.encode_log``), every even
 Reading is lenient by default: a line that is not strict JSON is read as its writer's
 ``JSON.parse`` reads it, damaged lines are recovered or skipped, malformed records skipped;
 each such line is an ``import_repaired`` / ``import_skipped`` warning in ``Stats.warnings``
-(:mod:`.lenient`). ``strict=True`` refuses the first such line instead; ``skip_invalid`` is
-the old name of the default and kept for callers.
+(:mod:`.lenient`). ``strict=True`` refuses the first such line instead.
 
 Reason codes: ``import_invalid`` (exit 1: with ``strict``, a malformed transcript line,
 reported as ``FILE:LINE: <line type>: message``; nothing is written), ``invalid_request``
-(an unknown format or ``--branch`` uuid, ``strict`` with ``skip_invalid``), ``io_error``
+(an unknown format or ``--branch`` uuid), ``io_error``
 (the transcript or the output cannot be read or written).
 """
 
@@ -76,7 +75,6 @@ def open_source(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     stats: Stats | None = None,
 ) -> ClaudeCodeSource | CodexSource | VcrSource | SweAgentSource:
     """Scan a transcript (the first pass) and return its source.
@@ -88,8 +86,6 @@ def open_source(
     fits (the message names the formats tried).
     """
     stats = stats if stats is not None else Stats()
-    if strict and skip_invalid:
-        raise CaseError("invalid_request", "--strict and --skip-invalid contradict each other")
     if fmt == "auto":
         from .detect import detect_format
 
@@ -133,7 +129,6 @@ def iter_import(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     stats: Stats | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Stream the canonical, checked events of a transcript (two passes over the file; one
@@ -145,7 +140,6 @@ def iter_import(
         branch=branch,
         prompt=prompt,
         strict=strict,
-        skip_invalid=skip_invalid,
         stats=stats,
     )
     return (ev for ev, _ in lines)
@@ -233,7 +227,6 @@ def import_to_file(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     dialect: str = "threads-py",
     flush_every: int = 512,
 ) -> ImportReport:
@@ -262,7 +255,6 @@ def import_to_file(
                 branch=branch,
                 prompt=prompt,
                 strict=strict,
-                skip_invalid=skip_invalid,
                 stats=stats,
             )
             _write(events, fh, report, dialect=dialect, flush_every=flush_every)

@@ -26,16 +26,16 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...case.build import agent_summary
-from ...case.directory import finish_case_files, load_case, read_case_files, write_case_dir
-from ...case.loader import Case, first_blocking, inspect_case
+from ...case.build import agent_summary, recorded_parts
+from ...case.directory import finish_case_files, read_case_files
+from ...case.loader import Case, first_blocking, inspect_case, open_case
 from ...case.once import one_run
 from ...case.requests import delta_records
-from ...case.save import recorded_parts
+from ...case.writer import write_case_dir
+from ...core.canonical import canonical_document
 from ...core.dialects import get_dialect
 from ...core.errors import CaseError
 from ...core.log import read_log
-from ...core.strictjson import canonical_document
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
 from ...reference.live import AskModel
@@ -95,7 +95,7 @@ def accept_case(
             f"{path}: the replay fails ({', '.join(hard)}); accepting would record a broken turn",
             hint="fix the agent, or pass --force to accept it anyway",
         )
-    after = _rebuilt(case or load_case(path), kept, supply, before, result, agent)
+    after = _rebuilt(case or open_case(path), kept, supply, before, result, agent)
     changed = after != before
     if changed:
         write_case_dir(path.parent, path.name, after, overwrite=True, secrets="allow")
@@ -224,7 +224,7 @@ def accept_from_live(
             return {"reply": replies[index]}
         return {"stop": {"code": "model_exhausted", "stop_key": f"model:{index}", "message": ""}}
 
-    case = load_case(path)
+    case = open_case(path)
     d = get_dialect(impl.dialect)
     body = dict(entry.get("live") or {})
     msg = {"cmd": "replay", "case": {"path": str(case.path)}, "live": body}
