@@ -43,8 +43,10 @@ _LEN = struct.Struct("!Q")
 
 
 def can_fork(impls: Sequence[Implementation]) -> bool:
-    """Whether ``impls`` can run in forked workers: the OS forks and each can be reopened."""
-    return hasattr(os, "fork") and sys.platform != "win32" and all(_reopenable(i) for i in impls)
+    """Whether ``impls`` can run in forked workers: on Linux (macOS forks, but a fork of a
+    process that loaded its system frameworks may crash, so multiprocessing spawns there)
+    and each can be reopened."""
+    return sys.platform.startswith("linux") and all(_reopenable(i) for i in impls)
 
 
 def _reopenable(impl: Implementation) -> bool:
