@@ -205,14 +205,9 @@ TESTS: list[tuple[str, str, list[Any], dict[str, Any] | None, dict[str, Any]]] =
         {"bin.dat": {"base64": base64.b64encode(BINARY).decode()}},
         {},
     ),
-    (
-        "dotdot-path-refused",
-        "A recorded path leaving the sandbox (../) is refused with invalid_request before "
-        "anything is read, not looked up beside the folder.",
-        [WARM, [[read("notes.txt")]]],
-        {},
-        {"rename": {"notes.txt": "../notes.txt"}, "outside": {"notes.txt": text(NOTES)}},
-    ),
+    # (a recorded path leaving the sandbox, ../, is not a test here: no valid log holds one,
+    # the event schema refuses it, so a write_case request gives log_invalid before any
+    # folder is read; spec/conformance.md 2.10)
     (
         "device-name-path-refused",
         "A recorded path naming a Windows device is refused with invalid_request.",

@@ -110,7 +110,8 @@ def accept(
         Path | None,
         typer.Option(
             "--supply",
-            help='Answers to write into the case: {"calls": {...}}.',
+            help='Answers to write into the case: {"calls": {...}}, or an MCP session '
+            "cassette (its tools/call answers become stubs).",
             callback=checked(check_file),
         ),
     ] = None,

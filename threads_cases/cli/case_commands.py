@@ -100,11 +100,11 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"] | None,
+        Literal["claude-code", "codex", "vcr", "swe-agent", "threads", "auto"] | None,
         typer.Option(
             "--from",
-            help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent or "
-            "auto): import it "
+            help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent, "
+            "threads or auto): import it "
             "in memory first.",
         ),
     ] = None,

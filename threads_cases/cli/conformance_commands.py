@@ -50,8 +50,9 @@ def conformance(
         list[str] | None,
         typer.Option(
             "--area",
-            help="Only this area: reduce, match, canonical, driver-requests, replay, cases "
-            "or agent (repeatable).",
+            help="Only this area (repeatable): reduce, match, canonical, driver-requests, "
+            "replay, cases, case-errors, agent, provenance, save-errors, sandbox-bytes, "
+            "secrets, live, thread-api or drafts.",
         ),
     ] = None,
     verbose: Annotated[

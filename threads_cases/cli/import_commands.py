@@ -70,11 +70,12 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
 @app.command("import")
 def import_(
     fmt: Annotated[
-        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"],
+        Literal["claude-code", "codex", "vcr", "swe-agent", "threads", "auto"],
         typer.Argument(
             metavar="FORMAT",
             help="The transcript's format: claude-code, codex, vcr (a VCR cassette), swe-agent "
-            "(a .traj trajectory) or auto (detected; a refusal names the formats tried).",
+            "(a .traj trajectory), threads (a `threads export` file) or auto (detected; a "
+            "refusal names the formats tried).",
         ),
     ],
     file: Annotated[

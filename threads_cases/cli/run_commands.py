@@ -191,10 +191,15 @@ def open_baseline(path: Path | None) -> Baseline:
 
 
 def load_supply(path: Path | None) -> dict[str, Any] | None:
+    """The checked ``calls`` of ``--supply FILE``: a supply document, or an MCP session
+    cassette read as one (spec/importers.md section 10)."""
     if path is None:
         return None
+    from ..importers.mcp import is_mcp_cassette, mcp_supply
     from ..reference.replay import check_supply  # the runtime, only when answers are given
 
+    if is_mcp_cassette(path):
+        return check_supply(mcp_supply(path), source=str(path))
     return check_supply(read_json_file(path, code="invalid_request"), source=str(path))
 
 
@@ -346,7 +351,8 @@ def run(
         Path | None,
         typer.Option(
             "--supply",
-            help='Answers the recording lacks: {"calls": {...}}.',
+            help='Answers the recording lacks: {"calls": {...}}, or an MCP session cassette '
+            "(its tools/call answers).",
             callback=checked(check_file),
         ),
     ] = None,

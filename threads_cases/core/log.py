@@ -174,6 +174,11 @@ _CODEX_TYPES = frozenset(
 
 def _hint_for(raw: dict[str, Any]) -> str | None:
     """A hint when a line looks like a transcript or another dialect (``None``: the default)."""
+    if "threads_export" in raw or "prev_hash" in raw:  # importers/threads_export.py's marks
+        return (
+            "this looks like a `threads export` file of the threads runtime, not a thread "
+            "log: import it with `threads-cases import threads FILE -o LOG`"
+        )
     if "event_id" in raw or "eventId" in raw:
         if "eventId" in raw:
             return "this looks like the threads-ts dialect: pass --dialect threads-ts"

@@ -11,7 +11,8 @@ Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`), ``codex``
 (:mod:`.codex`: ``codex exec --json`` streams in :mod:`.codex.exec` and rollout files in
 :mod:`.codex.rollout`, told apart from the file) and ``vcr`` (:mod:`.vcr`: VCR cassettes of
 the Anthropic Messages, OpenAI Chat Completions and Responses APIs) and ``swe-agent``
-(:mod:`.swe_agent`: SWE-agent ``.traj`` trajectories).
+(:mod:`.swe_agent`: SWE-agent ``.traj`` trajectories) and ``threads``
+(:mod:`.threads_export`: the threads runtime's ``threads export`` files).
 The turn model shared by both is in :mod:`.common`, its mapping to events in
 :mod:`.emitter`; each module's docstring lists which source lines become which events, which
 are kept as ``x_`` extension events, and which are dropped.
@@ -53,9 +54,10 @@ from .codex import CodexSource
 from .common import Stats, Turn
 from .emitter import Emitter
 from .swe_agent import SweAgentSource
+from .threads_export import ThreadsExportSource
 from .vcr import VcrSource
 
-FORMATS = ("claude-code", "codex", "vcr", "swe-agent")
+FORMATS = ("claude-code", "codex", "vcr", "swe-agent", "threads")
 
 __all__ = [
     "FORMATS",
@@ -76,7 +78,7 @@ def open_source(
     prompt: str | None = None,
     strict: bool = False,
     stats: Stats | None = None,
-) -> ClaudeCodeSource | CodexSource | VcrSource | SweAgentSource:
+) -> ClaudeCodeSource | CodexSource | VcrSource | SweAgentSource | ThreadsExportSource:
     """Scan a transcript (the first pass) and return its source.
 
     ``fmt`` is one of :data:`FORMATS`, or ``"auto"``: the format is detected from the file's
@@ -117,6 +119,10 @@ def open_source(
                 "--branch and --prompt are not for SWE-agent trajectories (one run, one task)",
             )
         return SweAgentSource(path, strict=strict, stats=stats)
+    if fmt == "threads":
+        if branch is not None or prompt is not None:
+            raise CaseError("invalid_request", "--branch and --prompt are not for threads exports")
+        return ThreadsExportSource(path, strict=strict, stats=stats)
     raise CaseError(
         "invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}, auto"
     )

@@ -41,13 +41,23 @@ from ..core.reducer import Reducer
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
+from .library_requests import HANDLERS, LIBRARY_COMMANDS
 from .request_values import decode_base64, one_reduce_source
 from .value_requests import canonicalize_request, match_request
 
 if TYPE_CHECKING:
     from ..case.loader import Case
 
-CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"]
+CAPABILITIES = [
+    "reduce",
+    "match",
+    "canonicalize",
+    "replay",
+    "write_case",
+    "live",
+    "agent",
+    "library",
+]
 
 
 def handle_request(
@@ -81,7 +91,16 @@ def handle_request(
         ) from None
 
 
-REQUEST_COMMANDS = ("hello", "reduce", "match", "canonicalize", "replay", "write_case", "shutdown")
+REQUEST_COMMANDS = (
+    "hello",
+    "reduce",
+    "match",
+    "canonicalize",
+    "replay",
+    "write_case",
+    *LIBRARY_COMMANDS,
+    "shutdown",
+)
 
 
 def check_request(message: dict[str, Any]) -> None:
@@ -135,6 +154,8 @@ def _handle(
         return _replay(message, dialect, agent, ask, cases)
     if cmd == "write_case":
         return {"files": write_case_files(message)}
+    if cmd in HANDLERS:
+        return HANDLERS[cmd](message)
     raise CaseError("invalid_request", f"unknown command {quote(cmd)}")
 
 
@@ -416,6 +437,8 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
             error = {"code": err.code, "message": str(err)}
             if err.location.pointer is not None:
                 error["pointer"] = err.location.pointer
+            if err.hint:  # what the user does about it (driver-protocol.md 1.3)
+                error["hint"] = err.hint
             answer({"id": rid, "ok": False, "error": error})
         except Exception as exc:  # a driver answers, it does not die
             answer(

@@ -29,18 +29,40 @@ from ...protocol.client import Implementation
 from ..baseline.file import Baseline, read_skips
 from ..run.runner import CaseResult, SuiteResult, could_not_run, isolation_of, run_one
 from .checks import Check
+from .conformance_library import (
+    case_errors_test,
+    drafts_test,
+    save_errors_test,
+    secrets_test,
+    thread_api_test,
+)
+from .conformance_saves import sandbox_bytes_test
+from .conformance_turns import DRIVER_FAULTS, live_test, provenance_test, replay_stop_test
 from .expected import apply_baseline
 from .levels import levels_of, read_levels
 
-AREAS = ("reduce", "match", "canonical", "driver-requests", "replay", "cases", "agent")
+AREAS = (
+    "reduce",
+    "match",
+    "canonical",
+    "driver-requests",
+    "replay",
+    "cases",
+    "case-errors",
+    "agent",
+    "provenance",
+    "save-errors",
+    "sandbox-bytes",
+    "secrets",
+    "live",
+    "thread-api",
+    "drafts",
+)
 #: Areas of case directories, each run as ``run`` runs a case (spec/conformance.md 2.5, 2.14).
 CASE_AREAS = frozenset({"replay", "cases"})
 #: Areas whose files each hold ``{"description", "tests": [...]}``: a test per entry, its id
 #: ``<file stem>-<n>`` (1-based; spec/conformance.md 1.2).
-LISTED_AREAS = frozenset({"driver-requests", "agent"})
-DRIVER_FAULTS = frozenset(
-    {"driver_crashed", "driver_timeout", "driver_unavailable", "protocol_error", "internal_error"}
-)
+LISTED_AREAS = frozenset({"driver-requests", "agent", "live", "provenance", "thread-api", "drafts"})
 
 
 @dataclass(frozen=True)
@@ -72,6 +94,8 @@ def load_tests(
             continue
         if area in CASE_AREAS:
             tests += [ConformanceTest(area, p.name, p) for p in discover([d])]
+            # replay/ also holds stop tests, NNN-slug.json beside its cases (2.14)
+            tests += [ConformanceTest(area, p.stem, p) for p in sorted(d.glob("*.json"))]
         elif area in LISTED_AREAS:
             tests += [t for p in sorted(d.glob("*.json")) for t in _listed(area, p)]
         else:
@@ -98,14 +122,17 @@ def load_skips(root: str | Path | None, impl: str) -> Baseline:
     return read_skips(base / "skips" / f"{impl}.json", impl)
 
 
-def _expect_error(want: str, run: Callable[[], Any]) -> Check:
+def _expect_error(want: str, run: Callable[[], Any], doc: dict[str, Any] | None = None) -> Check:
+    """A refusal with ``want``; with ``doc``, also where a reduce test locates it
+    (spec/conformance.md 2.2): ``error_pointer`` is the answer's ``error.pointer`` and
+    ``error_column`` ends its message as ``(column N)`` (driver-protocol.md 3.2c)."""
     try:
         run()
     except CaseError as err:
         if err.code in DRIVER_FAULTS:
             raise
         if err.code == want:
-            return Check("error", "pass", f"refused with {want}")
+            return _located(want, err, doc or {})
         return Check(
             "error",
             "fail",
@@ -115,13 +142,26 @@ def _expect_error(want: str, run: Callable[[], Any]) -> Check:
     return Check("error", "fail", f"accepted, expected a refusal with {want}", "not_refused")
 
 
+def _located(want: str, err: CaseError, doc: dict[str, Any]) -> Check:
+    """``pass`` when the refusal ``err`` (already of code ``want``) is where ``doc`` says."""
+    bad = []
+    if "error_pointer" in doc and err.location.pointer != doc["error_pointer"]:
+        bad.append(f"pointer {err.location.pointer!r}, expected {doc['error_pointer']!r}")
+    column = f"(column {doc['error_column']})" if "error_column" in doc else None
+    if column is not None and not err.message.endswith(column):
+        bad.append(f"message {err.message[-80:]!r} does not end {column!r}")
+    if bad:
+        return Check("error", "fail", f"refused with {want}, but " + "; ".join(bad), "wrong_error")
+    return Check("error", "pass", f"refused with {want}")
+
+
 def _reduce_test(doc: dict[str, Any], impl: Implementation) -> Check:
     msg: dict[str, Any] = {"cmd": "reduce", "dialect": doc["dialect"]}
     for key in ("log", "log_text", "log_base64"):
         if key in doc:
             msg[key] = doc[key]
     if "error" in doc:
-        return _expect_error(doc["error"], lambda: impl.request(msg))
+        return _expect_error(doc["error"], lambda: impl.request(msg), doc)
     try:
         state = impl.request(msg)["state"]
     except CaseError as err:
@@ -244,12 +284,36 @@ def _driver_request_test(doc: dict[str, Any], impl: Implementation) -> Check:
     )
 
 
+def _agent_test(doc: dict[str, Any], impl: Implementation) -> Check:
+    """An ``agent/`` entry, sent only to a driver announcing ``agent``; another gives the test
+    ``error`` with ``agent_unavailable``, the request unsent (driver-protocol.md 2.5.2)."""
+    if "agent" not in (impl.hello().get("capabilities") or []):
+        raise CaseError(
+            "agent_unavailable",
+            f"{impl.name} does not announce the agent capability (driver-protocol.md 2.5.2): "
+            "the request was not sent",
+        )
+    return _driver_request_test(doc, impl)
+
+
 RUNNERS: dict[str, Callable[[dict[str, Any], Implementation], Check]] = {
     "reduce": _reduce_test,
     "match": _match_test,
     "canonical": _canonical_test,
     "driver-requests": _driver_request_test,
-    "agent": _driver_request_test,
+    "agent": _agent_test,
+}
+#: Runners that also take the test file's path (their suite's ``cases/`` is beside it).
+PATH_RUNNERS: dict[str, Callable[[dict[str, Any], Implementation, Path], Check]] = {
+    "live": live_test,
+    "provenance": provenance_test,
+    "replay": replay_stop_test,
+    "sandbox-bytes": sandbox_bytes_test,
+    "secrets": secrets_test,
+    "case-errors": case_errors_test,
+    "thread-api": thread_api_test,
+    "save-errors": save_errors_test,
+    "drafts": drafts_test,
 }
 
 
@@ -262,7 +326,7 @@ def run_test(
 
 
 def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
-    if test.area in CASE_AREAS:
+    if test.area in CASE_AREAS and test.path.is_dir():
         r = run_one(test.path, impl, None)
         r.case = test.name
         return r
@@ -280,7 +344,10 @@ def _run_test(test: ConformanceTest, impl: Implementation) -> CaseResult:
             doc = doc["tests"][test.index]
         if test.area == "agent":  # its case paths are relative to its folder (2.12)
             doc = _with_case_path(doc, test.path.parent)
-        check = RUNNERS[test.area](doc, impl)
+        if test.area in PATH_RUNNERS:
+            check = PATH_RUNNERS[test.area](doc, impl, test.path)
+        else:
+            check = RUNNERS[test.area](doc, impl)
         result.checks = [check]
         result.verdict = "pass" if check.result == "pass" else "fail"
         result.reasons = [] if check.result == "pass" else [check.code or check.id]
