@@ -296,6 +296,9 @@ def bench(session: nox.Session) -> None:
             # CPU ratios to `python -c pass`; exits 1 over a budget (--version, run of one case)
             ["benchmarks/startup_bench.py", "--check", "--imports"],
             ["benchmarks/memory_bench.py"],  # exits 1 past 24x the file
+            # the pytest plugin's CPU / the CLI's on the same 1,000 cases (reported: the aim,
+            # 1.2x, is not met yet, benchmarks/README.md)
+            ["benchmarks/plugin_bench.py"],
             ["benchmarks/scaling.py"],  # exits 1 on a superlinear curve
         ):
             try:

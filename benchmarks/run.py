@@ -277,6 +277,7 @@ def main() -> None:
         " that size); 1024 for the 1 GiB figure",
     )
     ap.add_argument("--cases", type=int, default=1000, help="cases for the runner benchmark")
+    ap.add_argument("--rounds", type=int, default=3, help="interleaved rounds of `jobs`")
     args = ap.parse_args()
     WORK.mkdir(exist_ok=True)
     results = {}

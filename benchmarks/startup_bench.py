@@ -2,8 +2,9 @@
 
     python benchmarks/startup_bench.py [--repeat 7] [--check] [--imports]
 
-Measures, each in a fresh subprocess, the best of N runs (wall clock, and CPU time of the
-process and its children: on a loaded machine the CPU figure is the stable one) of
+Measures, each in a fresh subprocess, the best of N interleaved rounds (each round runs
+every command once, in turn; wall clock, and CPU time of the process and its children: on a
+loaded machine the CPU figure is the stable one) of
 
 * ``python -c pass`` (the baseline, measured in the same run);
 * ``threads-cases --version`` (aim: under 0.3 s on the project's 2-core machine: no command
@@ -12,7 +13,10 @@ process and its children: on a loaded machine the CPU figure is the stable one) 
 * ``threads-cases run CASE --impl threads-py`` on one shipped conformance case, with its
   default isolation (a driver process in a network namespace where one can be made, so two
   interpreters start) (aim: under 0.8 s);
-* the same with ``--isolation guard`` (one interpreter: the harness and the runtime).
+* the same with ``--isolation guard`` (one interpreter: the harness and the runtime), and
+  with ``--jobs 2`` (a forked worker);
+* ``run --help``, ``validate CASE``, ``show CASE``, ``fmt --check CASE`` and
+  ``implementations``: the start-up of each command users run most.
 
 Bytecode is written and one warm-up run precedes each measurement, as for an installed
 package (``PYTHONDONTWRITEBYTECODE`` would make every run compile the package again).
@@ -59,16 +63,27 @@ def _children_cpu() -> float:
 
 def best_of(cmd: list[str], repeat: int, cwd: Path) -> tuple[float, float]:
     """(best wall seconds, best CPU seconds) of ``repeat`` runs after one warm-up run."""
+    return interleaved({"": cmd}, repeat, cwd)[""]
+
+
+def interleaved(
+    cmds: dict[str, list[str]], repeat: int, cwd: Path
+) -> dict[str, tuple[float, float]]:
+    """For each command, (best wall seconds, best CPU seconds) over ``repeat`` rounds that run
+    every command once, in turn (a busy moment of the shared machine falls on all of them
+    alike), after one warm-up round."""
     env = _env()
-    subprocess.run(cmd, cwd=cwd, capture_output=True, check=False, env=env)
-    wall = cpu = float("inf")
-    for _ in range(repeat):
-        cpu0 = _children_cpu()
-        start = time.perf_counter()
+    for cmd in cmds.values():
         subprocess.run(cmd, cwd=cwd, capture_output=True, check=False, env=env)
-        wall = min(wall, time.perf_counter() - start)
-        cpu = min(cpu, _children_cpu() - cpu0)
-    return wall, cpu
+    best = {name: (float("inf"), float("inf")) for name in cmds}
+    for _ in range(repeat):
+        for name, cmd in cmds.items():
+            cpu0 = _children_cpu()
+            start = time.perf_counter()
+            subprocess.run(cmd, cwd=cwd, capture_output=True, check=False, env=env)
+            wall, cpu = time.perf_counter() - start, _children_cpu() - cpu0
+            best[name] = (min(best[name][0], wall), min(best[name][1], cpu))
+    return best
 
 
 def slowest_imports(cmd: list[str], cwd: Path, top: int = 8) -> list[tuple[float, str]]:
@@ -100,13 +115,25 @@ def main() -> int:
     run = ["run", str(case), "--impl", "threads-py", "--jobs", "1"]
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        base = best_of([sys.executable, "-c", "pass"], args.repeat, work)
-        rows = {
-            "--version": best_of([*cli, "--version"], args.repeat, work),
-            "--help": best_of([*cli, "--help"], args.repeat, work),
-            "run one case": best_of([*cli, *run], args.repeat, work),
-            "run, in process": best_of([*cli, *run, "--isolation", "guard"], args.repeat, work),
-        }
+        measured = interleaved(
+            {
+                "python -c pass": [sys.executable, "-c", "pass"],
+                "--version": [*cli, "--version"],
+                "--help": [*cli, "--help"],
+                "run --help": [*cli, "run", "--help"],
+                "run one case": [*cli, *run],
+                "run, in process": [*cli, *run, "--isolation", "guard"],
+                "run, --jobs 2": [*cli, *run[:-1], "2", "--isolation", "guard"],
+                "validate": [*cli, "validate", str(case)],
+                "show": [*cli, "show", str(case)],
+                "fmt --check": [*cli, "fmt", "--check", str(case)],
+                "implementations": [*cli, "implementations"],
+            },
+            args.repeat,
+            work,
+        )
+        base = measured.pop("python -c pass")
+        rows = measured
         imports = slowest_imports(["-m", "threads_cases", *run], work) if args.imports else []
     print(f"{'':<16} {'wall':>8} {'ratio':>6}   {'cpu':>8} {'ratio':>6}")
     print(f"{'python -c pass':<16} {base[0]:7.3f}s {1:5.1f}x   {base[1]:7.3f}s {1:5.1f}x")

@@ -35,6 +35,7 @@ from ..core.canonical import canonical_document
 from ..core.errors import CaseError, Location, Problem
 from ..core.files import MAX_CASE_BYTES, read_regular, recording_limit
 from ..core.texts import quote
+from .once import read_case_json
 from .sandbox import is_device_name
 
 if TYPE_CHECKING:
@@ -153,7 +154,8 @@ def walk_case(path: Path, *, strict: bool = False) -> tuple[dict[str, bytes], li
             continue
         else:
             try:
-                data = read_regular(
+                read = read_case_json if rel == "case.json" else read_regular
+                data = read(
                     p,
                     code="case_invalid",
                     limit=recording_limit(rel, budget),
@@ -212,7 +214,7 @@ def _peek_case_json(path: str | os.PathLike[str]) -> Any:
         where = Path(path) / "case.json"
         if where.is_symlink():
             return None
-        data = read_regular(where, code="case_invalid", limit=MAX_CASE_BYTES)
+        data = read_case_json(where, code="case_invalid", limit=MAX_CASE_BYTES)
         return parse(data, code="case_invalid", file=str(where))
     except (CaseError, OSError):
         return None
@@ -299,7 +301,7 @@ def is_upstream_case(path: Path) -> bool:
     from ..core.strictjson import parse
 
     try:
-        value = parse(read_regular(path / "case.json", code="case_invalid", limit=1 << 20))
+        value = parse(read_case_json(path / "case.json", code="case_invalid", limit=1 << 20))
     except (CaseError, OSError):
         return False  # reported by the usual checks
     return (

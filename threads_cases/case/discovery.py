@@ -10,6 +10,7 @@ from pathlib import Path
 
 from ..core.errors import CaseError
 from .directory import peek_case_name
+from .once import discovered
 
 #: The hint of the refusal when no case is found (``run``, the pytest plugin).
 NO_CASES_HINT = "pass a directory holding case directories (each with a case.json), or check -k"
@@ -19,6 +20,11 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
     """Case directories under ``paths`` (a case directory is one holding case.json, named
     directly of any kind as ``validate CASE`` counts it), sorted, skipping hidden folders
     (temporary saves)."""
+    names = [os.fspath(p) for p in paths]  # within a run: found once (case/once.py)
+    return discovered(("discover", os.getcwd(), *names), lambda: _discover(names))
+
+
+def _discover(paths: list[str]) -> list[Path]:
     found: set[Path] = set()
     for p in map(Path, paths):
         if p.name == "case.json" and p.is_file():

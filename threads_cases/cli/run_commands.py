@@ -285,18 +285,21 @@ def _run_with_progress(
         warn_shared_names(paths or [Path(".")])
         progress.plan(total)
 
+    from ..case.once import one_run
+
     try:
         from ..harness.run.runner import run_suite
 
-        return run_suite(
-            paths or [Path(".")],
-            impls,
-            jobs=jobs,  # None: the default for this suite (harness/run/pool.py)
-            shard=parsed,
-            on_result=progress.tick,
-            on_plan=plan,
-            **options,
-        )
+        with one_run():  # each case.json read once, the cases found once (issue 33)
+            return run_suite(
+                paths or [Path(".")],
+                impls,
+                jobs=jobs,  # None: the default for this suite (harness/run/pool.py)
+                shard=parsed,
+                on_result=progress.tick,
+                on_plan=plan,
+                **options,
+            )
     finally:
         progress.stop()
 
@@ -334,7 +337,7 @@ def run(
             "--jobs",
             "-j",
             min=1,
-            help="Cases run at once per implementation, each driver in its own process "
+            help="Cases run at once, in N worker processes each with its own implementations "
             "(default: 1, or one per 400 cases up to the CPU count when an implementation "
             "runs as a driver). The report is the same whatever N.",
         ),

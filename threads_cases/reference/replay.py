@@ -62,8 +62,9 @@ SUPPLY_HINT = 'a supply is {"calls": {"model:<n>": <reply>, "tool:<name>": <resu
 def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
     """Check a supply document ``{"calls": {"model:<n>": reply, "tool:<name>": result}}``.
 
-    At most 200 entries and 64 KiB of canonical JSON. Returns the ``calls`` mapping. Raises
-    ``CaseError("invalid_request")`` naming the offending key.
+    At most 200 entries and 64 KiB of canonical JSON. Returns the ``calls`` mapping (a
+    :class:`CheckedCalls`). Raises ``CaseError("invalid_request")`` naming the offending
+    key.
     """
     if (
         not isinstance(supply, dict)
@@ -102,7 +103,12 @@ def check_supply(supply: Any, *, source: str = "--supply") -> dict[str, Any]:
                 pointer=f"/calls/{key}",
                 hint=SUPPLY_HINT,
             )
-    return dict(calls)
+    return CheckedCalls(calls)
+
+
+class CheckedCalls(dict[str, Any]):
+    """A supply's ``calls`` mapping as :func:`check_supply` accepted it: the harness checks
+    a ``--supply`` once per run and hands this on (issue 33), never checking it again."""
 
 
 def _tool_result(value: Any, where: str) -> ToolResult:

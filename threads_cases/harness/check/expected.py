@@ -152,8 +152,8 @@ def shared_listed(
     the cases it lists: it is applied to neither (:func:`set_aside`)."""
     from ...case.directory import shared_name_groups
 
-    if baseline is None:
-        return {}
+    if baseline is None or not baseline.entries:
+        return {}  # no entry to set aside: no case.json to read
     listed = {e.case for e in baseline.entries}
     shared = {name: paths for name, paths in shared_name_groups(cases) if name in listed}
     for name, paths in shared.items():

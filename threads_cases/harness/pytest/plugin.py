@@ -85,6 +85,10 @@ _SHARED = pytest.StashKey[dict[str, list[str]]]()
 _NAMED = pytest.StashKey[dict[str, str]]()
 #: The user's own agent of each implementation that has one (spec/replay.md 8.2).
 _AGENTS = pytest.StashKey[dict[str, Any]]()
+#: ``strict = true`` in the settings (read once, when the session starts)
+_STRICT = pytest.StashKey[bool]()
+#: the session's reads remembered (case/once.py), closed when it ends
+_SESSION = pytest.StashKey[contextlib.ExitStack]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -141,11 +145,13 @@ def pytest_configure(config: pytest.Config) -> None:
     from threads_cases.harness.pytest.named import check_case_dirs, usage_error
 
     check_case_dirs(dirs)  # missing, a file, or no case: refused with the CLI's words
+    _remember_reads(config)
     from threads_cases.harness.baseline.file import load_baseline
     from threads_cases.harness.run.registry import (
         available_implementations,
         configured,
         implementation_dialect,
+        strict_setting,
     )
 
     explicit = config.getoption("threads_cases_baseline")
@@ -159,6 +165,7 @@ def pytest_configure(config: pytest.Config) -> None:
         named = config.getoption("threads_cases_impl") or list(configured())
         names = config.getoption("threads_cases_impl") or ["threads-py", *named]
         config.stash[_AGENTS] = _agents(config, configured())
+        config.stash[_STRICT] = strict_setting()  # the settings read once per session
     except CaseError as err:
         raise usage_error(err) from None
     config.stash[_NAMES] = names
@@ -180,6 +187,15 @@ def pytest_configure(config: pytest.Config) -> None:
         if not any(_inside(d, a) or _inside(a, d) for a in arg_paths):
             config.args.append(str(d))
             arg_paths.append(d)
+
+
+def _remember_reads(config: pytest.Config) -> None:
+    """Each case.json read once in the session: collection's peek, then the item's load
+    (case/once.py); :func:`pytest_unconfigure` ends it."""
+    from threads_cases.case.once import one_run
+
+    config.stash[_SESSION] = contextlib.ExitStack()
+    config.stash[_SESSION].enter_context(one_run())
 
 
 @pytest.hookimpl(trylast=True)  # after -k and -m deselected theirs: the items that will run
@@ -220,15 +236,33 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     for impl in config.stash.get(_IMPLS, {}).values():
         with contextlib.suppress(Exception):  # a driver that is already gone
             impl.close()
+    session = config.stash.get(_SESSION, None)
+    if session is not None:
+        session.close()
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A ``case.json`` that is a folder: the case is still collected (as ``run`` and
-    ``list`` find it), so that its item fails with the CLI's error instead of the case being
-    skipped without a word."""
-    if path.name != "case.json":
+    """A case directory under the configured folders is one collector whose only child is
+    its case.json (:class:`CaseFolder`): pytest never walks the case's logs, recordings and
+    artifacts, one walk of the folders for the whole session. A ``case.json`` that is a
+    folder: the case is still collected (as ``run`` and ``list`` find it), so that its item
+    fails with the CLI's error instead of the case being skipped without a word."""
+    if path.name == "case.json":
+        return pytest_collect_file(path, parent)
+    if not os.path.lexists(path / "case.json"):
         return None
-    return pytest_collect_file(path, parent)
+    dirs = parent.config.stash.get(_DIRS, [])
+    if not any(_inside(path.resolve(), d) for d in dirs):
+        return None
+    return CaseFolder.from_parent(parent, path=path)
+
+
+class CaseFolder(pytest.Directory):
+    """A case directory: its case.json alone is collected (the case loads when it runs)."""
+
+    def collect(self) -> Any:
+        found = pytest_collect_file(self.path / "case.json", self)
+        return [found] if found is not None else []
 
 
 def pytest_collect_file(file_path: Path, parent: pytest.Collector) -> pytest.Collector | None:
@@ -307,7 +341,7 @@ class CaseItem(pytest.Item):
         from threads_cases.harness.report.result_text import describe
         from threads_cases.harness.run.runner import run_case
 
-        strict = bool(self.config.getoption("threads_cases_strict")) or _strict_setting()
+        strict = bool(self.config.getoption("threads_cases_strict")) or self.config.stash[_STRICT]
         from threads_cases.harness.check.expected import apply_shared
         from threads_cases.harness.report.result_text import baseline_text, stale_text
         from threads_cases.harness.run.repeat import repeat_runs
@@ -350,18 +384,6 @@ class CaseItem(pytest.Item):
 
     def reportinfo(self) -> tuple[Path, int | None, str]:
         return self.path, None, f"threads-case {self.name}"
-
-
-def _strict_setting() -> bool:
-    """``strict = true`` under ``[tool.threads-cases]`` (a malformed value was refused as a
-    usage error when the session started: :func:`pytest_configure`)."""
-    from threads_cases.core.errors import CaseError
-    from threads_cases.harness.run.registry import strict_setting
-
-    try:
-        return strict_setting()
-    except CaseError:  # the settings file changed during the session
-        return False
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ before, whether anything changed, and the old and new files for a diff.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
@@ -28,7 +29,8 @@ from typing import Any, cast
 from ...case.build import agent_summary, recorded_parts
 from ...case.directory import finish_case_files, read_case_files
 from ...case.divergence import replayed_requests
-from ...case.loader import open_case
+from ...case.loader import Case, first_blocking, inspect_case, open_case
+from ...case.once import one_run
 from ...case.requests import delta_records
 from ...case.writer import write_case_dir
 from ...core.canonical import canonical_document
@@ -38,6 +40,7 @@ from ...core.log import read_log
 from ...core.shapes import Verdict
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
+from ...reference.live import AskModel
 from ..check.checks import replay
 from .runner import CaseResult, run_one
 
@@ -69,8 +72,15 @@ def accept_case(
     """Rewrite the drifted parts of the case at ``path`` from its replay on ``impl`` (module
     docstring). ``supply`` is a checked ``calls`` mapping whose answers are written in;
     ``agent`` is the user's own agent, whose replay is written (spec/replay.md 10.4)."""
-    result = run_one(path, impl, supply, agent=agent)
-    before = read_case_files(path)
+    with one_run():  # case.json read once (case/once.py)
+        opened = inspect_case(path)  # the run and the rebuild share it (issue 33)
+    kept = _Kept(impl)
+    result = run_one(path, kept, supply, opened, agent=agent)
+    case, problems = opened
+    if case is None or first_blocking(problems) is not None:
+        case, before = None, read_case_files(path)  # refused below, as a run refuses it
+    else:
+        before = dict(case.files)
     if result.verdict in ("pass", "skip") and not supply:
         return AcceptResult(path, result.verdict, False, before, before, result)
     if result.verdict == "error":
@@ -86,7 +96,7 @@ def accept_case(
             f"{path}: the replay fails ({', '.join(hard)}); accepting would record a broken turn",
             hint="fix the agent, or pass --force to accept it anyway",
         )
-    after = _rebuilt(path, impl, supply, before, result, agent)
+    after = _rebuilt(case or open_case(path), kept, supply, before, result, agent)
     changed = after != before
     if changed:
         write_case_dir(path.parent, path.name, after, overwrite=True, secrets="allow")
@@ -97,18 +107,47 @@ def _fail_codes(result: CaseResult) -> set[str]:
     return {c.code or c.id for c in result.checks if c.result == "fail"}
 
 
+class _Kept:
+    """``impl`` keeping the answer of each command it was asked (the run's ``reduce`` and
+    ``replay``), so that accept rebuilds the case from the run's own replay: one replay."""
+
+    def __init__(self, impl: Implementation) -> None:
+        self.impl = impl
+        self.answers: dict[str, dict[str, Any]] = {}
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.impl, name)
+
+    def request(
+        self, message: dict[str, Any], on_model_call: AskModel | None = None
+    ) -> dict[str, Any]:
+        if on_model_call is None:
+            out = self.impl.request(message)
+        else:
+            out = self.impl.request(message, on_model_call)
+        self.answers[str(message.get("cmd"))] = out
+        return out
+
+    def answer(self, cmd: str, ask: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+        """The run's answer to ``cmd``, or ``ask()`` when the run did not ask it."""
+        return self.answers[cmd] if cmd in self.answers else ask()
+
+
 def _rebuilt(
-    path: Path,
-    impl: Implementation,
+    case: Case,
+    impl: _Kept,
     supply: dict[str, Any] | None,
     before: dict[str, bytes],
     result: CaseResult,
     agent: AgentRef | None,
 ) -> dict[str, bytes]:
-    case = open_case(path)
     d = get_dialect(impl.dialect)
-    prefix = _prefix(case.log_path(impl.dialect), impl.dialect)
-    out = replay(case, impl, d, supply, agent)
+    prefix = list(case.logs[impl.dialect])  # the loader's canonical events of the log
+    if "replay" in impl.answers:
+        out = dict(impl.answers["replay"])
+        out["events"] = [d.decode_event(e) for e in out["events"]]
+    else:
+        out = replay(case, impl, d, supply, agent)
     events = out["events"]
     own = out.get("agent")  # the user's own agent, when the replay ran one
     parts = recorded_parts(events, own if own is not None else prefix_agent(prefix))
@@ -121,8 +160,11 @@ def _rebuilt(
     stubs = case.read("stubs.json")
     files["stubs.json"] = canonical_document({**stubs, "calls": parts["calls"]})
     if "state_mismatch" in _fail_codes(result):
-        state = impl.request(
-            {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
+        state = impl.answer(
+            "reduce",
+            lambda: impl.request(
+                {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
+            ),
         )
         files[f"expected.{impl.dialect}.json"] = canonical_document(state["state"])
     meta = dict(case.meta)

@@ -41,8 +41,10 @@ def supply_calls(supply: dict[str, Any] | None) -> dict[str, Any] | None:
             f"supply must be a dict, not {type(supply).__name__}",
             hint='pass supply={"calls": {...}} (spec/replay.md, "supply"), or leave it out',
         )
-    from ...reference.replay import check_supply
+    from ...reference.replay import CheckedCalls, check_supply
 
+    if isinstance(supply, CheckedCalls):
+        return supply  # checked once, where it was read (the CLI's --supply)
     doc = supply if set(supply) == {"calls"} else {"calls": supply}
     return check_supply(doc, source="supply")
 

@@ -43,8 +43,9 @@ from ...protocol.client import Implementation
 from ..check.checks import Check, check_case, check_live_case, verdict_of
 from ..live.desk import LiveRun, live_totals
 from .case_arguments import check_arguments, split_agent, supply_calls
+from .forked import run_items
 from .opened import Inspected, OpenedCases
-from .pool import default_jobs, pooled, run_work, shard_of
+from .pool import default_jobs, shard_of
 from .provenance import answers_of
 from .repeat import Repeat, repeat_runs
 from .setup import check_named_runs, keep_only
@@ -317,6 +318,14 @@ def run_one(
     return result
 
 
+def lost_run(path: Path, impl: Implementation) -> CaseResult:
+    """The ``error`` of a run whose worker process ended before it answered (killed, out of
+    memory: harness/run/forked.py): ``internal_error``, and the suite goes on."""
+    result = CaseResult(path.name, str(path), impl.name, "error")
+    could_not_run(result, impl, internal_error(RuntimeError("the worker process running it ended")))
+    return result
+
+
 def internal_error(exc: BaseException) -> CaseError:
     """An unexpected exception as ``CaseError("internal_error")`` with a one-line message
     (its type and first line), for the verdict ``error`` of one case."""
@@ -381,9 +390,11 @@ def run_suite(
     selected runs, every run is kept and ``on_note`` says so: :func:`.setup.keep_only`);
     ``max_fail`` stops starting
     new cases after that many failures or errors, exactly as a serial run would; ``jobs`` runs
-    up to that many cases at once per implementation (a pool of driver processes each), with
-    results in the same order whatever ``jobs`` is (``None``: :func:`.pool.default_jobs`, 1
-    unless the suite is large enough for another driver to pay for itself); ``shard=(K, N)``
+    up to that many cases at once, in as many forked worker processes each loading, checking
+    and replaying its cases with implementations of its own (:mod:`.forked`; threads and
+    driver pools where it cannot fork), with results in the same order whatever ``jobs``
+    is (``None``: :func:`.pool.default_jobs`, 1 unless the suite is large enough for
+    another driver to pay for itself); ``shard=(K, N)``
     runs only the cases of shard K of N (:func:`threads_cases.harness.run.pool.shard_of`);
     ``baseline`` turns listed failures into ``xfail`` and stale entries into ``xpass``
     (:mod:`.expected`; every result then carries its judgement, which ``baseline update``
@@ -408,29 +419,31 @@ def run_suite(
     t0 = time.perf_counter()
     if jobs is None:
         jobs = default_jobs(len(cases), impls)
-    slot = {id(i): k for k, i in enumerate(impls)}
-    impls = [pooled(i, jobs) for i in impls]  # a driver answers one request at a time
+    items = [(c, impls.index(i)) for c, i in work]
     opened = OpenedCases([c for c, _ in work])
     refs = dict(agents or {})  # the user's own agent of each implementation that has one
 
-    def one(item: tuple[Path, int]) -> CaseResult:
+    def unjudged(item: tuple[Path, int]) -> CaseResult:
         impl = impls[item[1]]
         ref = refs.get(impl.name)
 
         def body(o: Inspected) -> CaseResult:  # once, or ``repeat.runs`` times combined
             return repeat_runs(lambda: run_one(item[0], impl, supply, o, live, ref), repeat, strict)
 
-        r = opened.run(item[0], body)
+        return opened.run(item[0], body)
+
+    def judged(r: CaseResult) -> CaseResult:
         return r if baseline is None else apply_shared(r, baseline, shared, strict)
 
     try:
-        results = run_work(
-            [(c, slot[id(i)]) for c, i in work],
-            one,
-            # a live run is serial: its budgets stop exactly, in a stable order; otherwise
-            # each implementation gets ``jobs`` threads and sees its cases in work order
-            workers=1 if live is not None else jobs,
-            lane=None if live is not None else (lambda item: item[1]),
+        results = run_items(  # impls pooled in place when they run on threads
+            items,
+            impls,
+            unjudged,
+            judged,
+            lost=lambda item: lost_run(item[0], impls[item[1]]),
+            jobs=jobs,
+            live=live is not None,
             failed=lambda r: not r.passed(strict),
             max_fail=max_fail,
             on_result=on_result,
