@@ -302,6 +302,7 @@ def bench(session: nox.Session) -> None:
             ["benchmarks/import_bench.py", "--check"],
             # CPU ratios to `python -c pass`; exits 1 over a budget (--version, run of one case)
             ["benchmarks/startup_bench.py", "--check", "--imports"],
+            ["benchmarks/reduce_instructions.py"],  # reduce / orjson loop in instructions
             ["benchmarks/memory_bench.py"],  # exits 1 past 24x the file
             ["benchmarks/scaling.py"],  # exits 1 on a superlinear curve
         ):

@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 from threads_cases.core import strictjson
 from threads_cases.core.errors import CaseError
-from threads_cases.core.eventcheck import LogChecker, check_line_value
+from threads_cases.core.eventcheck import LogChecker, _sixteen_digits, check_line_value
 from threads_cases.core.strictjson import canonical_line, iter_lines, parse
 from threads_cases.core.timestamps import CALENDAR_PATTERN, timestamp_problem
 
@@ -194,3 +194,10 @@ def test_the_block_reader_cuts_lines_as_the_line_rules_say(
             else:
                 got.append((lineno, body))
     assert got == _reference_lines(data, limit)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.sampled_from([b"1", b"9", b".", b"0", b".0", b"12345678", b'"', b","])))
+def test_the_sixteen_digit_scan_is_the_pattern(parts: list[bytes]) -> None:
+    text = b"".join(parts)
+    assert _sixteen_digits(text) == (re.search(rb"[0-9]{16}\.0", text) is not None)

@@ -382,11 +382,14 @@ def iter_lines(
         name = str(getattr(source, "name", None) or "<stream>")
         close = False
     try:
-        for lineno, body in enumerate(_bodies(fh), 1):
-            if body[:1] == b"{" and body[-1:] != b"\r" and len(body) <= MAX_LINE_BYTES:
-                yield lineno, body  # the usual line: "{...}", within the limit
-            else:
-                yield lineno, _line_rules(body, lineno, code, name)
+        lineno = 0
+        for lines in _blocks(fh):
+            for body in lines:
+                lineno += 1
+                if body[:1] == b"{" and body[-1:] != b"\r" and len(body) <= MAX_LINE_BYTES:
+                    yield lineno, body  # the usual line: "{...}", within the limit
+                else:
+                    yield lineno, _line_rules(body, lineno, code, name)
     finally:
         if close:
             fh.close()
@@ -396,9 +399,9 @@ def iter_lines(
 _BLOCK = 1 << 20
 
 
-def _bodies(fh: IO[bytes]) -> Iterator[bytes]:
-    """The lines of ``fh`` without their ``\n`` (the last one may lack it), read in blocks of
-    :data:`_BLOCK`; a line longer than :data:`MAX_LINE_BYTES` is given as its first
+def _blocks(fh: IO[bytes]) -> Iterator[list[bytes]]:
+    """The lines of ``fh`` without their ``\\n`` (the last one may lack it), a list per block
+    of :data:`_BLOCK` read; a line longer than :data:`MAX_LINE_BYTES` is given as its first
     ``MAX_LINE_BYTES + 1`` bytes, and the rest of it is skipped unread into memory."""
     pieces: list[bytes] = []  # the start of a line that goes on in the next block
     held = 0
@@ -421,14 +424,14 @@ def _bodies(fh: IO[bytes]) -> Iterator[bytes]:
                 pieces, held = [], 0
             lines = block.split(b"\n")
             tail = lines.pop()
-            yield from lines
+            yield lines
             if tail:
                 pieces, held = [tail], len(tail)
         if held > MAX_LINE_BYTES:
-            yield b"".join(pieces)[: MAX_LINE_BYTES + 1]
+            yield [b"".join(pieces)[: MAX_LINE_BYTES + 1]]
             pieces, held, skipping = [], 0, True
     if pieces:
-        yield b"".join(pieces)
+        yield [b"".join(pieces)]
 
 
 def _line_rules(body: bytes, lineno: int, code: str, name: str) -> bytes | CaseError:
