@@ -11,6 +11,8 @@ Benchmarks:
             MiB, beside the peak RSS of the same interpreter importing the package; the
             growth between the two sizes gives the peak at 1 GiB (aim < 256 MiB there);
             --big-mb 1024 measures it (about 3.4 M events, 1.5-2 min of CPU)
+  memory-thread  peak RSS of `threads-cases reduce` on a --big-mb MiB log of one long thread
+            (every message kept) / the size of the state it prints (aim: 1.5x + 100 MiB)
   runner    --cases generated small cases run in process: case runs per second, and suite
             wall time / sum of per-case replay times (aim <= 1.2)
   driver    median per-request overhead of the subprocess driver over the in-process call,
@@ -152,6 +154,33 @@ def bench_memory(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
+def bench_memory_thread(args: argparse.Namespace) -> dict[str, Any]:
+    """Peak RSS of `threads-cases reduce` on a log of one long thread (no restore: the state
+    keeps every message), against the size of the state it prints: the aim is a peak of at
+    most 1.5x that size plus 100 MiB (issue 37). The log is --big-mb MiB."""
+    p = WORK / f"log-thread-{args.big_mb}mb.jsonl"
+    if not p.exists():
+        write_log(p, target_bytes=args.big_mb * 2**20, restore_every=10**12)
+    out = WORK / "state-thread.json"
+    with open(out, "wb") as fh:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "threads_cases", "reduce", str(p)], stdout=fh
+        )
+        _, status, usage = os.wait4(proc.pid, 0)
+    if status != 0:
+        raise SystemExit(f"reduce of {p} failed with status {status}")
+    peak, state = usage.ru_maxrss / 1024, out.stat().st_size / 2**20
+    return {
+        "log_mib": round(p.stat().st_size / 2**20),
+        "state_mib": round(state, 1),
+        "peak_rss_mib": round(peak),
+        "peak_over_state": round(peak / state, 2),
+        "aim_mib": round(1.5 * state + 100),
+        "within_aim": peak <= 1.5 * state + 100,
+        "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
+    }
+
+
 def make_cases(n: int) -> Path:
     from threads_cases import AgentSpec, CaseExpectation, FakeSandbox, ScriptedModel, Thread
     from threads_cases.reference.model import text_reply, tool_reply
@@ -265,6 +294,7 @@ def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
 BENCHES = {
     "reduce": bench_reduce,
     "memory": bench_memory,
+    "memory-thread": bench_memory_thread,
     "runner": bench_runner,
     "driver": bench_driver,
     "ts": bench_ts,
