@@ -18,6 +18,8 @@ Benchmarks:
   driver    median per-request overhead of the subprocess driver over the in-process call,
             for a small replay (aim <= 1 ms)
   ts        TypeScript / Python time to reduce the 100,000-event log, both through their driver
+  ts-reduce threads-ts's reduceLog / a JSON.parse loop over the same log, medians of 7
+            interleaved rounds (aim <= 4x)
   suite, jobs, cli   isolation and parallelism (benchmarks/parallel.py)
 
 Inputs are generated under benchmarks/.work/ (ignored by git). Results are printed and
@@ -291,6 +293,22 @@ def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
     return {"python_s": round(tp, 3), "typescript_s": round(tt, 3), "ts_over_py": round(tt / tp, 2)}
 
 
+def bench_ts_reduce(_: argparse.Namespace) -> dict[str, Any]:
+    """threads-ts's `reduceLog` / a JSON.parse loop over the 100,000-event log, medians of 7
+    interleaved rounds (benchmarks/reduce_ts.mjs)."""
+    node = shutil.which("node")
+    if node is None or not (HERE.parent / "ts" / "dist" / "src" / "core" / "log.js").is_file():
+        return {"skipped": "the TypeScript implementation is not built (nox -s ts)"}
+    out = subprocess.run(
+        [node, str(HERE / "reduce_ts.mjs"), str(log_100k())],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, Any] = orjson.loads(out.stdout)
+    return result
+
+
 BENCHES = {
     "reduce": bench_reduce,
     "memory": bench_memory,
@@ -298,6 +316,7 @@ BENCHES = {
     "runner": bench_runner,
     "driver": bench_driver,
     "ts": bench_ts,
+    "ts-reduce": bench_ts_reduce,
     "suite": lambda a: parallel.bench_suite(a, make_cases(a.cases)),
     "jobs": lambda a: parallel.bench_jobs(a, make_cases(a.cases)),
     "cli": lambda a: parallel.bench_cli(a, make_cases(a.cases)),
