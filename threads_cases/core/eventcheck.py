@@ -36,6 +36,7 @@ from .strictjson import canonical_line, parse
 from .timestamps import check_ts
 
 _STRICT = orjson.OPT_STRICT_INTEGER
+_loads, _dumps = orjson.loads, orjson.dumps
 
 
 def _sixteen_digits(body: bytes) -> bool:
@@ -157,7 +158,7 @@ class LogChecker:
         or ``CaseError("log_invalid")`` at ``file``, ``line`` and the rule's pointer. A valid
         line takes the compiled check; any other the rules one by one (module docstring)."""
         try:
-            raw = orjson.loads(body)
+            raw = _loads(body)
         except orjson.JSONDecodeError:
             pass
         else:
@@ -186,7 +187,7 @@ class LogChecker:
         if type(raw) is not dict:
             return None
         try:
-            if orjson.dumps(raw, option=_STRICT) != body:
+            if _dumps(raw, option=_STRICT) != body:
                 return None  # not orjson's own bytes: the strict reader decides
         except orjson.JSONEncodeError:
             return None

@@ -135,17 +135,18 @@ def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> State:
     reducer = Reducer(copy_data=False)
     name = source_name(source)
     # read_log's loop with the reducer inside it: one pass, no generator between them
+    check_line, apply = checker.check_line, reducer.apply
     with _cycle_collector_paused():
         for lineno, body in iter_lines(source):
             if isinstance(body, CaseError):
                 raise body
-            ev = checker.check_line(body, name, lineno)
+            ev = check_line(body, name, lineno)
             if checker.last_repeated and _repeats_earlier(
                 source, checker.dialect, ev["event_id"], lineno
             ):
                 raise _duplicate(ev["event_id"], name, lineno)
             try:
-                reducer.apply(ev)
+                apply(ev)
             except CaseError as exc:
                 raise exc.at(file=name, line=lineno) from None
     return cast(State, reducer.state)
