@@ -300,6 +300,8 @@ def bench(session: nox.Session) -> None:
         for check in (
             # the importer's MB per CPU second, median of 5 runs; exits 1 under 50 MB/s
             ["benchmarks/import_bench.py", "--check"],
+            # every importer / the fastest parser of its format, same run; exits 1 over 4x
+            ["benchmarks/importers_bench.py", "--check"],
             # CPU ratios to `python -c pass`; exits 1 over a budget (--version, run of one case)
             ["benchmarks/startup_bench.py", "--check", "--imports"],
             ["benchmarks/reduce_instructions.py"],  # reduce / orjson loop in instructions

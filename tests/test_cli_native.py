@@ -115,6 +115,7 @@ PATH_COMMANDS = [
     ("stale", "{p}"),
     ("conformance", "{p}"),
     ("import", "codex", "{p}", "-o", "out.jsonl"),
+    ("supply", "{p}", "-o", "supply.json"),
     ("save", "{p}", "--name", "x", "--dir", "cases", "--turn", "1"),
     ("diff", "{p}", "{p}"),
     ("report", "merge", "{p}"),

@@ -1,34 +1,34 @@
 """The data-only tests of drafted matchers (spec/conformance/drafts/turns.json,
 spec/case-format.md 5.12, spec/conformance.md 2.15): what a save writes and says when it is
 given no matchers, ``draft=True`` or ``draft=False``; ts/test/drafts.test.ts runs the same
-file through TypeScript's ``saveCase``. And the Python API end to end: ``thread.save_case``
+file through TypeScript's ``saveCase``; here the harness's runner sends each as a ``draft``
+request (driver-protocol.md 2.10). And the Python API end to end: ``thread.save_case``
 without ``expect`` drafts like ``threads-cases save`` and says so (issue 38)."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
+from conformance_runs import area_tests, in_process, through_the_driver
 
 from threads_cases import AgentSpec, CaseExpectation, FakeSandbox, ScriptedModel, Thread
-from threads_cases.case.save import drafted
-from threads_cases.core.strictjson import canonical_document, parse
+from threads_cases.harness.check.conformance import ConformanceTest
 from threads_cases.reference.model import text_reply, tool_reply
 from threads_cases.reference.runtime import Clock
 
-FILE = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "drafts" / "turns.json"
-TESTS: list[dict[str, Any]] = parse(FILE.read_bytes())["tests"]
+TESTS = area_tests("drafts")
 
 
-@pytest.mark.parametrize("test", TESTS, ids=[t["description"][:40] for t in TESTS])
-def test_drafts_conformance(test: dict[str, Any]) -> None:
-    given = CaseExpectation(test["given"]["must"], test["given"]["expect"])
-    exp, notes = drafted(test["events"], given, test["draft"])
-    saved = {"must": exp.must, "expect": exp.expect}
-    assert canonical_document(saved) == canonical_document(test["saved"])
-    assert notes == [w.replace("{skip}", "draft=False") for w in test["warnings"]]
+@pytest.mark.parametrize("test", TESTS, ids=[t.id for t in TESTS])
+def test_drafts_conformance(test: ConformanceTest) -> None:
+    """The harness's runner (``threads-cases conformance --area drafts``), in process."""
+    assert in_process(test) == []
+
+
+def test_through_the_subprocess_driver() -> None:
+    assert through_the_driver("drafts") == []
 
 
 def _thread() -> tuple[Thread, str]:

@@ -9,9 +9,9 @@ from pathlib import Path
 
 from conftest import cli
 
-from threads_cases.harness.conformance import AREAS
-from threads_cases.harness.levels import levels_of, read_levels
-from threads_cases.harness.runner import CaseResult
+from threads_cases.harness.check.conformance import AREAS
+from threads_cases.harness.check.levels import levels_of, read_levels
+from threads_cases.harness.run.runner import CaseResult
 
 LEVELS = read_levels()
 
@@ -20,9 +20,28 @@ def result(case: str, verdict: str, impl: str = "x") -> CaseResult:
     return CaseResult(case, case, impl, verdict)
 
 
-def test_the_shipped_levels_are_reader_replayer_writer_live() -> None:
-    assert [lv["name"] for lv in LEVELS] == ["reader", "replayer", "writer", "live"]
+def test_the_shipped_levels_are_reader_replayer_writer_live_library_client() -> None:
+    names = [lv["name"] for lv in LEVELS]
+    assert names == ["reader", "replayer", "writer", "live", "library", "client"]
     assert LEVELS[0]["areas"] == ["canonical", "reduce", "match", "driver-requests"]
+
+
+def test_every_area_of_the_suite_belongs_to_exactly_one_level() -> None:
+    """No area is outside the levels (spec/conformance.md 9.1): each folder of the shipped
+    suite (but skips/) is named by one level, and every level's area is a folder there."""
+    suite = Path(__file__).resolve().parent.parent / "spec" / "conformance"
+    folders = sorted(p.name for p in suite.iterdir() if p.is_dir() and p.name != "skips")
+    named = [a for lv in LEVELS for a in lv["areas"]]
+    assert sorted(named) == folders
+    assert len(named) == len(set(named))
+
+
+def test_every_area_the_command_runs_is_in_a_level_and_the_rest_say_so() -> None:
+    """What the command cannot send to drivers is exactly what the levels file says blocks."""
+    unsent = [a for lv in LEVELS for a in lv["areas"] if a not in AREAS]
+    assert unsent == ["divergence"]  # computed by the client from replay answers
+    got = levels_of([], ["x"], LEVELS[5:], AREAS, AREAS)["x"]
+    assert got["blocked_by"] == ["divergence: not sent to drivers by this version"]
 
 
 def test_a_level_needs_every_test_of_its_areas_to_pass() -> None:

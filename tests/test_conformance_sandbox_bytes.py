@@ -7,61 +7,31 @@ tools/make_sandbox_bytes_tests.py writes them."""
 from __future__ import annotations
 
 import base64
-import os
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from threads_cases.case.artifacts import ArtifactStore
 from threads_cases.case.save import save_case
 from threads_cases.core.strictjson import parse
-from threads_cases.reference.runtime import ArtifactStore
+from threads_cases.harness.check.conformance import load_skips, load_tests, run_test
+from threads_cases.harness.check.conformance_saves import lay_out, sandbox_bytes_test, stored
+from threads_cases.protocol.client import DriverImplementation
+from threads_cases.protocol.server import PythonImplementation
 from threads_cases.reference.sandbox import FakeSandbox
 
-ROOT = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "sandbox-bytes"
+SUITE = Path(__file__).resolve().parent.parent / "spec" / "conformance"
+ROOT = SUITE / "sandbox-bytes"
 TESTS = sorted(ROOT.glob("*.json"))
 KEYS = {"description", "log", "at", "artifacts", "secrets", "folder", "outside"}
 
 
-def entry_bytes(entry: dict[str, str]) -> bytes:
-    """A folder entry's bytes: ``{"text"}`` (UTF-8) or ``{"base64"}``."""
-    return entry["text"].encode() if "text" in entry else base64.b64decode(entry["base64"])
-
-
-def lay_out(test: dict[str, Any], work: Path) -> Path:
-    """``work/box`` holding the test's folder (not made when ``folder`` is null), and its
-    ``outside`` files in ``work`` beside it; returns ``work/box``."""
-    box = work / "box"
-    for name, entry in test["outside"].items():
-        (work / name).write_bytes(entry_bytes(entry))
-    if test["folder"] is None:
-        return box
-    box.mkdir()
-    for rel, entry in test["folder"].items():
-        target = box / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        if "symlink" in entry:
-            os.symlink(entry["symlink"], target)
-        else:
-            target.write_bytes(entry_bytes(entry))
-    return box
-
-
-def outcome(case: Path) -> dict[str, Any]:
-    """What a saved case holds: its artifacts (sha256 hex, sorted), and the paths of the files
-    the replay starts with (the expected state's files and sandbox.json's reads) whose bytes
-    it lacks (sorted)."""
-    arts = sorted(p.name for p in (case / "artifacts").glob("*"))
-    state = parse((case / "expected.threads-py.json").read_bytes())
-    reads = parse((case / "sandbox.json").read_bytes())["reads"]
-    pairs = list(state["sandbox"]["files"].items()) + [(r["path"], r["sha256"]) for r in reads]
-    return {"artifacts": arts, "hash_only": sorted({p for p, sha in pairs if sha not in arts})}
-
-
-def run_test(test: dict[str, Any], work: Path) -> dict[str, Any]:
-    """Save the test's thread with ``sandbox_dir`` its folder (no verification: a turn reading
-    a file left hash-only could not pass); ``{"saved": outcome}`` or ``{"error": {"code",
-    "message", "hint"}}``."""
+def saved_by_the_api(test: dict[str, Any], work: Path) -> dict[str, Any]:
+    """The same save through the Python API, ``save_case(..., sandbox_dir=)`` (no verification:
+    a turn reading a file left hash-only could not pass), its case read back from disk as the
+    harness reads a ``write_case`` answer's files."""
     box = lay_out(test, work)
     store = ArtifactStore({k: base64.b64decode(v) for k, v in test["artifacts"].items()})
     r = save_case(
@@ -79,7 +49,9 @@ def run_test(test: dict[str, Any], work: Path) -> dict[str, Any]:
     if not r.ok:
         assert r.error is not None
         return {"error": {"code": r.error.code, "message": r.error.message, "hint": r.error.hint}}
-    return {"saved": outcome(work / "cases" / "c")}
+    case = work / "cases" / "c"
+    files = {p.relative_to(case).as_posix(): p.read_bytes() for p in case.rglob("*") if p.is_file()}
+    return {"saved": stored(files)}
 
 
 def test_the_suite_covers_every_rule() -> None:
@@ -87,10 +59,17 @@ def test_the_suite_covers_every_rule() -> None:
 
 
 @pytest.mark.parametrize("path", TESTS, ids=[p.stem for p in TESTS])
-def test_sandbox_bytes_conformance(path: Path, tmp_path: Path) -> None:
+def test_sandbox_bytes_conformance(path: Path) -> None:
+    """The harness's runner (``threads-cases conformance --area sandbox-bytes``), in process."""
+    check = sandbox_bytes_test(parse(path.read_bytes()), PythonImplementation(), path)
+    assert check.result == "pass", check.message
+
+
+@pytest.mark.parametrize("path", TESTS, ids=[p.stem for p in TESTS])
+def test_the_python_api_saves_the_same(path: Path, tmp_path: Path) -> None:
     t: dict[str, Any] = parse(path.read_bytes())
     assert set(t) - KEYS in ({"saved"}, {"error"}), sorted(t)
-    got = run_test(t, tmp_path)
+    got = saved_by_the_api(t, tmp_path)
     if "saved" in t:
         assert got == {"saved": t["saved"]}
     else:
@@ -98,3 +77,18 @@ def test_sandbox_bytes_conformance(path: Path, tmp_path: Path) -> None:
         assert got["error"]["code"] == t["error"]["code"]
         assert got["error"]["message"].endswith(t["error"]["message_end"]), got
         assert got["error"]["hint"] == t["error"]["hint"], got
+
+
+def test_through_the_subprocess_driver() -> None:
+    impl = DriverImplementation(
+        "threads-py",
+        [sys.executable, "-m", "threads_cases.protocol.driver"],
+        dialect="threads-py",
+        validate_protocol=True,
+    )
+    try:
+        for t in load_tests(SUITE, ["sandbox-bytes"]):
+            r = run_test(t, impl, load_skips(SUITE, "threads-py"))
+            assert r.verdict == "pass", (t.name, r.message, r.checks)
+    finally:
+        impl.close()

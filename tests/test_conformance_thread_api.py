@@ -1,7 +1,9 @@
 """The data-only Thread API tests (spec/conformance/thread-api/, spec/thread-log.md 9.2,
 spec/conformance.md 2.9): programs of turns, forks, snapshots and restores recorded with a
 fixed thread id and clock, and the event ids and log bytes every thread ends with.
-ts/test/threadApi.test.ts runs the same file; tools/make_thread_api_tests.py writes it."""
+ts/test/threadApi.test.ts runs the same file; tools/make_thread_api_tests.py writes it. The
+harness's runner sends each program as a ``thread_program`` request (driver-protocol.md 2.11);
+the Python API is checked here for what no request shows: ``write_log`` writes those bytes."""
 
 from __future__ import annotations
 
@@ -9,18 +11,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conformance_runs import area_tests, in_process, through_the_driver
 
+from threads_cases.case.sandbox import sha256_hex
 from threads_cases.core.log import encode_log
 from threads_cases.core.strictjson import parse
+from threads_cases.harness.check.conformance import ConformanceTest
 from threads_cases.reference.agent import AgentSpec
 from threads_cases.reference.model import ScriptedModel
 from threads_cases.reference.runtime import Clock
-from threads_cases.reference.sandbox import FakeSandbox, sha256_hex
+from threads_cases.reference.sandbox import FakeSandbox
 from threads_cases.reference.thread import Thread
 
 FILE = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "thread-api" / "ids.json"
 SUITE: dict[str, Any] = parse(FILE.read_bytes())
 KEYS = {"description", "thread_id", "clock_start_ms", "files", "ops", "threads"}
+TESTS = area_tests("thread-api")
 
 
 def run_program(agent: dict[str, Any], test: dict[str, Any]) -> list[Thread]:
@@ -60,10 +66,20 @@ def results(threads: list[Thread]) -> list[dict[str, Any]]:
 
 
 @pytest.mark.parametrize("test", SUITE["tests"], ids=[t["description"] for t in SUITE["tests"]])
-def test_thread_api_conformance(test: dict[str, Any], tmp_path: Path) -> None:
+def test_write_log_writes_the_program_s_bytes(test: dict[str, Any], tmp_path: Path) -> None:
     assert set(test) == KEYS
     threads = run_program(SUITE["agent"], test)
     assert results(threads) == test["threads"]
     threads[-1].write_log(tmp_path / "log.jsonl")  # those bytes, through a sibling file
     assert sha256_hex((tmp_path / "log.jsonl").read_bytes()) == test["threads"][-1]["log_sha256"]
     assert [p.name for p in tmp_path.iterdir()] == ["log.jsonl"]
+
+
+@pytest.mark.parametrize("test", TESTS, ids=[t.id for t in TESTS])
+def test_thread_api_conformance(test: ConformanceTest) -> None:
+    """The harness's runner (``threads-cases conformance --area thread-api``), in process."""
+    assert in_process(test) == []
+
+
+def test_through_the_subprocess_driver() -> None:
+    assert through_the_driver("thread-api") == []

@@ -19,9 +19,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from threads_cases.core import strictjson
+from threads_cases.core.canonical import canonical_line
 from threads_cases.core.errors import CaseError
 from threads_cases.core.eventcheck import LogChecker, _sixteen_digits, check_line_value
-from threads_cases.core.strictjson import canonical_line, iter_lines, parse
+from threads_cases.core.strictjson import iter_lines, parse
 from threads_cases.core.timestamps import CALENDAR_PATTERN, timestamp_problem
 
 ROOT = Path(__file__).resolve().parent.parent

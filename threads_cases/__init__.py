@@ -27,9 +27,23 @@ every pytest run) stays cheap.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
+from .case.verifier import use_verifier
+
+
+def _replay_verifier(path: Path, dialects: Sequence[str], agent: Any) -> None:
+    """Every save's default verifier (threads_cases.case.verifier): the harness's replay,
+    registered here because the case layer never imports the harness (tests/test_layers.py)."""
+    from .harness.run.verify import verify_case_dir
+
+    verify_case_dir(path, dialects, agent)
+
+
+use_verifier(_replay_verifier)
 
 #: public name -> (module, attribute)
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -50,22 +64,22 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ScriptedModel": (".reference.model", "ScriptedModel"),
     "Reducer": (".core.reducer", "Reducer"),
     "initial_state": (".core.reducer", "initial_state"),
-    "Baseline": (".harness.baseline", "Baseline"),
-    "Coverage": (".harness.coverage", "Coverage"),
-    "suite_coverage": (".harness.coverage", "suite_coverage"),
-    "load_baseline": (".harness.baseline", "load_baseline"),
-    "CaseResult": (".harness.runner", "CaseResult"),
+    "Baseline": (".harness.baseline.file", "Baseline"),
+    "Coverage": (".harness.check.coverage", "Coverage"),
+    "suite_coverage": (".harness.check.coverage", "suite_coverage"),
+    "load_baseline": (".harness.baseline.file", "load_baseline"),
+    "CaseResult": (".harness.run.runner", "CaseResult"),
     "ClientSettings": (".harness.live.providers", "ClientSettings"),
     "LiveOptions": (".harness.live.desk", "LiveOptions"),
     "LiveRun": (".harness.live.desk", "LiveRun"),
-    "SuiteResult": (".harness.runner", "SuiteResult"),
-    "run_case": (".harness.runner", "run_case"),
-    "run_suite": (".harness.runner", "run_suite"),
+    "SuiteResult": (".harness.run.runner", "SuiteResult"),
+    "run_case": (".harness.run.runner", "run_case"),
+    "run_suite": (".harness.run.runner", "run_suite"),
     "DirectorySandbox": (".reference.sandbox", "DirectorySandbox"),
     "FakeSandbox": (".reference.sandbox", "FakeSandbox"),
     "SaveResult": (".case.save", "SaveResult"),
-    "canonical_document": (".core.strictjson", "canonical_document"),
-    "canonical_line": (".core.strictjson", "canonical_line"),
+    "canonical_document": (".core.canonical", "canonical_document"),
+    "canonical_line": (".core.canonical", "canonical_line"),
     "parse_json": (".core.strictjson", "parse"),
     "Thread": (".reference.thread", "Thread"),
 }
@@ -127,17 +141,17 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .case.directory import CaseExpectation
     from .case.save import SaveResult
+    from .core.canonical import canonical_document, canonical_line
     from .core.dialects import Dialect, dialect_names, get_dialect
     from .core.errors import CaseError, Problem
     from .core.log import encode_log, read_log, reduce, validate_log
     from .core.reducer import Reducer, initial_state
-    from .core.strictjson import canonical_document, canonical_line
     from .core.strictjson import parse as parse_json
-    from .harness.baseline import Baseline, load_baseline
-    from .harness.coverage import Coverage, suite_coverage
+    from .harness.baseline.file import Baseline, load_baseline
+    from .harness.check.coverage import Coverage, suite_coverage
     from .harness.live.desk import LiveOptions, LiveRun
     from .harness.live.providers import ClientSettings
-    from .harness.runner import CaseResult, SuiteResult, run_case, run_suite
+    from .harness.run.runner import CaseResult, SuiteResult, run_case, run_suite
     from .reference.agent import AgentSpec, ToolResult, ToolSpec
     from .reference.agent_ref import AgentRef
     from .reference.model import ScriptedModel

@@ -12,8 +12,6 @@ it gets the same. Review the diff of the written file: it is the specification. 
 
 from __future__ import annotations
 
-import json
-import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -23,6 +21,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from threads_cases.core.canonical import canonical_document  # noqa: E402
+from threads_cases.harness.check.conformance_turns import prepared  # noqa: E402
 from threads_cases.protocol.server import handle_request  # noqa: E402
 
 CASES = ROOT / "spec" / "conformance" / "cases"
@@ -99,22 +98,9 @@ TESTS: list[dict[str, Any]] = [
 ]
 
 
-def prepared(test: dict[str, Any], folder: Path) -> Path:
-    """A copy of the test's case in ``folder``, cut as the test says (conformance.md 2.16)."""
-    case = folder / test["case"]
-    shutil.copytree(CASES / test["case"], case)
-    if test["keep_replies"] is not None:
-        model = json.loads((case / "model.json").read_text("utf-8"))
-        model["replies"] = model["replies"][: test["keep_replies"]]
-        (case / "model.json").write_text(json.dumps(model), "utf-8")
-    if test["drop_stubs"]:
-        (case / "stubs.json").write_text('{"calls": [], "format": 1}\n', "utf-8")
-    return case
-
-
 def run(test: dict[str, Any]) -> dict[str, Any]:
     with tempfile.TemporaryDirectory() as tmp:
-        case = prepared(test, Path(tmp))
+        case = prepared(test, CASES.parent, Path(tmp))
         msg = {"cmd": "replay", "case": {"path": str(case), "supply": {"calls": test["supply"]}}}
         out = handle_request(msg)
     stop = out["stop"]

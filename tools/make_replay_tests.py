@@ -124,7 +124,89 @@ def interruption() -> Built:
     return t, at, CaseExpectation(must=must), "stub"
 
 
+@test("008-tool-input-refusals")
+def tool_input_refusals() -> Built:
+    """Built-in tool calls refused before the sandbox is touched, and a delete of a missing
+    file (replay.md 3.3, 3.4): a missing file's delete reads it first (no such file); a
+    write whose content is not a string and whose path is invalid is refused for its content
+    (the input's keys before any path); a device-name segment is refused with its own text; a
+    list_files prefix is a plain string (``../`` lists nothing, no refusal) but must be one."""
+    tools = tuple(
+        BUILTIN_TOOLS[n] for n in ("read_file", "write_file", "list_files", "delete_file")
+    )
+    t = thread("tool-input-refusals", tools, {"a.txt": "x"})
+    at = t.events[-1]["event_id"]
+    calls = [
+        ("tu_1", "delete_file", {"path": "gone.txt"}),
+        ("tu_2", "write_file", {"path": "../x", "content": 5}),
+        ("tu_3", "read_file", {"path": "CON/x"}),
+        ("tu_4", "list_files", {"prefix": "../"}),
+        ("tu_5", "list_files", {"prefix": 5}),
+    ]
+    replies = [tool_reply(*calls, **u(40)), text_reply("Nothing to do.", **u(60))]
+    t.run_turn("Tidy up", ScriptedModel(replies))
+    must = [
+        {
+            "type": "tool_result",
+            "data": {"tool_use_id": "tu_1", "content": "no such file: gone.txt"},
+        },
+        {"type": "turn_completed"},
+    ]
+    return t, at, CaseExpectation(must=must), "forbid"
+
+
+#: The stop tests (spec/conformance.md 2.14): a copy of one of the case directories above with
+#: its recording cut, whose replay stops; each file pins the stop (code, stop key, message),
+#: the events recorded, the request hashes and what was consumed.
+STOPS = [
+    (
+        "006-model-exhausted-stop",
+        "A model call the recording holds no reply for stops the replay with model_exhausted "
+        "at model:<n>, after the call's model_requested (replay.md 3.7).",
+        "002-one-sandbox-read",
+        1,
+        False,
+    ),
+    (
+        "007-missing-stub-stop",
+        "An external call no stub answers stops the replay with missing_stub at "
+        "tool:<name>, after its tool_called, with no tool result (replay.md 3.5, 3.7).",
+        "003-one-stub",
+        None,
+        True,
+    ),
+]
+
+
+def stop_test(description: str, case: str, keep: int | None, drop: bool) -> dict[str, Any]:
+    """A stop test's document: the cut replayed on the Python runtime as a driver would."""
+    import tempfile
+
+    from threads_cases.core.dialects import get_dialect
+    from threads_cases.harness.check.conformance_turns import cut_copy
+    from threads_cases.protocol.server import handle_request
+
+    doc: dict[str, Any] = {
+        "description": description,
+        "case": case,
+        "keep_replies": keep,
+        "drop_stubs": drop,
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        copy = cut_copy(doc, OUT / case, Path(tmp))
+        out = handle_request({"cmd": "replay", "case": {"path": str(copy)}})
+    d = get_dialect("threads-py")
+    doc["stop"] = out["stop"]
+    doc["event_types"] = [d.decode_event(e)["type"] for e in out["events"]]
+    doc["requests"] = out["requests"]
+    doc["consumed"] = out["consumed"]
+    assert out["stop"] is not None, (case, out)
+    return doc
+
+
 def main() -> None:
+    from threads_cases.core.canonical import canonical_document
+
     if OUT.exists():
         shutil.rmtree(OUT)
     OUT.mkdir(parents=True)
@@ -134,7 +216,12 @@ def main() -> None:
         if not result.ok:
             raise SystemExit(f"{name}: {result.error}")
         print(f"{name}: {result.value.fingerprint}")  # type: ignore[union-attr]
-    print(f"{len(TESTS)} tests in {OUT.relative_to(ROOT)}")
+    for name, description, case, keep, drop in STOPS:
+        (OUT / f"{name}.json").write_bytes(
+            canonical_document(stop_test(description, case, keep, drop))
+        )
+        print(f"{name}.json")
+    print(f"{len(TESTS) + len(STOPS)} tests in {OUT.relative_to(ROOT)}")
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ OUT = ROOT / "spec" / "conformance" / "sandbox-bytes"
 
 from test_conformance_sandbox_bytes import run_test  # noqa: E402
 
-from threads_cases.core.strictjson import canonical_document  # noqa: E402
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec  # noqa: E402
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply  # noqa: E402
 from threads_cases.reference.runtime import Clock  # noqa: E402
@@ -205,14 +205,9 @@ TESTS: list[tuple[str, str, list[Any], dict[str, Any] | None, dict[str, Any]]] =
         {"bin.dat": {"base64": base64.b64encode(BINARY).decode()}},
         {},
     ),
-    (
-        "dotdot-path-refused",
-        "A recorded path leaving the sandbox (../) is refused with invalid_request before "
-        "anything is read, not looked up beside the folder.",
-        [WARM, [[read("notes.txt")]]],
-        {},
-        {"rename": {"notes.txt": "../notes.txt"}, "outside": {"notes.txt": text(NOTES)}},
-    ),
+    # (a recorded path leaving the sandbox, ../, is not a test here: no valid log holds one,
+    # the event schema refuses it, so a write_case request gives log_invalid before any
+    # folder is read; spec/conformance.md 2.10)
     (
         "device-name-path-refused",
         "A recorded path naming a Windows device is refused with invalid_request.",

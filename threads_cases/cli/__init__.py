@@ -31,6 +31,7 @@ COMMANDS: dict[str, str] = {
     "import": "import_commands",
     "turns": "import_commands",
     "draft": "import_commands",
+    "supply": "supply_commands",
     "reduce": "log_commands",
     "validate": "log_commands",
     "show": "review_commands",

@@ -100,11 +100,11 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"] | None,
+        Literal["claude-code", "codex", "vcr", "swe-agent", "threads", "auto"] | None,
         typer.Option(
             "--from",
-            help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent or "
-            "auto): import it "
+            help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent, "
+            "threads or auto): import it "
             "in memory first.",
         ),
     ] = None,
@@ -155,7 +155,7 @@ def save(
     read (io_error).
     """
     as_json = as_json or fmt == "json"
-    from ..case.save_log import save_log
+    from ..save_log import save_log
 
     try:
         if draft and no_draft:

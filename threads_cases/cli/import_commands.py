@@ -70,11 +70,12 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
 @app.command("import")
 def import_(
     fmt: Annotated[
-        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"],
+        Literal["claude-code", "codex", "vcr", "swe-agent", "threads", "auto"],
         typer.Argument(
             metavar="FORMAT",
             help="The transcript's format: claude-code, codex, vcr (a VCR cassette), swe-agent "
-            "(a .traj trajectory) or auto (detected; a refusal names the formats tried).",
+            "(a .traj trajectory), threads (a `threads export` file) or auto (detected; a "
+            "refusal names the formats tried).",
         ),
     ],
     file: Annotated[
@@ -108,10 +109,6 @@ def import_(
             "(default: repair or skip it with a warning).",
         ),
     ] = False,
-    skip_invalid: Annotated[
-        bool,
-        typer.Option("--skip-invalid", help="The default (kept for old scripts).", hidden=True),
-    ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Report on stderr what was skipped, per kind.")
     ] = False,
@@ -134,9 +131,7 @@ def import_(
 
     check_not_input(out, [file], "transcript")
     try:
-        report = import_to_file(
-            fmt, file, out, branch=branch, prompt=prompt, strict=strict, skip_invalid=skip_invalid
-        )
+        report = import_to_file(fmt, file, out, branch=branch, prompt=prompt, strict=strict)
     except CaseError as err:  # under --format json: {"code","message"} on stdout
         raise fail(err, out_format) from None
     report_stats(report.stats, verbose=verbose, file=file)

@@ -28,11 +28,12 @@ from typing import Any
 
 import orjson
 
+from .canonical import canonical_line
 from .depth import MAX_EVENT_DEPTH, depth_message, maybe_too_deep, too_deep
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, pointer_join
 from .schemas import compiled_event_validators, fast_validator, schema_problems
-from .strictjson import canonical_line, parse
+from .strictjson import parse
 from .timestamps import check_ts
 
 _STRICT = orjson.OPT_STRICT_INTEGER
@@ -269,6 +270,11 @@ _CODEX_TYPES = frozenset(
 
 def _hint_for(raw: dict[str, Any]) -> str | None:
     """A hint when a line looks like a transcript or another dialect (``None``: the default)."""
+    if "threads_export" in raw or "prev_hash" in raw:  # importers/threads_export.py's marks
+        return (
+            "this looks like a `threads export` file of the threads runtime, not a thread "
+            "log: import it with `threads-cases import threads FILE -o LOG`"
+        )
     if "event_id" in raw or "eventId" in raw:
         if "eventId" in raw:
             return "this looks like the threads-ts dialect: pass --dialect threads-ts"

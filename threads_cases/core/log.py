@@ -26,12 +26,13 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, cast
 
+from .canonical import canonical_line
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, Problem
 from .eventcheck import LogChecker, check_depth
 from .reducer import Reducer
 from .shapes import State
-from .strictjson import canonical_line, iter_lines, parse, source_name
+from .strictjson import iter_lines, parse, source_name
 
 Source = str | os.PathLike[str] | IO[bytes]
 

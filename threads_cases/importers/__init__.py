@@ -11,7 +11,8 @@ Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`), ``codex``
 (:mod:`.codex`: ``codex exec --json`` streams in :mod:`.codex.exec` and rollout files in
 :mod:`.codex.rollout`, told apart from the file) and ``vcr`` (:mod:`.vcr`: VCR cassettes of
 the Anthropic Messages, OpenAI Chat Completions and Responses APIs) and ``swe-agent``
-(:mod:`.swe_agent`: SWE-agent ``.traj`` trajectories).
+(:mod:`.swe_agent`: SWE-agent ``.traj`` trajectories) and ``threads``
+(:mod:`.threads_export`: the threads runtime's ``threads export`` files).
 The turn model shared by both is in :mod:`.common`, its mapping to events in
 :mod:`.emitter`; each module's docstring lists which source lines become which events, which
 are kept as ``x_`` extension events, and which are dropped.
@@ -27,12 +28,11 @@ The log written is canonical (``threads_cases.core.log.encode_log``), every even
 Reading is lenient by default: a line that is not strict JSON is read as its writer's
 ``JSON.parse`` reads it, damaged lines are recovered or skipped, malformed records skipped;
 each such line is an ``import_repaired`` / ``import_skipped`` warning in ``Stats.warnings``
-(:mod:`.lenient`). ``strict=True`` refuses the first such line instead; ``skip_invalid`` is
-the old name of the default and kept for callers.
+(:mod:`.lenient`). ``strict=True`` refuses the first such line instead.
 
 Reason codes: ``import_invalid`` (exit 1: with ``strict``, a malformed transcript line,
 reported as ``FILE:LINE: <line type>: message``; nothing is written), ``invalid_request``
-(an unknown format or ``--branch`` uuid, ``strict`` with ``skip_invalid``), ``io_error``
+(an unknown format or ``--branch`` uuid), ``io_error``
 (the transcript or the output cannot be read or written).
 """
 
@@ -54,9 +54,10 @@ from .codex import CodexSource
 from .common import Stats, Turn
 from .emitter import Emitter
 from .swe_agent import SweAgentSource
+from .threads_export import ThreadsExportSource
 from .vcr import VcrSource
 
-FORMATS = ("claude-code", "codex", "vcr", "swe-agent")
+FORMATS = ("claude-code", "codex", "vcr", "swe-agent", "threads")
 
 __all__ = [
     "FORMATS",
@@ -76,9 +77,8 @@ def open_source(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     stats: Stats | None = None,
-) -> ClaudeCodeSource | CodexSource | VcrSource | SweAgentSource:
+) -> ClaudeCodeSource | CodexSource | VcrSource | SweAgentSource | ThreadsExportSource:
     """Scan a transcript (the first pass) and return its source.
 
     ``fmt`` is one of :data:`FORMATS`, or ``"auto"``: the format is detected from the file's
@@ -88,8 +88,6 @@ def open_source(
     fits (the message names the formats tried).
     """
     stats = stats if stats is not None else Stats()
-    if strict and skip_invalid:
-        raise CaseError("invalid_request", "--strict and --skip-invalid contradict each other")
     if fmt == "auto":
         from .detect import detect_format
 
@@ -121,6 +119,10 @@ def open_source(
                 "--branch and --prompt are not for SWE-agent trajectories (one run, one task)",
             )
         return SweAgentSource(path, strict=strict, stats=stats)
+    if fmt == "threads":
+        if branch is not None or prompt is not None:
+            raise CaseError("invalid_request", "--branch and --prompt are not for threads exports")
+        return ThreadsExportSource(path, strict=strict, stats=stats)
     raise CaseError(
         "invalid_request", f"unknown format {fmt!r}; formats: {', '.join(FORMATS)}, auto"
     )
@@ -133,7 +135,6 @@ def iter_import(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     stats: Stats | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Stream the canonical, checked events of a transcript (two passes over the file; one
@@ -145,7 +146,6 @@ def iter_import(
         branch=branch,
         prompt=prompt,
         strict=strict,
-        skip_invalid=skip_invalid,
         stats=stats,
     )
     return (ev for ev, _ in lines)
@@ -233,7 +233,6 @@ def import_to_file(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     dialect: str = "threads-py",
     flush_every: int = 512,
 ) -> ImportReport:
@@ -262,7 +261,6 @@ def import_to_file(
                 branch=branch,
                 prompt=prompt,
                 strict=strict,
-                skip_invalid=skip_invalid,
                 stats=stats,
             )
             _write(events, fh, report, dialect=dialect, flush_every=flush_every)

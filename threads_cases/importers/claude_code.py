@@ -249,12 +249,13 @@ class ClaudeCodeSource(TranscriptSource):
         and list the records of :data:`DROPPED_TYPES` (index and type); the number of
         records of a known line type."""
         known = 0
-        keep, stats = self.keep, self.stats
+        keep, stats, held = self.keep, self.stats, self._values
         for idx, lineno, obj in self._records():
             problem = line_problem(obj)
             if problem:
                 kind = str(obj.get("type")) if isinstance(obj, dict) else "unparseable"
                 self._invalid(lineno, kind, problem)
+                held[idx] = None  # pass 2 never maps it: not held
                 continue
             t = obj.get("type")
             known += t in LINE_TYPES
@@ -265,13 +266,15 @@ class ClaudeCodeSource(TranscriptSource):
             if same is not None and same >= 0:
                 stats.skip("line repeating an earlier uuid")
                 keep[idx] = 0
+                held[idx] = None
             else:
                 if same is not None:
                     self._reused(obj["uuid"], tree.lines[-1 - same], lineno)
                 tree.add(idx, lineno, obj, t, side)
-            if t in DROPPED_TYPES:
+            if t in DROPPED_TYPES:  # only counted (_unmap): pass 2 never maps it
                 unmapped.append(idx)
                 unmapped_type.append(DROPPED_TYPES.index(t))
+                held[idx] = None
         return known
 
     def _reused(self, uid: str, first: int, lineno: int) -> None:

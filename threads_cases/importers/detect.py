@@ -9,7 +9,9 @@ bytes say it is gzipped) and tries, in order:
 * ``claude-code`` -- JSON lines of a known Claude Code line type or with ``uuid`` /
   ``parentUuid`` / ``sessionId``;
 * ``codex`` -- JSON lines of a rollout file (``{timestamp, type, payload}`` of a rollout
-  type) or of a ``codex exec --json`` stream.
+  type) or of a ``codex exec --json`` stream;
+* ``threads`` -- a ``threads export`` file: a header line with ``threads_export`` or event
+  lines with ``prev_hash`` (tried before the thread-log refusal, which it resembles).
 
 The first format one of the first :data:`HEAD_LINES` records shows wins. A file none fits is
 refused with ``import_invalid``, the message naming each format tried and why it did not
@@ -31,15 +33,16 @@ from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, open_regular
 from .claude_code import LINE_TYPES
 from .codex import EXEC_TYPES, ROLLOUT_TYPES
+from .threads_export import is_export_line
 
 HEAD_BYTES = 1 << 20
 HEAD_LINES = 20
 #: the formats ``auto`` tries, in order
-TRIED = ("vcr", "swe-agent", "claude-code", "codex")
+TRIED = ("vcr", "swe-agent", "claude-code", "codex", "threads")
 _TOP_INTERACTIONS = re.compile(rb"^interactions:", re.MULTILINE)
 _TRAJ_START = re.compile(rb'^\s*\{\s*"(trajectory|history|info|environment|replay_config)"\s*:')
 AUTO_HINT = (
-    "name the format: `threads-cases import claude-code|codex|vcr|swe-agent FILE -o LOG` "
+    "name the format: `threads-cases import claude-code|codex|vcr|swe-agent|threads FILE -o LOG` "
     "(spec/importers.md lists what each reads)"
 )
 
@@ -74,6 +77,8 @@ def _kind(rec: Any) -> str | None:
     if not isinstance(rec, dict):
         return None
     t = rec.get("type")
+    if is_export_line(rec):
+        return "threads"
     if ("event_id" in rec and "thread_id" in rec) or "eventId" in rec:
         return "thread-log"
     if (t in ROLLOUT_TYPES and "payload" in rec) or t in EXEC_TYPES:
@@ -116,7 +121,8 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         f"no format fits: tried vcr (no top-level `interactions:` key), swe-agent (not a JSON "
         f"object starting with trajectory, history or info), claude-code (no line "
         f"of type {', '.join(LINE_TYPES[:3])}... or with uuid/sessionId), codex (no rollout "
-        f"or `codex exec --json` line); the file holds {seen}",
+        f"or `codex exec --json` line), threads (no `threads export` header or prev_hash); "
+        f"the file holds {seen}",
         file=str(path),
         hint=AUTO_HINT,
     )

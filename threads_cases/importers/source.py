@@ -20,9 +20,12 @@ Reason codes: ``io_error`` (unreadable transcript), ``import_invalid``, ``log_in
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import os
+import weakref
 from array import array
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -39,6 +42,26 @@ from .lenient import read_line
 NO_TIME = -(2**63)
 #: bytes read at a time by both passes (:meth:`TranscriptSource._spans`)
 CHUNK = 1 << 19
+#: pass 1 keeps the values it read of the first this many bytes of lines, so that pass 2
+#: parses no line a second time; past it (a transcript this large) pass 2 parses the rest
+#: of the lines again, so memory stays bounded by about this much JSON
+HOLD_BYTES = 256 << 20
+
+
+def _nothing() -> None:
+    """No freeze to end."""
+
+
+@contextlib.contextmanager
+def _gc_paused() -> Iterator[None]:
+    """The garbage collector off inside the block, as it was after (``gc.disable``)."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if was:
+            gc.enable()
 
 
 class TranscriptSource:
@@ -73,6 +96,14 @@ class TranscriptSource:
         self.cut_at_end = False
         self._blank: set[int] = set()  # blank line numbers (off the fast path)
         self._cut: set[int] = set()  # lines that do not end with a whole record
+        #: per record: its value as pass 1 read it, while the lines held stay within
+        #: :data:`HOLD_BYTES` (None past it: pass 2 parses those lines again), and its line
+        self._values: list[Any] = []
+        self._linenos = array("q")
+        #: whether every record's value is held: pass 2 then reads no line of the file
+        self._all_held = True
+        #: ends the freeze of what pass 1 read (:meth:`_records`)
+        self._thaw: Callable[[], Any] = _nothing
 
     def _open(self) -> IO[bytes]:
         """The transcript, opened for reading its lines; ``io_error`` when unreadable."""
@@ -119,6 +150,19 @@ class TranscriptSource:
         return "unparseable"
 
     def _records(self) -> Iterator[tuple[int, int, Any]]:
+        """:meth:`_read_all` with the cyclic garbage collector paused: the values pass 1
+        holds are trees of dicts and lists without cycles, and counting them as they pile up
+        would start a collection every few hundred records that walks them all again (as
+        much time as the second parse they save)."""
+        with _gc_paused():
+            yield from self._read_all()
+            if self._all_held:
+                # what pass 1 holds leaves the collector's generations until pass 2 is done
+                # (or the source is dropped): it is freed by reference counting as it goes
+                gc.freeze()
+                self._thaw = weakref.finalize(self, gc.unfreeze)
+
+    def _read_all(self) -> Iterator[tuple[int, int, Any]]:
         """Pass 1: ``(record index, line number, value)`` for every record of the file; each
         record gets a keep mark (0) the caller sets with ``self.keep[index] = 1``, and its time
         (milliseconds, or :data:`NO_TIME`) in ``self.times`` for pass 2.
@@ -127,10 +171,16 @@ class TranscriptSource:
         inlined: the text orjson writes back byte for byte is strict JSON) and the usual time
         by a table look-up; anything else goes through :meth:`_other_line`, which refuses or
         accepts it exactly as :func:`parse` and :func:`check_timestamp` do."""
-        keep, times = self.keep, self.times
+        keep, times, values, linenos = self.keep, self.times, self._values, self._linenos
+        hold, held = values.append, linenos.append
+        all_held = True
         loads, dumps, strict_int = orjson.loads, orjson.dumps, orjson.OPT_STRICT_INTEGER
         lineno = 0
+        budget = HOLD_BYTES
         for lineno, chunk, view, start, end in self._spans():
+            budget -= end - start
+            if budget < 0 and all_held:  # hold no more: pass 2 parses the rest again
+                all_held = self._all_held = False
             # the line is compared in place: no copy of it is made unless it leaves the fast
             # path (a "\r" before its "\n" is JSON whitespace: loads reads the same value)
             try:
@@ -149,6 +199,8 @@ class TranscriptSource:
                     ms = parse_ts_ms(ts)
                 keep.append(0)
                 times.append(NO_TIME if ms is None else ms)
+                hold(value if all_held else None)
+                held(lineno)
                 yield len(keep) - 1, lineno, value
                 continue
             for v in self._other_line(lineno, chunk[start:end].rstrip(b"\r\n")):
@@ -156,6 +208,8 @@ class TranscriptSource:
                 ms = parse_ts_ms(v.get("timestamp")) if isinstance(v, dict) else None
                 keep.append(0)
                 times.append(NO_TIME if ms is None else ms)
+                values.append(v)  # held by self._read already
+                held(lineno)
                 yield len(keep) - 1, lineno, v
         while lineno in self._blank:
             lineno -= 1
@@ -215,7 +269,19 @@ class TranscriptSource:
     def _kept_timed(self) -> Iterator[tuple[int, Any, int | None]]:
         """Pass 2: ``(line number, value, time in ms or None)`` of each kept record; the time
         is the first pass's reading of the record's ``timestamp``."""
-        keep, read, times = self.keep, self._read, self.times
+        keep, read, times, held = self.keep, self._read, self.times, self._values
+        if self._all_held:  # every line was parsed once, by pass 1: no line is read again
+            linenos = self._linenos
+            try:
+                for idx in range(len(keep)):
+                    if keep[idx]:
+                        ms = times[idx]
+                        yield linenos[idx], held[idx], None if ms == NO_TIME else ms
+                    held[idx] = None  # freed as the mapping goes
+            finally:
+                self._thaw()
+            self._all_held = False  # read again, pass 2 parses the lines
+            return
         loads = orjson.loads
         idx = 0
         for lineno, _, view, start, end in self._spans():
@@ -223,7 +289,9 @@ class TranscriptSource:
             if values is None:
                 if keep[idx]:
                     ms = times[idx]
-                    yield lineno, loads(view[start:end]), None if ms == NO_TIME else ms
+                    value = held[idx] if held[idx] is not None else loads(view[start:end])
+                    yield lineno, value, None if ms == NO_TIME else ms
+                held[idx] = None
                 idx += 1
                 continue
             for v in values:

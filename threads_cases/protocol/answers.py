@@ -123,7 +123,13 @@ def error_of(name: str, answer: dict[str, Any]) -> CaseError:
     message = failure.get("message")
     text = message if isinstance(message, str) else ""
     if isinstance(code, str) and code in known_codes() and code not in HARNESS_ONLY:
-        return CaseError(code, f"{name}: {text}")
+        pointer, hint = failure.get("pointer"), failure.get("hint")
+        return CaseError(
+            code,
+            f"{name}: {text}",
+            pointer=pointer if isinstance(pointer, str) else None,
+            hint=hint if isinstance(hint, str) else None,
+        )
     shown = code if isinstance(code, str) else repr(code)
     return CaseError(
         "protocol_error",

@@ -40,8 +40,8 @@ from typing import IO, Any, Protocol
 
 import orjson
 
+from ..core.canonical import canonical_line
 from ..core.errors import CaseError
-from ..core.strictjson import canonical_line
 from ..reference.live import AskModel
 from .answers import check_ok, error_of
 from .driver_env import client_environment
@@ -114,6 +114,17 @@ def unstartable(command: Sequence[str], cwd: str | None = None) -> str | None:
     return None
 
 
+def request_line(message: dict[str, Any]) -> bytes:
+    """A request as the client writes it: its canonical line (driver-protocol.md 1.1), or,
+    for a request holding a value canonical JSON cannot write (an integer past 2^53 - 1 that a
+    test sends so that the driver refuses it, strict-json.md 4.1), its keys sorted with that
+    value as written."""
+    try:
+        return canonical_line(message)
+    except CaseError:
+        return orjson.dumps(message, option=orjson.OPT_SORT_KEYS)
+
+
 class DriverImplementation:
     """An implementation behind a driver process (see the module docstring).
 
@@ -173,7 +184,10 @@ class DriverImplementation:
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     cwd=self.cwd,
-                    env=client_environment(self.pass_env, self.env),
+                    # the dialect it is configured with (driver-protocol.md 5.3a), then its env
+                    env=client_environment(
+                        self.pass_env, {"THREADS_CASES_DIALECT": self.dialect, **(self.env or {})}
+                    ),
                     start_new_session=True,  # its own process group: killed as a whole
                 )
         except OSError as exc:
@@ -350,7 +364,7 @@ class DriverImplementation:
     def _send(self, message: dict[str, Any], cmd: str) -> None:
         assert self._proc is not None and self._proc.stdin is not None
         try:
-            self._proc.stdin.write(orjson.dumps(message) + b"\n")
+            self._proc.stdin.write(request_line(message) + b"\n")
             self._proc.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._fail(

@@ -33,21 +33,31 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..core.canonical import canonical_line
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.log import check_events, reduce_log
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
+from .library_requests import HANDLERS, LIBRARY_COMMANDS
 from .request_values import decode_base64, one_reduce_source
 from .value_requests import canonicalize_request, match_request
 
 if TYPE_CHECKING:
     from ..case.loader import Case
 
-CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"]
+CAPABILITIES = [
+    "reduce",
+    "match",
+    "canonicalize",
+    "replay",
+    "write_case",
+    "live",
+    "agent",
+    "library",
+]
 
 
 def handle_request(
@@ -81,7 +91,16 @@ def handle_request(
         ) from None
 
 
-REQUEST_COMMANDS = ("hello", "reduce", "match", "canonicalize", "replay", "write_case", "shutdown")
+REQUEST_COMMANDS = (
+    "hello",
+    "reduce",
+    "match",
+    "canonicalize",
+    "replay",
+    "write_case",
+    *LIBRARY_COMMANDS,
+    "shutdown",
+)
 
 
 def check_request(message: dict[str, Any]) -> None:
@@ -135,6 +154,8 @@ def _handle(
         return _replay(message, dialect, agent, ask, cases)
     if cmd == "write_case":
         return {"files": write_case_files(message)}
+    if cmd in HANDLERS:
+        return HANDLERS[cmd](message)
     raise CaseError("invalid_request", f"unknown command {quote(cmd)}")
 
 
@@ -245,12 +266,13 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     hash-only sandbox files (case-format.md 5.9). The files then pass the
     last save checks: ``case_too_large``, ``secret_detected``.
     """
+    from ..case.artifacts import ArtifactStore
+    from ..case.build import build_case_files
     from ..case.directory import CaseExpectation, check_case_name
     from ..case.layout import check_case_paths, decode_artifacts
     from ..case.redact import redact_events
-    from ..case.save import build_case_files, check_case_files, check_secrets_mode
+    from ..case.save import check_case_files, check_secrets_mode
     from ..core.matchers import validate_matcher
-    from ..reference.runtime import ArtifactStore
 
     thread = message["thread"]
     blobs = decode_artifacts(thread.get("artifacts"))  # before the log: bytes match names
@@ -415,6 +437,8 @@ def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.bu
             error = {"code": err.code, "message": str(err)}
             if err.location.pointer is not None:
                 error["pointer"] = err.location.pointer
+            if err.hint:  # what the user does about it (driver-protocol.md 1.3)
+                error["hint"] = err.hint
             answer({"id": rid, "ok": False, "error": error})
         except Exception as exc:  # a driver answers, it does not die
             answer(

@@ -19,10 +19,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..case.directory import case_json_kind, case_json_problem, fingerprint, upgraded_meta
+from ..case.directory import (
+    case_json_kind,
+    case_json_problem,
+    fingerprint,
+    upgraded_meta,
+    walk_case,
+)
+from ..core.canonical import canonical_document
 from ..core.errors import CaseError, Location, Problem
-from ..core.strictjson import canonical_document, parse
-from .files import canonical_bytes, walk_case
+from ..core.strictjson import parse
+from .files import canonical_bytes
 
 # --------------------------------------------------------------------------- fmt
 
@@ -127,7 +134,7 @@ def case_dirs_for(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     """Case directories for ``fmt``'s arguments: a directory is searched (as ``run`` does);
     a file stands for the case holding it (its folder or the one above, for artifacts).
     Returns ``(cases, missing paths)``; files outside any case are ignored."""
-    from ..harness.discovery import discover
+    from ..case.discovery import discover
 
     found: set[Path] = set()
     missing: list[Path] = []

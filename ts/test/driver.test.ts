@@ -95,7 +95,7 @@ describe("driver", () => {
       dialect: "threads-ts",
       homepage: "https://threads-cases.dev",
     });
-    assert.deepEqual(hello["capabilities"], ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"]);
+    assert.deepEqual(hello["capabilities"], ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent", "library"]);
 
     const expected = JSON.parse(readFileSync(c.expectedPath("threads-ts"), "utf8")) as JsonValue;
     for (const id of [2, 3]) {

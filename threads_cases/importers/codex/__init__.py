@@ -168,4 +168,4 @@ class CodexSource(TranscriptSource):
         if self.shape == "exec":
             return ExecMapper(self.prompt, self.stats).items(self._kept())
         mapper = RolloutMapper(self.stats, cut_at_end=self.cut_at_end, turn_ends=self.turn_ends)
-        return mapper.items(self._kept())
+        return mapper.items(self._kept_timed())

@@ -31,7 +31,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..arguments import decode_arguments
-from ..common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short, parse_ts_ms
+from ..common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short
 from ..lenient import Note
 from .values import blocks_or_text, json_object, text_of
 
@@ -181,11 +181,12 @@ class RolloutMapper:
         self.owners: dict[str, Reply] = {}
         self.total: dict[str, Any] | None = None  # the last cumulative token usage
 
-    def items(self, lines: Iterable[tuple[int, Any]]) -> Iterator[Turn | Extra]:
-        for lineno, obj in lines:
+    def items(self, lines: Iterable[tuple[int, Any, int | None]]) -> Iterator[Turn | Extra]:
+        """Map ``(line number, record, its time in ms as pass 1 read it)`` in order."""
+        for lineno, obj, ms in lines:
             t = obj.get("type")
             p = obj.get("payload")
-            ref = Ref(f"L{lineno}", parse_ts_ms(obj.get("timestamp")), lineno, str(t))
+            ref = Ref(f"L{lineno}", ms, lineno, str(t))
             if t in ("session_meta", "turn_context"):
                 self.stats.skip(f"{t} line (its fields go to thread_started)")
             elif not isinstance(p, dict):

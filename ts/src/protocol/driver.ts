@@ -5,7 +5,7 @@
  * `node ts/dist/src/driver.js`).
  *
  * Commands (schemas/driver/*.schema.json): hello, reduce, match, canonicalize, replay,
- * write_case, shutdown (exit 0, no answer). A failed request is answered
+ * write_case, the library requests of ./library-requests.ts, shutdown (exit 0, no answer). A failed request is answered
  * `{id, ok: false, error: {code, message}}`; a line that is not a JSON object gets
  * `protocol_error` with id null; an unexpected exception becomes `internal_error`. The driver
  * never dies on a bad request.
@@ -33,10 +33,11 @@ import { schemaProblems } from "../core/schemas.js";
 import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { version } from "../core/version.js";
 import { checkCasePaths, decodeArtifacts } from "../case/layout.js";
+import { LIBRARY_COMMANDS, LIBRARY_HANDLERS } from "./library-requests.js";
 import { decodeBase64, oneReduceSource, under, writable } from "./request-values.js";
 
 export const PROTOCOL = 1;
-export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent"];
+export const CAPABILITIES = ["reduce", "match", "canonicalize", "replay", "write_case", "live", "agent", "library"];
 export const DIALECT = "threads-ts";
 
 
@@ -172,7 +173,7 @@ function writeCaseRequest(message: JsonObject): JsonObject {
  * Answer one protocol request (the body of an `ok` answer, without id and ok). Throws
  * `CaseError` for a failed request.
  */
-export const REQUEST_COMMANDS = ["hello", "reduce", "match", "canonicalize", "replay", "write_case", "shutdown"];
+export const REQUEST_COMMANDS = ["hello", "reduce", "match", "canonicalize", "replay", "write_case", ...LIBRARY_COMMANDS, "shutdown"];
 
 /**
  * Check a request against `schemas/driver/<cmd>.request.schema.json` (a request made in
@@ -239,6 +240,7 @@ export function handleRequest(message: JsonObject, dialect: string = DIALECT, as
     case "write_case":
       return writeCaseRequest(message);
     default:
+      if (typeof cmd === "string" && Object.hasOwn(LIBRARY_HANDLERS, cmd)) return (LIBRARY_HANDLERS[cmd] as (m: JsonObject) => JsonObject)(message);
       throw new CaseError("invalid_request", `unknown command ${quote(cmd ?? null)}`);
   }
 }
@@ -267,6 +269,7 @@ export function answerLine(line: Uint8Array, dialect: string = DIALECT, ask?: (i
     if (err instanceof CaseError) {
       const error: JsonObject = { code: err.code, message: describe(err) };
       if (err.pointer !== undefined) error["pointer"] = err.pointer;
+      if (err.hint) error["hint"] = err.hint; // what the user does about it (driver-protocol.md 1.3)
       return { id, ok: false, error };
     }
     const e = err instanceof Error ? err : new Error(String(err));
