@@ -6,9 +6,9 @@ collection order, so the items are sorted, stably, by the time their unit took b
 ``xdist_group`` by its own total, any other test by its module's. The times come from
 ``tests/durations.json`` when it exists; a run with ``THREADS_CASES_RECORD_DURATIONS=1``
 (``THREADS_CASES_RECORD_DURATIONS=1 nox -s tests``) writes that file at its end, from every
-test's setup, call and teardown times. Without the file, the groups (each a shared, heavy set-up: the README's
-wheels, the site, the live providers) go first. Every worker sorts the same collection the
-same way, as xdist requires.
+test's setup, call and teardown times. Without the file, the groups (each a shared, heavy
+set-up: the README's wheels, the site, the live providers) go first. Every worker sorts the
+same collection the same way, as xdist requires.
 """
 
 from __future__ import annotations
