@@ -195,7 +195,7 @@ class LogChecker:
         if (
             (len(body) > _DEEP_LINE and body.count(b"{") + body.count(b"[") > MAX_EVENT_DEPTH)
             or (body.find(b"+") >= 0 and body.find(b"e+") >= 0)
-            or _sixteen_digits(body)
+            or (body.find(b".0") >= 0 and _sixteen_digits(body))
         ):
             return None  # the depth or number rule may be broken
         if self._renames:
