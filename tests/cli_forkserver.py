@@ -75,6 +75,7 @@ IMPORT_TIME_ENV = (
     "PYTHONSAFEPATH",
     "PYTHONNOUSERSITE",
     "PYTHONDONTWRITEBYTECODE",
+    "PYTHONPYCACHEPREFIX",
 )
 #: Modules not preloaded: the entry script (importing it runs the CLI), the pytest plugin, and
 #: the live providers' clients (their SDKs take seconds to import; few calls need them: the

@@ -25,6 +25,7 @@ from typing import Any
 
 import cli_forkserver as forkserver
 import pytest
+import slow_first
 import wheel_env
 from filelock import FileLock
 
@@ -174,11 +175,18 @@ def pytest_configure(config: pytest.Config) -> None:
     hook), and ``compileall`` writes the package's files whatever it says, skipping the ones
     already current. The README samples inherit that: their virtualenvs' first command
     compiles what it loads, as a user's Python does."""
+    slow_first.register(config)
     if not hasattr(config, "workerinput"):
         os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
         import compileall
 
         compileall.compile_dir(ROOT / "threads_cases", quiet=2)
+
+
+@pytest.hookimpl(trylast=True)  # after any shuffling plugin: ties keep its order
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """The slowest groups and modules first (tests/slow_first.py)."""
+    slow_first.order(items)
 
 
 def pytest_collection_finish(session: pytest.Session) -> None:

@@ -93,7 +93,7 @@ def test_a_driver_that_crashes_mid_run_is_restarted(tmp_path: Path) -> None:
 def test_a_hanging_driver_times_out_and_the_next_case_runs(tmp_path: Path) -> None:
     # the timeout must only catch the hang: the restarted driver answers well within it even
     # on a loaded machine
-    got = _suite(tmp_path, "hang", timeout=10, healthy=True)
+    got = _suite(tmp_path, "hang", timeout=3, healthy=True)
     assert got[0]["verdict"] == "error" and got[0]["reasons"] == ["driver_timeout"]
     assert "hanging" in got[0]["message"]
     assert [r["verdict"] for r in got[1:]] == ["pass", "pass"]

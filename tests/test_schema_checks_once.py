@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from threads_cases.case.loader import inspect_case
-from threads_cases.core import log, schemas
+from threads_cases.core import eventcheck, schemas
 from threads_cases.harness.run.runner import run_suite
 
 CASE = Path(__file__).resolve().parents[1] / "spec" / "conformance" / "cases" / "reads-notes"
@@ -35,8 +35,18 @@ def schema_calls(monkeypatch: pytest.MonkeyPatch) -> Counter[str]:
         key = name if definition is None else f"{name}#{definition}"
         return _Counting(real(name, definition), key, calls)
 
+    def compiled() -> tuple[dict[str, _Counting], _Counting]:
+        # the compiled check of a log line is one check of the event schema (as the full
+        # event validator it stands for, counted under the same key)
+        key = "event.schema.json#event.threads-py"
+        by_type, extension = real_compiled()
+        wrapped = {t: _Counting(v, key, calls) for t, v in by_type.items()}
+        return wrapped, _Counting(extension, key, calls)
+
+    real_compiled = schemas.compiled_event_validators
     monkeypatch.setattr(schemas, "fast_validator", counting)
-    monkeypatch.setattr(log, "fast_validator", counting)
+    monkeypatch.setattr(eventcheck, "fast_validator", counting)
+    monkeypatch.setattr(eventcheck, "compiled_event_validators", compiled)
     return calls
 
 

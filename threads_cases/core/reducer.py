@@ -206,28 +206,6 @@ class Reducer:
             st["usage"] = dict(st["usage"])
             self._shared = False
 
-    # ------------------------------------------------------------------ envelope rules
-    def _check_envelope(self, ev: dict[str, Any]) -> None:
-        st = self.state
-        expected_seq = 0 if st["last_seq"] is None else st["last_seq"] + 1
-        if ev["seq"] != expected_seq:
-            raise _fail(ev, f"seq gap: expected seq {expected_seq}", "/seq")
-        if st["thread_id"] is not None and ev["thread_id"] != st["thread_id"]:
-            raise _fail(
-                ev, f"thread_id {ev['thread_id']!r} differs from {st['thread_id']!r}", "/thread_id"
-            )
-        etype = ev["type"]
-        want_epoch = st["epoch"] + 1 if etype == "restored" else st["epoch"]
-        if ev["epoch"] != want_epoch:
-            raise _fail(ev, f"epoch {ev['epoch']} where {want_epoch} is expected", "/epoch")
-        if etype == "forked":
-            if ev["branch_id"] != ev["data"]["branch_id"]:
-                raise _fail(ev, "a forked event carries its new branch_id", "/branch_id")
-        elif ev["branch_id"] != st["branch_id"]:
-            raise _fail(
-                ev, f"branch_id {ev['branch_id']!r} differs from {st['branch_id']!r}", "/branch_id"
-            )
-
     # ------------------------------------------------------------------ apply
     def has_snapshot(self, snapshot_id: str) -> bool:
         """True when ``snapshot_id`` was taken (a set lookup, not a scan of the snapshots)."""
@@ -238,17 +216,38 @@ class Reducer:
 
         Raises ``CaseError("log_invalid")`` for a broken rule; the state is then unchanged.
         """
-        self._check_envelope(ev)
+        st = self.state
+        # the envelope rules first (seq, thread_id, epoch, branch_id), inline: once an event
+        last_seq = st["last_seq"]
+        expected_seq = 0 if last_seq is None else last_seq + 1
+        if ev["seq"] != expected_seq:
+            raise _fail(ev, f"seq gap: expected seq {expected_seq}", "/seq")
+        thread_id = st["thread_id"]
+        if thread_id is not None and ev["thread_id"] != thread_id:
+            raise _fail(
+                ev, f"thread_id {ev['thread_id']!r} differs from {thread_id!r}", "/thread_id"
+            )
         etype: str = ev["type"]
-        if not etype.startswith("x_"):
+        want_epoch = st["epoch"] + 1 if etype == "restored" else st["epoch"]
+        if ev["epoch"] != want_epoch:
+            raise _fail(ev, f"epoch {ev['epoch']} where {want_epoch} is expected", "/epoch")
+        if etype == "forked":
+            if ev["branch_id"] != ev["data"]["branch_id"]:
+                raise _fail(ev, "a forked event carries its new branch_id", "/branch_id")
+        elif ev["branch_id"] != st["branch_id"]:
+            raise _fail(
+                ev, f"branch_id {ev['branch_id']!r} differs from {st['branch_id']!r}", "/branch_id"
+            )
+        handler = _HANDLERS.get(etype)
+        if handler is not None or not etype.startswith("x_"):
             if not self._started and etype != "thread_started":
                 raise _fail(ev, f"the first event must be thread_started, not {etype}", "/type")
-            handler = getattr(self, "_on_" + etype)
+            if handler is None:
+                handler = getattr(Reducer, "_on_" + etype)  # not a type: AttributeError
             if self._borrowed and etype in _CHANGES_BORROWED:
                 self._own()  # equal copies: a refused event still leaves the state as it was
-            handler(ev, ev["data"])
-        st = self.state
-        if st["thread_id"] is None:
+            handler(self, ev, ev["data"])
+        if thread_id is None:
             st["thread_id"] = ev["thread_id"]
         st["last_seq"] = ev["seq"]
         st["last_event_id"] = ev["event_id"]
@@ -453,6 +452,12 @@ class Reducer:
         st["pending_tool_calls"] = []
         st["status"] = "failed"
         st["current_turn"] = None
+
+
+#: Event type -> its handler, ``Reducer._on_<type>`` (one dict look-up an event).
+_HANDLERS: dict[str, Any] = {
+    name[4:]: fn for name, fn in vars(Reducer).items() if name.startswith("_on_")
+}
 
 
 def reduce(events: Iterable[dict[str, Any]], state: dict[str, Any] | None = None) -> State:

@@ -26,6 +26,7 @@ import jsonschema_rs
 from .errors import pointer_join
 from .resources import schemas_dir
 from .strictjson import read_json_file
+from .timestamps import CALENDAR_PATTERN
 
 if TYPE_CHECKING:
     from referencing import Registry
@@ -100,6 +101,42 @@ def fast_validator(name: str, definition: str | None = None) -> Any:
     its ``$defs/<definition>`` entry."""
     ref = BASE + name if definition is None else f"{BASE}{name}#/$defs/{definition}"
     return jsonschema_rs.validator_for({"$ref": ref}, registry=_rs_registry())
+
+
+@cache
+def compiled_event_validators() -> tuple[dict[str, Any], Any]:
+    """One jsonschema-rs validator per event type of section 3.3 of spec/thread-log.md for a
+    canonical envelope, ``({type: validator}, extension)``: each holds the envelope schema, the
+    schema of that type's data and :data:`~threads_cases.core.timestamps.CALENDAR_PATTERN` for
+    ``ts``, so a valid event is told by one call; ``extension`` is the same for an ``x_`` type
+    (the envelope and ``ts``). The types and their data schemas are read from the
+    ``if``/``then`` pairs of ``event.schema.json``'s ``event.threads-py``, so a value is
+    valid here exactly when :func:`fast_validator` of that definition and
+    :func:`~threads_cases.core.timestamps.check_ts` accept it."""
+    doc = read_json_file(schemas_dir() / "event.schema.json")
+    defs = doc["$defs"]
+    registry = _rs_registry()
+
+    def compiled(etype: Any, data: dict[str, Any] | None) -> Any:
+        # the envelope's own schema object with ts's pattern the whole rule, and for a type
+        # of section 3.3 its type fixed (the dispatch already chose it) and its data's schema
+        schema = dict(defs["envelope.threads-py"])
+        props = schema["properties"] = dict(schema["properties"])
+        props["ts"] = {**props["ts"], "pattern": CALENDAR_PATTERN}
+        if data is not None:
+            props["type"] = {"const": etype}
+            props["data"] = {**props["data"], **data}  # both apply (2020-12)
+        return jsonschema_rs.validator_for(schema, registry=registry)
+
+    out: dict[str, Any] = {}
+    for part in defs["event.threads-py"]["allOf"]:
+        if "if" not in part:
+            continue
+        etype = part["if"]["properties"]["type"]["const"]
+        data = part["then"]["properties"]["data"]["$ref"]  # "#/$defs/data.<type>"
+        out[etype] = compiled(etype, {"$ref": f"{BASE}event.schema.json{data}"})
+    extension = compiled(None, None)
+    return out, extension
 
 
 def schema_problems(

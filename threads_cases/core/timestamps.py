@@ -26,6 +26,24 @@ _DAY_MS = 86_400_000
 _TS = re.compile(r"([0-9]{4})-([0-9]{2})-([0-9]{2})T([0-9]{2}):([0-9]{2}):([0-9]{2})\.([0-9]{3})Z")
 
 
+_YEAR = "(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"  # 0001-9999
+_LEAP_YEAR = "(?:[0-9]{2}(?:[02468][48]|[13579][26]|[2468]0)|(?:[02468][48]|[13579][26]|[2468]0)00)"
+_MONTH_DAY = (
+    "(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])"
+    "|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)"
+    "|02-(?:0[1-9]|1[0-9]|2[0-8]))"
+)
+#: The whole ``ts`` rule (section 2.4 and the form of section 2) as one regular expression
+#: (a real date of years 0001-9999, February 29 in leap years only, a real time of day), for
+#: a compiled check that holds it beside the schema; it matches exactly the ``ts`` for which
+#: :func:`timestamp_problem` says ``None`` (tests/test_timestamps.py). Refusals still come
+#: from :func:`check_ts`, with its messages.
+CALENDAR_PATTERN = (
+    f"^(?:{_YEAR}-{_MONTH_DAY}|{_LEAP_YEAR}-02-29)"
+    "T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9][.][0-9]{3}Z$"
+)
+
+
 def _days_in_month(year: int, month: int) -> int:
     if month == 2:
         leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)

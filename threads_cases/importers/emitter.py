@@ -37,7 +37,7 @@ from typing import Any
 
 from ..core.canonical import canonical_event_line
 from ..core.errors import CaseError
-from ..core.log import LogChecker
+from ..core.eventcheck import LogChecker
 from ..core.reducer import Reducer
 from ..core.timestamps import format_ts
 from ..reference.runtime import ACTOR

@@ -11,7 +11,7 @@
 
 import { canonicalLine } from "./canonical.js";
 import { CANONICAL, resolveDialect, type Dialect, type DialectLike } from "./dialects.js";
-import { depthMessage, maybeTooDeep, tooDeep } from "./depth.js";
+import { MAX_EVENT_DEPTH, depthMessage, maybeTooDeep, tooDeep } from "./depth.js";
 import { CaseError, pointerJoin } from "./errors.js";
 import { Reducer, type Envelope, type State } from "./reducer.js";
 import { schemaProblems, validator } from "./schemas.js";
@@ -74,13 +74,20 @@ export class LogChecker {
  * container past the limit (keys in code point order). `text` is its JSON.
  */
 export function checkDepth(text: string | Uint8Array, raw: JsonValue): void {
-  if (!maybeTooDeep(text)) return;
+  // a JSON text with more than MAX_EVENT_DEPTH opening brackets closes each of them too, so it
+  // is longer than twice that: a shorter one is not even counted
+  if (text.length <= 2 * MAX_EVENT_DEPTH || !maybeTooDeep(text)) return;
   const path = tooDeep(raw);
   if (path !== null) throw new CaseError("log_invalid", depthMessage(), { pointer: pointerJoin(path) });
 }
 
-/** A number token that may be a double canonical JSON cannot write (magnitude above 2^53-1 and below 1e21). */
-const MAYBE_WIDE_DOUBLE = /[0-9][eE]|[0-9]{16}\./;
+/**
+ * A number token that may be a double canonical JSON cannot write (magnitude above 2^53-1 and
+ * below 1e21): one with an exponent, or 16 digits and more before its fraction. A number token
+ * starts the text or follows `:`, `,` or `[` (and white space), so digits inside strings (hex
+ * digests) are not taken for one.
+ */
+const MAYBE_WIDE_DOUBLE = /(?:^|[:,[])\s*-?(?:[0-9]+(?:\.[0-9]*)?[eE]|[0-9]{16,}\.)/;
 
 /**
  * The value rules of a read line (thread-log.md 5.1a, 5.1b): its depth, then every number

@@ -59,8 +59,23 @@ export function timestampProblem(ts: string): string | null {
   return null;
 }
 
+const YEAR = "(?:[1-9][0-9]{3}|0[1-9][0-9]{2}|00[1-9][0-9]|000[1-9])"; // 0001-9999
+const LEAP_YEAR = "(?:[0-9]{2}(?:[02468][48]|[13579][26]|[2468]0)|(?:[02468][48]|[13579][26]|[2468]0)00)";
+const MONTH_DAY =
+  "(?:(?:0[13578]|1[02])-(?:0[1-9]|[12][0-9]|3[01])|(?:0[469]|11)-(?:0[1-9]|[12][0-9]|30)|02-(?:0[1-9]|1[0-9]|2[0-8]))";
+/**
+ * The whole `ts` rule (thread-log.md 2.4 and the form of section 2) as one regular expression,
+ * as threads_cases/core/timestamps.py's CALENDAR_PATTERN: it matches exactly the `ts` for which
+ * {@link timestampProblem} is null, so a valid `ts` is told by one match; a refusal's message
+ * still comes from {@link timestampProblem}.
+ */
+export const CALENDAR = new RegExp(
+  `^(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)T(?:[01][0-9]|2[0-3]):[0-5][0-9]:[0-5][0-9][.][0-9]{3}Z$`,
+);
+
 /** The milliseconds of a valid `ts`; throws `log_invalid` at `/ts`. */
 export function checkTs(ts: string): number {
+  if (CALENDAR.test(ts)) return parseTs(ts);
   const problem = timestampProblem(ts);
   if (problem !== null) {
     throw new CaseError("log_invalid", `ts ${quote(ts)} ${problem}`, {
