@@ -100,12 +100,13 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"] | None,
+        Literal["claude-code", "codex", "vcr", "swe-agent", "inspect-ai", "openhands", "auto"]
+        | None,
         typer.Option(
             "--from",
-            help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent or "
-            "auto): import it "
-            "in memory first.",
+            help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent, "
+            "inspect-ai, openhands or auto): import it in memory first (inspect-ai: its first "
+            "sample).",
         ),
     ] = None,
     draft: Annotated[

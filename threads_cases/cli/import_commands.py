@@ -70,11 +70,12 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
 @app.command("import")
 def import_(
     fmt: Annotated[
-        Literal["claude-code", "codex", "vcr", "swe-agent", "auto"],
+        Literal["claude-code", "codex", "vcr", "swe-agent", "inspect-ai", "openhands", "auto"],
         typer.Argument(
             metavar="FORMAT",
             help="The transcript's format: claude-code, codex, vcr (a VCR cassette), swe-agent "
-            "(a .traj trajectory) or auto (detected; a refusal names the formats tried).",
+            "(a .traj trajectory), inspect-ai (a .eval or .json eval log), openhands (an "
+            "OpenHands trajectory) or auto (detected; a refusal names the formats tried).",
         ),
     ],
     file: Annotated[
@@ -99,6 +100,14 @@ def import_(
         typer.Option(
             "--prompt", help="codex exec: the user prompt (the stream does not record it)."
         ),
+    ] = None,
+    sample: Annotated[
+        str | None,
+        typer.Option("--sample", help="inspect-ai: the sample id to import (default: the first)."),
+    ] = None,
+    epoch: Annotated[
+        int | None,
+        typer.Option("--epoch", min=1, help="inspect-ai: the sample's epoch (default: the first)."),
     ] = None,
     strict: Annotated[
         bool,
@@ -135,7 +144,15 @@ def import_(
     check_not_input(out, [file], "transcript")
     try:
         report = import_to_file(
-            fmt, file, out, branch=branch, prompt=prompt, strict=strict, skip_invalid=skip_invalid
+            fmt,
+            file,
+            out,
+            branch=branch,
+            prompt=prompt,
+            strict=strict,
+            skip_invalid=skip_invalid,
+            sample=sample,
+            epoch=epoch,
         )
     except CaseError as err:  # under --format json: {"code","message"} on stdout
         raise fail(err, out_format) from None

@@ -3,6 +3,12 @@
 :func:`detect_format` reads at most :data:`HEAD_BYTES` of the file (gunzipped when its first
 bytes say it is gzipped) and tries, in order:
 
+* ``inspect-ai`` -- a zip archive holding ``header.json`` or ``samples/`` members (a
+  ``.eval`` log), or a JSON object starting ``{"version": N, "status": ...`` (a ``.json``
+  eval log);
+* ``openhands`` -- a JSON list of events (or ``{"trajectory": [...]}``) whose first event has
+  a ``source`` of ``user``, ``agent`` or ``environment`` and an ``action`` or
+  ``observation``;
 * ``vcr`` -- YAML whose top level has an ``interactions:`` key (a VCR cassette);
 * ``swe-agent`` -- a JSON object whose first key is ``trajectory``, ``history``, ``info``,
   ``environment`` or ``replay_config`` (a ``.traj`` file);
@@ -35,11 +41,19 @@ from .codex import EXEC_TYPES, ROLLOUT_TYPES
 HEAD_BYTES = 1 << 20
 HEAD_LINES = 20
 #: the formats ``auto`` tries, in order
-TRIED = ("vcr", "swe-agent", "claude-code", "codex")
+TRIED = ("inspect-ai", "openhands", "vcr", "swe-agent", "claude-code", "codex")
 _TOP_INTERACTIONS = re.compile(rb"^interactions:", re.MULTILINE)
+_INSPECT_JSON = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+_INSPECT_MEMBER = re.compile(rb"header\.json|_journal/start\.json|samples/[^/]+_epoch_\d+\.json")
+_OPENHANDS_START = re.compile(rb'^\s*(?:\[|\{\s*"trajectory"\s*:\s*\[)\s*\{')
+_OPENHANDS_EVENT = re.compile(
+    rb'"source"\s*:\s*"(?:user|agent|environment)"[^{}]*"(?:action|observation)"\s*:\s*"'
+    rb'|"(?:action|observation)"\s*:\s*"[a-z_]+"'
+)
 _TRAJ_START = re.compile(rb'^\s*\{\s*"(trajectory|history|info|environment|replay_config)"\s*:')
 AUTO_HINT = (
-    "name the format: `threads-cases import claude-code|codex|vcr|swe-agent FILE -o LOG` "
+    "name the format: `threads-cases import "
+    "claude-code|codex|vcr|swe-agent|inspect-ai|openhands FILE -o LOG` "
     "(spec/importers.md lists what each reads)"
 )
 
@@ -89,6 +103,12 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     ``CaseError("io_error")`` when the file cannot be read."""
     path = Path(path)
     head = _head(path)
+    if (head[:4] == b"PK\x03\x04" and _INSPECT_MEMBER.search(head[:4096])) or _INSPECT_JSON.match(
+        head
+    ):
+        return "inspect-ai"
+    if _OPENHANDS_START.match(head) and _OPENHANDS_EVENT.search(head[:65536]):
+        return "openhands"
     if _TOP_INTERACTIONS.search(head):
         return "vcr"
     if _TRAJ_START.match(head):
@@ -113,7 +133,9 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     )
     raise CaseError(
         "import_invalid",
-        f"no format fits: tried vcr (no top-level `interactions:` key), swe-agent (not a JSON "
+        f"no format fits: tried inspect-ai (not a .eval archive or a JSON object starting with "
+        f"version and status), openhands (not a JSON list of OpenHands events), "
+        f"vcr (no top-level `interactions:` key), swe-agent (not a JSON "
         f"object starting with trajectory, history or info), claude-code (no line "
         f"of type {', '.join(LINE_TYPES[:3])}... or with uuid/sessionId), codex (no rollout "
         f"or `codex exec --json` line); the file holds {seen}",
