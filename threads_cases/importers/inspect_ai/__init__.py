@@ -182,6 +182,9 @@ class InspectSource:
         mapper = SampleMapper(self.doc, self.ref.where, self.stats, self._warn)
         yield from mapper.items(self.events)
         turn = mapper.turn
+        if turn is None and self.cut and mapper.c.content(self.doc.get("input")):
+            # the log stops before the first model call: the turn of the sample's input
+            turn = Turn(mapper.c.content(self.doc.get("input")), self.start_ref)
         if turn is None:
             return
         self._end(turn)

@@ -111,6 +111,9 @@ class SampleMapper:
     # ------------------------------------------------------------------ events
     def model(self, k: int, ev: dict[str, Any], ref: Ref) -> Iterator[Turn]:
         inp = self.input_of(k, ev)
+        if not inp and not self.started:  # not rebuilt: the sample's own input is the task
+            task = self.sample.get("input")
+            inp = task if isinstance(task, list) else [{"role": "user", "content": task}]
         if self.started:
             last = max(
                 (
