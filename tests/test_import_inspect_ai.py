@@ -49,7 +49,9 @@ def test_pooled_inputs_results_by_id_and_the_submit_call_as_the_answer() -> None
     assert [t["status"] for t in list_turns(events)] == ["completed"]
     calls = [e["data"] for e in of_type(events, "tool_called")]
     assert [c["tool_use_id"] for c in calls] == ["call_1", "call_2", "call_3", "call_4", "call_5"]
-    results = {e["data"]["tool_use_id"]: e["data"]["content"] for e in of_type(events, "tool_result")}
+    results = {
+        e["data"]["tool_use_id"]: e["data"]["content"] for e in of_type(events, "tool_result")
+    }
     # the tool events came back call_3 first: each result is its own call's
     assert results["call_2"].startswith("[project]") and results["call_3"] == "Python 3.12.1\n"
     # the same command twice: two calls, each answered once

@@ -43,71 +43,105 @@ class Cut:
     offset: int
 
 
+class _Scan:
+    """One pass over a document: the containers open at each point and the last point where
+    every value read is whole (``best``: its offset and the closers it needs)."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.stack: list[_Open] = []
+        self.best: tuple[int, str] | None = None
+        self.pos = self._ws(0)
+
+    def _ws(self, pos: int) -> int:
+        return _WS.match(self.text, pos).end()  # type: ignore[union-attr]
+
+    def _whole(self) -> None:
+        self.best = self.pos, "".join(o.closer for o in reversed(self.stack))
+
+    def _close(self) -> bool:
+        """A ``]`` or ``}``: False when the document ends here (or does not match)."""
+        if not self.stack:
+            return False
+        self.stack.pop()
+        self.pos += 1
+        if not self.stack:
+            self.best = (self.pos, "")
+            return False
+        self._whole()
+        return True
+
+    def _comma(self) -> bool:
+        if not self.stack:
+            return False
+        top = self.stack[-1]
+        if top.closer == "]":
+            top.key = int(top.key or 0) + 1
+        else:
+            top.expect_key = True
+        self.pos += 1
+        return True
+
+    def _string(self) -> bool:
+        m = _STRING.match(self.text, self.pos)
+        if m is None:
+            return False  # a string cut in the middle
+        self.pos = m.end()
+        cur = self.stack[-1] if self.stack else None
+        if cur is not None and cur.closer == "}" and cur.expect_key:
+            try:
+                cur.key = orjson.loads(m.group())
+            except orjson.JSONDecodeError:
+                return False
+            cur.expect_key = False
+        elif self._ws(self.pos) < len(self.text):
+            self._whole()
+        return True
+
+    def _scalar(self) -> bool:
+        m = _SCALAR.match(self.text, self.pos)
+        if m is None:
+            return False
+        self.pos = m.end()
+        if self._ws(self.pos) < len(self.text):
+            self._whole()  # a number or literal the text goes on after: whole
+        return True
+
+    def run(self) -> None:
+        text, n = self.text, len(self.text)
+        while self.pos < n:
+            ch = text[self.pos]
+            if ch in "[{":
+                opened = _Open("]" if ch == "[" else "}", 0 if ch == "[" else None, ch == "{")
+                self.stack.append(opened)
+                self.pos += 1
+                self._whole()
+                ok = True
+            elif ch in "]}":
+                ok = self._close()
+            elif ch == ",":
+                ok = self._comma()
+            elif ch == ":":
+                self.pos += 1
+                ok = True
+            else:
+                ok = self._string() if ch == '"' else self._scalar()
+            if not ok:
+                return
+            self.pos = self._ws(self.pos)
+
+
 def close_cut(text: str) -> Cut | None:
     """The document ``text`` (not JSON as it is) closed after its last whole value, or
     ``None`` when no container opens at its start or what is left does not read."""
-    stack: list[_Open] = []
-    best: tuple[int, str] | None = None
-    pos = _WS.match(text, 0).end()  # type: ignore[union-attr]
-    n = len(text)
-
-    def done() -> tuple[int, str]:
-        return pos, "".join(o.closer for o in reversed(stack))
-
-    while pos < n:
-        ch = text[pos]
-        if ch in "[{":
-            stack.append(_Open("]" if ch == "[" else "}", 0 if ch == "[" else None, ch == "{"))
-            pos += 1
-            best = done()
-        elif ch in "]}":
-            if not stack:
-                break
-            stack.pop()
-            pos += 1
-            if not stack:
-                best = (pos, "")
-                break
-            best = done()
-        elif ch == ",":
-            if not stack:
-                break
-            top = stack[-1]
-            if top.closer == "]":
-                top.key = int(top.key or 0) + 1
-            else:
-                top.expect_key = True
-            pos += 1
-        elif ch == ":":
-            pos += 1
-        elif ch == '"':
-            m = _STRING.match(text, pos)
-            if m is None:
-                break  # a string cut in the middle
-            pos = m.end()
-            cur = stack[-1] if stack else None
-            if cur is not None and cur.closer == "}" and cur.expect_key:
-                try:
-                    cur.key = orjson.loads(m.group())
-                except orjson.JSONDecodeError:
-                    break
-                cur.expect_key = False
-            elif _WS.match(text, pos).end() < n:  # type: ignore[union-attr]
-                best = done()
-        else:
-            m = _SCALAR.match(text, pos)
-            if m is None:
-                break
-            pos = m.end()
-            if _WS.match(text, pos).end() < n:  # type: ignore[union-attr]
-                best = done()  # a number or literal the text goes on after: whole
-        pos = _WS.match(text, pos).end()  # type: ignore[union-attr]
-    if best is None:
+    scan = _Scan(text)
+    scan.run()
+    if scan.best is None:
         return None
-    end, closers = best
+    end, closers = scan.best
     try:
         value = orjson.loads(text[:end].rstrip().rstrip(",") + closers)
     except orjson.JSONDecodeError:
         return None
-    path = [o.key for o in stack if o.key is not None]
+    path = [o.key for o in scan.stack if o.key is not None]
     return Cut(value, path, end)

@@ -46,10 +46,8 @@ _TOP_INTERACTIONS = re.compile(rb"^interactions:", re.MULTILINE)
 _INSPECT_JSON = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
 _INSPECT_MEMBER = re.compile(rb"header\.json|_journal/start\.json|samples/[^/]+_epoch_\d+\.json")
 _OPENHANDS_START = re.compile(rb'^\s*(?:\[|\{\s*"trajectory"\s*:\s*\[)\s*\{')
-_OPENHANDS_EVENT = re.compile(
-    rb'"source"\s*:\s*"(?:user|agent|environment)"[^{}]*"(?:action|observation)"\s*:\s*"'
-    rb'|"(?:action|observation)"\s*:\s*"[a-z_]+"'
-)
+_OPENHANDS_SOURCE = re.compile(rb'"source"\s*:\s*"(?:user|agent|environment)"')
+_OPENHANDS_EVENT = re.compile(rb'"(?:action|observation)"\s*:\s*"')
 _TRAJ_START = re.compile(rb'^\s*\{\s*"(trajectory|history|info|environment|replay_config)"\s*:')
 AUTO_HINT = (
     "name the format: `threads-cases import "
@@ -107,7 +105,12 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         head
     ):
         return "inspect-ai"
-    if _OPENHANDS_START.match(head) and _OPENHANDS_EVENT.search(head[:65536]):
+    start = head[:65536]
+    if (
+        _OPENHANDS_START.match(head)
+        and _OPENHANDS_SOURCE.search(start)
+        and _OPENHANDS_EVENT.search(start)
+    ):
         return "openhands"
     if _TOP_INTERACTIONS.search(head):
         return "vcr"
@@ -133,12 +136,12 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     )
     raise CaseError(
         "import_invalid",
-        f"no format fits: tried inspect-ai (not a .eval archive or a JSON object starting with "
-        f"version and status), openhands (not a JSON list of OpenHands events), "
-        f"vcr (no top-level `interactions:` key), swe-agent (not a JSON "
+        f"no format fits: tried vcr (no top-level `interactions:` key), swe-agent (not a JSON "
         f"object starting with trajectory, history or info), claude-code (no line "
         f"of type {', '.join(LINE_TYPES[:3])}... or with uuid/sessionId), codex (no rollout "
-        f"or `codex exec --json` line); the file holds {seen}",
+        f"or `codex exec --json` line), inspect-ai (not a .eval archive or a JSON object "
+        f"starting with version and status), openhands (not a JSON list of OpenHands "
+        f"events); the file holds {seen}",
         file=str(path),
         hint=AUTO_HINT,
     )
