@@ -134,7 +134,9 @@ def test_damaged_events_are_skipped_and_strict_refuses(tmp_path: Path) -> None:
     assert exc.value.code == "import_invalid" and exc.value.location.pointer == "/3"
 
 
-@pytest.mark.parametrize("body", [b"", b"[{", b'{"events": 3}', b"12"])
+@pytest.mark.parametrize(
+    "body", [b"", b"[{", b'{"events": 3}', b"12", b'[{"kind": "ActionEvent", "id": "a1"}]']
+)
 def test_not_a_trajectory_is_refused_cleanly(tmp_path: Path, body: bytes) -> None:
     src = tmp_path / "x.json"
     src.write_bytes(body)

@@ -30,7 +30,9 @@ model_response, total_calls_in_response}``.
 
 A file cut short is closed where it stops (:mod:`.cutjson`, the event it stops inside
 dropped) with an ``import_repaired`` warning (reason ``cut_record``) and its open turn fails
-``interrupted`` with a note; ``strict`` refuses it. An event that is not an object with
+``interrupted`` with a note; ``strict`` refuses it. A list none of whose events has
+``action`` or ``observation`` (the V1 agent-sdk events) is refused. An event that is not an
+object with
 ``action`` or ``observation`` is skipped with ``import_skipped`` (``invalid_line``, its
 "line" the event's index from 1), refused with ``strict``.
 """
@@ -176,6 +178,13 @@ class OpenHandsSource:
             open_path = open_path[1:] if open_path and open_path[0] == key else None
         if not isinstance(doc, list):
             raise self._refuse("not an OpenHands trajectory: no list of events")
+        if doc and not any(
+            isinstance(e, dict) and ("action" in e or "observation" in e) for e in doc
+        ):
+            raise self._refuse(
+                "not an OpenHands trajectory: no event has `action` or `observation` (the V1 "
+                "agent-sdk events, with `kind`, are not read)"
+            )
         if open_path and len(open_path) > 1 and isinstance(open_path[0], int):
             doc = doc[: open_path[0]]  # the event the file stops inside is partial
         return doc
