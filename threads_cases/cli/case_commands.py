@@ -145,7 +145,8 @@ def save(
 ) -> None:
     """Save the turn after --at (or turn --turn N) in LOG as a case directory DIR/NAME
     (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript, a
-    VCR cassette or a SWE-agent trajectory (auto: detected), imported in memory. Without
+    VCR cassette, a SWE-agent trajectory, an inspect-ai log (its first sample) or an
+    OpenHands trajectory (auto: detected), imported in memory. Without
     --must/--expect the matchers are drafted from the turn.
     The case is replayed before it is written (replay_failed when its first run would not
     pass) unless --no-verify, with the agent --agent names for threads-py when the turn

@@ -126,9 +126,11 @@ def import_(
     ] = False,
     out_format: FormatOpt = "pretty",
 ) -> None:
-    """Import a Claude Code or Codex transcript, a VCR cassette of LLM API calls (vcr) or a
-    SWE-agent trajectory (swe-agent) as a thread log (atomic: a refused import writes
-    nothing); auto detects the format (spec/importers.md).
+    """Import a Claude Code or Codex transcript, a VCR cassette of LLM API calls (vcr), a
+    SWE-agent trajectory (swe-agent), one sample of an inspect-ai eval log (inspect-ai:
+    --sample ID --epoch N, default the first) or an OpenHands trajectory (openhands) as a
+    thread log (atomic: a refused import writes nothing); auto detects the format
+    (spec/importers.md).
 
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,
