@@ -50,8 +50,9 @@ import orjson
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .arguments import decode_arguments
-from .common import Extra, Ref, Reply, Result, Stats, Turn, cut_short, imported_agent, parse_ts_ms
+from .common import Extra, Ref, Reply, Result, Stats, Turn, cut_short, imported_agent
 from .cutjson import close_cut
+from .isotime import iso_ms
 from .lenient import Note
 
 OPENHANDS_HINT = (
@@ -211,7 +212,7 @@ class OpenHandsSource:
     @property
     def start_ref(self) -> Ref:
         first = next((e for e in self.events if isinstance(e, dict)), {})
-        return Ref("session", parse_ts_ms(first.get("timestamp")), 1, "session")
+        return Ref("session", iso_ms(first.get("timestamp")), 1, "session")
 
     # ------------------------------------------------------------------ mapping
     def _skip(self, k: int, why: str) -> None:
@@ -225,7 +226,7 @@ class OpenHandsSource:
             if not isinstance(ev, dict) or not ("action" in ev or "observation" in ev):
                 self._skip(k, "an event must be an object with `action` or `observation`")
                 continue
-            ref = Ref(f"ev{ev.get('id', k)}", parse_ts_ms(ev.get("timestamp")), k + 1, "event")
+            ref = Ref(f"ev{ev.get('id', k)}", iso_ms(ev.get("timestamp")), k + 1, "event")
             if "action" in ev:
                 yield from m.action(k, ev, ref)
             else:

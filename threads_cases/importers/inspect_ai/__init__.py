@@ -29,6 +29,7 @@ from typing import Any
 
 from ...core.errors import CaseError
 from ..common import Extra, Ref, Stats, Turn, cut_short, imported_agent
+from ..isotime import iso_ms
 from .archive import INSPECT_HINT, LogFile, SampleRef, read_log_file
 from .sample import SampleMapper
 
@@ -167,9 +168,7 @@ class InspectSource:
     @property
     def start_ref(self) -> Ref:
         first = next((e for e in self.events if isinstance(e, dict)), {})
-        from ..common import parse_ts_ms
-
-        return Ref("session", parse_ts_ms(first.get("timestamp")), 1, "sample")
+        return Ref("session", iso_ms(first.get("timestamp")), 1, "sample")
 
     # ------------------------------------------------------------------ mapping
     def _warn(self, k: int, reason: str, message: str, *, code: str = "import_skipped") -> None:

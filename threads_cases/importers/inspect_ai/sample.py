@@ -24,7 +24,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..common import Extra, Ref, Reply, Result, Stats, Turn, parse_ts_ms
+from ..common import Extra, Ref, Reply, Result, Stats, Turn
+from ..isotime import iso_ms
 from ..lenient import Note
 from .messages import Contents
 
@@ -115,13 +116,13 @@ class SampleMapper:
             task = self.sample.get("input")
             inp = task if isinstance(task, list) else [{"role": "user", "content": task}]
         if self.started:
-            last = max(
+            last = next(
                 (
                     i
-                    for i, m in enumerate(inp)
-                    if isinstance(m, dict) and m.get("role") == "assistant"
+                    for i in range(len(inp) - 1, -1, -1)
+                    if isinstance(inp[i], dict) and inp[i].get("role") == "assistant"
                 ),
-                default=-1,
+                -1,
             )
             inp = inp[last + 1 :]
         self.started = True
@@ -200,7 +201,7 @@ class SampleMapper:
                 self.warn(k, "invalid_line", "an event must be an object with an `event` type")
                 continue
             t = ev["event"]
-            ref = Ref(f"e{k}", parse_ts_ms(ev.get("timestamp")), k + 1, t)
+            ref = Ref(f"e{k}", iso_ms(ev.get("timestamp")), k + 1, t)
             if self.in_scoring(ev):
                 self.stats.skip("scoring event")
             elif t == "model":
