@@ -21,7 +21,9 @@ from typing import Any
 import orjson
 
 _WS = re.compile(r"[ \t\r\n]*")
-_STRING = re.compile(r'"(?:[^"\\]|\\.)*"', re.DOTALL)
+_STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
+#: deeper than strict JSON's 256 levels is no document a writer closes: not recovered
+MAX_DEPTH = 512
 _SCALAR = re.compile(r"[^\s\[\]{},:\"]+")
 
 
@@ -112,6 +114,9 @@ class _Scan:
         while self.pos < n:
             ch = text[self.pos]
             if ch in "[{":
+                if len(self.stack) >= MAX_DEPTH:
+                    self.best = None
+                    return
                 opened = _Open("]" if ch == "[" else "}", 0 if ch == "[" else None, ch == "{")
                 self.stack.append(opened)
                 self.pos += 1
@@ -133,7 +138,8 @@ class _Scan:
 
 def close_cut(text: str) -> Cut | None:
     """The document ``text`` (not JSON as it is) closed after its last whole value, or
-    ``None`` when no container opens at its start or what is left does not read."""
+    ``None`` when no container opens at its start, it nests deeper than :data:`MAX_DEPTH`
+    or what is left does not read."""
     scan = _Scan(text)
     scan.run()
     if scan.best is None:

@@ -13,8 +13,10 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
+from ..core.errors import CaseError
+from ..core.texts import quote
 from ..core.timestamps import MAX_MS, MIN_MS
-from .common import parse_ts_ms
+from .common import TS_HINT, parse_ts_ms
 
 _EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
@@ -35,3 +37,21 @@ def iso_ms(value: Any) -> int | None:
         ms = (delta.days * 86_400 + delta.seconds) * 1000 + delta.microseconds // 1000
         return ms if MIN_MS <= ms <= MAX_MS else None
     return parse_ts_ms(value)
+
+
+def event_ms(value: Any, *, file: str, pointer: str) -> int | None:
+    """:func:`iso_ms` of an event's ``timestamp``; ``None`` when it has none. A time that is
+    present but not a real one is refused, never guessed: ``CaseError("log_invalid")`` at
+    ``pointer`` (spec/importers.md section 4, "Timestamps are never repaired")."""
+    if value is None:
+        return None
+    ms = iso_ms(value)
+    if ms is None:
+        raise CaseError(
+            "log_invalid",
+            f"timestamp {quote(value)} is not a real time (an ISO 8601 time, years 0001 to 9999)",
+            file=file,
+            pointer=pointer,
+            hint=TS_HINT,
+        )
+    return ms

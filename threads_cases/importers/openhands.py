@@ -49,10 +49,10 @@ import orjson
 
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
-from .arguments import decode_arguments
+from .arguments import decode_arguments, js_numbers
 from .common import Extra, Ref, Reply, Result, Stats, Turn, cut_short, imported_agent
 from .cutjson import close_cut
-from .isotime import iso_ms
+from .isotime import event_ms, iso_ms
 from .lenient import Note
 
 OPENHANDS_HINT = (
@@ -226,7 +226,8 @@ class OpenHandsSource:
             if not isinstance(ev, dict) or not ("action" in ev or "observation" in ev):
                 self._skip(k, "an event must be an object with `action` or `observation`")
                 continue
-            ref = Ref(f"ev{ev.get('id', k)}", iso_ms(ev.get("timestamp")), k + 1, "event")
+            ms = event_ms(ev.get("timestamp"), file=self.file, pointer=f"/{k}/timestamp")
+            ref = Ref(f"ev{ev.get('id', k)}", ms, k + 1, "event")
             if "action" in ev:
                 yield from m.action(k, ev, ref)
             else:
@@ -286,7 +287,7 @@ class _Mapper:
         notes: list[Note] = []
         inp = self._arguments(resp, cid, notes)
         if inp is None:
-            inp = {key: v for key, v in args.items() if v is not None}
+            inp = js_numbers({key: v for key, v in args.items() if v is not None}, notes)
         for n in notes:
             self.src.stats.warn(
                 k + 1, n.code, n.reason, f"event {k} (/{k}) call {cid}: {n.message}"
@@ -320,6 +321,7 @@ class _Mapper:
             thought = _text(args.get("thought"))
             cid = f"event-{ev.get('id')}"
             inp = {key: v for key, v in args.items() if v is not None and key != "thought"}
+            inp = js_numbers(inp, [])
             blocks = [{"type": "text", "text": thought}] if thought else []
             reply = self._add(
                 Reply([*blocks, {"type": "tool_use", "id": cid, "name": action, "input": inp}], ref)
@@ -332,7 +334,8 @@ class _Mapper:
         obs = ev.get("observation")
         extras = _obj(ev.get("extras"))
         tcm, _ = _response(ev)
-        owner = self.by_event.get(ev.get("cause")) if ev.get("cause") is not None else None
+        cause = ev.get("cause")
+        owner = self.by_event.get(cause) if isinstance(cause, (int, str)) else None
         if owner is None and isinstance(tcm.get("tool_call_id"), str):
             r = self.by_call.get(tcm["tool_call_id"])
             owner = (r, tcm["tool_call_id"]) if r is not None else None

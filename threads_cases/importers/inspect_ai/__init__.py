@@ -61,7 +61,10 @@ class InspectSource:
         self.stats = stats if stats is not None else Stats()
         self.log: LogFile = read_log_file(self.path, strict=strict)
         self.ref = self._pick(sample, epoch)
-        doc, self.open_path = self.ref.load()
+        try:
+            doc, self.open_path = self.ref.load()
+        except ValueError as exc:  # the sample's member is not JSON, nor JSON cut short
+            raise self._refuse(str(exc)) from None
         if self.log.cut and strict:
             raise CaseError(
                 "import_invalid",
@@ -119,7 +122,7 @@ class InspectSource:
         tools: dict[str, None] = {}
         mapper = SampleMapper(self.doc, self.ref.where, Stats(), lambda *a, **k: None)
         for k, ev in enumerate(self.events):
-            if not isinstance(ev, dict) or ev.get("event") != "model" or mapper.in_scoring(ev):
+            if not isinstance(ev, dict) or mapper.in_scoring(ev) or ev.get("event") != "model":
                 continue
             if not self.model and isinstance(ev.get("model"), str):
                 self.model = ev["model"]
@@ -178,7 +181,7 @@ class InspectSource:
         self.stats.warn(k + 1, code, reason, f"{where}: {message}")
 
     def items(self) -> Iterator[Turn | Extra]:
-        mapper = SampleMapper(self.doc, self.ref.where, self.stats, self._warn)
+        mapper = SampleMapper(self.doc, self.ref.where, self.stats, self._warn, self.file)
         yield from mapper.items(self.events)
         turn = mapper.turn
         if turn is None and self.cut and mapper.c.content(self.doc.get("input")):

@@ -25,7 +25,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..common import Extra, Ref, Reply, Result, Stats, Turn
-from ..isotime import iso_ms
+from ..isotime import event_ms
 from ..lenient import Note
 from .messages import Contents
 
@@ -58,7 +58,10 @@ class SampleMapper:
     """Builds the turns of one sample (module docstring); ``warn(k, reason, message)``
     reports a damaged event ``k``."""
 
-    def __init__(self, sample: dict[str, Any], where: str, stats: Stats, warn: Any) -> None:
+    def __init__(
+        self, sample: dict[str, Any], where: str, stats: Stats, warn: Any, file: str = ""
+    ) -> None:
+        self.file = file
         self.sample = sample
         self.where = where
         self.stats = stats
@@ -201,7 +204,8 @@ class SampleMapper:
                 self.warn(k, "invalid_line", "an event must be an object with an `event` type")
                 continue
             t = ev["event"]
-            ref = Ref(f"e{k}", iso_ms(ev.get("timestamp")), k + 1, t)
+            ms = event_ms(ev.get("timestamp"), file=self.file, pointer=f"/events/{k}/timestamp")
+            ref = Ref(f"e{k}", ms, k + 1, t)
             if self.in_scoring(ev):
                 self.stats.skip("scoring event")
             elif t == "model":
