@@ -2,7 +2,7 @@
 
 ``threads_cases/_data/ts/threads-ts.mjs`` is built with esbuild (pinned in ts/package.json)
 from ts/src at wheel build time, so ``pip install threads-cases`` plus Node.js 20 or later
-on PATH runs ``threads-ts`` (threads_cases/harness/registry.py finds it). Nothing generated
+on PATH runs ``threads-ts`` (threads_cases/harness/run/registry.py finds it). Nothing generated
 is committed; the sdist carries ts/ (sources, package.json, package-lock.json, scripts/).
 
 Needs Node.js 20+ and npm on PATH (``npm ci`` runs in ts/ when esbuild is not installed

@@ -23,7 +23,7 @@ from typing import Any
 
 def _impls(isolation: str) -> dict[str, Any]:
     """label -> a fresh implementation opener."""
-    from threads_cases.harness.registry import open_implementation
+    from threads_cases.harness.run.registry import open_implementation
 
     return {
         "threads-py in process": lambda: open_implementation("threads-py", isolation="guard"),
@@ -38,7 +38,7 @@ def _impls(isolation: str) -> dict[str, Any]:
 
 def _suite(root: Path, make: Any, jobs: int) -> tuple[float, float, int]:
     """(wall s, sum of per-case s, passes) of one run_suite, after a warm-up request."""
-    from threads_cases.harness.runner import run_suite
+    from threads_cases.harness.run.runner import run_suite
 
     impl = make()
     impl.hello()  # start-up is paid once per run, not per case
@@ -50,7 +50,7 @@ def _suite(root: Path, make: Any, jobs: int) -> tuple[float, float, int]:
 
 
 def bench_suite(args: argparse.Namespace, root: Path) -> dict[str, Any]:
-    from threads_cases.harness.isolation import default_isolation
+    from threads_cases.harness.run.isolation import default_isolation
 
     out: dict[str, Any] = {"cases": args.cases, "aim": "<= 1.2"}
     for label, make in _impls(default_isolation()).items():
@@ -65,7 +65,7 @@ def bench_suite(args: argparse.Namespace, root: Path) -> dict[str, Any]:
 
 
 def bench_jobs(args: argparse.Namespace, root: Path) -> dict[str, Any]:
-    from threads_cases.harness.isolation import default_isolation
+    from threads_cases.harness.run.isolation import default_isolation
 
     out: dict[str, Any] = {"cases": args.cases, "cpus": os.cpu_count(), "aim": ">= 1.6"}
     for label, make in _impls(default_isolation()).items():
@@ -81,7 +81,7 @@ def bench_jobs(args: argparse.Namespace, root: Path) -> dict[str, Any]:
 
 
 def bench_cli(args: argparse.Namespace, root: Path) -> dict[str, Any]:
-    from threads_cases.harness.isolation import default_isolation
+    from threads_cases.harness.run.isolation import default_isolation
 
     case = root / "case-0000"
     # as a user's machine runs it: byte code cached (some CI images set this variable)

@@ -176,7 +176,7 @@ def make_cases(n: int) -> Path:
 
 
 def bench_runner(args: argparse.Namespace) -> dict[str, Any]:
-    from threads_cases.harness.runner import run_suite
+    from threads_cases.harness.run.runner import run_suite
 
     root = make_cases(args.cases)
     t = time.perf_counter()
@@ -225,7 +225,7 @@ def bench_driver(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def bench_ts(_: argparse.Namespace) -> dict[str, Any]:
-    from threads_cases.harness.registry import ts_driver_path
+    from threads_cases.harness.run.registry import ts_driver_path
     from threads_cases.protocol.client import DriverImplementation
 
     node = shutil.which("node")

@@ -227,7 +227,7 @@ def suite_dir(n: int) -> Path:
 
 
 def suite(n: int) -> Callable[[], Any]:
-    from threads_cases.harness.runner import run_suite
+    from threads_cases.harness.run.runner import run_suite
 
     root = suite_dir(n)
 
@@ -249,7 +249,7 @@ def children_cpu(argv: list[str]) -> float:
 def jobs_default(scale: float) -> list[dict[str, Any]]:
     """Default --jobs against --jobs 1 on the suite curve's sizes (after a warm-up run, best
     of five each, the two settings alternating)."""
-    from threads_cases.harness.pool import CASES_PER_JOB, default_jobs
+    from threads_cases.harness.run.pool import CASES_PER_JOB, default_jobs
     from threads_cases.protocol.client import DriverImplementation
 
     base = max(1, int(CURVES["suite"][1] * scale))

@@ -82,7 +82,7 @@ IMPORT_TIME_ENV = (
 SKIP = (
     "threads_cases.__main__",
     "threads_cases.pytest",
-    "threads_cases.harness.pytest_plugin",
+    "threads_cases.harness.pytest.plugin",
     "threads_cases.harness.live.anthropic_api",
     "threads_cases.harness.live.openai_api",
 )

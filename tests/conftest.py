@@ -29,7 +29,7 @@ import wheel_env
 from filelock import FileLock
 
 from threads_cases.case.directory import CaseExpectation
-from threads_cases.harness.registry import ts_driver_path
+from threads_cases.harness.run.registry import ts_driver_path
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply

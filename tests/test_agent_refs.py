@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from threads_cases.core.errors import CaseError
-from threads_cases.harness.agent_diff import agent_changes, recorded_agent
-from threads_cases.harness.agent_setup import agent_note, agent_refs
+from threads_cases.harness.check.agent_diff import agent_changes, recorded_agent
+from threads_cases.harness.run.agent_setup import agent_note, agent_refs
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec
 from threads_cases.reference.agent_ref import AgentRef, load_python_agent, ref_language
 
@@ -85,6 +85,18 @@ def test_an_agent_for_no_implementation_names_the_settings_file_and_key(
     err = info.value
     assert err.location.file == str((tmp_path / "pyproject.toml").absolute())
     assert err.message.startswith("tool.threads-cases.agent.python: an agent is given for python")
+    assert err.hint.endswith("(configured ones under [tool.threads-cases.implementations])")
+
+
+def test_in_threads_cases_toml_the_keys_are_named_without_the_tool_prefix(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "threads-cases.toml").write_text('[agent]\npython = "a:b"\n')
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(CaseError) as info:
+        agent_refs()
+    assert info.value.message.startswith("agent.python: an agent is given for python")
+    assert info.value.hint.endswith("(configured ones under [implementations])")
 
 
 def test_an_app_dir_that_is_no_folder_is_refused(
@@ -170,7 +182,7 @@ def test_a_python_agent_loads_from_an_attribute_or_a_factory(agent_dir: str) -> 
             "No module named 'nowhere_zz9'",
         ),
         ("agentmod_30_exit:agent", 'importing "agentmod_30_exit" failed: SystemExit: 2'),
-        ("agentmod_30:missing", '"agentmod_30" has no attribute "missing"'),
+        ("agentmod_30:missing", '"agentmod_30" has no attribute "missing" (its agents: "agent")'),
         ("agentmod_30:broken", 'calling "broken" failed: ValueError: no config'),
         ("agentmod_30:number", '"number" is a int, not an AgentSpec'),
     ],

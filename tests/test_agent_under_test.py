@@ -9,6 +9,7 @@ language, rewritten between runs to change the system prompt or the tool's handl
 
 from __future__ import annotations
 
+import hashlib
 import json
 import shutil
 import subprocess
@@ -171,6 +172,9 @@ def test_accept_with_the_agent_brings_the_case_back_to_pass(project: Path) -> No
     accept = cli("accept", "cases", "--agent", "stock_agent:agent", cwd=project)
     assert accept.returncode == 0, accept.stdout + accept.stderr
     assert "model.json" in accept.stdout and "You count stock." in accept.stdout
+    # case.json's summary fingerprints the agent the turn is now recorded with
+    summary = json.loads((project / "cases" / CASE.name / "case.json").read_text())["agent"]
+    assert summary["system_sha256"] == hashlib.sha256(b"You count stock.").hexdigest()
     run = cli("run", "cases", "--format", "json", *AGENTS, cwd=project)
     assert run.returncode == 0
     assert {r["verdict"] for r in results(run.stdout).values()} == {"pass"}

@@ -15,8 +15,8 @@ from conftest import CONFORMANCE, build_thread, cli
 
 from threads_cases.core.atomic import create_beside, write_atomic
 from threads_cases.core.errors import CaseError
-from threads_cases.harness.baseline import Entry, write_baseline
-from threads_cases.harness.report import write_jsonl
+from threads_cases.harness.baseline.file import Entry, write_baseline
+from threads_cases.harness.report.suite import write_jsonl
 from threads_cases.importers import import_to_file
 
 IMPORTER_SAMPLES = Path(__file__).resolve().parent / "importers"

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 from threads_cases.core.errors import CaseError
 from threads_cases.core.schemas import schema_problems
 from threads_cases.core.strictjson import read_json_file
-from threads_cases.harness.baseline import (
+from threads_cases.harness.baseline.file import (
     TODO_REASON,
     Baseline,
     Entry,
@@ -21,8 +21,8 @@ from threads_cases.harness.baseline import (
     read_baseline,
     write_baseline,
 )
-from threads_cases.harness.expected import apply_baseline, judge, new_entries, stale_entries
-from threads_cases.harness.runner import CaseResult, Check
+from threads_cases.harness.check.expected import apply_baseline, judge, new_entries, stale_entries
+from threads_cases.harness.run.runner import CaseResult, Check
 
 
 def result(

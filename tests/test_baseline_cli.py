@@ -18,7 +18,7 @@ from conftest import CONFORMANCE, cli, ts_built
 
 from threads_cases.core.schemas import validator
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness.baseline import baseline_document, read_baseline
+from threads_cases.harness.baseline.file import baseline_document, read_baseline
 
 pytestmark = pytest.mark.skipif(
     not ts_built(),

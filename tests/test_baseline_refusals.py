@@ -18,7 +18,7 @@ from conftest import CONFORMANCE, cli
 
 import threads_cases.cli as cli_package
 from threads_cases.core.errors import CaseError
-from threads_cases.harness.baseline import Entry, read_baseline, write_baseline
+from threads_cases.harness.baseline.file import Entry, read_baseline, write_baseline
 
 MISSING_DRIVER = '[tool.threads-cases.implementations.mine]\ncommand = ["./no-such-driver"]\n'
 
@@ -233,7 +233,7 @@ def test_entries_of_unknown_implementations_warn_on_run_and_prune_removes_them(
     assert warnings == [
         "warning[baseline_implementation_unknown]: b.json: the entry reads-notes [threads-go] "
         "names the implementation 'threads-go', which is not known (threads-py, threads-ts or "
-        "one configured under [tool.threads-cases.implementations]): it can never match; "
+        "one configured in the settings' implementations): it can never match; "
         "`threads-cases baseline prune` removes it"
     ]
     assert [e.implementation for e in read_baseline(target)] == ["threads-py", "mine", "threads-go"]

@@ -15,7 +15,7 @@ from conftest import CONFORMANCE, cli, ts_built
 from threads_cases.case.directory import finish_case_files, read_case_files, upgraded_meta
 from threads_cases.case.loader import inspect_case, open_case
 from threads_cases.core.strictjson import canonical_document
-from threads_cases.harness.runner import run_case
+from threads_cases.harness.run.runner import run_case
 
 TS_BUILT = ts_built()
 
@@ -118,8 +118,8 @@ def test_fmt_upgrades_a_format_1_case(old_case: Path, tmp_path: Path) -> None:
 
 
 def test_accept_writes_format_2(old_case: Path) -> None:
-    from threads_cases.harness.accept import accept_case
-    from threads_cases.harness.registry import open_implementation
+    from threads_cases.harness.run.accept import accept_case
+    from threads_cases.harness.run.registry import open_implementation
 
     stubs = json.loads((old_case / "sandbox.json").read_bytes())
     assert stubs["format"] == 1  # the recordings keep their own format

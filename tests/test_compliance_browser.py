@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from chromium import IN_CI, launched
 
-from threads_cases.harness.compliance_html import write_page
+from threads_cases.harness.report.compliance_html import write_page
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = Path(__file__).parent / "data" / "compliance"

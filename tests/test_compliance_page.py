@@ -1,4 +1,4 @@
-"""The compliance page (threads_cases/harness/compliance.py and compliance_html.py,
+"""The compliance page (threads_cases/harness/check/compliance.py and compliance_html.py,
 spec/conformance.md section 7): what it shows, that report values stay text, refusals, and
 the `report html` command on a real run. Its browser test is tests/test_compliance_browser.py.
 
@@ -25,8 +25,8 @@ from jsonschema import Draft202012Validator
 from threads_cases.core.canonical import canonical_line
 from threads_cases.core.errors import CaseError
 from threads_cases.core.schemas import schema_document
-from threads_cases.harness.compliance import build_page
-from threads_cases.harness.compliance_html import render_page, write_page
+from threads_cases.harness.check.compliance import build_page
+from threads_cases.harness.report.compliance_html import render_page, write_page
 from threads_cases.review.filediff import diff_reports
 
 DATA = Path(__file__).parent / "data" / "compliance"

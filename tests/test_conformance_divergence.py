@@ -13,7 +13,7 @@ import pytest
 
 from threads_cases.case.requests import expand_records
 from threads_cases.core.strictjson import canonical_document, parse
-from threads_cases.harness.divergence import replayed_requests, request_divergence
+from threads_cases.harness.check.divergence import replayed_requests, request_divergence
 
 SUITE = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "divergence"
 TESTS = sorted(SUITE.glob("*.json"))

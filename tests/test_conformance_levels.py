@@ -9,9 +9,9 @@ from pathlib import Path
 
 from conftest import cli
 
-from threads_cases.harness.conformance import AREAS
-from threads_cases.harness.levels import levels_of, read_levels
-from threads_cases.harness.runner import CaseResult
+from threads_cases.harness.check.conformance import AREAS
+from threads_cases.harness.check.levels import levels_of, read_levels
+from threads_cases.harness.run.runner import CaseResult
 
 LEVELS = read_levels()
 

@@ -16,9 +16,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness import spec_inventory
-from threads_cases.harness.coverage import coverage_document, matcher_features, suite_coverage
-from threads_cases.harness.registry import resolve_implementations
+from threads_cases.harness.check import spec_inventory
+from threads_cases.harness.check.coverage import coverage_document, matcher_features, suite_coverage
+from threads_cases.harness.run.registry import resolve_implementations
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "spec" / "conformance"

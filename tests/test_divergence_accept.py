@@ -22,7 +22,7 @@ from conftest import cli, ts_built
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.log import encode_log, read_log
 from threads_cases.core.strictjson import canonical_document
-from threads_cases.harness.divergence import ABSENT, first_difference
+from threads_cases.harness.check.divergence import ABSENT, first_difference
 
 ROOT = Path(__file__).resolve().parents[1]
 CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"
@@ -262,9 +262,9 @@ def test_first_difference_walks_in_document_order() -> None:
 def test_accept_keeps_the_interruption_of_an_interrupted_turn(tmp_path: Path) -> None:
     """An interrupted case (model.json ``interruption``) that drifts keeps its interruption
     point through ``accept``, byte for byte, and passes afterwards (in process)."""
-    from threads_cases.harness.accept import accept_case
-    from threads_cases.harness.registry import open_implementation
-    from threads_cases.harness.runner import run_case
+    from threads_cases.harness.run.accept import accept_case
+    from threads_cases.harness.run.registry import open_implementation
+    from threads_cases.harness.run.runner import run_case
 
     case = tmp_path / "cases" / "interrupted-turn"
     shutil.copytree(CASE.parent / "interrupted-turn", case)

@@ -54,7 +54,7 @@ def test_a_missing_stub_compares_recorded_input_with_replayed_input(tmp_path: Pa
 
 
 def test_the_compliance_page_shows_the_missing_stub_as_the_panel_does(tmp_path: Path) -> None:
-    from threads_cases.harness.compliance import _divergence
+    from threads_cases.harness.check.compliance import _divergence
 
     case = _copy(tmp_path, "weather-stub")
     _edit(case / "stubs.json", lambda s: s["calls"][0]["input"].update(city="Bergen"))

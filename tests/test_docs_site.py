@@ -26,7 +26,7 @@ import pytest
 from chromium import launched
 
 import threads_cases
-from threads_cases.harness import settings
+from threads_cases.harness.run import settings
 
 ROOT = Path(__file__).resolve().parent.parent
 pytestmark = pytest.mark.xdist_group("docs-site")  # one build of the site per run

@@ -13,7 +13,7 @@ import pytest
 from conftest import START_MS, cli, ts_built
 
 from threads_cases.case.directory import CaseExpectation
-from threads_cases.harness.isolation import netns_command
+from threads_cases.harness.run.isolation import netns_command
 from threads_cases.protocol.driver_env import check_pass_env, driver_environment
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from threads_cases.core.strictjson import read_json_file
-from threads_cases.harness.runner import run_case
+from threads_cases.harness.run.runner import run_case
 from threads_cases.reference.agent import AgentSpec, ToolContext
 from threads_cases.reference.egress import EgressBlocked, block_egress, guard_installed
 

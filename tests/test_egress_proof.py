@@ -24,7 +24,7 @@ import pytest
 from conftest import START_MS, ts_built
 
 from threads_cases.case.directory import CaseExpectation
-from threads_cases.harness.isolation import netns_command, wrap_command
+from threads_cases.harness.run.isolation import netns_command, wrap_command
 from threads_cases.protocol.client import DriverImplementation
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply

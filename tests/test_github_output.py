@@ -9,14 +9,14 @@ from pathlib import Path
 from conftest import cli
 
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness.github import (
+from threads_cases.harness.report.github import (
     annotation,
     escape_data,
     escape_property,
     markdown_summary,
     write_github,
 )
-from threads_cases.harness.runner import CaseResult, Check, SuiteResult
+from threads_cases.harness.run.runner import CaseResult, Check, SuiteResult
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"

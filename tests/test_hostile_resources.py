@@ -35,7 +35,7 @@ from typing import IO, Any
 import orjson
 import pytest
 
-from threads_cases.harness.registry import ts_driver_path
+from threads_cases.harness.run.registry import ts_driver_path
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"

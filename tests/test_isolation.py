@@ -1,4 +1,4 @@
-"""Choosing isolation (threads_cases/harness/isolation.py, spec/replay.md 9.1): modes,
+"""Choosing isolation (threads_cases/harness/run/isolation.py, spec/replay.md 9.1): modes,
 labels, the report header and the `run --isolation` option, run as real subprocesses."""
 
 from __future__ import annotations
@@ -13,15 +13,15 @@ from conftest import cli
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.schemas import validator
-from threads_cases.harness.isolation import (
+from threads_cases.harness.run.isolation import (
     check_mode,
     default_isolation,
     label,
     netns_command,
     wrap_command,
 )
-from threads_cases.harness.registry import open_implementation
-from threads_cases.harness.runner import isolation_of
+from threads_cases.harness.run.registry import open_implementation
+from threads_cases.harness.run.runner import isolation_of
 from threads_cases.protocol.client import DriverImplementation, unstartable
 
 ROOT = Path(__file__).resolve().parent.parent

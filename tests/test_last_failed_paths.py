@@ -13,7 +13,7 @@ from typing import Any
 from conftest import cli
 
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness.run_setup import keep_only, last_failed_pairs
+from threads_cases.harness.run.setup import keep_only, last_failed_pairs
 
 CopyCase = Callable[[str], Path]
 

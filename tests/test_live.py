@@ -23,7 +23,7 @@ from fake_provider import Fail, FakeProvider, Hang, Raw, Reply, fake_provider
 from threads_cases.harness.live.desk import LiveOptions, LiveRun
 from threads_cases.harness.live.prices import PriceTable
 from threads_cases.harness.live.providers import ClientSettings
-from threads_cases.harness.runner import CaseResult, run_case, run_suite
+from threads_cases.harness.run.runner import CaseResult, run_case, run_suite
 from threads_cases.protocol.client import Implementation
 from threads_cases.reference.agent import AgentSpec, ToolResult, ToolSpec
 
@@ -338,7 +338,7 @@ def test_builtin_tools_run_against_the_restored_sandbox(
 def ts_driver() -> Iterator[Implementation]:
     """One threads-ts driver for the cases of a module (as a suite run keeps one per
     implementation): its start-up is most of a case's CPU."""
-    from threads_cases.harness.registry import open_implementation
+    from threads_cases.harness.run.registry import open_implementation
 
     if not ts_built():
         pytest.skip("the TypeScript driver is not built")
@@ -400,9 +400,9 @@ def test_both_implementations_record_the_same_live_turn(
 def test_accepting_a_live_turn_makes_the_next_live_run_reuse_it(
     fake: FakeProvider, conformance_case: CopyCase
 ) -> None:
-    from threads_cases.harness.accept import accept_from_live
     from threads_cases.harness.live.record import live_records
-    from threads_cases.harness.runner import SuiteResult
+    from threads_cases.harness.run.accept import accept_from_live
+    from threads_cases.harness.run.runner import SuiteResult
     from threads_cases.protocol.server import PythonImplementation
 
     case = conformance_case("weather-stub")
@@ -425,7 +425,7 @@ def test_accept_from_live_refuses_a_stopped_or_failing_live_turn(
     fake: FakeProvider, conformance_case: CopyCase
 ) -> None:
     from threads_cases.core.errors import CaseError
-    from threads_cases.harness.accept import accept_from_live
+    from threads_cases.harness.run.accept import accept_from_live
     from threads_cases.protocol.server import PythonImplementation
 
     case = conformance_case("weather-stub")
@@ -500,7 +500,7 @@ def test_the_github_output_carries_the_live_lines(
 ) -> None:
     import io
 
-    from threads_cases.harness.github import write_github
+    from threads_cases.harness.report.github import write_github
 
     suite = run_suite([conformance_case("weather-stub")], live=live(fake))
     out = io.StringIO()
@@ -668,8 +668,8 @@ def test_a_live_failure_keeps_and_shows_what_the_model_said(
     from rich.console import Console
 
     from threads_cases.harness.live.said import PANEL_TEXT
-    from threads_cases.harness.report import render_failure
-    from threads_cases.harness.result_text import describe
+    from threads_cases.harness.report.result_text import describe
+    from threads_cases.harness.report.suite import render_failure
 
     long = "No tool needed. " + "x" * 400
     fake.push(Reply(long))
@@ -751,7 +751,7 @@ def test_a_tool_input_is_cut_in_the_panel() -> None:
 def test_the_github_annotation_of_a_live_failure_shows_the_live_reply(
     fake: FakeProvider, conformance_case: CopyCase
 ) -> None:
-    from threads_cases.harness.github import annotation
+    from threads_cases.harness.report.github import annotation
 
     fake.push(Reply("I cannot tell."))
     r = run_case(conformance_case("weather-stub"), live=live(fake, model="fake-2"))

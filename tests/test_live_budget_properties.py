@@ -128,7 +128,7 @@ def test_a_bad_price_table_is_refused_with_its_pointer(tmp_path: Any) -> None:
 
 
 def test_merging_live_shards_sums_their_totals() -> None:
-    from threads_cases.harness.merge import _footer
+    from threads_cases.harness.run.merge import _footer
 
     def shard(live: int, cost: float | None, unknown: str | None = None) -> dict[str, Any]:
         prov = {"reused": 1, "supplied": 0, "live": live}
@@ -159,7 +159,7 @@ def test_merging_live_shards_sums_their_totals() -> None:
 
 
 def test_merging_shards_sums_their_repeat_and_answer_counts() -> None:
-    from threads_cases.harness.merge import _footer
+    from threads_cases.harness.run.merge import _footer
 
     def shard(flipped: int, live: int) -> dict[str, Any]:
         return {

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from conftest import cli
 
-from threads_cases.harness.divergence import ABSENT, Divergence
+from threads_cases.harness.check.divergence import ABSENT, Divergence
 
 CASES = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "cases"
 

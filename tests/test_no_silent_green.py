@@ -14,7 +14,7 @@ import pytest
 from conftest import cli
 
 from threads_cases.core.strictjson import canonical_document
-from threads_cases.harness.registry import resolve_implementations
+from threads_cases.harness.run.registry import resolve_implementations
 
 pytest_plugins = ["pytester"]
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 from conftest import CONFORMANCE, cli
 
-from threads_cases.harness.registry import node_major, stale_checkout_build
+from threads_cases.harness.run.registry import node_major, stale_checkout_build
 
 
 def _fake_node(tmp_path: Path, version: str) -> str:

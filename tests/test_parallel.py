@@ -1,4 +1,4 @@
-"""Real parallelism with the same answers (threads_cases/harness/pool.py, spec/replay.md 10):
+"""Real parallelism with the same answers (threads_cases/harness/run/pool.py, spec/replay.md 10):
 `--jobs N`, `--max-fail` and `--shard K/N` + `report merge` give the report of a serial run,
 modulo timings."""
 
@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness.pool import parse_shard, run_work, shard_of
+from threads_cases.harness.run.pool import parse_shard, run_work, shard_of
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"
@@ -184,7 +184,7 @@ def test_run_work_returns_what_a_serial_run_returns(
 def test_the_default_jobs_adds_a_driver_only_for_enough_cases(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    from threads_cases.harness import pool
+    from threads_cases.harness.run import pool
     from threads_cases.protocol.client import DriverImplementation
     from threads_cases.protocol.server import PythonImplementation
 

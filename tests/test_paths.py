@@ -24,7 +24,7 @@ from threads_cases.case.loader import inspect_case
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import check_events, validate_log
 from threads_cases.core.strictjson import canonical_document, canonical_line
-from threads_cases.harness.runner import run_case
+from threads_cases.harness.run.runner import run_case
 from threads_cases.reference.replay import replay_case
 from threads_cases.reference.sandbox import check_path
 from threads_cases.review import validate_case

@@ -16,8 +16,8 @@ from conftest import CONFORMANCE, cli
 
 from threads_cases.core.statedir import project_home
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness.baseline import locate_baseline
-from threads_cases.harness.registry import configured
+from threads_cases.harness.baseline.file import locate_baseline
+from threads_cases.harness.run.registry import configured
 
 IMPL = '[tool.threads-cases.implementations.my-impl]\ncommand = ["./my-driver"]\n'
 

@@ -15,7 +15,7 @@ from fake_provider import FakeProvider, Reply, fake_provider
 
 from threads_cases.harness.live.desk import LiveOptions, LiveRun
 from threads_cases.harness.live.providers import ClientSettings
-from threads_cases.harness.runner import run_case, run_suite
+from threads_cases.harness.run.runner import run_case, run_suite
 
 pytestmark = pytest.mark.xdist_group("live")
 CopyCase = Callable[[str], Path]
@@ -67,7 +67,7 @@ def test_both_implementations_report_the_same_provenance(
 ) -> None:
     if not ts_built():
         pytest.skip("the TypeScript driver is not built")
-    from threads_cases.harness.registry import open_implementation
+    from threads_cases.harness.run.registry import open_implementation
 
     case = conformance_case(case_name)
     ts = open_implementation("threads-ts")
@@ -116,7 +116,7 @@ def test_the_footer_and_the_terminal_count_the_answers(
 
 
 def test_repeated_runs_carry_every_runs_answers(conformance_case: CopyCase) -> None:
-    from threads_cases.harness.repeat import Repeat
+    from threads_cases.harness.run.repeat import Repeat
 
     suite = run_suite([_unrecorded(conformance_case)], supply=SUPPLY, repeat=Repeat(3))
     [r] = suite.results

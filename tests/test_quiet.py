@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from conftest import cli
 
-from threads_cases.harness.baseline import TODO_REASON, Entry, write_baseline
+from threads_cases.harness.baseline.file import TODO_REASON, Entry, write_baseline
 
 ROOT = Path(__file__).resolve().parents[1]
 CASES = ROOT / "spec" / "conformance" / "cases"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from conftest import cli
 
-from threads_cases.harness.pool import shard_of
+from threads_cases.harness.run.pool import shard_of
 
 CASES = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "cases"
 

@@ -22,8 +22,8 @@ from threads_cases.core.errors import CaseError
 from threads_cases.harness.live.desk import LiveOptions, LiveRun
 from threads_cases.harness.live.prices import PriceTable
 from threads_cases.harness.live.providers import ClientSettings
-from threads_cases.harness.repeat import Repeat, combine, flips_of, pass_hat, summary, wilson
-from threads_cases.harness.runner import CaseResult, run_suite
+from threads_cases.harness.run.repeat import Repeat, combine, flips_of, pass_hat, summary, wilson
+from threads_cases.harness.run.runner import CaseResult, run_suite
 
 pytestmark = pytest.mark.xdist_group("live")
 CopyCase = Callable[[str], Path]
@@ -217,7 +217,7 @@ def test_the_pytest_plugin_repeats_live_items(
 
 
 def test_the_noise_of_a_rate_change() -> None:
-    from threads_cases.harness.noise import change_text, rate_change
+    from threads_cases.harness.run.noise import change_text, rate_change
 
     a = {"rate": 0.6, "judged": 20, "flip_rate": 0.45}
     b = {"rate": 0.7, "judged": 20, "flip_rate": 0.4}
@@ -253,8 +253,8 @@ def test_a_diff_of_unchanged_runs_stays_within_the_noise_and_a_real_change_does_
 ) -> None:
     """The issue's acceptance: two repeated runs of an unchanged case never call their
     difference significant when it is within the measured noise; a real change is."""
-    from threads_cases.harness.compliance import build_page
-    from threads_cases.harness.compliance_html import render_page
+    from threads_cases.harness.check.compliance import build_page
+    from threads_cases.harness.report.compliance_html import render_page
 
     conformance_case("weather-stub")
     a = _repeat_report(tmp_path, fake, 0.6, "a.jsonl")

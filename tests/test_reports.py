@@ -9,9 +9,9 @@ from hypothesis import strategies as st
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.matchers import Difference
-from threads_cases.harness.junit import junit_xml, xml_safe
-from threads_cases.harness.report import not_listed_lines, unavailable_lines
-from threads_cases.harness.runner import CaseResult, Check, SuiteResult
+from threads_cases.harness.report.junit import junit_xml, xml_safe
+from threads_cases.harness.report.suite import not_listed_lines, unavailable_lines
+from threads_cases.harness.run.runner import CaseResult, Check, SuiteResult
 
 LEGAL = st.characters(
     blacklist_categories=("Cs",),
@@ -110,8 +110,8 @@ def test_an_error_panel_shows_the_errors_hint_under_it() -> None:
     under it, as every other error of the CLI does (reason-codes.md 1.2)."""
     from rich.console import Console
 
-    from threads_cases.harness.report import render_failure
-    from threads_cases.harness.runner import could_not_run
+    from threads_cases.harness.report.suite import render_failure
+    from threads_cases.harness.run.runner import could_not_run
     from threads_cases.protocol.client import Implementation
 
     class Impl(Implementation):

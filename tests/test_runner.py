@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 from conftest import EXPECT, build_thread
 
+from threads_cases.case.discovery import discover
 from threads_cases.core.errors import CaseError
 from threads_cases.core.strictjson import canonical_document, read_json_file
-from threads_cases.harness.discovery import discover
-from threads_cases.harness.runner import run_case, run_suite
+from threads_cases.harness.run.runner import run_case, run_suite
 from threads_cases.reference.agent import AgentSpec, ToolContext
 from threads_cases.reference.replay import check_supply
 
@@ -291,7 +291,7 @@ def test_a_results_duration_counts_reading_the_case(
     durations of a suite's results add up to its work (the JUnit times, `--durations`)."""
     import time
 
-    from threads_cases.harness import opened
+    from threads_cases.harness.run import opened
 
     real = opened.inspect_case
 
@@ -311,7 +311,7 @@ def test_a_named_implementation_with_only_unlisted_cases_is_refused(
 ) -> None:
     from types import SimpleNamespace
 
-    from threads_cases.harness.run_setup import check_named_runs
+    from threads_cases.harness.run.setup import check_named_runs
 
     py_only = conformance_case("reads-notes")
     rewrite(py_only / "case.json", lambda d: d.__setitem__("dialects", ["threads-py"]))

@@ -16,7 +16,7 @@ from conftest import build_thread
 from conftest import cli as shared_cli
 
 from threads_cases.core.log import encode_log
-from threads_cases.harness.runner import run_case
+from threads_cases.harness.run.runner import run_case
 from threads_cases.reference.thread import Thread
 
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.case.turns import draft_matchers, list_turns
 from threads_cases.case.verify import acceptable
-from threads_cases.harness.runner import run_case
+from threads_cases.harness.run.runner import run_case
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
 
 NAMES = st.sampled_from(["a.txt", "b.md", "missing.txt", "dir/c.txt"])

@@ -13,7 +13,7 @@ from conftest import cli as shared_cli
 
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.case.save_log import save_log
-from threads_cases.harness.runner import run_case
+from threads_cases.harness.run.runner import run_case
 
 
 def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:

@@ -12,7 +12,7 @@ import pytest
 
 from threads_cases.case.loader import inspect_case
 from threads_cases.core import log, schemas
-from threads_cases.harness.runner import run_suite
+from threads_cases.harness.run.runner import run_suite
 
 CASE = Path(__file__).resolve().parents[1] / "spec" / "conformance" / "cases" / "reads-notes"
 

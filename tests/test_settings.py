@@ -1,4 +1,4 @@
-"""The [tool.threads-cases] settings (harness/settings.py): a value of the wrong type under
+"""The [tool.threads-cases] settings (harness/run/settings.py): a value of the wrong type under
 any key is ``invalid_request`` naming the file and the key, with a hint showing the right
 shape, in the library, the CLI and the pytest plugin; never an internal error."""
 
@@ -11,8 +11,8 @@ import pytest
 from conftest import cli
 
 from threads_cases.core.errors import CaseError
-from threads_cases.harness.baseline import configured_baseline
-from threads_cases.harness.registry import configured, strict_setting
+from threads_cases.harness.baseline.file import configured_baseline
+from threads_cases.harness.run.registry import configured, strict_setting
 
 pytest_plugins = ["pytester"]
 

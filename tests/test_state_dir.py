@@ -95,7 +95,7 @@ def test_init_ignores_the_report_of_a_run_from_any_folder(saved_case: Path, tmp_
 def test_the_default_baseline_is_never_inside_a_case(
     saved_case: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from threads_cases.harness.baseline import locate_baseline
+    from threads_cases.harness.baseline.file import locate_baseline
 
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n[tool.threads-cases]\n')
     monkeypatch.chdir(saved_case)

@@ -50,17 +50,17 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "ScriptedModel": (".reference.model", "ScriptedModel"),
     "Reducer": (".core.reducer", "Reducer"),
     "initial_state": (".core.reducer", "initial_state"),
-    "Baseline": (".harness.baseline", "Baseline"),
-    "Coverage": (".harness.coverage", "Coverage"),
-    "suite_coverage": (".harness.coverage", "suite_coverage"),
-    "load_baseline": (".harness.baseline", "load_baseline"),
-    "CaseResult": (".harness.runner", "CaseResult"),
+    "Baseline": (".harness.baseline.file", "Baseline"),
+    "Coverage": (".harness.check.coverage", "Coverage"),
+    "suite_coverage": (".harness.check.coverage", "suite_coverage"),
+    "load_baseline": (".harness.baseline.file", "load_baseline"),
+    "CaseResult": (".harness.run.runner", "CaseResult"),
     "ClientSettings": (".harness.live.providers", "ClientSettings"),
     "LiveOptions": (".harness.live.desk", "LiveOptions"),
     "LiveRun": (".harness.live.desk", "LiveRun"),
-    "SuiteResult": (".harness.runner", "SuiteResult"),
-    "run_case": (".harness.runner", "run_case"),
-    "run_suite": (".harness.runner", "run_suite"),
+    "SuiteResult": (".harness.run.runner", "SuiteResult"),
+    "run_case": (".harness.run.runner", "run_case"),
+    "run_suite": (".harness.run.runner", "run_suite"),
     "DirectorySandbox": (".reference.sandbox", "DirectorySandbox"),
     "FakeSandbox": (".reference.sandbox", "FakeSandbox"),
     "SaveResult": (".case.save", "SaveResult"),
@@ -133,11 +133,11 @@ if TYPE_CHECKING:
     from .core.reducer import Reducer, initial_state
     from .core.strictjson import canonical_document, canonical_line
     from .core.strictjson import parse as parse_json
-    from .harness.baseline import Baseline, load_baseline
-    from .harness.coverage import Coverage, suite_coverage
+    from .harness.baseline.file import Baseline, load_baseline
+    from .harness.check.coverage import Coverage, suite_coverage
     from .harness.live.desk import LiveOptions, LiveRun
     from .harness.live.providers import ClientSettings
-    from .harness.runner import CaseResult, SuiteResult, run_case, run_suite
+    from .harness.run.runner import CaseResult, SuiteResult, run_case, run_suite
     from .reference.agent import AgentSpec, ToolResult, ToolSpec
     from .reference.agent_ref import AgentRef
     from .reference.model import ScriptedModel

@@ -31,7 +31,7 @@ def cases(directory: str | Path, *, marks: Any = ()) -> list[Any]:
     no folder is found (so a typo fails collection instead of silently running nothing).
     """
     from threads_cases.case.directory import peek_case_name
-    from threads_cases.harness.discovery import discover
+    from threads_cases.case.discovery import discover
 
     base = Path(directory)
     if not base.is_absolute() and not base.exists():
@@ -62,8 +62,8 @@ def assert_passes(
     ``strict``). ``agent``, ``implementation`` and ``app_dir`` are those of
     :func:`threads_cases.run_case`: your own agent (an ``AgentSpec``, ``"my_agent:agent"``,
     or ``"./agent.mjs#agent"`` with ``implementation="threads-ts"``). Returns the
-    :class:`~threads_cases.harness.runner.CaseResult` when it passes."""
-    from threads_cases.harness.runner import run_case
+    :class:`~threads_cases.harness.run.runner.CaseResult` when it passes."""
+    from threads_cases.harness.run.runner import run_case
 
     path = getattr(case, "path", case)
     result = run_case(path, implementation, agent, app_dir=app_dir)

@@ -26,8 +26,8 @@ from threads_cases.case.loader import open_case  # noqa: E402
 from threads_cases.case.requests import delta_records, expand_records  # noqa: E402
 from threads_cases.core.dialects import get_dialect  # noqa: E402
 from threads_cases.core.strictjson import canonical_document  # noqa: E402
-from threads_cases.harness.checks import replay  # noqa: E402
-from threads_cases.harness.divergence import (  # noqa: E402
+from threads_cases.harness.check.checks import replay  # noqa: E402
+from threads_cases.harness.check.divergence import (  # noqa: E402
     replayed_requests,
     request_divergence,
 )

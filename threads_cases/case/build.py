@@ -284,7 +284,6 @@ def _case_meta(
     agent_doc: dict[str, Any] | None,
 ) -> dict[str, Any]:
     """case.json without its fingerprint (spec/case-format.md 3.1)."""
-    agent = agent_doc or {"name": "", "model": "", "system": "", "tools": []}
     return {
         "format": CASE_FORMAT,
         "name": name,
@@ -294,22 +293,30 @@ def _case_meta(
         "external_effects": external_effects,
         "dialects": list(dialects),
         "portable": portable,
-        "agent": {
-            "name": agent["name"],
-            "model": agent["model"],
-            "system_sha256": hashlib.sha256(agent["system"].encode("utf-8")).hexdigest(),
-            "tools": [
-                {
-                    "name": t["name"],
-                    "kind": t["kind"],
-                    "effect": t["effect"],
-                    # the tool's definition, never its code (spec/case-format.md 3.1)
-                    "sha256": hashlib.sha256(canonical_line(t)).hexdigest(),
-                }
-                for t in agent["tools"]
-            ],
-        },
+        "agent": agent_summary(agent_doc),
         "created_with": {"tool": "threads-cases", "version": __version__},
+    }
+
+
+def agent_summary(agent: dict[str, Any] | None) -> dict[str, Any]:
+    """case.json's ``agent`` (spec/case-format.md 3.1) for an agent JSON ``{name, model,
+    system, tools}`` (``None``: no agent): its name and model, the SHA-256 of its system
+    prompt, and each tool's name, kind, effect and the SHA-256 of its definition."""
+    agent = agent or {"name": "", "model": "", "system": "", "tools": []}
+    return {
+        "name": agent["name"],
+        "model": agent["model"],
+        "system_sha256": hashlib.sha256(agent["system"].encode("utf-8")).hexdigest(),
+        "tools": [
+            {
+                "name": t["name"],
+                "kind": t["kind"],
+                "effect": t["effect"],
+                # the tool's definition, never its code (spec/case-format.md 3.1)
+                "sha256": hashlib.sha256(canonical_line(t)).hexdigest(),
+            }
+            for t in agent["tools"]
+        ],
     }
 
 

@@ -44,8 +44,8 @@ def verify_case_dir(path: Path, dialects: Sequence[str], agent: Any = None) -> N
     kept the case from running (``handler_missing`` for a custom sandbox tool replayed
     without its agent).
     """
-    from ..harness.case_arguments import split_agent
-    from ..harness.runner import run_one
+    from ..harness.run.case_arguments import split_agent
+    from ..harness.run.runner import run_one
     from ..protocol.implementations import PythonImplementation
 
     spec, ref = split_agent(agent, ())

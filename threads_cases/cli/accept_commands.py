@@ -1,6 +1,6 @@
 """``accept``: rewrite the drifted parts of cases from their replay (spec/replay.md 10).
 
-The library call is :func:`threads_cases.harness.accept.accept_case`; this module only
+The library call is :func:`threads_cases.harness.run.accept.accept_case`; this module only
 parses arguments and prints what changed as a semantic diff.
 """
 
@@ -34,10 +34,10 @@ def accept_paths(
     status: 0 when every case was accepted or had nothing to accept, 3 when one was refused.
     ``from_live`` records the last live run's replies instead (spec/replay.md 11.8);
     ``agent`` is the user's own agent, whose replay is accepted (spec/replay.md 10.4)."""
-    from ..harness.accept import accept_case, accept_from_live
-    from ..harness.discovery import discover
+    from ..case.discovery import discover
     from ..harness.live.record import find_live_record
-    from ..harness.registry import open_implementation
+    from ..harness.run.accept import accept_case, accept_from_live
+    from ..harness.run.registry import open_implementation
     from ..review.diff import diff_case_files
     from .review_output import print_changes
 

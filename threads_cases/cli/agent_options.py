@@ -1,6 +1,6 @@
 """``--agent`` and ``--app-dir``: the user's own agent, for every command that replays cases
 (``run``, ``accept``, ``save``, ``coverage``, ``baseline update`` and ``prune``;
-spec/replay.md 8.2). Parsing only: :func:`threads_cases.harness.agent_setup.agent_refs`
+spec/replay.md 8.2). Parsing only: :func:`threads_cases.harness.run.agent_setup.agent_refs`
 decides which implementation replays which agent, and nothing of the user's code is
 imported here (a driver imports it when the first case replays)."""
 
@@ -38,7 +38,7 @@ AppDirOpt = Annotated[
 def agents_of(agent: list[str] | None, app_dir: list[Path] | None) -> dict[str, AgentRef]:
     """The agent of each implementation: the options, else the settings (``{}`` for none).
     Raises ``CaseError("invalid_request")`` for a malformed option or setting."""
-    from ..harness.agent_setup import agent_refs
-    from ..harness.registry import configured
+    from ..harness.run.agent_setup import agent_refs
+    from ..harness.run.registry import configured
 
     return agent_refs(agent, [str(d) for d in app_dir or []], known=configured())

@@ -1,5 +1,5 @@
 """``baseline update`` and ``baseline prune``: keep the expected failures of a suite in line
-with a run (spec/replay.md section 12; library: harness/baseline_edit.py)."""
+with a run (spec/replay.md section 12; library: harness/baseline/edit.py)."""
 
 from __future__ import annotations
 
@@ -24,8 +24,8 @@ from .run_commands import (
 )
 
 if TYPE_CHECKING:
-    from ..harness.baseline_edit import BaselineChange
-    from ..harness.runner import SuiteResult
+    from ..harness.baseline.edit import BaselineChange
+    from ..harness.run.runner import SuiteResult
 
 baseline_app = typer.Typer(
     name="baseline", help="Expected failures: update and prune the baseline.", no_args_is_help=True
@@ -58,20 +58,20 @@ def _run(
     under --json). ``creates``: a named baseline file that does not exist is a new, empty
     one (update); otherwise it is refused with ``invalid_request``, as ``run`` does (prune).
     """
-    from ..harness.baseline import (
+    from ..harness.baseline.file import (
         Baseline,
         load_baseline,
         locate_baseline,
         read_baseline,
         refuse_not_a_file,
     )
-    from ..harness.registry import (
+    from ..harness.run.registry import (
         available_implementations,
         configured,
         resolve_implementations,
         strict_setting,
     )
-    from ..harness.runner import run_suite
+    from ..harness.run.runner import run_suite
 
     try:
         refuse_shared_names(paths or [Path(".")])
@@ -92,7 +92,7 @@ def _run(
             paths or [Path(".")],
             impls,
             strict=options.strict or strict_setting(),
-            jobs=None,  # the run default (harness/pool.py default_jobs)
+            jobs=None,  # the run default (harness/run/pool.py default_jobs)
             baseline=current,
             agents=agents,
         )
@@ -108,7 +108,7 @@ def refuse_shared_names(paths: list[Path]) -> None:
     name: baseline entries are keyed by case name, so an entry would stand for both and the
     one that passes would prune (or keep) the entry of the one that fails."""
     from ..case.directory import shared_name_groups
-    from ..harness.discovery import discover
+    from ..case.discovery import discover
 
     groups = shared_name_groups(discover(paths))
     if groups:
@@ -141,7 +141,7 @@ def _unavailable(suite: SuiteResult) -> list[str]:
     """The named implementations that could not start (every result ``error
     driver_unavailable``): this run judged none of their cases, so neither update nor prune
     changed their entries. Each is named on stderr (an error: -q keeps it)."""
-    from ..harness.report import unavailable_lines
+    from ..harness.report.suite import unavailable_lines
 
     down = sorted(
         {
@@ -266,7 +266,7 @@ def update(
     if issue is not None and not issue.startswith(("http://", "https://")):
         bad = CaseError("invalid_request", f"--issue must be an http(s) link: {issue!r}")
         raise refuse(bad, _fmt(as_json))
-    from ..harness.baseline_edit import update_baseline
+    from ..harness.baseline.edit import update_baseline
 
     options = _Options(strict, timeout, isolation, as_json, agent, app_dir)
     path, suite = _run(paths, impl, baseline, options, creates=True)
@@ -302,8 +302,8 @@ def prune(
     cases that share a name (an entry would stand for both); 1 operational error (a named
     implementation that could not start: its entries were not judged).
     """
-    from ..harness.baseline_edit import prune_baseline
-    from ..harness.registry import available_implementations
+    from ..harness.baseline.edit import prune_baseline
+    from ..harness.run.registry import available_implementations
 
     options = _Options(strict, timeout, isolation, as_json, agent, app_dir)
     path, suite = _run(paths, impl, baseline, options, creates=False)

@@ -75,8 +75,8 @@ def conformance(
     Exit status as for `run`: 0 all passed, 3 a failure or error, 2 refused, 1 operational
     error. With --diff: 0 when no result changed, 1 when some did.
     """
-    from ..harness.conformance import AREAS, diff_reports, run_conformance
-    from ..harness.report import print_conformance, read_report
+    from ..harness.check.conformance import AREAS, diff_reports, run_conformance
+    from ..harness.report.suite import print_conformance, read_report
 
     if diff is not None:
         try:
@@ -94,7 +94,7 @@ def conformance(
                 table.add_row(c["case"], c["implementation"], *shown)
             stdout.print(table)
         raise typer.Exit(1 if changes else 0)
-    from ..harness.registry import available_implementations, resolve_implementations
+    from ..harness.run.registry import available_implementations, resolve_implementations
 
     try:
         areas = area or list(AREAS)
@@ -127,10 +127,10 @@ def conformance(
 def implementations() -> None:
     """List every implementation, the version its hello reports, its dialect, and the
     isolation `run` gives it by default (netns, guard or none)."""
-    from ..harness.isolation import default_isolation
-    from ..harness.registry import available_implementations, open_implementation
-    from ..harness.runner import isolation_of
-    from ..harness.terminal import print_table
+    from ..harness.report.terminal import print_table
+    from ..harness.run.isolation import default_isolation
+    from ..harness.run.registry import available_implementations, open_implementation
+    from ..harness.run.runner import isolation_of
 
     mode = default_isolation()
     table = Table(

@@ -1,5 +1,5 @@
 """``coverage``: what a suite exercises per implementation, and what no case does
-(spec/conformance.md section 8; library: harness/coverage.py)."""
+(spec/conformance.md section 8; library: harness/check/coverage.py)."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ from .run_commands import IsolationOpt, TimeoutOpt, choose_isolation
 
 def _limits(values: list[str] | None) -> list[str] | None:
     """Refuse a bad --fail-under before anything runs (a usage error, exit 2)."""
-    from ..harness.coverage import fail_under_limits
+    from ..harness.check.coverage import fail_under_limits
 
     try:
         fail_under_limits(values or [])
@@ -78,13 +78,13 @@ def coverage(
     Exit status: 0 reported; 3 below --fail-under; 2 bad arguments or nothing to measure
     (with --format json: {"code", "message"} on stdout); 1 operational error.
     """
-    from ..harness.coverage import (
+    from ..harness.check.coverage import (
         below_limits,
         coverage_document,
         fail_under_limits,
         suite_coverage,
     )
-    from ..harness.registry import available_implementations, resolve_implementations
+    from ..harness.run.registry import available_implementations, resolve_implementations
 
     if fmt not in ("pretty", "json"):
         render_error(CaseError("invalid_request", f"--format must be pretty or json, not {fmt!r}"))
@@ -123,8 +123,8 @@ def coverage(
 
 
 def _print(cov: object) -> None:
-    from ..harness.coverage import TOTAL_COUNTS, Coverage
-    from ..harness.terminal import print_table
+    from ..harness.check.coverage import TOTAL_COUNTS, Coverage
+    from ..harness.report.terminal import print_table
 
     assert isinstance(cov, Coverage)
     names = list(cov.exercised)

@@ -66,8 +66,8 @@ def validate(
     does not exist, a bad option) is {"code", "message"} on stdout, exit 2.
     """
     from ..case.directory import shared_name_groups, shared_name_message
+    from ..case.discovery import discover
     from ..core.log import inspect_log
-    from ..harness.discovery import discover
     from ..review import validate_case
 
     try:

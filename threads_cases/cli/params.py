@@ -149,7 +149,7 @@ def check_out_file(path: Path) -> None:
 def check_baseline(path: Path) -> None:
     """``--baseline FILE``, which ``run`` and ``baseline prune`` read and ``baseline update``
     writes: not inside a case. A path that is there but not a regular file (a folder) is the
-    command's ``baseline_invalid``, with a hint for reading or writing (harness/baseline.py
+    command's ``baseline_invalid``, with a hint for reading or writing (harness/baseline/file.py
     ``refuse_not_a_file``)."""
     check_not_in_case(path)
 

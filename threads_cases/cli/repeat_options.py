@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 if TYPE_CHECKING:
-    from ..harness.repeat import Repeat
+    from ..harness.run.repeat import Repeat
 
 RepeatOpt = Annotated[
     int,
@@ -31,7 +31,7 @@ FailUnderRateOpt = Annotated[
 
 
 def build_repeat(runs: int, fail_under_rate: float | None, live: Any, supply: Any) -> Repeat | None:
-    """:func:`threads_cases.harness.repeat.repeat_for` (the refusals are the library's)."""
-    from ..harness.repeat import repeat_for
+    """:func:`threads_cases.harness.run.repeat.repeat_for` (the refusals are the library's)."""
+    from ..harness.run.repeat import repeat_for
 
     return repeat_for(runs, fail_under_rate, live, supply)

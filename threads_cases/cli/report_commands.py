@@ -36,8 +36,8 @@ def merge(
     Refuses (exit 2, invalid_request) a missing or repeated shard, reports of different
     runs, and a case reported by two shards.
     """
-    from ..harness.merge import merge_reports
-    from ..harness.report import write_jsonl
+    from ..harness.report.suite import write_jsonl
+    from ..harness.run.merge import merge_reports
 
     check_not_input(output, reports, "report")
     try:
@@ -94,7 +94,7 @@ def html(
     Refuses (exit 2, invalid_request) a file that is not a report and a case reported twice;
     exit 1 for a report that is not strict JSON Lines or a page that cannot be written.
     """
-    from ..harness.compliance_html import write_page
+    from ..harness.report.compliance_html import write_page
 
     inputs = [*reports, *([compare] if compare is not None else [])]
     check_not_input(output / "index.html", inputs, "report")

@@ -173,7 +173,7 @@ def list_cases(
     share a name get a warning on stderr, as from `run` and `validate`. With --format json a
     refusal (no such folder, a bad option) is {"code", "message"} on stdout, exit 2."""
     from ..case.directory import shared_names
-    from ..harness.discovery import discover
+    from ..case.discovery import discover
 
     root = path or Path(".")
     if not root.exists():
@@ -208,7 +208,7 @@ def list_cases(
             str(r["size"]),
             Text(r["path"]),
         )
-    from ..harness.terminal import print_table  # rich only
+    from ..harness.report.terminal import print_table  # rich only
 
     print_table(stdout, table)  # piped: at its natural width, never cut
     for r in unreadable:  # as `run` and `validate` print it
@@ -297,7 +297,7 @@ def stale(
             Text("\n".join(e["details"])),
             Text(e["path"] + ("" if e["exists"] else " (gone)")),
         )
-    from ..harness.terminal import print_table  # rich only
+    from ..harness.report.terminal import print_table  # rich only
 
     print_table(stdout, table)  # piped: at its natural width, never cut
     typer.echo(f"{len(entries)} case(s) with unused recordings")
@@ -307,7 +307,7 @@ def stale(
 def _read_stale_report(report: Path, last: bool) -> tuple[list[dict[str, Any]], tuple[Path, ...]]:
     """The results of ``report`` and the folders its paths are read from (spec/reports.md
     2.5); the last report (``last``: no --report) refused with :func:`damaged_report`."""
-    from ..harness.report_folder import read_report_header, report_bases
+    from ..harness.report.folder import read_report_header, report_bases
 
     try:
         head, results = read_report_header(report)

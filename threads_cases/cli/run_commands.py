@@ -39,8 +39,8 @@ from .params import (
 from .repeat_options import FailUnderRateOpt, RepeatOpt, build_repeat
 
 if TYPE_CHECKING:
-    from ..harness.baseline import Baseline
-    from ..harness.runner import SuiteResult
+    from ..harness.baseline.file import Baseline
+    from ..harness.run.runner import SuiteResult
 
 LAST_REPORT = "last-report.jsonl"
 #: conformance keeps its own, so `run --last-failed` and `stale` never read a suite report
@@ -101,8 +101,8 @@ def refuse(err: CaseError, fmt: str) -> typer.Exit:
 
 def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: str) -> None:
     """Write the chosen output, the JUnit file and the last report."""
-    from ..harness.junit import junit_xml
-    from ..harness.report import print_suite, report_lines, write_jsonl
+    from ..harness.report.junit import junit_xml
+    from ..harness.report.suite import print_suite, report_lines, write_jsonl
 
     lines = list(report_lines(suite, command))
     # outside any case: a file written into a case would make it invalid (core.statedir)
@@ -114,7 +114,7 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
     elif fmt == "none":
         pass
     elif fmt == "github":
-        from ..harness.github import write_github
+        from ..harness.report.github import write_github
 
         write_github(suite, title, warn=note)
     else:
@@ -138,15 +138,15 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
 def choose_isolation(asked: str | None) -> str:
     """The isolation mode for this run: ``asked``, else netns where available, else guard.
     Raises ``CaseError("invalid_request")`` for an unknown or impossible mode."""
-    from ..harness.isolation import check_mode, default_isolation
+    from ..harness.run.isolation import check_mode, default_isolation
 
     return check_mode(asked) if asked is not None else default_isolation()
 
 
 def announce_isolation(impls: list[Any]) -> None:
     """One stderr line saying what each implementation runs under; a warning for ``none``."""
-    from ..harness.isolation import APPLIED
-    from ..harness.runner import isolation_of
+    from ..harness.run.isolation import APPLIED
+    from ..harness.run.runner import isolation_of
 
     modes = {i.name: isolation_of(i) for i in impls}
     line = "isolation: " + ", ".join(f"{n} {m}" for n, m in modes.items())
@@ -161,15 +161,15 @@ def announce_isolation(impls: list[Any]) -> None:
 
 
 def open_baseline(path: Path | None) -> Baseline:
-    """The run's baseline (harness/baseline.py ``load_baseline``), with a warning on stderr
+    """The run's baseline (harness/baseline/file.py ``load_baseline``), with a warning on stderr
     for every entry naming an implementation that is not known (it can never match) and
     for the entries whose reason is still the placeholder ``baseline update`` wrote."""
-    from ..harness.baseline import (
+    from ..harness.baseline.file import (
         load_baseline,
         unknown_implementation,
         unknown_implementation_warning,
     )
-    from ..harness.registry import available_implementations
+    from ..harness.run.registry import available_implementations
 
     baseline = load_baseline(path)
     for entry in unknown_implementation(baseline, available_implementations()):
@@ -228,7 +228,7 @@ class _Progress:
 
 def _last_failed_only(last_failed: bool) -> set[tuple[str, str]] | None:
     """``--last-failed``: the pairs that failed in the last report (None: run everything)."""
-    from ..harness.run_setup import last_failed_pairs
+    from ..harness.run.setup import last_failed_pairs
 
     if not last_failed:
         return None
@@ -252,19 +252,19 @@ def _run_with_progress(
     **options: Any,
 ) -> SuiteResult:
     """:func:`run_suite` on ``paths`` (default: the current folder) with ``--jobs`` (default:
-    :func:`threads_cases.harness.pool.default_jobs` for the suite) and ``--shard``, and a
+    :func:`threads_cases.harness.run.pool.default_jobs` for the suite) and ``--shard``, and a
     progress bar for pretty output on a terminal. The isolation line and the warnings about
     shared case names come once every refusal is behind (the cases found, the shard and the
     named implementations checked), just before the first case runs: never before a
     refusal, when nothing ran under any isolation."""
-    from ..harness.pool import parse_shard
+    from ..harness.run.pool import parse_shard
 
     parsed = parse_shard(shard) if shard is not None else None  # a refusal, before the bar
     progress = _Progress(fmt == "pretty" and sys.stderr.isatty())
 
     def plan(total: int) -> None:  # every refusal is behind: the run starts
         announce_isolation(impls)
-        from ..harness.agent_setup import agent_note
+        from ..harness.run.agent_setup import agent_note
 
         line = agent_note(options.get("agents") or {}, [i.name for i in impls])
         if line:
@@ -273,12 +273,12 @@ def _run_with_progress(
         progress.plan(total)
 
     try:
-        from ..harness.runner import run_suite
+        from ..harness.run.runner import run_suite
 
         return run_suite(
             paths or [Path(".")],
             impls,
-            jobs=jobs,  # None: the default for this suite (harness/pool.py)
+            jobs=jobs,  # None: the default for this suite (harness/run/pool.py)
             shard=parsed,
             on_result=progress.tick,
             on_plan=plan,
@@ -380,8 +380,8 @@ def run(
     """
     if show_schema:
         return print_report_schema()
-    from ..harness.registry import strict_setting
-    from ..harness.run_setup import REFUSALS, check_live_accept, suite_implementations
+    from ..harness.run.registry import strict_setting
+    from ..harness.run.setup import REFUSALS, check_live_accept, suite_implementations
 
     check_not_input(junit, [p for p in (baseline, supply) if p is not None], "input")
     try:
@@ -449,7 +449,7 @@ def print_report_schema() -> None:
 def warn_shared_names(paths: list[Path]) -> None:
     """Warn, naming both paths, when two cases under ``paths`` share a name."""
     from ..case.directory import shared_names
-    from ..harness.discovery import discover
+    from ..case.discovery import discover
 
     for text in shared_names(discover(paths)):
         note(text)

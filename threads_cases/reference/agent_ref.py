@@ -79,6 +79,12 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
 
 
+def _agents_in(value: Any) -> str:
+    """`` (its agents: "a", "b")`` naming the AgentSpec attributes of ``value``, or ``""``."""
+    names = sorted(k for k, v in vars(value).items() if isinstance(v, AgentSpec))
+    return f" (its agents: {', '.join(quote(n) for n in names)})" if names else ""
+
+
 _cache: dict[AgentRef, AgentSpec] = {}
 _lock = threading.Lock()
 
@@ -116,7 +122,8 @@ def _load(key: AgentRef) -> AgentSpec:
         raise unavailable(key.ref, what) from None
     for part in attr.split("."):
         if not hasattr(value, part):
-            raise unavailable(key.ref, f"{quote(module_name)} has no attribute {quote(attr)}")
+            what = f"{quote(module_name)} has no attribute {quote(attr)}{_agents_in(value)}"
+            raise unavailable(key.ref, what)
         value = getattr(value, part)
     if not isinstance(value, AgentSpec) and callable(value):
         try:

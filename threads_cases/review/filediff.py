@@ -25,7 +25,7 @@ from ..core.dialects import CANONICAL, dialect_names
 from ..core.errors import CaseError
 from ..core.log import read_log
 from ..core.strictjson import iter_jsonl
-from ..harness.divergence import ABSENT, first_difference, shorten
+from ..harness.check.divergence import ABSENT, first_difference, shorten
 
 
 def is_report(path: Path) -> bool:
@@ -121,7 +121,7 @@ class ResultChange:
     before: dict[str, Any] | None
     after: dict[str, Any] | None
     #: for two repeated results: the pass rate's change against the noise
-    #: (:func:`threads_cases.harness.noise.rate_change`), else None
+    #: (:func:`threads_cases.harness.run.noise.rate_change`), else None
     rate: dict[str, Any] | None = None
 
     @property
@@ -153,7 +153,7 @@ def compare_results(
     differ, or that exist on one side only, keyed as :func:`report_results` keys them; in
     A's order, then B's. Each change of two repeated results carries its rate change
     against the noise (spec/replay.md 11.10)."""
-    from ..harness.noise import rate_change
+    from ..harness.run.noise import rate_change
 
     keys = list(ra) + [k for k in rb if k not in ra]
     out = []
@@ -237,6 +237,6 @@ def render(answer: dict[str, Any]) -> str:
 
 
 def _rate_line(label: str, change: dict[str, Any]) -> str:
-    from ..harness.noise import change_text
+    from ..harness.run.noise import change_text
 
     return f"{label}: {change_text(change)}\n"

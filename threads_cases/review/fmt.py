@@ -127,7 +127,7 @@ def case_dirs_for(paths: Iterable[Path]) -> tuple[list[Path], list[Path]]:
     """Case directories for ``fmt``'s arguments: a directory is searched (as ``run`` does);
     a file stands for the case holding it (its folder or the one above, for artifacts).
     Returns ``(cases, missing paths)``; files outside any case are ignored."""
-    from ..harness.discovery import discover
+    from ..case.discovery import discover
 
     found: set[Path] = set()
     missing: list[Path] = []

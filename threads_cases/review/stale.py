@@ -16,7 +16,7 @@ UNUSED_CODES = ("reply_unused", "stub_unused")
 
 def local_path(path: str, bases: Sequence[Path] = ()) -> str:
     """A report's case ``path`` as it reads from the current folder. ``bases`` are the
-    folders it is read from, in order (:func:`threads_cases.harness.report_folder.report_bases`,
+    folders it is read from, in order (:func:`threads_cases.harness.report.folder.report_bases`,
     spec/reports.md 2.5): the first where it is a case, else the first; the path is given as
     written when that folder is the current one (or none is given), else made relative to
     the current folder (absolute when it cannot be, another drive on Windows)."""
@@ -39,7 +39,7 @@ def stale_entries(
     """Cases whose recorded replies or stubs went unused in a report: one entry per case
     path, ``{"case", "path", "implementations", "codes", "details", "exists"}``, sorted by
     path; ``under`` keeps only cases inside that folder. ``bases`` are the folders the report's
-    paths are read from (:func:`threads_cases.harness.report_folder.report_bases`); each is
+    paths are read from (:func:`threads_cases.harness.report.folder.report_bases`); each is
     given as it reads from the current folder (:func:`local_path`)."""
     by_path: dict[str, dict[str, Any]] = {}
     root = under.resolve() if under is not None else None
@@ -86,7 +86,7 @@ def unchecked_cases(
     other than ``error`` and ``skip``. Report paths are as the run found them (relative to
     the folder it ran in), read from each of ``bases`` (the current folder when none is given),
     as ``run --last-failed`` reads them (spec/reports.md 2.5)."""
-    from ..harness.discovery import discover
+    from ..case.discovery import discover
 
     checked = {
         (base / str(r.get("path", ""))).resolve()

@@ -73,7 +73,9 @@ describe("agent references", () => {
     const dir = folder();
     assert.match((await refusal("./nope.mjs#bot", dir)).message, /^cannot load the agent "\.\/nope\.mjs#bot": importing "\.\/nope\.mjs" failed: Error: Cannot find module/);
     assert.match((await refusal("./broken.mjs#x", dir)).message, /importing "\.\/broken\.mjs" failed: SyntaxError: /);
-    assert.match((await refusal("./agent.mjs#nope", dir)).message, /"\.\/agent\.mjs" has no export "nope"$/);
+    assert.match((await refusal("./agent.mjs#nope", dir)).message, /"\.\/agent\.mjs" has no export "nope" \(its exports: "bot", "default", "later", "notAnAgent"\)$/);
+    assert.match((await refusal("agent.mjs#agent", dir)).message, /importing "agent\.mjs" failed: .*; a file is named with \.\/ \("\.\/agent\.mjs#agent"\)$/);
+    assert.doesNotMatch((await refusal("no-such-package-zz9#agent", dir)).message, /a file is named/);
     assert.match((await refusal("./agent.mjs#notAnAgent", dir)).message, /"notAnAgent" is not an agent/);
     assert.match((await refusal("no-such-package-zz9#agent", dir)).message, /importing "no-such-package-zz9" failed/);
   });

@@ -17,7 +17,7 @@ from typing import Any
 from ...core.errors import CaseError
 from ...core.statedir import state_path
 from ...core.strictjson import iter_jsonl
-from ..runner import SuiteResult
+from ..run.runner import SuiteResult
 from .desk import LiveOptions
 
 #: its name in the folder of core.statedir (never inside a case)
@@ -44,7 +44,7 @@ def live_records(suite: SuiteResult, options: LiveOptions) -> list[dict[str, Any
 def write_live_records(lines: list[dict[str, Any]], path: Path | None = None) -> None:
     """Write the lines canonically and atomically (to ``path``, by default
     ``.threads-cases/last-live.jsonl`` outside any case)."""
-    from ..report import write_jsonl
+    from ..report.suite import write_jsonl
 
     write_jsonl(lines, state_path(LAST_LIVE) if path is None else path)
 

@@ -18,7 +18,7 @@ from typing import Any
 
 from ...core.canonical import canonical_line
 from ...core.texts import quote
-from ..divergence import ABSENT, Divergence, first_difference
+from ..check.divergence import ABSENT, Divergence, first_difference
 
 #: code points of a reply's text block shown in the panel
 PANEL_TEXT = 300

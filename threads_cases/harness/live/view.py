@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..runner import SuiteResult
+from ..run.runner import SuiteResult
 
 
 def _cost(value: Any) -> str:

@@ -1,6 +1,6 @@
 /**
  * The first divergence between a recorded turn and its replay (spec/reports.md section 7), as
- * `threads_cases/harness/divergence.py`: the first model request whose hash differs, with the
+ * `threads_cases/harness/check/divergence.py`: the first model request whose hash differs, with the
  * JSON pointer inside the request where the recorded and the replayed request first differ and
  * both values. The rules are language-neutral (reports.md 7.4) and pinned, byte for byte, by the
  * data-only tests of spec/conformance/divergence/:

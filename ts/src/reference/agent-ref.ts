@@ -13,6 +13,7 @@
  * naming the reference, the module and the first line of the error.
  */
 
+import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { isAbsolute, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -72,6 +73,12 @@ function moduleUrl(spec: string, base: string): string {
   return pathToFileURL(createRequire(join(base, "noop.js")).resolve(spec)).href;
 }
 
+/** `; a file is named with ./ (./x.mjs#e)` when a bare `spec` names a file of `base` (it was read as a package name), else "". */
+function fileHint(spec: string, name: string, base: string): string {
+  if (spec.startsWith(".") || spec.startsWith("/") || !existsSync(resolve(base, spec))) return "";
+  return `; a file is named with ./ (${quote(`./${spec}#${name}`)})`;
+}
+
 async function importAgent(ref: AgentRef): Promise<AgentSpec> {
   const hash = ref.ref.lastIndexOf("#");
   const spec = hash === -1 ? ref.ref : ref.ref.slice(0, hash);
@@ -82,9 +89,13 @@ async function importAgent(ref: AgentRef): Promise<AgentSpec> {
   try {
     mod = (await import(moduleUrl(spec, base))) as Record<string, unknown>;
   } catch (err) {
-    throw unavailable(ref.ref, `importing ${quote(spec)} failed: ${firstLine(err)}`);
+    throw unavailable(ref.ref, `importing ${quote(spec)} failed: ${firstLine(err)}${fileHint(spec, name, base)}`);
   }
-  if (!Object.hasOwn(mod, name)) throw unavailable(ref.ref, `${quote(spec)} has no export ${quote(name)}`);
+  if (!Object.hasOwn(mod, name)) {
+    const names = Object.keys(mod).sort();
+    const have = names.length ? ` (its exports: ${names.map(quote).join(", ")})` : " (it has no exports)";
+    throw unavailable(ref.ref, `${quote(spec)} has no export ${quote(name)}${have}`);
+  }
   let value = mod[name];
   if (typeof value === "function" && !agentLike(value)) {
     try {

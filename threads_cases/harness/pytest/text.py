@@ -1,0 +1,37 @@
+"""The text of a failed item of the pytest plugin (:mod:`.plugin`): the CLI's failure
+panel as plain text, headed by the verdict and reasons (spec/reports.md section 4)."""
+
+from __future__ import annotations
+
+import io
+
+from ..run.runner import CaseResult
+
+
+def failure_text(result: CaseResult, width: int = 120) -> str:
+    """The CLI's failure panel as plain text, then the reasons line; for an implementation
+    that cannot start, the one line saying why and how to build or install it."""
+    from rich.console import Console
+
+    from threads_cases.core.errors import REASON_HINTS
+    from threads_cases.harness.report.suite import render_failure
+
+    if result.verdict == "error" and result.reasons == ["driver_unavailable"]:
+        reason = " ".join(line.strip() for line in result.message.splitlines())
+        return f"threads-cases: {result.implementation} could not start: {reason}"
+
+    buf = io.StringIO()
+    Console(
+        file=buf, width=width, no_color=True, force_terminal=False, highlight=False, emoji=False
+    ).print(render_failure(result))
+    head = (
+        f"threads-cases: {result.case} [{result.implementation}] {result.verdict}: "
+        f"{', '.join(result.reasons) or '-'}"
+    )
+    if result.warnings:
+        head += f" (warnings: {', '.join(result.warnings)})"
+    errored = result.verdict == "error" and result.reasons and not result.hint
+    # the panel shows the error's own hint; the code's general one only when it has none
+    hint = REASON_HINTS.get(result.reasons[0], "") if errored else ""
+    hint = f"\n  hint: {hint}" if hint else ""
+    return head + "\n" + buf.getvalue().rstrip() + hint + f"\ncase: {result.path}"

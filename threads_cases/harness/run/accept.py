@@ -1,0 +1,214 @@
+"""Accepting a change: rewrite the drifted parts of a case from its replay (spec/replay.md
+section 10), like a snapshot tool's ``--snapshot-update``; the result is a normal file
+change to review.
+
+:func:`accept_case` runs the case on one implementation, then rebuilds from the replayed
+turn (as ``save`` builds them from a recorded one, case-format.md 5):
+
+* ``model.json``: each reply with the replayed ``request_sha256`` and request record (and
+  only the replies the replay used, plus supplied ones);
+* ``stubs.json``: the external calls the replay made, with their answers (stubs never used
+  are dropped; ``--supply`` answers become stubs);
+* ``expected.<dialect>.json`` of the implementation, when the state check failed
+  (``state_mismatch``: the reducer changed);
+* the fingerprint of ``case.json``.
+
+It refuses (``CaseError("invalid_request")``) a ``fail`` for any other reason (a ``must``
+that no longer holds, a stop) unless ``force``, and an ``error``. The write is atomic and
+under the case folder's lock (case-format.md 6). Returns ``AcceptResult``: the verdict
+before, whether anything changed, and the old and new files for a diff.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ...case.build import agent_summary
+from ...case.directory import finish_case_files, load_case, read_case_files, write_case_dir
+from ...case.requests import delta_records
+from ...case.save import recorded_parts
+from ...core.dialects import get_dialect
+from ...core.errors import CaseError
+from ...core.log import read_log
+from ...core.strictjson import canonical_document
+from ...protocol.client import Implementation
+from ...reference.agent_ref import AgentRef
+from ..check.checks import replay
+from ..check.divergence import replayed_requests
+from .runner import CaseResult, run_one
+
+#: fail reasons accept rewrites without --force
+ACCEPTABLE_FAILS = frozenset({"state_mismatch"})
+
+
+@dataclass
+class AcceptResult:
+    """What :func:`accept_case` did: ``verdict`` before, ``changed``, the files before and
+    after (``{relative path: bytes}``) and the run's result."""
+
+    path: Path
+    verdict: str
+    changed: bool
+    before: dict[str, bytes]
+    after: dict[str, bytes]
+    result: CaseResult
+
+
+def accept_case(
+    path: Path,
+    impl: Implementation,
+    *,
+    force: bool = False,
+    supply: dict[str, Any] | None = None,
+    agent: AgentRef | None = None,
+) -> AcceptResult:
+    """Rewrite the drifted parts of the case at ``path`` from its replay on ``impl`` (module
+    docstring). ``supply`` is a checked ``calls`` mapping whose answers are written in;
+    ``agent`` is the user's own agent, whose replay is written (spec/replay.md 10.4)."""
+    result = run_one(path, impl, supply, agent=agent)
+    before = read_case_files(path)
+    if result.verdict in ("pass", "skip") and not supply:
+        return AcceptResult(path, result.verdict, False, before, before, result)
+    if result.verdict == "error":
+        raise CaseError(
+            "invalid_request",
+            f"cannot accept a case that errors: {result.message}",
+            hint=result.hint or None,  # the error's own remedy (an --agent for handler_missing)
+        )
+    hard = [r for r in result.reasons if r in _fail_codes(result) and r not in ACCEPTABLE_FAILS]
+    if hard and not force:
+        raise CaseError(
+            "invalid_request",
+            f"{path}: the replay fails ({', '.join(hard)}); accepting would record a broken turn",
+            hint="fix the agent, or pass --force to accept it anyway",
+        )
+    after = _rebuilt(path, impl, supply, before, result, agent)
+    changed = after != before
+    if changed:
+        write_case_dir(path.parent, path.name, after, overwrite=True, secrets="allow")
+    return AcceptResult(path, result.verdict, changed, before, after, result)
+
+
+def _fail_codes(result: CaseResult) -> set[str]:
+    return {c.code or c.id for c in result.checks if c.result == "fail"}
+
+
+def _rebuilt(
+    path: Path,
+    impl: Implementation,
+    supply: dict[str, Any] | None,
+    before: dict[str, bytes],
+    result: CaseResult,
+    agent: AgentRef | None,
+) -> dict[str, bytes]:
+    case = load_case(path)
+    d = get_dialect(impl.dialect)
+    prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+    out = replay(case, impl, d, supply, agent)
+    events = out["events"]
+    own = out.get("agent")  # the user's own agent, when the replay ran one
+    parts = recorded_parts(events, own if own is not None else prefix_agent(prefix))
+    records = delta_records([r for r in replayed_requests(prefix, events, own) if r])
+    for reply, record in zip(parts["replies"], records, strict=False):
+        reply["request"] = record
+    files = {k: v for k, v in before.items() if k != "case.json"}
+    model = case.read("model.json")
+    files["model.json"] = canonical_document({**model, "replies": parts["replies"]})
+    stubs = case.read("stubs.json")
+    files["stubs.json"] = canonical_document({**stubs, "calls": parts["calls"]})
+    if "state_mismatch" in _fail_codes(result):
+        state = impl.request(
+            {"cmd": "reduce", "path": str(case.log_path(impl.dialect)), "dialect": impl.dialect}
+        )
+        files[f"expected.{impl.dialect}.json"] = canonical_document(state["state"])
+    meta = dict(case.meta)
+    if own is not None:  # the replies are now recorded for the user's agent (case-format 3.1)
+        meta["agent"] = agent_summary(own)
+    return finish_case_files(meta, files)
+
+
+def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The agent the prefix ends with (the one its replay asks the model with)."""
+    from ...core.reducer import Reducer
+
+    r = Reducer()
+    for ev in prefix:
+        r.apply(ev)
+    agent: dict[str, Any] | None = r.state["agent"]
+    return agent
+
+
+def accept_from_live(
+    path: Path, impl: Implementation, entry: dict[str, Any], *, force: bool = False
+) -> AcceptResult:
+    """``accept --from-live`` (spec/replay.md 11.8): record the replies of the last live run
+    of the case on ``impl`` (``entry``, harness/live/record.py) as its new ``model.json``,
+    with the stubs the turn used and the fingerprint. The turn is replayed with those
+    replies (and the run's ``--model``/``--system-file``), so the request records are the
+    ones the live turn sent; no provider is called.
+
+    Refuses (``invalid_request``) a live turn that stopped (its replies end early), and a
+    ``fail`` unless ``force``; and a replay that no longer reaches the turn's end with those
+    replies (the case changed since the live run)."""
+    from ...case.requests import turn_requests
+    from ...reference.live import LiveTurn
+
+    before = read_case_files(path)
+    stop = entry.get("stop")
+    verdict = str(entry.get("verdict", "error"))
+    reasons = [str(r) for r in entry.get("reasons", [])]
+    if verdict == "error":
+        raise CaseError("invalid_request", f"{path}: the live run could not run the case")
+    if stop:
+        raise CaseError(
+            "invalid_request",
+            f"{path}: the live turn stopped ({stop.get('code')} at {stop.get('stop_key')}); "
+            "there is no complete turn to record",
+            hint="raise the budget or fix the failure, run --live again, then accept",
+        )
+    if verdict == "fail" and not force:
+        raise CaseError(
+            "invalid_request",
+            f"{path}: the live turn fails ({', '.join(reasons)}); accepting would record it",
+            hint="pass --force to record it anyway",
+        )
+    replies = list(entry.get("replies", []))
+
+    def ask(index: int, request: dict[str, Any], sha: str) -> dict[str, Any]:
+        if index < len(replies):
+            return {"reply": replies[index]}
+        return {"stop": {"code": "model_exhausted", "stop_key": f"model:{index}", "message": ""}}
+
+    case = load_case(path)
+    d = get_dialect(impl.dialect)
+    body = dict(entry.get("live") or {})
+    msg = {"cmd": "replay", "case": {"path": str(case.path)}, "live": body}
+    out = impl.request(msg, on_model_call=ask)
+    if out.get("stop"):
+        raise CaseError(
+            "invalid_request",
+            f"{path}: the live replies no longer lead the turn to its end "
+            f"({out['stop'].get('code')}); the case changed since the live run",
+            hint="run it with --live again",
+        )
+    events = [d.decode_event(e) for e in out["events"]]
+    prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
+    live = LiveTurn(ask, body.get("model"), body.get("system"))
+    agent = live.agent_json(prefix_agent(prefix) or {})
+    parts = recorded_parts(events, agent)
+    records = delta_records([r for r in turn_requests(prefix, events, agent) if r])
+    for reply, record in zip(parts["replies"], records, strict=False):
+        reply["request"] = record
+    files = {k: v for k, v in before.items() if k != "case.json"}
+    files["model.json"] = canonical_document(
+        {"format": 1, "replies": parts["replies"]}  # a live turn has no recorded interruption
+    )
+    files["stubs.json"] = canonical_document({**case.read("stubs.json"), "calls": parts["calls"]})
+    after = finish_case_files(dict(case.meta), files)
+    result = CaseResult(case.name, str(path), impl.name, verdict, reasons)
+    changed = after != before
+    if changed:
+        write_case_dir(path.parent, path.name, after, overwrite=True, secrets="allow")
+    return AcceptResult(path, verdict, changed, before, after, result)
