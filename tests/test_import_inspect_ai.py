@@ -64,7 +64,10 @@ def test_pooled_inputs_results_by_id_and_the_submit_call_as_the_answer() -> None
     assert [w.reason for w in stats.warnings] == ["double_encoded"]
     assert "#/events/12" in stats.warnings[0].message
     # the scorer's model call is not the agent's
-    assert len(of_type(events, "model_responded")) == 5 and stats.skipped["scoring event"] == 3
+    assert (
+        len(of_type(events, "model_responded")) == 5
+        and stats.skipped["scoring or sub-agent event"] == 3
+    )
     started = events[0]["data"]
     assert started["agent"]["system"].startswith("You are a careful engineer")
     assert started["metadata"]["sample_id"] == "1" and started["metadata"]["epoch"] == 1
@@ -213,3 +216,31 @@ def test_every_completed_turn_saves_and_passes_on_both_implementations(tmp_path:
     for name in names:
         for impl in IMPLEMENTATIONS:
             assert results[(name, impl)]["verdict"] == "pass", (name, impl, results[(name, impl)])
+
+
+def test_a_sub_agent_inside_a_tool_call_is_not_the_threads(tmp_path: Path) -> None:
+    doc = json.loads(CHAT.read_text())
+    events = doc["samples"][0]["events"]
+    first = events[0]
+    sub = {
+        **first,
+        "span_id": "sp-sub",
+        "input": [{"role": "user", "content": "Research the file (sub-agent)."}],
+    }
+    spans = [
+        {"event": "span_begin", "id": "sp-tool", "type": "tool", "name": "research"},
+        {
+            "event": "span_begin",
+            "id": "sp-sub",
+            "parent_id": "sp-tool",
+            "type": "agent",
+            "name": "r",
+        },
+    ]
+    doc["samples"][0]["events"] = [first, *spans, sub, *events[1:]]
+    path = tmp_path / "sub.json"
+    path.write_text(json.dumps(doc))
+    events_out, stats = imported(path)
+    assert len(of_type(events_out, "model_responded")) == 2
+    assert stats.skipped["scoring or sub-agent event"] == 1
+    assert [t["status"] for t in list_turns(events_out)] == ["completed", "completed"]

@@ -13,7 +13,9 @@
   whose recorded result is the stub: kept as ``x_inspect.sandbox {action, cmd?, file?,
   result?, output?}`` in the turn.
 * Events inside a scoring span (``span_begin`` of type ``scorer`` / ``scorers``) are the
-  scorer's, not the agent's: dropped (counted); so are the other event types.
+  scorer's, not the agent's: dropped (counted); so are the other event types. A model event
+  inside a tool call's span (type ``tool``: an agent run as a tool, whose answer is the
+  tool's result) is the sub-agent's, dropped (counted) too.
 * **Errors.** A model event with an ``error`` is no reply: ``x_inspect.model_error
   {model, message}``, and the turn fails ``provider_error`` (a cancel, ``Cancelled by ...``,
   fails it ``interrupted``).
@@ -74,6 +76,7 @@ class SampleMapper:
         self.owners: dict[str, Reply] = {}
         self.started = False
         self.scoring: set[str] = set()
+        self.in_tool: set[str] = set()
 
     # ------------------------------------------------------------------ inputs
     def input_of(self, k: int, ev: dict[str, Any]) -> list[Any]:
@@ -193,10 +196,16 @@ class SampleMapper:
         self.turn.items.append(extra)
 
     def in_scoring(self, ev: dict[str, Any]) -> bool:
-        scoring = ev.get("type") in SCORING_SPANS or ev.get("parent_id") in self.scoring
-        if ev.get("event") == "span_begin" and scoring:
-            self.scoring.add(str(ev.get("id")))
-        return ev.get("span_id") in self.scoring
+        """Whether ``ev`` is the scorer's (spans are registered as they begin), or a model
+        event of a sub-agent inside a tool call."""
+        if ev.get("event") == "span_begin":
+            parent = ev.get("parent_id")
+            if ev.get("type") in SCORING_SPANS or parent in self.scoring:
+                self.scoring.add(str(ev.get("id")))
+            if ev.get("type") == "tool" or parent in self.in_tool:
+                self.in_tool.add(str(ev.get("id")))
+        span = ev.get("span_id")
+        return span in self.scoring or (ev.get("event") == "model" and span in self.in_tool)
 
     def items(self, events: list[Any]) -> Iterator[Turn]:
         for k, ev in enumerate(events):
@@ -207,7 +216,7 @@ class SampleMapper:
             ms = event_ms(ev.get("timestamp"), file=self.file, pointer=f"/events/{k}/timestamp")
             ref = Ref(f"e{k}", ms, k + 1, t)
             if self.in_scoring(ev):
-                self.stats.skip("scoring event")
+                self.stats.skip("scoring or sub-agent event")
             elif t == "model":
                 yield from self.model(k, ev, ref)
             elif t == "tool":
