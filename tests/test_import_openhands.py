@@ -175,3 +175,29 @@ def test_every_completed_turn_saves_and_passes_on_both_implementations(tmp_path:
     for name in names:
         for impl in IMPLEMENTATIONS:
             assert results[(name, impl)]["verdict"] == "pass", (name, impl, results[(name, impl)])
+
+
+def test_a_call_id_reused_by_a_later_response_pairs_with_its_own_call(tmp_path: Path) -> None:
+    doc = json.loads(FC.read_text())
+    # the last test run reuses the first run's call id, and its observation names no cause
+    for ev in (doc[12], doc[13]):
+        ev["tool_call_metadata"]["tool_call_id"] = "toolu_03"
+    doc[12]["tool_call_metadata"]["model_response"]["choices"][0]["message"]["tool_calls"][0][
+        "id"
+    ] = "toolu_03"
+    del doc[13]["cause"]
+    path = tmp_path / "reused.json"
+    path.write_text(json.dumps(doc))
+    events, _ = imported(path)
+    got = [
+        (e["data"]["tool_use_id"], e["data"]["content"][:6], e["data"]["is_error"])
+        for e in of_type(events, "tool_result")
+        if e["data"]["tool_use_id"] == "toolu_03"
+    ]
+    assert got == [("toolu_03", "F\nFAIL", True), ("toolu_03", ".\n1 pa", False)]
+    assert [t["status"] for t in list_turns(events)] == ["completed", "completed"]
+    log = tmp_path / "reused.jsonl"
+    import_to_file("openhands", path, log)
+    names = save_turns(log, tmp_path / "cases")
+    results = run_both(tmp_path / "cases", tmp_path)
+    assert {results[(n, i)]["verdict"] for n in names for i in IMPLEMENTATIONS} == {"pass"}
