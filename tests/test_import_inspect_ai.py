@@ -244,3 +244,42 @@ def test_a_sub_agent_inside_a_tool_call_is_not_the_threads(tmp_path: Path) -> No
     assert len(of_type(events_out, "model_responded")) == 2
     assert stats.skipped["scoring or sub-agent event"] == 1
     assert [t["status"] for t in list_turns(events_out)] == ["completed", "completed"]
+
+
+def test_older_log_shapes(tmp_path: Path) -> None:
+    """Events under transcript.events with tc:// content, the pool as message_pool, two user
+    messages in a row as one input, and a sample recording only its messages."""
+    doc = json.loads(CHAT.read_text())
+    sample = doc["samples"][0]
+    events = sample.pop("events")
+    first = events[0]
+    first["input"] = [
+        {"role": "system", "content": "tc://s1"},
+        {"role": "user", "content": "Read this:"},
+        {"role": "user", "content": "tc://u1"},
+    ]
+    second = events[1]
+    second["input"], second["input_refs"] = [], [[0, 2]]
+    sample["message_pool"] = [
+        {"role": "user", "content": "old"},
+        dict(events[0]["output"]["choices"][0]["message"]),
+    ]
+    sample["transcript"] = {
+        "events": events,
+        "content": {"s1": "You summarise code.", "u1": "x = 1"},
+    }
+    path = tmp_path / "old.json"
+    path.write_text(json.dumps(doc))
+    got, stats = imported(path)
+    assert [u["data"]["content"] for u in of_type(got, "user_message")] == ["Read this:\n\nx = 1"]
+    assert got[0]["data"]["agent"]["system"] == "You summarise code."
+    assert len(of_type(got, "model_responded")) == 2 and not stats.warnings
+
+    del sample["transcript"]
+    sample["messages"] = [
+        {"role": "user", "content": "What is 2 + 2?"},
+        {"role": "assistant", "content": "4"},
+    ]
+    path.write_text(json.dumps(doc))
+    got, _ = imported(path)
+    assert [t["status"] for t in list_turns(got)] == ["completed"]

@@ -78,6 +78,8 @@ class InspectSource:
             raise self._refuse("the sample is not a JSON object", self.ref.where)
         self.doc: dict[str, Any] = doc
         events = doc.get("events")
+        if not events and isinstance(doc.get("transcript"), dict):
+            events = doc["transcript"].get("events")  # older logs
         self.events: list[Any] = events if isinstance(events, list) else []
         if self.open_path and self.open_path[0] == "events" and len(self.open_path) > 2:
             k = self.open_path[1]
@@ -182,7 +184,10 @@ class InspectSource:
 
     def items(self) -> Iterator[Turn | Extra]:
         mapper = SampleMapper(self.doc, self.ref.where, self.stats, self._warn, self.file)
-        yield from mapper.items(self.events)
+        if self.events:
+            yield from mapper.items(self.events)
+        else:
+            yield from mapper.from_messages(self.doc.get("messages"))
         turn = mapper.turn
         if turn is None and self.cut and mapper.c.content(self.doc.get("input")):
             # the log stops before the first model call: the turn of the sample's input

@@ -8,7 +8,8 @@
   content (audio, video, document, data) is kept as it is.
 * An assistant message's ``tool_calls`` (``{id, function, arguments}``) are tool_use blocks,
   ``arguments`` decoded exactly once (section 4, "Arguments").
-* Strings ``attachment://<hash>`` are replaced by the sample's ``attachments[hash]``.
+* Strings ``attachment://<hash>`` are replaced by the sample's ``attachments[hash]``, and
+  (older logs) ``tc://<hash>`` by its ``transcript.content[hash]``.
 * A tool result (a tool event's ``result``, a tool message's ``content``) is its text or
   blocks; with an ``error`` ``{type, message}`` it is an error result of that message.
 """
@@ -23,18 +24,23 @@ from ..arguments import decode_arguments
 from ..lenient import Note
 
 ATTACHMENT = "attachment://"
+TRANSCRIPT_CONTENT = "tc://"
 
 
 class Contents:
     """Converts the values of one sample (its ``attachments`` resolved)."""
 
-    def __init__(self, attachments: Any) -> None:
+    def __init__(self, attachments: Any, content: Any = None) -> None:
         self.attachments: dict[str, Any] = attachments if isinstance(attachments, dict) else {}
+        self.content_refs: dict[str, Any] = content if isinstance(content, dict) else {}
 
     def text(self, value: Any) -> str:
         if isinstance(value, str):
             if value.startswith(ATTACHMENT):
                 got = self.attachments.get(value[len(ATTACHMENT) :])
+                return got if isinstance(got, str) else value
+            if value.startswith(TRANSCRIPT_CONTENT):
+                got = self.content_refs.get(value[len(TRANSCRIPT_CONTENT) :])
                 return got if isinstance(got, str) else value
             return value
         return ""

@@ -1,6 +1,8 @@
 """One inspect-ai sample's events -> turns (spec/importers.md 9.2 to 9.4).
 
-* **Model events** (``event: "model"``) are the replies, in order. Each one's input is its
+* **Model events** (``event: "model"``; older logs keep the events under
+  ``transcript.events``) are the replies, in order; a sample with no events is read from
+  its ``messages``. Each one's input is its
   ``input`` list or, in newer logs, its ``input_refs`` (``[start, end)`` ranges) into the
   sample's message pool ``events_data.messages``. The first model event's input is the
   conversation so far: its system messages are the agent's system text, each user message
@@ -41,6 +43,18 @@ def _obj(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
+def _joined(a: Any, b: Any) -> Any:
+    """Two user messages with no reply between them, as one input: strings joined by a blank
+    line, else their blocks in order."""
+    if isinstance(a, str) and isinstance(b, str):
+        return f"{a}\n\n{b}"
+
+    def blocks(c: Any) -> list[Any]:
+        return [{"type": "text", "text": c}] if isinstance(c, str) else list(c)
+
+    return blocks(a) + blocks(b)
+
+
 def _expand(refs: Any, pool: list[Any]) -> list[Any] | None:
     """The pool messages ``refs`` name, or None when a range is malformed or out of the pool."""
     out: list[Any] = []
@@ -68,9 +82,10 @@ class SampleMapper:
         self.where = where
         self.stats = stats
         self.warn = warn
-        self.c = Contents(sample.get("attachments"))
+        transcript = _obj(sample.get("transcript"))  # older logs: events and content here
+        self.c = Contents(sample.get("attachments"), transcript.get("content"))
         data = sample.get("events_data")
-        pool = data.get("messages") if isinstance(data, dict) else None
+        pool = data.get("messages") if isinstance(data, dict) else sample.get("message_pool")
         self.pool: list[Any] = pool if isinstance(pool, list) else []
         self.turn: Turn | None = None
         self.owners: dict[str, Reply] = {}
@@ -94,9 +109,13 @@ class SampleMapper:
             return
         role = m.get("role")
         if role == "user":
+            content = self.c.content(m.get("content"))
+            if self.turn is not None and not self.turn.items and self.turn.content is not None:
+                self.turn.content = _joined(self.turn.content, content)  # one input, two parts
+                return
             if self.turn is not None:
                 yield self.turn
-            self.turn = Turn(self.c.content(m.get("content")), ref)
+            self.turn = Turn(content, ref)
         elif role == "assistant":
             blocks = self.c.blocks(m.get("content")) + self.c.calls(m, ref.base, notes)
             if blocks:
@@ -206,6 +225,15 @@ class SampleMapper:
                 self.in_tool.add(str(ev.get("id")))
         span = ev.get("span_id")
         return span in self.scoring or (ev.get("event") == "model" and span in self.in_tool)
+
+    def from_messages(self, messages: Any) -> Iterator[Turn]:
+        """A sample that records no events: its ``messages`` are the conversation (as a first
+        model input with its replies, 9.2)."""
+        notes: list[Note] = []
+        for j, m in enumerate(messages if isinstance(messages, list) else []):
+            yield from self._message(m, Ref(f"m{j}", None, j + 1, "message"), notes)
+        for n in notes:
+            self.warn(0, n.reason, n.message, code=n.code)
 
     def items(self, events: list[Any]) -> Iterator[Turn]:
         for k, ev in enumerate(events):
