@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from threads_cases import AgentSpec, CaseError, run_case
-from threads_cases.case.directory import load_case
+from threads_cases.case.loader import open_case
 from threads_cases.core.log import read_log
 from threads_cases.core.reducer import reduce
 from threads_cases.reference.agent import ToolContext
@@ -34,7 +34,7 @@ def shouting_read_file(ctx: ToolContext, inp: dict[str, Any]) -> str:
 
 
 def main(case_dir: Path) -> None:
-    case = load_case(case_dir)
+    case = open_case(case_dir)
     recorded = reduce(read_log(case.log_path("threads-py")))["agent"]
     agent = AgentSpec.from_json(recorded, handlers={"read_file": shouting_read_file})
 

@@ -55,14 +55,14 @@ def test_an_imported_log_and_a_written_log_get_the_umask_and_keep_a_mode(
 ) -> None:
     sample = IMPORTER_SAMPLES / "claude-code-malformed.jsonl"
     out = tmp_path / "imported.jsonl"
-    import_to_file("claude-code", sample, out, skip_invalid=True)
+    import_to_file("claude-code", sample, out)
     assert mode(out) == 0o644
     out.chmod(0o600)
     old = out.read_bytes()
     with pytest.raises(CaseError):  # a refused import leaves the log and no temporary file
         import_to_file("claude-code", sample, out, strict=True)
     assert out.read_bytes() == old and mode(out) == 0o600
-    import_to_file("claude-code", sample, out, skip_invalid=True)
+    import_to_file("claude-code", sample, out)
     assert mode(out) == 0o600
     thread, _ = build_thread()
     log = tmp_path / "log.jsonl"

@@ -41,8 +41,8 @@ from typing import Any
 import pytest
 from conftest import cli, ts_built
 
+from threads_cases.core.canonical import canonical_document, canonical_line
 from threads_cases.core.dialects import get_dialect
-from threads_cases.core.strictjson import canonical_document, canonical_line
 
 ROOT = Path(__file__).resolve().parent.parent
 CORPUS = Path(__file__).resolve().parent / "badinput" / "case"

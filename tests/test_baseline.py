@@ -21,8 +21,9 @@ from threads_cases.harness.baseline.file import (
     read_baseline,
     write_baseline,
 )
+from threads_cases.harness.check.checks import Check
 from threads_cases.harness.check.expected import apply_baseline, judge, new_entries, stale_entries
-from threads_cases.harness.run.runner import CaseResult, Check
+from threads_cases.harness.run.runner import CaseResult
 
 
 def result(

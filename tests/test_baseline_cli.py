@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 from conftest import CONFORMANCE, cli, ts_built
 
+from threads_cases.core.canonical import canonical_document
 from threads_cases.core.schemas import validator
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 from threads_cases.harness.baseline.file import baseline_document, read_baseline
 
 pytestmark = pytest.mark.skipif(

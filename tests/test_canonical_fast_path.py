@@ -10,8 +10,13 @@ import rfc8785
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from threads_cases.core.canonical import dump_document, write_document
-from threads_cases.core.strictjson import canonical_document, canonical_line, parse
+from threads_cases.core.canonical import (
+    canonical_document,
+    canonical_line,
+    dump_document,
+    write_document,
+)
+from threads_cases.core.strictjson import parse
 
 scalars = (
     st.none()

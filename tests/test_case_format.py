@@ -14,7 +14,7 @@ from conftest import CONFORMANCE, cli, ts_built
 
 from threads_cases.case.directory import finish_case_files, read_case_files, upgraded_meta
 from threads_cases.case.loader import inspect_case, open_case
-from threads_cases.core.strictjson import canonical_document
+from threads_cases.core.canonical import canonical_document
 from threads_cases.harness.run.runner import run_case
 
 TS_BUILT = ts_built()

@@ -13,9 +13,9 @@ from typing import Any
 import pytest
 from conftest import EXPECT, build_thread, cli
 
-from threads_cases.core.canonical import canonical_line
+from threads_cases.core.canonical import canonical_document, canonical_line
 from threads_cases.core.schemas import validator
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 
 CopyCase = Callable[[str], Path]
 
@@ -213,8 +213,8 @@ def test_a_refused_save_result_carries_its_hint_and_location(tmp_path: Path, log
     """``SaveResult.to_json`` of a refusal: ``{"ok": false, "code", "message", "hint"}`` and
     the keys of ``Problem.to_json`` for the location parts the refusal has."""
     from threads_cases.case.save import SaveError, SaveResult
-    from threads_cases.case.save_log import save_log
     from threads_cases.core.errors import CaseError
+    from threads_cases.save_log import save_log
 
     log, arts, at, _ = log_on_disk
     lines = log.read_bytes().splitlines(keepends=True)

@@ -14,7 +14,8 @@ from typing import Any
 
 import pytest
 
-from threads_cases.core.strictjson import canonical_line, parse
+from threads_cases.core.canonical import canonical_line
+from threads_cases.core.strictjson import parse
 from threads_cases.protocol.server import serve
 
 DATA = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "agent"

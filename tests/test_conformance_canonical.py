@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from threads_cases import CaseError
-from threads_cases.core.strictjson import canonical_document, canonical_line, parse
+from threads_cases.core.canonical import canonical_document, canonical_line
+from threads_cases.core.strictjson import parse
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_DIR = ROOT / "spec" / "conformance" / "canonical"

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from conftest import cli
 
+from threads_cases.core.canonical import canonical_document
 from threads_cases.core.schemas import validator
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SUITE = ROOT / "spec" / "conformance"

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from threads_cases.case.requests import expand_records
-from threads_cases.core.strictjson import canonical_document, parse
+from threads_cases.core.canonical import canonical_document
+from threads_cases.core.strictjson import parse
 from threads_cases.harness.check.divergence import replayed_requests, request_divergence
 
 SUITE = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "divergence"

@@ -14,7 +14,8 @@ import pytest
 
 from threads_cases import AgentSpec, CaseExpectation, FakeSandbox, ScriptedModel, Thread
 from threads_cases.case.save import drafted
-from threads_cases.core.strictjson import canonical_document, parse
+from threads_cases.core.canonical import canonical_document
+from threads_cases.core.strictjson import parse
 from threads_cases.reference.model import text_reply, tool_reply
 from threads_cases.reference.runtime import Clock
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from threads_cases import canonical_document, parse_json
+from threads_cases.core.canonical import canonical_line
 from threads_cases.core.matchers import (
     differences,
     find_all,
@@ -20,7 +21,6 @@ from threads_cases.core.matchers import (
     values_equal,
 )
 from threads_cases.core.schemas import validator
-from threads_cases.core.strictjson import canonical_line
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE_DIR = ROOT / "spec" / "conformance" / "match"

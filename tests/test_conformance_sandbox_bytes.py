@@ -13,9 +13,9 @@ from typing import Any
 
 import pytest
 
+from threads_cases.case.artifacts import ArtifactStore
 from threads_cases.case.save import save_case
 from threads_cases.core.strictjson import parse
-from threads_cases.reference.runtime import ArtifactStore
 from threads_cases.reference.sandbox import FakeSandbox
 
 ROOT = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "sandbox-bytes"

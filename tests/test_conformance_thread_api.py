@@ -10,12 +10,13 @@ from typing import Any
 
 import pytest
 
+from threads_cases.case.sandbox import sha256_hex
 from threads_cases.core.log import encode_log
 from threads_cases.core.strictjson import parse
 from threads_cases.reference.agent import AgentSpec
 from threads_cases.reference.model import ScriptedModel
 from threads_cases.reference.runtime import Clock
-from threads_cases.reference.sandbox import FakeSandbox, sha256_hex
+from threads_cases.reference.sandbox import FakeSandbox
 from threads_cases.reference.thread import Thread
 
 FILE = Path(__file__).resolve().parent.parent / "spec" / "conformance" / "thread-api" / "ids.json"

@@ -15,7 +15,8 @@ from golden import assert_golden
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.canonical import canonical_document
+from threads_cases.core.strictjson import read_json_file
 from threads_cases.harness.check import spec_inventory
 from threads_cases.harness.check.coverage import coverage_document, matcher_features, suite_coverage
 from threads_cases.harness.run.registry import resolve_implementations

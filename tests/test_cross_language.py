@@ -15,7 +15,8 @@ from conftest import reference_drivers, ts_built
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from threads_cases.case.directory import load_case, read_case_files
+from threads_cases.case.directory import read_case_files
+from threads_cases.case.loader import open_case
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.log import read_log
 from threads_cases.core.matchers import matches
@@ -64,7 +65,7 @@ def _thread_of(case_dir: Path) -> tuple[list[dict[str, Any]], dict[str, str]]:
 def test_both_writers_rebuild_the_committed_case_byte_for_byte(
     case_dir: Path, drivers: dict[str, DriverImplementation]
 ) -> None:
-    case = load_case(case_dir)
+    case = open_case(case_dir)
     log, arts = _thread_of(case_dir)
     committed = read_case_files(case_dir)
     for name, drv in drivers.items():
@@ -151,7 +152,7 @@ def test_python_and_typescript_agree_on_matchers_over_random_values(
 def test_canonical_write_read_write_is_a_fixed_point_in_both_languages(
     drivers: dict[str, DriverImplementation], value: Any
 ) -> None:
-    from threads_cases.core.strictjson import canonical_document, canonical_line
+    from threads_cases.core.canonical import canonical_document, canonical_line
 
     line = canonical_line(value).decode("utf-8")
     document = canonical_document(value).decode("utf-8")

@@ -19,9 +19,9 @@ from typing import Any
 import pytest
 from conftest import cli, ts_built
 
+from threads_cases.core.canonical import canonical_document
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.log import encode_log, read_log
-from threads_cases.core.strictjson import canonical_document
 from threads_cases.harness.check.divergence import ABSENT, first_difference
 
 ROOT = Path(__file__).resolve().parents[1]

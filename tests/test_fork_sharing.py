@@ -11,11 +11,12 @@ from conftest import make_agent
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from threads_cases.case.artifacts import ArtifactStore
 from threads_cases.core.log import encode_log
 from threads_cases.core.reducer import reduce
 from threads_cases.reference.branching import MAX_DEPTH, IdIndex
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
-from threads_cases.reference.runtime import ArtifactStore, Clock
+from threads_cases.reference.runtime import Clock
 from threads_cases.reference.sandbox import FakeSandbox
 from threads_cases.reference.thread import Thread
 

@@ -8,7 +8,9 @@ from pathlib import Path
 
 from conftest import cli
 
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.canonical import canonical_document
+from threads_cases.core.strictjson import read_json_file
+from threads_cases.harness.check.checks import Check
 from threads_cases.harness.report.github import (
     annotation,
     escape_data,
@@ -16,7 +18,7 @@ from threads_cases.harness.report.github import (
     markdown_summary,
     write_github,
 )
-from threads_cases.harness.run.runner import CaseResult, Check, SuiteResult
+from threads_cases.harness.run.runner import CaseResult, SuiteResult
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"

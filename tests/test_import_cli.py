@@ -226,14 +226,13 @@ def test_save_from_a_transcript_that_cannot_be_imported_exits_1(tmp_path: Path) 
     assert refused.returncode == 2 and refused.stderr.startswith("error[invalid_request]: ")
 
 
-def test_skip_invalid_imports_the_rest(tmp_path: Path) -> None:
+def test_a_malformed_line_is_skipped_by_default_and_the_rest_imported(tmp_path: Path) -> None:
     p = cli(
         "import",
         "claude-code",
         SAMPLES / "claude-code-malformed.jsonl",
         "-o",
         "out.jsonl",
-        "--skip-invalid",
         cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr

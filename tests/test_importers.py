@@ -14,10 +14,9 @@ from threads_cases.case.turns import draft_matchers, first_words, fork_point, li
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import check_events, read_log
 from threads_cases.core.reducer import Reducer
+from threads_cases.core.request import build_request, request_sha256
 from threads_cases.importers import Stats, import_events, import_to_file
 from threads_cases.importers.common import PLACEHOLDER_PROMPT, parse_ts_ms, tool_effect
-from threads_cases.reference.model import request_sha256
-from threads_cases.reference.runtime import build_request
 
 SAMPLES = Path(__file__).resolve().parent / "importers"
 ALL = sorted(p.name for p in SAMPLES.glob("*.jsonl") if "malformed" not in p.name)
@@ -364,9 +363,7 @@ def test_import_to_file_is_atomic(tmp_path: Path) -> None:
         import_to_file("claude-code", SAMPLES / "claude-code-malformed.jsonl", out, strict=True)
     assert out.read_bytes() == b"old"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.jsonl"]
-    report = import_to_file(
-        "claude-code", SAMPLES / "claude-code-malformed.jsonl", out, skip_invalid=True
-    )
+    report = import_to_file("claude-code", SAMPLES / "claude-code-malformed.jsonl", out)
     assert report.stats.invalid == 1 and report.turns == 2
     assert len(list(read_log(out))) == report.events
 

@@ -12,7 +12,8 @@ from typing import Any
 
 from conftest import cli
 
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.canonical import canonical_document
+from threads_cases.core.strictjson import read_json_file
 from threads_cases.harness.run.setup import keep_only, last_failed_pairs
 
 CopyCase = Callable[[str], Path]

@@ -355,8 +355,8 @@ def test_both_implementations_record_the_same_live_turn(
 ) -> None:
     """Byte for byte: the same answers give the same events on threads-py (in process) and
     threads-ts (through model_call / model_answer lines), after decoding the dialects."""
+    from threads_cases.core.canonical import canonical_line
     from threads_cases.core.dialects import get_dialect
-    from threads_cases.core.strictjson import canonical_line
     from threads_cases.protocol.server import PythonImplementation
 
     case = conformance_case(case_name)

@@ -7,6 +7,7 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from threads_cases.core.canonical import MAX_SAFE_INTEGER
 from threads_cases.core.matchers import (
     diff_values,
     differences,
@@ -14,7 +15,6 @@ from threads_cases.core.matchers import (
     value_matches,
     values_equal,
 )
-from threads_cases.core.strictjson import MAX_SAFE_INTEGER
 
 SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 

@@ -14,7 +14,7 @@ from conftest import new_thread
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from threads_cases.core.strictjson import canonical_line
+from threads_cases.core.canonical import canonical_line
 from threads_cases.core.texts import quote
 from threads_cases.reference.agent import ToolContext, ToolSpec
 from threads_cases.reference.egress import egress_target

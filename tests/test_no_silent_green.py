@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from conftest import cli
 
-from threads_cases.core.strictjson import canonical_document
+from threads_cases.core.canonical import canonical_document
 from threads_cases.harness.run.registry import resolve_implementations
 
 pytest_plugins = ["pytester"]

@@ -17,8 +17,9 @@ from conftest import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from threads_cases.core.canonical import canonical_document
 from threads_cases.core.errors import CaseError
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 from threads_cases.harness.run.pool import parse_shard, run_work, shard_of
 
 ROOT = Path(__file__).resolve().parent.parent

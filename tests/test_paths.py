@@ -19,14 +19,14 @@ from typing import Any
 import pytest
 from conftest import cli, ts_built
 
-from threads_cases.case.directory import check_case_name, load_case
-from threads_cases.case.loader import inspect_case
+from threads_cases.case.directory import check_case_name
+from threads_cases.case.loader import inspect_case, open_case
+from threads_cases.case.sandbox import check_path
+from threads_cases.core.canonical import canonical_document, canonical_line
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import check_events, validate_log
-from threads_cases.core.strictjson import canonical_document, canonical_line
 from threads_cases.harness.run.runner import run_case
 from threads_cases.reference.replay import replay_case
-from threads_cases.reference.sandbox import check_path
 from threads_cases.review import validate_case
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -193,7 +193,7 @@ def test_case_json_name_that_is_not_a_directory_name(tmp_path: Path, name: str) 
     case = copy_case(tmp_path)
     edit(case / "case.json", ["name"], name)
     with pytest.raises(CaseError) as info:
-        load_case(case)
+        open_case(case)
     assert (info.value.code, info.value.location.pointer) == ("case_invalid", "/name")
     assert ("case_invalid", "/name") in codes(validate_case(case))
     assert run_error(case)[0] == "case_invalid"
@@ -362,7 +362,7 @@ def test_artifact_reference_never_leaves_the_case(tmp_path: Path, ref: str) -> N
         replay_case(case)
     assert info.value.code == "case_invalid"
     with pytest.raises(CaseError):
-        load_case(case)  # the loader refuses the case; what it read never leaves the case
+        open_case(case)  # the loader refuses the case; what it read never leaves the case
     opened = inspect_case(case)[0]
     assert opened is not None and opened.artifact(f"sha256:{ref}") is None
 

@@ -14,8 +14,9 @@ from pathlib import Path
 
 from conftest import CONFORMANCE, cli
 
+from threads_cases.core.canonical import canonical_document
 from threads_cases.core.statedir import project_home
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 from threads_cases.harness.baseline.file import locate_baseline
 from threads_cases.harness.run.registry import configured
 

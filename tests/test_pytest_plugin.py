@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 from conftest import cli
 
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.canonical import canonical_document
+from threads_cases.core.strictjson import read_json_file
 
 pytest_plugins = ["pytester"]
 
@@ -50,7 +51,7 @@ def test_collects_each_case_as_an_item(pytester: pytest.Pytester) -> None:
 def test_collection_reads_only_each_case_name(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from threads_cases.case import directory, loader
+    from threads_cases.case import loader
     from threads_cases.core import schemas
 
     cases = copy_cases(pytester.path)
@@ -61,7 +62,7 @@ def test_collection_reads_only_each_case_name(
     def refuse(*_args: object, **_kwargs: object) -> None:
         raise AssertionError("collection loaded or schema-checked a case")
 
-    for module, name in ((loader, "inspect_case"), (directory, "load_case")):
+    for module, name in ((loader, "inspect_case"), (loader, "open_case")):
         monkeypatch.setattr(module, name, refuse)
     monkeypatch.setattr(schemas, "fast_validator", refuse)
     items, _ = pytester.inline_genitems("--threads-cases", "cases", *QUIET)

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 import threads_cases
 from threads_cases import CaseError, Reducer, canonical_document, canonical_line, parse_json
+from threads_cases.core.canonical import MAX_SAFE_INTEGER
 from threads_cases.core.reducer import RESTORED_KEYS
 from threads_cases.core.schemas import validator
-from threads_cases.core.strictjson import MAX_SAFE_INTEGER
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 HEX = "0123456789abcdef"

@@ -281,7 +281,7 @@ def test_unchanged_repeated_runs_are_never_called_significant(
 ) -> None:
     """Six pairs of repeated runs of an unchanged case (true rate 0.5, the noisiest): their
     rates differ, yet no change is larger than the noise the runs measured."""
-    from threads_cases.review.filediff import compare_results, report_results
+    from threads_cases.harness.report.report_diff import compare_results, report_results
 
     case = conformance_case("weather-stub")
     fake.respond = tool_at_random(0.5, WEATHER)

@@ -16,9 +16,10 @@ from typing import Any
 import pytest
 from conftest import cli
 
+from threads_cases.core.canonical import canonical_document, canonical_line
 from threads_cases.core.errors import CaseError
 from threads_cases.core.schemas import validator
-from threads_cases.core.strictjson import canonical_document, canonical_line, read_json_file
+from threads_cases.core.strictjson import read_json_file
 from threads_cases.harness.report.folder import report_bases, run_folder
 from threads_cases.harness.run.merge import _header as merged_header
 from threads_cases.harness.run.setup import last_failed_pairs

@@ -9,9 +9,10 @@ from hypothesis import strategies as st
 
 from threads_cases.core.errors import CaseError
 from threads_cases.core.matchers import Difference
+from threads_cases.harness.check.checks import Check
 from threads_cases.harness.report.junit import junit_xml, xml_safe
 from threads_cases.harness.report.suite import not_listed_lines, unavailable_lines
-from threads_cases.harness.run.runner import CaseResult, Check, SuiteResult
+from threads_cases.harness.run.runner import CaseResult, SuiteResult
 
 LEGAL = st.characters(
     blacklist_categories=("Cs",),

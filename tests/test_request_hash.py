@@ -1,4 +1,4 @@
-"""The incremental request hash (threads_cases.reference.request) always equals the hash of
+"""The incremental request hash (threads_cases.core.request) always equals the hash of
 the whole request, whatever the reducer did to the messages in between."""
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.reducer import Reducer
-from threads_cases.reference.request import (
+from threads_cases.core.request import (
     ModelRequest,
     RequestHasher,
     build_request,

@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from conftest import cli
 
-from threads_cases.core.strictjson import canonical_document, canonical_line, read_json_file
+from threads_cases.core.canonical import canonical_document, canonical_line
+from threads_cases.core.strictjson import read_json_file
 
 ROOT = Path(__file__).resolve().parent.parent
 CASES = ROOT / "spec" / "conformance" / "cases"

@@ -11,8 +11,9 @@ import pytest
 from conftest import EXPECT, build_thread
 
 from threads_cases.case.discovery import discover
+from threads_cases.core.canonical import canonical_document
 from threads_cases.core.errors import CaseError
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 from threads_cases.harness.run.runner import run_case, run_suite
 from threads_cases.reference.agent import AgentSpec, ToolContext
 from threads_cases.reference.replay import check_supply

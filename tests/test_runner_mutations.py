@@ -13,8 +13,9 @@ import pytest
 from conftest import CONFORMANCE, CONFORMANCE_NAMES
 
 from threads_cases.case.directory import computed_fingerprint, read_case_files
+from threads_cases.core.canonical import canonical_document
 from threads_cases.core.log import encode_log, read_log
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 from threads_cases.harness.run.runner import CaseResult, run_case
 
 CopyCase = Callable[[str], Path]

@@ -14,16 +14,17 @@ from conftest import EXPECT, SYSTEM, WEATHER_CALLS, build_thread, new_thread
 from threads_cases._version import __version__
 from threads_cases.case import directory as case_mod
 from threads_cases.case.directory import CaseExpectation
+from threads_cases.case.loader import open_case
 from threads_cases.case.requests import expand_records
 from threads_cases.case.save import save_case
+from threads_cases.core.canonical import canonical_document, canonical_line
 from threads_cases.core.dialects import get_dialect
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import read_log
 from threads_cases.core.reducer import reduce
-from threads_cases.core.strictjson import canonical_document, canonical_line
+from threads_cases.core.request import request_sha256
 from threads_cases.reference.agent import ToolResult, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
-from threads_cases.reference.request import request_sha256
 from threads_cases.reference.sandbox import DirectorySandbox
 from threads_cases.reference.thread import Thread
 
@@ -313,7 +314,7 @@ def test_a_dir_that_is_or_lies_inside_a_case_is_refused(
     assert r.error.message == f"{dir}: {where} {case}"
     assert r.error.hint.startswith("write it outside the case: a case holds only the files")
     assert sorted(p.relative_to(case) for p in case.rglob("*")) == before
-    assert case_mod.load_case(case).name == "outer"
+    assert open_case(case).name == "outer"
 
 
 def test_a_dir_that_is_a_file_or_below_one_is_refused(
@@ -341,11 +342,7 @@ def test_dialects_choose_the_files(recorded: tuple[Thread, str], tmp_path: Path)
     assert "log.threads-py.jsonl" in names and "log.threads-ts.jsonl" not in names
     meta = json.loads((tmp_path / "py-only" / "case.json").read_bytes())
     assert meta["dialects"] == ["threads-py"] and "implementations" not in meta
-    # the deprecated keyword of format 1 still works, and writes format 2
-    r = t.save_case("ts-only", at=at, dir=tmp_path, implementations=["threads-ts"])
-    assert r.ok, r.error
-    meta = json.loads((tmp_path / "ts-only" / "case.json").read_bytes())
-    assert (meta["format"], meta["dialects"]) == (2, ["threads-ts"])
+    assert meta["format"] == 2
 
 
 def test_forbid_without_external_calls_saves(tmp_path: Path) -> None:

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from conftest import cli as shared_cli
 
-from threads_cases.case.save_log import save_log
 from threads_cases.case.turns import draft_matchers, list_turns
 from threads_cases.core.log import read_log
 from threads_cases.harness.run.runner import run_case
+from threads_cases.save_log import save_log
 
 
 def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:

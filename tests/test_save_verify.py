@@ -12,8 +12,8 @@ from conftest import EXPECT, build_thread
 from conftest import cli as shared_cli
 
 from threads_cases.case.directory import CaseExpectation
-from threads_cases.case.save_log import save_log
 from threads_cases.harness.run.runner import run_case
+from threads_cases.save_log import save_log
 
 
 def cli(cwd: Path, *args: str | Path) -> subprocess.CompletedProcess[str]:

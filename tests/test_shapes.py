@@ -10,9 +10,10 @@ from typing import Any, get_args, get_origin, is_typeddict
 
 import pytest
 
+from threads_cases.core.canonical import canonical_document
 from threads_cases.core.reducer import initial_state
 from threads_cases.core.shapes import SCHEMA_OF
-from threads_cases.core.strictjson import canonical_document, read_json_file
+from threads_cases.core.strictjson import read_json_file
 
 ROOT = Path(__file__).resolve().parent.parent
 SCHEMAS = ROOT / "schemas"

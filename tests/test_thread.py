@@ -8,13 +8,14 @@ from pathlib import Path
 import pytest
 from conftest import SYSTEM, WEATHER_CALLS, build_thread, make_agent, new_thread
 
+from threads_cases.case.sandbox import sha256_hex
 from threads_cases.core.errors import CaseError
 from threads_cases.core.log import read_log, reduce_log
 from threads_cases.core.reducer import reduce
 from threads_cases.reference.agent import ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
 from threads_cases.reference.runtime import parse_ts
-from threads_cases.reference.sandbox import FakeSandbox, sha256_hex
+from threads_cases.reference.sandbox import FakeSandbox
 from threads_cases.reference.thread import Thread
 
 

@@ -27,9 +27,23 @@ every pytest run) stays cheap.
 from __future__ import annotations
 
 import importlib
+from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__ as __version__
+from .case.verifier import use_verifier
+
+
+def _replay_verifier(path: Path, dialects: Sequence[str], agent: Any) -> None:
+    """Every save's default verifier (threads_cases.case.verifier): the harness's replay,
+    registered here because the case layer never imports the harness (tests/test_layers.py)."""
+    from .harness.run.verify import verify_case_dir
+
+    verify_case_dir(path, dialects, agent)
+
+
+use_verifier(_replay_verifier)
 
 #: public name -> (module, attribute)
 _EXPORTS: dict[str, tuple[str, str]] = {
@@ -64,8 +78,8 @@ _EXPORTS: dict[str, tuple[str, str]] = {
     "DirectorySandbox": (".reference.sandbox", "DirectorySandbox"),
     "FakeSandbox": (".reference.sandbox", "FakeSandbox"),
     "SaveResult": (".case.save", "SaveResult"),
-    "canonical_document": (".core.strictjson", "canonical_document"),
-    "canonical_line": (".core.strictjson", "canonical_line"),
+    "canonical_document": (".core.canonical", "canonical_document"),
+    "canonical_line": (".core.canonical", "canonical_line"),
     "parse_json": (".core.strictjson", "parse"),
     "Thread": (".reference.thread", "Thread"),
 }
@@ -127,11 +141,11 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:
     from .case.directory import CaseExpectation
     from .case.save import SaveResult
+    from .core.canonical import canonical_document, canonical_line
     from .core.dialects import Dialect, dialect_names, get_dialect
     from .core.errors import CaseError, Problem
     from .core.log import encode_log, read_log, reduce, validate_log
     from .core.reducer import Reducer, initial_state
-    from .core.strictjson import canonical_document, canonical_line
     from .core.strictjson import parse as parse_json
     from .harness.baseline.file import Baseline, load_baseline
     from .harness.check.coverage import Coverage, suite_coverage

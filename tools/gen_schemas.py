@@ -14,7 +14,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from threads_cases.core.strictjson import canonical_document, read_json_file  # noqa: E402
+from threads_cases.core.canonical import canonical_document  # noqa: E402
+from threads_cases.core.strictjson import read_json_file  # noqa: E402
 
 BASE = "https://threads-cases.dev/schemas/"
 HEX64 = {"type": "string", "pattern": "^[0-9a-f]{64}$"}

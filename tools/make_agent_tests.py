@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 OUT = ROOT / "spec" / "conformance" / "agent"
 
-from threads_cases.core.strictjson import canonical_document  # noqa: E402
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec  # noqa: E402
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply  # noqa: E402
 from threads_cases.reference.runtime import Clock  # noqa: E402

@@ -26,8 +26,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from threads_cases.core.canonical import canonical_document, canonical_line  # noqa: E402
 from threads_cases.core.errors import CaseError  # noqa: E402
-from threads_cases.core.strictjson import canonical_document, canonical_line  # noqa: E402
 
 CASES = ROOT / "spec" / "conformance" / "cases"
 OUT = ROOT / "spec" / "conformance" / "case-errors"

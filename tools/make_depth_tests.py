@@ -18,10 +18,10 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.core.depth import MAX_EVENT_DEPTH  # noqa: E402
 from threads_cases.core.dialects import get_dialect  # noqa: E402
 from threads_cases.core.log import reduce  # noqa: E402
-from threads_cases.core.strictjson import canonical_document  # noqa: E402
 
 CONF = ROOT / "spec" / "conformance"
 BASE = CONF / "cases" / "hash-only-unread" / "log.threads-py.jsonl"

@@ -24,15 +24,15 @@ sys.path.insert(0, str(ROOT))
 
 from threads_cases.case.loader import open_case  # noqa: E402
 from threads_cases.case.requests import delta_records, expand_records  # noqa: E402
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.core.dialects import get_dialect  # noqa: E402
-from threads_cases.core.strictjson import canonical_document  # noqa: E402
+from threads_cases.core.request import request_sha256  # noqa: E402
 from threads_cases.harness.check.checks import replay  # noqa: E402
 from threads_cases.harness.check.divergence import (  # noqa: E402
     replayed_requests,
     request_divergence,
 )
 from threads_cases.protocol.server import PythonImplementation  # noqa: E402
-from threads_cases.reference.request import request_sha256  # noqa: E402
 
 CASES = ROOT / "spec" / "conformance" / "cases"
 OUT = ROOT / "spec" / "conformance" / "divergence"

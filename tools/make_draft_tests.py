@@ -23,7 +23,7 @@ sys.path.insert(0, str(ROOT))
 from threads_cases.case.build import split_turn  # noqa: E402
 from threads_cases.case.directory import CaseExpectation  # noqa: E402
 from threads_cases.case.save import drafted  # noqa: E402
-from threads_cases.core.strictjson import canonical_document  # noqa: E402
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.reference.agent import AgentSpec  # noqa: E402
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply  # noqa: E402
 from threads_cases.reference.runtime import Clock  # noqa: E402

@@ -16,7 +16,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from threads_cases.core.strictjson import canonical_document  # noqa: E402
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 
 OUT = ROOT / "spec" / "conformance" / "driver-requests"
 BASE = ROOT / "spec" / "conformance" / "cases" / "hash-only-unread" / "log.threads-py.jsonl"

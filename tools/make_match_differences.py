@@ -16,8 +16,9 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.core.matchers import differences  # noqa: E402
-from threads_cases.core.strictjson import canonical_document, parse  # noqa: E402
+from threads_cases.core.strictjson import parse  # noqa: E402
 
 DIR = ROOT / "spec" / "conformance" / "match"
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from threads_cases.core.strictjson import canonical_document, canonical_line
+from threads_cases.core.canonical import canonical_document, canonical_line
 
 ROOT = Path(__file__).resolve().parent.parent / "spec" / "conformance"
 SHA = "0" * 64

@@ -26,7 +26,7 @@ OUT = ROOT / "spec" / "conformance" / "save-errors"
 
 from test_conformance_save_errors import run_test  # noqa: E402
 
-from threads_cases.core.strictjson import canonical_document  # noqa: E402
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec  # noqa: E402
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply  # noqa: E402
 from threads_cases.reference.runtime import Clock  # noqa: E402

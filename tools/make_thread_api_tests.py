@@ -24,7 +24,7 @@ if not OUT.is_file():  # the test module reads it on import
 
 from test_conformance_thread_api import results, run_program  # noqa: E402
 
-from threads_cases.core.strictjson import canonical_document  # noqa: E402
+from threads_cases.core.canonical import canonical_document  # noqa: E402
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec  # noqa: E402
 from threads_cases.reference.model import text_reply, tool_reply  # noqa: E402
 

@@ -12,15 +12,15 @@ from collections.abc import Sequence
 from typing import Any
 
 from .._version import __version__
+from ..core.canonical import canonical_document, canonical_line
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.files import check_recording_bytes, check_recording_entries
 from ..core.log import encode_log
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_document, canonical_line
 from ..core.texts import quote
 from ..core.timestamps import check_fork_room
-from ..reference.runtime import ArtifactStore
+from .artifacts import ArtifactStore
 from .directory import (
     CASE_FORMAT,
     DEFAULT_DIALECTS,

@@ -26,19 +26,19 @@ import hashlib
 import os
 import re
 import stat
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from ..core.canonical import canonical_document
 from ..core.errors import CaseError, Location, Problem
 from ..core.files import MAX_CASE_BYTES, read_regular, recording_limit
-from ..core.strictjson import canonical_document
 from ..core.texts import quote
-from ..reference.sandbox import is_device_name
+from .sandbox import is_device_name
 
 if TYPE_CHECKING:
-    from .loader import Case
+    pass
 
 #: The format of case.json this version writes; :data:`READ_FORMATS` are the ones it reads.
 CASE_FORMAT = 2
@@ -47,8 +47,6 @@ READ_FORMATS = (1, 2)
 DEFAULT_DIALECTS = ("threads-py", "threads-ts")
 #: The format of model.json, stubs.json and sandbox.json (unchanged by case format 2).
 RECORDING_FORMAT = 1
-#: Deprecated name of :data:`DEFAULT_DIALECTS` (format 1 called the list ``implementations``).
-DEFAULT_IMPLEMENTATIONS = DEFAULT_DIALECTS
 _NAME = re.compile(r"[A-Za-z0-9._-]{1,64}")
 
 
@@ -201,24 +199,6 @@ def computed_fingerprint(files: dict[str, bytes]) -> str | None:
     return fingerprint(body)
 
 
-# --------------------------------------------------------------------------- atomic write
-
-
-def write_case_dir(
-    directory: Path,
-    name: str,
-    files: dict[str, bytes],
-    *,
-    overwrite: bool,
-    verify: Callable[[Path], None] | None = None,
-    secrets: str = "refuse",
-) -> str:
-    """:func:`threads_cases.case.writer.write_case_dir` (the one atomic writer)."""
-    from .writer import write_case_dir as write
-
-    return write(directory, name, files, overwrite=overwrite, verify=verify, secrets=secrets)
-
-
 # --------------------------------------------------------------------------- loading
 
 
@@ -263,13 +243,6 @@ def peek_case_dialects(path: str | os.PathLike[str]) -> list[str] | None:
     if not isinstance(found, list) or not all(isinstance(d, str) for d in found):
         return None
     return list(found)
-
-
-def load_case(path: str | os.PathLike[str]) -> Case:
-    """:func:`threads_cases.case.loader.open_case` (kept for code written before it)."""
-    from .loader import open_case
-
-    return open_case(path)
 
 
 def shared_name_groups(cases: Sequence[str | os.PathLike[str]]) -> list[tuple[str, list[str]]]:

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..core.errors import CaseError, pointer_join
 from ..core.texts import quote
-from ..reference.sandbox import is_device_name
+from .sandbox import is_device_name
 
 _SEGMENT = re.compile(r"[A-Za-z0-9_-][A-Za-z0-9._-]{0,254}")
 _HEX64 = re.compile(r"[0-9a-f]{64}")

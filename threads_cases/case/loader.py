@@ -401,7 +401,7 @@ def _check_recordings(
 ) -> None:
     """model.json, stubs.json, sandbox.json: strict JSON, schema, sandbox paths, artifacts."""
     from ..core.schemas import schema_problems
-    from ..reference.sandbox import check_path
+    from .sandbox import check_path
 
     for rel in RECORDING_FILES:
         if rel not in files:

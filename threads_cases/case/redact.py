@@ -16,9 +16,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core.reducer import Reducer
-from ..reference.model import request_sha256
-from ..reference.runtime import ArtifactStore, build_request
-from ..reference.sandbox import sha256_hex
+from ..core.request import build_request, request_sha256
+from .artifacts import ArtifactStore
+from .sandbox import sha256_hex
 from .secrets import redact_bytes, redact_value
 
 

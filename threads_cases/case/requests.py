@@ -20,9 +20,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from ..core.canonical import canonical_line
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_line
-from ..reference.request import build_request
+from ..core.request import build_request
 
 
 def turn_requests(

@@ -16,8 +16,8 @@ from typing import Any
 
 from ..core.errors import CaseError
 from ..core.reducer import Reducer
-from ..reference.runtime import ArtifactStore
-from ..reference.sandbox import check_path
+from .artifacts import ArtifactStore
+from .sandbox import check_path
 
 
 def _wanted(events: Sequence[dict[str, Any]], at: str) -> list[tuple[str, str]]:

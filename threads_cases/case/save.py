@@ -11,27 +11,23 @@ and the turn that input started. A refusal never raises: it comes back as
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseError
-from ..core.files import MAX_CASE_BYTES as MAX_CASE_BYTES
-from ..core.files import RECORDING_LISTS, check_recording_bytes
+from ..core.files import MAX_CASE_BYTES, RECORDING_LISTS, check_recording_bytes
 from ..core.texts import quote
-from ..reference.runtime import ArtifactStore
-from ..reference.sandbox import SandboxProvider
-from .build import TERMINAL as TERMINAL
-from .build import build_case_files as build_case_files
-from .build import interruption_of as interruption_of
-from .build import recorded_parts as recorded_parts
-from .build import split_turn
+from .artifacts import ArtifactStore
+from .build import build_case_files, split_turn
 from .directory import (
     DEFAULT_DIALECTS,
     CaseExpectation,
 )
+from .sandbox import SandboxProvider
 from .save_arguments import check_log, check_options, check_types
+from .verifier import Verifier, default_verifier
 from .writer import write_case_dir
 
 SECRETS_MODES = ("refuse", "redact", "allow")
@@ -187,6 +183,7 @@ def save_case(
     sandbox_dir: str | os.PathLike[str] | None = None,
     agent: Any = None,
     draft: bool | None = None,
+    verifier: Verifier | None = None,
 ) -> SaveResult:
     """Save the turn after ``at`` as ``dir/name`` (spec/case-format.md, section 3).
 
@@ -202,6 +199,8 @@ def save_case(
     would not pass with ``replay_failed`` (case-format.md 5.10). ``agent`` is the agent that
     replay runs (an ``AgentSpec``, or a ``"module:attribute"`` reference): the one the
     thread was recorded with, whose handlers a custom sandbox tool needs (spec/replay.md 8).
+    ``verifier`` runs that replay (:data:`threads_cases.case.verifier.Verifier`); by default
+    the one the API layer registered, the harness's in-process replay.
     ``sandbox_dir`` is a folder holding sandbox files the log knows by sha256 only
     (``"artifact": null``): their bytes are taken from ``sandbox_dir/<path>``, and a file
     whose bytes do not match the recorded sha256 is refused with ``invalid_request`` (5.9).
@@ -236,9 +235,9 @@ def save_case(
             dialects=dialects,
         )
         check_case_files(files, secrets)
-        from .verify import request_mismatches, verify_case_dir
+        from .verify import request_mismatches
 
-        check = (lambda p: verify_case_dir(p, dialects, agent)) if verify else None
+        check = _verification(verify, verifier, dialects, agent)
         outcome = write_case_dir(  # the save checks ran above, with its secrets mode
             Path(dir), name, files, overwrite=overwrite, verify=check, secrets="allow"
         )
@@ -329,6 +328,17 @@ def _refused(err: CaseError, secrets: str) -> SaveResult:
             hint=err.hint,
         )
     return SaveResult(False, error=SaveError.of(err, code))
+
+
+def _verification(
+    verify: bool, verifier: Verifier | None, dialects: Sequence[str], agent: Any
+) -> Callable[[Path], None] | None:
+    """What the writer calls on the built case before moving it into place: ``None`` without
+    ``verify``, else ``verifier`` (by default the registered one) on it."""
+    if not verify:
+        return None
+    run = verifier or default_verifier()
+    return lambda path: run(path, dialects, agent)
 
 
 def _warnings(verify: bool, mismatches: tuple[dict[str, Any], ...]) -> tuple[str, ...]:

@@ -12,8 +12,8 @@ from typing import Any
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.texts import quote
-from ..reference.sandbox import SandboxProvider
 from .directory import CaseExpectation, check_case_name
+from .sandbox import SandboxProvider
 
 
 def expectation(expect: Any) -> CaseExpectation:

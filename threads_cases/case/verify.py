@@ -1,9 +1,10 @@
 """What ``save`` checks about its own work (spec/case-format.md 5.10 and 5.11).
 
-* :func:`verify_case_dir` replays a freshly built case directory in process on the Python
-  reference implementation exactly as ``run`` would, and refuses it with ``replay_failed``
-  when the verdict would not be ``pass`` (``drifted`` only because of request hashes is
-  accepted), naming the check that failed and the nearest event.
+* :func:`acceptable` and :func:`replay_failed_hint`: which verdict of a freshly built case's
+  replay lets ``save`` write it (``drifted`` only because of request hashes is accepted), and
+  the hint of its ``replay_failed`` otherwise; the replay itself is the harness's
+  (:func:`threads_cases.harness.run.verify.verify_case_dir`, handed to the save as its
+  :data:`~threads_cases.case.verifier.Verifier`).
 * :func:`request_mismatches` lists the ``model_requested`` events of a log whose
   ``request_sha256`` is not the hash of the request the reducer state before them asks for
   (spec/thread-log.md 3.4): a case saved from them drifts on every run.
@@ -12,10 +13,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from pathlib import Path
 from typing import Any
 
-from ..core.errors import REASON_HINTS, CaseError
+from ..core.errors import REASON_HINTS
 from ..core.reducer import Reducer
 
 #: reasons a freshly saved case may drift for and still be written
@@ -25,56 +25,6 @@ TOLERATED = frozenset({"request_diverged", "no_expectations"})
 def acceptable(verdict: str, reasons: Iterable[str]) -> bool:
     """True for ``pass``, and for ``drifted`` whose reasons are all in :data:`TOLERATED`."""
     return verdict == "pass" or (verdict == "drifted" and set(reasons) <= TOLERATED)
-
-
-def _describe_event(ev: dict[str, Any] | None) -> str:
-    if not ev:
-        return ""
-    return f"; nearest event: seq {ev.get('seq')} {ev.get('type')}"
-
-
-def verify_case_dir(path: Path, dialects: Sequence[str], agent: Any = None) -> None:
-    """Run the case directory ``path`` on ``threads-py`` in process (with the log of the first
-    of ``dialects`` when ``threads-py`` is not listed), replaying ``agent`` when given: the
-    agent the thread was recorded with (an ``AgentSpec``, whose sandbox handlers a custom
-    tool needs) or a reference to the user's agent (``"module:attribute"``, ``--agent``).
-
-    Raises ``CaseError("replay_failed")`` naming the first failing check (its id, reason
-    code and detail) and the nearest replayed event when there is one, or the error that
-    kept the case from running (``handler_missing`` for a custom sandbox tool replayed
-    without its agent).
-    """
-    from ..harness.run.case_arguments import split_agent
-    from ..harness.run.runner import run_one
-    from ..protocol.implementations import PythonImplementation
-
-    spec, ref = split_agent(agent, ())
-    impl = PythonImplementation(spec)
-    if impl.dialect not in dialects:
-        impl.dialect = dialects[0]
-    result = run_one(path, impl, agent=ref)
-    if acceptable(result.verdict, result.reasons):
-        return
-    bad = [c for c in result.checks if c.result == "fail"] or [
-        c for c in result.checks if c.result == "warn" and c.code not in TOLERATED
-    ]
-    if bad:
-        check = bad[0]
-        what = f"check {check.id} ({check.code or check.result}): {check.detail}"
-        what += _describe_event(check.nearest_event)
-        if check.id == "stop" and result.stop:
-            what += f" (stop key {result.stop.get('stop_key')})"
-    else:  # could not run: the error's own line, without its repeated code
-        shown = result.message.removeprefix(
-            f"error[{result.reasons[0]}]: " if result.reasons else ""
-        )
-        what = f"{', '.join(result.reasons)}: {shown}"
-    causes = {c.code for c in bad} | set(result.reasons)
-    raise CaseError(
-        "replay_failed",
-        f"the case would give {result.verdict} on its first run: {what}",
-        hint=replay_failed_hint(causes),
-    )
 
 
 #: The hint of ``replay_failed`` when the failure has a remedy other than ``--no-verify``.
@@ -103,8 +53,8 @@ def request_mismatches(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]
     whose ``request_sha256`` differs from the hash of the request built from the state just
     before it (``line`` is the 1-based line of the event in the log). ``events`` are checked
     canonical envelopes. Linear in the log's size: the hashes are kept incrementally
-    (:class:`~threads_cases.reference.request.RequestHasher`, spec/replay.md "Cost")."""
-    from ..reference.request import RequestHasher
+    (:class:`~threads_cases.core.request.RequestHasher`, spec/replay.md "Cost")."""
+    from ..core.request import RequestHasher
 
     out: list[dict[str, Any]] = []
     reducer = Reducer()

@@ -8,7 +8,7 @@ from typing import Any
 import typer
 from rich.console import Console
 
-from .. import __version__
+from .._version import __version__
 from ..core.canonical import dump_document
 from ..core.errors import CaseError
 from ..core.texts import shown_text

@@ -157,7 +157,7 @@ def save(
     read (io_error).
     """
     as_json = as_json or fmt == "json"
-    from ..case.save_log import save_log
+    from ..save_log import save_log
 
     try:
         if draft and no_draft:

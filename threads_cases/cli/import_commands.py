@@ -117,10 +117,6 @@ def import_(
             "(default: repair or skip it with a warning).",
         ),
     ] = False,
-    skip_invalid: Annotated[
-        bool,
-        typer.Option("--skip-invalid", help="The default (kept for old scripts).", hidden=True),
-    ] = False,
     verbose: Annotated[
         bool, typer.Option("--verbose", "-v", help="Report on stderr what was skipped, per kind.")
     ] = False,
@@ -146,15 +142,7 @@ def import_(
     check_not_input(out, [file], "transcript")
     try:
         report = import_to_file(
-            fmt,
-            file,
-            out,
-            branch=branch,
-            prompt=prompt,
-            strict=strict,
-            skip_invalid=skip_invalid,
-            sample=sample,
-            epoch=epoch,
+            fmt, file, out, branch=branch, prompt=prompt, strict=strict, sample=sample, epoch=epoch
         )
     except CaseError as err:  # under --format json: {"code","message"} on stdout
         raise fail(err, out_format) from None

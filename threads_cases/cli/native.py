@@ -14,6 +14,12 @@
   (:func:`verbosity` reads the level).
 
 A command added later by ``@app.command()`` gets all of this without doing anything.
+
+Only typer's public API is used (``typer.TyperException`` and ``typer.BadParameter``, the
+classes of ``typer.core``, ``typer.main.get_command``): typer vendors its own click, whose
+exception classes it does not export, so a usage error is told apart by what every click
+usage error has (exit status 2 and the context it came from). The typer range this is
+tested with is pinned in pyproject.toml; tests/test_typer_api.py fails on any other.
 """
 
 from __future__ import annotations
@@ -26,11 +32,8 @@ from pathlib import Path
 from typing import Any, get_args
 
 import typer
-from typer import _click
-from typer._click import exceptions as click_exc
+import typer.main
 from typer.core import TyperArgument, TyperGroup
-from typer.main import _get_param
-from typer.utils import get_params_from_function
 
 __all__ = ["Group", "PathProblem", "set_verbosity", "verbosity"]
 
@@ -47,7 +50,7 @@ def set_verbosity(level: int) -> None:
     _VERBOSITY = level
 
 
-class PathProblem(click_exc.BadParameter):
+class PathProblem(typer.BadParameter):
     """A path argument that does not exist or is of the wrong kind; carries the hint."""
 
     def __init__(self, message: str, hint: str) -> None:
@@ -58,19 +61,31 @@ class PathProblem(click_exc.BadParameter):
         return self.message
 
 
-def _usage_hint(err: click_exc.UsageError) -> str:
-    ctx = err.ctx
+def _is_usage_error(err: typer.TyperException) -> bool:
+    """A usage error (click's ``UsageError`` and its kinds): status 2 and its context."""
+    return getattr(err, "exit_code", None) == 2 and hasattr(err, "ctx")
+
+
+def _is_no_args_help(err: typer.TyperException) -> bool:
+    """The error a group called without a command raises to show its help: its message is
+    the help of its context (click's ``NoArgsIsHelpError``)."""
+    ctx = getattr(err, "ctx", None)
+    return ctx is not None and err.format_message() == ctx.get_help()
+
+
+def _usage_hint(err: typer.TyperException) -> str:
+    ctx = getattr(err, "ctx", None)
     if ctx is None:
         return "run `threads-cases --help` for the commands"
     usage = ctx.get_usage().removeprefix("Usage: ").strip()
     return f"usage: {usage}; `{ctx.command_path} --help` for details"
 
 
-def _message(err: click_exc.UsageError) -> str:
+def _message(err: typer.TyperException) -> str:
     text = err.format_message().strip()
     param = getattr(err, "param", None)
     if (
-        type(err) is click_exc.BadParameter
+        type(err) is typer.BadParameter
         and param is not None
         and getattr(err, "param_hint", None) is None
     ):
@@ -115,7 +130,7 @@ def _json_refusals(args: list[str]) -> bool:
 
 
 def json_line(doc: dict[str, str]) -> None:
-    from ..core.strictjson import canonical_line
+    from ..core.canonical import canonical_line
 
     sys.stdout.buffer.write(canonical_line(doc) + b"\n")
     sys.stdout.flush()
@@ -128,7 +143,7 @@ def json_refusal(code: str, message: str, hint: str | None) -> None:
     json_line({"code": code, "message": message, **({"hint": hint} if hint else {})})
 
 
-def render_usage_error(err: click_exc.UsageError) -> None:
+def render_usage_error(err: typer.TyperException) -> None:
     """``error[invalid_request]: message`` and a hint on stderr."""
     hint = getattr(err, "hint", None) or _usage_hint(err)
     print(f"error[invalid_request]: {_message(err)}", file=sys.stderr)
@@ -172,6 +187,10 @@ def _set_verbose(_ctx: Any, _param: Any, value: bool) -> None:
         set_verbosity(1)
 
 
+_PLACEHOLDER = typer.Typer()
+
+
+@_PLACEHOLDER.command()
 def _quiet_verbose_placeholder(
     quiet: bool = typer.Option(
         False,
@@ -193,14 +212,12 @@ def _quiet_verbose_placeholder(
     """Where -q/-v are declared; :func:`polish` adds them to commands lacking them."""
 
 
-def _quiet_verbose_options(cmd: _click.Command) -> list[_click.Parameter]:
+def _quiet_verbose_options(cmd: Any) -> list[Any]:
+    """Fresh -q/-v parameters (typer builds them from :func:`_quiet_verbose_placeholder`'s
+    declarations: ``typer.main.get_command``) for those ``cmd`` does not have."""
     taken = {o for p in cmd.params for o in getattr(p, "opts", [])}
-    added: list[_click.Parameter] = []
-    for meta in get_params_from_function(_quiet_verbose_placeholder).values():
-        param = _get_param(meta)
-        if not set(param.opts) & taken:
-            added.append(param)
-    return added
+    built = typer.main.get_command(_PLACEHOLDER).params
+    return [p for p in built if p.name in ("quiet", "verbose") and not set(p.opts) & taken]
 
 
 def _full_summary(help_text: str | None) -> str | None:
@@ -218,7 +235,7 @@ def _plain_argument(param: TyperArgument) -> None:
     shown = metavar + many
     usage = shown if param.required else f"[{metavar}]{many}"
 
-    def no_type(ctx: _click.Context) -> str | None:
+    def no_type(ctx: Any) -> str | None:
         return None
 
     def display_name() -> str:
@@ -232,11 +249,11 @@ def _plain_argument(param: TyperArgument) -> None:
     param._usage_display_name = usage_name  # type: ignore[method-assign]
 
 
-def polish(cmd: _click.Command) -> None:
+def polish(cmd: Any) -> None:
     """Metavars, whole summary and -q/-v for one command (idempotent)."""
     if getattr(cmd, "_threads_cases_polished", False):
         return
-    cmd._threads_cases_polished = True  # type: ignore[attr-defined]
+    cmd._threads_cases_polished = True
     if cmd.short_help is None:
         cmd.short_help = _full_summary(cmd.help)
     if isinstance(cmd, TyperGroup):  # a command group such as `report`: its commands
@@ -256,13 +273,13 @@ def polish(cmd: _click.Command) -> None:
 class Group(TyperGroup):
     """The root command: native error format, metavars, summaries, -q/-v on every command."""
 
-    def get_command(self, ctx: _click.Context, cmd_name: str) -> _click.Command | None:
+    def get_command(self, ctx: Any, cmd_name: str) -> Any:
         cmd = super().get_command(ctx, cmd_name)
         if cmd is not None:
             polish(cmd)
         return cmd
 
-    def format_commands(self, ctx: _click.Context, formatter: _click.HelpFormatter) -> None:
+    def format_commands(self, ctx: Any, formatter: Any) -> None:
         rows = []
         for name in self.list_commands(ctx):
             cmd = self.get_command(ctx, name)
@@ -286,19 +303,8 @@ class Group(TyperGroup):
 
         try:
             status = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
-        except click_exc.NoArgsIsHelpError as err:
-            err.show()
-            sys.exit(2)
-        except click_exc.UsageError as err:
-            if _json_refusals(sys.argv[1:] if args is None else list(args)):
-                hint = getattr(err, "hint", None) or _usage_hint(err)
-                json_refusal("invalid_request", _message(err), hint)
-            else:
-                render_usage_error(err)
-            sys.exit(2)
-        except click_exc.ClickException as err:
-            print(f"error[invalid_request]: {err.format_message()}", file=sys.stderr)
-            sys.exit(err.exit_code)
+        except typer.TyperException as err:  # click's exceptions, as typer raises them
+            self._refuse(err, args)
         except typer.Abort:
             print("error: aborted", file=sys.stderr)
             sys.exit(1)
@@ -330,3 +336,21 @@ class Group(TyperGroup):
             )
             sys.exit(1)
         sys.exit(status if isinstance(status, int) else 0)
+
+    @staticmethod
+    def _refuse(err: typer.TyperException, args: Sequence[str] | None) -> None:
+        """Exit on one of click's exceptions: a group's help when it was given no command
+        (status 2), a usage error as ``error[invalid_request]`` (or its JSON line) with a
+        hint (status 2), any other with its message and status."""
+        if _is_no_args_help(err):
+            typer.echo(err.format_message(), err=True)
+            sys.exit(2)
+        if _is_usage_error(err):
+            if _json_refusals(sys.argv[1:] if args is None else list(args)):
+                hint = getattr(err, "hint", None) or _usage_hint(err)
+                json_refusal("invalid_request", _message(err), hint)
+            else:
+                render_usage_error(err)
+            sys.exit(2)
+        print(f"error[invalid_request]: {err.format_message()}", file=sys.stderr)
+        sys.exit(getattr(err, "exit_code", 1))

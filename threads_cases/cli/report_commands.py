@@ -9,8 +9,8 @@ from typing import Annotated
 
 import typer
 
+from ..core.canonical import canonical_line
 from ..core.errors import CaseError
-from ..core.strictjson import canonical_line
 from .app import app, fail, render_error
 from .params import check_file, check_folder_to_write, check_not_input, check_out_file, checked
 

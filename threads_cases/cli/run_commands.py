@@ -8,9 +8,10 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from ..core.canonical import canonical_line
 from ..core.errors import CaseError
 from ..core.statedir import state_path
-from ..core.strictjson import canonical_line, read_json_file
+from ..core.strictjson import read_json_file
 from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, note, print_json, print_refusal, render_error, stderr, stdout
 from .live_options import (
@@ -118,7 +119,11 @@ def emit(suite: SuiteResult, fmt: str, junit: Path | None, command: str, title: 
 
         write_github(suite, title, warn=note)
     else:
-        print_suite(stdout, suite, title, warn=lambda m: note(m, "yellow"))
+        from ..review.suite_warnings import suite_warnings
+
+        print_suite(stdout, suite, title)
+        for message in suite_warnings(suite):  # stderr, silenced by -q: never the report's
+            note(message, "yellow")
     if junit is not None:
         from ..core.atomic import write_atomic
 

@@ -26,13 +26,14 @@ from array import array
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, cast
 
+from .canonical import canonical_line
 from .depth import depth_message, maybe_too_deep, too_deep
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, Problem, pointer_join
 from .reducer import Reducer
 from .schemas import fast_validator, schema_problems
 from .shapes import State
-from .strictjson import canonical_line, iter_lines, parse, source_name
+from .strictjson import iter_lines, parse, source_name
 from .timestamps import check_ts
 
 Source = str | os.PathLike[str] | IO[bytes]

@@ -30,9 +30,9 @@ import copy
 from collections.abc import Iterable
 from typing import Any, cast
 
+from .canonical import MAX_SAFE_INTEGER
 from .errors import CaseError
 from .shapes import State
-from .strictjson import MAX_SAFE_INTEGER
 
 #: State keys that ``restored`` brings back from the snapshot (spec/reducer.md, "restored").
 RESTORED_KEYS = (

@@ -32,10 +32,7 @@ from typing import IO, Any
 
 import orjson
 
-from .canonical import MAX_DEPTH as MAX_DEPTH
-from .canonical import MAX_SAFE_INTEGER as MAX_SAFE_INTEGER
-from .canonical import canonical_document as canonical_document
-from .canonical import canonical_line as canonical_line
+from .canonical import MAX_DEPTH, MAX_SAFE_INTEGER
 from .errors import CaseError, pointer_join
 from .files import MAX_CASE_BYTES, MAX_LOG_BYTES, open_regular, read_regular
 

@@ -29,12 +29,11 @@ The log written is canonical (``threads_cases.core.log.encode_log``), every even
 Reading is lenient by default: a line that is not strict JSON is read as its writer's
 ``JSON.parse`` reads it, damaged lines are recovered or skipped, malformed records skipped;
 each such line is an ``import_repaired`` / ``import_skipped`` warning in ``Stats.warnings``
-(:mod:`.lenient`). ``strict=True`` refuses the first such line instead; ``skip_invalid`` is
-the old name of the default and kept for callers.
+(:mod:`.lenient`). ``strict=True`` refuses the first such line instead.
 
 Reason codes: ``import_invalid`` (exit 1: with ``strict``, a malformed transcript line,
 reported as ``FILE:LINE: <line type>: message``; nothing is written), ``invalid_request``
-(an unknown format or ``--branch`` uuid, ``strict`` with ``skip_invalid``), ``io_error``
+(an unknown format or ``--branch`` uuid), ``io_error``
 (the transcript or the output cannot be read or written).
 """
 
@@ -80,7 +79,6 @@ def open_source(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     stats: Stats | None = None,
     sample: str | None = None,
     epoch: int | None = None,
@@ -96,8 +94,6 @@ def open_source(
     format they are ``invalid_request``.
     """
     stats = stats if stats is not None else Stats()
-    if strict and skip_invalid:
-        raise CaseError("invalid_request", "--strict and --skip-invalid contradict each other")
     if fmt == "auto":
         from .detect import detect_format
 
@@ -157,7 +153,6 @@ def iter_import(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     stats: Stats | None = None,
     sample: str | None = None,
     epoch: int | None = None,
@@ -171,7 +166,6 @@ def iter_import(
         branch=branch,
         prompt=prompt,
         strict=strict,
-        skip_invalid=skip_invalid,
         stats=stats,
         sample=sample,
         epoch=epoch,
@@ -261,7 +255,6 @@ def import_to_file(
     branch: str | None = None,
     prompt: str | None = None,
     strict: bool = False,
-    skip_invalid: bool = False,
     dialect: str = "threads-py",
     flush_every: int = 512,
     sample: str | None = None,
@@ -292,7 +285,6 @@ def import_to_file(
                 branch=branch,
                 prompt=prompt,
                 strict=strict,
-                skip_invalid=skip_invalid,
                 stats=stats,
                 sample=sample,
                 epoch=epoch,

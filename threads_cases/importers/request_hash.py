@@ -8,7 +8,7 @@ from typing import Any
 
 import orjson
 
-from ..core.strictjson import canonical_line
+from ..core.canonical import canonical_line
 
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 

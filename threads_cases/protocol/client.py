@@ -40,8 +40,8 @@ from typing import IO, Any, Protocol
 
 import orjson
 
+from ..core.canonical import canonical_line
 from ..core.errors import CaseError
-from ..core.strictjson import canonical_line
 from ..reference.live import AskModel
 from .answers import check_ok, error_of
 from .driver_env import client_environment

@@ -33,11 +33,11 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any
 
 from .._version import __version__
+from ..core.canonical import canonical_line
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.log import check_events, reduce_log
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
@@ -245,12 +245,13 @@ def write_case_files(message: dict[str, Any]) -> dict[str, str]:
     hash-only sandbox files (case-format.md 5.9). The files then pass the
     last save checks: ``case_too_large``, ``secret_detected``.
     """
+    from ..case.artifacts import ArtifactStore
+    from ..case.build import build_case_files
     from ..case.directory import CaseExpectation, check_case_name
     from ..case.layout import check_case_paths, decode_artifacts
     from ..case.redact import redact_events
-    from ..case.save import build_case_files, check_case_files, check_secrets_mode
+    from ..case.save import check_case_files, check_secrets_mode
     from ..core.matchers import validate_matcher
-    from ..reference.runtime import ArtifactStore
 
     thread = message["thread"]
     blobs = decode_artifacts(thread.get("artifacts"))  # before the log: bytes match names

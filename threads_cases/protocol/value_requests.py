@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..core.canonical import canonical_line
 from ..core.errors import CaseError
-from ..core.strictjson import canonical_line
 from .request_values import decode_base64, under, writable
 
 
@@ -30,7 +30,8 @@ def match_request(message: dict[str, Any]) -> dict[str, Any]:
 
 def canonicalize_request(message: dict[str, Any]) -> dict[str, Any]:
     """``canonicalize``: a value (or JSON text) as a canonical line and document."""
-    from ..core.strictjson import canonical_document, parse
+    from ..core.canonical import canonical_document
+    from ..core.strictjson import parse
 
     if "text" in message:
         value = parse(message["text"].encode("utf-8"), code="json_invalid")

@@ -26,10 +26,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..core.errors import CaseError
+from ..core.request import request_sha256
 from ..core.texts import quote
 from .agent import AgentSpec, ToolResult
 from .model import normalize_reply
-from .request import request_sha256
 
 #: ``ask(index, request, request_sha256) -> {"reply": reply} | {"stop": stop}``
 AskModel = Callable[[int, dict[str, Any], str], dict[str, Any]]

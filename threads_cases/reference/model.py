@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any, Protocol
 
 from ..core.errors import CaseError
-from .request import request_sha256 as request_sha256
+from ..core.request import request_sha256
 
 
 class Model(Protocol):

@@ -27,16 +27,17 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from ..case.artifacts import ArtifactStore
 from ..case.loader import Case, open_case
+from ..core.canonical import canonical_line
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_line
 from ..core.texts import quote
 from .agent import AgentSpec, ToolResult
 from .live import HarnessModel, LiveExternal, LiveTurn
 from .model import ScriptedModel, normalize_reply
-from .runtime import ArtifactStore, Clock, Interruption, Recorder, block_egress, parse_ts, run_turn
+from .runtime import Clock, Interruption, Recorder, block_egress, parse_ts, run_turn
 from .sandbox import FakeSandbox
 
 MAX_SUPPLY_ENTRIES = 200

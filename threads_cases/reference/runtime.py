@@ -15,19 +15,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..case.artifacts import ArtifactStore
+from ..case.sandbox import SandboxProvider, check_path
+from ..core.canonical import canonical_line
 from ..core.depth import MAX_EVENT_DEPTH, depth_message, maybe_too_deep, too_deep
 from ..core.errors import CaseError, pointer_join
 from ..core.reducer import Reducer
-from ..core.strictjson import canonical_line
+from ..core.request import RequestHasher
 from ..core.texts import quote
 from ..core.timestamps import format_ts, parse_ts
 from .agent import AgentSpec
 from .branching import SharedLog
 from .egress import EgressBlocked, block_egress
 from .model import Model
-from .request import RequestHasher
-from .request import build_request as build_request
-from .sandbox import NoSuchFile, SandboxProvider, check_path, sha256_hex
+from .sandbox import NoSuchFile
 from .tool_calls import ExternalCaller, HandlerMissing, call_tool
 
 STEP_LIMIT = 64
@@ -71,21 +72,6 @@ class Clock:
         now = self._next
         self._next += self._step
         return now
-
-
-class ArtifactStore:
-    """Bytes by sha256 hex: the artifacts a log refers to (``sha256:<hex>``)."""
-
-    def __init__(self, blobs: dict[str, bytes] | None = None) -> None:
-        self.blobs: dict[str, bytes] = dict(blobs or {})
-
-    def put(self, data: bytes) -> str:
-        h = sha256_hex(data)
-        self.blobs.setdefault(h, bytes(data))
-        return h
-
-    def get(self, sha: str) -> bytes | None:
-        return self.blobs.get(sha.removeprefix("sha256:"))
 
 
 class Recorder:

@@ -23,8 +23,10 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import IO, Any, cast
 
+from ..case.artifacts import ArtifactStore
 from ..case.directory import DEFAULT_DIALECTS, CaseExpectation, is_hex64
 from ..case.loader import artifact_refs
+from ..case.sandbox import SandboxProvider
 from ..case.save import SaveResult, save_case
 from ..core.atomic import replacing
 from ..core.dialects import CANONICAL
@@ -38,16 +40,8 @@ from ..core.texts import quote
 from .agent import AgentSpec, ToolOutput, ToolResult
 from .branching import IdIndex, SharedLog
 from .model import Model
-from .runtime import (
-    STEP_LIMIT,
-    ArtifactStore,
-    Clock,
-    Recorder,
-    TurnOutcome,
-    parse_ts,
-    run_turn,
-)
-from .sandbox import FakeSandbox, SandboxProvider
+from .runtime import STEP_LIMIT, Clock, Recorder, TurnOutcome, parse_ts, run_turn
+from .sandbox import FakeSandbox
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -354,7 +348,6 @@ class Thread:
         secrets: str = "refuse",
         verify: bool = True,
         sandbox_dir: str | os.PathLike[str] | None = None,
-        implementations: Sequence[str] | None = None,
         agent: Any = None,
         draft: bool | None = None,
     ) -> SaveResult:
@@ -367,8 +360,7 @@ class Thread:
         ``expect`` they are drafted from the recorded turn, as the command line drafts them,
         and ``warnings`` says so: ``draft=False`` saves none);
         returns a :class:`SaveResult` and never raises for a refusal. ``dialects`` are the
-        dialects the case is saved in (case.json ``dialects``); ``implementations`` is its
-        deprecated name, used when given.
+        dialects the case is saved in (case.json ``dialects``).
         """
         return save_case(
             self._events,
@@ -380,7 +372,7 @@ class Thread:
             dir=dir,
             external_effects=external_effects,
             overwrite=overwrite,
-            dialects=dialects if implementations is None else implementations,
+            dialects=dialects,
             secrets=secrets,
             verify=verify,
             sandbox_dir=sandbox_dir,

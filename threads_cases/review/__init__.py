@@ -28,8 +28,9 @@ Modules: :mod:`.files` (reading a case, ``list``), :mod:`.validate`, :mod:`.show
 
 from __future__ import annotations
 
+from ..case.directory import walk_case
 from .diff import Change, bookkeeping_line, diff_case_files, diff_file, split_bookkeeping
-from .files import CANONICAL_DIALECT, RECORDING_FILES, case_summary, short_fingerprint, walk_case
+from .files import CANONICAL_DIALECT, RECORDING_FILES, case_summary, short_fingerprint
 from .fmt import FormatResult, case_dirs_for, format_case, unfixable_problems, write_formatted
 from .git import git_case_files
 from .show import VALUES_WARNING, event_summary, render_case

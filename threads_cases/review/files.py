@@ -13,12 +13,12 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..case.directory import walk_case as walk_case
+from ..case.directory import walk_case
 from ..case.loader import first_blocking, inspect_case
-from ..core.canonical import compact
+from ..core.canonical import canonical_document, canonical_line, compact
 from ..core.errors import CaseError
 from ..core.files import check_recording_entries
-from ..core.strictjson import canonical_document, canonical_line, iter_lines, parse
+from ..core.strictjson import iter_lines, parse
 
 CANONICAL_DIALECT = "threads-py"
 _LOG = re.compile(r"^log\.([a-z0-9][a-z0-9-]{0,63})\.jsonl$")

@@ -19,10 +19,17 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from ..case.directory import case_json_kind, case_json_problem, fingerprint, upgraded_meta
+from ..case.directory import (
+    case_json_kind,
+    case_json_problem,
+    fingerprint,
+    upgraded_meta,
+    walk_case,
+)
+from ..core.canonical import canonical_document
 from ..core.errors import CaseError, Location, Problem
-from ..core.strictjson import canonical_document, parse
-from .files import canonical_bytes, walk_case
+from ..core.strictjson import parse
+from .files import canonical_bytes
 
 # --------------------------------------------------------------------------- fmt
 

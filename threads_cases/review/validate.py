@@ -15,11 +15,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from ..case.directory import UPSTREAM_CASE_MESSAGE
+from ..case.directory import UPSTREAM_CASE_MESSAGE, walk_case
 from ..case.loader import Case, inspect_case
 from ..core.errors import CaseError, Location, Problem
 from ..core.matchers import diff_values
-from .files import _EXPECTED, _UNPARSED, CANONICAL_DIALECT, is_canonical, walk_case
+from .files import _EXPECTED, _UNPARSED, CANONICAL_DIALECT, is_canonical
 
 
 def _problem(

@@ -18,11 +18,11 @@ from dataclasses import dataclass
 from typing import Any, cast
 
 from ...case.loader import Case
+from ...core.canonical import canonical_line
 from ...core.dialects import Dialect, get_dialect
 from ...core.errors import CaseError
 from ...core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
 from ...core.shapes import CheckRecord
-from ...core.strictjson import canonical_line
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
 from ..live.desk import CaseLedger, LiveOptions

@@ -32,7 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import CaseError
-from ...review.filediff import compare_results, report_results
+from ..report.report_diff import compare_results, report_results
 from ..report.suite import iter_report
 
 #: verdict -> (icon, what it means); the page shows the icon and the verdict's word

@@ -20,13 +20,15 @@ from pathlib import Path
 from typing import Any
 
 from ...case.discovery import discover
+from ...core.canonical import canonical_line
 from ...core.errors import CaseError
 from ...core.matchers import diff_values
 from ...core.resources import conformance_dir
-from ...core.strictjson import canonical_line, parse, read_json_file
+from ...core.strictjson import parse, read_json_file
 from ...protocol.client import Implementation
 from ..baseline.file import Baseline, read_skips
-from ..run.runner import CaseResult, Check, SuiteResult, could_not_run, isolation_of, run_one
+from ..run.runner import CaseResult, SuiteResult, could_not_run, isolation_of, run_one
+from .checks import Check
 from .expected import apply_baseline
 from .levels import levels_of, read_levels
 

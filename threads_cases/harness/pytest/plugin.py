@@ -372,7 +372,7 @@ def threads_case(request: pytest.FixtureRequest) -> Case:
     A case that cannot be loaded (``case_invalid``, ``log_invalid``, ...) errors its own test
     with the CLI's ``error[code]: file:line: message`` and hint, without a traceback through
     threads-cases; the other cases still run (as the ``--threads-cases`` items do)."""
-    from threads_cases.case.directory import load_case
+    from threads_cases.case.loader import open_case
     from threads_cases.core.errors import CaseError
 
     param = getattr(request, "param", None)
@@ -384,7 +384,7 @@ def threads_case(request: pytest.FixtureRequest) -> Case:
             pytrace=False,
         )
     try:
-        return load_case(Path(param))
+        return open_case(Path(param))
     except CaseError as err:
         failure = case_error_text(err, Path(param))
     pytest.fail(failure, pytrace=False)  # outside the except: no chained traceback

@@ -17,9 +17,8 @@ A result line of verdict ``xfail`` or ``xpass`` also holds ``"baseline": {"reaso
 from __future__ import annotations
 
 import os
-import sys
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast
 
@@ -346,14 +345,12 @@ def print_suite(
     console: Console,
     suite: SuiteResult,
     title: str = "cases",
-    warn: Callable[[str], None] | None = None,
 ) -> None:
     """The terminal view: failure panels (one line per implementation that could not start,
     instead of a panel per case), the table, and the summary line, which counts drifted
-    results apart with their reasons. The warnings (cases that check nothing, cases edited
-    since they were saved) go to ``warn`` (the CLI's ``note``: stderr, silenced by -q),
-    by default standard error; never to ``console``, which is the report's output."""
-    warn = warn or _stderr_warning
+    results apart with their reasons. The warnings about the cases (cases that check
+    nothing, cases edited since they were saved: :mod:`threads_cases.review.suite_warnings`)
+    are the caller's to give, never on ``console``, which is the report's output."""
     for r in suite.results:
         if r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r):
             terminal.print_panel(console, render_failure(r))
@@ -378,14 +375,6 @@ def print_suite(
     for text in [*repeat_lines(suite), *live_lines(suite), *answer_lines(suite.results)]:
         console.print(text, soft_wrap=True)
     console.print(line)
-    from .suite_warnings import suite_warnings
-
-    for message in suite_warnings(suite):
-        warn(message)
-
-
-def _stderr_warning(message: str) -> None:
-    print(message, file=sys.stderr)
 
 
 def print_conformance(

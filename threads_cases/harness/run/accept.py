@@ -25,14 +25,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from ...case.build import agent_summary
-from ...case.directory import finish_case_files, load_case, read_case_files, write_case_dir
+from ...case.build import agent_summary, recorded_parts
+from ...case.directory import finish_case_files, read_case_files
+from ...case.loader import open_case
 from ...case.requests import delta_records
-from ...case.save import recorded_parts
+from ...case.writer import write_case_dir
+from ...core.canonical import canonical_document
 from ...core.dialects import get_dialect
 from ...core.errors import CaseError
 from ...core.log import read_log
-from ...core.strictjson import canonical_document
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
 from ..check.checks import replay
@@ -103,7 +104,7 @@ def _rebuilt(
     result: CaseResult,
     agent: AgentRef | None,
 ) -> dict[str, bytes]:
-    case = load_case(path)
+    case = open_case(path)
     d = get_dialect(impl.dialect)
     prefix = list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
     out = replay(case, impl, d, supply, agent)
@@ -181,7 +182,7 @@ def accept_from_live(
             return {"reply": replies[index]}
         return {"stop": {"code": "model_exhausted", "stop_key": f"model:{index}", "message": ""}}
 
-    case = load_case(path)
+    case = open_case(path)
     d = get_dialect(impl.dialect)
     body = dict(entry.get("live") or {})
     msg = {"cmd": "replay", "case": {"path": str(case.path)}, "live": body}

@@ -33,11 +33,7 @@ from ...case.loader import first_blocking, inspect_case
 from ...core.errors import CaseError, Location
 from ...core.shapes import BaselineRecord, ReportResult
 from ...protocol.client import Implementation
-from ..check.checks import ERROR_CODES as ERROR_CODES
-from ..check.checks import Check as Check
-from ..check.checks import check_case as check_case
-from ..check.checks import check_live_case
-from ..check.checks import verdict_of as verdict_of
+from ..check.checks import Check, check_case, check_live_case, verdict_of
 from ..live.desk import LiveRun, live_totals
 from .case_arguments import check_arguments, split_agent, supply_calls
 from .opened import Inspected, OpenedCases

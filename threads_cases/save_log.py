@@ -20,13 +20,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from ..core.dialects import CANONICAL
-from ..core.errors import CaseError
-from .directory import CaseExpectation
-from .save import EMPTY_EXPECTATION_WARNING, SaveError, SaveResult
+from .case.directory import CaseExpectation
+from .case.save import EMPTY_EXPECTATION_WARNING, SaveError, SaveResult
+from .core.dialects import CANONICAL
+from .core.errors import CaseError
 
 if TYPE_CHECKING:
-    from ..reference.thread import Thread
+    from .reference.thread import Thread
 
 NO_EXPECTATIONS_WARNING = (
     "warning: --no-draft: the case checks nothing about the turn's outcome "
@@ -47,7 +47,7 @@ def _resolve_turn(
     events: list[dict[str, Any]], at: str | None, turn: int | None
 ) -> tuple[str, int | None]:
     """The fork point and the turn number (``None`` when ``at`` starts no listed turn)."""
-    from .turns import fork_point, list_turns
+    from .case.turns import fork_point, list_turns
 
     if turn is not None:
         return fork_point(events, turn), turn
@@ -64,11 +64,11 @@ def _open(
     dialect: str,
     warnings: list[str],
 ) -> Thread:
-    from ..reference.thread import Thread
+    from .reference.thread import Thread
 
     source: Any = log
     if from_format is not None:
-        from ..importers import Stats, import_events
+        from .importers import Stats, import_events
 
         stats = Stats()
         try:
@@ -184,7 +184,7 @@ def _drafted(
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
     """The drafted matchers of turn ``n`` before the given ones. A turn that cannot be drafted
     (no terminal event) is left to ``save_case``, which refuses it with its own code."""
-    from .turns import draft_matchers
+    from .case.turns import draft_matchers
 
     if n is None:
         return musts, expects

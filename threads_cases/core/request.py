@@ -17,7 +17,7 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from ..core.strictjson import canonical_line
+from .canonical import canonical_line
 
 _NO_AGENT: dict[str, Any] = {"model": "", "system": "", "tools": []}
 

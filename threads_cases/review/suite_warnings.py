@@ -4,7 +4,7 @@ the report's output (spec/reports.md)."""
 
 from __future__ import annotations
 
-from ..run.runner import SuiteResult
+from ..harness.run.runner import SuiteResult
 
 
 def suite_warnings(suite: SuiteResult) -> list[str]:
@@ -43,7 +43,7 @@ def stale_lines(suite: SuiteResult) -> list[str]:
     not validate, such as an expected state its log does not reduce to (``state_mismatch``)."""
     from pathlib import Path
 
-    from ...review.fmt import unfixable_problems
+    from .fmt import unfixable_problems
 
     stale: dict[str, bool] = {}
     for r in suite.results:
