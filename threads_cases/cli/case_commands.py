@@ -100,12 +100,15 @@ def save(
         ),
     ] = None,
     from_format: Annotated[
-        Literal["claude-code", "codex", "vcr", "swe-agent", "threads", "auto"] | None,
+        Literal[
+            "claude-code", "codex", "vcr", "swe-agent", "inspect-ai", "openhands", "threads", "auto"
+        ]
+        | None,
         typer.Option(
             "--from",
             help="LOG is a transcript in this format (claude-code, codex, vcr, swe-agent, "
-            "threads or auto): import it "
-            "in memory first.",
+            "inspect-ai, openhands, threads or auto): import it in memory first (inspect-ai: its "
+            "first sample).",
         ),
     ] = None,
     draft: Annotated[
@@ -144,7 +147,8 @@ def save(
 ) -> None:
     """Save the turn after --at (or turn --turn N) in LOG as a case directory DIR/NAME
     (spec/case-format.md). With --from FORMAT, LOG is a Claude Code or Codex transcript, a
-    VCR cassette or a SWE-agent trajectory (auto: detected), imported in memory. Without
+    VCR cassette, a SWE-agent trajectory, an inspect-ai log (its first sample) or an
+    OpenHands trajectory (auto: detected), imported in memory. Without
     --must/--expect the matchers are drafted from the turn.
     The case is replayed before it is written (replay_failed when its first run would not
     pass) unless --no-verify, with the agent --agent names for threads-py when the turn

@@ -72,11 +72,14 @@ def import_summary(report: ImportReport) -> dict[str, Any]:
 @app.command("import")
 def import_(
     fmt: Annotated[
-        Literal["claude-code", "codex", "vcr", "swe-agent", "threads", "auto"],
+        Literal[
+            "claude-code", "codex", "vcr", "swe-agent", "inspect-ai", "openhands", "threads", "auto"
+        ],
         typer.Argument(
             metavar="FORMAT",
             help="The transcript's format: claude-code, codex, vcr (a VCR cassette), swe-agent "
-            "(a .traj trajectory), threads (a `threads export` file) or auto (detected; a "
+            "(a .traj trajectory), inspect-ai (a .eval or .json eval log), openhands (an "
+            "OpenHands trajectory), threads (a `threads export` file) or auto (detected; a "
             "refusal names the formats tried).",
         ),
     ],
@@ -103,6 +106,14 @@ def import_(
             "--prompt", help="codex exec: the user prompt (the stream does not record it)."
         ),
     ] = None,
+    sample: Annotated[
+        str | None,
+        typer.Option("--sample", help="inspect-ai: the sample id to import (default: the first)."),
+    ] = None,
+    epoch: Annotated[
+        int | None,
+        typer.Option("--epoch", min=1, help="inspect-ai: the sample's epoch (default: the first)."),
+    ] = None,
     strict: Annotated[
         bool,
         typer.Option(
@@ -116,9 +127,11 @@ def import_(
     ] = False,
     out_format: FormatOpt = "pretty",
 ) -> None:
-    """Import a Claude Code or Codex transcript, a VCR cassette of LLM API calls (vcr) or a
-    SWE-agent trajectory (swe-agent) as a thread log (atomic: a refused import writes
-    nothing); auto detects the format (spec/importers.md).
+    """Import a Claude Code or Codex transcript, a VCR cassette of LLM API calls (vcr), a
+    SWE-agent trajectory (swe-agent), one sample of an inspect-ai eval log (inspect-ai:
+    --sample ID --epoch N, default the first) or an OpenHands trajectory (openhands) as a
+    thread log (atomic: a refused import writes nothing); auto detects the format
+    (spec/importers.md).
 
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,
@@ -133,7 +146,9 @@ def import_(
 
     check_not_input(out, [file], "transcript")
     try:
-        report = import_to_file(fmt, file, out, branch=branch, prompt=prompt, strict=strict)
+        report = import_to_file(
+            fmt, file, out, branch=branch, prompt=prompt, strict=strict, sample=sample, epoch=epoch
+        )
     except CaseError as err:  # under --format json: {"code","message"} on stdout
         raise fail(err, out_format) from None
     report_stats(report.stats, verbose=verbose, file=file)

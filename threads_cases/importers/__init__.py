@@ -11,8 +11,10 @@ Formats (:data:`FORMATS`): ``claude-code`` (:mod:`.claude_code`), ``codex``
 (:mod:`.codex`: ``codex exec --json`` streams in :mod:`.codex.exec` and rollout files in
 :mod:`.codex.rollout`, told apart from the file) and ``vcr`` (:mod:`.vcr`: VCR cassettes of
 the Anthropic Messages, OpenAI Chat Completions and Responses APIs) and ``swe-agent``
-(:mod:`.swe_agent`: SWE-agent ``.traj`` trajectories) and ``threads``
-(:mod:`.threads_export`: the threads runtime's ``threads export`` files).
+(:mod:`.swe_agent`: SWE-agent ``.traj`` trajectories), ``inspect-ai`` (:mod:`.inspect_ai`:
+one sample and epoch of a ``.eval`` or ``.json`` eval log, ``sample=`` / ``epoch=`` pick
+it), ``openhands`` (:mod:`.openhands`: OpenHands trajectories, lists of events) and
+``threads`` (:mod:`.threads_export`: the threads runtime's ``threads export`` files).
 The turn model shared by both is in :mod:`.common`, its mapping to events in
 :mod:`.emitter`; each module's docstring lists which source lines become which events, which
 are kept as ``x_`` extension events, and which are dropped.
@@ -54,11 +56,13 @@ from .claude_code import ClaudeCodeSource
 from .codex import CodexSource
 from .common import Stats, Turn
 from .emitter import Emitter
+from .inspect_ai import InspectSource
+from .openhands import OpenHandsSource
 from .swe_agent import SweAgentSource
 from .threads_export import ThreadsExportSource
 from .vcr import VcrSource
 
-FORMATS = ("claude-code", "codex", "vcr", "swe-agent", "threads")
+FORMATS = ("claude-code", "codex", "vcr", "swe-agent", "inspect-ai", "openhands", "threads")
 
 __all__ = [
     "FORMATS",
@@ -79,14 +83,26 @@ def open_source(
     prompt: str | None = None,
     strict: bool = False,
     stats: Stats | None = None,
-) -> ClaudeCodeSource | CodexSource | VcrSource | SweAgentSource | ThreadsExportSource:
+    sample: str | None = None,
+    epoch: int | None = None,
+) -> (
+    ClaudeCodeSource
+    | CodexSource
+    | VcrSource
+    | SweAgentSource
+    | InspectSource
+    | OpenHandsSource
+    | ThreadsExportSource
+):
     """Scan a transcript (the first pass) and return its source.
 
     ``fmt`` is one of :data:`FORMATS`, or ``"auto"``: the format is detected from the file's
     first lines (:mod:`.detect`; a note says which). Raises ``CaseError("invalid_request")``
     for an unknown format, a ``branch`` with codex or an unknown ``branch`` uuid, and
     ``CaseError("import_invalid")`` for a malformed line or, with ``auto``, a file no format
-    fits (the message names the formats tried).
+    fits (the message names the formats tried). ``sample`` (the sample id, as text) and
+    ``epoch`` pick the sample of an inspect-ai log (spec/importers.md 11.1); with another
+    format they are ``invalid_request``.
     """
     stats = stats if stats is not None else Stats()
     if fmt == "auto":
@@ -94,6 +110,8 @@ def open_source(
 
         fmt = detect_format(path)
         stats.notes.append(f"{os.fspath(path)}: read as {fmt} (import auto)")
+    if (sample is not None or epoch is not None) and fmt != "inspect-ai":
+        raise CaseError("invalid_request", "--sample and --epoch are for inspect-ai logs only")
     if fmt == "claude-code":
         if prompt is not None:
             raise CaseError("invalid_request", "--prompt is for codex exec streams only")
@@ -120,6 +138,20 @@ def open_source(
                 "--branch and --prompt are not for SWE-agent trajectories (one run, one task)",
             )
         return SweAgentSource(path, strict=strict, stats=stats)
+    if fmt == "inspect-ai":
+        if branch is not None or prompt is not None:
+            raise CaseError(
+                "invalid_request",
+                "--branch and --prompt are not for inspect-ai logs (--sample ID --epoch N "
+                "picks the sample)",
+            )
+        return InspectSource(path, sample=sample, epoch=epoch, strict=strict, stats=stats)
+    if fmt == "openhands":
+        if branch is not None or prompt is not None:
+            raise CaseError(
+                "invalid_request", "--branch and --prompt are not for OpenHands trajectories"
+            )
+        return OpenHandsSource(path, strict=strict, stats=stats)
     if fmt == "threads":
         if branch is not None or prompt is not None:
             raise CaseError("invalid_request", "--branch and --prompt are not for threads exports")
@@ -137,6 +169,8 @@ def iter_import(
     prompt: str | None = None,
     strict: bool = False,
     stats: Stats | None = None,
+    sample: str | None = None,
+    epoch: int | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Stream the canonical, checked events of a transcript (two passes over the file; one
     turn held at a time). Raises as :func:`open_source`; a refusal can come after some
@@ -148,6 +182,8 @@ def iter_import(
         prompt=prompt,
         strict=strict,
         stats=stats,
+        sample=sample,
+        epoch=epoch,
     )
     return (ev for ev, _ in lines)
 
@@ -236,6 +272,8 @@ def import_to_file(
     strict: bool = False,
     dialect: str = "threads-py",
     flush_every: int = 512,
+    sample: str | None = None,
+    epoch: int | None = None,
 ) -> ImportReport:
     """Import ``path`` and write the log to ``out`` atomically: a temporary file beside it,
     fsync, rename. On any refusal the temporary file is removed and ``out`` is untouched.
@@ -263,6 +301,8 @@ def import_to_file(
                 prompt=prompt,
                 strict=strict,
                 stats=stats,
+                sample=sample,
+                epoch=epoch,
             )
             _write(events, fh, report, dialect=dialect, flush_every=flush_every)
     except OSError as exc:

@@ -3,6 +3,12 @@
 :func:`detect_format` reads at most :data:`HEAD_BYTES` of the file (gunzipped when its first
 bytes say it is gzipped) and tries, in order:
 
+* ``inspect-ai`` -- a zip archive holding ``header.json`` or ``samples/`` members (a
+  ``.eval`` log), or a JSON object starting ``{"version": N, "status": ...`` (a ``.json``
+  eval log);
+* ``openhands`` -- a JSON list of events (or ``{"trajectory": [...]}``) whose first event has
+  a ``source`` of ``user``, ``agent`` or ``environment`` and an ``action`` or
+  ``observation``;
 * ``vcr`` -- YAML whose top level has an ``interactions:`` key (a VCR cassette);
 * ``swe-agent`` -- a JSON object whose first key is ``trajectory``, ``history``, ``info``,
   ``environment`` or ``replay_config`` (a ``.traj`` file);
@@ -38,11 +44,17 @@ from .threads_export import is_export_line
 HEAD_BYTES = 1 << 20
 HEAD_LINES = 20
 #: the formats ``auto`` tries, in order
-TRIED = ("vcr", "swe-agent", "claude-code", "codex", "threads")
+TRIED = ("inspect-ai", "openhands", "vcr", "swe-agent", "claude-code", "codex", "threads")
 _TOP_INTERACTIONS = re.compile(rb"^interactions:", re.MULTILINE)
+_INSPECT_JSON = re.compile(rb'^\s*\{\s*"version"\s*:\s*\d+\s*,\s*"status"\s*:')
+_INSPECT_MEMBER = re.compile(rb"header\.json|_journal/start\.json|samples/[^/]+_epoch_\d+\.json")
+_OPENHANDS_START = re.compile(rb'^\s*(?:\[|\{\s*"trajectory"\s*:\s*\[)\s*\{')
+_OPENHANDS_SOURCE = re.compile(rb'"source"\s*:\s*"(?:user|agent|environment)"')
+_OPENHANDS_EVENT = re.compile(rb'"(?:action|observation)"\s*:\s*"')
 _TRAJ_START = re.compile(rb'^\s*\{\s*"(trajectory|history|info|environment|replay_config)"\s*:')
 AUTO_HINT = (
-    "name the format: `threads-cases import claude-code|codex|vcr|swe-agent|threads FILE -o LOG` "
+    "name the format: `threads-cases import "
+    "claude-code|codex|vcr|swe-agent|inspect-ai|openhands|threads FILE -o LOG` "
     "(spec/importers.md lists what each reads)"
 )
 
@@ -94,6 +106,17 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     ``CaseError("io_error")`` when the file cannot be read."""
     path = Path(path)
     head = _head(path)
+    if (head[:4] == b"PK\x03\x04" and _INSPECT_MEMBER.search(head[:4096])) or _INSPECT_JSON.match(
+        head
+    ):
+        return "inspect-ai"
+    start = head[:65536]
+    if (
+        _OPENHANDS_START.match(head)
+        and _OPENHANDS_SOURCE.search(start)
+        and _OPENHANDS_EVENT.search(start)
+    ):
+        return "openhands"
     if _TOP_INTERACTIONS.search(head):
         return "vcr"
     if _TRAJ_START.match(head):
@@ -121,8 +144,9 @@ def detect_format(path: str | os.PathLike[str]) -> str:
         f"no format fits: tried vcr (no top-level `interactions:` key), swe-agent (not a JSON "
         f"object starting with trajectory, history or info), claude-code (no line "
         f"of type {', '.join(LINE_TYPES[:3])}... or with uuid/sessionId), codex (no rollout "
-        f"or `codex exec --json` line), threads (no `threads export` header or prev_hash); "
-        f"the file holds {seen}",
+        f"or `codex exec --json` line), inspect-ai (not a .eval archive or a JSON object "
+        f"starting with version and status), openhands (not a JSON list of OpenHands "
+        f"events), threads (no `threads export` header or prev_hash); the file holds {seen}",
         file=str(path),
         hint=AUTO_HINT,
     )
