@@ -41,7 +41,23 @@ sys.path.insert(0, str(ROOT))
 from threads_cases.importers import import_to_file  # noqa: E402
 
 WORK = ROOT / "benchmarks" / ".work" / "eval-traj"
-WORDS = ["the", "test", "reads", "each", "line", "of", "the", "file", "and", "the", "output", "matches", "when", "it", "passes"]
+WORDS = [
+    "the",
+    "test",
+    "reads",
+    "each",
+    "line",
+    "of",
+    "the",
+    "file",
+    "and",
+    "the",
+    "output",
+    "matches",
+    "when",
+    "it",
+    "passes",
+]
 
 
 def _text(rng: random.Random, n: int) -> str:
