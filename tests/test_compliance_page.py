@@ -352,3 +352,24 @@ def test_write_page_refuses_a_folder_it_cannot_create(tmp_path: Path) -> None:
         write_page([REPORT], tmp_path / "file" / "site")
     assert err.value.code == "io_error"
     assert not list(tmp_path.glob("**/.index.html.tmp-*"))
+
+
+def test_a_conformance_report_with_several_tests_in_one_file_makes_a_page(tmp_path: Path) -> None:
+    """A listed area's file holds several tests (``depth-1``, ``depth-2``: one path, two
+    cases): they are two results, not one result in two reports."""
+    report = tmp_path / "conformance.jsonl"
+    suite = Path(__file__).resolve().parent.parent / "spec" / "conformance"
+    proc = cli(
+        "conformance", str(suite), "--impl", "threads-py", "--area", "driver-requests",
+        "--format", "json", cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 0, proc.stderr
+    report.write_text(proc.stdout)
+    results = [json.loads(x) for x in proc.stdout.splitlines() if '"kind":"result"' in x]
+    paths = [r["path"] for r in results]
+    assert len(set(paths)) < len(paths)  # some file holds several tests
+    page = build_page([report])
+    assert page.totals["pass"] == len(results)
+    html = tmp_path / "page"
+    shown = cli("report", "html", str(report), "-o", str(html), cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr

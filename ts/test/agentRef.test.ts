@@ -12,6 +12,7 @@ import { join } from "node:path";
 import { describe, test } from "node:test";
 
 import { CaseError } from "../src/core/errors.js";
+import { AgentSpec, BadInput, ToolResult, asResult } from "../src/reference/agent.js";
 import { loadAgent } from "../src/reference/agent-ref.js";
 import { replayCase } from "../src/reference/replay.js";
 
@@ -61,6 +62,21 @@ describe("agent references", () => {
     const result = out.events.find((e) => e.type === "tool_result");
     assert.equal(result?.data["content"], "A1,3");
     assert.equal((out.agent as { system: string }).system, "You track stock.");
+  });
+
+  test("a ToolResult of another copy of the package is the handler's result, not an unwritable value", async () => {
+    // a second instance of the module stands for the copy the user's agent imports
+    const copy = (await import(`${new URL("../src/reference/agent.js", import.meta.url).href}?copy`)) as typeof import("../src/reference/agent.js");
+    assert.notEqual(copy.ToolResult, ToolResult);
+    const own = new copy.ToolResult("cannot count", true);
+    assert.ok(own instanceof ToolResult && asResult(own) === own);
+    assert.ok(new copy.BadInput("t", "k", "is missing") instanceof BadInput);
+    const dir = folder();
+    const bot = await loadAgent({ ref: "./agent.mjs#bot", app_dir: [dir] });
+    const tools = bot.tools.map((t) => (t.name === "read_inventory" ? { ...t, handler: () => own } : t));
+    const out = replayCase(CASE, { agent: new AgentSpec(bot.name, bot.model, bot.system, tools) });
+    const result = out.events.find((e) => e.type === "tool_result");
+    assert.deepEqual([result?.data["content"], result?.data["is_error"]], ["cannot count", true]);
   });
 
   test("the default export and a function returning a Promise of an agent load", async () => {

@@ -264,7 +264,7 @@ def build_page(
     if not reports:
         raise CaseError("invalid_request", "no report given", hint="pass one or more reports")
     sources, results = [], []
-    seen: dict[tuple[str, str], str] = {}
+    seen: dict[tuple[str, str, str], str] = {}
     impls: dict[str, None] = {}
     given: set[Path] = set()
     for path in reports:
@@ -274,12 +274,13 @@ def build_page(
         source, lines = read_report(path)
         sources.append(source)
         for lineno, r in lines:
-            key = (r["path"], r["implementation"])
+            # a listed conformance file holds several tests: the case id tells them apart
+            key = (r["path"], r["case"], r["implementation"])
             where = f"{path}:{lineno}"
             if key in seen:
                 raise CaseError(
                     "invalid_request",
-                    f"{key[0]} on {key[1]} is in two reports ({seen[key]} and {where})",
+                    f"{key[1]} ({key[0]}) on {key[2]} is in two reports ({seen[key]} and {where})",
                     file=str(path),
                     line=lineno,
                     hint="pass reports of different cases or implementations, "

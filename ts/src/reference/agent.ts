@@ -15,12 +15,32 @@ import { quote } from "../core/texts.js";
 export type ToolKind = "sandbox" | "external";
 export type ToolEffect = "read" | "write" | "pure";
 
-/** A tool's answer. */
+/** The brand every copy of this package puts on its ToolResult and BadInput values. */
+const BRAND = Symbol.for("threads-cases.brand");
+
+function brand(value: object, kind: string): void {
+  Object.defineProperty(value, BRAND, { value: kind, enumerable: false });
+}
+
+function branded(value: unknown, kind: string): boolean {
+  return typeof value === "object" && value !== null && (value as Record<symbol, unknown>)[BRAND] === kind;
+}
+
+/**
+ * A tool's answer. `instanceof ToolResult` holds for a ToolResult of any copy of this package
+ * (the user's agent imports its own copy; spec/replay.md 8.2), as for an AgentSpec.
+ */
 export class ToolResult {
   constructor(
     readonly content: string | JsonObject[],
     readonly isError = false,
-  ) {}
+  ) {
+    brand(this, "ToolResult");
+  }
+
+  static [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, "ToolResult");
+  }
 }
 
 export type ToolOutput = string | JsonObject[] | ToolResult;
@@ -45,6 +65,12 @@ export class BadInput extends Error {
   constructor(readonly tool: string, readonly key: string, readonly problem: string) {
     super(`bad input for ${tool}: ${quote(key)} ${problem}`);
     this.name = "BadInput";
+    brand(this, "BadInput");
+  }
+
+  /** True for a BadInput of any copy of this package (as for {@link ToolResult}). */
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return branded(value, "BadInput");
   }
 }
 
