@@ -280,3 +280,39 @@ def test_save_verifies_a_custom_tool_with_the_agent(project: Path) -> None:
     saved = cli(*args, "--agent", "stock_agent:agent", cwd=project)
     assert saved.returncode == 0, saved.stderr
     assert (project / "saved" / "again" / "case.json").is_file()
+
+
+def test_a_handler_that_crashes_is_handler_failed_naming_the_tool_error_and_line(
+    project: Path,
+) -> None:
+    """A bug in the agent's own handler is the user's, not threads-cases' (spec/replay.md
+    8.1): ``handler_failed`` with the tool, the error and the file and line it came from."""
+    py = (project / "stock_agent.py").read_text()
+    (project / "stock_agent.py").write_text(
+        py.replace("    rows = ctx.read", "    1 / 0\n    rows = ctx.read")
+    )
+    js = (project / "agents" / "stock.mjs").read_text()
+    js = js.replace(
+        "  const rows = text", '  throw new Error("no inventory today");\n  const rows = text'
+    )
+    (project / "agents" / "stock.mjs").write_text(js)
+    run = cli("run", "cases", "--format", "json", *AGENTS, cwd=project)
+    assert run.returncode == 3
+    got = results(run.stdout)
+    assert {r["verdict"] for r in got.values()} == {"error"}
+    py_line = (
+        py.splitlines().index('    rows = ctx.read("inventory.csv").decode("utf-8").splitlines()')
+        + 1
+    )
+    assert got["threads-py"]["message"] == (
+        "error[handler_failed]: threads-py: the handler of sandbox tool "
+        f'"read_inventory" raised ZeroDivisionError: division by zero at stock_agent.py:{py_line}'
+    )
+    assert got["threads-ts"]["message"] == (
+        "error[handler_failed]: threads-ts: the handler of sandbox tool "
+        '"read_inventory" raised Error: no inventory today at stock.mjs:5'
+    )
+    for r in got.values():
+        assert r["reasons"] == ["handler_failed"] and "internal_error" not in run.stderr
+    pretty = cli("run", "cases", *AGENTS, cwd=project)
+    assert "hint: the error is in the agent's own code" in pretty.stdout + pretty.stderr

@@ -50,6 +50,8 @@ REASON_HINTS: dict[str, str] = {
     "agent_unavailable": "check the agent reference (--agent, or agent under "
     "[tool.threads-cases]) and --app-dir: threads-py takes module:attribute, threads-ts "
     "./file.mjs#export (spec/replay.md 8)",
+    "handler_failed": "the error is in the agent's own code: fix the handler, or refuse bad "
+    "input with a KeyError, TypeError or ValueError (spec/replay.md 8.1)",
     "handler_missing": "replay your own agent, which holds the handler: --agent "
     "module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent under "
     "[tool.threads-cases] (spec/replay.md 8)",

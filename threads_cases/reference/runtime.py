@@ -29,7 +29,7 @@ from .branching import SharedLog
 from .egress import EgressBlocked, block_egress
 from .model import Model
 from .sandbox import NoSuchFile
-from .tool_calls import ExternalCaller, HandlerMissing, call_tool
+from .tool_calls import ExternalCaller, HandlerFailed, HandlerMissing, call_tool
 
 STEP_LIMIT = 64
 
@@ -370,8 +370,8 @@ class _Turn:
         )
         try:
             result = call_tool(tool, block, self.ctx, self.external, self.refuse_missing)
-        except HandlerMissing:
-            raise  # not a stop: the replay cannot run here (spec/replay.md 8.4)
+        except (HandlerMissing, HandlerFailed):
+            raise  # not a stop: the replay cannot run here, or the agent's code broke (8.1, 8.4)
         except CaseError as err:
             raise _Stopped(err) from None
         if self.egress:  # a tool tried the network, even if it swallowed the error

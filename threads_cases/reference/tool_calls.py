@@ -4,7 +4,9 @@ not have (:class:`HandlerMissing`, ``handler_missing``)."""
 
 from __future__ import annotations
 
+import traceback
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..core.errors import CaseError
@@ -47,6 +49,24 @@ def _sandbox_call(tool: ToolSpec, ctx: ToolContext, inp: dict[str, Any]) -> Tool
     except (KeyError, TypeError, ValueError) as exc:
         reason = next(r for t, r in _HANDLER_REASONS if isinstance(exc, t))
         return ToolResult(f"bad input for {tool.name}: the handler refused it ({reason})", True)
+    except Exception as exc:  # a bug in the agent's own handler, never threads-cases'
+        raise HandlerFailed(tool.name, exc) from exc
+
+
+class HandlerFailed(CaseError):
+    """A sandbox tool's handler raised an error that is not an input refusal (spec/replay.md
+    8.1): the replay is refused with ``handler_failed``, naming the tool, the error and where
+    in the agent's code it was raised (the last frame of its traceback)."""
+
+    def __init__(self, name: str, exc: BaseException) -> None:
+        frames = traceback.extract_tb(exc.__traceback__)
+        where = f" at {Path(frames[-1].filename).name}:{frames[-1].lineno}" if frames else ""
+        text = str(exc).strip().splitlines()
+        error = f"{type(exc).__name__}: {text[0][:300]}" if text else type(exc).__name__
+        super().__init__(
+            "handler_failed",
+            f"the handler of sandbox tool {quote(name)} raised {error}{where}",
+        )
 
 
 class HandlerMissing(CaseError):

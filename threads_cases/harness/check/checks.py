@@ -45,6 +45,7 @@ ERROR_CODES = frozenset(
         "dialect_unknown",
         "agent_unavailable",
         "handler_missing",
+        "handler_failed",
     }
 )
 

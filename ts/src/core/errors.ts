@@ -31,6 +31,7 @@ export type ReasonCode =
   // the user's own agent (spec/replay.md section 8)
   | "agent_unavailable"
   | "handler_missing"
+  | "handler_failed"
   // live runs (spec/replay.md section 11): stops the harness answers, and its refusal
   | "live_budget_exceeded"
   | "live_call_failed"
@@ -70,6 +71,7 @@ export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {
   baseline_invalid: "see schemas/baseline.schema.json (spec/replay.md section 12); `threads-cases baseline update` writes a valid file",
   agent_unavailable:
     "check the agent reference (--agent, or agent under [tool.threads-cases]) and --app-dir: threads-py takes module:attribute, threads-ts ./file.mjs#export (spec/replay.md 8)",
+  handler_failed: "the error is in the agent's own code: fix the handler, or refuse bad input with a TypeError or RangeError (spec/replay.md 8.1)",
   handler_missing:
     "replay your own agent, which holds the handler: --agent module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent under [tool.threads-cases] (spec/replay.md 8)",
 };

@@ -9,6 +9,7 @@
  * `stop_key` and records `turn_failed` with that code.
  */
 
+import { basename } from "node:path";
 import { formatTs, parseTs } from "../core/timestamps.js";
 export { formatTs, parseTs };
 import { canonicalLine } from "../core/canonical.js";
@@ -358,7 +359,8 @@ class Turn {
     try {
       result = callTool(tool, name, input, this.ctx, this.external, this.refuseMissing);
     } catch (err) {
-      if (err instanceof HandlerMissing) throw err; // not a stop: the replay cannot run here
+      // not a stop: the replay cannot run here, or the agent's own code broke (spec/replay.md 8.1, 8.4)
+      if (err instanceof HandlerMissing || (err instanceof CaseError && err.code === "handler_failed")) throw err;
       if (err instanceof CaseError) throw new Stopped(err);
       throw err;
     }
@@ -450,6 +452,18 @@ function runSandboxTool(name: string, handler: SandboxHandler | undefined, ctx: 
     // a handler refusing its input (spec/replay.md 8.1): the error's own text never enters the log
     const reason = err instanceof TypeError ? "a value has the wrong type" : err instanceof RangeError ? "a value is not valid" : null;
     if (reason !== null) return new ToolResult(`bad input for ${name}: the handler refused it (${reason})`, true);
-    throw err;
+    throw handlerFailed(name, err);
   }
+}
+
+/**
+ * `handler_failed` (spec/replay.md 8.1): a handler threw an error that is not an input
+ * refusal, a bug in the agent's own code: the tool, the error's first line and the file and
+ * line of the stack's first frame.
+ */
+function handlerFailed(name: string, err: unknown): CaseError {
+  const error = err instanceof Error ? `${err.name}: ${(err.message.trim().split("\n")[0] ?? "").slice(0, 300)}` : `${String(err).slice(0, 300)}`;
+  const frame = err instanceof Error ? /\(?(?:file:\/\/)?([^\s()]+):(\d+):\d+\)?\s*$/m.exec(err.stack?.split("\n").find((l) => l.trim().startsWith("at ")) ?? "") : null;
+  const where = frame ? ` at ${basename(frame[1] as string)}:${frame[2] as string}` : "";
+  return new CaseError("handler_failed", `the handler of sandbox tool ${quote(name)} raised ${error.replace(/: $/, "")}${where}`);
 }
