@@ -142,6 +142,18 @@ def _fast_scan(value: Any, depth: int) -> bool:
     raise _NotPlain
 
 
+def is_plain(value: Any) -> bool:
+    """Whether ``value`` is *plain* (see :func:`canonical_line_plain`) as the fast scan tells
+    it: True only for exact JSON types, no float, no key above U+D7FF, integers within
+    +-(2^53-1) and nesting under 256 levels; False when it is not or the scan cannot tell.
+    For a plain value that orjson writes, ``orjson.dumps(value, option=OPT_SORT_KEYS)`` is
+    its canonical line."""
+    try:
+        return _fast_scan(value, 0)
+    except _NotPlain:
+        return False
+
+
 def canonical_line(value: object) -> bytes:
     """The RFC 8785 (JCS) bytes of ``value``, without a newline.
 
