@@ -41,3 +41,10 @@ def test_the_schema_documents_are_every_shipped_file() -> None:
     files = sorted(schemas.schemas_dir().rglob("*.schema.json"))
     assert len(docs) == len(files) > 30
     assert schemas.schema_document("event.schema.json") == docs["event.schema.json"]
+
+
+def test_the_emitters_ts_form_is_the_schemas_ts_pattern() -> None:
+    from threads_cases.importers.emitter import TS_FORM
+
+    envelope = schemas.schema_document("event.schema.json")["$defs"]["envelope.threads-py"]
+    assert envelope["properties"]["ts"]["pattern"] == f"^{TS_FORM.pattern}$"

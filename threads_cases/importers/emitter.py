@@ -48,6 +48,9 @@ from .request_hash import RequestHasher
 MISSING_RESULT = "[no result for this tool call is recorded in the transcript]"
 
 _ID_BAD = re.compile(r"[^A-Za-z0-9._:-]")
+#: the envelope's ``ts`` pattern (schemas/event.schema.json, envelope.threads-py), without
+#: its anchors (``fullmatch``): what the schema asks of a ts the emitter formatted
+TS_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 
 
 def usage_of(raw: Any) -> dict[str, Any]:
@@ -100,7 +103,7 @@ class Emitter:
         self._checker = LogChecker(unique_ids=False)  # _event_id makes the ids unique
         #: {type: one validator of the whole event}, compiled on first use (core.schemas)
         self._by_type = compiled_event_validators()[0]
-        #: whether the current ts text (``_ts_text``) is in an event the schema accepted
+        #: whether the current ts text (``_ts_text``) keeps the schema's ts pattern
         self._ts_checked = False
         #: the canonical bytes (JCS, no newline) of the last event emitted
         self.last_line = b""
@@ -131,8 +134,11 @@ class Emitter:
         if ref.ts is not None and ref.ts > self.last_ms:
             self.last_ms = ref.ts
         if self._ts_text[0] != self.last_ms:  # events of one source line share their time
-            self._ts_text = (self.last_ms, format_ts(self.last_ms))
-            self._ts_checked = False
+            text = format_ts(self.last_ms)
+            self._ts_text = (self.last_ms, text)
+            # the schema's whole rule for this ts (an event that carries it is then checked
+            # only when its data needs it)
+            self._ts_checked = TS_FORM.fullmatch(text) is not None
         return self._ts_text[1]
 
     def _emit(
@@ -151,7 +157,7 @@ class Emitter:
         schema cannot refuse it (its own strings, or values of an event the schema accepted,
         see each caller); the envelope is the emitter's own too (the thread_id of the checked
         thread_started, ids of ``[A-Za-z0-9._:-]``), so such an event is not checked again
-        unless its ``ts`` is new (``_ts_checked``)."""
+        unless its ``ts`` breaks the schema's pattern (``_ts_checked``)."""
         ev = {
             "event_id": self._event_id(ref.base, suffix),
             "thread_id": self.thread_id,
