@@ -125,13 +125,14 @@ def check_request(message: dict[str, Any]) -> None:
         )
 
 
-def _lent_log(cases: Mapping[str, Case], path: str, dialect: str) -> list[dict[str, Any]] | None:
-    """The canonical events of ``path`` when it is the ``dialect`` log of a lent case."""
+def _lent_state(cases: Mapping[str, Case], path: str, dialect: str) -> Mapping[str, Any] | None:
+    """The state of ``path`` when it is the ``dialect`` log of a lent case, as the loader
+    reduced it (shared, never changed: the answer is only read)."""
     p = Path(path)
     case = cases.get(str(p.parent))
-    if case is None or p.name != f"log.{dialect}.jsonl" or dialect not in case.logs:
+    if case is None or p.name != f"log.{dialect}.jsonl":
         return None
-    return list(case.logs[dialect])
+    return case.state(dialect)
 
 
 def _handle(
@@ -180,12 +181,9 @@ def _reduce(message: dict[str, Any], dialect: str, cases: Mapping[str, Case]) ->
     source = one_reduce_source(message)  # exactly one (spec/driver-protocol.md 2.2)
     d = get_dialect(message.get("dialect", dialect))
     state: Mapping[str, Any]
-    lent = _lent_log(cases, str(message["path"]), d.name) if source == "path" else None
+    lent = _lent_state(cases, str(message["path"]), d.name) if source == "path" else None
     if lent is not None:
-        r = Reducer(copy_data=False)  # the loader checked and reduced these events
-        for ev in lent:
-            r.apply(ev)
-        state = r.state
+        state = lent  # the loader checked and reduced this log: not reduced again (issue 33)
     elif source == "path":
         state = reduce_log(str(message["path"]), dialect=d)
     elif source == "log":

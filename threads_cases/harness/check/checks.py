@@ -23,7 +23,7 @@ from ...core.canonical import canonical_line
 from ...core.dialects import Dialect, get_dialect
 from ...core.errors import CaseError
 from ...core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
-from ...core.shapes import CheckRecord, CheckResult, Verdict
+from ...core.shapes import CheckRecord, CheckResult, State, Verdict
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
 from ..live.desk import CaseLedger, LiveOptions
@@ -116,18 +116,22 @@ def check_case(
 
 def case_agent(case: Case, dialect: str) -> dict[str, Any] | None:
     """The agent the case's replies were recorded for (:func:`.agent_diff.recorded_agent`):
-    its first request record, named as case.json's agent summary names the prefix agent; the
-    prefix is reduced again only for a case without request records."""
+    its first request record, named as case.json's agent summary names the prefix agent;
+    for a case without request records, the agent of the state the loader reduced the prefix
+    to (the prefix reduced here only for a case built without it)."""
     from ...case.requests import expand_records
     from ...core.reducer import Reducer
 
     records = expand_records(case.read("model.json")["replies"])
     if records and records[0] is not None:
         return recorded_agent(records, {"name": case.meta["agent"]["name"]})
-    reducer = Reducer(copy_data=False)
-    for ev in case.logs[dialect]:
-        reducer.apply(ev)
-    return recorded_agent(records, reducer.state["agent"])
+    state = case.state(dialect)
+    if state is None:
+        reducer = Reducer(copy_data=False)
+        for ev in case.logs[dialect]:
+            reducer.apply(ev)
+        state = cast(State, reducer.state)
+    return recorded_agent(records, state["agent"])
 
 
 def check_live_case(

@@ -21,6 +21,7 @@ before, whether anything changed, and the old and new files for a diff.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,6 @@ from ...case.writer import write_case_dir
 from ...core.canonical import canonical_document
 from ...core.dialects import get_dialect
 from ...core.errors import CaseError
-from ...core.log import read_log
 from ...core.shapes import Verdict
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
@@ -150,8 +150,10 @@ def _rebuilt(
         out = replay(case, impl, d, supply, agent)
     events = out["events"]
     own = out.get("agent")  # the user's own agent, when the replay ran one
-    parts = recorded_parts(events, own if own is not None else prefix_agent(prefix))
-    records = delta_records([r for r in replayed_requests(prefix, events, own) if r])
+    parts = recorded_parts(events, own if own is not None else fork_point_agent(case, d.name))
+    records = delta_records(
+        [r for r in replayed_requests(prefix, events, own, start=case.fork(d.name)) if r]
+    )
     for reply, record in zip(parts["replies"], records, strict=False):
         reply["request"] = record
     files = {k: v for k, v in before.items() if k != "case.json"}
@@ -173,17 +175,17 @@ def _rebuilt(
     return finish_case_files(meta, files)
 
 
-def _prefix(log: Path, dialect: str) -> list[dict[str, Any]]:
-    """A case's log in ``dialect``, as the dicts the replay's helpers read."""
-    return cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))
-
-
-def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The agent the prefix ends with (the one its replay asks the model with)."""
+def fork_point_agent(case: Case, dialect: str) -> dict[str, Any] | None:
+    """The agent the ``dialect`` log of ``case`` ends with (the one its replay asks the model
+    with): a copy of the one in the state the loader reduced the log to, or, for a case built
+    without it, the log reduced here."""
     from ...core.reducer import Reducer
 
+    state = case.state(dialect)
+    if state is not None:
+        return copy.deepcopy(state["agent"])
     r = Reducer()
-    for ev in prefix:
+    for ev in case.logs[dialect]:
         r.apply(ev)
     agent: dict[str, Any] | None = r.state["agent"]
     return agent
@@ -243,11 +245,13 @@ def accept_from_live(
             hint="run it with --live again",
         )
     events = [d.decode_event(e) for e in out["events"]]
-    prefix = _prefix(case.log_path(impl.dialect), impl.dialect)
+    prefix = list(case.logs[impl.dialect])  # the loader's canonical events of the log
     live = LiveTurn(ask, body.get("model"), body.get("system"))
-    agent = live.agent_json(prefix_agent(prefix) or {})
+    agent = live.agent_json(fork_point_agent(case, impl.dialect) or {})
     parts = recorded_parts(events, agent)
-    records = delta_records([r for r in turn_requests(prefix, events, agent) if r])
+    records = delta_records(
+        [r for r in turn_requests(prefix, events, agent, start=case.fork(impl.dialect)) if r]
+    )
     for reply, record in zip(parts["replies"], records, strict=False):
         reply["request"] = record
     files = {k: v for k, v in before.items() if k != "case.json"}
