@@ -55,7 +55,7 @@ from typing import Any, cast
 from ..core.errors import CaseError, Location, Problem
 from ..core.files import check_recording_entries
 from ..core.reducer import Reducer
-from ..core.shapes import State
+from ..core.shapes import JsonObject, JsonValue, State
 from ..core.strictjson import parse
 from .directory import (
     READ_FORMATS,
@@ -84,12 +84,10 @@ class Case:
     keeps its bytes as written)."""
 
     path: Path
-    meta: Mapping[str, Any]
+    meta: Mapping[str, JsonValue]
     files: Mapping[str, bytes] = field(default_factory=lambda: MappingProxyType({}))
-    documents: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    logs: Mapping[str, tuple[dict[str, Any], ...]] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    documents: Mapping[str, JsonValue] = field(default_factory=lambda: MappingProxyType({}))
+    logs: Mapping[str, tuple[JsonObject, ...]] = field(default_factory=lambda: MappingProxyType({}))
     fingerprint_ok: bool = True
     #: the reducer each valid log was folded into by the loader (read it through
     #: :meth:`state` and :meth:`fork`, never apply to it)
@@ -131,7 +129,7 @@ class Case:
     def expected_path(self, dialect: str) -> Path:
         return self.path / f"expected.{dialect}.json"
 
-    def read(self, name: str) -> Any:
+    def read(self, name: str) -> JsonValue:
         """The parsed value of a JSON file of the case (``case.json``, a recording, an expected
         state), as it was read and checked when the case was opened."""
         if name == "case.json":

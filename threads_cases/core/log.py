@@ -32,7 +32,7 @@ from .errors import CaseError, Problem
 from .eventcheck import LogChecker, check_depth
 from .events import Event
 from .reducer import Reducer
-from .shapes import State
+from .shapes import JsonObject, State
 from .strictjson import iter_lines, parse, source_name
 
 Source = str | os.PathLike[str] | IO[bytes]
@@ -299,7 +299,7 @@ def dump_log(
 
 
 def reduce(
-    events: Source | Iterable[Event] | Iterable[dict[str, Any]],
+    events: Source | Iterable[Event] | Iterable[JsonObject],
     *,
     dialect: str | Dialect = CANONICAL,
 ) -> State:

@@ -42,6 +42,7 @@ import orjson
 
 from ..core.canonical import canonical_line
 from ..core.errors import CaseError
+from ..core.shapes import JsonObject
 from ..reference.live import AskModel
 from .answers import check_ok, error_of
 from .driver_env import client_environment
@@ -69,10 +70,8 @@ class Implementation(Protocol):
     required: bool
     restarts: int
 
-    def hello(self) -> dict[str, Any]: ...
-    def request(
-        self, message: dict[str, Any], on_model_call: AskModel | None = None
-    ) -> dict[str, Any]:
+    def hello(self) -> JsonObject: ...
+    def request(self, message: JsonObject, on_model_call: AskModel | None = None) -> JsonObject:
         """``on_model_call`` answers a live replay's model calls (driver-protocol.md
         2.5.1); only a live run passes it."""
         ...

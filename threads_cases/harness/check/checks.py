@@ -23,9 +23,9 @@ from ...core.canonical import canonical_line
 from ...core.dialects import Dialect, get_dialect
 from ...core.errors import CaseError
 from ...core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
-from ...core.shapes import CheckRecord, CheckResult, State, Verdict
+from ...core.shapes import CheckRecord, CheckResult, JsonObject, State, Verdict
 from ...protocol.client import Implementation
-from ...reference.agent_ref import AgentRef
+from ...reference.agent_ref import AgentRef, AgentRequest
 from ..live.desk import CaseLedger, LiveOptions
 from .agent_diff import agent_changes, recorded_agent
 
@@ -59,8 +59,8 @@ class Check:
     detail: str = ""
     code: str | None = None
     differences: tuple[Difference, ...] = ()
-    matcher: dict[str, Any] | None = None
-    nearest_event: dict[str, Any] | None = None
+    matcher: JsonObject | None = None
+    nearest_event: JsonObject | None = None
 
     def to_json(self) -> CheckRecord:
         """The check as a report line holds it (schemas/report.schema.json ``$defs/check``)."""
@@ -240,7 +240,7 @@ def replay(
     return out
 
 
-def agent_request(impl: Implementation, agent: AgentRef) -> dict[str, Any]:
+def agent_request(impl: Implementation, agent: AgentRef) -> AgentRequest:
     """The ``agent`` field of a replay request to ``impl``; ``agent_unavailable`` when it does
     not announce the ``agent`` capability (spec/driver-protocol.md 2.5.2)."""
     if "agent" not in (impl.hello().get("capabilities") or []):

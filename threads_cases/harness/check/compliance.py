@@ -29,9 +29,12 @@ import os
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...core.errors import CaseError
+
+if TYPE_CHECKING:
+    from ...core.shapes import RepeatSummary
 from ..report.report_diff import compare_results, report_results
 from ..report.suite import iter_report
 
@@ -394,7 +397,8 @@ def _repeat(info: Any) -> str:
     from ..report.repeat_view import rate_text
 
     try:
-        return rate_text(info) if isinstance(info, dict) else ""
+        # a report line's, read back: rate_text's failures on a malformed one are caught
+        return rate_text(cast("RepeatSummary", info)) if isinstance(info, dict) else ""
     except (KeyError, TypeError, ValueError, IndexError):
         return ""
 

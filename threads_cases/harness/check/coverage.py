@@ -36,6 +36,7 @@ from typing import Any
 from ...case.discovery import discover
 from ...core.canonical import canonical_document
 from ...core.dialects import get_dialect
+from ...core.shapes import JsonObject
 from ...core.strictjson import parse, read_json_file
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
@@ -68,7 +69,7 @@ class Coverage:
     dialects: dict[str, str]
     exercised: dict[str, Exercised]
 
-    def categories(self, impl: str) -> dict[str, dict[str, Any]]:
+    def categories(self, impl: str) -> dict[str, JsonObject]:
         """``{category: {defined, exercised, missing, percent}}`` for one implementation."""
         out = {}
         seen = self.exercised[impl].seen
@@ -89,7 +90,7 @@ class Coverage:
         total = sum(c["defined"] for c in cats)
         return _percent(total - sum(len(c["missing"]) for c in cats), total)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """``{"format": 1, "implementations": {name: {dialect, cases, tests, percent,
         categories: {...}, seen: {event_types_replayed, tool_names, stop_reasons}}}}``."""
         impls = {}

@@ -30,9 +30,9 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, cast
 
-from ...core.shapes import DivergenceRecord
+from ...core.shapes import DivergenceRecord, JsonObject, LiveProvenance, LiveSpend, LiveTotals
 from ...core.texts import quote
 from .prices import PriceTable
 from .providers import ClientSettings, Provider, ProviderError, host_of, open_provider
@@ -54,7 +54,7 @@ class LiveOptions:
     prices: PriceTable = field(default_factory=lambda: PriceTable({}))
     allow_write: frozenset[str] = frozenset()
 
-    def request_body(self) -> dict[str, Any]:
+    def request_body(self) -> JsonObject:
         """The ``live`` object of a ``replay`` request (spec/driver-protocol.md 2.5.1)."""
         out: dict[str, Any] = {}
         if self.model is not None:
@@ -101,13 +101,13 @@ class LiveRun:
             return self._provider
 
     def ledger(
-        self, replies: list[dict[str, Any]], supply: dict[str, Any] | None, where: str = ""
+        self, replies: list[JsonObject], supply: JsonObject | None, where: str = ""
     ) -> CaseLedger:
         """The ledger of one case run: its recorded replies (model.json), the supply, and
         ``where`` (``<case> on <implementation>``, for the messages)."""
         return CaseLedger(self, replies, supply or {}, where)
 
-    def reserve(self, model: str, index: int) -> dict[str, Any] | None:
+    def reserve(self, model: str, index: int) -> JsonObject | None:
         """Take one live call (model call ``index``) from the budgets; returns None, or the
         ``{"stop"}`` answer that refuses it (``live_budget_exceeded``)."""
         o = self.options
@@ -141,7 +141,7 @@ class LiveRun:
             self.calls += 1
             return None
 
-    def book(self, model: str, usage: dict[str, Any], unknown: str | None) -> float | None:
+    def book(self, model: str, usage: JsonObject, unknown: str | None) -> float | None:
         """Add a made call's cost to the spend; returns it (USD), or None when ``unknown``
         says why it cannot be known (the first such reason becomes the run's
         :attr:`unknown`: its spend is then unknown)."""
@@ -245,19 +245,20 @@ class CaseLedger:
         found = reply_divergence(self.recorded, self.replies)
         return None if found is None else found.to_json()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> LiveSpend:
         """``{"provenance": {reused, supplied, live}, "calls", "cost_usd"}`` for a report."""
         cost = None if self.cost_usd is None else round(self.cost_usd, 6)
-        return {"provenance": dict(self.provenance), "calls": self.calls, "cost_usd": cost}
+        counts = cast(LiveProvenance, dict(self.provenance))  # PROVENANCE's three keys
+        return {"provenance": counts, "calls": self.calls, "cost_usd": cost}
 
 
-def live_totals(live: LiveRun, results: Sequence[Any]) -> dict[str, Any]:
+def live_totals(live: LiveRun, results: Sequence[Any]) -> LiveTotals:
     """A live run's totals (spec/replay.md 11.6): provenance summed over the results, the
     live calls made, the spend (None when a call could not be priced), and the limits."""
-    provenance = {"reused": 0, "supplied": 0, "live": 0}
+    provenance: LiveProvenance = {"reused": 0, "supplied": 0, "live": 0}
     for r in results:
         for k, v in (r.live or {}).get("provenance", {}).items():
-            provenance[k] += v
+            provenance[k] += v  # type: ignore[literal-required]  # the three keys
     return {
         "provenance": provenance,
         "calls": live.calls,

@@ -203,7 +203,6 @@ def accept_from_live(
     Refuses (``invalid_request``) a live turn that stopped (its replies end early), and a
     ``fail`` unless ``force``; and a replay that no longer reaches the turn's end with those
     replies (the case changed since the live run)."""
-    from ...case.requests import turn_requests
     from ...reference.live import LiveTurn
 
     before = read_case_files(path)
@@ -245,15 +244,9 @@ def accept_from_live(
             hint="run it with --live again",
         )
     events = [d.decode_event(e) for e in out["events"]]
-    prefix = list(case.logs[impl.dialect])  # the loader's canonical events of the log
     live = LiveTurn(ask, body.get("model"), body.get("system"))
     agent = live.agent_json(fork_point_agent(case, impl.dialect) or {})
-    parts = recorded_parts(events, agent)
-    records = delta_records(
-        [r for r in turn_requests(prefix, events, agent, start=case.fork(impl.dialect)) if r]
-    )
-    for reply, record in zip(parts["replies"], records, strict=False):
-        reply["request"] = record
+    parts = _live_parts(case, impl.dialect, events, agent)
     files = {k: v for k, v in before.items() if k != "case.json"}
     files["model.json"] = canonical_document(
         {"format": 1, "replies": parts["replies"]}  # a live turn has no recorded interruption
@@ -265,3 +258,19 @@ def accept_from_live(
     if changed:
         write_case_dir(path.parent, path.name, after, overwrite=True, secrets="allow")
     return AcceptResult(path, verdict, changed, before, after, result)
+
+
+def _live_parts(
+    case: Case, dialect: str, events: list[dict[str, Any]], agent: dict[str, Any]
+) -> dict[str, Any]:
+    """The replies and external calls of a live turn's replay (``recorded_parts``), each
+    reply with the request record the turn sent, rebuilt from the loader's reduction of the
+    ``dialect`` log (``Case.fork``) and the turn's events."""
+    from ...case.requests import turn_requests
+
+    parts = recorded_parts(events, agent)
+    prefix = list(case.logs[dialect])  # the loader's canonical events of the log
+    turn = turn_requests(prefix, events, agent, start=case.fork(dialect))
+    for reply, record in zip(parts["replies"], delta_records([r for r in turn if r]), strict=False):
+        reply["request"] = record
+    return parts
