@@ -31,7 +31,7 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ...case.discovery import discover
 from ...core.canonical import canonical_document
@@ -62,6 +62,17 @@ class Exercised:
         self.seen.setdefault(category, set()).update(values)
 
 
+class CategoryCoverage(TypedDict):
+    """One category of what the spec defines (event types, stop codes, ...) for one
+    implementation: how many items are defined, those exercised and those missing (sorted),
+    and the share exercised in percent (1 decimal)."""
+
+    defined: int
+    exercised: list[str]
+    missing: list[str]
+    percent: float
+
+
 @dataclass(frozen=True)
 class Coverage:
     """Per implementation (by name): its dialect and what it exercised."""
@@ -69,9 +80,9 @@ class Coverage:
     dialects: dict[str, str]
     exercised: dict[str, Exercised]
 
-    def categories(self, impl: str) -> dict[str, JsonObject]:
+    def categories(self, impl: str) -> dict[str, CategoryCoverage]:
         """``{category: {defined, exercised, missing, percent}}`` for one implementation."""
-        out = {}
+        out: dict[str, CategoryCoverage] = {}
         seen = self.exercised[impl].seen
         for cat, want in spec_inventory.defined(self.dialects[impl]).items():
             got = seen.get(cat, set())

@@ -30,9 +30,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any, TypedDict, cast
 
-from ...core.shapes import DivergenceRecord, JsonObject, LiveProvenance, LiveSpend, LiveTotals
+from ...core.shapes import (
+    DivergenceRecord,
+    JsonObject,
+    LiveProvenance,
+    LiveSpend,
+    LiveTotals,
+    StopRecord,
+)
 from ...core.texts import quote
 from .prices import PriceTable
 from .providers import ClientSettings, Provider, ProviderError, host_of, open_provider
@@ -66,8 +73,20 @@ class LiveOptions:
         return out
 
 
-def _stop(code: str, index: int, message: str) -> dict[str, Any]:
+class StopAnswer(TypedDict):
+    """The answer to a model call that is refused: ``{"stop": {code, stop_key, message}}``
+    (spec/driver-protocol.md 2.5.1)."""
+
+    stop: StopRecord
+
+
+def _stop(code: str, index: int, message: str) -> StopAnswer:
     return {"stop": {"code": code, "stop_key": f"model:{index}", "message": message}}
+
+
+def _answer(code: str, index: int, message: str) -> dict[str, Any]:
+    """:func:`_stop` as the answer of a model call (an ``AskModel``'s)."""
+    return dict(_stop(code, index, message))
 
 
 class LiveRun:
@@ -107,7 +126,7 @@ class LiveRun:
         ``where`` (``<case> on <implementation>``, for the messages)."""
         return CaseLedger(self, replies, supply or {}, where)
 
-    def reserve(self, model: str, index: int) -> JsonObject | None:
+    def reserve(self, model: str, index: int) -> StopAnswer | None:
         """Take one live call (model call ``index``) from the budgets; returns None, or the
         ``{"stop"}`` answer that refuses it (``live_budget_exceeded``)."""
         o = self.options
@@ -203,7 +222,7 @@ class CaseLedger:
         model = str(request["model"])
         refused = self.run.reserve(model, index)
         if refused is not None:
-            return refused
+            return dict(refused)
         self.calls += 1
         provider = self.run.provider()
         try:
@@ -212,14 +231,14 @@ class CaseLedger:
         except ProviderError as exc:
             if not exc.cost_known:  # no readable answer: the provider may have charged
                 self._book(model, NO_USAGE, index, f"it got no readable answer ({exc})")
-            return _stop("live_call_failed", index, f"live model call {index} failed: {exc}")
+            return _answer("live_call_failed", index, f"live model call {index} failed: {exc}")
         answered = answer.model or model
         problem = usage_problem(answer.reply["usage"], answer.usage_reported)
         problem = problem or price_problem(self.run.options.prices, answered)
         reply = answer.reply if problem is None else {**answer.reply, "usage": dict(NO_USAGE)}
         self._book(answered, reply["usage"], index, problem)
         if problem is not None and self.run.options.max_cost_usd is not None:
-            return _stop(
+            return _answer(
                 "live_budget_exceeded",
                 index,
                 f"the cost of live model call {index} is unknown: {problem}; --max-cost-usd "
