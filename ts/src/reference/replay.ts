@@ -210,9 +210,14 @@ export function replayCase(path: string | Case, options: ReplayOptions = {}): Re
     throw new CaseError("case_invalid", `the case holds no log in the dialect ${dialect.name}`, { file: c.logPath(dialect.name) });
   }
   const prefix = [...logged];
-  // the case's events are shared (it is immutable): the reducer copies what it keeps
-  const reducer = new Reducer();
-  for (const ev of prefix) reducer.apply(ev);
+  // the loader's reduction of the log, branched: the replay changes only its own copies of what
+  // it changes, so the case stays as it was (issue 33: each log reduced once)
+  let reducer = c.fork(dialect.name);
+  if (reducer === undefined) {
+    // the case's events are shared (it is immutable): the reducer copies what it keeps
+    reducer = new Reducer();
+    for (const ev of prefix) reducer.apply(ev);
+  }
   if ((reducer.state.agent === null || reducer.state.agent === undefined) && options.agent === undefined) {
     throw new CaseError("case_invalid", `log.${dialect.name}.jsonl has no thread_started event: the fork point has no agent to replay`, {
       file: c.logPath(dialect.name),
