@@ -29,7 +29,6 @@ JSON_SIGNATURES = {
     "Dialect.decode_state",
     "Dialect.encode_event",
     "Dialect.encode_state",
-    "Implementation.hello",
     "Implementation.request",
     "LiveOptions.request_body",
     "LiveRun.book",

@@ -259,6 +259,27 @@ class ReportFooter(TypedDict):
     levels: NotRequired[dict[str, "ConformanceLevel"]]
 
 
+class ImplementationInfo(TypedDict):
+    """Who an implementation is (a ``hello`` answer's ``implementation``,
+    spec/driver-protocol.md 2.1): its name, language, version, dialect and homepage."""
+
+    name: str
+    language: str
+    version: str
+    dialect: str
+    homepage: str
+
+
+class HelloAnswer(TypedDict):
+    """The body of a ``hello`` answer (``schemas/driver/hello.answer.schema.json``, which a
+    driver's answer is checked against): the protocol version, who the implementation is and
+    the capabilities it announces (``reduce``, ``replay``, ``live``, ``agent``, ...)."""
+
+    protocol: int
+    implementation: ImplementationInfo
+    capabilities: list[str]
+
+
 class ProblemRecord(TypedDict):
     """A :class:`~threads_cases.Problem` as JSON (``validate --format json``)."""
 

@@ -30,7 +30,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from .._version import __version__
 from ..core.canonical import canonical_line
@@ -38,6 +38,7 @@ from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.log import check_events, reduce_log
 from ..core.reducer import Reducer
+from ..core.shapes import HelloAnswer
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
@@ -345,8 +346,8 @@ class PythonImplementation:
         with self._lent_lock:
             return {k: v[0] for k, v in self._lent.items()}
 
-    def hello(self) -> dict[str, Any]:
-        return handle_request({"cmd": "hello", "protocol": 1})
+    def hello(self) -> HelloAnswer:
+        return cast(HelloAnswer, handle_request({"cmd": "hello", "protocol": 1}))
 
     def request(
         self, message: dict[str, Any], on_model_call: AskModel | None = None
