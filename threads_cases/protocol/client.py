@@ -36,12 +36,13 @@ import signal
 import subprocess
 import threading
 from collections.abc import Sequence
-from typing import IO, Any, Protocol
+from typing import IO, Any, Protocol, cast
 
 import orjson
 
 from ..core.canonical import canonical_line
 from ..core.errors import CaseError
+from ..core.shapes import HelloAnswer, JsonObject
 from ..reference.live import AskModel
 from .answers import check_ok, error_of
 from .driver_env import client_environment
@@ -69,10 +70,8 @@ class Implementation(Protocol):
     required: bool
     restarts: int
 
-    def hello(self) -> dict[str, Any]: ...
-    def request(
-        self, message: dict[str, Any], on_model_call: AskModel | None = None
-    ) -> dict[str, Any]:
+    def hello(self) -> HelloAnswer: ...
+    def request(self, message: JsonObject, on_model_call: AskModel | None = None) -> JsonObject:
         """``on_model_call`` answers a live replay's model calls (driver-protocol.md
         2.5.1); only a live run passes it."""
         ...
@@ -414,12 +413,12 @@ class DriverImplementation:
             ) from None
         return answer
 
-    def hello(self) -> dict[str, Any]:
+    def hello(self) -> HelloAnswer:
         """The driver's ``hello`` answer (starts the process if needed)."""
         with self._lock:
             self._ensure()
             assert self._hello is not None
-            return self._hello
+            return cast(HelloAnswer, self._hello)  # the fields the client reads are checked
 
     def _ensure(self) -> None:
         if self._proc is not None and self._proc.poll() is None:

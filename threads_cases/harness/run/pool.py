@@ -22,6 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any, TypeVar
 
 from ...core.errors import CaseError
+from ...core.shapes import HelloAnswer
 from ...protocol.client import MAX_RESTARTS, DriverImplementation, Implementation
 from ...reference.live import AskModel
 
@@ -91,7 +92,7 @@ class DriverPool:
         finally:
             self._idle.put(member)
 
-    def hello(self) -> dict[str, Any]:
+    def hello(self) -> HelloAnswer:
         return self._call(lambda m: m.hello())
 
     def request(
