@@ -48,7 +48,8 @@ def _in_range(info: Any, number: float) -> bool:
     return (info.min is None or number >= info.min) and (info.max is None or number <= info.max)
 
 
-def _number(annotation: type, info: Any, value: Any) -> Any:
+def _number(annotation: type[float], info: Any, value: Any) -> Any:
+    number: float
     if type(value) is annotation:
         number = value
     elif type(value) is str and (_INT if annotation is int else _FLOAT).fullmatch(value):
