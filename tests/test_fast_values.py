@@ -1,13 +1,10 @@
 """Option values coerced without pydantic (threads_cases/cli/fast_values.py) are the values
 typer's own coercion gives: every parameter of every command, over a spread of inputs, both
-ways, outcomes compared (value, or the error's type and message); and a `run` of one case,
-its options given on the command line, imports no pydantic."""
+ways, outcomes compared (value, or the error's type and message). That a `run` imports no
+pydantic: tests/test_fast_start.py."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -16,9 +13,6 @@ import typer.main
 
 from threads_cases import cli
 from threads_cases.cli.fast_values import fast_process_value
-
-ROOT = Path(__file__).resolve().parent.parent
-CASE = sorted((ROOT / "spec" / "conformance" / "cases").glob("*/case.json"))[0].parent
 
 
 def _commands() -> list[tuple[str, Any]]:
@@ -66,21 +60,3 @@ def test_every_value_coerced_without_pydantic_is_the_value_typer_gives(tmp_path:
                 assert mine == theirs, f"{name} {param.name}: {value!r}"
                 sure += mine[0] == "value"
     assert sure > 500  # the comparison ran over real coercions, not only refusals
-
-
-def test_a_run_of_one_case_imports_no_pydantic() -> None:
-    probe = (
-        "import sys, json, atexit\n"
-        "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
-        "from threads_cases.cli import main\n"
-        f"sys.argv = ['threads-cases', 'run', {str(CASE)!r}, '--impl', 'threads-py',"
-        " '--jobs', '1', '--format', 'json', '--isolation', 'guard', '--timeout', '30']\n"
-        "main()"
-    )
-    done = subprocess.run(
-        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
-    )
-    assert done.returncode == 0, done.stderr
-    loaded = set(json.loads(done.stderr.splitlines()[-1]))
-    assert "threads_cases.cli.run_commands" in loaded
-    assert not {m for m in loaded if m.split(".")[0] in ("pydantic", "pydantic_core")}
