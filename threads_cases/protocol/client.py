@@ -36,15 +36,17 @@ import signal
 import subprocess
 import threading
 from collections.abc import Sequence
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 import orjson
 
 from ..core.canonical import canonical_line
 from ..core.errors import CaseError
-from ..reference.live import AskModel
 from .answers import check_ok, error_of
 from .driver_env import client_environment
+
+if TYPE_CHECKING:  # the live turn's type only: a replay that is not live never loads it
+    from ..reference.live import AskModel
 
 PROTOCOL = 1
 MAX_RESTARTS = 3

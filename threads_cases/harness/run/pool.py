@@ -19,11 +19,13 @@ import queue
 import threading
 from collections.abc import Callable, Hashable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...core.errors import CaseError
 from ...protocol.client import MAX_RESTARTS, DriverImplementation, Implementation
-from ...reference.live import AskModel
+
+if TYPE_CHECKING:  # the live turn's type only
+    from ...reference.live import AskModel
 
 T = TypeVar("T")
 
