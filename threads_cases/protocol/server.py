@@ -389,9 +389,16 @@ class UnguardedPythonImplementation(PythonImplementation):
             return super().request(message, on_model_call)
 
 
-def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.buffer) -> int:
-    """Serve the Python implementation on stdin/stdout until ``shutdown`` or end of input."""
+def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int:
+    """Serve the Python implementation on ``stdin``/``stdout`` (by default this process's, as
+    they are when it is called: a driver forked from the harness has its own,
+    protocol/forked_driver.py) until ``shutdown`` or end of input."""
     from ..core.strictjson import parse
+
+    if stdin is None:
+        stdin = sys.stdin.buffer
+    if stdout is None:
+        stdout = sys.stdout.buffer
 
     def answer(obj: dict[str, Any]) -> None:
         # Every answer is a canonical line (spec/driver-protocol.md), as the TypeScript
