@@ -284,6 +284,8 @@ def start_forked(
     stdout_r, stdout_w = os.pipe()
     stderr_r, stderr_w = os.pipe()
     pipes = (stdin_r, stdin_w, stdout_r, stdout_w, stderr_r, stderr_w)
+    import ctypes  # noqa: F401 - loaded once here, not in each child that seals
+
     for stream in (sys.stdout, sys.stderr):  # nothing buffered here is written twice
         with contextlib.suppress(Exception):
             stream.flush()
@@ -303,6 +305,8 @@ def fork_seal_works() -> bool:
     the answer is cached). False off Linux and without ``os.pidfd_open``."""
     if not sys.platform.startswith("linux") or not hasattr(os, "pidfd_open"):
         return False
+    import ctypes  # noqa: F401 - loaded once here, not in each child that seals
+
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", DeprecationWarning)

@@ -18,7 +18,6 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Hashable, Sequence
-from concurrent.futures import ThreadPoolExecutor
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...core.errors import CaseError
@@ -186,6 +185,8 @@ def run_work(
         for k in range(len(work)):
             one(k)
     else:
+        from concurrent.futures import ThreadPoolExecutor  # with logging: a run that needs it
+
         pools = [ThreadPoolExecutor(max_workers=max(1, workers)) for _ in lanes]
         try:
             futures = [
