@@ -267,3 +267,62 @@ def test_threads_py_under_netns_is_a_sealed_fork_not_a_second_interpreter() -> N
         assert os.readlink(f"/proc/{driver}/ns/user") != os.readlink("/proc/self/ns/user")
     finally:
         impl.close()
+
+
+START = r"""
+import json, os, sys, warnings
+filters = [(a, getattr(m, "pattern", m), c.__name__, getattr(mod, "pattern", mod))
+           for a, m, c, mod, _ in warnings.filters]
+print(json.dumps({"argv": sys.argv, "path0": sys.path[0], "env": dict(os.environ),
+                  "filters": filters, "warnoptions": sys.warnoptions, "name": __name__}))
+"""
+
+
+@pytest.mark.skipif(not fork_seal_works(), reason="a fork cannot be sealed here")
+def test_a_sealed_fork_starts_as_a_fresh_interpreter_would(tmp_path: Path) -> None:
+    """What the driver sees in a fork is what `python SCRIPT ARGS` would give it: argv,
+    sys.path[0], exactly the driver's environment, the default warning filters (not this
+    test runner's) and `__main__`."""
+    import subprocess
+    import sys
+    import warnings
+
+    script = tmp_path / "start.py"
+    script.write_text(START, encoding="utf-8")
+    env = {"PATH": os.environ.get("PATH", ""), "ONLY_THIS": "1"}
+    for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the harness's own filters stay out of the fork
+        proc = start_forked([sys.executable, str(script), "a", "b"], env, cwd=str(tmp_path))
+        forked, err = proc.stdout.read(), proc.stderr.read()
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, err
+    fresh = subprocess.run(
+        [sys.executable, str(script), "a", "b"], env=env, cwd=tmp_path, capture_output=True
+    )
+    assert json.loads(forked) == json.loads(fresh.stdout)
+
+
+@pytest.mark.skipif(not fork_seal_works(), reason="a fork cannot be sealed here")
+def test_a_forked_driver_that_died_is_started_again_and_every_fork_is_reaped() -> None:
+    import select
+    import signal
+
+    impl = open_implementation("threads-py", isolation="netns")
+    before = set(_children_like_me())
+    try:
+        assert impl.hello()["implementation"]["name"] == "threads-py"
+        (driver,) = set(_children_like_me()) - before
+        pidfd = os.pidfd_open(driver)
+        os.kill(driver, signal.SIGKILL)
+        assert select.select([pidfd], [], [], 60)[0]  # waits for its exit, not a sleep
+        os.close(pidfd)
+        answer = impl.request({"cmd": "canonicalize", "value": {"b": 1, "a": 2}})
+        assert answer["text"] == '{"a":2,"b":1}'
+        (again,) = set(_children_like_me()) - before
+        assert again != driver
+    finally:
+        impl.close()
+    assert not set(_children_like_me()) - before  # reaped at close: no zombie left

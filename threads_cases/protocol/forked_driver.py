@@ -14,10 +14,12 @@ fork of this process instead: the child
    dropped (bounding, effective, permitted, inheritable and ambient sets) and
    ``no_new_privs``; then checks it (no capability, limit 0, another network namespace) and
    exits with status 125 and the reason on stderr when anything is missing;
-3. replaces its environment by the driver's (the allow-list, spec/driver-protocol.md 5.6),
-   sets ``sys.argv`` and ``sys.path[0]`` as ``python`` would, and runs the command's module
-   or script as ``__main__`` (``runpy``); it never returns into the harness's code and
-   exits with ``os._exit`` (no atexit handler or buffer of the harness runs twice).
+3. replaces its environment by the driver's (the allow-list, spec/driver-protocol.md 5.6;
+   ``LC_CTYPE`` added where a fresh interpreter coerces a C locale), resets the warning
+   filters to a plain start's, sets ``sys.argv`` and ``sys.path[0]`` as ``python`` would,
+   and runs the command's module or script as ``__main__`` (``runpy``); it never returns
+   into the harness's code and exits with ``os._exit`` (no atexit handler or buffer of the
+   harness runs twice).
 
 :func:`fork_seal_works` probes all of this once (a forked child that seals and exits 0).
 Only an interpreter command of this interpreter can be forked (:func:`forkable`), on Linux
@@ -181,11 +183,13 @@ class ForkedProcess:
 def forkable(command: Sequence[str], env: Mapping[str, str]) -> bool:
     """Whether ``command`` can run as a fork of this process: ``sys.executable -m MODULE ...``
     or ``sys.executable SCRIPT.py ...``, with this interpreter started plainly (no ``-I``,
-    ``-E``, ``-S``) and the driver's environment holding this process's values of the
+    ``-E``, ``-S``, ``-X dev``) and the driver's environment holding this process's values of the
     variables that change an interpreter's start."""
     if len(command) < 2 or command[0] != sys.executable or not sys.executable:
         return False
     if sys.flags.isolated or sys.flags.ignore_environment or sys.flags.no_site:
+        return False
+    if sys.flags.dev_mode:  # its warning filters and hooks are not a plain start's
         return False
     if command[1] == "-m" and len(command) < 3:
         return False
@@ -211,6 +215,35 @@ def _std_streams() -> None:
         errors="backslashreplace",
         line_buffering=True,
     )
+
+
+#: the locales a fresh interpreter coerces a C locale to (PEP 538), in its order
+_COERCED = ("C.UTF-8", "C.utf8", "UTF-8")
+
+
+def _coerced_locale(env: Mapping[str, str]) -> dict[str, str]:
+    """``env`` as a fresh interpreter would hold it: with ``LC_CTYPE`` set when its locale
+    is C or POSIX (PEP 538 locale coercion, unless ``PYTHONCOERCECLOCALE=0`` or ``LC_ALL``
+    decides), to the coerced locale this process uses (else the first of :data:`_COERCED`)."""
+    out = dict(env)
+    if out.get("PYTHONCOERCECLOCALE") == "0" or out.get("LC_ALL"):
+        return out
+    if (out.get("LC_CTYPE") or out.get("LANG") or "C") not in ("C", "POSIX"):
+        return out
+    mine = os.environ.get("LC_CTYPE")
+    out["LC_CTYPE"] = mine if mine in _COERCED else _COERCED[0]
+    return out
+
+
+def _fresh_warnings() -> None:
+    """The warning filters a fresh interpreter starts with (no ``-W``, no dev mode), not the
+    harness's (``-W error``, a test runner's filters)."""
+    sys.warnoptions[:] = []
+    warnings.resetwarnings()
+    for category in (ResourceWarning, ImportWarning, PendingDeprecationWarning):
+        warnings.simplefilter("ignore", category)
+    warnings.simplefilter("ignore", DeprecationWarning)
+    warnings.filterwarnings("default", category=DeprecationWarning, module="__main__")
 
 
 def _run_python(args: Sequence[str], env: Mapping[str, str]) -> int:
@@ -261,7 +294,8 @@ def _child(
             code = SEAL_FAILED
             return
         os.environ.clear()
-        os.environ.update(env)
+        os.environ.update(_coerced_locale(env))
+        _fresh_warnings()
         code = _run_python(command[1:], env)
     except BaseException:  # the driver's own crash: its traceback on its stderr
         import traceback

@@ -390,15 +390,11 @@ class UnguardedPythonImplementation(PythonImplementation):
 
 
 def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int:
-    """Serve the Python implementation on ``stdin``/``stdout`` (by default this process's, as
-    they are when it is called: a driver forked from the harness has its own,
-    protocol/forked_driver.py) until ``shutdown`` or end of input."""
+    """Serve the Python implementation on ``stdin``/``stdout`` (default: this process's when
+    called, as a forked driver's are its own) until ``shutdown`` or end of input."""
     from ..core.strictjson import parse
 
-    if stdin is None:
-        stdin = sys.stdin.buffer
-    if stdout is None:
-        stdout = sys.stdout.buffer
+    stdin, stdout = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
 
     def answer(obj: dict[str, Any]) -> None:
         # Every answer is a canonical line (spec/driver-protocol.md), as the TypeScript
