@@ -388,9 +388,12 @@ class UnguardedPythonImplementation(PythonImplementation):
             return super().request(message, on_model_call)
 
 
-def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.buffer) -> int:
-    """Serve the Python implementation on stdin/stdout until ``shutdown`` or end of input."""
+def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int:
+    """Serve the Python implementation on ``stdin``/``stdout`` (default: this process's when
+    called, as a forked driver's are its own) until ``shutdown`` or end of input."""
     from ..core.strictjson import parse
+
+    stdin, stdout = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
 
     def answer(obj: dict[str, Any]) -> None:
         # Every answer is a canonical line (spec/driver-protocol.md), as the TypeScript

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ...case.divergence import Divergence, find_divergence
 from ...case.loader import Case
@@ -26,8 +26,10 @@ from ...core.matchers import Difference, diff_values, explain, find_all, match_i
 from ...core.shapes import CheckRecord, CheckResult, JsonObject, State, Verdict
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef, AgentRequest
-from ..live.desk import CaseLedger, LiveOptions
 from .agent_diff import agent_changes, recorded_agent
+
+if TYPE_CHECKING:  # a live run's types: a replay that is not live never loads harness.live
+    from ..live.desk import CaseLedger, LiveOptions
 
 #: Codes that mean the case could not be run at all (verdict ``error``).
 ERROR_CODES = frozenset(

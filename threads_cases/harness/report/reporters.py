@@ -6,8 +6,8 @@ junitxml plugins:
 
 - :class:`JsonLines`: the JSON Lines report (``schemas/report.schema.json``) on a stream
   (``--format json``);
-- :class:`Terminal`: the view for people (:func:`.suite.print_suite`, or
-  :func:`.suite.print_conformance` for ``conformance``; ``--format pretty``);
+- :class:`Terminal`: the view for people (:func:`.suite_view.print_suite`, or
+  :func:`.suite_view.print_conformance` for ``conformance``; ``--format pretty``);
 - :class:`GitHub`: annotations and the job summary (:mod:`.github`; ``--format github``);
 - :class:`JUnit`: JUnit XML written atomically to a file (:mod:`.junit`; ``--junit FILE``);
 - :class:`LastReport`: the JSON Lines report kept for ``--last-failed`` and ``stale``
@@ -29,11 +29,12 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import IO, Any, Protocol
-
-from rich.console import Console
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..run.runner import SuiteResult
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 Note = Callable[[str], None]
 
@@ -93,7 +94,7 @@ class Terminal:
     verbose: bool = False
 
     def report(self, run: FinishedRun) -> None:
-        from .suite import print_conformance, print_suite
+        from .suite_view import print_conformance, print_suite
 
         if run.command == "conformance":
             print_conformance(self.console, run.suite, self.areas, self.verbose)

@@ -267,6 +267,9 @@ def _open(
             env=env,
             launcher=launcher(isolation),
             pass_env=pass_env,
+            # threads-py's own driver under netns: a sealed fork of this interpreter where
+            # that works here (protocol/forked_driver.py), else a second one under the launcher
+            sealed_fork=isolation == "netns" and name == "threads-py",
         )
         impl.isolation = label(name, isolation)  # type: ignore[attr-defined]
         return impl

@@ -45,7 +45,6 @@ from ...core.shapes import (
 )
 from ...protocol.client import Implementation
 from ..check.checks import Check, check_case, check_live_case, verdict_of
-from ..live.desk import LiveRun, live_totals
 from .case_arguments import check_arguments, split_agent, supply_calls
 from .forked import run_items
 from .opened import Inspected, OpenedCases
@@ -59,6 +58,7 @@ if TYPE_CHECKING:
     from ...reference.agent_ref import AgentRef
     from ..baseline.file import Baseline
     from ..check.expected import Judgement
+    from ..live.desk import LiveRun
 
 VERDICTS = ("pass", "drifted", "fail", "error", "skip", "xfail", "xpass")
 
@@ -466,7 +466,7 @@ def run_suite(
         not_started=len(results) - len(done),
         isolation={i.name: isolation_of(i) for i in impls},
         shard=shard,
-        live=None if live is None else live_totals(live, done),
+        live=None if live is None else _live_totals(live, done),
     )
 
 
@@ -482,3 +482,11 @@ def isolation_of(impl: Implementation) -> str:
     attribute; an implementation object without one is ``none``)."""
     value = getattr(impl, "isolation", "none")
     return value if value in ("netns", "guard", "none") else "none"
+
+
+def _live_totals(live: LiveRun, done: Any) -> dict[str, Any]:
+    """The run's live totals (harness/live/desk.py ``live_totals``); loaded only by a live
+    run, so a replay that is not live never imports harness.live."""
+    from ..live.desk import live_totals
+
+    return live_totals(live, done)
