@@ -342,4 +342,4 @@ def test_a_handler_that_crashes_is_handler_failed_naming_the_tool_error_and_line
     for r in got.values():
         assert r["reasons"] == ["handler_failed"] and "internal_error" not in run.stderr
     pretty = cli("run", "cases", *AGENTS, cwd=project)
-    assert "hint: the error is in the agent's own code" in pretty.stdout + pretty.stderr
+    assert "hint: the handler itself raised, not the model's input" in pretty.stdout + pretty.stderr
