@@ -90,3 +90,26 @@ def test_agent_hints_name_both_settings_files_in_both_languages() -> None:
     node = subprocess.run(["node", "-e", script], capture_output=True, text=True, check=True)
     ts_hints = json.loads(node.stdout)
     assert {c: ts_hints[c] for c in AGENT_HINTS} == {c: REASON_HINTS[c] for c in AGENT_HINTS}
+
+
+def test_diff_shows_each_file_once_with_the_fingerprint_under_its_case_json(
+    tmp_path: Path,
+) -> None:
+    """A change of case.json and of model.json (as `accept` makes): the fingerprint change
+    stays under case.json instead of coming after model.json under a second "case.json"."""
+    old, new = tmp_path / "cases" / "old", tmp_path / "cases" / "new"
+    shutil.copytree(CASES / "reads-notes", old)
+    shutil.copytree(old, new)
+    meta = json.loads((new / "case.json").read_text())
+    meta["expect"]["must"].append({"type": "turn_completed"})
+    (new / "case.json").write_text(json.dumps(meta))
+    model = json.loads((new / "model.json").read_text())
+    model["replies"][-1]["message"]["content"] = [{"type": "text", "text": "Milk."}]
+    (new / "model.json").write_text(json.dumps(model))
+    fmt = cli("fmt", "cases/new", cwd=tmp_path)
+    assert fmt.returncode == 0, fmt.stderr
+    p = cli("diff", "cases/old", "cases/new", cwd=tmp_path)
+    assert p.returncode == 1, p.stderr
+    headings = [line for line in p.stdout.splitlines() if not line.startswith((" ", "-", "+"))]
+    assert headings.count("case.json") == 1, p.stdout
+    assert_golden("diff-fingerprint-with-its-file.txt", p.stdout)
