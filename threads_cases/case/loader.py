@@ -225,10 +225,12 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
                 if problems
                 else "run `threads-cases fmt`"
             )
+            said = meta.get("fingerprint")
+            said = "has none" if said is None else f"says {said}"  # never "says None"
             problems.append(
                 _problem(
                     "fingerprint_stale",
-                    f"the files give {fp}, case.json says {meta.get('fingerprint')}; {then}",
+                    f"the files give {fp}, case.json {said}; {then}",
                     p / "case.json",
                     "/fingerprint",
                 )

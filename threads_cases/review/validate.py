@@ -12,6 +12,7 @@ Reason codes: ``case_invalid``, ``format_unsupported``, ``log_invalid``, ``state
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any, cast
 
@@ -50,7 +51,32 @@ def validate_case(path: Path) -> list[Problem]:
     if case is not None:
         problems.extend(_state_problems(case))
         problems.extend(_dialect_problems(case))
-    return problems
+    if all(fmt_fixes(p) for p in problems):
+        return problems
+    return [_not_to_fmt(p) if fmt_fixes(p) else p for p in problems]
+
+
+#: what ``fmt`` fixes ends with this; the message sends the user to ``fmt``
+TO_FMT = "; run `threads-cases fmt`"
+#: ... and, when the case has other problems (``fmt`` refuses it), ends with this instead
+PAST_FMT = (
+    "; fix the case's other problems first: `threads-cases fmt` refuses a case that does not "
+    "validate"
+)
+
+
+def fmt_fixes(problem: Problem) -> bool:
+    """True for a problem ``fmt`` fixes: a stale fingerprint or a file that is not canonical."""
+    return problem.code == "fingerprint_stale" or problem.message.startswith("not canonical")
+
+
+def _not_to_fmt(problem: Problem) -> Problem:
+    """``problem`` (one ``fmt`` fixes) worded for a case ``fmt`` refuses: it sends the user to
+    the other problems, not to ``fmt``."""
+    message = problem.message.removesuffix(TO_FMT)
+    if message == problem.message:
+        return problem  # already worded so (the loader's, when it saw the other problems)
+    return dataclasses.replace(problem, message=message + PAST_FMT)
 
 
 def _canonical_problems(
@@ -67,7 +93,7 @@ def _canonical_problems(
                 out.append(
                     _problem(
                         "case_invalid",
-                        "not canonical; run `threads-cases fmt`",
+                        "not canonical" + TO_FMT,
                         path / rel,
                         hint="`threads-cases fmt` rewrites the files of a case that validates "
                         "canonically (spec/strict-json.md)",
