@@ -170,6 +170,9 @@ def test_cli_save_refusals_exit_2_with_code_and_message(tmp_path: Path, log_on_d
     broken.write_bytes(b"".join(lines[:3] + lines[4:]))  # a seq gap
     t, _ = build_thread()
     t.write_log(tmp_path / "ts.jsonl", dialect="threads-ts")
+    alone = tmp_path / "alone" / "thread.jsonl"
+    alone.parent.mkdir()
+    alone.write_bytes(log.read_bytes())
     cases = [
         ((broken, "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts), "log_invalid"),
         (
@@ -184,7 +187,8 @@ def test_cli_save_refusals_exit_2_with_code_and_message(tmp_path: Path, log_on_d
             (log, "--at", at, "--name", "x", "--dir", "out", "--artifacts", arts, "--must", "{bad"),
             "invalid_request",
         ),
-        ((log, "--at", at, "--name", "x", "--dir", "out"), "invalid_request"),  # no artifacts
+        # no artifacts: no --artifacts, and no artifacts/ folder beside the log
+        ((alone, "--at", at, "--name", "x", "--dir", "out"), "invalid_request"),
     ]
     procs = cli_many(tmp_path, *[("save", *args, "--json") for args, _ in cases])
     texts = cli_many(tmp_path, *[("save", *args) for args, _ in cases])
