@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
-import rfc8785
 
 from .errors import CaseError, pointer_join
 
@@ -181,6 +180,8 @@ def canonical_line_plain(value: Any) -> tuple[bytes, bool]:
         except (orjson.JSONEncodeError, TypeError):
             # a lone surrogate (raises here with its pointer) or deeper than orjson writes
             _check_writable(value, [])
+    import rfc8785  # floats and values orjson cannot prove: loaded when one comes (start-up)
+
     try:
         return rfc8785.dumps(value), False
     except (
@@ -237,6 +238,8 @@ def _scalar(value: Any) -> bytes:
     if value is True or value is False or value is None:
         return _LITERALS[value]
     if isinstance(value, float):
+        import rfc8785
+
         return rfc8785.dumps(float(value))
     return str(int(value)).encode()
 
