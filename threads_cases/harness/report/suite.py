@@ -310,6 +310,32 @@ def _unavailable(r: CaseResult) -> bool:
     return r.verdict == "error" and r.reasons == ["driver_unavailable"]
 
 
+def shared_errors(suite: SuiteResult) -> list[list[CaseResult]]:
+    """The ``agent_unavailable`` errors that two or more cases of one implementation share
+    word for word (one agent reference that does not load), each group in result order: the
+    terminal says such an error once, not in a panel per case; every case keeps its
+    ``error`` result (spec/reports.md 4)."""
+    groups: dict[tuple[str, str], list[CaseResult]] = {}
+    for r in suite.results:
+        if r.verdict == "error" and r.reasons == ["agent_unavailable"]:
+            groups.setdefault((r.implementation, r.message), []).append(r)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def shared_error_lines(groups: list[list[CaseResult]]) -> list[str]:
+    """``error[agent_unavailable]: <impl>: <the error> (<n> cases: a, b, ...)`` and its hint
+    line, per group of :func:`shared_errors`."""
+    out = []
+    for group in groups:
+        impl, head = group[0].implementation, "error[agent_unavailable]: "
+        error = group[0].message.removeprefix(head).removeprefix(f"{impl}: ")
+        names = ", ".join(r.case for r in group[:5]) + (" ..." if len(group) > 5 else "")
+        out.append(f"{head}{impl}: {error} ({len(group)} cases: {names})")
+        if group[0].hint:
+            out.append(f"  hint: {group[0].hint}")
+    return out
+
+
 def baseline_lines(suite: SuiteResult) -> list[str]:
     """One line per xfail: ``xfail: case [impl] check: reason (issue)`` (an xpass has its
     panel, naming the stale entry and the command that removes it)."""
@@ -352,16 +378,22 @@ def print_suite(
     title: str = "cases",
 ) -> None:
     """The terminal view: failure panels (one line per implementation that could not start,
-    instead of a panel per case), the table, and the summary line, which counts drifted
+    and one line per agent that could not load for several cases, instead of a panel per
+    case), the table, and the summary line, which counts drifted
     results apart with their reasons. The warnings about the cases (cases that check
     nothing, cases edited since they were saved: :mod:`threads_cases.review.suite_warnings`)
     are the caller's to give, never on ``console``, which is the report's output."""
+    shared = shared_errors(suite)
+    said_once = {id(r) for group in shared for r in group}
     for r in suite.results:
-        if r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r):
+        shown = r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r)
+        if shown and id(r) not in said_once:
             terminal.print_panel(console, render_failure(r))
     terminal.print_table(console, render_table(suite, title))
     for line in [*unavailable_lines(suite), *not_listed_lines(suite)]:
         console.print(Text(line, style="magenta"))
+    for line in shared_error_lines(shared):
+        console.print(Text(shown_text(line), style="magenta"))
     for line in baseline_lines(suite):
         console.print(Text(line, style="cyan"))
     line = f"{counts_text(suite)} in {suite.duration_ms / 1000:.2f}s"
