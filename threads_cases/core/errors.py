@@ -12,7 +12,8 @@ and exits with the status the spec assigns to the code (see :data:`EXIT_STATUS`)
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+
+from .shapes import ProblemRecord
 
 #: Reason codes of the spec (spec/reason-codes.md) with the hint printed under each error.
 REASON_HINTS: dict[str, str] = {
@@ -97,7 +98,7 @@ class Problem:
         where = self.location.render()
         return f"{where}: {self.message}" if where else self.message
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ProblemRecord:
         return {
             "code": self.code,
             "message": self.message,

@@ -32,7 +32,7 @@ from .canonical import canonical_line
 from .depth import MAX_EVENT_DEPTH, depth_message, maybe_too_deep, too_deep
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, pointer_join
-from .schemas import compiled_event_validators, fast_validator, schema_problems
+from .schemas import LazyValidator, compiled_event_validators, fast_validator, schema_problems
 from .strictjson import parse
 from .timestamps import check_ts
 
@@ -104,7 +104,10 @@ class LogChecker:
 
     def __init__(self, dialect: str | Dialect = CANONICAL, *, unique_ids: bool = True) -> None:
         self.dialect = get_dialect(dialect) if isinstance(dialect, str) else dialect
-        self._event = fast_validator("event.schema.json", f"event.{CANONICAL}")
+        #: the whole event schema, for a line the compiled check does not pass (compiled then)
+        self._event = LazyValidator(
+            lambda: fast_validator("event.schema.json", f"event.{CANONICAL}")
+        )
         #: type -> one validator of the whole event (envelope, data, the calendar rule of ts)
         self._compiled, self._extension = compiled_event_validators()
         self._renames = bool(self.dialect.envelope)
@@ -208,8 +211,9 @@ class LogChecker:
         etype = ev.get("type")
         if type(etype) is not str:
             return None
-        check = self._compiled.get(etype)
-        if check is None:
+        try:
+            check = self._compiled[etype]  # compiled on first use (KeyError: no such type)
+        except KeyError:
             check = self._extension if etype.startswith("x_") else None
         if check is None or not check.is_valid(ev):
             return None

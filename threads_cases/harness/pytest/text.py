@@ -27,7 +27,7 @@ def failure_text(result: CaseResult, width: int = 120) -> str:
     from rich.console import Console
 
     from threads_cases.core.errors import REASON_HINTS
-    from threads_cases.harness.report.suite import render_failure
+    from threads_cases.harness.report.suite_view import render_failure
 
     if result.verdict == "error" and result.reasons == ["driver_unavailable"]:
         reason = " ".join(line.strip() for line in result.message.splitlines())
