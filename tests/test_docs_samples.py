@@ -146,3 +146,36 @@ def test_a_claim_the_report_does_not_hold_fails_the_sample(
         text=True,
     )
     assert (p.returncode == 0) == ok, p.stderr
+
+
+TUTORIALS = ("docs/tutorial/python.md", "docs/tutorial/typescript.md")
+
+
+@pytest.mark.parametrize(
+    "page", [pytest.param(p, marks=pytest.mark.xdist_group(p)) for p in TUTORIALS]
+)
+def test_a_tutorial_leaves_the_run_state_ignored_by_git(
+    page: str, page_workspaces: Callable[[str], Workspace]
+) -> None:
+    """After a whole tutorial, `.threads-cases/` (the last report `run` keeps) is ignored by
+    git, not left untracked for the reader to commit by mistake."""
+    import subprocess
+
+    workspace = page_workspaces(page)
+    workspace.run_through(workspace.blocks[-1])
+    assert (workspace.root / ".threads-cases" / "last-report.jsonl").is_file()
+    status = subprocess.run(
+        ["git", "status", "--porcelain"],
+        cwd=workspace.root,
+        env=workspace.env,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert ".threads-cases" not in status.stdout, status.stdout
+    ignored = subprocess.run(
+        ["git", "check-ignore", "-q", ".threads-cases/last-report.jsonl"],
+        cwd=workspace.root,
+        env=workspace.env,
+    )
+    assert ignored.returncode == 0

@@ -152,6 +152,22 @@ def test_a_drifted_agent(agent_project: Path, fmt: str) -> None:
     assert_golden(f"agent-drift-{fmt}.txt", rendered(p, agent_project))
 
 
+def test_an_agent_that_does_not_load_is_said_once_not_per_case(tmp_path: Path) -> None:
+    """`--agent` naming a module that does not exist: every case is an error (the verdict says
+    what happened to it), and the terminal says the one error once, under the table."""
+    for name in ("reads-notes", "weather-stub"):
+        shutil.copytree(CONFORMANCE / name, tmp_path / "cases" / name)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "x"\n', encoding="utf-8")
+    args = ["run", "cases", *RUN, "--agent", "no_such_agent:agent"]
+    p = cli(*args, cwd=tmp_path, env=WIDTH)
+    assert p.returncode == 3, p.stderr
+    assert p.stdout.count("cannot load the agent") == 1, p.stdout
+    assert_golden("agent-unavailable-once.txt", rendered(p, tmp_path))
+    js = cli(*args, "--format", "json", cwd=tmp_path)
+    results = [json.loads(x) for x in js.stdout.splitlines() if '"kind":"result"' in x]
+    assert [(r["verdict"], r["reasons"]) for r in results] == [("error", ["agent_unavailable"])] * 2
+
+
 def test_a_layout_change_fails_its_golden(monkeypatch: pytest.MonkeyPatch) -> None:
     """The comparison is byte for byte: one border character more is a failure."""
     monkeypatch.delenv("THREADS_CASES_UPDATE_GOLDEN", raising=False)

@@ -279,3 +279,37 @@ def test_impossible_timestamp_refused_at_its_line(tmp_path: Path) -> None:
     assert first.startswith("error[log_invalid]: ") and "bad.jsonl:2: /timestamp: " in first
     assert '"2026-02-30T00:00:00.000Z" is not a real calendar date' in first
     assert not (tmp_path / "out.jsonl").exists()
+
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "sessions"
+
+
+@pytest.mark.parametrize(
+    ("asked", "sample", "found"),
+    [
+        ("claude-code", "anthropic-cassette.yaml", "vcr"),
+        ("codex", "anthropic-cassette.yaml", "vcr"),
+        ("claude-code", "openhands-trajectory.json", "openhands"),
+        ("codex", "claude-code-session.jsonl", "claude-code"),
+    ],
+)
+def test_a_file_of_another_format_is_pointed_at_the_format_detected(
+    tmp_path: Path, asked: str, sample: str, found: str
+) -> None:
+    """`import claude-code` on a VCR cassette named only claude-code and codex: the hint now
+    names the format `import auto` detects, with the command that imports the file."""
+    path = EXAMPLES / sample
+    p = cli("import", asked, str(path), "-o", "out.jsonl", cwd=tmp_path)
+    assert p.returncode == 1 and "error[import_invalid]" in p.stderr
+    want = (
+        f"  hint: this looks like the {found} format: `threads-cases import {found} {path} -o LOG`"
+    )
+    assert want in p.stderr, p.stderr
+    assert not (tmp_path / "out.jsonl").exists()
+
+
+def test_a_file_of_no_known_format_is_pointed_at_import_auto(tmp_path: Path) -> None:
+    (tmp_path / "junk.jsonl").write_text('{"a": 1}\n')
+    p = cli("import", "claude-code", "junk.jsonl", "-o", "out.jsonl", cwd=tmp_path)
+    assert p.returncode == 1
+    assert "  hint: `threads-cases import auto FILE -o LOG` tries every format" in p.stderr

@@ -84,12 +84,25 @@ def test_run_refuses_an_unknown_isolation(tmp_path: Path) -> None:
     assert json.loads(out.stdout)["code"] == "invalid_request"
 
 
-def test_run_defaults_to_netns_when_available_and_says_so(tmp_path: Path) -> None:
+def test_run_defaults_to_netns_when_available_and_says_so_when_asked(tmp_path: Path) -> None:
+    """The default isolation is in the report header always, on stderr only under -v: a
+    line on every run that says nothing the user must act on is noise."""
     out = cli("run", str(CASE), "--impl", "threads-py", "--format", "json", cwd=tmp_path)
     assert out.returncode == 0, out.stderr
     mode = "netns" if netns_command() else "guard"
     assert json.loads(out.stdout.splitlines()[0])["isolation"] == {"threads-py": mode}
-    assert f"isolation: threads-py {mode}" in out.stderr
+    assert "isolation:" not in out.stderr
+    pretty = cli("run", str(CASE), "--impl", "threads-py", cwd=tmp_path)
+    assert pretty.returncode == 0 and "isolation:" not in pretty.stderr, pretty.stderr
+    verbose = cli("run", str(CASE), "--impl", "threads-py", "-v", cwd=tmp_path)
+    assert verbose.stderr.count(f"isolation: threads-py {mode}") == 1, verbose.stderr
+
+
+@pytest.mark.skipif(netns_command() is None, reason="guard is the default here")
+def test_isolation_weaker_than_the_default_is_said(tmp_path: Path) -> None:
+    out = cli("run", str(CASE), "--impl", "threads-py", "--isolation", "guard", cwd=tmp_path)
+    assert out.returncode == 0, out.stderr
+    assert out.stderr.count("isolation: threads-py guard") == 1, out.stderr
 
 
 def test_unstartable_says_why_a_command_cannot_start(tmp_path: Path) -> None:

@@ -113,3 +113,21 @@ def test_diff_shows_each_file_once_with_the_fingerprint_under_its_case_json(
     headings = [line for line in p.stdout.splitlines() if not line.startswith((" ", "-", "+"))]
     assert headings.count("case.json") == 1, p.stdout
     assert_golden("diff-fingerprint-with-its-file.txt", p.stdout)
+
+
+@pytest.mark.parametrize("command", ["run", "validate"])
+@pytest.mark.parametrize(
+    ("typed", "meant"),
+    [("cases/read-notes", "cases/reads-notes"), ("case/reads-note", "cases/reads-notes")],
+)
+def test_a_mistyped_case_path_suggests_the_nearest_name(
+    tmp_path: Path, command: str, typed: str, meant: str
+) -> None:
+    shutil.copytree(CASES / "reads-notes", tmp_path / "cases" / "reads-notes")
+    shutil.copytree(CASES / "weather-stub", tmp_path / "cases" / "weather-stub")
+    p = cli(command, typed, cwd=tmp_path)
+    assert p.returncode == 2
+    assert f"error[invalid_request]: {typed}: no such file or folder" in p.stderr
+    assert f"  hint: did you mean {meant}? expected " in p.stderr, p.stderr
+    far = cli(command, "cases/zzz", cwd=tmp_path)
+    assert far.returncode == 2 and "did you mean" not in far.stderr

@@ -50,8 +50,12 @@ COMMANDS = {
         "warning[import_r",
         None,
     ),
-    "run": (["run", "cases", "--impl", "threads-py"], "isolation:", None),
-    "run-json": (["run", "cases", "--impl", "threads-py", "--format", "json"], "isolation:", None),
+    "run": (["run", "cases", "--impl", "threads-py", "--isolation", "none"], "warning:", None),
+    "run-json": (
+        ["run", "cases", "--impl", "threads-py", "--isolation", "none", "--format", "json"],
+        "warning:",
+        None,
+    ),
     "run-todo-baseline": (
         ["run", "cases", "--impl", "threads-py", "--baseline", "b.json", "--format", "json"],
         "warning: 1 baseline entry",

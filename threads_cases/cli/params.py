@@ -36,8 +36,44 @@ AutoFormatOpt = Annotated[
 Check = Callable[[Path], None]
 
 
+#: at most this many names of the folder are compared with a missing path's name
+_SIBLINGS_READ = 10_000
+
+
+def _nearest(path: Path, depth: int = 3) -> Path | None:
+    """The existing path closest to the missing ``path``: in its folder (or, when that folder
+    is missing too, in the nearest existing one, up to ``depth`` folders up), the name whose
+    difflib ratio to the missing one is 0.6 or more, the closest first; else None."""
+    import difflib
+    import itertools
+
+    parent = path.parent
+    if not os.path.isdir(parent):
+        if depth == 0 or parent == path or parent == parent.parent:
+            return None
+        found = _nearest(parent, depth - 1)
+        if found is None:
+            return None
+        parent = found
+        if os.path.lexists(parent / path.name):
+            return parent / path.name
+    try:
+        with os.scandir(parent) as entries:
+            names = [e.name for e in itertools.islice(entries, _SIBLINGS_READ)]
+    except OSError:
+        return None
+    close = difflib.get_close_matches(path.name, names, n=1)
+    return parent / close[0] if close else None
+
+
+def _did_you_mean(path: Path) -> str:
+    """``"did you mean cases/lists-notes? "`` for :func:`_nearest`, or ``""``."""
+    near = _nearest(path)
+    return f"did you mean {near}? " if near is not None else ""
+
+
 def _missing(path: Path, what: str) -> PathProblem:
-    return PathProblem(f"{path}: no such file or folder", f"expected {what}")
+    return PathProblem(f"{path}: no such file or folder", f"{_did_you_mean(path)}expected {what}")
 
 
 def _is_case(path: Path) -> bool:

@@ -151,14 +151,24 @@ def choose_isolation(asked: str | None) -> str:
     return check_mode(asked) if asked is not None else default_isolation()
 
 
+#: the isolation modes, weakest first (spec/replay.md 9.1)
+_STRENGTH = ("none", "guard", "netns")
+
+
 def announce_isolation(impls: list[Any]) -> None:
-    """One stderr line saying what each implementation runs under; a warning for ``none``."""
-    from ..harness.run.isolation import APPLIED
+    """The stderr line saying what each implementation runs under, when one runs under less
+    than this machine's default (``--isolation guard`` where netns works, a driver of the
+    user's without a namespace), or under ``--verbose``: the default on every run is noise
+    (the report header records it always); a warning for ``none``."""
+    from ..harness.run.isolation import APPLIED, default_isolation
     from ..harness.run.runner import isolation_of
+    from .native import verbosity
 
     modes = {i.name: isolation_of(i) for i in impls}
-    line = "isolation: " + ", ".join(f"{n} {m}" for n, m in modes.items())
-    note(line + (f" ({APPLIED})" if "netns" in modes.values() else ""))
+    floor = _STRENGTH.index(default_isolation())
+    if verbosity() > 0 or any(_STRENGTH.index(m) < floor for m in modes.values()):
+        line = "isolation: " + ", ".join(f"{n} {m}" for n, m in modes.items())
+        note(line + (f" ({APPLIED})" if "netns" in modes.values() else ""))
     bare = [n for n, m in modes.items() if m == "none"]
     if bare:
         note(

@@ -67,13 +67,13 @@ from .claude_tree import SIDE as _SIDE
 from .claude_tree import Tree as _Tree
 from .claude_tree import dropped as _dropped
 from .common import (
-    WRONG_FORMAT_HINT,
     Extra,
     Ref,
     Stats,
     Turn,
     import_error,
     imported_agent,
+    wrong_format_hint,
 )
 from .source import NO_TIME, TranscriptSource
 
@@ -220,7 +220,7 @@ class ClaudeCodeSource(TranscriptSource):
                 file=self.file,
                 line=None,
                 kind=None,
-                hint=WRONG_FORMAT_HINT,
+                hint=wrong_format_hint(self.file, "claude-code"),
             )
         tree.link()
         self.sidechain_only = self._conv[False] == 0 and self._conv[True] > 0

@@ -64,9 +64,29 @@ _TS = re.compile(
 
 
 WRONG_FORMAT_HINT = (
-    "check the format: `threads-cases import claude-code FILE` for Claude Code transcripts, "
-    "`threads-cases import codex FILE` for Codex sessions; a thread log needs no import"
+    "`threads-cases import auto FILE -o LOG` tries every format (claude-code, codex, vcr, "
+    "swe-agent, inspect-ai, openhands, threads); a thread log needs no import"
 )
+
+
+def wrong_format_hint(file: str, asked: str) -> str:
+    """The hint of a file that is not in the ``asked`` format at all: the format ``import
+    auto`` detects in it, with the command that imports it, or :data:`WRONG_FORMAT_HINT`
+    when it detects none (spec/importers.md section 7)."""
+    import shlex
+
+    from .detect import detect_format  # detect imports the importers: only when refusing
+
+    try:
+        found = detect_format(file)
+    except (CaseError, OSError):
+        return WRONG_FORMAT_HINT
+    if found == asked:
+        return WRONG_FORMAT_HINT
+    return (
+        f"this looks like the {found} format: `threads-cases import {found} "
+        f"{shlex.quote(file)} -o LOG` (`import auto` detects it)"
+    )
 
 
 def import_error(

@@ -221,6 +221,32 @@ def is_unavailable(r: CaseResult) -> bool:
     return r.verdict == "error" and r.reasons == ["driver_unavailable"]
 
 
+def shared_errors(suite: SuiteResult) -> list[list[CaseResult]]:
+    """The ``agent_unavailable`` errors that two or more cases of one implementation share
+    word for word (one agent reference that does not load), each group in result order: the
+    terminal says such an error once, not in a panel per case; every case keeps its
+    ``error`` result (spec/reports.md 4)."""
+    groups: dict[tuple[str, str], list[CaseResult]] = {}
+    for r in suite.results:
+        if r.verdict == "error" and r.reasons == ["agent_unavailable"]:
+            groups.setdefault((r.implementation, r.message), []).append(r)
+    return [g for g in groups.values() if len(g) > 1]
+
+
+def shared_error_lines(groups: list[list[CaseResult]]) -> list[str]:
+    """``error[agent_unavailable]: <impl>: <the error> (<n> cases: a, b, ...)`` and its hint
+    line, per group of :func:`shared_errors`."""
+    out = []
+    for group in groups:
+        impl, head = group[0].implementation, "error[agent_unavailable]: "
+        error = group[0].message.removeprefix(head).removeprefix(f"{impl}: ")
+        names = ", ".join(r.case for r in group[:5]) + (" ..." if len(group) > 5 else "")
+        out.append(f"{head}{impl}: {error} ({len(group)} cases: {names})")
+        if group[0].hint:
+            out.append(f"  hint: {group[0].hint}")
+    return out
+
+
 def baseline_lines(suite: SuiteResult) -> list[str]:
     """One line per xfail: ``xfail: case [impl] check: reason (issue)`` (an xpass has its
     panel, naming the stale entry and the command that removes it)."""

@@ -36,6 +36,8 @@ from .suite import (
     drift_note,
     is_unavailable,
     not_listed_lines,
+    shared_error_lines,
+    shared_errors,
     unavailable_lines,
     xpass_note,
 )
@@ -175,16 +177,22 @@ def print_suite(
     title: str = "cases",
 ) -> None:
     """The terminal view: failure panels (one line per implementation that could not start,
-    instead of a panel per case), the table, and the summary line, which counts drifted
+    and one line per agent that could not load for several cases, instead of a panel per
+    case), the table, and the summary line, which counts drifted
     results apart with their reasons. The warnings about the cases (cases that check
     nothing, cases edited since they were saved: :mod:`threads_cases.review.suite_warnings`)
     are the caller's to give, never on ``console``, which is the report's output."""
+    shared = shared_errors(suite)
+    said_once = {id(r) for group in shared for r in group}
     for r in suite.results:
-        if r.verdict in ("fail", "error", "drifted", "xpass") and not is_unavailable(r):
+        shown = r.verdict in ("fail", "error", "drifted", "xpass") and not is_unavailable(r)
+        if shown and id(r) not in said_once:
             terminal.print_panel(console, render_failure(r))
     terminal.print_table(console, render_table(suite, title))
     for line in [*unavailable_lines(suite), *not_listed_lines(suite)]:
         console.print(Text(line, style="magenta"))
+    for line in shared_error_lines(shared):
+        console.print(Text(shown_text(line), style="magenta"))
     for line in baseline_lines(suite):
         console.print(Text(line, style="cyan"))
     line = f"{counts_text(suite)} in {suite.duration_ms / 1000:.2f}s"

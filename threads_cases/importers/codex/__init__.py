@@ -13,7 +13,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from ..common import (
-    WRONG_FORMAT_HINT,
     Extra,
     Ref,
     Stats,
@@ -21,6 +20,7 @@ from ..common import (
     import_error,
     imported_agent,
     parse_ts_ms,
+    wrong_format_hint,
 )
 from ..source import TranscriptSource
 from .exec import EXEC_TYPES, ExecMapper, exec_item, exec_problem, exec_tool_name
@@ -99,7 +99,7 @@ class CodexSource(TranscriptSource):
                 file=self.file,
                 line=None,
                 kind=None,
-                hint=WRONG_FORMAT_HINT,
+                hint=wrong_format_hint(self.file, "codex"),
             )
         self.tools = list(self._tools)
         if not self.thread_id:
