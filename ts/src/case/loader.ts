@@ -46,6 +46,7 @@ import { schemaProblems } from "../core/schemas.js";
 import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { quote } from "../core/texts.js";
 import { checkPath } from "../reference/sandbox.js";
+import { reuse, type ReducedLog } from "./reduced-log.js";
 import { READ_FORMATS, checkCaseName, fingerprint, readCaseFiles, upgradedMeta } from "./case.js";
 
 export const RECORDING_FILES: readonly string[] = ["model.json", "stubs.json", "sandbox.json"];
@@ -147,7 +148,13 @@ function caseJsonKind(st: Stats): string | null {
  * `CaseError` for the first problem that stops it from running: `case_invalid`,
  * `case_too_large`, `format_unsupported`, `dialect_unknown` or `log_invalid`.
  */
-export function openCase(path: string): Case {
+/** What {@link openCase} reads: only the `dialect` log (a replay, spec/replay.md 2.1 step 1), from `known` when that is its fold. */
+export interface OpenOptions {
+  dialect?: string;
+  known?: ReducedLog | undefined;
+}
+
+export function openCase(path: string, options: OpenOptions = {}): Case {
   let kind: string | null = "missing";
   try {
     kind = caseJsonKind(lstatSync(join(path, "case.json")));
@@ -182,7 +189,8 @@ export function openCase(path: string): Case {
   const logs = new Map<string, readonly Envelope[]>();
   const reduced = new Map<string, Reducer>();
   for (const d of dialects) {
-    const [events, reducer] = checkLog(path, files, meta, d);
+    if (options.dialect !== undefined && d !== options.dialect) continue; // a replay reads its own log only
+    const [events, reducer] = checkLog(path, files, meta, d, options.known);
     logs.set(d, Object.freeze(events));
     reduced.set(d, reducer);
   }
@@ -334,11 +342,13 @@ function checkRecordings(path: string, files: ReadonlyMap<string, Uint8Array>, d
 }
 
 /** The canonical events of the `d` log, checked, and the reducer they were folded into (its state: the log's). */
-function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: JsonObject, d: string): [Envelope[], Reducer] {
+function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: JsonObject, d: string, known?: ReducedLog): [Envelope[], Reducer] {
   const file = join(path, `log.${d}.jsonl`);
-  const events: Envelope[] = [];
-  const reducer = new Reducer(null, { copyData: false });
-  for (const ev of readLog(files.get(`log.${d}.jsonl`) as Uint8Array, { dialect: d, name: file })) {
+  const data = files.get(`log.${d}.jsonl`) as Uint8Array;
+  const done = reuse(known, file, d, data); // a reduce request folded these bytes already (issue 33)
+  const events: Envelope[] = done === undefined ? [] : done.events.slice();
+  const reducer = done === undefined ? new Reducer(null, { copyData: false }) : done.reducer;
+  for (const ev of done === undefined ? readLog(data, { dialect: d, name: file }) : []) {
     try {
       reducer.apply(ev);
     } catch (err) {
