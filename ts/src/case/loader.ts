@@ -171,11 +171,12 @@ export function openCase(path: string, options: OpenOptions = {}): Case {
   if (kind !== null) {
     throw new CaseError("case_invalid", `case.json is a ${kind}, not a file`, { file: path, hint: CASE_JSON_NOT_A_FILE_HINT });
   }
-  if (isUpstreamCase(path)) {
+  const caseJson = readCaseJson(path); // read once: the upstream check's bytes are the walk's
+  if (caseJson !== undefined && isUpstreamCase(caseJson, join(path, "case.json"))) {
     // one line, not a schema problem per key it lacks (case-format.md 8.1)
     throw new CaseError("case_invalid", UPSTREAM_CASE_MESSAGE, { file: join(path, "case.json"), hint: UPSTREAM_CASE_HINT });
   }
-  const files = readCaseFiles(path);
+  const files = readCaseFiles(path, caseJson);
   const { meta, raw, old } = checkMeta(path, files);
   const dialects = checkDialects(path, meta, old);
   checkFileSet(path, files, dialects);
@@ -205,13 +206,22 @@ const UPSTREAM_CASE_MESSAGE =
 const UPSTREAM_CASE_HINT =
   "run it with the threads runtime's own conformance suite; threads-cases runs the cases `threads-cases save` writes (spec/case-format.md 8.1)";
 
-/** Whether `path/case.json` (a regular file of at most 1 MiB, strict JSON) is an object with kind, family and clock and no format. */
-function isUpstreamCase(path: string): boolean {
-  let value: JsonValue;
+/** The bytes of `path/case.json` when it is a regular file of at most 1 MiB (else undefined: the usual checks report it). */
+function readCaseJson(path: string): Uint8Array | undefined {
   try {
     const file = join(path, "case.json");
-    if (statSync(file).size > 1 << 20) return false;
-    value = parse(new Uint8Array(readFileSync(file)), { code: "case_invalid", file });
+    if (statSync(file).size > 1 << 20) return undefined;
+    return new Uint8Array(readFileSync(file));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether case.json's bytes (strict JSON) are an object with kind, family and clock and no format. */
+function isUpstreamCase(data: Uint8Array, file: string): boolean {
+  let value: JsonValue;
+  try {
+    value = parse(data, { code: "case_invalid", file });
   } catch {
     return false; // reported by the usual checks
   }
