@@ -148,22 +148,27 @@ def test_run_checks_its_supply_once(tmp_path: Path, monkeypatch: pytest.MonkeyPa
     assert len(checked) == 1
 
 
-def _tally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], Counter[str]]:
-    """Count, in every process of a run (forked workers too, through a file), each open of a
-    case file (``open:<name>``) and each reduction of a log: a reducer applying a seq-0 event
-    is one fold of a log from its start, ``reduce:<dialect>`` inside the case loader's check of
-    that dialect's log, ``reduce:elsewhere`` anywhere else (an implementation's ``reduce``,
-    the replay's restore, the divergence's or accept's rebuild)."""
+def _tally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[..., Counter[str]]:
+    """Count, in every process of a run (forked workers and forked drivers too, through a
+    file), each open of a case file (``open:<name>``) and each reduction of a log: a reducer
+    applying a seq-0 event is one fold of a log from its start, ``reduce:<dialect>`` inside the
+    case loader's check of that dialect's log, ``reduce:elsewhere`` anywhere else (an
+    implementation's ``reduce``, the replay's restore, the divergence's or accept's rebuild).
+    ``counts(per_process=True)`` keys each line by the pid that wrote it (``"<pid> <line>"``)."""
     import threads_cases.core.log as log
     from threads_cases.core.reducer import Reducer
 
     path = tmp_path / "tally.txt"
     real_open = os.open
-    tally = real_open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
     loading: list[str] = []
 
     def note(line: str) -> None:
-        os.write(tally, line.encode() + b"\n")
+        # opened for each line: a forked driver closes the descriptors it inherits
+        fd = real_open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND)
+        try:
+            os.write(fd, f"{os.getpid()} {line}\n".encode())
+        finally:
+            os.close(fd)
 
     def counting_open(name: str | os.PathLike[str], *args: object, **kw: object) -> int:
         note("open:" + os.path.basename(os.fspath(name)))
@@ -189,10 +194,10 @@ def _tally(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[], Coun
     monkeypatch.setattr(log, "inspect_log", counting_inspect)
     monkeypatch.setattr(Reducer, "apply", counting_apply)
 
-    def counts() -> Counter[str]:
+    def counts(per_process: bool = False) -> Counter[str]:
         monkeypatch.undo()
-        os.close(tally)
-        return Counter(path.read_text().splitlines())
+        lines = path.read_text().splitlines() if path.exists() else []
+        return Counter(lines if per_process else [line.split(" ", 1)[1] for line in lines])
 
     return counts
 
@@ -288,3 +293,52 @@ def test_a_lent_case_is_left_as_the_loader_read_it(tmp_path: Path) -> None:
     for run in runs:
         run["duration_ms"] = 0
     assert runs[0]["verdict"] == "pass" and runs[0] == runs[1] == runs[2]
+
+
+def _by_process(found: Counter[str]) -> dict[str, Counter[str]]:
+    out: dict[str, Counter[str]] = {}
+    for line, n in found.items():
+        pid, what = line.split(" ", 1)
+        out.setdefault(pid, Counter())[what] += n
+    return out
+
+
+@pytest.mark.parametrize("impl", ["threads-py", "threads-ts"])
+def test_a_run_through_a_driver_reads_case_json_once_and_reduces_each_log_once(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, impl: str
+) -> None:
+    """The profile issue 33 asks for, through a driver: the harness reads case.json once and
+    its loader checks each log once; the driver (threads-py forked and sealed under
+    ``--isolation netns``, whose tally this test sees; threads-ts, counted by
+    ts/test/readsOnce.test.ts) reads case.json once and folds only its own log, once, for both
+    its ``reduce`` and its ``replay`` answer, never checking the other dialect's
+    (spec/replay.md 2.1 step 1)."""
+    from threads_cases.protocol.forked_driver import fork_seal_works
+
+    if impl == "threads-py" and not fork_seal_works():
+        pytest.skip("no sealed fork here: threads-py would run in process")
+    if impl == "threads-ts" and shutil.which("node") is None:
+        pytest.skip("node is not installed")
+    shutil.copytree(CASES / "reads-notes", tmp_path / "cases" / "x")
+    monkeypatch.chdir(tmp_path)
+    counts = _tally(tmp_path, monkeypatch)
+    argv = ["threads-cases", "run", "cases/x", "--impl", impl, "--isolation", "netns"]
+    monkeypatch.setattr(sys, "argv", [*argv, "--format", "json", "--jobs", "1"])
+    with pytest.raises(SystemExit) as exit_:
+        main()
+    assert exit_.value.code == 0
+    procs = _by_process(counts(per_process=True))
+    harness = procs.pop(str(os.getpid()))
+    assert harness["open:case.json"] == 1, harness
+    assert harness["reduce:threads-py"] == harness["reduce:threads-ts"] == 1, harness
+    assert harness["reduce:elsewhere"] == 0, harness
+    if impl == "threads-ts":
+        assert not procs, procs  # node's reads are counted in node
+        return
+    (driver,) = [p for p in procs.values() if p["reduce:elsewhere"]]
+    # at most once (none: the fork inherits the bytes the run read, threads_cases/case/once.py)
+    assert driver["open:case.json"] <= 1, driver
+    # one fold of its own log (the reduce request's), reused by the replay's loader, which
+    # checks no other log (the threads-ts log's bytes are read, for the case's size bound only)
+    assert driver["reduce:elsewhere"] == 1, driver
+    assert driver["reduce:threads-py"] == driver["reduce:threads-ts"] == 0, driver

@@ -433,6 +433,14 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
 ]
 
 
+#: tests whose broken log is one dialect's: a replay by that dialect's implementation is refused
+#: with the test's code, by the other dialect's replayed (spec/replay.md 2.1 step 1)
+REPLAY_REFUSED_IN = {
+    "log-line-not-json": ["threads-py"],
+    "second-log-checked-in-its-dialect": ["threads-ts"],
+}
+
+
 def case_dir(root: Path, files: Files) -> Path:
     path = root / BASE
     shutil.copytree(CASES / BASE, path)
@@ -479,6 +487,8 @@ def main() -> int:
             bad += 1
             continue
         test = {"description": description, "base": BASE, "files": files, "error": expected}
+        if slug in REPLAY_REFUSED_IN:
+            test["replay_refused_in"] = REPLAY_REFUSED_IN[slug]
         (OUT / f"{n:03d}-{slug}.json").write_bytes(canonical_document(test))
     print(f"wrote {len(TESTS) - bad} tests to {OUT.relative_to(ROOT)}")
     return 1 if bad else 0

@@ -11,7 +11,9 @@ It returns a validated, immutable :class:`Case`::
 
 Each log is reduced once, while it is checked (step 7): :meth:`Case.state` is its state and
 :meth:`Case.fork` a reducer that goes on from it, so the in-process implementation's
-``reduce`` and the replay's restore reduce nothing again (issue 33).
+``reduce`` and the replay's restore reduce nothing again (issue 33). A driver's replay opens
+the case with ``dialect=`` (only its own log is read and checked: spec/replay.md 2.1 step 1)
+and ``known=``, the fold its ``reduce`` request made (:mod:`.reduced_log`).
 
 What it checks, in this order (each problem with its file and a line or JSON pointer):
 
@@ -43,7 +45,6 @@ from __future__ import annotations
 
 import errno
 import hashlib
-import io
 import os
 import re
 from collections.abc import Mapping
@@ -66,6 +67,7 @@ from .directory import (
     upgraded_meta,
     walk_case,
 )
+from .reduced_log import NamedBytes, ReducedLog, reuse
 
 RECORDING_FILES = ("model.json", "stubs.json", "sandbox.json")
 _HEX64 = re.compile(r"[0-9a-f]{64}")
@@ -147,14 +149,21 @@ class Case:
         return self.files.get(f"artifacts/{hexname}")
 
 
-def open_case(path: str | os.PathLike[str]) -> Case:
+def open_case(
+    path: str | os.PathLike[str], *, dialect: str | None = None, known: ReducedLog | None = None
+) -> Case:
     """Read and check a case directory once (module docstring); returns a :class:`Case`.
+
+    With ``dialect``, step 7 reads and checks only that dialect's log, and the case holds
+    only it (a replay: spec/replay.md 2.1 step 1); ``known``, a fold of that log a
+    ``reduce`` request made, is used instead of folding it again when the log is the same
+    bytes (:mod:`.reduced_log`).
 
     Raises ``CaseError`` for the first problem that stops the case from running:
     ``case_invalid``, ``format_unsupported``, ``dialect_unknown`` or ``log_invalid``, with
     the file and a line or pointer (spec/case-format.md 8.1-8.4).
     """
-    case, problems = inspect_case(path)
+    case, problems = inspect_case(path, dialect=dialect, known=known)
     err = first_blocking(problems)
     if err is not None:
         raise err
@@ -182,10 +191,13 @@ def _blocking(problem: Problem) -> bool:
     return problem.code != _ADVISORY
 
 
-def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Problem]]:
+def inspect_case(
+    path: str | os.PathLike[str], *, dialect: str | None = None, known: ReducedLog | None = None
+) -> tuple[Case | None, list[Problem]]:
     """Every problem of a case directory (module docstring, in that order) and the case as
     far as it could be read (None when case.json is not an object of format 1; a case with
-    problems is for reporting only: :func:`open_case` never returns one)."""
+    problems is for reporting only: :func:`open_case` never returns one). ``dialect`` and
+    ``known``: as :func:`open_case` says."""
     p = Path(path)
     try:
         kind = case_json_kind(p, upstream=True)
@@ -212,7 +224,8 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
                 documents[name] = _parse_json(files[name], str(p / name))
             except CaseError as err:
                 problems.append(err.problem())
-    logs, reduced = _check_logs(p, files, meta, dialects, problems)
+    logged = dialects if dialect is None else [d for d in dialects if d == dialect]
+    logs, reduced = _check_logs(p, files, meta, logged, problems, known)
     fingerprint_ok = meta is None or unread or _fingerprint_ok(p, files, meta, problems)
     if meta is None:
         return None, problems
@@ -461,24 +474,18 @@ def _check_recordings(
                 problems.append(_problem("case_invalid", err.message, p / rel, f"/reads/{i}/path"))
 
 
-class _NamedBytes(io.BytesIO):
-    """A log held in memory, named by its path in error locations."""
-
-    def __init__(self, data: bytes, name: str) -> None:
-        super().__init__(data)
-        self.name = name
-
-
 def _check_logs(
     p: Path,
     files: dict[str, bytes],
     meta: dict[str, Any] | None,
     dialects: list[str],
     problems: list[Problem],
+    known: ReducedLog | None = None,
 ) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Reducer]]:
     """Each log with the reader and reducer rules of its dialect; it ends at ``at``; the
     artifacts it refers to are there. Returns the canonical events of the valid logs and the
-    reducer each was folded into (its state: the log's)."""
+    reducer each was folded into (its state: the log's); a log that is ``known``'s bytes
+    is ``known``'s fold, not folded again."""
     from ..core.log import inspect_log
 
     logs: dict[str, list[dict[str, Any]]] = {}
@@ -489,8 +496,14 @@ def _check_logs(
         if rel not in files:
             continue
         where = p / rel
-        reducer = Reducer(copy_data=False)  # the events are the loader's own
-        events, found = inspect_log(_NamedBytes(files[rel], str(where)), dialect=d, reducer=reducer)
+        done = reuse(known, where, d, files[rel])
+        found: list[Problem] = []
+        if done is not None:  # a reduce request folded these bytes already (issue 33)
+            events, reducer = done.events, done.reducer
+        else:
+            reducer = Reducer(copy_data=False)  # the events are the loader's own
+            source = NamedBytes(files[rel], str(where))
+            events, found = inspect_log(source, dialect=d, reducer=reducer)
         problems.extend(found)
         if found:
             continue

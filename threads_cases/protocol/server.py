@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import IO, TYPE_CHECKING, Any, cast
 
 from .._version import __version__
+from ..case.reduced_log import ReducedLog, fold_case_log
 from ..core.canonical import canonical_line
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
@@ -68,12 +69,18 @@ def handle_request(
     agent: AgentSpec | None = None,
     ask_model: AskModel | None = None,
     cases: Mapping[str, Case] | None = None,
+    folds: dict[str, ReducedLog] | None = None,
 ) -> dict[str, Any]:
     """Answer one protocol request with the Python runtime (the body of an ``ok`` answer).
 
     ``cases`` maps a case directory (as a string) to that case already read and checked by
     the case loader: a ``replay`` of it, or a ``reduce`` of one of its logs, uses what the
     loader found instead of reading and schema-checking the files again.
+
+    ``folds`` (a driver's, kept across its requests) holds under ``"last"`` the fold of the
+    last case log a ``reduce`` request named by path: a ``replay`` of that case whose log is
+    still those bytes goes on from it instead of reducing the log again (issue 33;
+    spec/driver-protocol.md 2.5).
 
     ``ask_model(index, request, request_sha256) -> {"reply"} | {"stop"}`` answers the model
     calls of a ``replay`` request with ``live`` (spec/driver-protocol.md 2.5.1); such a
@@ -84,7 +91,7 @@ def handle_request(
     """
     check_request(message)
     try:
-        return _handle(message, dialect, agent, ask_model, cases or {})
+        return _handle(message, dialect, agent, ask_model, cases or {}, folds)
     except (KeyError, TypeError, AttributeError) as exc:
         raise CaseError(
             "invalid_request",
@@ -142,18 +149,19 @@ def _handle(
     agent: AgentSpec | None,
     ask: AskModel | None,
     cases: Mapping[str, Case],
+    folds: dict[str, ReducedLog] | None,
 ) -> dict[str, Any]:
     cmd = message.get("cmd")
     if cmd == "hello":
         return _hello(dialect)
     if cmd == "reduce":
-        return _reduce(message, dialect, cases)
+        return _reduce(message, dialect, cases, folds)
     if cmd == "match":
         return match_request(message)
     if cmd == "canonicalize":
         return canonicalize_request(message)
     if cmd == "replay":
-        return _replay(message, dialect, agent, ask, cases)
+        return _replay(message, dialect, agent, ask, cases, (folds or {}).get("last"))
     if cmd == "write_case":
         return {"files": write_case_files(message)}
     if cmd in HANDLERS:
@@ -176,9 +184,15 @@ def _hello(dialect: str) -> dict[str, Any]:
     }
 
 
-def _reduce(message: dict[str, Any], dialect: str, cases: Mapping[str, Case]) -> dict[str, Any]:
+def _reduce(
+    message: dict[str, Any],
+    dialect: str,
+    cases: Mapping[str, Case],
+    folds: dict[str, ReducedLog] | None,
+) -> dict[str, Any]:
     """``reduce``: the state of a log given by path (a lent case's log when the client lent
-    it), as values, as text or as base64."""
+    it; a case's log kept in ``folds`` for the replay that follows), as values, as text or
+    as base64."""
     source = one_reduce_source(message)  # exactly one (spec/driver-protocol.md 2.2)
     d = get_dialect(message.get("dialect", dialect))
     state: Mapping[str, Any]
@@ -186,7 +200,12 @@ def _reduce(message: dict[str, Any], dialect: str, cases: Mapping[str, Case]) ->
     if lent is not None:
         state = lent  # the loader checked and reduced this log: not reduced again (issue 33)
     elif source == "path":
-        state = reduce_log(str(message["path"]), dialect=d)
+        done = None if folds is None else fold_case_log(str(message["path"]), d)
+        if done is not None and folds is not None:
+            folds["last"] = done  # one case at a time: the last one only
+            state = done.reducer.state
+        else:  # not a case's log, or refused: reduced (and refused) as any log
+            state = reduce_log(str(message["path"]), dialect=d)
     elif source == "log":
         r = Reducer()
         _checked_log(message["log"], d, r)
@@ -207,8 +226,11 @@ def _replay(
     agent: AgentSpec | None,
     ask: AskModel | None,
     cases: Mapping[str, Case],
+    known: ReducedLog | None = None,
 ) -> dict[str, Any]:
-    """``replay``: a case's turn replayed (live when asked), its events in ``dialect``."""
+    """``replay``: a case's turn replayed (live when asked), its events in ``dialect``; a
+    case not lent is opened checking only the ``dialect`` log, from ``known`` when that is
+    its fold (spec/replay.md 2.1 step 1)."""
     from ..reference.replay import replay_case
 
     case = message.get("case") or {}
@@ -233,6 +255,7 @@ def _replay(
         agent=agent,
         supply=(case.get("supply") or {}).get("calls", case.get("supply")),
         live=live,
+        known=known,
     )
     d = get_dialect(dialect)
     out["events"] = [d.encode_event(e) for e in out["events"]]
@@ -418,6 +441,8 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> in
     def ask(rid: Any) -> AskModel:
         return lambda index, request, sha: ask_client(stdin, stdout, rid, index, request, sha)
 
+    folds: dict[str, ReducedLog] = {}  # a run's reduce, then replay, of one case: one fold
+
     for raw in iter(stdin.readline, b""):
         rid: Any = None
         try:
@@ -433,15 +458,11 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> in
                 message,
                 dialect=os.environ.get("THREADS_CASES_DIALECT", "threads-py"),
                 ask_model=ask(rid),
+                folds=folds,
             )
             answer({"id": rid, "ok": True, **body})
         except CaseError as err:
-            error = {"code": err.code, "message": str(err)}
-            if err.location.pointer is not None:
-                error["pointer"] = err.location.pointer
-            if err.hint:  # what the user does about it (driver-protocol.md 1.3)
-                error["hint"] = err.hint
-            answer({"id": rid, "ok": False, "error": error})
+            answer({"id": rid, "ok": False, "error": _failure(err)})
         except Exception as exc:  # a driver answers, it does not die
             answer(
                 {
@@ -451,6 +472,17 @@ def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> in
                 }
             )
     return 0
+
+
+def _failure(err: CaseError) -> dict[str, str]:
+    """The ``error`` of a failure answer for ``err``: ``{code, message, pointer?, hint?}``
+    (spec/driver-protocol.md section 3)."""
+    error = {"code": err.code, "message": str(err)}
+    if err.location.pointer is not None:
+        error["pointer"] = err.location.pointer
+    if err.hint:  # what the user does about it (driver-protocol.md 1.3)
+        error["hint"] = err.hint
+    return error
 
 
 def ask_client(

@@ -29,6 +29,7 @@ from typing import Any
 
 from ..case.artifacts import ArtifactStore
 from ..case.loader import Case, open_case
+from ..case.reduced_log import ReducedLog
 from ..core.canonical import canonical_line
 from ..core.dialects import get_dialect
 from ..core.errors import CaseError
@@ -270,8 +271,13 @@ def replay_case(
     agent: AgentSpec | None = None,
     supply: dict[str, Any] | None = None,
     live: LiveTurn | None = None,
+    known: ReducedLog | None = None,
 ) -> dict[str, Any]:
     """Replay a case's turn on the Python runtime (spec/replay.md section 3).
+
+    A ``path`` is opened reading and checking only the ``implementation`` dialect's log
+    (spec/replay.md 2.1 step 1), from ``known`` when that is a fold of the same bytes (the
+    driver's last ``reduce``: :mod:`threads_cases.case.reduced_log`).
 
     ``agent`` replaces the recorded agent (its system prompt, tools and sandbox handlers);
     external tools are answered from stubs. ``supply`` is the checked ``calls`` mapping of
@@ -283,7 +289,11 @@ def replay_case(
     ``handler_missing`` when the turn calls a sandbox tool that has no handler (a custom
     tool of the recorded agent: spec/replay.md 8.4).
     """
-    case = path if isinstance(path, Case) else open_case(path)
+    case = (
+        path
+        if isinstance(path, Case)
+        else open_case(path, dialect=get_dialect(implementation).name, known=known)
+    )
     prefix, reducer = _fork_point(
         case, implementation, shared=isinstance(path, Case), has_agent=agent is not None
     )

@@ -2,7 +2,8 @@
  * The data-only case-loader tests of spec/conformance/case-errors/ (spec/conformance.md 2.7), as
  * tests/test_conformance_case_errors.py runs them: each broken case directory (files replaced,
  * removed, or made a folder or a symlink) gives the same first problem (code, file, line, pointer,
- * and the message and hint where the test pins them) from `openCase`, or opens.
+ * and the message and hint where the test pins them) from `openCase`, or opens; where the test
+ * lists `replay_refused_in`, a replay in each dialect is refused (listed) or not.
  */
 
 import { strict as assert } from "node:assert";
@@ -12,6 +13,7 @@ import { dirname, join, relative } from "node:path";
 import { after, describe, test } from "node:test";
 
 import { openCase } from "../src/case/loader.js";
+import { handleRequest } from "../src/protocol/driver.js";
 import { CaseError } from "../src/core/errors.js";
 import { conformanceDir } from "../src/core/resources.js";
 import { parse, type JsonObject } from "../src/core/strictjson.js";
@@ -52,13 +54,29 @@ describe("case-errors conformance", () => {
   names.forEach((name, i) => {
     const t = parse(readFileSync(join(DIR, name))) as JsonObject;
     test(`${name}: ${t["description"] as string}`, (ctx) => {
-      assert.deepEqual(Object.keys(t).sort(), ["base", "description", "error", "files"]);
+      const keys = Object.keys(t).filter((k) => k !== "replay_refused_in");
+      assert.deepEqual(keys.sort(), ["base", "description", "error", "files"]);
       const where = join(root, String(i));
       mkdirSync(where);
       const path = build(t, where);
       if (path === null) {
         ctx.skip("cannot make a symlink here");
         return;
+      }
+      if (Object.hasOwn(t, "replay_refused_in")) {
+        // a replay checks only its own dialect's log (spec/replay.md 2.1 step 1)
+        const refused = t["replay_refused_in"] as string[];
+        for (const d of ["threads-py", "threads-ts"]) {
+          const want = refused.includes(d) ? (t["error"] as JsonObject)["code"] : null;
+          let got: string | null = null;
+          try {
+            handleRequest({ cmd: "replay", case: { path } }, d);
+          } catch (err) {
+            if (!(err instanceof CaseError)) throw err;
+            got = err.code;
+          }
+          assert.equal(got, want, `a ${d} replay`);
+        }
       }
       try {
         const c = openCase(path);

@@ -99,6 +99,10 @@ def case_errors_test(doc: dict[str, Any], impl: Implementation, path: Path) -> C
         except OSError as exc:  # a symlink this system will not make (Windows, no privilege)
             raise CaseError("io_error", f"cannot build the test's case here: {exc}") from None
         out = _ask(impl, {"cmd": "open_case", "path": str(case)})
+        if "replay_refused_in" in doc:
+            replayed = _replay_refusal(doc, impl, case)
+            if replayed.result != "pass":
+                return replayed
         problem = out["problem"]
         if problem is None:
             return _same("problem", None if out["name"] == doc["base"] else out, want)
@@ -109,6 +113,19 @@ def case_errors_test(doc: dict[str, Any], impl: Implementation, path: Path) -> C
         if want is not None and "message" in want:
             got.update(message=problem["message"], hint=problem["hint"])
         return _same("problem", got, want)
+
+
+def _replay_refusal(doc: dict[str, Any], impl: Implementation, case: Path) -> Check:
+    """A case-errors test's ``replay_refused_in`` (spec/conformance.md 2.7): a ``replay`` of
+    the case by an implementation of a listed dialect is refused with the test's code; by one
+    of another dialect it is not refused (only its own log is checked: replay.md 2.1 step 1)."""
+    want = doc["error"]["code"] if impl.dialect in doc["replay_refused_in"] else None
+    try:
+        impl.request({"cmd": "replay", "case": {"path": str(case)}})
+        got = None
+    except CaseError as err:
+        got = err.code
+    return _same("replay", got, want)
 
 
 def thread_api_test(doc: dict[str, Any], impl: Implementation, path: Path) -> Check:

@@ -101,8 +101,12 @@ export function finishCaseFiles(meta: JsonObject, files: ReadonlyMap<string, Uin
   return body;
 }
 
-/** Every regular file under a case directory (`case_invalid` for a symlink or special file). */
-export function readCaseFiles(path: string): Map<string, Uint8Array> {
+/**
+ * Every regular file under a case directory (`case_invalid` for a symlink or special file).
+ * `caseJson`, the bytes of its case.json the caller has just read, is used for that file when it
+ * still is a regular file of that size within the limit (issue 33: the loader reads it once).
+ */
+export function readCaseFiles(path: string, caseJson?: Uint8Array): Map<string, Uint8Array> {
   const out = new Map<string, Uint8Array>();
   let budget = MAX_CASE_BYTES;
   const walk = (dir: string, rel: string): void => {
@@ -113,7 +117,9 @@ export function readCaseFiles(path: string): Map<string, Uint8Array> {
       if (st.isSymbolicLink()) throw new CaseError("case_invalid", "symlinks are not allowed inside a case", { file: full });
       if (st.isDirectory()) walk(full, r);
       else {
-        const data = readRegular(full, { code: "case_invalid", limit: recordingLimit(r, budget), limitCode: "case_too_large", specialCode: "case_invalid", followSymlinks: false });
+        const limit = recordingLimit(r, budget);
+        const known = r === "case.json" && st.isFile() && caseJson?.length === st.size && st.size <= limit ? caseJson : undefined;
+        const data = known ?? readRegular(full, { code: "case_invalid", limit, limitCode: "case_too_large", specialCode: "case_invalid", followSymlinks: false });
         budget -= data.length;
         out.set(r, data);
       }

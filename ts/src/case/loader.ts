@@ -46,6 +46,7 @@ import { schemaProblems } from "../core/schemas.js";
 import { parse, type JsonObject, type JsonValue, isObj } from "../core/strictjson.js";
 import { quote } from "../core/texts.js";
 import { checkPath } from "../reference/sandbox.js";
+import { reuse, type ReducedLog } from "./reduced-log.js";
 import { READ_FORMATS, checkCaseName, fingerprint, readCaseFiles, upgradedMeta } from "./case.js";
 
 export const RECORDING_FILES: readonly string[] = ["model.json", "stubs.json", "sandbox.json"];
@@ -147,7 +148,13 @@ function caseJsonKind(st: Stats): string | null {
  * `CaseError` for the first problem that stops it from running: `case_invalid`,
  * `case_too_large`, `format_unsupported`, `dialect_unknown` or `log_invalid`.
  */
-export function openCase(path: string): Case {
+/** What {@link openCase} reads: only the `dialect` log (a replay, spec/replay.md 2.1 step 1), from `known` when that is its fold. */
+export interface OpenOptions {
+  dialect?: string;
+  known?: ReducedLog | undefined;
+}
+
+export function openCase(path: string, options: OpenOptions = {}): Case {
   let kind: string | null = "missing";
   try {
     kind = caseJsonKind(lstatSync(join(path, "case.json")));
@@ -164,11 +171,12 @@ export function openCase(path: string): Case {
   if (kind !== null) {
     throw new CaseError("case_invalid", `case.json is a ${kind}, not a file`, { file: path, hint: CASE_JSON_NOT_A_FILE_HINT });
   }
-  if (isUpstreamCase(path)) {
+  const caseJson = readCaseJson(path); // read once: the upstream check's bytes are the walk's
+  if (caseJson !== undefined && isUpstreamCase(caseJson, join(path, "case.json"))) {
     // one line, not a schema problem per key it lacks (case-format.md 8.1)
     throw new CaseError("case_invalid", UPSTREAM_CASE_MESSAGE, { file: join(path, "case.json"), hint: UPSTREAM_CASE_HINT });
   }
-  const files = readCaseFiles(path);
+  const files = readCaseFiles(path, caseJson);
   const { meta, raw, old } = checkMeta(path, files);
   const dialects = checkDialects(path, meta, old);
   checkFileSet(path, files, dialects);
@@ -182,7 +190,8 @@ export function openCase(path: string): Case {
   const logs = new Map<string, readonly Envelope[]>();
   const reduced = new Map<string, Reducer>();
   for (const d of dialects) {
-    const [events, reducer] = checkLog(path, files, meta, d);
+    if (options.dialect !== undefined && d !== options.dialect) continue; // a replay reads its own log only
+    const [events, reducer] = checkLog(path, files, meta, d, options.known);
     logs.set(d, Object.freeze(events));
     reduced.set(d, reducer);
   }
@@ -197,13 +206,22 @@ const UPSTREAM_CASE_MESSAGE =
 const UPSTREAM_CASE_HINT =
   "run it with the threads runtime's own conformance suite; threads-cases runs the cases `threads-cases save` writes (spec/case-format.md 8.1)";
 
-/** Whether `path/case.json` (a regular file of at most 1 MiB, strict JSON) is an object with kind, family and clock and no format. */
-function isUpstreamCase(path: string): boolean {
-  let value: JsonValue;
+/** The bytes of `path/case.json` when it is a regular file of at most 1 MiB (else undefined: the usual checks report it). */
+function readCaseJson(path: string): Uint8Array | undefined {
   try {
     const file = join(path, "case.json");
-    if (statSync(file).size > 1 << 20) return false;
-    value = parse(new Uint8Array(readFileSync(file)), { code: "case_invalid", file });
+    if (statSync(file).size > 1 << 20) return undefined;
+    return new Uint8Array(readFileSync(file));
+  } catch {
+    return undefined;
+  }
+}
+
+/** Whether case.json's bytes (strict JSON) are an object with kind, family and clock and no format. */
+function isUpstreamCase(data: Uint8Array, file: string): boolean {
+  let value: JsonValue;
+  try {
+    value = parse(data, { code: "case_invalid", file });
   } catch {
     return false; // reported by the usual checks
   }
@@ -334,11 +352,13 @@ function checkRecordings(path: string, files: ReadonlyMap<string, Uint8Array>, d
 }
 
 /** The canonical events of the `d` log, checked, and the reducer they were folded into (its state: the log's). */
-function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: JsonObject, d: string): [Envelope[], Reducer] {
+function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: JsonObject, d: string, known?: ReducedLog): [Envelope[], Reducer] {
   const file = join(path, `log.${d}.jsonl`);
-  const events: Envelope[] = [];
-  const reducer = new Reducer(null, { copyData: false });
-  for (const ev of readLog(files.get(`log.${d}.jsonl`) as Uint8Array, { dialect: d, name: file })) {
+  const data = files.get(`log.${d}.jsonl`) as Uint8Array;
+  const done = reuse(known, file, d, data); // a reduce request folded these bytes already (issue 33)
+  const events: Envelope[] = done === undefined ? [] : done.events.slice();
+  const reducer = done === undefined ? new Reducer(null, { copyData: false }) : done.reducer;
+  for (const ev of done === undefined ? readLog(data, { dialect: d, name: file }) : []) {
     try {
       reducer.apply(ev);
     } catch (err) {

@@ -15,6 +15,7 @@ import { readSync, realpathSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 
 import { DEFAULT_DIALECTS, checkCaseName } from "../case/case.js";
+import { foldCaseLog, type ReducedLog } from "../case/reduced-log.js";
 import { canonicalDocument, canonicalLine, emitCanonicalLine } from "../core/canonical.js";
 import { getDialect, type DialectLike } from "../core/dialects.js";
 import { CaseError, pointerJoin } from "../core/errors.js";
@@ -71,13 +72,24 @@ function checkedLog(log: JsonValue[], dialect: DialectLike, reducer: Reducer = n
   return events;
 }
 
+/**
+ * The fold of the last case log a `reduce` request named by path: a `replay` of that case whose
+ * log is still those bytes goes on from it instead of reducing the log again (issue 33;
+ * spec/driver-protocol.md 2.5).
+ */
+let lastFold: ReducedLog | undefined;
+
 function reduceRequest(message: JsonObject, dialect: string): JsonObject {
   const source = oneReduceSource(message); // exactly one (spec/driver-protocol.md 2.2)
   const d = getDialect(dialectName(message["dialect"], dialect));
   let state;
   if (source === "path") {
     const path = message["path"];
-    state = reduceLog(typeof path === "string" ? path : String(path), { dialect: d });
+    const name = typeof path === "string" ? path : String(path);
+    const done = foldCaseLog(name, d.name);
+    if (done !== undefined) lastFold = done; // one case at a time: the last one only
+    // not a case's log, or refused: reduced (and refused) as any log
+    state = done !== undefined ? done.reducer.state : reduceLog(name, { dialect: d });
   } else if (source === "log") {
     const log = message["log"];
     if (!Array.isArray(log)) throw new CaseError("invalid_request", "reduce: log must be a list of events", { pointer: "/log" });
@@ -116,7 +128,7 @@ function replayRequest(message: JsonObject, dialect: string, ask?: AskModel): Js
     if (ask === undefined) throw new CaseError("invalid_request", "a live replay needs a client that answers model calls");
     live = liveTurnFromRequest(message["live"] as JsonObject, ask);
   }
-  const options: ReplayOptions = { implementation: dialect, supply };
+  const options: ReplayOptions = { implementation: dialect, supply, known: lastFold };
   if (live !== undefined) options.live = live;
   // the user's own agent, by reference (spec/driver-protocol.md 2.5.2), loaded by prepareRequest
   if (isObj(message["agent"])) options.agent = loadedAgent(message["agent"] as unknown as AgentRef);

@@ -23,6 +23,7 @@
 import { AgentSpec, ToolResult } from "./agent.js";
 import { canonicalLine } from "../core/canonical.js";
 import { Case, openCase } from "../case/loader.js";
+import type { ReducedLog } from "../case/reduced-log.js";
 import { getDialect } from "../core/dialects.js";
 import { CaseError } from "../core/errors.js";
 import { ScriptedModel, StopError, normalizeReply } from "./model.js";
@@ -186,6 +187,8 @@ export function restoreSandbox(c: Case, state: State, reads: readonly JsonObject
 }
 
 export interface ReplayOptions {
+  /** The driver's fold of the case's log for its last `reduce` (used when the log is those bytes). */
+  known?: ReducedLog | undefined;
   /** The dialect (and log file) to replay from; default `threads-ts`. */
   implementation?: string;
   /** The `calls` mapping of a supply document (`model:<n>`, `tool:<name>`). */
@@ -229,8 +232,9 @@ function forkPoint(c: Case, dialect: string, hasAgent: boolean): { prefix: Envel
  * comes back as `stop`.
  */
 export function replayCase(path: string | Case, options: ReplayOptions = {}): ReplayResult {
-  const c = typeof path === "string" ? openCase(path) : path;
   const dialect = getDialect(options.implementation ?? "threads-ts");
+  // a path is opened reading and checking only this dialect's log (spec/replay.md 2.1 step 1)
+  const c = typeof path === "string" ? openCase(path, { dialect: dialect.name, known: options.known }) : path;
   const { prefix, reducer } = forkPoint(c, dialect.name, options.agent !== undefined);
   const replies = (c.read("model.json") as JsonObject)["replies"] as unknown[];
   const calls = (c.read("stubs.json") as JsonObject)["calls"] as JsonObject[];
