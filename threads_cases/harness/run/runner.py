@@ -46,6 +46,7 @@ from ...core.shapes import (
 from ...protocol.client import Implementation
 from ..check.checks import Check, check_case, check_live_case, verdict_of
 from .case_arguments import check_arguments, split_agent, supply_calls
+from .encoded import encode_result
 from .forked import run_items
 from .opened import Inspected, OpenedCases
 from .pool import default_jobs, shard_of
@@ -104,6 +105,8 @@ class CaseResult:
     #: the harness could not read or check the case itself (its ``error`` is the case's, not
     #: the implementation's): no baseline entry ever lists it (spec/replay.md 12.3)
     unreadable: bool = field(default=False, compare=False)
+    #: the report line a forked worker encoded, ``(orjson stamp, canonical bytes)`` (.encoded)
+    encoded: tuple[bytes, bytes] | None = field(default=None, repr=False, compare=False)
 
     def passed(self, strict: bool = False) -> bool:
         return self.verdict in ("pass", "skip", "xfail") or (
@@ -447,6 +450,7 @@ def run_suite(
             unjudged,
             judged,
             lost=lambda item: lost_run(item[0], impls[item[1]]),
+            in_worker=encode_result,  # the report line encoded where it ran (.encoded)
             jobs=jobs,
             live=live is not None,
             failed=lambda r: not r.passed(strict),
