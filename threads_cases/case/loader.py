@@ -213,28 +213,7 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
             except CaseError as err:
                 problems.append(err.problem())
     logs, reduced = _check_logs(p, files, meta, dialects, problems)
-    fingerprint_ok = True
-    if meta is not None and not unread:
-        fp = computed_fingerprint(files)
-        fingerprint_ok = fp == meta.get("fingerprint")
-        if fp is not None and not fingerprint_ok:
-            # fmt refuses a case with other problems: send the user there only when it helps
-            then = (
-                "fix the problems above first; `threads-cases fmt` refuses a case that does "
-                "not validate"
-                if problems
-                else "run `threads-cases fmt`"
-            )
-            said = meta.get("fingerprint")
-            said = "has none" if said is None else f"says {said}"  # never "says None"
-            problems.append(
-                _problem(
-                    "fingerprint_stale",
-                    f"the files give {fp}, case.json {said}; {then}",
-                    p / "case.json",
-                    "/fingerprint",
-                )
-            )
+    fingerprint_ok = meta is None or unread or _fingerprint_ok(p, files, meta, problems)
     if meta is None:
         return None, problems
     case = Case(
@@ -247,6 +226,33 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
         MappingProxyType(reduced),
     )
     return case, problems
+
+
+def _fingerprint_ok(
+    p: Path, files: dict[str, bytes], meta: dict[str, Any], problems: list[Problem]
+) -> bool:
+    """Whether case.json's fingerprint is the files' (spec/case-format.md); a stale one adds
+    ``fingerprint_stale`` to ``problems``, whose hint sends the user to ``fmt`` only when
+    ``fmt`` would fix the case (it refuses a case with other problems)."""
+    fp = computed_fingerprint(files)
+    if fp is None or fp == meta.get("fingerprint"):
+        return fp == meta.get("fingerprint")
+    then = (
+        "fix the problems above first; `threads-cases fmt` refuses a case that does not validate"
+        if problems
+        else "run `threads-cases fmt`"
+    )
+    said = meta.get("fingerprint")
+    said = "has none" if said is None else f"says {said}"  # never "says None"
+    problems.append(
+        _problem(
+            "fingerprint_stale",
+            f"the files give {fp}, case.json {said}; {then}",
+            p / "case.json",
+            "/fingerprint",
+        )
+    )
+    return False
 
 
 # --------------------------------------------------------------------------- the checks

@@ -488,7 +488,7 @@ def isolation_of(impl: Implementation) -> str:
     return value if value in ("netns", "guard", "none") else "none"
 
 
-def _live_totals(live: LiveRun, done: Any) -> dict[str, Any]:
+def _live_totals(live: LiveRun, done: list[CaseResult]) -> LiveTotals:
     """The run's live totals (harness/live/desk.py ``live_totals``); loaded only by a live
     run, so a replay that is not live never imports harness.live."""
     from ..live.desk import live_totals
