@@ -460,13 +460,26 @@ def run_suite(
     finally:
         for impl in impls:
             impl.close()
+    return _suite_of(results, impls, strict, (started, t0), shard, live)
+
+
+def _suite_of(
+    results: list[CaseResult | None],
+    impls: list[Implementation],
+    strict: bool,
+    began: tuple[float, float],
+    shard: tuple[int, int] | None,
+    live: LiveRun | None,
+) -> SuiteResult:
+    """The :class:`SuiteResult` of a run's results in work order (``None``: never started),
+    ``began`` being the run's ``(time.time(), time.perf_counter())`` at its start."""
     done = [r for r in results if r is not None]
     return SuiteResult(
         done,
         [i.name for i in impls],
         strict,
-        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        (time.perf_counter() - t0) * 1000,
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(began[0])),
+        (time.perf_counter() - began[1]) * 1000,
         not_started=len(results) - len(done),
         isolation={i.name: isolation_of(i) for i in impls},
         shard=shard,
