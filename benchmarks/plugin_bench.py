@@ -10,6 +10,13 @@ threads-py in process for both), each from an empty folder. CPU is user + system
 process and its children; the figure is the median over rounds of plugin CPU / CLI CPU (and
 the same for wall time). Bytecode is written (``PYTHONDONTWRITEBYTECODE`` unset). ``--check``
 exits 1 over :data:`BUDGET`. Writes benchmarks/.work/plugin_results.json.
+
+Beside them, in the same rounds, a bare pytest session of as many trivial items (one test
+function parametrized ``--cases`` times, ``pass`` as its body, this plugin installed but not
+asked for): pytest's own start-up, collection and per-item protocol, which the plugin's items
+pay on top of the cases' work. ``floor_ratio`` is (bare pytest CPU + CLI CPU - CLI start-up)
+/ CLI CPU, the CLI's start-up being ``threads-cases run --help`` in the same round: the
+ratio the plugin would reach if its items cost nothing beyond pytest's and the CLI's work.
 """
 
 from __future__ import annotations
@@ -62,11 +69,20 @@ def main() -> int:
     cli += ["--isolation", "guard", "--jobs", "1", "--format", "json"]
     plugin = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
     plugin += ["--threads-cases", str(root), "-q", "--no-header"]
-    rows: dict[str, list[tuple[float, float]]] = {"cli": [], "plugin": []}
-    with tempfile.TemporaryDirectory() as tmp:
+    bare = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "no:randomly"]
+    bare += ["-q", "--no-header", "test_bare.py"]
+    startup = [sys.executable, "-m", "threads_cases", "run", "--help"]
+    rows: dict[str, list[tuple[float, float]]] = {"cli": [], "plugin": [], "bare": [], "up": []}
+    with tempfile.TemporaryDirectory() as tmp, tempfile.TemporaryDirectory() as bare_dir:
+        (Path(bare_dir) / "test_bare.py").write_text(
+            "import pytest\n\n\n"
+            f"@pytest.mark.parametrize('i', range({args.cases}))\n"
+            "def test_bare(i):\n    pass\n"
+        )
+        runs = (("cli", cli, tmp), ("plugin", plugin, tmp), ("bare", bare, bare_dir))
         for _ in range(args.rounds):
-            for name, cmd in (("cli", cli), ("plugin", plugin)):
-                wall, cpu, status = timed(cmd, Path(tmp))
+            for name, cmd, where in (*runs, ("up", startup, tmp)):
+                wall, cpu, status = timed(cmd, Path(where))
                 assert status == 0, (name, status)
                 rows[name].append((wall, cpu))
     cpu_ratio = statistics.median(
@@ -75,12 +91,19 @@ def main() -> int:
     wall_ratio = statistics.median(
         p[0] / c[0] for c, p in zip(rows["cli"], rows["plugin"], strict=True)
     )
+    floor = statistics.median(
+        (b[1] + c[1] - u[1]) / c[1]
+        for c, b, u in zip(rows["cli"], rows["bare"], rows["up"], strict=True)
+    )
     out = {
         "cases": args.cases,
         "rounds": args.rounds,
         "cli_cpu_s": [round(c, 3) for _, c in rows["cli"]],
         "plugin_cpu_s": [round(c, 3) for _, c in rows["plugin"]],
+        "bare_pytest_cpu_s": [round(c, 3) for _, c in rows["bare"]],
+        "cli_startup_cpu_s": [round(c, 3) for _, c in rows["up"]],
         "cpu_ratio": round(cpu_ratio, 3),
+        "floor_ratio": round(floor, 3),
         "wall_ratio": round(wall_ratio, 3),
         "load": os.getloadavg()[0],
         "aim": f"<= {BUDGET}",

@@ -88,3 +88,29 @@ def test_max_fail_in_workers_keeps_what_a_serial_run_keeps() -> None:
     )
     assert results == [*range(11), *([None] * 29)]
     assert set(range(11)) <= set(seen)
+
+
+def test_the_report_lines_workers_encode_are_the_bytes_the_parent_would_write(
+    suite: Path,
+) -> None:
+    """A worker encodes each result's report line (harness/run/encoded.py); the report written
+    from them is canonical_line of every line, and a result changed in the parent after the
+    worker encoded it (as the baseline's judgement changes it) is encoded again."""
+    from threads_cases.core.canonical import canonical_line
+    from threads_cases.harness.report.reporters import FinishedRun
+    from threads_cases.harness.report.suite import report_lines
+
+    def finished(s: SuiteResult) -> FinishedRun:
+        return FinishedRun(s, list(report_lines(s)), "run", "case")
+
+    impl = open_implementation("threads-py", isolated=False, isolation="guard")
+    two = run_suite([suite], [impl], jobs=2)
+    assert all(r.encoded is not None for r in two.results)  # encoded where they ran
+    run = finished(two)
+    assert run.encoded == [canonical_line(line) + b"\n" for line in run.lines]
+    two.results[0].message = "changed in the parent"
+    run = finished(two)
+    assert b"changed in the parent" in run.encoded[1]
+    assert run.encoded == [canonical_line(line) + b"\n" for line in run.lines]
+    one = run_suite([suite], [impl], jobs=1)
+    assert all(r.encoded is None for r in one.results)  # serial: encoded once, in the parent

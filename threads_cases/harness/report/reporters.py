@@ -53,10 +53,12 @@ class FinishedRun:
     @cached_property
     def encoded(self) -> list[bytes]:
         """Each report line as canonical JSON with its LF, encoded once for every reporter
-        that writes it (stdout under ``--format json`` and the kept last report)."""
-        from ...core.canonical import canonical_line
+        that writes it (stdout under ``--format json`` and the kept last report); a result
+        line a forked worker already encoded is not encoded again (:mod:`..run.encoded`)."""
+        from ..run.encoded import line_encoder
 
-        return [canonical_line(line) + b"\n" for line in self.lines]
+        encode = line_encoder(self.suite.results)
+        return [encode(line) + b"\n" for line in self.lines]
 
 
 class Reporter(Protocol):

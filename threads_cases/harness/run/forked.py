@@ -359,11 +359,13 @@ def in_workers(
     after: Callable[[R], R],
     max_fail: int | None,
     on_result: Callable[[R], None] | None,
+    in_worker: Callable[[R], R] = lambda r: r,
 ) -> list[R | None]:
     """The runner's ``(case path, implementation slot)`` items on ``workers`` processes:
     :func:`forked_work` grouped by case, each worker replacing ``impls`` (its own copy of
     the list, which ``run`` reads) with implementations of its own (:func:`reopen`) and
-    closing them when it ends."""
+    closing them when it ends. ``in_worker(result)`` runs in the worker on each result
+    before it is sent (the runner encodes its report line there: :mod:`.encoded`)."""
 
     def open_worker() -> tuple[Callable[[tuple[Any, int]], R], Callable[[], None]]:
         impls[:] = [reopen(i) for i in impls]
@@ -372,7 +374,7 @@ def in_workers(
             for impl in impls:
                 impl.close()
 
-        return run, close
+        return lambda item: in_worker(run(item)), close
 
     return forked_work(
         items,
@@ -399,12 +401,14 @@ def run_items(
     failed: Callable[[R], bool],
     max_fail: int | None,
     on_result: Callable[[R], None] | None,
+    in_worker: Callable[[R], R] = lambda r: r,
 ) -> list[R | None]:
     """Every ``(case, implementation slot)`` run, in work order: in ``jobs`` forked workers
     when ``jobs`` > 1, the run is not ``live`` and :func:`can_fork` (each loading, checking
     and replaying its cases), else on threads (:func:`.pool.run_work`). ``unjudged(item)``
     runs a case (in the worker), ``judged`` applies the baseline (in this process),
-    ``lost(item)`` is the error of a run whose worker died. On threads, ``impls`` are
+    ``lost(item)`` is the error of a run whose worker died; ``in_worker(result)`` runs in
+    the worker on each result (:func:`in_workers`), never on threads. On threads, ``impls`` are
     replaced in place by driver pools (:func:`.pool.pooled`: a driver answers one request
     at a time)."""
     if jobs > 1 and not live and can_fork(impls):
@@ -418,6 +422,7 @@ def run_items(
             after=judged,
             max_fail=max_fail,
             on_result=on_result,
+            in_worker=in_worker,
         )
     impls[:] = [pooled(i, jobs) for i in impls]
     return run_work(

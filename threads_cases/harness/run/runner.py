@@ -46,6 +46,7 @@ from ...core.shapes import (
 from ...protocol.client import Implementation
 from ..check.checks import Check, check_case, check_live_case, verdict_of
 from .case_arguments import check_arguments, split_agent, supply_calls
+from .encoded import encode_result
 from .forked import run_items
 from .opened import Inspected, OpenedCases
 from .pool import default_jobs, shard_of
@@ -104,6 +105,8 @@ class CaseResult:
     #: the harness could not read or check the case itself (its ``error`` is the case's, not
     #: the implementation's): no baseline entry ever lists it (spec/replay.md 12.3)
     unreadable: bool = field(default=False, compare=False)
+    #: the report line a forked worker encoded, ``(orjson stamp, canonical bytes)`` (.encoded)
+    encoded: tuple[bytes, bytes] | None = field(default=None, repr=False, compare=False)
 
     def passed(self, strict: bool = False) -> bool:
         return self.verdict in ("pass", "skip", "xfail") or (
@@ -447,6 +450,7 @@ def run_suite(
             unjudged,
             judged,
             lost=lambda item: lost_run(item[0], impls[item[1]]),
+            in_worker=encode_result,  # the report line encoded where it ran (.encoded)
             jobs=jobs,
             live=live is not None,
             failed=lambda r: not r.passed(strict),
@@ -456,13 +460,26 @@ def run_suite(
     finally:
         for impl in impls:
             impl.close()
+    return _suite_of(results, impls, strict, (started, t0), shard, live)
+
+
+def _suite_of(
+    results: list[CaseResult | None],
+    impls: list[Implementation],
+    strict: bool,
+    began: tuple[float, float],
+    shard: tuple[int, int] | None,
+    live: LiveRun | None,
+) -> SuiteResult:
+    """The :class:`SuiteResult` of a run's results in work order (``None``: never started),
+    ``began`` being the run's ``(time.time(), time.perf_counter())`` at its start."""
     done = [r for r in results if r is not None]
     return SuiteResult(
         done,
         [i.name for i in impls],
         strict,
-        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(started)),
-        (time.perf_counter() - t0) * 1000,
+        time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(began[0])),
+        (time.perf_counter() - began[1]) * 1000,
         not_started=len(results) - len(done),
         isolation={i.name: isolation_of(i) for i in impls},
         shard=shard,
