@@ -106,7 +106,7 @@ def _kind(rec: Any) -> str | None:
     return None
 
 
-def _store_folder(path: Path) -> bool:
+def is_event_store(path: Path) -> bool:
     """Whether the folder ``path`` is an OpenHands event store (or its ``events/``)."""
     root = path / "events" if (path / "events").is_dir() else path
     return any(EVENT_FILE.match(p.name) for p in root.iterdir())
@@ -118,7 +118,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     ``CaseError("io_error")`` when the file cannot be read."""
     path = Path(path)
     if path.is_dir():
-        if _store_folder(path):
+        if is_event_store(path):
             return "openhands"
         raise CaseError(
             "import_invalid",

@@ -35,7 +35,8 @@ string ``action`` / ``observation`` are V1 software-agent SDK events, mapped by
 :mod:`.openhands_v1`; a folder (the event store, one file per event) is read by
 :mod:`.openhands_store`. A list none of whose events has ``action``, ``observation`` or
 ``kind`` is refused. An event that is not an object with ``action`` or ``observation``
-(V1: ``kind``) is skipped with ``import_skipped`` (``invalid_line``, its "line" the event's index from 1), refused with ``strict``.
+(V1: ``kind``) is skipped with ``import_skipped`` (``invalid_line``, its "line" the event's
+index from 1), refused with ``strict``.
 """
 
 from __future__ import annotations
