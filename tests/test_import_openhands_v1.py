@@ -240,3 +240,40 @@ def test_every_completed_turn_saves_and_passes_on_both_implementations(tmp_path:
     for name in names:
         for impl in IMPLEMENTATIONS:
             assert verdicts[(name, impl)]["verdict"] == "pass", (name, impl, verdicts[(name, impl)])
+
+
+@pytest.mark.parametrize(
+    ("event", "code"),
+    [
+        (
+            {"kind": "ConversationErrorEvent", "code": "MaxIterationsReached", "detail": "50"},
+            "agent_error",
+        ),
+        (
+            {
+                "kind": "ConversationErrorEvent",
+                "code": "QuotaExceeded",
+                "detail": "out of credits",
+                "classification": {"kind": "quota"},
+            },
+            "provider_error",
+        ),
+        ({"kind": "InterruptEvent"}, "interrupted"),
+    ],
+)
+def test_how_the_last_turn_ends(tmp_path: Path, event: dict[str, Any], code: str) -> None:
+    doc = json.loads(CONV.read_text())
+    last = next(k for k, e in enumerate(doc) if e["kind"] == "ConversationErrorEvent")
+    doc[last] = {**event, "id": "e-1", "timestamp": doc[last]["timestamp"], "source": "user"}
+    pause = {
+        "kind": "PauseEvent",
+        "id": "p-1",
+        "timestamp": doc[last]["timestamp"],
+        "source": "user",
+    }
+    doc.insert(last, pause)
+    path = tmp_path / "ends.json"
+    path.write_text(json.dumps(doc))
+    events, _ = imported(path)
+    assert of_type(events, "turn_failed")[-1]["data"]["error"]["code"] == code
+    assert len(of_type(events, "x_openhands.pause")) == 1
