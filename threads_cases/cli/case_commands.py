@@ -12,7 +12,7 @@ from ..core.errors import CaseError
 from ..core.strictjson import parse
 from .agent_options import AgentOpt, AppDirOpt, agents_of
 from .app import app, fail, note, print_json, print_refusal, render_error
-from .params import FormatOpt, check_folder, check_log, check_out_folder, checked
+from .params import FormatOpt, check_folder, check_out_folder, check_transcript, checked
 
 if TYPE_CHECKING:
     from ..case.save import SaveResult
@@ -41,7 +41,7 @@ def save(
         Path,
         typer.Argument(
             help="The thread log (JSON Lines) holding the turn, or a transcript with --from.",
-            callback=checked(check_log),
+            callback=checked(check_transcript),
         ),
     ],
     name: Annotated[

@@ -24,6 +24,7 @@ from .params import (
     check_log,
     check_not_input,
     check_out_file,
+    check_transcript,
     checked,
 )
 
@@ -86,8 +87,9 @@ def import_(
     file: Annotated[
         Path,
         typer.Argument(
-            help="The transcript (JSON Lines), or the cassette (YAML, plain or gzipped).",
-            callback=checked(check_log),
+            help="The transcript (JSON Lines), the cassette (YAML, plain or gzipped), or an "
+            "OpenHands conversation folder (its events/, one file per event).",
+            callback=checked(check_transcript),
         ),
     ],
     out: Annotated[

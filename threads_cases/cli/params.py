@@ -110,6 +110,17 @@ def check_log(path: Path) -> None:
         )
 
 
+def check_transcript(path: Path) -> None:
+    """A transcript to import: as :func:`check_log`, or a folder that is an OpenHands event
+    store (spec/importers.md section 12.3)."""
+    if path.is_dir() and not _is_case(path):
+        from ..importers.detect import is_event_store
+
+        if is_event_store(path):
+            return
+    check_log(path)
+
+
 def check_log_or_case(path: Path) -> None:
     """A thread log file, or a case directory / folder of cases (``validate``)."""
     what = "a thread log file, a case directory or a folder holding cases"

@@ -8,7 +8,8 @@ bytes say it is gzipped) and tries, in order:
   eval log);
 * ``openhands`` -- a JSON list of events (or ``{"trajectory": [...]}``) whose first event has
   a ``source`` of ``user``, ``agent`` or ``environment`` and an ``action`` or
-  ``observation``;
+  ``observation`` (older events) or a V1 event ``kind`` (``MessageEvent``, ``ActionEvent``...);
+  a folder is ``openhands`` when it (or its ``events/``) holds event files;
 * ``vcr`` -- YAML whose top level has an ``interactions:`` key (a VCR cassette);
 * ``swe-agent`` -- a JSON object whose first key is ``trajectory``, ``history``, ``info``,
   ``environment`` or ``replay_config`` (a ``.traj`` file);
@@ -39,6 +40,7 @@ from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, open_regular
 from .claude_code import LINE_TYPES
 from .codex import EXEC_TYPES, ROLLOUT_TYPES
+from .openhands_store import EVENT_FILE
 from .threads_export import is_export_line
 
 HEAD_BYTES = 1 << 20
@@ -51,6 +53,10 @@ _INSPECT_MEMBER = re.compile(rb"header\.json|_journal/start\.json|samples/[^/]+_
 _OPENHANDS_START = re.compile(rb'^\s*(?:\[|\{\s*"trajectory"\s*:\s*\[)\s*\{')
 _OPENHANDS_SOURCE = re.compile(rb'"source"\s*:\s*"(?:user|agent|environment)"')
 _OPENHANDS_EVENT = re.compile(rb'"(?:action|observation)"\s*:\s*"')
+_OPENHANDS_KIND = re.compile(
+    rb'"kind"\s*:\s*"(?:MessageEvent|ActionEvent|ObservationEvent|SystemPromptEvent'
+    rb'|ConversationStateUpdateEvent|AgentErrorEvent|UserRejectObservation)"'
+)
 _TRAJ_START = re.compile(rb'^\s*\{\s*"(trajectory|history|info|environment|replay_config)"\s*:')
 AUTO_HINT = (
     "name the format: `threads-cases import "
@@ -100,11 +106,27 @@ def _kind(rec: Any) -> str | None:
     return None
 
 
+def is_event_store(path: Path) -> bool:
+    """Whether the folder ``path`` is an OpenHands event store (or its ``events/``)."""
+    root = path / "events" if (path / "events").is_dir() else path
+    return any(EVENT_FILE.match(p.name) for p in root.iterdir())
+
+
 def detect_format(path: str | os.PathLike[str]) -> str:
     """The format of the file at ``path`` (one of :data:`TRIED`). Raises
     ``CaseError("import_invalid")`` naming the formats tried when none fits, and
     ``CaseError("io_error")`` when the file cannot be read."""
     path = Path(path)
+    if path.is_dir():
+        if is_event_store(path):
+            return "openhands"
+        raise CaseError(
+            "import_invalid",
+            "a folder fits no format: tried openhands (an event store: events/event-<n>-<id>"
+            ".json or events/<n>.json files)",
+            file=str(path),
+            hint=AUTO_HINT,
+        )
     head = _head(path)
     if (head[:4] == b"PK\x03\x04" and _INSPECT_MEMBER.search(head[:4096])) or _INSPECT_JSON.match(
         head
@@ -114,7 +136,7 @@ def detect_format(path: str | os.PathLike[str]) -> str:
     if (
         _OPENHANDS_START.match(head)
         and _OPENHANDS_SOURCE.search(start)
-        and _OPENHANDS_EVENT.search(start)
+        and (_OPENHANDS_EVENT.search(start) or _OPENHANDS_KIND.search(start))
     ):
         return "openhands"
     if _TOP_INTERACTIONS.search(head):

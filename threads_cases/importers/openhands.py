@@ -30,17 +30,18 @@ model_response, total_calls_in_response}``.
 
 A file cut short is closed where it stops (:mod:`.cutjson`, the event it stops inside
 dropped) with an ``import_repaired`` warning (reason ``cut_record``) and its open turn fails
-``interrupted`` with a note; ``strict`` refuses it. A list none of whose events has
-``action`` or ``observation`` (the V1 agent-sdk events) is refused. An event that is not an
-object with
-``action`` or ``observation`` is skipped with ``import_skipped`` (``invalid_line``, its
-"line" the event's index from 1), refused with ``strict``.
+``interrupted`` with a note; ``strict`` refuses it. Events with a ``kind`` and none with a
+string ``action`` / ``observation`` are V1 software-agent SDK events, mapped by
+:mod:`.openhands_v1`; a folder (the event store, one file per event) is read by
+:mod:`.openhands_store`. A list none of whose events has ``action``, ``observation`` or
+``kind`` is refused. An event that is not an object with ``action`` or ``observation``
+(V1: ``kind``) is skipped with ``import_skipped`` (``invalid_line``, its "line" the event's
+index from 1), refused with ``strict``.
 """
 
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -54,6 +55,10 @@ from .common import Extra, Ref, Reply, Result, Stats, Turn, cut_short, imported_
 from .cutjson import close_cut
 from .isotime import event_ms, iso_ms
 from .lenient import Note
+from .openhands_store import read_folder
+from .openhands_v1 import PROVIDER, V1Mapper, is_v1, v1_header
+from .openhands_v1 import obj as _obj
+from .openhands_v1 import text_of as _text
 
 OPENHANDS_HINT = (
     "pass an OpenHands trajectory: a JSON list of events (actions and observations), or an "
@@ -62,25 +67,6 @@ OPENHANDS_HINT = (
 BOOKKEEPING = frozenset(
     {"recall", "condensation", "condensation_request", "change_agent_state", "null", "system"}
 )
-_PROVIDER = re.compile(
-    r"litellm|APIError|APIConnectionError|RateLimitError|ServiceUnavailable|InternalServerError"
-    r"|Timeout|BadRequestError|AuthenticationError|ContextWindowExceeded|LLM",
-)
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    """``value`` when it is an object, else ``{}``."""
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: Any) -> str:
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "".join(
-            p.get("text", "") for p in value if isinstance(p, dict) and p.get("type") == "text"
-        )
-    return ""
 
 
 def _response(ev: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -125,9 +111,16 @@ class OpenHandsSource:
         self.strict = strict
         self.stats = stats if stats is not None else Stats()
         self.cut = False
+        self.names: list[str] = []
+        self.base_model = ""
         self.events = self._read()
+        self.v1 = is_v1(self.events)
         self.system, self.model = "", ""
         tools: dict[str, None] = {}
+        if self.v1:
+            self.system, self.model, self.tools = v1_header(self.events)
+            self.model = self.base_model or self.model
+            return
         for ev in self.events:
             if not isinstance(ev, dict):
                 continue
@@ -154,6 +147,12 @@ class OpenHandsSource:
         )
 
     def _read(self) -> list[Any]:
+        if self.path.is_dir():
+            folder = read_folder(
+                self.path, strict=self.strict, stats=self.stats, refuse=self._refuse
+            )
+            self.names, self.base_model, self.cut = folder.names, folder.model, folder.cut
+            return self._checked(folder.events)
         data = read_regular(self.path, code="io_error", limit=MAX_LOG_BYTES)
         open_path: list[str | int] | None = None
         try:
@@ -179,15 +178,21 @@ class OpenHandsSource:
             open_path = open_path[1:] if open_path and open_path[0] == key else None
         if not isinstance(doc, list):
             raise self._refuse("not an OpenHands trajectory: no list of events")
-        if doc and not any(
-            isinstance(e, dict) and ("action" in e or "observation" in e) for e in doc
-        ):
-            raise self._refuse(
-                "not an OpenHands trajectory: no event has `action` or `observation` (the V1 "
-                "agent-sdk events, with `kind`, are not read)"
-            )
         if open_path and len(open_path) > 1 and isinstance(open_path[0], int):
             doc = doc[: open_path[0]]  # the event the file stops inside is partial
+        return self._checked(doc)
+
+    def _checked(self, doc: list[Any]) -> list[Any]:
+        """``doc`` when some event is an older event (``action`` / ``observation``) or a V1
+        one (``kind``); else the refusal."""
+        if doc and not any(
+            isinstance(e, dict) and ("action" in e or "observation" in e or "kind" in e)
+            for e in doc
+        ):
+            raise self._refuse(
+                "not an OpenHands trajectory: no event has `action` or `observation` (older "
+                "events) or `kind` (V1 software-agent SDK events)"
+            )
         return doc
 
     @staticmethod
@@ -197,7 +202,10 @@ class OpenHandsSource:
     # ------------------------------------------------------------------ header
     @property
     def thread_id(self) -> str:
-        return self.path.name.removesuffix(".json") or "trajectory"
+        path = self.path.resolve() if self.path.is_dir() else self.path
+        if path.is_dir() and path.name == "events":
+            path = path.parent
+        return path.name.removesuffix(".json") or "trajectory"
 
     @property
     def agent(self) -> dict[str, Any]:
@@ -215,16 +223,26 @@ class OpenHandsSource:
         return Ref("session", iso_ms(first.get("timestamp")), 1, "session")
 
     # ------------------------------------------------------------------ mapping
-    def _skip(self, k: int, why: str) -> None:
+    def skip_event(self, k: int, why: str) -> None:
+        """Skip event ``k`` (``import_skipped``, ``invalid_line``), or refuse it (strict);
+        the message names its file in the folder form."""
+        where = f"{self.names[k]}: " if k < len(self.names) else ""
         if self.strict:
-            raise self._refuse(f"event {k}: {why}", f"/{k}")
-        self.stats.warn(k + 1, "import_skipped", "invalid_line", f"event {k} (/{k}): {why}")
+            raise self._refuse(f"{where}event {k}: {why}", f"/{k}")
+        self.stats.warn(k + 1, "import_skipped", "invalid_line", f"{where}event {k} (/{k}): {why}")
 
     def items(self) -> Iterator[Turn | Extra]:
+        if self.v1:
+            v1 = V1Mapper(self)
+            yield from v1.items(self.events)
+            self._close(v1.turn)
+            if v1.turn is not None:
+                yield v1.turn
+            return
         m = _Mapper(self)
         for k, ev in enumerate(self.events):
             if not isinstance(ev, dict) or not ("action" in ev or "observation" in ev):
-                self._skip(k, "an event must be an object with `action` or `observation`")
+                self.skip_event(k, "an event must be an object with `action` or `observation`")
                 continue
             ms = event_ms(ev.get("timestamp"), file=self.file, pointer=f"/{k}/timestamp")
             ref = Ref(f"ev{ev.get('id', k)}", ms, k + 1, "event")
@@ -232,10 +250,14 @@ class OpenHandsSource:
                 yield from m.action(k, ev, ref)
             else:
                 m.observation(ev, ref)
+        self._close(m.turn)
         if m.turn is not None:
-            if self.cut:
-                cut_short(m.turn, "the trajectory stops in the middle of an event", self.stats)
             yield m.turn
+
+    def _close(self, turn: Turn | None) -> None:
+        """The last turn of a file cut short is interrupted (section 12)."""
+        if turn is not None and self.cut:
+            cut_short(turn, "the trajectory stops in the middle of an event", self.stats)
 
 
 class _Mapper:
@@ -360,7 +382,7 @@ class _Mapper:
         if turn is None or turn.failed is not None:
             return
         if state == "error":
-            code = "provider_error" if _PROVIDER.search(reason) else "agent_error"
+            code = "provider_error" if PROVIDER.search(reason) else "agent_error"
             turn.items.append(Extra("x_openhands.error", {"content": reason}, ref, "error"))
             turn.failed = (code, reason or "the agent stopped with an error", ref)
         elif state == "stopped":
