@@ -217,7 +217,7 @@ class Reducer:
         Raises ``CaseError("log_invalid")`` for a broken rule; the state is then unchanged.
         """
         st = self.state
-        # the envelope rules first (seq, thread_id, epoch, branch_id), inline: once an event
+        # the envelope rules first (seq, thread_id here, epoch and branch_id in apply_read)
         last_seq = st["last_seq"]
         expected_seq = 0 if last_seq is None else last_seq + 1
         if ev["seq"] != expected_seq:
@@ -227,6 +227,13 @@ class Reducer:
             raise _fail(
                 ev, f"thread_id {ev['thread_id']!r} differs from {thread_id!r}", "/thread_id"
             )
+        self.apply_read(ev)
+
+    def apply_read(self, ev: dict[str, Any]) -> None:
+        """:meth:`apply` of an envelope whose seq and thread_id the log reader checked (seq
+        0, 1, 2, ... from this reducer's start, one thread_id: a fresh reducer fed in the
+        reader's order); every other rule as :meth:`apply`, the same refusals."""
+        st = self.state
         etype: str = ev["type"]
         want_epoch = st["epoch"] + 1 if etype == "restored" else st["epoch"]
         if ev["epoch"] != want_epoch:
@@ -247,8 +254,7 @@ class Reducer:
             if self._borrowed and etype in _CHANGES_BORROWED:
                 self._own()  # equal copies: a refused event still leaves the state as it was
             handler(self, ev, ev["data"])
-        if thread_id is None:
-            st["thread_id"] = ev["thread_id"]
+        st["thread_id"] = ev["thread_id"]
         st["last_seq"] = ev["seq"]
         st["last_event_id"] = ev["event_id"]
 
