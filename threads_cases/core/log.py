@@ -26,7 +26,7 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, cast
 
-from .canonical import canonical_line
+from .canonical import canonical_line, dump_object_document
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, Problem
 from .eventcheck import LogChecker, check_depth
@@ -157,10 +157,30 @@ def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> State:
 
     Raises ``CaseError("log_invalid")`` with file and line for any reader or reducer refusal.
     """
+    return cast(State, _fold(source, dialect, Reducer(copy_data=False)))
+
+
+def write_reduced(
+    source: Source, write: Callable[[bytes], object], *, dialect: str | Dialect = CANONICAL
+) -> None:
+    """Reduce a log (as :func:`reduce_log`) and write its state in ``dialect`` as a canonical
+    document (``canonical_document(get_dialect(d).encode_state(reduce_log(...)))``, the same
+    bytes) to ``write``. Each message but the last is held as its JSON text while the log is
+    read, and the document is written a message at a time: memory is about the size of the
+    state's JSON, not of its Python values (about 4.5x that; issue 37).
+
+    Raises ``CaseError("log_invalid")`` as :func:`reduce_log` does, before writing anything.
+    """
+    d = get_dialect(dialect) if isinstance(dialect, str) else dialect
+    state = _fold(source, d, Reducer(copy_data=False, freeze=True))
+    dump_object_document(d.encode_state(state), write)
+
+
+def _fold(source: Source, dialect: str | Dialect, reducer: Reducer) -> dict[str, Any]:
+    """The loop of :func:`reduce_log`: read_log's with ``reducer`` inside it (one pass, no
+    generator between them); returns the reducer's state."""
     checker = LogChecker(dialect, log_bytes=_log_bytes(source))
-    reducer = Reducer(copy_data=False)
     name = source_name(source)
-    # read_log's loop with the reducer inside it: one pass, no generator between them
     fast, apply, lineno = checker.fast_line, reducer.apply_read, 0
     with _cycle_collector_paused():
         for lines in iter_blocks(source):
@@ -177,7 +197,7 @@ def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> State:
                     apply(ev)
                 except CaseError as exc:
                     raise exc.at(file=name, line=lineno) from None
-    return cast(State, reducer.state)
+    return reducer.state
 
 
 @contextlib.contextmanager
