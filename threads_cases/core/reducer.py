@@ -268,6 +268,8 @@ class Reducer:
         st["last_event_id"] = ev["event_id"]
 
     def _in_turn(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        """Raise for an event of a turn (``data.turn_id``) that is not the open turn's (its
+        callers look first: a call an event fewer)."""
         st = self.state
         if st["status"] != "in_turn":
             why = (
@@ -314,10 +316,12 @@ class Reducer:
         st["current_turn"] = data["turn_id"]
 
     def _on_model_requested(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
 
     def _on_model_responded(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         st = self.state
         totals = {}
         for key in ("input_tokens", "output_tokens"):
@@ -330,7 +334,8 @@ class Reducer:
         st["usage"].update(totals)
 
     def _on_tool_called(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         if data["tool_use_id"] in self.state["pending_tool_calls"]:
             raise _fail(
                 ev, f"tool_use_id {data['tool_use_id']!r} is already pending", "/data/tool_use_id"
@@ -339,7 +344,8 @@ class Reducer:
         self.state["pending_tool_calls"].append(data["tool_use_id"])
 
     def _on_tool_result(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         st = self.state
         if data["tool_use_id"] not in st["pending_tool_calls"]:
             raise _fail(
@@ -442,7 +448,8 @@ class Reducer:
         st["branch_id"] = data["branch_id"]
 
     def _on_turn_completed(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         st = self.state
         if st["pending_tool_calls"]:
             raise _fail(
@@ -461,7 +468,8 @@ class Reducer:
         st["current_turn"] = None
 
     def _on_turn_failed(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         st = self.state
         self._turn_ids.add(data["turn_id"])
         st["turns"].append(
