@@ -10,8 +10,14 @@ its line) or the refusal (reason code, message, file, line, pointer, hint). Inpu
 sample transcripts (examples/sessions, tests/importers, /work/shared/trials when present) and
 edge cases generated here from them (floats, keys above U+D7FF and U+FFFF, deep nesting,
 timestamp spellings, duplicate keys, big integers, lone surrogates, damaged lines, malformed
-records, repeated uuids, sidechains). ``--big`` adds the generated 20 and 80 MB sessions of
-benchmarks/import_bench.py (kept under benchmarks/.work/ with ``--keep``).
+records, repeated uuids, sidechains). The other formats (issue 31): every sample under
+tests/importers/{vcr,inspect-ai,openhands,swe-agent}, as its format and as ``auto``, each also
+cut short (a third and two thirds of its bytes) and the YAML gzipped; ``threads export`` files
+of the samples' imported logs and of the tests' export (tests/threads_exports.py), whole, with a
+broken chain, a wrong head, without their head, a line cut, in the threads-ts dialect.
+``--big`` adds the generated 20 and 80 MB sessions of benchmarks/import_bench.py (kept under
+benchmarks/.work/ with ``--keep``) and the files of benchmarks/importers_bench.py when present
+(benchmarks/.work/importers/).
 
 Exit status 1 when any answer differs, with the inputs that differ.
 """
@@ -26,6 +32,11 @@ import subprocess
 import sys
 from pathlib import Path
 from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from threads_cases.core.errors import CaseError
+from threads_cases.importers import import_to_file
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -370,6 +381,75 @@ def cut_short_cases() -> list[Path]:
     ]
 
 
+_OTHER = {
+    "vcr": "vcr",
+    "inspect-ai": "inspect-ai",
+    "openhands": "openhands",
+    "swe-agent": "swe-agent",
+}
+
+
+def other_format_cases() -> list[tuple[str, Path]]:
+    """``(format, file)`` of the samples of the formats of issue 31 and their damaged forms."""
+    import gzip
+
+    out: list[tuple[str, Path]] = []
+    for folder, fmt in _OTHER.items():
+        for p in sorted((ROOT / "tests" / "importers" / folder).iterdir()):
+            data = p.read_bytes()
+            out.append((fmt, p))
+            for k in (1, 2):
+                out.append((fmt, _write(f"{folder}-{k}third-{p.name}", data[: len(data) * k // 3])))
+            if p.suffix == ".yaml":
+                out.append((fmt, _write(p.name + ".gz", gzip.compress(data, mtime=0))))
+    return out
+
+
+def _write_lines(name: str, lines: list[bytes]) -> Path:
+    return _write(name, b"".join(x + b"\n" for x in lines))
+
+
+def _export(log_lines: list[bytes], dialect: str = "threads-py") -> list[bytes]:
+    sys.path.insert(0, str(ROOT / "tests"))
+    from threads_exports import THREAD, export_lines
+
+    evs = [{**json.loads(x), "thread_id": THREAD} for x in log_lines]  # the header's
+    return list(export_lines(evs, dialect=dialect))
+
+
+def threads_export_cases(logs: list[Path]) -> list[Path]:
+    """``threads export`` files of the given imported logs, and damaged ones (module doc)."""
+    sys.path.insert(0, str(ROOT / "tests"))
+    from threads_exports import events
+
+    out: list[Path] = []
+    sets = [(p.stem, p.read_bytes().splitlines()) for p in logs]
+    sets.append(("tests", [json.dumps(e).encode() for e in events()]))
+    for name, lines in sets:
+        if not lines:
+            continue
+        exp = _export(lines)
+        out.append(_write_lines(f"export-{name}.jsonl", exp))
+        out.append(_write_lines(f"export-ts-{name}.jsonl", _export(lines, "threads-ts")))
+        mid = len(exp) // 2
+        broken, at = list(exp), exp[mid].find(b'"prev_hash":"') + 13
+        if at >= 13:  # one hex digit of the middle line's prev_hash changed
+            digit = b"1" if exp[mid][at : at + 1] == b"0" else b"0"
+            broken[mid] = exp[mid][:at] + digit + exp[mid][at + 1 :]
+        out.append(_write_lines(f"export-chain-{name}.jsonl", broken))
+        out.append(_write_lines(f"export-nohead-{name}.jsonl", exp[:-1]))
+        out.append(
+            _write_lines(
+                f"export-badhead-{name}.jsonl",
+                [*exp[:-1], exp[-1].replace(b'"events":', b'"events":1', 1)],
+            )
+        )
+        out.append(
+            _write_lines(f"export-cut-{name}.jsonl", [*exp[:mid], exp[mid][: len(exp[mid]) // 2]])
+        )
+    return out
+
+
 def inputs(big: bool) -> list[tuple[str, str, bool, str | None]]:
     samples = sorted((ROOT / "examples" / "sessions").glob("*.jsonl"))
     samples += sorted((ROOT / "tests" / "importers").rglob("*.jsonl"))
@@ -390,6 +470,21 @@ def inputs(big: bool) -> list[tuple[str, str, bool, str | None]]:
             out.append((fmt, str(p), strict, None))
             if fmt == "codex":
                 out.append(("claude-code", str(p), strict, None))  # the wrong format
+    others = other_format_cases()
+    logs = []
+    for k, p in enumerate(samples[:12]):
+        log = WORK / f"log-{k}.jsonl"
+        fmt = "codex" if "codex" in p.name else "claude-code"
+        try:
+            import_to_file(fmt, p, log)
+            logs.append(log)
+        except CaseError:
+            pass
+    others += [("threads", p) for p in threads_export_cases(logs)]
+    for fmt, p in others:
+        for strict in (False, True):
+            out.append((fmt, str(p), strict, None))
+            out.append(("auto", str(p), strict, None))
     fork = ROOT / "tests" / "importers" / "claude-code-fork.jsonl"
     for line in _lines(fork):
         uid = json.loads(line).get("uuid")
@@ -404,6 +499,23 @@ def inputs(big: bool) -> list[tuple[str, str, bool, str | None]]:
                 out.append(("claude-code", str(p), True, None))
             else:
                 print(f"missing {p} (run import_bench.py --keep)", file=sys.stderr)
+        bench = HERE / ".work" / "importers"
+        for name, fmt in (
+            ("claude-code.jsonl", "claude-code"),
+            ("codex-rollout.jsonl", "codex"),
+            ("run.traj", "swe-agent"),
+            ("vcr-anthropic.yaml", "vcr"),
+            ("vcr-anthropic-sse.yaml", "vcr"),
+            ("vcr-responses-sse.yaml", "vcr"),
+            ("export.jsonl", "threads"),
+            ("inline.json", "inspect-ai"),
+            ("pooled.eval", "inspect-ai"),
+            ("trajectory.json", "openhands"),
+        ):
+            if (bench / name).exists():
+                out.append((fmt, str(bench / name), False, None))
+            else:
+                print(f"missing {bench / name} (run importers_bench.py)", file=sys.stderr)
     return out
 
 

@@ -15,6 +15,10 @@ MB (VCR cassettes grow with the square of their steps, so theirs are sized by st
   Responses stream;
 * ``threads``: the ``threads export`` of the imported Claude Code transcript (header, events
   chained by ``prev_hash``, head);
+* ``inspect-ai``: benchmarks/eval_traj_bench.py's agent loop as a ``.json`` log with inline
+  inputs (it grows with the square of its steps, so it is sized by ``--steps``) and as a
+  ``.eval`` archive with pooled inputs of about ``--mb`` MB;
+* ``openhands``: benchmarks/eval_traj_bench.py's trajectory of about ``--mb`` MB;
 
 and formats listed in ``threads_cases.importers.FORMATS`` that it has no generator for are
 named as not measured. Each file is measured ``--repeat`` times, the files taking turns, each
@@ -22,7 +26,8 @@ time in a fresh process that times (CPU: user + system) first the baseline, then
 ``import_to_file`` of the same file:
 
 * JSON Lines (claude-code, codex, threads): ``orjson.loads`` of every line;
-* one JSON document (swe-agent): ``orjson.loads`` of the file;
+* one JSON document (swe-agent, openhands, inspect-ai ``.json``): ``orjson.loads`` of the file;
+* a zip archive (inspect-ai ``.eval``): ``zipfile`` reading each member, ``orjson.loads`` of it;
 * YAML (vcr): ``yaml.load(data, Loader=yaml.CSafeLoader)`` (libyaml).
 
 It prints the median ratio (importer / baseline) per file with the range, and writes
@@ -47,6 +52,7 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 from claude_gen import generate  # noqa: E402
+from eval_traj_bench import inspect_sample, write_inspect, write_openhands  # noqa: E402
 from vcr_bench import anthropic, responses  # noqa: E402
 
 from threads_cases.importers import FORMATS  # noqa: E402
@@ -70,6 +76,11 @@ if base == "lines":
         orjson.loads(line)
 elif base == "json":
     orjson.loads(data)
+elif base == "zip":
+    import io, zipfile
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for name in zf.namelist():
+            orjson.loads(zf.read(name))
 else:
     yaml.load(data, Loader=yaml.CSafeLoader)
 parse = cpu() - t
@@ -255,6 +266,16 @@ def threads_export(path: Path, log: Path) -> None:
     path.write_bytes(b"\n".join(lines) + b"\n")
 
 
+def pooled_eval(path: Path, steps: int) -> None:
+    """An inspect-ai ``.eval`` archive of one sample of ``steps`` tool steps, pooled inputs."""
+    import zipfile
+
+    header = {"version": 2, "status": "success", "eval": {"task": "t", "model": "m"}}
+    with zipfile.ZipFile(path, "w", zipfile.ZIP_DEFLATED) as zf:
+        zf.writestr("header.json", json.dumps(header))
+        zf.writestr("samples/1_epoch_1.json", json.dumps(inspect_sample(steps, pooled=True)))
+
+
 def inputs(mb: float, steps: int, only: list[str]) -> list[tuple[str, str, Path, str]]:
     """``(label, format, file, baseline)`` of each generated file."""
     WORK.mkdir(parents=True, exist_ok=True)
@@ -287,6 +308,15 @@ def inputs(mb: float, steps: int, only: list[str]) -> list[tuple[str, str, Path,
         import_to_file("claude-code", cc, log)
         threads_export(WORK / "export.jsonl", log)
         out.append(("threads export", "threads", WORK / "export.jsonl", "lines"))
+    if "inspect-ai" in want:
+        # the inline log of --steps tool steps (60: about 7 MB), the archive of about --mb MB
+        write_inspect(WORK / "inline.json", WORK / "small.eval", steps)
+        pooled_eval(WORK / "pooled.eval", int(mb * 190))
+        out.append(("inspect-ai json", "inspect-ai", WORK / "inline.json", "json"))
+        out.append(("inspect-ai eval", "inspect-ai", WORK / "pooled.eval", "zip"))
+    if "openhands" in want:
+        write_openhands(WORK / "trajectory.json", int(mb * 190))
+        out.append(("openhands", "openhands", WORK / "trajectory.json", "json"))
     return out
 
 

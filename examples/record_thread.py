@@ -2,14 +2,17 @@
 
     python examples/record_thread.py OUT_DIR
 
-writes OUT_DIR/thread.jsonl (the log), OUT_DIR/artifacts/ (the bytes the log refers to) and
-prints the event_id to save a case at. No model provider is needed: ScriptedModel answers.
+writes OUT_DIR/thread.jsonl (the log), OUT_DIR/artifacts/ (the bytes the log refers to),
+prints the event_id to save a case at on the first line and, on standard error, the
+``threads-cases save`` command that saves it (``save`` finds OUT_DIR/artifacts/ beside the
+log; the command names it anyway). No model provider is needed: ScriptedModel answers.
 An error (OUT_DIR cannot be created or written) is reported as the CLI reports it:
 `error[io_error]: <file>: <message>` and a hint on stderr, exit status 1, no traceback.
 """
 
 from __future__ import annotations
 
+import shlex
 import sys
 from pathlib import Path
 
@@ -69,6 +72,13 @@ def main(out: Path) -> None:
             hint="pass a folder that can be created and written",
         ) from None
     print(fork_point)
+    log = shlex.quote(str(out / "thread.jsonl"))
+    arts = shlex.quote(str(out / "artifacts"))
+    print(
+        f"save it: threads-cases save {log} --at {fork_point} --name why-blocked --dir cases "
+        f"--artifacts {arts}",
+        file=sys.stderr,
+    )
 
 
 def report(err: CaseError) -> int:

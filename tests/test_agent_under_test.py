@@ -240,6 +240,33 @@ def test_the_pytest_plugin_replays_the_agent_and_fails_with_what_moved(project: 
     assert "/system" in bad.stdout
 
 
+def test_the_pytest_plugins_hints_name_its_own_options(project: Path) -> None:
+    """A pytest item's hint names the option pytest takes (--threads-cases-agent), not the
+    CLI's --agent, which pytest refuses."""
+    base = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider"]
+    missing = subprocess.run(
+        [*base, "--threads-cases", "cases", "--threads-cases-impl", "threads-py"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert missing.returncode == 1 and "handler_missing" in missing.stdout
+    flat = " ".join(missing.stdout.replace("│", " ").split())
+    assert "hint: replay your own agent, which holds the handler: --threads-cases-agent" in flat
+    assert " --agent " not in flat
+    bad = subprocess.run(
+        [*base, "--threads-cases", "cases", "--threads-cases-agent", "stock_agnt:agent"],
+        cwd=project,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    flat = " ".join(bad.stdout.replace("│", " ").split())
+    assert "agent_unavailable" in flat and "(--threads-cases-agent, or agent" in flat, flat
+    assert "--threads-cases-app-dir" in flat and " --app-dir" not in flat
+
+
 def test_run_case_and_assert_passes_in_a_users_own_test(
     project: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -315,4 +342,4 @@ def test_a_handler_that_crashes_is_handler_failed_naming_the_tool_error_and_line
     for r in got.values():
         assert r["reasons"] == ["handler_failed"] and "internal_error" not in run.stderr
     pretty = cli("run", "cases", *AGENTS, cwd=project)
-    assert "hint: the error is in the agent's own code" in pretty.stdout + pretty.stderr
+    assert "hint: the handler itself raised, not the model's input" in pretty.stdout + pretty.stderr

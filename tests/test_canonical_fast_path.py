@@ -90,3 +90,15 @@ def test_a_document_deeper_than_orjson_writes_is_streamed() -> None:
     for _ in range(255):
         value = [value]
     assert canonical_document(value) == (_reference_document(value) + "\n").encode()
+
+
+def test_is_plain_tells_what_orjson_writes_as_jcs() -> None:
+    import orjson
+
+    from threads_cases.core.canonical import canonical_line, is_plain
+
+    plain = {"b": [1, "x\u00e9", None, True], "a": {"k": "v"}}
+    assert is_plain(plain)
+    assert canonical_line(plain) == orjson.dumps(plain, option=orjson.OPT_SORT_KEYS)
+    for not_plain in ({"a": 1.5}, {"\ue000": 1}, {"a": 2**60}, {"a": (1, 2)}, [[1.0]]):
+        assert not is_plain(not_plain)

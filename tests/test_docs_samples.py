@@ -103,3 +103,46 @@ def test_docs_block(page: str, block: Block, page_workspaces: Callable[[str], Wo
     page_workspaces(page).run_through(block)
     if block.skip:
         pytest.skip(f"{page}:{block.line}: marked {SKIP_MARKER}")
+
+
+def test_the_tutorials_sample_outputs_are_claims_the_run_checks() -> None:
+    """Each tutorial's "# fail: must_unmatched" (and every pass / drifted) beside a run line is
+    checked against the report that run wrote (tests/sample_claims.py), not left to prose."""
+    from sample_claims import claims
+
+    for page in ("docs/tutorial/python.md", "docs/tutorial/typescript.md"):
+        made = [c for b in PAGES[page] if b.lang in ("sh", "bash", "shell") for c in claims(b.code)]
+        assert ("fail", "must_unmatched") in made, (page, made)
+        assert ("drifted", None) in made and ("pass", None) in made, (page, made)
+
+
+@pytest.mark.parametrize(
+    ("claim", "ok"),
+    [("# fail: must_unmatched", True), ("# fail: stop_mismatch", False), ("# pass", False)],
+)
+def test_a_claim_the_report_does_not_hold_fails_the_sample(
+    tmp_path: Path, claim: str, ok: bool
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    from sample_claims import with_claim_checks
+
+    (tmp_path / "work" / ".threads-cases").mkdir(parents=True)
+    result = {"kind": "result", "case": "c", "implementation": "threads-ts"}
+    result |= {"verdict": "fail", "reasons": ["must_unmatched"]}
+    (tmp_path / "work" / ".threads-cases" / "last-report.jsonl").write_text(
+        json.dumps({"kind": "header"}) + "\n" + json.dumps(result) + "\n"
+    )
+    code = f"threads-cases run cases || true   {claim}\n"
+    checked = with_claim_checks(code, Path(sys.executable), tmp_path / "claims.py")
+    assert checked.splitlines()[0] == code.rstrip()  # the sample's line, as written
+    fake_cli = "threads-cases() { return 3; }\n"
+    p = subprocess.run(
+        ["bash", "-eu", "-c", fake_cli + checked],
+        cwd=tmp_path / "work",
+        capture_output=True,
+        text=True,
+    )
+    assert (p.returncode == 0) == ok, p.stderr

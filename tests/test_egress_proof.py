@@ -1,6 +1,8 @@
 """The egress proof (spec/replay.md 9.1): a listener on 127.0.0.1, and cases whose tool
 ``probe`` tries to reach it in every way we know of, replayed by both implementations'
-drivers (tests/drivers/egress_driver.py and .mjs) under ``netns`` and under ``guard``.
+drivers (tests/drivers/egress_driver.py and .mjs) under ``netns`` and under ``guard``; the
+Python one under ``netns`` both under the launcher and as a sealed fork of the harness
+(protocol/forked_driver.py: how ``run`` starts threads-py's driver).
 
 Every attempt is waited for, never slept past: each driver appends ``how<TAB>outcome`` to a
 file when an attempt is over (it raised, its connection closed, its request failed, its child
@@ -31,6 +33,7 @@ from conftest import START_MS, ts_built
 from threads_cases.case.directory import CaseExpectation
 from threads_cases.harness.run.isolation import netns_command, wrap_command
 from threads_cases.protocol.client import DriverImplementation
+from threads_cases.protocol.forked_driver import fork_seal_works
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec, ToolSpec
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply
 from threads_cases.reference.runtime import Clock
@@ -177,7 +180,7 @@ def wait_settled(path: Path, hows: list[str]) -> dict[str, str]:
 
 
 def _driver(
-    name: str, mode: str, port: int, settled: Path, guard: str | None = None
+    name: str, mode: str, port: int, settled: Path, guard: str | None = None, fork: bool = False
 ) -> DriverImplementation:
     if name == "threads-py":
         command, dialect = [sys.executable, str(DRIVERS / "egress_driver.py")], "threads-py"
@@ -188,9 +191,12 @@ def _driver(
         command, dialect = [node, str(DRIVERS / "egress_driver.mjs")], "threads-ts"
     return DriverImplementation(
         name,
-        wrap_command(command, mode),
+        # forked: no launcher at all, so a driver the fork did not seal would run unsealed
+        # and the listener would see it (protocol/forked_driver.py)
+        command if fork else wrap_command(command, mode),
         dialect=dialect,
         timeout=60,
+        sealed_fork=fork,
         env={
             "PROBE_PORT": str(port),
             "PROBE_SETTLED": str(settled),
@@ -200,7 +206,12 @@ def _driver(
 
 
 def _replay_all(
-    name: str, mode: str, listener: Listener, cases: Path, guard: str | None = None
+    name: str,
+    mode: str,
+    listener: Listener,
+    cases: Path,
+    guard: str | None = None,
+    fork: bool = False,
 ) -> dict[str, dict[str, Any]]:
     """Replay every probe case of ``name`` under ``mode`` (the driver's guard set by
     ``guard``, else by ``mode``), then wait, while the driver lives, until every attempt
@@ -210,7 +221,7 @@ def _replay_all(
     out: dict[str, dict[str, Any]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         settled = Path(tmp) / "settled.tsv"
-        impl = _driver(name, mode, listener.port, settled, guard)
+        impl = _driver(name, mode, listener.port, settled, guard, fork)
         try:
             for how in hows:
                 answer = impl.request({"cmd": "replay", "case": {"path": str(cases / how)}})
@@ -237,13 +248,26 @@ def test_under_none_every_probe_reaches_the_listener(
     assert all(o["stop"] is None for o in outcome.values()), outcome
 
 
+#: how a driver is started under netns: under the launcher, or (threads-py) as a sealed fork
+NETNS_STARTS = [
+    pytest.param("threads-py", False, id="threads-py"),
+    pytest.param("threads-ts", False, id="threads-ts"),
+    pytest.param(
+        "threads-py",
+        True,
+        id="threads-py-forked",
+        marks=pytest.mark.skipif(not fork_seal_works(), reason="a fork cannot be sealed here"),
+    ),
+]
+
+
 @pytest.mark.skipif(netns_command() is None, reason="no tool can create a network namespace")
-@pytest.mark.parametrize("name", ["threads-py", "threads-ts"])
+@pytest.mark.parametrize(("name", "fork"), NETNS_STARTS)
 def test_under_netns_nothing_reaches_the_listener(
-    name: str, listener: Listener, probe_cases: Path
+    name: str, fork: bool, listener: Listener, probe_cases: Path
 ) -> None:
     listener.got.clear()
-    outcome = _replay_all(name, "netns", listener, probe_cases)
+    outcome = _replay_all(name, "netns", listener, probe_cases, fork=fork)
     reached = [how for how in outcome if listener.reached(how)]
     assert reached == [], (reached, outcome)
     for how, o in outcome.items():
@@ -283,15 +307,15 @@ def test_under_guard_in_process_attempts_are_refused_and_the_gaps_are_known(
 
 
 @pytest.mark.skipif(netns_command() is None, reason="no tool can create a network namespace")
-@pytest.mark.parametrize("name", ["threads-py", "threads-ts"])
+@pytest.mark.parametrize(("name", "fork"), NETNS_STARTS)
 def test_under_netns_with_the_guard_off_the_kernel_alone_holds_even_as_root(
-    name: str, listener: Listener, probe_cases: Path
+    name: str, fork: bool, listener: Listener, probe_cases: Path
 ) -> None:
     """The seal without the guard (replay.md 9.1): every probe runs unrefused inside the
     namespace, ``setns`` into the harness's network namespace and ``nsenter -t $PPID -n``
     included (CI runs as root), and still nothing arrives."""
     listener.got.clear()
-    outcome = _replay_all(name, "netns", listener, probe_cases, guard="none")
+    outcome = _replay_all(name, "netns", listener, probe_cases, guard="none", fork=fork)
     assert all(o["stop"] is None for o in outcome.values()), outcome
     if "setns" in outcome:
         assert "raised PermissionError" in outcome["setns"]["result"], outcome["setns"]

@@ -64,6 +64,26 @@ def test_record_thread_writes_a_log_that_saves_and_replays(tmp_path: Path) -> No
     assert runp.returncode == 0 and '"verdict":"pass"' in runp.stdout
 
 
+def test_record_thread_prints_the_save_command_that_works(tmp_path: Path) -> None:
+    """The example says how to save what it wrote (the command, run as printed, saves the
+    case), and `save` finds the artifacts/ folder beside the log without --artifacts."""
+    import shlex
+
+    proc = run(str(ROOT / "examples" / "record_thread.py"), "out", cwd=tmp_path)
+    line = next(x for x in proc.stderr.splitlines() if x.startswith("save it: "))
+    argv = shlex.split(line.removeprefix("save it: "))
+    assert argv[:2] == ["threads-cases", "save"] and "--artifacts" in argv
+    cli = [sys.executable, "-m", "threads_cases"]
+    saved = subprocess.run(
+        [*cli, *argv[1:]], cwd=tmp_path, capture_output=True, text=True, timeout=60
+    )
+    assert saved.returncode == 0, saved.stderr
+    at = proc.stdout.strip()
+    beside = [*cli, "save", "out/thread.jsonl", "--at", at, "--name", "b", "--dir", "cases"]
+    saved = subprocess.run(beside, cwd=tmp_path, capture_output=True, text=True, timeout=60)
+    assert saved.returncode == 0, saved.stderr  # out/artifacts/ found beside the log
+
+
 def test_replaying_your_own_agent_shows_the_drift(tmp_path: Path) -> None:
     out = run(str(ROOT / "examples" / "replay_my_agent.py"), cwd=tmp_path).stdout
     assert "recorded agent: pass []" in out

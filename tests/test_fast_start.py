@@ -107,3 +107,43 @@ def test_reading_a_valid_log_loads_no_jsonschema_and_an_invalid_one_does() -> No
         "assert schema_problems({'type': 1}, 'event.schema.json')"
     )
     assert "jsonschema" in invalid
+
+
+def _loaded_by_run(*options: str) -> set[str]:
+    """The modules ``threads-cases run CASE --impl threads-py OPTIONS`` holds at its exit."""
+    probe = (
+        "import sys, json, atexit\n"
+        "atexit.register(lambda: print(json.dumps(sorted(sys.modules)), file=sys.stderr))\n"
+        "from threads_cases.cli import main\n"
+        f"sys.argv = ['threads-cases', 'run', {str(CASE)!r}, '--impl', 'threads-py']\n"
+        f"sys.argv += {list(options)!r}\n"
+        "main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, cwd=ROOT, check=False
+    )
+    assert done.returncode == 0, done.stderr
+    loaded = set(json.loads(done.stderr.splitlines()[-1]))
+    assert "threads_cases.cli.run_commands" in loaded
+    return loaded
+
+
+#: what a replay that is not live never needs: the live SDKs, templates, importers and the
+#: harness's live desk (the ledger, prices and providers of a live run)
+NOT_ON_THE_RUN_PATH = {
+    "rich", "pydantic", "pydantic_core", "anthropic", "openai", "httpx", "jinja2",
+    "threads_cases.importers", "threads_cases.harness.live",
+}  # fmt: skip
+
+
+def test_a_run_with_json_output_loads_neither_rich_nor_pydantic() -> None:
+    # typer builds a pydantic adapter per option unless cli/fast_values.py coerces it; the
+    # terminal view (harness/report/suite_view.py) and the consoles load rich only when used
+    from threads_cases.harness.run.isolation import default_isolation
+
+    for isolation in sorted({"guard", default_isolation()}):
+        loaded = _loaded_by_run("--format", "json", "--jobs", "1", "--timeout", "30",
+                                "--isolation", isolation)  # fmt: skip
+        heads = {".".join(m.split(".")[:n]) for m in loaded for n in (1, 2, 3)}
+        assert heads.isdisjoint(NOT_ON_THE_RUN_PATH), (isolation, heads & NOT_ON_THE_RUN_PATH)
+    assert "rich" in _loaded_by_run("--isolation", "guard")  # the table: rich, as before

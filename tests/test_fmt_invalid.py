@@ -117,3 +117,27 @@ def test_run_does_not_send_a_case_that_loads_but_does_not_validate_to_fmt(
     (broken,) = [x for x in warnings if "no longer load or validate" in x]
     assert f"cases/{saved_case.name}" in broken
     assert cli("fmt", "cases", cwd=tmp_path).returncode == 1  # as the warning says
+
+
+def test_validate_suggests_fmt_exactly_when_fmt_formats_the_case(
+    saved_case: Path, tmp_path: Path
+) -> None:
+    """validate's "run `threads-cases fmt`" is a promise: for each case, it appears on a line
+    of validate's output exactly when fmt then formats that case (a case with a schema problem,
+    a missing file or no fingerprint at all is refused by fmt, so validate must not send the
+    user there); a missing fingerprint reads "has none", never Python's None."""
+    root = mixed(saved_case)
+    meta = json.loads((root / "ok" / "case.json").read_text())
+    shutil.copytree(root / "ok", root / "b-no-fingerprint")
+    del meta["fingerprint"]
+    (root / "b-no-fingerprint" / "case.json").write_text(json.dumps(meta, indent=2))
+    for name in ("e1", "b-missing-model", "b-schema", "b-no-fingerprint"):
+        shown = cli("validate", f"cases/{name}", cwd=tmp_path)
+        out = shown.stdout + shown.stderr
+        assert shown.returncode == 1 and "None" not in out, out
+        suggests = "run `threads-cases fmt`" in out
+        fmt = cli("fmt", f"cases/{name}", cwd=tmp_path)
+        assert suggests == (fmt.returncode == 0), (name, out, fmt.stderr)
+        assert suggests == name.startswith("e"), name
+    shown = cli("validate", "cases/b-no-fingerprint", cwd=tmp_path)
+    assert "case.json has none; fix the problems above first" in shown.stdout + shown.stderr

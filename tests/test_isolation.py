@@ -23,6 +23,7 @@ from threads_cases.harness.run.isolation import (
 from threads_cases.harness.run.registry import open_implementation
 from threads_cases.harness.run.runner import isolation_of
 from threads_cases.protocol.client import DriverImplementation, unstartable
+from threads_cases.protocol.forked_driver import fork_seal_works, start_forked
 
 ROOT = Path(__file__).resolve().parent.parent
 CASE = ROOT / "spec" / "conformance" / "cases" / "reads-notes"
@@ -214,3 +215,114 @@ def test_the_control_a_plain_network_namespace_can_be_left_by_root() -> None:
     the host's namespace again (so the escape probes above do detect a leak)."""
     got = _escapes([shutil.which("unshare") or "unshare", "--net", "--"])
     assert got["setns"] and got["nsenter"] and got["unshare --net"], got
+
+
+@pytest.mark.skipif(
+    not fork_seal_works() or not shutil.which("nsenter"), reason="a fork cannot be sealed here"
+)
+def test_nothing_inside_a_sealed_fork_can_leave_or_make_a_namespace_even_as_root(
+    tmp_path: Path,
+) -> None:
+    """The same escapes from a sealed fork of the harness (protocol/forked_driver.py, how
+    `run` starts threads-py's driver under netns): all fail, as under the launcher."""
+    import sys
+
+    script = tmp_path / "escapes.py"
+    script.write_text(ESCAPES, encoding="utf-8")
+    proc = start_forked([sys.executable, str(script)], dict(os.environ))
+    out, err = proc.stdout.read(), proc.stderr.read()
+    proc.stdin.close()
+    assert proc.wait(timeout=120) == 0, err
+    assert json.loads(out) == dict.fromkeys(
+        ["setns", "nsenter", "unshare --net", "unshare --user", "raise the limit"], False
+    )
+
+
+def _children_like_me() -> list[int]:
+    """The pids of this process's children whose command line is this process's: forks."""
+    me = Path("/proc/self/cmdline").read_bytes()
+    out = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            ppid = int(stat.read_text().rsplit(")", 1)[1].split()[1])
+            if ppid == os.getpid() and (stat.parent / "cmdline").read_bytes() == me:
+                out.append(int(stat.parent.name))
+        except (OSError, ValueError, IndexError):
+            continue
+    return out
+
+
+@pytest.mark.skipif(not fork_seal_works(), reason="a fork cannot be sealed here")
+def test_threads_py_under_netns_is_a_sealed_fork_not_a_second_interpreter() -> None:
+    before = set(_children_like_me())
+    impl = open_implementation("threads-py", isolation="netns")
+    try:
+        assert impl.hello()["implementation"]["name"] == "threads-py"
+        (driver,) = set(_children_like_me()) - before  # no interpreter was started
+        status = Path(f"/proc/{driver}/status").read_text()
+        caps = [line.split()[1] for line in status.splitlines() if line.startswith("Cap")]
+        assert caps and all(int(c, 16) == 0 for c in caps), status
+        assert "NoNewPrivs:\t1" in status
+        assert os.readlink(f"/proc/{driver}/ns/net") != os.readlink("/proc/self/ns/net")
+        assert os.readlink(f"/proc/{driver}/ns/user") != os.readlink("/proc/self/ns/user")
+    finally:
+        impl.close()
+
+
+START = r"""
+import json, os, sys, warnings
+filters = [(a, getattr(m, "pattern", m), c.__name__, getattr(mod, "pattern", mod))
+           for a, m, c, mod, _ in warnings.filters]
+print(json.dumps({"argv": sys.argv, "path0": sys.path[0], "env": dict(os.environ),
+                  "filters": filters, "warnoptions": sys.warnoptions, "name": __name__}))
+"""
+
+
+@pytest.mark.skipif(not fork_seal_works(), reason="a fork cannot be sealed here")
+def test_a_sealed_fork_starts_as_a_fresh_interpreter_would(tmp_path: Path) -> None:
+    """What the driver sees in a fork is what `python SCRIPT ARGS` would give it: argv,
+    sys.path[0], exactly the driver's environment, the default warning filters (not this
+    test runner's) and `__main__`."""
+    import subprocess
+    import sys
+    import warnings
+
+    script = tmp_path / "start.py"
+    script.write_text(START, encoding="utf-8")
+    env = {"PATH": os.environ.get("PATH", ""), "ONLY_THIS": "1"}
+    for name in ("PYTHONPATH", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX"):
+        if name in os.environ:
+            env[name] = os.environ[name]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the harness's own filters stay out of the fork
+        proc = start_forked([sys.executable, str(script), "a", "b"], env, cwd=str(tmp_path))
+        forked, err = proc.stdout.read(), proc.stderr.read()
+    proc.stdin.close()
+    assert proc.wait(timeout=60) == 0, err
+    fresh = subprocess.run(
+        [sys.executable, str(script), "a", "b"], env=env, cwd=tmp_path, capture_output=True
+    )
+    assert json.loads(forked) == json.loads(fresh.stdout)
+
+
+@pytest.mark.skipif(not fork_seal_works(), reason="a fork cannot be sealed here")
+def test_a_forked_driver_that_died_is_started_again_and_every_fork_is_reaped() -> None:
+    import select
+    import signal
+
+    impl = open_implementation("threads-py", isolation="netns")
+    before = set(_children_like_me())
+    try:
+        assert impl.hello()["implementation"]["name"] == "threads-py"
+        (driver,) = set(_children_like_me()) - before
+        pidfd = os.pidfd_open(driver)
+        os.kill(driver, signal.SIGKILL)
+        assert select.select([pidfd], [], [], 60)[0]  # waits for its exit, not a sleep
+        os.close(pidfd)
+        answer = impl.request({"cmd": "canonicalize", "value": {"b": 1, "a": 2}})
+        assert answer["text"] == '{"a":2,"b":1}'
+        (again,) = set(_children_like_me()) - before
+        assert again != driver
+    finally:
+        impl.close()
+    assert not set(_children_like_me()) - before  # reaped at close: no zombie left

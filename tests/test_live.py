@@ -669,7 +669,7 @@ def test_a_live_failure_keeps_and_shows_what_the_model_said(
 
     from threads_cases.harness.live.said import PANEL_TEXT
     from threads_cases.harness.report.result_text import describe
-    from threads_cases.harness.report.suite import render_failure
+    from threads_cases.harness.report.suite_view import render_failure
 
     long = "No tool needed. " + "x" * 400
     fake.push(Reply(long))

@@ -95,7 +95,7 @@ def test_a_missing_file_and_a_refused_path_give_neutral_texts() -> None:
 @pytest.mark.parametrize(
     ("error", "reason"),
     [
-        (KeyError("sk-secret-key-name"), "a required key is missing"),
+        (KeyError("sk-secret-key-name"), "a required key is missing"),  # named, absent
         (
             TypeError("unsupported operand 'int' + 'str' in /home/me/app.py"),
             "a value has the wrong type",
@@ -107,12 +107,41 @@ def test_a_handler_exception_never_reaches_the_log(error: Exception, reason: str
     def handler(ctx: ToolContext, inp: dict[str, Any]) -> str:
         raise error
 
-    t = new_thread(extra=(ToolSpec("custom", kind="sandbox", effect="read", handler=handler),))
+    schema = {"type": "object", "properties": {"sk-secret-key-name": {"type": "string"}}}
+    tool = ToolSpec("custom", input_schema=schema, kind="sandbox", effect="read", handler=handler)
+    t = new_thread(extra=(tool,))
     out = t.run_turn("go", ScriptedModel([tool_reply(("a", "custom", {})), text_reply("ok")]))
     content = _results(out)["a"]["content"]
     assert content == f"bad input for custom: the handler refused it ({reason})"
     logged = json.dumps(out.events)
     assert str(error.args[0]) not in logged
+
+
+@pytest.mark.parametrize(
+    ("inp", "key"),
+    [({"sku": "A1"}, "A1-x"), ({"sku": "A1"}, "sku"), ({}, "count")],
+)
+def test_a_keyerror_of_the_handlers_own_lookup_is_handler_failed(
+    inp: dict[str, Any], key: str
+) -> None:
+    """Only a KeyError naming an input_schema property the input lacks is the model's bad
+    input (spec/replay.md 8.1); a lookup of the handler's own (a key the input has, a key
+    the schema does not name) is a bug of the handler, said so, not a neutral refusal."""
+    from threads_cases.core.errors import CaseError
+
+    def handler(ctx: ToolContext, args: dict[str, Any]) -> str:
+        return {"B2": "7"}[key]
+
+    schema = {"type": "object", "properties": {"sku": {"type": "string"}}}
+    tool = ToolSpec("stock", input_schema=schema, kind="sandbox", effect="read", handler=handler)
+    t = new_thread(extra=(tool,))
+    with pytest.raises(CaseError) as raised:
+        t.run_turn("go", ScriptedModel([tool_reply(("a", "stock", inp)), text_reply("ok")]))
+    assert raised.value.code == "handler_failed"
+    assert raised.value.message.startswith(
+        f'the handler of sandbox tool "stock" raised KeyError: {key!r} at test_neutral_texts.py:'
+    )
+    assert "the handler itself raised, not the model's input" in raised.value.hint
 
 
 @pytest.mark.parametrize(

@@ -16,7 +16,8 @@ sample may print ``driver_unavailable``, and the last report holds passing threa
 results.
 
 - ```` ```sh ```` / ``bash`` / ``shell`` blocks run in ``bash -euo pipefail -x``: every command
-  must exit 0.
+  must exit 0, and a ``threads-cases run`` line whose comment starts with a verdict
+  (``# fail: must_unmatched``) must give it (tests/sample_claims.py).
 - ```` ```python ```` blocks are written to a file and run with the virtualenv's python; a
   block that defines ``def test_...`` functions is a test module and runs under pytest.
 - ```` ```toml ```` blocks are configuration fragments: they must parse (tomllib).
@@ -67,6 +68,7 @@ from typing import Any
 
 import pytest
 from markdown_it import MarkdownIt
+from sample_claims import with_claim_checks
 from wheel_env import Built, Venv, make_venv, ok, other_pythons
 
 from threads_cases import __version__
@@ -198,8 +200,9 @@ class Workspace:
             return None
         if block.lang == "toml":
             return None
-        if block.lang in SHELLS:
-            argv = ["bash", "-euo", "pipefail", "-x", "-c", block.code]
+        if block.lang in SHELLS:  # what a run line's comment says it prints is checked too
+            code = with_claim_checks(block.code, self.python, self.root.parent / "claims.py")
+            argv = ["bash", "-euo", "pipefail", "-x", "-c", code]
         else:
             is_test = "\ndef test_" in "\n" + block.code
             name = f"test_readme_block_{block.index}.py" if is_test else f"block_{block.index}.py"

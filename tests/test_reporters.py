@@ -8,11 +8,14 @@ import json
 from pathlib import Path
 
 from threads_cases.harness.report.reporters import (
+    THIS_RUN,
     FinishedRun,
+    Html,
     JsonLines,
     JUnit,
     LastReport,
     Reporter,
+    ReportFiles,
     report_all,
 )
 from threads_cases.harness.report.suite import report_lines
@@ -53,4 +56,24 @@ def test_a_run_without_results_leaves_the_last_report_and_says_so(tmp_path: Path
     assert kept.read_bytes() == b"before\n"
     assert notes == [
         f"no case was run: nothing was checked; the last report ({kept}) is left as it was"
+    ]
+
+
+def test_the_page_of_a_run_is_the_page_of_its_report_file(tmp_path: Path) -> None:
+    """The HTML page is a reporter like the others: handed the finished run, it writes the
+    page ``report html`` writes from that run's report file (:class:`ReportFiles`), the
+    report's name aside."""
+    run = _finished(run_suite([CASES / "weather-stub", CASES / "unknown-tool"], ["threads-py"]))
+    kept = tmp_path / "report.jsonl"
+    said: list[str] = []
+    reporters: list[Reporter] = [LastReport(kept), Html(tmp_path / "now", wrote=said.append)]
+    report_all(reporters, run)
+    Html(tmp_path / "later", wrote=said.append).report(ReportFiles([kept]))
+    now = (tmp_path / "now" / "index.html").read_text(encoding="utf-8")
+    later = (tmp_path / "later" / "index.html").read_text(encoding="utf-8")
+    assert THIS_RUN in now and str(kept) in later and str(kept) not in now
+    assert now.replace(THIS_RUN, str(kept)) == later
+    assert said == [
+        f"wrote {tmp_path / where / 'index.html'}: 2 case(s) x 1 implementation(s): 2 pass"
+        for where in ("now", "later")
     ]

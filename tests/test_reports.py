@@ -111,7 +111,7 @@ def test_an_error_panel_shows_the_errors_hint_under_it() -> None:
     under it, as every other error of the CLI does (reason-codes.md 1.2)."""
     from rich.console import Console
 
-    from threads_cases.harness.report.suite import render_failure
+    from threads_cases.harness.report.suite_view import render_failure
     from threads_cases.harness.run.runner import could_not_run
     from threads_cases.protocol.client import Implementation
 

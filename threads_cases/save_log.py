@@ -85,6 +85,9 @@ def _open(
                 raise ImportFailed(err) from None
             raise
         dialect = CANONICAL
+    elif artifacts is None and isinstance(log, (str, os.PathLike)):
+        beside = Path(log).parent / "artifacts"  # where Thread.write_artifacts puts them
+        artifacts = beside if beside.is_dir() else None
     return Thread.open(source, artifacts=artifacts, dialect=dialect)
 
 
@@ -116,7 +119,8 @@ def save_log(
     are matchers. ``draft``: ``None`` drafts matchers (as ``threads-cases draft`` does) only
     when none are given, ``True`` adds the drafted ones to those given, ``False`` never
     drafts (an empty expectation then gives a warning). ``artifacts`` is a folder of files
-    named by sha256 hex; ``sandbox`` a folder holding the sandbox files the log knows only
+    named by sha256 hex (default: the folder ``artifacts`` beside a ``log`` path, when there
+    is one); ``sandbox`` a folder holding the sandbox files the log knows only
     by hash (case-format.md 5.9). ``secrets`` is ``"refuse"``, ``"redact"`` or ``"allow"``.
     ``verify`` replays the case before it is written (``replay_failed`` when it would not
     pass), with ``agent`` when given (an ``AgentSpec`` or a reference such as

@@ -259,6 +259,13 @@ def _shapes() -> list[str]:
     for name, (shape, file, pointer) in sorted(SCHEMA_OF.items()):
         keys = ", ".join(f"`{k}`" for k in typing.get_type_hints(shape))
         lines.append(f"| `{name}` | `schemas/{file}#{pointer}` | {keys} |")
+    lines += [
+        "",
+        "`JsonValue` (any JSON value) and `JsonObject` (a JSON object of them) name arbitrary",
+        "JSON where no schema of ours fixes its shape (a tool's input, a provider's reply, a",
+        "document or envelope checked against its schema at run time); no public signature says",
+        "`Any` (tests/test_public_types.py).",
+    ]
     return [*lines, ""]
 
 

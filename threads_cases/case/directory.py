@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 from ..core.canonical import canonical_document
 from ..core.errors import CaseError, Location, Problem
 from ..core.files import MAX_CASE_BYTES, read_regular, recording_limit
+from ..core.shapes import CaseMatchers, JsonObject
 from ..core.texts import quote
 from .once import read_case_json
 from .sandbox import is_device_name
@@ -90,10 +91,10 @@ class CaseExpectation:
     """``must``: matchers that each match some replayed event, in any order; ``expect``:
     matchers that match replayed events as an ordered subsequence (spec/matchers.md)."""
 
-    must: list[dict[str, Any]] = field(default_factory=list)
-    expect: list[dict[str, Any]] = field(default_factory=list)
+    must: list[JsonObject] = field(default_factory=list)
+    expect: list[JsonObject] = field(default_factory=list)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CaseMatchers:
         return {"must": list(self.must), "expect": list(self.expect)}
 
 

@@ -31,6 +31,7 @@ from typing import Any, cast
 
 from ..core.canonical import canonical_line
 from ..core.matchers import name_event as _name_event
+from ..core.reducer import Reducer
 from ..core.shapes import DivergenceRecord
 
 
@@ -226,16 +227,18 @@ def replayed_requests(
     prefix: Sequence[dict[str, Any]],
     events: Sequence[dict[str, Any]],
     agent: dict[str, Any] | None = None,
+    *,
+    start: Reducer | None = None,
 ) -> list[dict[str, Any] | None]:
     """The request of each model call of a replay, rebuilt from the prefix and the replayed
     events (``agent``: the JSON of the user's own agent, the replay answer's ``agent``, when
-    the replay used one). Empty when the events do not reduce (an implementation that
-    recorded something invalid)."""
+    the replay used one; ``start``: a reducer in the prefix's state, ``Case.fork``). Empty
+    when the events do not reduce (an implementation that recorded something invalid)."""
     from ..core.errors import CaseError
     from .requests import turn_requests
 
     try:
-        return list(turn_requests(prefix, events, agent))
+        return list(turn_requests(prefix, events, agent, start=start))
     except (CaseError, KeyError, TypeError):
         return []
 
@@ -248,17 +251,15 @@ def find_divergence(
     canonical ``events``; ``None`` when every check passed."""
     if all(c.result in ("pass", "skip") for c in checks):
         return None
-    from ..core.log import read_log
     from .requests import expand_records
 
     replies = case.read("model.json")["replies"]
     events = out["events"]
     sha = list(out.get("requests", []))
     if any(a != b["request_sha256"] for a, b in zip(sha, replies, strict=False)):
-        prefix = cast(
-            list[dict[str, Any]], list(read_log(case.log_path(impl.dialect), dialect=impl.dialect))
-        )
-        got = replayed_requests(prefix, events, out.get("agent"))
+        # the loader's canonical events of the log and its reduction of them (issue 33)
+        prefix = list(case.logs[impl.dialect])
+        got = replayed_requests(prefix, events, out.get("agent"), start=case.fork(impl.dialect))
         hit = request_divergence(
             expand_records(replies), [r["request_sha256"] for r in replies], got, sha, events
         )

@@ -6,7 +6,12 @@ It returns a validated, immutable :class:`Case`::
 
     Case(path, files {relative posix path: bytes}, meta (case.json),
          documents {"model.json" | "stubs.json" | "sandbox.json" | "expected.<d>.json": value},
-         logs {dialect: (canonical envelope, ...)}, fingerprint_ok)
+         logs {dialect: (canonical envelope, ...)}, fingerprint_ok,
+         reduced {dialect: the Reducer each log was folded into, once})
+
+Each log is reduced once, while it is checked (step 7): :meth:`Case.state` is its state and
+:meth:`Case.fork` a reducer that goes on from it, so the in-process implementation's
+``reduce`` and the replay's restore reduce nothing again (issue 33).
 
 What it checks, in this order (each problem with its file and a line or JSON pointer):
 
@@ -45,10 +50,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from ..core.errors import CaseError, Location, Problem
 from ..core.files import check_recording_entries
+from ..core.reducer import Reducer
+from ..core.shapes import JsonObject, JsonValue, State
 from ..core.strictjson import parse
 from .directory import (
     READ_FORMATS,
@@ -77,13 +84,29 @@ class Case:
     keeps its bytes as written)."""
 
     path: Path
-    meta: Mapping[str, Any]
+    meta: Mapping[str, JsonValue]
     files: Mapping[str, bytes] = field(default_factory=lambda: MappingProxyType({}))
-    documents: Mapping[str, Any] = field(default_factory=lambda: MappingProxyType({}))
-    logs: Mapping[str, tuple[dict[str, Any], ...]] = field(
-        default_factory=lambda: MappingProxyType({})
-    )
+    documents: Mapping[str, JsonValue] = field(default_factory=lambda: MappingProxyType({}))
+    logs: Mapping[str, tuple[JsonObject, ...]] = field(default_factory=lambda: MappingProxyType({}))
     fingerprint_ok: bool = True
+    #: the reducer each valid log was folded into by the loader (read it through
+    #: :meth:`state` and :meth:`fork`, never apply to it)
+    reduced: Mapping[str, Reducer] = field(
+        default_factory=lambda: MappingProxyType({}), repr=False, compare=False
+    )
+
+    def state(self, dialect: str) -> State | None:
+        """The canonical state the case's ``dialect`` log reduces to, as the loader reduced
+        it (shared: never mutate it); None for a case built without it."""
+        reducer = self.reduced.get(dialect)
+        return None if reducer is None else cast(State, reducer.state)
+
+    def fork(self, dialect: str) -> Reducer | None:
+        """A reducer in the state of the ``dialect`` log that goes its own way from the fork
+        point (:meth:`Reducer.branch`: the two share nothing they change), for the replay;
+        None for a case built without it."""
+        reducer = self.reduced.get(dialect)
+        return None if reducer is None else reducer.branch()
 
     @property
     def name(self) -> str:
@@ -106,7 +129,7 @@ class Case:
     def expected_path(self, dialect: str) -> Path:
         return self.path / f"expected.{dialect}.json"
 
-    def read(self, name: str) -> Any:
+    def read(self, name: str) -> JsonValue:
         """The parsed value of a JSON file of the case (``case.json``, a recording, an expected
         state), as it was read and checked when the case was opened."""
         if name == "case.json":
@@ -189,27 +212,8 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
                 documents[name] = _parse_json(files[name], str(p / name))
             except CaseError as err:
                 problems.append(err.problem())
-    logs = _check_logs(p, files, meta, dialects, problems)
-    fingerprint_ok = True
-    if meta is not None and not unread:
-        fp = computed_fingerprint(files)
-        fingerprint_ok = fp == meta.get("fingerprint")
-        if fp is not None and not fingerprint_ok:
-            # fmt refuses a case with other problems: send the user there only when it helps
-            then = (
-                "fix the problems above first; `threads-cases fmt` refuses a case that does "
-                "not validate"
-                if problems
-                else "run `threads-cases fmt`"
-            )
-            problems.append(
-                _problem(
-                    "fingerprint_stale",
-                    f"the files give {fp}, case.json says {meta.get('fingerprint')}; {then}",
-                    p / "case.json",
-                    "/fingerprint",
-                )
-            )
+    logs, reduced = _check_logs(p, files, meta, dialects, problems)
+    fingerprint_ok = meta is None or unread or _fingerprint_ok(p, files, meta, problems)
     if meta is None:
         return None, problems
     case = Case(
@@ -219,8 +223,36 @@ def inspect_case(path: str | os.PathLike[str]) -> tuple[Case | None, list[Proble
         MappingProxyType(documents),
         MappingProxyType({d: tuple(evs) for d, evs in logs.items()}),
         fingerprint_ok,
+        MappingProxyType(reduced),
     )
     return case, problems
+
+
+def _fingerprint_ok(
+    p: Path, files: dict[str, bytes], meta: dict[str, Any], problems: list[Problem]
+) -> bool:
+    """Whether case.json's fingerprint is the files' (spec/case-format.md); a stale one adds
+    ``fingerprint_stale`` to ``problems``, whose hint sends the user to ``fmt`` only when
+    ``fmt`` would fix the case (it refuses a case with other problems)."""
+    fp = computed_fingerprint(files)
+    if fp is None or fp == meta.get("fingerprint"):
+        return fp == meta.get("fingerprint")
+    then = (
+        "fix the problems above first; `threads-cases fmt` refuses a case that does not validate"
+        if problems
+        else "run `threads-cases fmt`"
+    )
+    said = meta.get("fingerprint")
+    said = "has none" if said is None else f"says {said}"  # never "says None"
+    problems.append(
+        _problem(
+            "fingerprint_stale",
+            f"the files give {fp}, case.json {said}; {then}",
+            p / "case.json",
+            "/fingerprint",
+        )
+    )
+    return False
 
 
 # --------------------------------------------------------------------------- the checks
@@ -443,23 +475,27 @@ def _check_logs(
     meta: dict[str, Any] | None,
     dialects: list[str],
     problems: list[Problem],
-) -> dict[str, list[dict[str, Any]]]:
+) -> tuple[dict[str, list[dict[str, Any]]], dict[str, Reducer]]:
     """Each log with the reader and reducer rules of its dialect; it ends at ``at``; the
-    artifacts it refers to are there. Returns the canonical events of the valid logs."""
+    artifacts it refers to are there. Returns the canonical events of the valid logs and the
+    reducer each was folded into (its state: the log's)."""
     from ..core.log import inspect_log
 
     logs: dict[str, list[dict[str, Any]]] = {}
+    reduced: dict[str, Reducer] = {}
     at = meta.get("at") if meta else None
     for d in dialects:
         rel = f"log.{d}.jsonl"
         if rel not in files:
             continue
         where = p / rel
-        events, found = inspect_log(_NamedBytes(files[rel], str(where)), dialect=d)
+        reducer = Reducer(copy_data=False)  # the events are the loader's own
+        events, found = inspect_log(_NamedBytes(files[rel], str(where)), dialect=d, reducer=reducer)
         problems.extend(found)
         if found:
             continue
         logs[d] = events
+        reduced[d] = reducer
         ids = [e["event_id"] for e in events]
         if not isinstance(at, str):
             pass  # reported by the schema
@@ -483,7 +519,7 @@ def _check_logs(
             )
         for seq, pointer, artifact in artifact_refs(events):
             _need_artifact(files, problems, artifact, where, pointer, seq + 1)
-    return logs
+    return logs, reduced
 
 
 def artifact_refs(events: list[dict[str, Any]]) -> list[tuple[int, str, str]]:

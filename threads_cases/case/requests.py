@@ -29,13 +29,19 @@ def turn_requests(
     prefix: Sequence[dict[str, Any]],
     turn: Sequence[dict[str, Any]],
     agent: dict[str, Any] | None = None,
+    *,
+    start: Reducer | None = None,
 ) -> list[dict[str, Any]]:
     """The whole request of every ``model_requested`` event of ``turn`` (canonical events),
     rebuilt from the state of ``prefix`` plus the turn's events before it. ``agent`` (a
-    canonical agent) replaces the state's agent, as a replay of the user's own agent does."""
-    reducer = Reducer()
-    for ev in prefix:
-        reducer.apply(ev)
+    canonical agent) replaces the state's agent, as a replay of the user's own agent does.
+    ``start``: a reducer already in the state of ``prefix`` (``Case.fork``, the loader's
+    reduction), used instead of reducing ``prefix`` again."""
+    reducer = start
+    if reducer is None:
+        reducer = Reducer()
+        for ev in prefix:
+            reducer.apply(ev)
     if agent is not None:
         reducer.state["agent"] = agent
     out = []

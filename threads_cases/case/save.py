@@ -18,6 +18,7 @@ from typing import Any
 
 from ..core.errors import CaseError
 from ..core.files import MAX_CASE_BYTES, RECORDING_LISTS, check_recording_bytes
+from ..core.shapes import JsonObject
 from ..core.texts import quote
 from .artifacts import ArtifactStore
 from .build import build_case_files, split_turn
@@ -82,7 +83,7 @@ class SaveError:
             hint=self.hint,
         )
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """``{"code", "message", "hint"}`` (no ``hint`` when empty) and the location's
         ``file``, ``line`` and ``pointer`` where the refusal has them."""
         doc: dict[str, Any] = {"code": self.code, "message": self.message}
@@ -102,7 +103,7 @@ class SaveResult:
     #: lines for the user (drafted matchers, a skipped verification, request mismatches)
     warnings: tuple[str, ...] = ()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         if self.ok and self.value is not None:
             return {
                 "ok": True,

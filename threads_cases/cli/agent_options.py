@@ -21,7 +21,7 @@ AgentOpt = Annotated[
         "--agent",
         help="Replay your own agent instead of the recorded one: module:attribute for "
         "threads-py, ./file.mjs#export for threads-ts, or IMPL=REF for any implementation "
-        "(repeatable; default: agent under [tool.threads-cases]).",
+        "(repeatable; default: agent in threads-cases.toml or [tool.threads-cases]).",
     ),
 ]
 #: ``--app-dir DIR`` (repeatable)

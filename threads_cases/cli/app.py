@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
-from rich.console import Console
 
 from .._version import __version__
 from ..core.canonical import dump_document
 from ..core.errors import CaseError
 from ..core.texts import shown_text
 from .native import Group, verbosity
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 app = typer.Typer(
     name="threads-cases",
@@ -25,8 +27,26 @@ app = typer.Typer(
     rich_markup_mode=None,
 )
 
-stdout = Console(highlight=False, soft_wrap=True)
-stderr = Console(stderr=True, highlight=False, soft_wrap=True)
+_CONSOLES: dict[str, Console] = {}
+
+
+def console(stream: str = "stdout") -> Console:
+    """The rich console of ``stream`` (``stdout`` or ``stderr``), made on first use: a
+    command whose output needs no rich (``--format json``) never imports it (start-up).
+    The module attributes ``stdout`` and ``stderr`` are these two consoles."""
+    made = _CONSOLES.get(stream)
+    if made is None:
+        from rich.console import Console
+
+        made = Console(stderr=stream == "stderr", highlight=False, soft_wrap=True)
+        _CONSOLES[stream] = made
+    return made
+
+
+def __getattr__(name: str) -> Any:
+    if name in ("stdout", "stderr"):
+        return console(name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def _version(value: bool) -> None:
@@ -53,7 +73,7 @@ def note(message: str, style: str | None = None) -> None:
     if style is None:
         print(message, file=sys.stderr)
     else:
-        stderr.print(message, style=style, markup=False)
+        console("stderr").print(message, style=style, markup=False)
 
 
 def render_error(err: CaseError) -> None:

@@ -73,7 +73,8 @@ def save(
         Path | None,
         typer.Option(
             "--artifacts",
-            help="Folder of artifact files named by sha256 hex.",
+            help="Folder of artifact files named by sha256 hex (default: artifacts/ beside "
+            "LOG, when there is one).",
             callback=checked(check_folder),
         ),
     ] = None,

@@ -11,7 +11,9 @@
 - options get plain metavars (``PATH``, ``N``, ``SECONDS``, ``TEXT``; choices listed as
   ``[a|b]``), arguments their upper-case name, and the command list shows whole summaries;
 - ``-q/--quiet`` and ``-v/--verbose`` are added to every command that does not define them
-  (:func:`verbosity` reads the level).
+  (:func:`verbosity` reads the level);
+- option values are coerced without pydantic where the answer is certain
+  (:mod:`.fast_values`; start-up).
 
 A command added later by ``@app.command()`` gets all of this without doing anything.
 
@@ -34,6 +36,8 @@ from typing import Any, get_args
 import typer
 import typer.main
 from typer.core import TyperArgument, TyperGroup
+
+from .fast_values import fast_params
 
 __all__ = ["Group", "PathProblem", "set_verbosity", "verbosity"]
 
@@ -265,6 +269,12 @@ def polish(cmd: Any) -> None:
             param.metavar = _metavar(param)
         if isinstance(param, TyperArgument):
             _plain_argument(param)
+    typer_params = cmd.get_params
+
+    def get_params(ctx: Any) -> list[Any]:
+        return fast_params(typer_params(ctx))
+
+    cmd.get_params = get_params
     extra = _quiet_verbose_options(cmd)
     help_index = next((i for i, p in enumerate(cmd.params) if p.name == "help"), len(cmd.params))
     cmd.params[help_index:help_index] = extra
@@ -272,6 +282,9 @@ def polish(cmd: Any) -> None:
 
 class Group(TyperGroup):
     """The root command: native error format, metavars, summaries, -q/-v on every command."""
+
+    def get_params(self, ctx: Any) -> list[Any]:
+        return fast_params(super().get_params(ctx))
 
     def get_command(self, ctx: Any, cmd_name: str) -> Any:
         cmd = super().get_command(ctx, cmd_name)

@@ -94,16 +94,11 @@ def html(
     Refuses (exit 2, invalid_request) a file that is not a report and a case reported twice;
     exit 1 for a report that is not strict JSON Lines or a page that cannot be written.
     """
-    from ..harness.report.compliance_html import write_page
+    from ..harness.report.reporters import Html, ReportFiles
 
     inputs = [*reports, *([compare] if compare is not None else [])]
     check_not_input(output / "index.html", inputs, "report")
     try:
-        path, page = write_page(reports, output, compare=compare, title=title)
+        Html(output, compare, title, wrote=print).report(ReportFiles(reports))
     except CaseError as err:
         raise fail(err) from None
-    counts = ", ".join(f"{n} {v}" for v, n in page.totals.items() if n)
-    print(
-        f"wrote {path}: {len(page.rows)} case(s) x {len(page.implementations)} "
-        f"implementation(s): {counts or 'no result'}"
-    )

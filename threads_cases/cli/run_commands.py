@@ -12,7 +12,7 @@ from ..core.errors import CaseError
 from ..core.statedir import state_path
 from ..core.strictjson import read_json_file
 from .agent_options import AgentOpt, AppDirOpt, agents_of
-from .app import app, note, print_json, print_refusal, render_error, stderr, stdout
+from .app import app, console, note, print_json, print_refusal, render_error
 from .live_options import (
     AllowWriteOpt,
     BaseUrlOpt,
@@ -132,7 +132,7 @@ def emit(
     elif fmt != "none":
         from ..review.suite_warnings import CaseWarnings
 
-        reporters.append(terminal or Terminal(stdout))
+        reporters.append(terminal or Terminal(console()))
         if terminal is None:
             reporters.append(CaseWarnings(lambda m: note(m, "yellow")))
     if junit is not None:
@@ -220,7 +220,7 @@ class _Progress:
             TextColumn("{task.description}"),
             BarColumn(),
             MofNCompleteColumn(),
-            console=stderr,
+            console=console("stderr"),
             transient=True,
         )
         self.bar.start()

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import secrets
 import stat
 from collections.abc import Iterator
 from pathlib import Path
@@ -18,7 +17,7 @@ def create_beside(target: Path) -> tuple[IO[bytes], Path]:
     """A new temporary file in ``target``'s folder, open for binary writing (``O_EXCL``: never
     an existing file or a symbolic link), with :func:`keep_mode` already applied. The caller
     closes it and renames it over ``target``, or removes it."""
-    tmp = target.with_name(f".{target.name}.{secrets.token_hex(4)}.tmp")
+    tmp = target.with_name(f".{target.name}.{os.urandom(4).hex()}.tmp")
     fh = open(tmp, "xb")  # noqa: SIM115 - the caller closes it
     try:
         keep_mode(tmp, target)

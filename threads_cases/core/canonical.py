@@ -14,7 +14,6 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import orjson
-import rfc8785
 
 from .errors import CaseError, pointer_join
 
@@ -142,6 +141,18 @@ def _fast_scan(value: Any, depth: int) -> bool:
     raise _NotPlain
 
 
+def is_plain(value: Any) -> bool:
+    """Whether ``value`` is *plain* (see :func:`canonical_line_plain`) as the fast scan tells
+    it: True only for exact JSON types, no float, no key above U+D7FF, integers within
+    +-(2^53-1) and nesting under 256 levels; False when it is not or the scan cannot tell.
+    For a plain value that orjson writes, ``orjson.dumps(value, option=OPT_SORT_KEYS)`` is
+    its canonical line."""
+    try:
+        return _fast_scan(value, 0)
+    except _NotPlain:
+        return False
+
+
 def canonical_line(value: object) -> bytes:
     """The RFC 8785 (JCS) bytes of ``value``, without a newline.
 
@@ -169,6 +180,8 @@ def canonical_line_plain(value: Any) -> tuple[bytes, bool]:
         except (orjson.JSONEncodeError, TypeError):
             # a lone surrogate (raises here with its pointer) or deeper than orjson writes
             _check_writable(value, [])
+    import rfc8785  # floats and values orjson cannot prove: loaded when one comes (start-up)
+
     try:
         return rfc8785.dumps(value), False
     except (
@@ -225,6 +238,8 @@ def _scalar(value: Any) -> bytes:
     if value is True or value is False or value is None:
         return _LITERALS[value]
     if isinstance(value, float):
+        import rfc8785
+
         return rfc8785.dumps(float(value))
     return str(int(value)).encode()
 

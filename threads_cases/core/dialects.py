@@ -20,6 +20,7 @@ from typing import Any
 
 from .errors import CaseError
 from .resources import spec_dir
+from .shapes import JsonObject, JsonValue
 from .strictjson import read_json_file
 from .texts import quote
 
@@ -56,20 +57,20 @@ class Dialect:
             out[reverse.get(k, k)] = v
         return out
 
-    def encode_event(self, event: dict[str, Any]) -> dict[str, Any]:
+    def encode_event(self, event: JsonObject) -> JsonObject:
         """Canonical envelope ``{event_id, thread_id, ...}`` -> this dialect's envelope."""
         return self._encode(event, self.envelope)
 
-    def decode_event(self, event: dict[str, Any]) -> dict[str, Any]:
+    def decode_event(self, event: JsonObject) -> JsonObject:
         """This dialect's envelope -> canonical. Raises ``log_invalid`` for a key spelled as
         another dialect spells it."""
         return self._decode(event, self.envelope, "envelope")
 
-    def encode_state(self, state: Mapping[str, Any]) -> dict[str, Any]:
+    def encode_state(self, state: Mapping[str, JsonValue]) -> JsonObject:
         """Canonical state ``{thread_id, last_seq, ...}`` -> this dialect's state."""
         return self._encode(state, self.state)
 
-    def decode_state(self, state: dict[str, Any]) -> dict[str, Any]:
+    def decode_state(self, state: JsonObject) -> JsonObject:
         """This dialect's state -> canonical (``log_invalid`` on a wrongly spelled key)."""
         return self._decode(state, self.state, "state")
 

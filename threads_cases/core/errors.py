@@ -12,7 +12,8 @@ and exits with the status the spec assigns to the code (see :data:`EXIT_STATUS`)
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
-from typing import Any
+
+from .shapes import ProblemRecord
 
 #: Reason codes of the spec (spec/reason-codes.md) with the hint printed under each error.
 REASON_HINTS: dict[str, str] = {
@@ -47,14 +48,14 @@ REASON_HINTS: dict[str, str] = {
     "import_skipped": "the line could not be read; pass --strict to refuse the file instead",
     "baseline_invalid": "see schemas/baseline.schema.json (spec/replay.md section 12); "
     "`threads-cases baseline update` writes a valid file",
-    "agent_unavailable": "check the agent reference (--agent, or agent under "
-    "[tool.threads-cases]) and --app-dir: threads-py takes module:attribute, threads-ts "
-    "./file.mjs#export (spec/replay.md 8)",
-    "handler_failed": "the error is in the agent's own code: fix the handler, or refuse bad "
-    "input with a KeyError, TypeError or ValueError (spec/replay.md 8.1)",
+    "agent_unavailable": "check the agent reference (--agent, or agent in threads-cases.toml "
+    "or under [tool.threads-cases] of pyproject.toml) and --app-dir: threads-py takes "
+    "module:attribute, threads-ts ./file.mjs#export (spec/replay.md 8)",
+    "handler_failed": "the handler itself raised, not the model's input: fix the handler; "
+    'for bad arguments it returns ToolResult("why", is_error=True) (spec/replay.md 8.1)',
     "handler_missing": "replay your own agent, which holds the handler: --agent "
-    "module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent under "
-    "[tool.threads-cases] (spec/replay.md 8)",
+    "module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent in "
+    "threads-cases.toml or under [tool.threads-cases] of pyproject.toml (spec/replay.md 8)",
 }
 
 #: Exit status per reason code; anything not listed exits 1.
@@ -97,7 +98,7 @@ class Problem:
         where = self.location.render()
         return f"{where}: {self.message}" if where else self.message
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ProblemRecord:
         return {
             "code": self.code,
             "message": self.message,

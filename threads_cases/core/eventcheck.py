@@ -32,7 +32,7 @@ from .canonical import canonical_line
 from .depth import MAX_EVENT_DEPTH, depth_message, maybe_too_deep, too_deep
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, pointer_join
-from .schemas import compiled_event_validators, fast_validator, schema_problems
+from .schemas import LazyValidator, compiled_event_validators, fast_validator, schema_problems
 from .strictjson import MAX_LINE_BYTES, parse
 from .timestamps import check_ts
 
@@ -121,7 +121,10 @@ class LogChecker:
         self, dialect: str | Dialect = CANONICAL, *, unique_ids: bool = True, log_bytes: int = 0
     ) -> None:
         self.dialect = get_dialect(dialect) if isinstance(dialect, str) else dialect
-        self._event = fast_validator("event.schema.json", f"event.{CANONICAL}")
+        #: the whole event schema, for a line the compiled check does not pass (compiled then)
+        self._event = LazyValidator(
+            lambda: fast_validator("event.schema.json", f"event.{CANONICAL}")
+        )
         #: type -> one validator of the whole event (envelope, data, the calendar rule of ts)
         self._compiled, self._extension = compiled_event_validators()
         self._renames = bool(self.dialect.envelope)
@@ -227,9 +230,12 @@ class LogChecker:
         else:
             ev = raw
         etype = ev.get("type")
-        check = self._compiled.get(etype) if type(etype) is str else None
-        if check is None:
-            check = self._extension if type(etype) is str and etype.startswith("x_") else None
+        if type(etype) is not str:
+            return None
+        try:
+            check = self._compiled[etype]  # compiled on first use (KeyError: no such type)
+        except KeyError:
+            check = self._extension if etype.startswith("x_") else None
         if check is None or not check.is_valid(ev) or ev["seq"] != self._next_seq:
             return None
         if self._thread_id is None:

@@ -32,7 +32,7 @@ from .errors import CaseError, Problem
 from .eventcheck import LogChecker, check_depth
 from .events import Event
 from .reducer import Reducer
-from .shapes import State
+from .shapes import JsonObject, State
 from .strictjson import iter_blocks, iter_lines, line_rules, parse, source_name
 
 Source = str | os.PathLike[str] | IO[bytes]
@@ -225,18 +225,20 @@ def validate_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> list[
 
 
 def inspect_log(
-    source: Source, *, dialect: str | Dialect = CANONICAL
+    source: Source, *, dialect: str | Dialect = CANONICAL, reducer: Reducer | None = None
 ) -> tuple[list[dict[str, Any]], list[Problem]]:
     """:func:`validate_log` that also keeps the canonical events it read (the events that
     passed the reader's checks, in order): ``(events, problems)``. The case loader uses it to
-    read each log of a case once."""
+    read and reduce each log of a case once: ``reducer`` (a fresh ``Reducer(copy_data=False)``)
+    is the one the log is folded into, which holds the log's state when there is no problem
+    (with problems, the state of the events that passed, for reporting only)."""
     d = get_dialect(dialect) if isinstance(dialect, str) else dialect
     name = source_name(source)
     problems: list[Problem] = []
     events: list[dict[str, Any]] = []
     checker = LogChecker(d, log_bytes=_log_bytes(source))
     seqs = _SeqFollower(checker, d)
-    reducer = Reducer(copy_data=False)
+    reducer = reducer if reducer is not None else Reducer(copy_data=False)
     known: set[str] | None = None  # every kept event_id, from the first repeated hash on
     try:
         for lineno, body in iter_lines(source):
@@ -346,7 +348,7 @@ def dump_log(
 
 
 def reduce(
-    events: Source | Iterable[Event] | Iterable[dict[str, Any]],
+    events: Source | Iterable[Event] | Iterable[JsonObject],
     *,
     dialect: str | Dialect = CANONICAL,
 ) -> State:

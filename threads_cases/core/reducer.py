@@ -34,7 +34,7 @@ import orjson
 
 from .canonical import MAX_SAFE_INTEGER
 from .errors import CaseError
-from .shapes import State
+from .shapes import JsonObject, State
 
 #: State keys that ``restored`` brings back from the snapshot (spec/reducer.md, "restored").
 RESTORED_KEYS = (
@@ -220,7 +220,7 @@ class Reducer:
         """True when ``snapshot_id`` was taken (a set lookup, not a scan of the snapshots)."""
         return snapshot_id in self._snapshot_ids
 
-    def apply(self, ev: dict[str, Any]) -> None:
+    def apply(self, ev: JsonObject) -> None:
         """Fold one canonical envelope into the state (spec/reducer.md, section 3).
 
         Raises ``CaseError("log_invalid")`` for a broken rule; the state is then unchanged.

@@ -12,20 +12,23 @@ of a log is checked (about 300 times faster here; see benchmarks/). It only answ
 data and the bad-input corpus.
 
 jsonschema and referencing are imported only when a value is invalid (or a whole schema
-document is asked for): a command that reads valid files never loads them (fast start).
+document is asked for): a command that reads valid files never loads them (fast start). The
+schema documents are our own files, read once with orjson; the validators of
+:func:`compiled_event_validators` are compiled on first use, one event type at a time.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 import jsonschema_rs
+import orjson
 
 from .errors import pointer_join
 from .resources import schemas_dir
-from .strictjson import read_json_file
 from .timestamps import CALENDAR_PATTERN
 
 if TYPE_CHECKING:
@@ -35,13 +38,21 @@ BASE = "https://threads-cases.dev/schemas/"
 
 
 @cache
+def _documents() -> dict[str, Any]:
+    """Every shipped schema document by file name relative to ``schemas/`` (our own files,
+    read with orjson: the strict reader's checks are for the user's files)."""
+    root = schemas_dir()
+    return {
+        path.relative_to(root).as_posix(): orjson.loads(path.read_bytes())
+        for path in sorted(root.rglob("*.schema.json"))
+    }
+
+
+@cache
 def _registry() -> Registry[Any]:
     from referencing import Registry, Resource
 
-    resources = []
-    for path in sorted(schemas_dir().rglob("*.schema.json")):
-        doc = read_json_file(path)
-        resources.append((doc["$id"], Resource.from_contents(doc)))
+    resources = [(doc["$id"], Resource.from_contents(doc)) for doc in _documents().values()]
     return Registry().with_resources(resources)
 
 
@@ -88,11 +99,7 @@ def validator(name: str, definition: str | None = None) -> Any:
 
 @cache
 def _rs_registry() -> Any:
-    resources = []
-    for path in sorted(schemas_dir().rglob("*.schema.json")):
-        doc = read_json_file(path)
-        resources.append((doc["$id"], doc))
-    return jsonschema_rs.Registry(resources)
+    return jsonschema_rs.Registry([(doc["$id"], doc) for doc in _documents().values()])
 
 
 @cache
@@ -101,6 +108,46 @@ def fast_validator(name: str, definition: str | None = None) -> Any:
     its ``$defs/<definition>`` entry."""
     ref = BASE + name if definition is None else f"{BASE}{name}#/$defs/{definition}"
     return jsonschema_rs.validator_for({"$ref": ref}, registry=_rs_registry())
+
+
+class LazyValidator:
+    """A validator compiled by ``compile_()`` on its first ``is_valid`` or ``iter_errors``
+    call, which then puts the compiled validator's own methods in their place (no
+    indirection after the first call). For a checker that may never need it."""
+
+    def __init__(self, compile_: Callable[[], Any]) -> None:
+        self._compile = compile_
+
+    def _compiled(self) -> Any:
+        check = self._compile()
+        self.is_valid = check.is_valid  # type: ignore[method-assign]
+        self.iter_errors = check.iter_errors  # type: ignore[method-assign]
+        return check
+
+    def is_valid(self, value: Any) -> bool:
+        return bool(self._compiled().is_valid(value))
+
+    def iter_errors(self, value: Any) -> Any:
+        return self._compiled().iter_errors(value)
+
+
+class _ByType(dict[str, Any]):
+    """``{type: validator}`` of :func:`compiled_event_validators`, each compiled on its first
+    lookup (``[type]``; an unknown type is a ``KeyError``); ``items()`` compiles them all."""
+
+    def __init__(self, data_refs: dict[str, str], compile_: Callable[..., Any]) -> None:
+        super().__init__()
+        self._refs, self._compile = data_refs, compile_
+
+    def __missing__(self, etype: str) -> Any:
+        ref = self._refs[etype]  # KeyError: not a type of section 3.3
+        check = self[etype] = self._compile(etype, {"$ref": f"{BASE}event.schema.json{ref}"})
+        return check
+
+    def items(self) -> Any:
+        for etype in self._refs:
+            self[etype]  # compiles it
+        return super().items()
 
 
 @cache
@@ -112,10 +159,9 @@ def compiled_event_validators() -> tuple[dict[str, Any], Any]:
     (the envelope and ``ts``). The types and their data schemas are read from the
     ``if``/``then`` pairs of ``event.schema.json``'s ``event.threads-py``, so a value is
     valid here exactly when :func:`fast_validator` of that definition and
-    :func:`~threads_cases.core.timestamps.check_ts` accept it."""
-    doc = read_json_file(schemas_dir() / "event.schema.json")
-    defs = doc["$defs"]
-    registry = _rs_registry()
+    :func:`~threads_cases.core.timestamps.check_ts` accept it. Each validator is compiled on
+    first use: look a type up with ``[type]`` (``KeyError`` for a type of no section)."""
+    defs = _documents()["event.schema.json"]["$defs"]
 
     def compiled(etype: Any, data: dict[str, Any] | None) -> Any:
         # the envelope's own schema object with ts's pattern the whole rule, and for a type
@@ -126,17 +172,14 @@ def compiled_event_validators() -> tuple[dict[str, Any], Any]:
         if data is not None:
             props["type"] = {"const": etype}
             props["data"] = {**props["data"], **data}  # both apply (2020-12)
-        return jsonschema_rs.validator_for(schema, registry=registry)
+        return jsonschema_rs.validator_for(schema, registry=_rs_registry())
 
-    out: dict[str, Any] = {}
+    refs = {}
     for part in defs["event.threads-py"]["allOf"]:
-        if "if" not in part:
-            continue
-        etype = part["if"]["properties"]["type"]["const"]
-        data = part["then"]["properties"]["data"]["$ref"]  # "#/$defs/data.<type>"
-        out[etype] = compiled(etype, {"$ref": f"{BASE}event.schema.json{data}"})
-    extension = compiled(None, None)
-    return out, extension
+        if "if" in part:
+            etype = part["if"]["properties"]["type"]["const"]
+            refs[etype] = part["then"]["properties"]["data"]["$ref"]  # "#/$defs/data.<type>"
+    return _ByType(refs, compiled), LazyValidator(lambda: compiled(None, None))
 
 
 def schema_problems(

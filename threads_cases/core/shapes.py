@@ -9,12 +9,21 @@ stay the normative text, and tests/test_shapes.py fails when a key here and a pr
 drift apart (names and required keys, nested objects included).
 """
 
-from typing import Any, Literal, NotRequired, TypedDict
+from typing import Any, Literal, NotRequired, TypeAlias, TypedDict
 
 #: A case's verdict on one implementation (spec/replay.md section 6; reports.md).
 Verdict = Literal["pass", "drifted", "fail", "error", "skip", "xfail", "xpass"]
 #: The result of one check of a case run (spec/replay.md sections 4-5).
 CheckResult = Literal["pass", "fail", "warn", "skip"]
+
+#: A JSON value whose shape no schema of ours fixes: a tool's input, a model's reply or a
+#: content block as the provider sent it, a parsed document before it is checked, an ``x_``
+#: event's data (what :func:`threads_cases.parse_json` returns). Named, not spelled ``Any``,
+#: so a public signature says where arbitrary JSON goes (tests/test_public_types.py).
+JsonValue: TypeAlias = Any
+#: A JSON object of such values: an envelope, request or document checked against its schema
+#: at run time rather than typed key by key here.
+JsonObject: TypeAlias = dict[str, JsonValue]
 
 # --------------------------------------------------------------------------- state
 
@@ -208,11 +217,11 @@ class ReportResult(TypedDict):
     agent_changes: NotRequired[list[str]]
     #: a live run (spec/replay.md 11.6): ``live`` true, the provenance counts and the spend
     live: NotRequired[bool]
-    provenance: NotRequired[dict[str, int]]
+    provenance: NotRequired["LiveProvenance"]
     spend: NotRequired[dict[str, Any]]
     live_replies: NotRequired[list[dict[str, Any]]]
     #: the N runs of ``run --repeat N`` (spec/replay.md 11.9)
-    repeat: NotRequired[dict[str, Any]]
+    repeat: NotRequired["RepeatSummary"]
     #: where each answer came from in a --supply or --live run (spec/replay.md 11.11)
     answers: NotRequired[dict[str, list[str]]]
     baseline: NotRequired[BaselineRecord]
@@ -241,13 +250,92 @@ class ReportFooter(TypedDict):
     exit_status: int
     not_started: int
     #: a live run's totals (spec/replay.md 11.6)
-    live: NotRequired[dict[str, Any]]
+    live: NotRequired["LiveTotals"]
     #: the totals of ``run --repeat N`` (spec/replay.md 11.9)
     repeat: NotRequired[dict[str, Any]]
     #: each answer kind counted (spec/replay.md 11.11)
     answers: NotRequired[dict[str, dict[str, int]]]
     #: a conformance run's level per implementation (spec/conformance.md section 9)
     levels: NotRequired[dict[str, "ConformanceLevel"]]
+
+
+class ImplementationInfo(TypedDict):
+    """Who an implementation is (a ``hello`` answer's ``implementation``,
+    spec/driver-protocol.md 2.1): its name, language, version, dialect and homepage."""
+
+    name: str
+    language: str
+    version: str
+    dialect: str
+    homepage: str
+
+
+class HelloAnswer(TypedDict):
+    """The body of a ``hello`` answer (``schemas/driver/hello.answer.schema.json``, which a
+    driver's answer is checked against): the protocol version, who the implementation is and
+    the capabilities it announces (``reduce``, ``replay``, ``live``, ``agent``, ...)."""
+
+    protocol: int
+    implementation: ImplementationInfo
+    capabilities: list[str]
+
+
+class ProblemRecord(TypedDict):
+    """A :class:`~threads_cases.Problem` as JSON (``validate --format json``)."""
+
+    code: str
+    message: str
+    file: str | None
+    line: int | None
+    pointer: str | None
+
+
+class ToolResultRecord(TypedDict):
+    """A tool's result as a ``tool_result`` event and a stub hold it."""
+
+    content: str | list[JsonObject]
+    is_error: bool
+
+
+class LiveProvenance(TypedDict):
+    """Where a live run's model replies came from, counted (spec/replay.md 11.6)."""
+
+    reused: int
+    supplied: int
+    live: int
+
+
+class LiveSpend(TypedDict):
+    """A live run of one case: its replies' provenance, the live calls it made and their
+    cost in US dollars (None when a call could not be priced; spec/replay.md 11.6)."""
+
+    provenance: LiveProvenance
+    calls: int
+    cost_usd: float | None
+
+
+class LiveTotals(LiveSpend):
+    """A live run's totals (the footer's ``live``): :class:`LiveSpend` summed, the limits
+    (``budget`` calls, ``max_cost_usd``) and why the spend is unknown (None when it is not)."""
+
+    budget: int
+    max_cost_usd: float | None
+    spend_unknown: NotRequired[str | None]
+
+
+class RepeatSummary(TypedDict):
+    """What the N runs of ``run --repeat N`` showed for one case (spec/reports.md 1.3)."""
+
+    runs: int
+    judged: int
+    passes: int
+    rate: float | None
+    interval: list[float] | None
+    pass_k: list[float]
+    verdicts: list[Verdict]
+    flips: int
+    flip_rate: float | None
+    fail_under_rate: float | None
 
 
 class ConformanceLevel(TypedDict):
@@ -273,6 +361,9 @@ SCHEMA_OF: dict[str, tuple[type, str, str]] = {
         "/$defs/footer/properties/levels/additionalProperties",
     ),
     "BaselineRecord": (BaselineRecord, "report.schema.json", "/$defs/baseline"),
+    "RepeatSummary": (RepeatSummary, "report.schema.json", "/$defs/result/properties/repeat"),
+    "LiveProvenance": (LiveProvenance, "report.schema.json", "/$defs/provenance"),
+    "LiveTotals": (LiveTotals, "report.schema.json", "/$defs/footer/properties/live"),
     "CheckRecord": (CheckRecord, "report.schema.json", "/$defs/check"),
     "DifferenceRecord": (DifferenceRecord, "report.schema.json", "/$defs/difference"),
     "DivergenceRecord": (DivergenceRecord, "report.schema.json", "/$defs/divergence"),

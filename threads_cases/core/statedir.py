@@ -17,7 +17,6 @@ fingerprint).
 from __future__ import annotations
 
 import os
-import tomllib
 from pathlib import Path
 
 STATE = ".threads-cases"
@@ -46,6 +45,8 @@ def has_settings_table(pyproject: Path) -> bool:
         return pyproject.is_file()
     if "threads-cases" not in text:
         return False
+    import tomllib  # only for a file that names the tool (start-up)
+
     try:
         tool = tomllib.loads(text).get("tool")
     except tomllib.TOMLDecodeError:

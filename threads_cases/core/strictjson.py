@@ -35,6 +35,7 @@ import orjson
 from .canonical import MAX_DEPTH, MAX_SAFE_INTEGER
 from .errors import CaseError, pointer_join
 from .files import MAX_CASE_BYTES, MAX_LOG_BYTES, open_regular, read_regular
+from .shapes import JsonValue
 
 MAX_LINE_BYTES = 64 * 1024 * 1024
 _BOM = b"\xef\xbb\xbf"
@@ -281,7 +282,7 @@ def _error_position(data: bytes, message: str, described: str) -> tuple[int, int
 
 def parse(
     data: bytes, *, code: str = "json_invalid", file: str | None = None, line: int | None = None
-) -> Any:
+) -> JsonValue:
     """Parse one strict JSON text.
 
     ``data`` is UTF-8 bytes. Returns the value (dict, list, str, int, float, bool or None).

@@ -58,6 +58,7 @@ from .common import Stats, Turn
 from .emitter import Emitter
 from .inspect_ai import InspectSource
 from .openhands import OpenHandsSource
+from .source import gc_paused
 from .swe_agent import SweAgentSource
 from .threads_export import ThreadsExportSource
 from .vcr import VcrSource
@@ -304,7 +305,11 @@ def import_to_file(
                 sample=sample,
                 epoch=epoch,
             )
-            _write(events, fh, report, dialect=dialect, flush_every=flush_every)
+            # the sources hold their file's values (trees of dicts and lists, no cycles) and a
+            # turn holds its replies: collections as the events pile up would walk them all,
+            # again and again (a fifth of a long SWE-agent or inspect-ai run), for nothing
+            with gc_paused():
+                _write(events, fh, report, dialect=dialect, flush_every=flush_every)
     except OSError as exc:
         raise CaseError(
             "io_error", f"cannot write the log: {exc.strerror}", file=str(out)

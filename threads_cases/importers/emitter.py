@@ -39,6 +39,7 @@ from ..core.canonical import canonical_event_line
 from ..core.errors import CaseError
 from ..core.eventcheck import LogChecker
 from ..core.reducer import Reducer
+from ..core.schemas import compiled_event_validators
 from ..core.timestamps import format_ts
 from ..reference.runtime import ACTOR
 from .common import Extra, Ref, Reply, Result, Turn, import_error, tool_effect
@@ -47,6 +48,9 @@ from .request_hash import RequestHasher
 MISSING_RESULT = "[no result for this tool call is recorded in the transcript]"
 
 _ID_BAD = re.compile(r"[^A-Za-z0-9._:-]")
+#: the envelope's ``ts`` pattern (schemas/event.schema.json, envelope.threads-py), without
+#: its anchors (``fullmatch``): what the schema asks of a ts the emitter formatted
+TS_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0-9]{3}Z")
 
 
 def usage_of(raw: Any) -> dict[str, Any]:
@@ -97,6 +101,10 @@ class Emitter:
         self.reducer = Reducer(copy_data=False)
         self.hasher = RequestHasher(agent["model"], agent["system"], agent["tools"])
         self._checker = LogChecker(unique_ids=False)  # _event_id makes the ids unique
+        #: {type: one validator of the whole event}, compiled on first use (core.schemas)
+        self._by_type = compiled_event_validators()[0]
+        #: whether the current ts text (``_ts_text``) keeps the schema's ts pattern
+        self._ts_checked = False
         #: the canonical bytes (JCS, no newline) of the last event emitted
         self.last_line = b""
         #: whether the last event emitted was plain (``canonical_event_line``)
@@ -126,7 +134,11 @@ class Emitter:
         if ref.ts is not None and ref.ts > self.last_ms:
             self.last_ms = ref.ts
         if self._ts_text[0] != self.last_ms:  # events of one source line share their time
-            self._ts_text = (self.last_ms, format_ts(self.last_ms))
+            text = format_ts(self.last_ms)
+            self._ts_text = (self.last_ms, text)
+            # the schema's whole rule for this ts (an event that carries it is then checked
+            # only when its data needs it)
+            self._ts_checked = TS_FORM.fullmatch(text) is not None
         return self._ts_text[1]
 
     def _emit(
@@ -139,7 +151,13 @@ class Emitter:
         critical: bool = False,
         actor: str | None = None,
         data_plain: bool = False,
+        fixed: bool = False,
     ) -> dict[str, Any]:
+        """Build, check and hand on one event. ``fixed``: the caller made ``data`` so that the
+        schema cannot refuse it (its own strings, or values of an event the schema accepted,
+        see each caller); the envelope is the emitter's own too (the thread_id of the checked
+        thread_started, ids of ``[A-Za-z0-9._:-]``), so such an event is not checked again
+        unless its ``ts`` breaks the schema's pattern (``_ts_checked``)."""
         ev = {
             "event_id": self._event_id(ref.base, suffix),
             "thread_id": self.thread_id,
@@ -158,8 +176,14 @@ class Emitter:
             # The envelope around data is built here from strings, seq, 0 and a bool, so only
             # data is scanned (canonical_event_line gives canonical_line_plain's answer)
             line, plain = canonical_event_line(ev, data_plain=data_plain)
-            # the ts, thread_id, seq and event_id are made valid here: the schema is checked
-            self._checker.check_schema(ev)
+            # the ts, thread_id, seq and event_id are made valid here: the schema is checked,
+            # by the one validator of the type (stricter: it holds ts's calendar rule) and,
+            # when that refuses, the event schema itself (the refusal, as before)
+            if not fixed or not self._ts_checked:
+                check = self._by_type.get(etype) or self._compiled(etype)
+                if check is None or not check.is_valid(ev):
+                    self._checker.check_schema(ev)
+                self._ts_checked = True
             self.reducer.apply(ev)
         except CaseError as err:
             where = err.location.pointer
@@ -176,6 +200,13 @@ class Emitter:
         self.last_line = line
         self.seq += 1
         return ev
+
+    def _compiled(self, etype: str) -> Any:
+        """The validator of ``etype``, compiled now; None for a type of no section (``x_``)."""
+        try:
+            return self._by_type[etype]
+        except KeyError:
+            return None
 
     # ------------------------------------------------------------------ items
     def start(self) -> Iterator[dict[str, Any]]:
@@ -204,7 +235,9 @@ class Emitter:
             yield self._emit("user_message", {"content": turn.content}, turn.ref, "user")
         tid = self._turn_id(turn.ref)
         # data of strings under ASCII keys is plain (canonical_event_line): not scanned
-        yield self._emit("turn_started", {"turn_id": tid}, turn.ref, "turn", data_plain=True)
+        yield self._emit(
+            "turn_started", {"turn_id": tid}, turn.ref, "turn", data_plain=True, fixed=True
+        )
         usage = {"input_tokens": 0, "output_tokens": 0}
         pending: list[str] = []
         last: Reply | None = None
@@ -233,6 +266,7 @@ class Emitter:
             item.ref,
             "req",
             data_plain=True,  # strings under ASCII keys
+            fixed=True,  # the model of the checked thread_started, a hex digest
         )
         u = usage_of(item.usage)
         yield self._emit(
@@ -275,6 +309,7 @@ class Emitter:
                 f"call{k}",
                 critical=effect == "write",
                 data_plain=reply_plain,
+                fixed=True,  # a tool_use block of the checked model_responded, two enums
             )
             res = item.results.get(block["id"])
             if res is None and not final:
@@ -292,6 +327,8 @@ class Emitter:
                 critical=True,
                 # the call's strings, a bool and text: plain when the reply was
                 data_plain=reply_plain and type(res.content) is str and type(res.is_error) is bool,
+                # the call's checked strings: text and a bool cannot be refused
+                fixed=type(res.content) is str and type(res.is_error) is bool,
             )
 
     def _end(
@@ -312,6 +349,8 @@ class Emitter:
                 {"turn_id": tid, "stop_reason": stop_reason_of(last, last_uses), "usage": usage},
                 end_ref,
                 "end",
+                # a stop reason that is never empty, counts the canonical bytes kept in range
+                fixed=True,
             )
         if turn.failed is not None:
             code, message = turn.failed[0], turn.failed[1]
@@ -327,4 +366,5 @@ class Emitter:
             {"turn_id": tid, "error": {"code": code, "message": message}},
             end_ref,
             "end",
+            fixed=type(code) is str and code != "" and type(message) is str,
         )

@@ -53,7 +53,7 @@ def _nothing() -> None:
 
 
 @contextlib.contextmanager
-def _gc_paused() -> Iterator[None]:
+def gc_paused() -> Iterator[None]:
     """The garbage collector off inside the block, as it was after (``gc.disable``)."""
     was = gc.isenabled()
     gc.disable()
@@ -154,7 +154,7 @@ class TranscriptSource:
         holds are trees of dicts and lists without cycles, and counting them as they pile up
         would start a collection every few hundred records that walks them all again (as
         much time as the second parse they save)."""
-        with _gc_paused():
+        with gc_paused():
             yield from self._read_all()
             if self._all_held:
                 # what pass 1 holds leaves the collector's generations until pass 2 is done

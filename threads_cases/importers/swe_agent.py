@@ -103,8 +103,8 @@ class SweAgentSource:
         tools: dict[str, None] = {}
         for m in self.history:
             if isinstance(m, dict) and m.get("role") == "assistant":
-                for b in self._calls(m, 0, []):
-                    tools.setdefault(b["name"], None)
+                for name in self._call_names(m):
+                    tools.setdefault(name, None)
         self.tools = list(tools)
 
     @staticmethod
@@ -143,6 +143,20 @@ class SweAgentSource:
         return Ref("session", None, 1, "session")
 
     # ------------------------------------------------------------------ mapping
+    @staticmethod
+    def _call_names(m: dict[str, Any]) -> list[str]:
+        """The tool names of :meth:`_calls`' blocks, without decoding any arguments."""
+        calls = m.get("tool_calls")
+        if isinstance(calls, list) and calls:
+            out = []
+            for c in calls:
+                fn = c.get("function") if isinstance(c, dict) else None
+                if isinstance(fn, dict) and isinstance(c.get("id"), str):
+                    out.append(fn["name"] if isinstance(fn.get("name"), str) else "tool")
+            return out
+        action = m.get("action")
+        return ["bash"] if isinstance(action, str) and action.strip() else []
+
     def _calls(self, m: dict[str, Any], step: int, notes: list[Note]) -> list[dict[str, Any]]:
         """The tool_use blocks of an assistant message (module docstring)."""
         calls = m.get("tool_calls")

@@ -42,7 +42,7 @@ from typing import Any
 
 import orjson
 
-from ..core.canonical import canonical_line
+from ..core.canonical import canonical_line, is_plain
 from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, open_regular
@@ -71,7 +71,6 @@ HEADER_KEY = "threads_export"
 RECOMPUTED = ("turn_started", "model_requested", "tool_called")
 _HEX = re.compile(r"[0-9a-f]{64}")
 _XBAD = re.compile(r"[^A-Za-z0-9_.:-]")
-_NOT_PLAIN = re.compile(rb"[0-9][.eE]|[\xee-\xff]")
 _SORTED = orjson.OPT_SORT_KEYS | orjson.OPT_STRICT_INTEGER
 
 
@@ -134,9 +133,9 @@ class ThreadsExportSource:
         if not isinstance(value, dict):
             raise self._refuse(n, "a line of an export is a JSON object")
         try:  # orjson's sorted text is the JCS line of a value with no float and no key
-            # whose UTF-16 order could differ (core.canonical): no digit before . e E, no
-            # byte of a code point from U+E000 up; any other line is written by the JCS writer
-            same = orjson.dumps(value, option=_SORTED) == body and not _NOT_PLAIN.search(body)
+            # whose UTF-16 order could differ (core.canonical.is_plain); any other line is
+            # written by the JCS writer
+            same = orjson.dumps(value, option=_SORTED) == body and is_plain(value)
             same = same or canonical_line(value) == body
         except (CaseError, orjson.JSONEncodeError, TypeError):
             same = False

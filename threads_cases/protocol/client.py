@@ -36,15 +36,19 @@ import signal
 import subprocess
 import threading
 from collections.abc import Sequence
-from typing import IO, Any, Protocol
+from typing import IO, TYPE_CHECKING, Any, Protocol, cast
 
 import orjson
 
 from ..core.canonical import canonical_line
 from ..core.errors import CaseError
-from ..reference.live import AskModel
+from ..core.shapes import HelloAnswer, JsonObject
 from .answers import check_ok, error_of
 from .driver_env import client_environment
+from .forked_driver import ForkedProcess, fork_seal_works, forkable, start_forked
+
+if TYPE_CHECKING:  # the live turn's type only: a replay that is not live never loads it
+    from ..reference.live import AskModel
 
 PROTOCOL = 1
 MAX_RESTARTS = 3
@@ -69,10 +73,8 @@ class Implementation(Protocol):
     required: bool
     restarts: int
 
-    def hello(self) -> dict[str, Any]: ...
-    def request(
-        self, message: dict[str, Any], on_model_call: AskModel | None = None
-    ) -> dict[str, Any]:
+    def hello(self) -> HelloAnswer: ...
+    def request(self, message: JsonObject, on_model_call: AskModel | None = None) -> JsonObject:
         """``on_model_call`` answers a live replay's model calls (driver-protocol.md
         2.5.1); only a live run passes it."""
         ...
@@ -148,6 +150,7 @@ class DriverImplementation:
         required: bool = False,
         launcher: Sequence[str] = (),
         pass_env: Sequence[str] = (),
+        sealed_fork: bool = False,
     ) -> None:
         self.name = name
         self.required = required
@@ -161,8 +164,12 @@ class DriverImplementation:
         self.env = env
         #: variable names passed beyond the allow-list (driver_env.py, ``pass_env``)
         self.pass_env = tuple(pass_env)
+        #: start ``command`` (an interpreter command of this interpreter) as a fork of this
+        #: process sealed as the ``launcher`` would seal it, where that works here
+        #: (:mod:`.forked_driver`); else under ``launcher``
+        self.sealed_fork = sealed_fork
         self.restarts = 0
-        self._proc: subprocess.Popen[bytes] | None = None
+        self._proc: subprocess.Popen[bytes] | ForkedProcess | None = None
         self._lines: queue.Queue[bytes | None] = queue.Queue()
         self._stderr = bytearray()
         self._stderr_lock = threading.Lock()
@@ -176,18 +183,23 @@ class DriverImplementation:
     def _start(self) -> None:
         # under a launcher the OS error of a missing program would be the launcher's exit
         why = unstartable(self.command, self.cwd) if self.launcher else None
+        # the dialect it is configured with (driver-protocol.md 5.3a), then its env
+        env = client_environment(
+            self.pass_env, {"THREADS_CASES_DIALECT": self.dialect, **(self.env or {})}
+        )
+        self._proc = None
         try:
-            if why is None:
+            forked = why is None and self.sealed_fork and forkable(self.command, env)
+            if forked and fork_seal_works():
+                self._proc = start_forked(self.command, env, self.cwd)
+            if why is None and self._proc is None:
                 self._proc = subprocess.Popen(
                     [*self.launcher, *self.command],
                     stdin=subprocess.PIPE,
                     stdout=subprocess.PIPE,
                     stderr=subprocess.PIPE,
                     cwd=self.cwd,
-                    # the dialect it is configured with (driver-protocol.md 5.3a), then its env
-                    env=client_environment(
-                        self.pass_env, {"THREADS_CASES_DIALECT": self.dialect, **(self.env or {})}
-                    ),
+                    env=env,
                     start_new_session=True,  # its own process group: killed as a whole
                 )
         except OSError as exc:
@@ -414,12 +426,12 @@ class DriverImplementation:
             ) from None
         return answer
 
-    def hello(self) -> dict[str, Any]:
+    def hello(self) -> HelloAnswer:
         """The driver's ``hello`` answer (starts the process if needed)."""
         with self._lock:
             self._ensure()
             assert self._hello is not None
-            return self._hello
+            return cast(HelloAnswer, self._hello)  # the fields the client reads are checked
 
     def _ensure(self) -> None:
         if self._proc is not None and self._proc.poll() is None:

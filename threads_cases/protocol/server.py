@@ -30,7 +30,7 @@ import threading
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from pathlib import Path
-from typing import IO, TYPE_CHECKING, Any
+from typing import IO, TYPE_CHECKING, Any, cast
 
 from .._version import __version__
 from ..core.canonical import canonical_line
@@ -38,6 +38,7 @@ from ..core.dialects import get_dialect
 from ..core.errors import CaseError
 from ..core.log import check_events, reduce_log
 from ..core.reducer import Reducer
+from ..core.shapes import HelloAnswer
 from ..core.texts import quote
 from ..reference.agent import AgentSpec
 from ..reference.live import AskModel, LiveTurn
@@ -125,13 +126,14 @@ def check_request(message: dict[str, Any]) -> None:
         )
 
 
-def _lent_log(cases: Mapping[str, Case], path: str, dialect: str) -> list[dict[str, Any]] | None:
-    """The canonical events of ``path`` when it is the ``dialect`` log of a lent case."""
+def _lent_state(cases: Mapping[str, Case], path: str, dialect: str) -> Mapping[str, Any] | None:
+    """The state of ``path`` when it is the ``dialect`` log of a lent case, as the loader
+    reduced it (shared, never changed: the answer is only read)."""
     p = Path(path)
     case = cases.get(str(p.parent))
-    if case is None or p.name != f"log.{dialect}.jsonl" or dialect not in case.logs:
+    if case is None or p.name != f"log.{dialect}.jsonl":
         return None
-    return list(case.logs[dialect])
+    return case.state(dialect)
 
 
 def _handle(
@@ -180,12 +182,9 @@ def _reduce(message: dict[str, Any], dialect: str, cases: Mapping[str, Case]) ->
     source = one_reduce_source(message)  # exactly one (spec/driver-protocol.md 2.2)
     d = get_dialect(message.get("dialect", dialect))
     state: Mapping[str, Any]
-    lent = _lent_log(cases, str(message["path"]), d.name) if source == "path" else None
+    lent = _lent_state(cases, str(message["path"]), d.name) if source == "path" else None
     if lent is not None:
-        r = Reducer(copy_data=False)  # the loader checked and reduced these events
-        for ev in lent:
-            r.apply(ev)
-        state = r.state
+        state = lent  # the loader checked and reduced this log: not reduced again (issue 33)
     elif source == "path":
         state = reduce_log(str(message["path"]), dialect=d)
     elif source == "log":
@@ -347,8 +346,8 @@ class PythonImplementation:
         with self._lent_lock:
             return {k: v[0] for k, v in self._lent.items()}
 
-    def hello(self) -> dict[str, Any]:
-        return handle_request({"cmd": "hello", "protocol": 1})
+    def hello(self) -> HelloAnswer:
+        return cast(HelloAnswer, handle_request({"cmd": "hello", "protocol": 1}))
 
     def request(
         self, message: dict[str, Any], on_model_call: AskModel | None = None
@@ -389,9 +388,12 @@ class UnguardedPythonImplementation(PythonImplementation):
             return super().request(message, on_model_call)
 
 
-def serve(stdin: IO[bytes] = sys.stdin.buffer, stdout: IO[bytes] = sys.stdout.buffer) -> int:
-    """Serve the Python implementation on stdin/stdout until ``shutdown`` or end of input."""
+def serve(stdin: IO[bytes] | None = None, stdout: IO[bytes] | None = None) -> int:
+    """Serve the Python implementation on ``stdin``/``stdout`` (default: this process's when
+    called, as a forked driver's are its own) until ``shutdown`` or end of input."""
     from ..core.strictjson import parse
+
+    stdin, stdout = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
 
     def answer(obj: dict[str, Any]) -> None:
         # Every answer is a canonical line (spec/driver-protocol.md), as the TypeScript

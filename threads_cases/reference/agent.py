@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from ..core.events import Agent, Tool
+from ..core.shapes import JsonObject, ToolResultRecord
 from ..core.texts import quote
 
 Kind = Literal["sandbox", "external"]
@@ -29,10 +30,10 @@ Effect = Literal["read", "write", "pure"]
 class ToolResult:
     """A tool's answer: ``{"content": str | [blocks], "is_error": bool}``."""
 
-    content: str | list[dict[str, Any]]
+    content: str | list[JsonObject]
     is_error: bool = False
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> ToolResultRecord:
         return {"content": self.content, "is_error": self.is_error}
 
 
@@ -54,7 +55,7 @@ class ToolSpec:
 
     name: str
     description: str = ""
-    input_schema: dict[str, Any] = field(default_factory=lambda: {"type": "object"})
+    input_schema: JsonObject = field(default_factory=lambda: {"type": "object"})
     kind: Kind = "external"
     effect: Effect = "read"
     handler: Callable[..., ToolOutput] | None = field(default=None, compare=False, repr=False)
@@ -187,7 +188,7 @@ class AgentSpec:
 
     @classmethod
     def from_json(
-        cls, agent: dict[str, Any], handlers: dict[str, Callable[..., ToolOutput]] | None = None
+        cls, agent: JsonObject, handlers: dict[str, Callable[..., ToolOutput]] | None = None
     ) -> AgentSpec:
         """Rebuild an agent from its JSON; sandbox built-ins get their handlers back."""
         handlers = handlers or {}

@@ -23,9 +23,10 @@ import sys
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import Any, Literal, TypedDict
 
 from ..core.errors import CaseError
+from ..core.shapes import JsonObject
 from ..core.texts import quote
 from .agent import AgentSpec
 
@@ -60,13 +61,21 @@ class AgentRef:
     ref: str
     app_dir: tuple[str, ...] = ()
 
-    def to_request(self) -> dict[str, Any]:
+    def to_request(self) -> AgentRequest:
         """The ``agent`` field of a ``replay`` request (schemas/driver/replay.request)."""
         return {"ref": self.ref, "app_dir": list(self.app_dir)}
 
     @classmethod
-    def from_request(cls, body: dict[str, Any]) -> AgentRef:
+    def from_request(cls, body: JsonObject) -> AgentRef:
         return cls(str(body["ref"]), tuple(str(d) for d in body.get("app_dir") or ()))
+
+
+class AgentRequest(TypedDict):
+    """The ``agent`` field of a ``replay`` request (spec/driver-protocol.md 2.5.2): the
+    reference and the folders its imports are found in."""
+
+    ref: str
+    app_dir: list[str]
 
 
 def unavailable(ref: str, what: str) -> CaseError:

@@ -18,6 +18,7 @@ from typing import Any, Protocol
 
 from ..core.errors import CaseError
 from ..core.request import request_sha256
+from ..core.shapes import JsonObject
 
 
 class Model(Protocol):
@@ -125,14 +126,14 @@ class ScriptedModel:
     """
 
     def __init__(
-        self, replies: Sequence[dict[str, Any]], *, supply: dict[int, dict[str, Any]] | None = None
+        self, replies: Sequence[JsonObject], *, supply: dict[int, JsonObject] | None = None
     ) -> None:
         self.replies = [normalize_reply(r, where=f"replies[{i}]") for i, r in enumerate(replies)]
         self.supply = dict(supply or {})
         self.requests: list[str] = []
         self.used = 0
 
-    def respond(self, request: dict[str, Any], index: int) -> dict[str, Any]:
+    def respond(self, request: JsonObject, index: int) -> JsonObject:
         self.requests.append(request_sha256(request))
         if index < len(self.replies):
             self.used = max(self.used, index + 1)

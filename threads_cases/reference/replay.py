@@ -217,10 +217,16 @@ def _fork_point(
             file=str(case.log_path(dialect.name)),
         )
     prefix = list(case.logs[dialect.name])
-    # a case opened here is this replay's own; a given one is shared, so its events are copied
-    reducer = Reducer(copy_data=shared)
-    for ev in prefix:
-        reducer.apply(ev)
+    # the loader's reduction of the log, branched: the replay changes only its own copies of
+    # what it changes, so a shared case stays as it was (issue 33: each log reduced once)
+    forked = case.fork(dialect.name)
+    if forked is not None:
+        reducer = forked
+    else:  # a Case built without the loader's reducers
+        # a case opened here is this replay's own; a given one is shared: its events are copied
+        reducer = Reducer(copy_data=shared)
+        for ev in prefix:
+            reducer.apply(ev)
     if reducer.state["agent"] is None and not has_agent:
         # an empty prefix, or extension events only: no thread_started, so no agent
         raise CaseError(

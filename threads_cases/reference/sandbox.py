@@ -16,7 +16,6 @@ import stat
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from ..case.sandbox import check_path
 from ..core.errors import CaseError
@@ -100,7 +99,8 @@ class FakeSandbox:
     def snapshot(self) -> dict[str, bytes | HashOnly]:
         return dict(self._files)
 
-    def restore(self, token: Any) -> None:
+    def restore(self, token: dict[str, bytes | HashOnly]) -> None:
+        """Back to the files of ``token``, a :meth:`snapshot`."""
         self._files = dict(token)
 
     @property
@@ -178,6 +178,7 @@ class DirectorySandbox:
         shutil.copytree(self.root, dest, dirs_exist_ok=True)
         return dest
 
-    def restore(self, token: Any) -> None:
+    def restore(self, token: Path) -> None:
+        """Back to the folder of ``token``, a :meth:`snapshot` (a copy of the root)."""
         shutil.rmtree(self.root)
         shutil.copytree(Path(token), self.root)

@@ -36,9 +36,10 @@ from ..core.files import MAX_CASE_BYTES, read_regular
 from ..core.frozen import EventsView
 from ..core.log import check_events, dump_log, read_log
 from ..core.reducer import Reducer
-from ..core.shapes import State
+from ..core.shapes import JsonObject, State
 from ..core.texts import quote
 from .agent import AgentSpec, ToolOutput, ToolResult
+from .agent_ref import AgentRef
 from .branching import IdIndex, SharedLog
 from .model import Model
 from .runtime import STEP_LIMIT, Clock, Recorder, TurnOutcome, parse_ts, run_turn
@@ -55,7 +56,7 @@ class Thread:
 
     def __init__(
         self,
-        events: list[dict[str, Any]] | SharedLog,
+        events: list[JsonObject] | SharedLog,
         *,
         sandbox: SandboxProvider,
         artifacts: ArtifactStore,
@@ -104,7 +105,7 @@ class Thread:
         sandbox: SandboxProvider | None = None,
         thread_id: str | None = None,
         clock: Clock | None = None,
-        metadata: dict[str, Any] | None = None,
+        metadata: JsonObject | None = None,
     ) -> Thread:
         """Start a new thread: records ``thread_started`` with ``agent.to_json()``."""
         tid = thread_id or f"thread-{secrets.token_hex(6)}"
@@ -122,7 +123,7 @@ class Thread:
     @classmethod
     def open(
         cls,
-        log: str | os.PathLike[str] | IO[bytes] | Sequence[Event] | Sequence[dict[str, Any]],
+        log: str | os.PathLike[str] | IO[bytes] | Sequence[Event] | Sequence[JsonObject],
         *,
         sandbox: SandboxProvider | None = None,
         artifacts: str | os.PathLike[str] | ArtifactStore | dict[str, bytes] | None = None,
@@ -306,7 +307,7 @@ class Thread:
 
     def run_turn(
         self,
-        text: str | list[dict[str, Any]],
+        text: str | list[JsonObject],
         model: Model,
         *,
         step_limit: int = STEP_LIMIT,
@@ -343,7 +344,7 @@ class Thread:
         self,
         name: str,
         *,
-        expect: CaseExpectation | dict[str, Any] | None = None,
+        expect: CaseExpectation | JsonObject | None = None,
         at: str,
         dir: str | os.PathLike[str],
         external_effects: str = "stub",
@@ -352,7 +353,7 @@ class Thread:
         secrets: str = "refuse",
         verify: bool = True,
         sandbox_dir: str | os.PathLike[str] | None = None,
-        agent: Any = None,
+        agent: AgentSpec | AgentRef | str | None = None,
         draft: bool | None = None,
     ) -> SaveResult:
         """Save the turn after ``at`` as a case directory ``dir/name``.

@@ -33,6 +33,16 @@ _HANDLER_REASONS: tuple[tuple[type[Exception], str], ...] = (
 )
 
 
+def _lacks_named_key(tool: ToolSpec, inp: dict[str, Any], exc: KeyError) -> bool:
+    """True when ``exc`` names a key of the tool's ``input_schema`` ``properties`` that the
+    input lacks: the model's bad input (spec/replay.md 8.1). Any other KeyError is a lookup
+    in the handler's own data, a bug of the handler's."""
+    key = exc.args[0] if len(exc.args) == 1 else None
+    properties = tool.input_schema.get("properties")
+    named = isinstance(properties, dict) and isinstance(key, str) and key in properties
+    return named and key not in inp
+
+
 def _sandbox_call(tool: ToolSpec, ctx: ToolContext, inp: dict[str, Any]) -> ToolResult:
     """Run a sandbox tool's handler; its refusals become neutral error results (3.3)."""
     assert tool.handler is not None
@@ -47,6 +57,8 @@ def _sandbox_call(tool: ToolSpec, ctx: ToolContext, inp: dict[str, Any]) -> Tool
             raise
         return ToolResult(exc.message, is_error=True)
     except (KeyError, TypeError, ValueError) as exc:
+        if isinstance(exc, KeyError) and not _lacks_named_key(tool, inp, exc):
+            raise HandlerFailed(tool.name, exc) from exc  # the handler's own lookup failed
         reason = next(r for t, r in _HANDLER_REASONS if isinstance(exc, t))
         return ToolResult(f"bad input for {tool.name}: the handler refused it ({reason})", True)
     except Exception as exc:  # a bug in the agent's own handler, never threads-cases'

@@ -235,9 +235,11 @@ def split_bookkeeping(changes: list[Change]) -> tuple[list[Change], list[Change]
     kept = [c for c in changes if not c.bookkeeping]
     hidden = [c for c in changes if c.bookkeeping]
     if kept and hidden:
-        moved = [c for c in hidden if c.pointer == "/fingerprint"]
-        kept += moved
-        hidden = [c for c in hidden if c.pointer != "/fingerprint"]
+        moved = {id(c) for c in hidden if c.pointer == "/fingerprint"}
+        # in the changes' order: the fingerprint stays under its case.json, never after the
+        # other files' changes (a second "case.json" heading)
+        kept = [c for c in changes if not c.bookkeeping or id(c) in moved]
+        hidden = [c for c in hidden if id(c) not in moved]
     return kept, hidden
 
 

@@ -110,13 +110,9 @@ def format_case(path: Path) -> FormatResult:
 def unfixable_problems(path: Path) -> list[Problem]:
     """What ``validate`` finds in a case that ``fmt`` does not fix: every problem but a stale
     fingerprint and a file that is not canonical. ``fmt`` formats a case only without any."""
-    from .validate import validate_case
+    from .validate import fmt_fixes, validate_case
 
-    return [
-        p
-        for p in validate_case(path)
-        if p.code != "fingerprint_stale" and not p.message.startswith("not canonical")
-    ]
+    return [p for p in validate_case(path) if not fmt_fixes(p)]
 
 
 def write_formatted(result: FormatResult) -> None:

@@ -12,13 +12,15 @@ Reason codes: ``case_invalid``, ``format_unsupported``, ``log_invalid``, ``state
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from ..case.directory import UPSTREAM_CASE_MESSAGE, walk_case
 from ..case.loader import Case, inspect_case
 from ..core.errors import CaseError, Location, Problem
 from ..core.matchers import diff_values
+from ..core.shapes import State
 from .files import _EXPECTED, _UNPARSED, CANONICAL_DIALECT, is_canonical
 
 
@@ -49,7 +51,32 @@ def validate_case(path: Path) -> list[Problem]:
     if case is not None:
         problems.extend(_state_problems(case))
         problems.extend(_dialect_problems(case))
-    return problems
+    if all(fmt_fixes(p) for p in problems):
+        return problems
+    return [_not_to_fmt(p) if fmt_fixes(p) else p for p in problems]
+
+
+#: what ``fmt`` fixes ends with this; the message sends the user to ``fmt``
+TO_FMT = "; run `threads-cases fmt`"
+#: ... and, when the case has other problems (``fmt`` refuses it), ends with this instead
+PAST_FMT = (
+    "; fix the case's other problems first: `threads-cases fmt` refuses a case that does not "
+    "validate"
+)
+
+
+def fmt_fixes(problem: Problem) -> bool:
+    """True for a problem ``fmt`` fixes: a stale fingerprint or a file that is not canonical."""
+    return problem.code == "fingerprint_stale" or problem.message.startswith("not canonical")
+
+
+def _not_to_fmt(problem: Problem) -> Problem:
+    """``problem`` (one ``fmt`` fixes) worded for a case ``fmt`` refuses: it sends the user to
+    the other problems, not to ``fmt``."""
+    message = problem.message.removesuffix(TO_FMT)
+    if message == problem.message:
+        return problem  # already worded so (the loader's, when it saw the other problems)
+    return dataclasses.replace(problem, message=message + PAST_FMT)
 
 
 def _canonical_problems(
@@ -66,7 +93,7 @@ def _canonical_problems(
                 out.append(
                     _problem(
                         "case_invalid",
-                        "not canonical; run `threads-cases fmt`",
+                        "not canonical" + TO_FMT,
                         path / rel,
                         hint="`threads-cases fmt` rewrites the files of a case that validates "
                         "canonically (spec/strict-json.md)",
@@ -92,10 +119,13 @@ def _state_problems(case: Case) -> list[Problem]:
             out.append(_problem("case_invalid", f"schema: {message}", exp_path, pointer))
         if impl not in case.logs:
             continue
-        reducer = Reducer()
-        for ev in case.logs[impl]:
-            reducer.apply(ev)  # the loader checked the reducer rules
-        state = get_dialect(impl).encode_state(reducer.state)
+        reduced = case.state(impl)  # the loader reduced each log it checked (issue 33)
+        if reduced is None:
+            reducer = Reducer()
+            for ev in case.logs[impl]:
+                reducer.apply(ev)  # the loader checked the reducer rules
+            reduced = cast(State, reducer.state)
+        state = get_dialect(impl).encode_state(reduced)
         for d in diff_values(expected, state):
             out.append(
                 _problem(

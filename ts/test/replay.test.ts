@@ -161,3 +161,29 @@ describe("spec/conformance/provenance: where each answer came from (spec/replay.
     });
   });
 });
+
+describe("each log reduced once (issue 33)", () => {
+  test("a replay goes on from the loader's reduction, and leaves the case as it was", async () => {
+    const { Reducer } = await import("../src/core/reducer.js");
+    const path = join(conformanceDir(), "cases", "after-restore");
+    const real = Reducer.prototype.apply;
+    let folds = 0; // a reducer applying a seq-0 event folds a log from its start
+    Reducer.prototype.apply = function (this: InstanceType<typeof Reducer>, ev) {
+      if (ev.seq === 0) folds += 1;
+      return real.call(this, ev);
+    };
+    try {
+      const c = openCase(path);
+      assert.equal(folds, c.dialects.length, "the loader folds each log once");
+      const before = JSON.stringify([...c.logs.entries()]);
+      const first = replayCase(c, { implementation: "threads-ts" });
+      const again = replayCase(c, { implementation: "threads-ts" });
+      assert.equal(folds, c.dialects.length, "the replays fold none again");
+      assert.equal(JSON.stringify([...c.logs.entries()]), before, "the case is as the loader read it");
+      assert.deepEqual(again, first, "a second replay of the same case gives the same answer");
+      assert.equal(first.stop, null);
+    } finally {
+      Reducer.prototype.apply = real;
+    }
+  });
+});

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
 from ...case.divergence import Divergence, find_divergence
 from ...case.loader import Case
@@ -23,11 +23,13 @@ from ...core.canonical import canonical_line
 from ...core.dialects import Dialect, get_dialect
 from ...core.errors import CaseError
 from ...core.matchers import Difference, diff_values, explain, find_all, match_in_order, nearest
-from ...core.shapes import CheckRecord, CheckResult, Verdict
+from ...core.shapes import CheckRecord, CheckResult, JsonObject, State, Verdict
 from ...protocol.client import Implementation
-from ...reference.agent_ref import AgentRef
-from ..live.desk import CaseLedger, LiveOptions
+from ...reference.agent_ref import AgentRef, AgentRequest
 from .agent_diff import agent_changes, recorded_agent
+
+if TYPE_CHECKING:  # a live run's types: a replay that is not live never loads harness.live
+    from ..live.desk import CaseLedger, LiveOptions
 
 #: Codes that mean the case could not be run at all (verdict ``error``).
 ERROR_CODES = frozenset(
@@ -59,8 +61,8 @@ class Check:
     detail: str = ""
     code: str | None = None
     differences: tuple[Difference, ...] = ()
-    matcher: dict[str, Any] | None = None
-    nearest_event: dict[str, Any] | None = None
+    matcher: JsonObject | None = None
+    nearest_event: JsonObject | None = None
 
     def to_json(self) -> CheckRecord:
         """The check as a report line holds it (schemas/report.schema.json ``$defs/check``)."""
@@ -116,18 +118,22 @@ def check_case(
 
 def case_agent(case: Case, dialect: str) -> dict[str, Any] | None:
     """The agent the case's replies were recorded for (:func:`.agent_diff.recorded_agent`):
-    its first request record, named as case.json's agent summary names the prefix agent; the
-    prefix is reduced again only for a case without request records."""
+    its first request record, named as case.json's agent summary names the prefix agent;
+    for a case without request records, the agent of the state the loader reduced the prefix
+    to (the prefix reduced here only for a case built without it)."""
     from ...case.requests import expand_records
     from ...core.reducer import Reducer
 
     records = expand_records(case.read("model.json")["replies"])
     if records and records[0] is not None:
         return recorded_agent(records, {"name": case.meta["agent"]["name"]})
-    reducer = Reducer(copy_data=False)
-    for ev in case.logs[dialect]:
-        reducer.apply(ev)
-    return recorded_agent(records, reducer.state["agent"])
+    state = case.state(dialect)
+    if state is None:
+        reducer = Reducer(copy_data=False)
+        for ev in case.logs[dialect]:
+            reducer.apply(ev)
+        state = cast(State, reducer.state)
+    return recorded_agent(records, state["agent"])
 
 
 def check_live_case(
@@ -236,7 +242,7 @@ def replay(
     return out
 
 
-def agent_request(impl: Implementation, agent: AgentRef) -> dict[str, Any]:
+def agent_request(impl: Implementation, agent: AgentRef) -> AgentRequest:
     """The ``agent`` field of a replay request to ``impl``; ``agent_unavailable`` when it does
     not announce the ``agent`` capability (spec/driver-protocol.md 2.5.2)."""
     if "agent" not in (impl.hello().get("capabilities") or []):

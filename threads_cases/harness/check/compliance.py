@@ -26,12 +26,15 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from ...core.errors import CaseError
+
+if TYPE_CHECKING:
+    from ...core.shapes import RepeatSummary
 from ..report.report_diff import compare_results, report_results
 from ..report.suite import iter_report
 
@@ -196,14 +199,24 @@ class Page:
         return tuple(e for e in self.entries if e.baseline is not None)
 
 
-def read_report(path: str | os.PathLike[str]) -> tuple[Source, list[tuple[int, dict[str, Any]]]]:
+#: one report as the page reads it: its header as a :class:`Source` and its result lines,
+#: each with its line number
+ReportPart = tuple[Source, list[tuple[int, dict[str, Any]]]]
+
+
+def read_report(path: str | os.PathLike[str]) -> ReportPart:
     """A report's header as a :class:`Source` and its result lines with their line numbers.
 
     Raises ``invalid_request`` for a file whose first line is not a threads-cases header or a
     result line without string ``case``, ``path``, ``implementation`` and ``verdict`` (file,
     line and pointer given); ``json_invalid`` for a file that is not strict JSON Lines."""
-    name = str(path)
-    lines = list(iter_report(path))
+    return report_part(str(path), list(iter_report(path)))
+
+
+def report_part(name: str, lines: Sequence[tuple[int, Any]]) -> ReportPart:
+    """The :class:`Source` and result lines of a report's numbered ``lines`` (its header
+    first), named ``name``: :func:`read_report` of a file, or the lines of a run's own report.
+    Refusals as :func:`read_report`'s (``invalid_request``, at ``name``)."""
     head = lines[0][1]
     results = []
     levels: tuple[tuple[str, str, str, str], ...] = ()
@@ -261,17 +274,36 @@ def build_page(
     """The page of ``reports`` (their results together, in the reports' order), and what
     changed since the report ``compare`` when given. Refusals: see :func:`read_report`, and
     ``invalid_request`` for no report or a case and implementation in two reports."""
+    return page_of(read_reports(reports), compare, title)
+
+
+def read_reports(reports: Sequence[str | os.PathLike[str]]) -> Iterator[ReportPart]:
+    """Each of ``reports`` read (:func:`read_report`), in order, as it is asked for (so a
+    refusal of a later file comes after what :func:`page_of` finds in the earlier ones).
+    ``invalid_request`` for no report, or a file given twice."""
     if not reports:
         raise CaseError("invalid_request", "no report given", hint="pass one or more reports")
-    sources, results = [], []
-    seen: dict[tuple[str, str, str], str] = {}
-    impls: dict[str, None] = {}
     given: set[Path] = set()
     for path in reports:
         if Path(path).resolve() in given:
             raise CaseError("invalid_request", "the report is given twice", file=str(path))
         given.add(Path(path).resolve())
-        source, lines = read_report(path)
+        yield read_report(path)
+
+
+def page_of(
+    parts: Iterable[ReportPart],
+    compare: str | os.PathLike[str] | None = None,
+    title: str | None = None,
+) -> Page:
+    """The page of the reports ``parts`` (:func:`read_reports`, or :func:`report_part` of a
+    run's own lines), as :func:`build_page`. ``invalid_request`` for a case and
+    implementation in two of them."""
+    sources, results = [], []
+    seen: dict[tuple[str, str, str], str] = {}
+    impls: dict[str, None] = {}
+    for source, lines in parts:
+        path = source.path
         sources.append(source)
         for lineno, r in lines:
             # a listed conformance file holds several tests: the case id tells them apart
@@ -365,7 +397,8 @@ def _repeat(info: Any) -> str:
     from ..report.repeat_view import rate_text
 
     try:
-        return rate_text(info) if isinstance(info, dict) else ""
+        # a report line's, read back: rate_text's failures on a malformed one are caught
+        return rate_text(cast("RepeatSummary", info)) if isinstance(info, dict) else ""
     except (KeyError, TypeError, ValueError, IndexError):
         return ""
 

@@ -31,11 +31,12 @@ import os
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict
 
 from ...case.discovery import discover
 from ...core.canonical import canonical_document
 from ...core.dialects import get_dialect
+from ...core.shapes import JsonObject
 from ...core.strictjson import parse, read_json_file
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
@@ -61,6 +62,17 @@ class Exercised:
         self.seen.setdefault(category, set()).update(values)
 
 
+class CategoryCoverage(TypedDict):
+    """One category of what the spec defines (event types, stop codes, ...) for one
+    implementation: how many items are defined, those exercised and those missing (sorted),
+    and the share exercised in percent (1 decimal)."""
+
+    defined: int
+    exercised: list[str]
+    missing: list[str]
+    percent: float
+
+
 @dataclass(frozen=True)
 class Coverage:
     """Per implementation (by name): its dialect and what it exercised."""
@@ -68,9 +80,9 @@ class Coverage:
     dialects: dict[str, str]
     exercised: dict[str, Exercised]
 
-    def categories(self, impl: str) -> dict[str, dict[str, Any]]:
+    def categories(self, impl: str) -> dict[str, CategoryCoverage]:
         """``{category: {defined, exercised, missing, percent}}`` for one implementation."""
-        out = {}
+        out: dict[str, CategoryCoverage] = {}
         seen = self.exercised[impl].seen
         for cat, want in spec_inventory.defined(self.dialects[impl]).items():
             got = seen.get(cat, set())
@@ -89,7 +101,7 @@ class Coverage:
         total = sum(c["defined"] for c in cats)
         return _percent(total - sum(len(c["missing"]) for c in cats), total)
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> JsonObject:
         """``{"format": 1, "implementations": {name: {dialect, cases, tests, percent,
         categories: {...}, seen: {event_types_replayed, tool_names, stop_reasons}}}}``."""
         impls = {}

@@ -30,9 +30,16 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypedDict, cast
 
-from ...core.shapes import DivergenceRecord
+from ...core.shapes import (
+    DivergenceRecord,
+    JsonObject,
+    LiveProvenance,
+    LiveSpend,
+    LiveTotals,
+    StopRecord,
+)
 from ...core.texts import quote
 from .prices import PriceTable
 from .providers import ClientSettings, Provider, ProviderError, host_of, open_provider
@@ -54,7 +61,7 @@ class LiveOptions:
     prices: PriceTable = field(default_factory=lambda: PriceTable({}))
     allow_write: frozenset[str] = frozenset()
 
-    def request_body(self) -> dict[str, Any]:
+    def request_body(self) -> JsonObject:
         """The ``live`` object of a ``replay`` request (spec/driver-protocol.md 2.5.1)."""
         out: dict[str, Any] = {}
         if self.model is not None:
@@ -66,8 +73,20 @@ class LiveOptions:
         return out
 
 
-def _stop(code: str, index: int, message: str) -> dict[str, Any]:
+class StopAnswer(TypedDict):
+    """The answer to a model call that is refused: ``{"stop": {code, stop_key, message}}``
+    (spec/driver-protocol.md 2.5.1)."""
+
+    stop: StopRecord
+
+
+def _stop(code: str, index: int, message: str) -> StopAnswer:
     return {"stop": {"code": code, "stop_key": f"model:{index}", "message": message}}
+
+
+def _answer(code: str, index: int, message: str) -> dict[str, Any]:
+    """:func:`_stop` as the answer of a model call (an ``AskModel``'s)."""
+    return dict(_stop(code, index, message))
 
 
 class LiveRun:
@@ -101,13 +120,13 @@ class LiveRun:
             return self._provider
 
     def ledger(
-        self, replies: list[dict[str, Any]], supply: dict[str, Any] | None, where: str = ""
+        self, replies: list[JsonObject], supply: JsonObject | None, where: str = ""
     ) -> CaseLedger:
         """The ledger of one case run: its recorded replies (model.json), the supply, and
         ``where`` (``<case> on <implementation>``, for the messages)."""
         return CaseLedger(self, replies, supply or {}, where)
 
-    def reserve(self, model: str, index: int) -> dict[str, Any] | None:
+    def reserve(self, model: str, index: int) -> StopAnswer | None:
         """Take one live call (model call ``index``) from the budgets; returns None, or the
         ``{"stop"}`` answer that refuses it (``live_budget_exceeded``)."""
         o = self.options
@@ -141,7 +160,7 @@ class LiveRun:
             self.calls += 1
             return None
 
-    def book(self, model: str, usage: dict[str, Any], unknown: str | None) -> float | None:
+    def book(self, model: str, usage: JsonObject, unknown: str | None) -> float | None:
         """Add a made call's cost to the spend; returns it (USD), or None when ``unknown``
         says why it cannot be known (the first such reason becomes the run's
         :attr:`unknown`: its spend is then unknown)."""
@@ -203,7 +222,7 @@ class CaseLedger:
         model = str(request["model"])
         refused = self.run.reserve(model, index)
         if refused is not None:
-            return refused
+            return dict(refused)
         self.calls += 1
         provider = self.run.provider()
         try:
@@ -212,14 +231,14 @@ class CaseLedger:
         except ProviderError as exc:
             if not exc.cost_known:  # no readable answer: the provider may have charged
                 self._book(model, NO_USAGE, index, f"it got no readable answer ({exc})")
-            return _stop("live_call_failed", index, f"live model call {index} failed: {exc}")
+            return _answer("live_call_failed", index, f"live model call {index} failed: {exc}")
         answered = answer.model or model
         problem = usage_problem(answer.reply["usage"], answer.usage_reported)
         problem = problem or price_problem(self.run.options.prices, answered)
         reply = answer.reply if problem is None else {**answer.reply, "usage": dict(NO_USAGE)}
         self._book(answered, reply["usage"], index, problem)
         if problem is not None and self.run.options.max_cost_usd is not None:
-            return _stop(
+            return _answer(
                 "live_budget_exceeded",
                 index,
                 f"the cost of live model call {index} is unknown: {problem}; --max-cost-usd "
@@ -245,19 +264,20 @@ class CaseLedger:
         found = reply_divergence(self.recorded, self.replies)
         return None if found is None else found.to_json()
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> LiveSpend:
         """``{"provenance": {reused, supplied, live}, "calls", "cost_usd"}`` for a report."""
         cost = None if self.cost_usd is None else round(self.cost_usd, 6)
-        return {"provenance": dict(self.provenance), "calls": self.calls, "cost_usd": cost}
+        counts = cast(LiveProvenance, dict(self.provenance))  # PROVENANCE's three keys
+        return {"provenance": counts, "calls": self.calls, "cost_usd": cost}
 
 
-def live_totals(live: LiveRun, results: Sequence[Any]) -> dict[str, Any]:
+def live_totals(live: LiveRun, results: Sequence[Any]) -> LiveTotals:
     """A live run's totals (spec/replay.md 11.6): provenance summed over the results, the
     live calls made, the spend (None when a call could not be priced), and the limits."""
-    provenance = {"reused": 0, "supplied": 0, "live": 0}
+    provenance: LiveProvenance = {"reused": 0, "supplied": 0, "live": 0}
     for r in results:
         for k, v in (r.live or {}).get("provenance", {}).items():
-            provenance[k] += v
+            provenance[k] += v  # type: ignore[literal-required]  # the three keys
     return {
         "provenance": provenance,
         "calls": live.calls,

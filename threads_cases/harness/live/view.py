@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...core.shapes import LiveProvenance
 from ..run.runner import SuiteResult
 
 
@@ -12,7 +13,7 @@ def _cost(value: Any) -> str:
     return "cost unknown" if value is None else f"${value:.6f}"
 
 
-def _provenance(p: dict[str, int]) -> str:
+def _provenance(p: LiveProvenance) -> str:
     return f"reused {p['reused']}, supplied {p['supplied']}, live {p['live']}"
 
 

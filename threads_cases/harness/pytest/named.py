@@ -18,7 +18,9 @@ from ...core.errors import CaseError
 
 def usage_error(err: CaseError) -> pytest.UsageError:
     """A refusal of the session, worded as the CLI's: the ``error[code]`` line and the hint."""
-    hint = f"\n  hint: {err.hint}" if err.hint else ""
+    from .text import pytest_wording
+
+    hint = f"\n  hint: {pytest_wording(err.hint)}" if err.hint else ""
     return pytest.UsageError(f"threads-cases: {err.render()}{hint}")
 
 

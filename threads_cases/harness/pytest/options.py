@@ -38,7 +38,7 @@ OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
             "default": None,
             "help": "replay your own agent instead of the recorded one: module:attribute for "
             "threads-py, ./file.mjs#export for threads-ts, or IMPL=REF (repeatable; default: "
-            "agent under [tool.threads-cases])",
+            "agent in threads-cases.toml or [tool.threads-cases])",
         },
     ),
     (

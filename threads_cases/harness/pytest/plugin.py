@@ -415,5 +415,7 @@ def threads_case(request: pytest.FixtureRequest) -> Case:
 def case_error_text(err: CaseError, case: Path) -> str:
     """A case that cannot be used, as the CLI prints it: the ``error[code]`` line, the hint,
     and the case."""
-    hint = f"\n  hint: {err.hint}" if err.hint else ""
+    from threads_cases.harness.pytest.text import pytest_wording
+
+    hint = f"\n  hint: {pytest_wording(err.hint)}" if err.hint else ""
     return f"threads-cases: {case} cannot be loaded\n{err.render()}{hint}\ncase: {case}"

@@ -3,9 +3,22 @@ panel as plain text, headed by the verdict and reasons (spec/reports.md section 
 
 from __future__ import annotations
 
+import dataclasses
 import io
+import re
 
 from ..run.runner import CaseResult
+
+#: The CLI's options a hint may name, and the plugin's spelling of each.
+_OPTIONS = {"--agent": "--threads-cases-agent", "--app-dir": "--threads-cases-app-dir"}
+_OPTION = re.compile(r"(?<![\w-])(--agent|--app-dir)(?![\w-])")
+
+
+def pytest_wording(hint: str) -> str:
+    """``hint`` as a pytest user acts on it: the CLI's ``--agent`` and ``--app-dir`` become
+    the plugin's ``--threads-cases-agent`` and ``--threads-cases-app-dir``; the rest is
+    unchanged."""
+    return _OPTION.sub(lambda m: _OPTIONS[m.group(1)], hint)
 
 
 def failure_text(result: CaseResult, width: int = 120) -> str:
@@ -14,12 +27,13 @@ def failure_text(result: CaseResult, width: int = 120) -> str:
     from rich.console import Console
 
     from threads_cases.core.errors import REASON_HINTS
-    from threads_cases.harness.report.suite import render_failure
+    from threads_cases.harness.report.suite_view import render_failure
 
     if result.verdict == "error" and result.reasons == ["driver_unavailable"]:
         reason = " ".join(line.strip() for line in result.message.splitlines())
         return f"threads-cases: {result.implementation} could not start: {reason}"
 
+    result = dataclasses.replace(result, hint=pytest_wording(result.hint))
     buf = io.StringIO()
     Console(
         file=buf, width=width, no_color=True, force_terminal=False, highlight=False, emoji=False
@@ -32,6 +46,6 @@ def failure_text(result: CaseResult, width: int = 120) -> str:
         head += f" (warnings: {', '.join(result.warnings)})"
     errored = result.verdict == "error" and result.reasons and not result.hint
     # the panel shows the error's own hint; the code's general one only when it has none
-    hint = REASON_HINTS.get(result.reasons[0], "") if errored else ""
+    hint = pytest_wording(REASON_HINTS.get(result.reasons[0], "")) if errored else ""
     hint = f"\n  hint: {hint}" if hint else ""
     return head + "\n" + buf.getvalue().rstrip() + hint + f"\ncase: {result.path}"

@@ -1,6 +1,7 @@
 """The compliance page as HTML (spec/conformance.md section 7): :func:`render_page` renders a
 :class:`~.compliance.Page` with Jinja2 (autoescaped templates shipped in
-``threads_cases/harness/report/templates/``), :func:`write_page` writes ``DIR/index.html``.
+``threads_cases/harness/report/templates/``), :func:`write_built` writes ``DIR/index.html``
+(the :class:`~.reporters.Html` reporter's work).
 
 The page is self-contained: its stylesheet and script are inline and pinned by their hashes
 in its Content-Security-Policy, which forbids every other request (``default-src 'none'``).
@@ -64,10 +65,17 @@ def write_page(
     compare: str | os.PathLike[str] | None = None,
     title: str | None = None,
 ) -> tuple[Path, Page]:
-    """Build the page and write it to ``out_dir/index.html`` (the folder is created; the file
-    is written to a temporary name, then renamed). Returns the file and the page. Raises as
-    :func:`build_page`, and ``io_error`` when the file cannot be written."""
+    """Build the page and write it to ``out_dir/index.html`` (:func:`write_built`). Returns
+    the file and the page. Raises as :func:`build_page`, and ``io_error`` when the file
+    cannot be written."""
     page = build_page(reports, compare, title)
+    return write_built(page, out_dir), page
+
+
+def write_built(page: Page, out_dir: str | os.PathLike[str]) -> Path:
+    """Write ``page`` to ``out_dir/index.html`` (the folder is created; the file is written
+    to a temporary name, then renamed); returns the file. ``io_error`` when it cannot be
+    written."""
     html = render_page(page)
     out = Path(out_dir)
     target = out / "index.html"
@@ -78,4 +86,4 @@ def write_page(
         raise CaseError(
             "io_error", f"cannot write the page: {exc.strerror or exc}", file=str(target)
         ) from None
-    return target, page
+    return target

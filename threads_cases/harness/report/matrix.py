@@ -1,6 +1,6 @@
 """The results matrix of a run, for people: cases as rows, implementations as columns, one
-cell per run, and the counts. One model, rendered for the terminal (rich tables, used by
-:func:`~threads_cases.harness.report.suite.print_suite` and ``conformance``) and for GitHub (a
+cell per run, and the counts. One model, rendered for the terminal (rich tables:
+:mod:`~threads_cases.harness.report.suite_view`, which alone imports rich) and for GitHub (a
 Markdown table in the job summary, :mod:`~threads_cases.harness.report.github`).
 
 The conformance view groups rows by area (``reduce``, ``match``, ``canonical``, ``cases``):
@@ -12,9 +12,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-
-from rich.table import Table
-from rich.text import Text
 
 from ..check.conformance import area_of
 from ..run.runner import VERDICTS, CaseResult, SuiteResult
@@ -146,59 +143,6 @@ def implementation_lines(suite: SuiteResult) -> list[str]:
             line += f", {c['xfail']} expected failure(s), {c['xpass']} stale"
         out.append(line)
     return out
-
-
-# --------------------------------------------------------------------------- terminal
-
-
-def terminal_cell(r: CaseResult | None) -> Text:
-    """``✗ fail state_mismatch +1``: the mark, the verdict, the first reason and how many more."""
-    if r is None:
-        return Text(NOT_RUN, style="dim")
-    mark, style = TERMINAL_MARKS[r.verdict]
-    label = f"{mark} {r.verdict}"
-    if r.reasons and r.verdict != "pass":
-        label += f" {r.reasons[0]}"
-        if len(r.reasons) > 1:
-            label += f" +{len(r.reasons) - 1}"
-    return Text(label, style=style)
-
-
-def rich_table(suite: SuiteResult, title: str = "cases") -> Table:
-    """Cases as rows, implementations as columns; each cell a mark and the reason code."""
-    table = Table(title=None, show_lines=False, header_style="bold")
-    table.add_column(title)
-    for impl in suite.implementations:
-        table.add_column(impl)
-    for row in case_rows(suite):
-        table.add_row(row.label, *(terminal_cell(r) for r in row.cells))
-    return table
-
-
-def rich_area_table(suite: SuiteResult, areas: Sequence[str], verbose: bool = False) -> Table:
-    """The conformance matrix: a count per area and implementation, then the tests to look
-    at (verdict and first reason per implementation)."""
-    table = Table(header_style="bold")
-    table.add_column("area / test")
-    for impl in suite.implementations:
-        table.add_column(impl)
-    for area in area_rows(suite, areas, verbose):
-        counts = []
-        for ok, total, broken in zip(area.passed, area.total, area.broken, strict=True):
-            style = "green" if ok == total else ("red" if broken else "yellow")
-            counts.append(Text(f"{ok}/{total} passed", style=style))
-        table.add_row(Text(area.area, style="bold"), *counts, end_section=False)
-        for test in area.tests:
-            table.add_row("  " + test.label, *(_verdict_text(r) for r in test.cells))
-        table.add_section()
-    return table
-
-
-def _verdict_text(r: CaseResult | None) -> Text:
-    if r is None:
-        return Text(NOT_RUN, style="dim")
-    reason = f" {r.reasons[0]}" if r.reasons and r.verdict != "pass" else ""
-    return Text(r.verdict + reason, style=TERMINAL_MARKS[r.verdict][1])
 
 
 # --------------------------------------------------------------------------- markdown

@@ -5,19 +5,20 @@ GitHub job summary and the JUnit properties (:func:`junit_properties`)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
+from ...core.shapes import RepeatSummary
 from ..run.runner import CaseResult, SuiteResult
 
 
-def rate_text(info: dict[str, Any]) -> str:
+def rate_text(info: RepeatSummary) -> str:
     """``14/20 passed, rate 0.700 (Wilson 95% 0.481-0.855), pass^20 0.000, 7 flip(s) (flip
     rate 0.368)``; runs not judged (skipped, or cut by the live budget) are counted apart."""
     n, c = info["judged"], info["passes"]
     if n == 0:
         text = "no run judged"
     else:
-        lo, hi = info["interval"]
+        lo, hi = cast("list[float]", info["interval"])  # not None once a run is judged
         text = (
             f"{c}/{n} passed, rate {info['rate']:.3f} (Wilson 95% {lo:.3f}-{hi:.3f}), "
             f"pass^{n} {info['pass_k'][-1]:.3f}, {info['flips']} flip(s)"
@@ -84,7 +85,8 @@ def junit_properties(r: CaseResult) -> list[tuple[str, str]]:
     info = r.repeat
     if info is None:
         return []
-    pairs = [("repeat.runs", info["runs"]), ("repeat.passes", info["passes"])]
+    pairs: list[tuple[str, object]] = [("repeat.runs", info["runs"])]
+    pairs += [("repeat.passes", info["passes"])]
     pairs += [("repeat.rate", info["rate"]), ("repeat.flips", info["flips"])]
     if info["interval"] is not None:
         pairs += [("repeat.wilson95", f"{info['interval'][0]}-{info['interval'][1]}")]

@@ -6,31 +6,35 @@ junitxml plugins:
 
 - :class:`JsonLines`: the JSON Lines report (``schemas/report.schema.json``) on a stream
   (``--format json``);
-- :class:`Terminal`: the view for people (:func:`.suite.print_suite`, or
-  :func:`.suite.print_conformance` for ``conformance``; ``--format pretty``);
+- :class:`Terminal`: the view for people (:func:`.suite_view.print_suite`, or
+  :func:`.suite_view.print_conformance` for ``conformance``; ``--format pretty``);
 - :class:`GitHub`: annotations and the job summary (:mod:`.github`; ``--format github``);
 - :class:`JUnit`: JUnit XML written atomically to a file (:mod:`.junit`; ``--junit FILE``);
 - :class:`LastReport`: the JSON Lines report kept for ``--last-failed`` and ``stale``
-  (``.threads-cases/last-report.jsonl``), left as it was by a run that checked nothing.
+  (``.threads-cases/last-report.jsonl``), left as it was by a run that checked nothing;
+- :class:`Html`: the compliance page (:mod:`.compliance_html`, spec/conformance.md 7) in
+  ``DIR/index.html``. Besides a finished run it takes :class:`ReportFiles`, the JSON Lines
+  reports of runs that finished before (``report html``: the shards of one run, and an older
+  report to compare with).
 
 A reporter says what the user should know through ``note`` (the CLI's: stderr, silenced by
-``-q``), never by raising for an output it could not write beside a finished run. The
-compliance page (:mod:`.compliance_html`) is not one of these: it renders report files of
-many runs, and their comparison, after the fact (``report html``).
+``-q``), never by raising for an output it could not write beside a finished run.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import cached_property
 from pathlib import Path
-from typing import IO, Any, Protocol
-
-from rich.console import Console
+from typing import IO, TYPE_CHECKING, Any, Protocol
 
 from ..run.runner import SuiteResult
+
+if TYPE_CHECKING:
+    from rich.console import Console
 
 Note = Callable[[str], None]
 
@@ -90,7 +94,7 @@ class Terminal:
     verbose: bool = False
 
     def report(self, run: FinishedRun) -> None:
-        from .suite import print_conformance, print_suite
+        from .suite_view import print_conformance, print_suite
 
         if run.command == "conformance":
             print_conformance(self.console, run.suite, self.areas, self.verbose)
@@ -148,6 +152,52 @@ class LastReport:
             write_encoded(run.encoded, self.path)
         except OSError as exc:
             self.note(f"warning: cannot keep the last report in {self.path}: {exc}")
+
+
+@dataclass(frozen=True)
+class ReportFiles:
+    """Runs that finished before, as their JSON Lines reports (``schemas/report.schema.json``)
+    in the order given: what :class:`Html` renders for ``report html``."""
+
+    paths: Sequence[str | os.PathLike[str]]
+
+
+#: the name of a run's own report on its page (a report file is named by its path)
+THIS_RUN = "this run"
+
+
+@dataclass(frozen=True)
+class Html:
+    """The compliance page of a finished run, or of :class:`ReportFiles`, written to
+    ``out_dir/index.html`` (:func:`.compliance_html.write_built`): with ``compare`` (an older
+    report) it also shows what changed since; ``title`` is the page's. ``wrote`` is given the
+    line saying what was written (``report html`` prints it).
+
+    Raises ``CaseError``, unlike the other reporters, as the page is the command's only
+    output: ``invalid_request`` and ``json_invalid`` for reports it refuses
+    (:func:`.compliance.build_page`), ``io_error`` for a page that cannot be written."""
+
+    out_dir: Path
+    compare: Path | None = None
+    title: str | None = None
+    wrote: Note | None = None
+
+    def report(self, run: FinishedRun | ReportFiles) -> None:
+        from ..check.compliance import page_of, read_reports, report_part
+        from .compliance_html import write_built
+
+        if isinstance(run, ReportFiles):
+            parts = read_reports(run.paths)
+        else:
+            parts = iter([report_part(THIS_RUN, list(enumerate(run.lines, 1)))])
+        page = page_of(parts, self.compare, self.title)
+        path = write_built(page, self.out_dir)
+        if self.wrote is not None:
+            counts = ", ".join(f"{n} {v}" for v, n in page.totals.items() if n)
+            self.wrote(
+                f"wrote {path}: {len(page.rows)} case(s) x {len(page.implementations)} "
+                f"implementation(s): {counts or 'no result'}"
+            )
 
 
 def report_all(reporters: Sequence[Reporter], run: FinishedRun) -> None:

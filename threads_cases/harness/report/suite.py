@@ -18,18 +18,13 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, cast
 
-from rich.console import Console, Group
-from rich.panel import Panel
-from rich.table import Table
-from rich.text import Text
-
 from ..._version import __version__
 from ...core.atomic import replacing
-from ...core.canonical import canonical_line, compact
+from ...core.canonical import canonical_line
 from ...core.errors import CaseError
 from ...core.shapes import (
     ReportFooter,
@@ -38,15 +33,7 @@ from ...core.shapes import (
     VerdictCounts,
 )
 from ...core.strictjson import iter_jsonl
-from ...core.texts import shown_text
-from ..check.levels import level_lines
-from ..live.said import panel_lines
 from ..run.runner import CaseResult, SuiteResult
-from . import terminal
-from .matrix import TERMINAL_MARKS, counts_text, implementation_lines, rich_area_table, rich_table
-from .result_text import agent_line
-
-MARKS = TERMINAL_MARKS
 
 
 def header(
@@ -182,82 +169,6 @@ def read_report(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
     return [v for _, v in iter_report(path) if isinstance(v, dict) and v.get("kind") == "result"]
 
 
-def render_table(suite: SuiteResult, title: str = "cases") -> Table:
-    """Cases as rows, implementations as columns; each cell a mark and the reason code."""
-    return rich_table(suite, title)
-
-
-def render_failure(r: CaseResult) -> Panel:
-    """A panel for a failing case: reason, matcher beside the nearest event, differences."""
-    parts: list[Any] = []
-    if r.message:  # a driver's words may hold ESC or NUL: never printed raw
-        parts.append(Text(shown_text(r.message), style="magenta"))
-    if r.hint:
-        parts.append(Text(f"  hint: {shown_text(r.hint)}"))
-    agent = agent_line(r)
-    if agent:
-        parts.append(Text(shown_text(agent), style="bold"))
-    if r.divergence:
-        summary = shown_text(r.divergence["summary"])
-        parts.append(Text("first divergence: ", style="bold").append(summary))
-    parts.extend(Text(line, style="cyan") for line in panel_lines(r.live_replies))
-    # after a stop, the matchers that missed are its consequences: list them, no event dumps
-    stopped = any(c.id == "stop" and c.result == "fail" for c in r.checks)
-    for c in r.checks:
-        if c.result not in ("fail", "warn"):
-            continue
-        if stopped and c.id != "stop":
-            parts.append(Text(f"{c.code or c.id}  ({c.id}), after the stop", style="dim"))
-            continue
-        parts.append(
-            Text(
-                f"{c.code or c.id}  ({c.id})",
-                style="bold red" if c.result == "fail" else "bold yellow",
-            )
-        )
-        parts.append(Text(shown_text(c.detail)))
-        if c.matcher is not None:
-            grid = Table.grid(padding=(0, 2))
-            grid.add_column("matcher")
-            grid.add_column("nearest event")
-            diff_paths = {d.pointer for d in c.differences}
-            grid.add_row(
-                Text("matcher", style="bold"), Text("nearest replayed event", style="bold")
-            )
-            grid.add_row(
-                _json_text(c.matcher, set()),
-                _json_text(c.nearest_event, diff_paths) if c.nearest_event else Text("-"),
-            )
-            parts.append(grid)
-        elif c.differences:
-            for d in c.differences[:30]:
-                parts.append(Text("  " + d.render(), style="red"))
-            if len(c.differences) > 30:
-                parts.append(Text(f"  ... {len(c.differences) - 30} more"))
-    title = Text(f"{r.case} [{r.implementation}]: {r.verdict}  {r.path}")  # Text: no markup
-    return Panel(Group(*parts), title=title, border_style=MARKS[r.verdict][1], expand=False)
-
-
-def _json_text(value: Any, highlight: set[str], pointer: str = "", indent: int = 0) -> Text:
-    """Indented JSON with the values at ``highlight`` pointers in red."""
-    out = Text()
-    pad = "  " * indent
-    if isinstance(value, dict) and value:
-        out.append("{\n")
-        items = sorted(value.items())
-        for n, (k, v) in enumerate(items):
-            p = f"{pointer}/{k}"
-            out.append(f"{pad}  {canonical_line(k).decode()}: ")
-            child = _json_text(v, highlight, p, indent + 1)
-            if p in highlight:
-                child.stylize("bold red")
-            out.append_text(child)
-            out.append(",\n" if n < len(items) - 1 else "\n")
-        out.append(pad + "}")
-        return out
-    return Text(compact(value, 120))
-
-
 def unavailable_lines(suite: SuiteResult) -> list[str]:
     """One line per implementation that could not start for any of its cases (its results
     are ``error driver_unavailable`` with the same message): ``error[driver_unavailable]:
@@ -306,7 +217,7 @@ def not_listed_lines(suite: SuiteResult) -> list[str]:
     return out
 
 
-def _unavailable(r: CaseResult) -> bool:
+def is_unavailable(r: CaseResult) -> bool:
     return r.verdict == "error" and r.reasons == ["driver_unavailable"]
 
 
@@ -344,59 +255,3 @@ def drift_note(suite: SuiteResult) -> str:
     named = ", ".join(f"{n} {code}" for code, n in sorted(reasons.items(), key=lambda i: -i[1]))
     how = "failing under --strict" if suite.strict else "passing; --strict fails them"
     return f"drifted: {named} ({how})"
-
-
-def print_suite(
-    console: Console,
-    suite: SuiteResult,
-    title: str = "cases",
-) -> None:
-    """The terminal view: failure panels (one line per implementation that could not start,
-    instead of a panel per case), the table, and the summary line, which counts drifted
-    results apart with their reasons. The warnings about the cases (cases that check
-    nothing, cases edited since they were saved: :mod:`threads_cases.review.suite_warnings`)
-    are the caller's to give, never on ``console``, which is the report's output."""
-    for r in suite.results:
-        if r.verdict in ("fail", "error", "drifted", "xpass") and not _unavailable(r):
-            terminal.print_panel(console, render_failure(r))
-    terminal.print_table(console, render_table(suite, title))
-    for line in [*unavailable_lines(suite), *not_listed_lines(suite)]:
-        console.print(Text(line, style="magenta"))
-    for line in baseline_lines(suite):
-        console.print(Text(line, style="cyan"))
-    line = f"{counts_text(suite)} in {suite.duration_ms / 1000:.2f}s"
-    note = drift_note(suite)
-    if note:
-        line += f"; {note}"
-    note = xpass_note(suite)
-    if note:
-        line += f"; {note}"
-    if suite.not_started:
-        line += f"; stopped early (--max-fail): {suite.not_started} run(s) not started"
-    from ..live.view import live_lines
-    from ..run.provenance import answer_lines
-    from .repeat_view import repeat_lines
-
-    for text in [*repeat_lines(suite), *live_lines(suite), *answer_lines(suite.results)]:
-        console.print(text, soft_wrap=True)
-    console.print(line)
-
-
-def print_conformance(
-    console: Console, suite: SuiteResult, areas: Sequence[str], verbose: bool = False
-) -> None:
-    """The terminal view of ``conformance``: a panel per failing, erroring or stale (xpass)
-    test, the matrix by area, one line per known failure, and one summary line per
-    implementation."""
-    for r in suite.results:
-        if r.verdict in ("fail", "error", "xpass"):
-            terminal.print_panel(console, render_failure(r))
-    terminal.print_table(console, rich_area_table(suite, areas, verbose))
-    for line in unavailable_lines(suite):
-        console.print(Text(line, style="magenta"))
-    for line in baseline_lines(suite):
-        console.print(Text(line, style="cyan"))
-    for line in implementation_lines(suite):
-        console.print(line)
-    for line in level_lines(suite.levels or {}):
-        console.print(Text(line, style="bold"))

@@ -21,6 +21,7 @@ before, whether anything changed, and the old and new files for a diff.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,6 @@ from ...case.writer import write_case_dir
 from ...core.canonical import canonical_document
 from ...core.dialects import get_dialect
 from ...core.errors import CaseError
-from ...core.log import read_log
 from ...core.shapes import Verdict
 from ...protocol.client import Implementation
 from ...reference.agent_ref import AgentRef
@@ -150,8 +150,10 @@ def _rebuilt(
         out = replay(case, impl, d, supply, agent)
     events = out["events"]
     own = out.get("agent")  # the user's own agent, when the replay ran one
-    parts = recorded_parts(events, own if own is not None else prefix_agent(prefix))
-    records = delta_records([r for r in replayed_requests(prefix, events, own) if r])
+    parts = recorded_parts(events, own if own is not None else fork_point_agent(case, d.name))
+    records = delta_records(
+        [r for r in replayed_requests(prefix, events, own, start=case.fork(d.name)) if r]
+    )
     for reply, record in zip(parts["replies"], records, strict=False):
         reply["request"] = record
     files = {k: v for k, v in before.items() if k != "case.json"}
@@ -173,17 +175,17 @@ def _rebuilt(
     return finish_case_files(meta, files)
 
 
-def _prefix(log: Path, dialect: str) -> list[dict[str, Any]]:
-    """A case's log in ``dialect``, as the dicts the replay's helpers read."""
-    return cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))
-
-
-def prefix_agent(prefix: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The agent the prefix ends with (the one its replay asks the model with)."""
+def fork_point_agent(case: Case, dialect: str) -> dict[str, Any] | None:
+    """The agent the ``dialect`` log of ``case`` ends with (the one its replay asks the model
+    with): a copy of the one in the state the loader reduced the log to, or, for a case built
+    without it, the log reduced here."""
     from ...core.reducer import Reducer
 
+    state = case.state(dialect)
+    if state is not None:
+        return copy.deepcopy(state["agent"])
     r = Reducer()
-    for ev in prefix:
+    for ev in case.logs[dialect]:
         r.apply(ev)
     agent: dict[str, Any] | None = r.state["agent"]
     return agent
@@ -201,7 +203,6 @@ def accept_from_live(
     Refuses (``invalid_request``) a live turn that stopped (its replies end early), and a
     ``fail`` unless ``force``; and a replay that no longer reaches the turn's end with those
     replies (the case changed since the live run)."""
-    from ...case.requests import turn_requests
     from ...reference.live import LiveTurn
 
     before = read_case_files(path)
@@ -243,13 +244,9 @@ def accept_from_live(
             hint="run it with --live again",
         )
     events = [d.decode_event(e) for e in out["events"]]
-    prefix = _prefix(case.log_path(impl.dialect), impl.dialect)
     live = LiveTurn(ask, body.get("model"), body.get("system"))
-    agent = live.agent_json(prefix_agent(prefix) or {})
-    parts = recorded_parts(events, agent)
-    records = delta_records([r for r in turn_requests(prefix, events, agent) if r])
-    for reply, record in zip(parts["replies"], records, strict=False):
-        reply["request"] = record
+    agent = live.agent_json(fork_point_agent(case, impl.dialect) or {})
+    parts = _live_parts(case, impl.dialect, events, agent)
     files = {k: v for k, v in before.items() if k != "case.json"}
     files["model.json"] = canonical_document(
         {"format": 1, "replies": parts["replies"]}  # a live turn has no recorded interruption
@@ -261,3 +258,19 @@ def accept_from_live(
     if changed:
         write_case_dir(path.parent, path.name, after, overwrite=True, secrets="allow")
     return AcceptResult(path, verdict, changed, before, after, result)
+
+
+def _live_parts(
+    case: Case, dialect: str, events: list[dict[str, Any]], agent: dict[str, Any]
+) -> dict[str, Any]:
+    """The replies and external calls of a live turn's replay (``recorded_parts``), each
+    reply with the request record the turn sent, rebuilt from the loader's reduction of the
+    ``dialect`` log (``Case.fork``) and the turn's events."""
+    from ...case.requests import turn_requests
+
+    parts = recorded_parts(events, agent)
+    prefix = list(case.logs[dialect])  # the loader's canonical events of the log
+    turn = turn_requests(prefix, events, agent, start=case.fork(dialect))
+    for reply, record in zip(parts["replies"], delta_records([r for r in turn if r]), strict=False):
+        reply["request"] = record
+    return parts

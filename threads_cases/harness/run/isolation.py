@@ -10,8 +10,10 @@ Three modes, chosen with ``run --isolation``:
     whatever a tool does, and even a driver running as root cannot leave (``setns`` into the
     host's namespace, ``nsenter``, ``unshare`` all fail). Each launcher is tried once with a
     probe that checks the seal (:data:`SEAL_PROBE`); one that cannot seal is never used.
-    ``threads-py`` runs as a subprocess driver in this mode. The runtimes' in-process guards
-    stay on inside, so an attempt they see still gives ``egress_blocked``.
+    ``threads-py`` runs as a driver process in this mode: a fork of the harness that seals
+    itself the same way (:mod:`threads_cases.protocol.forked_driver`: no second interpreter
+    start-up) where such a fork can be sealed here, else under the launcher. The runtimes'
+    in-process guards stay on inside, so an attempt they see still gives ``egress_blocked``.
 ``guard``
     No namespace. ``threads-py`` and ``threads-ts`` rely on their runtimes' in-process guards
     (best effort: :mod:`threads_cases.reference.egress`); a user's driver, which has no guard

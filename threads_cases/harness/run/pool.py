@@ -18,12 +18,14 @@ import os
 import queue
 import threading
 from collections.abc import Callable, Hashable, Sequence
-from concurrent.futures import ThreadPoolExecutor
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from ...core.errors import CaseError
+from ...core.shapes import HelloAnswer
 from ...protocol.client import MAX_RESTARTS, DriverImplementation, Implementation
-from ...reference.live import AskModel
+
+if TYPE_CHECKING:  # the live turn's type only
+    from ...reference.live import AskModel
 
 T = TypeVar("T")
 
@@ -91,7 +93,7 @@ class DriverPool:
         finally:
             self._idle.put(member)
 
-    def hello(self) -> dict[str, Any]:
+    def hello(self) -> HelloAnswer:
         return self._call(lambda m: m.hello())
 
     def request(
@@ -184,6 +186,8 @@ def run_work(
         for k in range(len(work)):
             one(k)
     else:
+        from concurrent.futures import ThreadPoolExecutor  # with logging: a run that needs it
+
         pools = [ThreadPoolExecutor(max_workers=max(1, workers)) for _ in lanes]
         try:
             futures = [

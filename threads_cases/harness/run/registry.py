@@ -26,6 +26,7 @@ from typing import Any
 from ...core.dialects import get_dialect
 from ...core.errors import CaseError
 from ...core.resources import data_root, packaged
+from ...core.shapes import HelloAnswer
 from ...protocol.client import DriverImplementation, Implementation
 from .settings import BUILTIN_NAMES, pass_env_setting, settings_table
 
@@ -205,7 +206,7 @@ class UnavailableImplementation:
         self.hint = hint if hint is not None else build_hint()
         self.restarts = 0
 
-    def hello(self) -> dict[str, Any]:
+    def hello(self) -> HelloAnswer:
         raise CaseError("driver_unavailable", self.reason, hint=self.hint)
 
     def request(self, message: dict[str, Any], on_model_call: Any = None) -> dict[str, Any]:
@@ -266,6 +267,9 @@ def _open(
             env=env,
             launcher=launcher(isolation),
             pass_env=pass_env,
+            # threads-py's own driver under netns: a sealed fork of this interpreter where
+            # that works here (protocol/forked_driver.py), else a second one under the launcher
+            sealed_fork=isolation == "netns" and name == "threads-py",
         )
         impl.isolation = label(name, isolation)  # type: ignore[attr-defined]
         return impl

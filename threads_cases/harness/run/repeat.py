@@ -30,6 +30,7 @@ from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 from ...core.errors import CaseError
+from ...core.shapes import RepeatSummary
 
 T = TypeVar("T")
 #: the two-sided 95% normal quantile of the Wilson interval
@@ -77,7 +78,7 @@ def _r6(x: float) -> float:
     return round(x, 6)
 
 
-def summary(results: Sequence[Any], repeat: Repeat, strict: bool) -> dict[str, Any]:
+def summary(results: Sequence[Any], repeat: Repeat, strict: bool) -> RepeatSummary:
     """The ``repeat`` object of a result (spec/reports.md 1.3) for the N runs ``results``."""
     judged = [r for r in results if not _cut(r) and r.verdict != "skip"]
     outcomes = [r.passed(strict) for r in judged]
@@ -129,6 +130,7 @@ def combine(results: Sequence[Any], repeat: Repeat, strict: bool) -> Any:
     if cut or (len(same) == 1 and same <= {"error", "skip"}):
         pass
     elif repeat.fail_under_rate is not None:
+        assert info["interval"] is not None  # some run was judged (n > 0)
         low = info["interval"][0]
         if low >= repeat.fail_under_rate:  # shown by its last passing run
             rep = [r for r in results if r.passed(strict)][-1]

@@ -35,13 +35,16 @@ from ...core.shapes import (
     BaselineRecord,
     ConformanceLevel,
     DivergenceRecord,
+    JsonObject,
+    LiveSpend,
+    LiveTotals,
+    RepeatSummary,
     ReportResult,
     StopRecord,
     Verdict,
 )
 from ...protocol.client import Implementation
 from ..check.checks import Check, check_case, check_live_case, verdict_of
-from ..live.desk import LiveRun, live_totals
 from .case_arguments import check_arguments, split_agent, supply_calls
 from .forked import run_items
 from .opened import Inspected, OpenedCases
@@ -54,6 +57,8 @@ if TYPE_CHECKING:
     from ...reference.agent import AgentSpec
     from ...reference.agent_ref import AgentRef
     from ..baseline.file import Baseline
+    from ..check.expected import Judgement
+    from ..live.desk import LiveRun
 
 VERDICTS = ("pass", "drifted", "fail", "error", "skip", "xfail", "xpass")
 
@@ -79,19 +84,19 @@ class CaseResult:
     #: None when the recorded agent replayed
     agent_changes: list[str] | None = None
     #: a live run's ``{provenance, calls, cost_usd}`` (spec/replay.md 11.6), or None
-    live: dict[str, Any] | None = None
+    live: LiveSpend | None = None
     #: a live run's replies in call order (``accept --from-live``, the report's
     #: ``live_replies``, the panel: harness/live/said.py)
-    live_replies: list[dict[str, Any]] | None = None
+    live_replies: list[JsonObject] | None = None
     #: where each model reply and tool result came from, in a --supply or --live run
     #: (``{"model": [...], "tools": [...]}``, harness/run/provenance.py), else None
     answers: dict[str, list[str]] | None = None
     #: what the N runs of ``run --repeat N`` showed (harness/run/repeat.py), else None
-    repeat: dict[str, Any] | None = None
+    repeat: RepeatSummary | None = None
     #: the baseline entry behind an xfail or xpass (harness/check/expected.py), else None
     baseline: BaselineRecord | None = None
     #: what the baseline made of the result (an ``expected.Judgement``; not reported)
-    judgement: Any = field(default=None, repr=False, compare=False)
+    judgement: Judgement | None = field(default=None, repr=False, compare=False)
     location: Location | None = field(default=None, compare=False)  # the error's file, line
     #: what to do about the error (its one-line hint, reason-codes.md 1.2): shown in the
     #: terminal under the error, not part of the report line
@@ -167,7 +172,7 @@ class SuiteResult:
     #: (K, N) when this run is shard K of N (``--shard``)
     shard: tuple[int, int] | None = None
     #: a live run's totals ``{provenance, calls, cost_usd, budget, max_cost_usd}``, or None
-    live: dict[str, Any] | None = None
+    live: LiveTotals | None = None
     #: a conformance run's levels ``{impl: {level, next, blocked_by}}`` (conformance.md 9)
     levels: dict[str, ConformanceLevel] | None = None
 
@@ -189,7 +194,7 @@ def run_case(
     implementation: str | Implementation = "threads-py",
     agent: AgentSpec | AgentRef | str | None = None,
     *,
-    supply: dict[str, Any] | None = None,
+    supply: JsonObject | None = None,
     live: LiveRun | None = None,
     app_dir: Sequence[str | os.PathLike[str]] = (),
 ) -> CaseResult:
@@ -371,7 +376,7 @@ def run_suite(
     max_fail: int | None = None,
     jobs: int | None = 1,
     shard: tuple[int, int] | None = None,
-    supply: dict[str, Any] | None = None,
+    supply: JsonObject | None = None,
     on_result: Callable[[CaseResult], None] | None = None,
     on_plan: Callable[[int], None] | None = None,
     live: LiveRun | None = None,
@@ -461,7 +466,7 @@ def run_suite(
         not_started=len(results) - len(done),
         isolation={i.name: isolation_of(i) for i in impls},
         shard=shard,
-        live=None if live is None else live_totals(live, done),
+        live=None if live is None else _live_totals(live, done),
     )
 
 
@@ -477,3 +482,11 @@ def isolation_of(impl: Implementation) -> str:
     attribute; an implementation object without one is ``none``)."""
     value = getattr(impl, "isolation", "none")
     return value if value in ("netns", "guard", "none") else "none"
+
+
+def _live_totals(live: LiveRun, done: list[CaseResult]) -> LiveTotals:
+    """The run's live totals (harness/live/desk.py ``live_totals``); loaded only by a live
+    run, so a replay that is not live never imports harness.live."""
+    from ..live.desk import live_totals
+
+    return live_totals(live, done)

@@ -62,8 +62,19 @@ export class Case {
     readonly documents: ReadonlyMap<string, JsonValue> = new Map(),
     readonly logs: ReadonlyMap<string, readonly Envelope[]> = new Map(),
     readonly fingerprintOk: boolean = true,
+    /** The reducer each log was folded into while it was checked (read it through {@link fork}). */
+    private readonly reduced: ReadonlyMap<string, Reducer> = new Map(),
   ) {
     Object.freeze(this);
+  }
+
+  /**
+   * A reducer in the state of the `dialect` log that goes its own way from the fork point
+   * ({@link Reducer.branch}: the two share nothing they change), so a replay reduces nothing
+   * again (issue 33); undefined for a case built without it.
+   */
+  fork(dialect: string): Reducer | undefined {
+    return this.reduced.get(dialect)?.branch();
   }
 
   get name(): string {
@@ -169,9 +180,14 @@ export function openCase(path: string): Case {
     documents.set(name, parseJson(files.get(name) as Uint8Array, join(path, name)));
   }
   const logs = new Map<string, readonly Envelope[]>();
-  for (const d of dialects) logs.set(d, Object.freeze(checkLog(path, files, meta, d)));
+  const reduced = new Map<string, Reducer>();
+  for (const d of dialects) {
+    const [events, reducer] = checkLog(path, files, meta, d);
+    logs.set(d, Object.freeze(events));
+    reduced.set(d, reducer);
+  }
   const fingerprintOk = fingerprint(withoutFingerprint(files, raw)) === meta["fingerprint"];
-  return new Case(path, Object.freeze(meta), files, documents, logs, fingerprintOk);
+  return new Case(path, Object.freeze(meta), files, documents, logs, fingerprintOk, reduced);
 }
 
 /** Keys whose presence together (without `format`) mark an upstream threads conformance case. */
@@ -317,7 +333,8 @@ function checkRecordings(path: string, files: ReadonlyMap<string, Uint8Array>, d
   }
 }
 
-function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: JsonObject, d: string): Envelope[] {
+/** The canonical events of the `d` log, checked, and the reducer they were folded into (its state: the log's). */
+function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: JsonObject, d: string): [Envelope[], Reducer] {
   const file = join(path, `log.${d}.jsonl`);
   const events: Envelope[] = [];
   const reducer = new Reducer(null, { copyData: false });
@@ -336,7 +353,7 @@ function checkLog(path: string, files: ReadonlyMap<string, Uint8Array>, meta: Js
     throw new CaseError("case_invalid", `the fork point ${quote(at)} is event ${index}, not the last event of the log`, { file, line: index + 1 });
   }
   for (const [seq, pointer, artifact] of artifactRefs(events)) needArtifact(files, artifact, file, pointer, seq + 1);
-  return events;
+  return [events, reducer];
 }
 
 /** `[seq, pointer, artifact id]` for every artifact a canonical log refers to. */

@@ -70,10 +70,10 @@ export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {
   import_skipped: "the line could not be read; pass --strict to refuse the file instead",
   baseline_invalid: "see schemas/baseline.schema.json (spec/replay.md section 12); `threads-cases baseline update` writes a valid file",
   agent_unavailable:
-    "check the agent reference (--agent, or agent under [tool.threads-cases]) and --app-dir: threads-py takes module:attribute, threads-ts ./file.mjs#export (spec/replay.md 8)",
-  handler_failed: "the error is in the agent's own code: fix the handler, or refuse bad input with a TypeError or RangeError (spec/replay.md 8.1)",
+    "check the agent reference (--agent, or agent in threads-cases.toml or under [tool.threads-cases] of pyproject.toml) and --app-dir: threads-py takes module:attribute, threads-ts ./file.mjs#export (spec/replay.md 8)",
+  handler_failed: 'the handler itself threw, not the model\'s input: fix the handler; for bad arguments it returns new ToolResult("why", true) (spec/replay.md 8.1)',
   handler_missing:
-    "replay your own agent, which holds the handler: --agent module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent under [tool.threads-cases] (spec/replay.md 8)",
+    "replay your own agent, which holds the handler: --agent module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent in threads-cases.toml or under [tool.threads-cases] of pyproject.toml (spec/replay.md 8)",
 };
 
 /** Exit status per reason code; anything not listed exits 1. */

@@ -197,6 +197,32 @@ export interface ReplayOptions {
 }
 
 /**
+ * The case's prefix in `dialect`, reduced: the state the turn starts from. `case_invalid` when the
+ * case has no log in that dialect, or the prefix starts no thread (no agent) and no agent is given.
+ */
+function forkPoint(c: Case, dialect: string, hasAgent: boolean): { prefix: Envelope[]; reducer: Reducer } {
+  const logged = c.logs.get(dialect);
+  if (logged === undefined) {
+    throw new CaseError("case_invalid", `the case holds no log in the dialect ${dialect}`, { file: c.logPath(dialect) });
+  }
+  const prefix = [...logged];
+  // the loader's reduction of the log, branched: the replay changes only its own copies of what
+  // it changes, so the case stays as it was (issue 33: each log reduced once)
+  let reducer = c.fork(dialect);
+  if (reducer === undefined) {
+    // the case's events are shared (it is immutable): the reducer copies what it keeps
+    reducer = new Reducer();
+    for (const ev of prefix) reducer.apply(ev);
+  }
+  if ((reducer.state.agent === null || reducer.state.agent === undefined) && !hasAgent) {
+    throw new CaseError("case_invalid", `log.${dialect}.jsonl has no thread_started event: the fork point has no agent to replay`, {
+      file: c.logPath(dialect),
+    });
+  }
+  return { prefix, reducer };
+}
+
+/**
  * Replay a case's turn (spec/replay.md section 3). Throws `CaseError` (`case_invalid`,
  * `log_invalid`, ...) when the case cannot be run, and `handler_missing` when the turn calls a
  * sandbox tool that has no handler (spec/replay.md 8.4); a turn the recording cannot answer
@@ -205,19 +231,7 @@ export interface ReplayOptions {
 export function replayCase(path: string | Case, options: ReplayOptions = {}): ReplayResult {
   const c = typeof path === "string" ? openCase(path) : path;
   const dialect = getDialect(options.implementation ?? "threads-ts");
-  const logged = c.logs.get(dialect.name);
-  if (logged === undefined) {
-    throw new CaseError("case_invalid", `the case holds no log in the dialect ${dialect.name}`, { file: c.logPath(dialect.name) });
-  }
-  const prefix = [...logged];
-  // the case's events are shared (it is immutable): the reducer copies what it keeps
-  const reducer = new Reducer();
-  for (const ev of prefix) reducer.apply(ev);
-  if ((reducer.state.agent === null || reducer.state.agent === undefined) && options.agent === undefined) {
-    throw new CaseError("case_invalid", `log.${dialect.name}.jsonl has no thread_started event: the fork point has no agent to replay`, {
-      file: c.logPath(dialect.name),
-    });
-  }
+  const { prefix, reducer } = forkPoint(c, dialect.name, options.agent !== undefined);
   const replies = (c.read("model.json") as JsonObject)["replies"] as unknown[];
   const calls = (c.read("stubs.json") as JsonObject)["calls"] as JsonObject[];
   const reads = (c.read("sandbox.json") as JsonObject)["reads"] as JsonObject[];
