@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -26,15 +27,17 @@ def reduce(
     fmt: AutoFormatOpt = None,
 ) -> None:
     """Reduce LOG and print the state it reduces to, in the log's dialect (spec/reducer.md)."""
-    from ..core.log import reduce_log
+    from ..core.log import reduce_log, write_reduced
 
     try:
         d = get_dialect(dialect)
+        if wants_json(fmt):  # written as it is reduced: memory about the state's JSON
+            write_reduced(log, sys.stdout.buffer.write, dialect=d)
+            sys.stdout.flush()
+            return
         state = d.encode_state(reduce_log(log, dialect=d))
     except CaseError as err:
         raise fail(err) from None
-    if wants_json(fmt):
-        print_json(state)
     else:
         from rich.json import JSON
 

@@ -342,6 +342,37 @@ def dump_document(value: Any, write: Callable[[bytes], object]) -> None:
     write(b"\n")
 
 
+def dump_object_document(value: dict[str, Any], write: Callable[[bytes], object]) -> None:
+    """:func:`dump_document` of a JSON object whose list values may hold items as their
+    compact JSON text (``bytes``, read back with orjson): the same bytes as the document of
+    the object with those items read back, written a member and an item at a time, so that
+    memory is the object and one item's document (the reducer's ``freeze`` state). Raises
+    ``CaseError("unsafe_value")`` before writing anything for a value canonical JSON cannot
+    hold (each item is read back and checked first: twice the reading, none of the
+    memory)."""
+    for item in value.values():
+        for part in item if type(item) is list else (item,):
+            _checked(orjson.loads(part) if type(part) is bytes else part)
+    if not value:
+        write(b"{}\n")
+        return
+    sep = b"{\n  "
+    for key in _sorted_keys(value):
+        write(sep + _encode_string(key).encode("utf-8") + b": ")
+        sep = b",\n  "
+        item = value[key]
+        if type(item) is not list or not item:
+            write(canonical_document(item)[:-1].replace(b"\n", b"\n  "))
+            continue
+        head = b"[\n    "
+        for part in item:
+            doc = canonical_document(orjson.loads(part) if type(part) is bytes else part)
+            write(head + doc[:-1].replace(b"\n", b"\n    "))
+            head = b",\n    "
+        write(b"\n  ]")
+    write(b"\n}\n")
+
+
 def canonical_document(value: object) -> bytes:
     """The canonical bytes of a ``.json`` file: JCS keys order, numbers and strings, indented
     by two spaces, ``": "`` after keys, empty containers as ``{}``/``[]``, final newline.

@@ -33,22 +33,24 @@ from .depth import MAX_EVENT_DEPTH, depth_message, maybe_too_deep, too_deep
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, pointer_join
 from .schemas import LazyValidator, compiled_event_validators, fast_validator, schema_problems
-from .strictjson import parse
+from .strictjson import MAX_LINE_BYTES, parse
 from .timestamps import check_ts
 
 _STRICT = orjson.OPT_STRICT_INTEGER
 _loads, _dumps = orjson.loads, orjson.dumps
 
 
+#: orjson's spelling of a double from 2^53 to 1e16: 16 integer digits and ``.0``. The literal
+#: ``.0`` is searched for in C and the 16 bytes before each one looked at (a pattern that
+#: starts with the digits tries every byte: about 50k instructions a line)
+_WIDE_DOUBLE = re.compile(rb"\.0(?<=[0-9]{16}\.0)")
+_wide_double = _WIDE_DOUBLE.search
+
+
 def _sixteen_digits(body: bytes) -> bool:
     """Whether ``body`` holds 16 digits and ``.0``: orjson's spelling of a double from 2^53
-    to 1e16 (a byte search for ``.0`` and a look at the 16 bytes before each one)."""
-    at = body.find(b".0")
-    while at >= 0:
-        if at >= 16 and body[at - 16 : at].isdigit():
-            return True
-        at = body.find(b".0", at + 2)
-    return False
+    to 1e16."""
+    return _wide_double(body) is not None
 
 
 #: A JSON text with more than MAX_EVENT_DEPTH opening brackets closes each of them too, so it
@@ -56,18 +58,31 @@ def _sixteen_digits(body: bytes) -> bool:
 _DEEP_LINE = 2 * MAX_EVENT_DEPTH + 1
 
 
-class _IdTable:
-    """An open-addressing set of 64-bit event_id hashes in a flat ``array('Q')``."""
+#: The id table's first size: a slot per this many bytes of the log, at most _MOST_SLOTS
+_BYTES_PER_SLOT = 192
+_MOST_SLOTS = 1 << 23
 
-    def __init__(self) -> None:
-        self._table = array("Q", bytes(8 * 1024))
-        self._mask = 1023
+
+class _IdTable:
+    """An open-addressing set of 64-bit event_id hashes in a flat ``array('q')`` (0: free)."""
+
+    def __init__(self, log_bytes: int = 0) -> None:
+        # sized for a log of ``log_bytes`` (a slot per 192 bytes, a power of two from 1,024
+        # to 2^23): a log of lines of 384 bytes or more never grows it (each growth puts
+        # every hash in again, one at a time: about a twentieth of reduce's time when the
+        # table grew from 1,024 slots), and its memory is what the table grows to anyway
+        slots = 1024
+        while slots < min(log_bytes // _BYTES_PER_SLOT, _MOST_SLOTS):
+            slots *= 2
+        self._table = array("q", bytes(8 * slots))
+        self._mask = slots - 1
         self._count = 0
 
     def add(self, event_id: str) -> bool:
         """Add; return True if an equal hash was present (a possible duplicate)."""
-        # Python's own 64-bit string hash (salted per process, which is all a table needs)
-        h = (hash(event_id) & 0xFFFFFFFFFFFFFFFF) or 1
+        # Python's own 64-bit string hash (salted per process, which is all a table needs);
+        # signed, as the table stores it (``& mask`` of a negative int is its low bits)
+        h = hash(event_id) or 1
         table, mask = self._table, self._mask
         i = h & mask
         while True:
@@ -85,7 +100,7 @@ class _IdTable:
     def _grow(self) -> None:
         old = self._table
         self._mask = self._mask * 2 + 1
-        self._table = array("Q", bytes(8 * (self._mask + 1)))
+        self._table = array("q", bytes(8 * (self._mask + 1)))
         table, mask = self._table, self._mask
         for h in old:
             if h:
@@ -102,7 +117,9 @@ class LogChecker:
     (without a file or line: the caller adds them).
     """
 
-    def __init__(self, dialect: str | Dialect = CANONICAL, *, unique_ids: bool = True) -> None:
+    def __init__(
+        self, dialect: str | Dialect = CANONICAL, *, unique_ids: bool = True, log_bytes: int = 0
+    ) -> None:
         self.dialect = get_dialect(dialect) if isinstance(dialect, str) else dialect
         #: the whole event schema, for a line the compiled check does not pass (compiled then)
         self._event = LazyValidator(
@@ -115,7 +132,8 @@ class LogChecker:
         self._next_seq = 0
         #: ``unique_ids=False``: the caller numbers the events and makes their ids unique itself
         #: (the importer's emitter), so the table of id hashes is not kept
-        self._ids = _IdTable() if unique_ids else None
+        #: (``log_bytes``: the log's size when known, which the table is sized for)
+        self._ids = _IdTable(log_bytes) if unique_ids else None
         #: whether the last checked event's event_id hash repeated an earlier one (a possible
         #: duplicate: the caller confirms it against the earlier lines, see _repeats_earlier)
         self.last_repeated = False
@@ -161,14 +179,12 @@ class LogChecker:
         """Every rule of one read line (spec/thread-log.md 5.1-5.5): the canonical envelope,
         or ``CaseError("log_invalid")`` at ``file``, ``line`` and the rule's pointer. A valid
         line takes the compiled check; any other the rules one by one (module docstring)."""
-        try:
-            raw = _loads(body)
-        except orjson.JSONDecodeError:
-            pass
-        else:
-            ev = self._compiled_check(raw, body)
-            if ev is not None:
-                return ev
+        ev = self.fast_line(body)
+        return ev if ev is not None else self.exact_line(body, file, line)
+
+    def exact_line(self, body: bytes, file: str, line: int) -> dict[str, Any]:
+        """:meth:`check_line` by the rules one by one (the strict parse, then
+        :meth:`check_value`), for a line :meth:`fast_line` passed on."""
         raw = parse(body, code="log_invalid", file=file, line=line)
         try:
             return self.check_value(raw, body)
@@ -176,31 +192,36 @@ class LogChecker:
             raise exc.at(file=file, line=line) from None
 
     def check_value(self, raw: Any, body: bytes) -> dict[str, Any]:
-        """:meth:`check_line` for a line already parsed strictly (``raw``, from ``body``):
-        the rules after the strict JSON ones, ``CaseError`` without a file or line."""
-        ev = self._compiled_check(raw, body)
-        if ev is not None:
-            return ev
+        """The rules one by one for a line already parsed strictly (``raw``, from ``body``):
+        the value rules and those of :meth:`check`, ``CaseError`` without a file or line.
+        The exact path of a line :meth:`fast_line` passed on (it answers as that would)."""
         check_line_value(body, raw)
         return self.check(raw)
 
-    def _compiled_check(self, raw: Any, body: bytes) -> dict[str, Any] | None:
-        """The canonical envelope of a line that keeps every rule, with the checker's counts
-        moved on as :meth:`check` moves them; ``None`` (nothing changed) when a rule may be
-        broken, for the exact path to decide."""
-        if type(raw) is not dict:
-            return None
+    def fast_line(self, body: bytes) -> dict[str, Any] | None:
+        """The compiled check of a read line: its canonical envelope when it keeps every rule
+        (the checker's counts moved on as :meth:`check` moves them), or ``None``, nothing
+        changed, when a rule may be broken: the exact path (:meth:`check_value` after a
+        strict parse) then decides. ``body`` is orjson's own writing of a JSON object, so it
+        keeps the line rules too, within :data:`~.strictjson.MAX_LINE_BYTES`."""
         try:
-            if _dumps(raw, option=_STRICT) != body:
-                return None  # not orjson's own bytes: the strict reader decides
-        except orjson.JSONEncodeError:
+            raw = _loads(body)
+            if type(raw) is not dict or _dumps(raw, option=_STRICT) != body:
+                return None  # not an object written as orjson writes it: the exact path
+        except (orjson.JSONDecodeError, orjson.JSONEncodeError):
             return None
         if (
-            (len(body) > _DEEP_LINE and body.count(b"{") + body.count(b"[") > MAX_EVENT_DEPTH)
+            (
+                len(body) > _DEEP_LINE
+                and (
+                    len(body) > MAX_LINE_BYTES
+                    or body.count(b"{") + body.count(b"[") > MAX_EVENT_DEPTH
+                )
+            )
             or (body.find(b"+") >= 0 and body.find(b"e+") >= 0)
-            or (body.find(b".0") >= 0 and _sixteen_digits(body))
+            or _wide_double(body) is not None
         ):
-            return None  # the depth or number rule may be broken
+            return None  # too long, or the depth or number rule may be broken
         if self._renames:
             try:
                 ev = self.dialect.decode_event(raw)
@@ -215,9 +236,7 @@ class LogChecker:
             check = self._compiled[etype]  # compiled on first use (KeyError: no such type)
         except KeyError:
             check = self._extension if etype.startswith("x_") else None
-        if check is None or not check.is_valid(ev):
-            return None
-        if ev["seq"] != self._next_seq:
+        if check is None or not check.is_valid(ev) or ev["seq"] != self._next_seq:
             return None
         if self._thread_id is None:
             self._thread_id = ev["thread_id"]
@@ -227,7 +246,7 @@ class LogChecker:
         ids = self._ids
         if ids is not None:
             # _IdTable.add inline (one call fewer an event): a free slot takes the hash
-            h = (hash(ev["event_id"]) & 0xFFFFFFFFFFFFFFFF) or 1
+            h = hash(ev["event_id"]) or 1
             table = ids._table
             i = h & ids._mask
             if table[i] == 0 and ids._count * 2 + 2 <= ids._mask:

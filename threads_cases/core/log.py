@@ -26,14 +26,14 @@ import os
 from collections.abc import Callable, Iterable, Iterator
 from typing import IO, Any, cast
 
-from .canonical import canonical_line
+from .canonical import canonical_line, dump_object_document
 from .dialects import CANONICAL, Dialect, get_dialect
 from .errors import CaseError, Problem
 from .eventcheck import LogChecker, check_depth
 from .events import Event
 from .reducer import Reducer
 from .shapes import JsonObject, State
-from .strictjson import iter_lines, parse, source_name
+from .strictjson import iter_blocks, iter_lines, line_rules, parse, source_name
 
 Source = str | os.PathLike[str] | IO[bytes]
 
@@ -76,6 +76,17 @@ def _id_before(source: Source, dialect: Dialect, event_id: str, line: int) -> bo
         lines.close()  # type: ignore[attr-defined]  # a generator: closes the file it opened
 
 
+def _log_bytes(source: Source) -> int:
+    """The size of a log given as a path (0 when it is a stream or cannot be read: the
+    reader then reports that itself), for :class:`LogChecker`'s table of event ids."""
+    if isinstance(source, (str, os.PathLike)):
+        try:
+            return os.stat(source).st_size
+        except OSError:
+            return 0
+    return 0
+
+
 def _duplicate(event_id: str, name: str, line: int) -> CaseError:
     return CaseError(
         "log_invalid", f"duplicate event_id {event_id!r}", file=name, line=line, pointer="/event_id"
@@ -88,17 +99,30 @@ def read_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> Iterator[
     Raises ``CaseError("log_invalid")`` with file, line and pointer at the first problem; a
     repeated event_id at the line that repeats it (spec/thread-log.md 5.5).
     """
-    checker = LogChecker(dialect)
+    checker = LogChecker(dialect, log_bytes=_log_bytes(source))
     name = source_name(source)
-    for lineno, body in iter_lines(source):
-        if isinstance(body, CaseError):
-            raise body
-        ev = checker.check_line(body, name, lineno)
-        if checker.last_repeated and _repeats_earlier(
-            source, checker.dialect, ev["event_id"], lineno
-        ):
-            raise _duplicate(ev["event_id"], name, lineno)
-        yield cast(Event, ev)
+    fast, lineno = checker.fast_line, 0
+    for lines in iter_blocks(source):
+        for body in lines:
+            lineno += 1
+            ev = fast(body)
+            if ev is None:
+                ev = _exact_line(checker, body, name, lineno)
+            if checker.last_repeated and _repeats_earlier(
+                source, checker.dialect, ev["event_id"], lineno
+            ):
+                raise _duplicate(ev["event_id"], name, lineno)
+            yield cast(Event, ev)
+
+
+def _exact_line(checker: LogChecker, body: bytes, name: str, lineno: int) -> dict[str, Any]:
+    """A line the compiled check passed on, by the rules one by one: the line rules, then
+    :meth:`LogChecker.exact_line` (the same refusals as :func:`iter_lines` and
+    :meth:`LogChecker.check_line` give)."""
+    ruled = line_rules(body, lineno, "log_invalid", name)
+    if isinstance(ruled, CaseError):
+        raise ruled
+    return checker.exact_line(body, name, lineno)
 
 
 def check_events(
@@ -133,25 +157,47 @@ def reduce_log(source: Source, *, dialect: str | Dialect = CANONICAL) -> State:
 
     Raises ``CaseError("log_invalid")`` with file and line for any reader or reducer refusal.
     """
-    checker = LogChecker(dialect)
-    reducer = Reducer(copy_data=False)
+    return cast(State, _fold(source, dialect, Reducer(copy_data=False)))
+
+
+def write_reduced(
+    source: Source, write: Callable[[bytes], object], *, dialect: str | Dialect = CANONICAL
+) -> None:
+    """Reduce a log (as :func:`reduce_log`) and write its state in ``dialect`` as a canonical
+    document (``canonical_document(get_dialect(d).encode_state(reduce_log(...)))``, the same
+    bytes) to ``write``. Each message but the last is held as its JSON text while the log is
+    read, and the document is written a message at a time: memory is about the size of the
+    state's JSON, not of its Python values (about 4.5x that; issue 37).
+
+    Raises ``CaseError("log_invalid")`` as :func:`reduce_log` does, before writing anything.
+    """
+    d = get_dialect(dialect) if isinstance(dialect, str) else dialect
+    state = _fold(source, d, Reducer(copy_data=False, freeze=True))
+    dump_object_document(d.encode_state(state), write)
+
+
+def _fold(source: Source, dialect: str | Dialect, reducer: Reducer) -> dict[str, Any]:
+    """The loop of :func:`reduce_log`: read_log's with ``reducer`` inside it (one pass, no
+    generator between them); returns the reducer's state."""
+    checker = LogChecker(dialect, log_bytes=_log_bytes(source))
     name = source_name(source)
-    # read_log's loop with the reducer inside it: one pass, no generator between them
-    check_line, apply = checker.check_line, reducer.apply
+    fast, apply, lineno = checker.fast_line, reducer.apply_read, 0
     with _cycle_collector_paused():
-        for lineno, body in iter_lines(source):
-            if isinstance(body, CaseError):
-                raise body
-            ev = check_line(body, name, lineno)
-            if checker.last_repeated and _repeats_earlier(
-                source, checker.dialect, ev["event_id"], lineno
-            ):
-                raise _duplicate(ev["event_id"], name, lineno)
-            try:
-                apply(ev)
-            except CaseError as exc:
-                raise exc.at(file=name, line=lineno) from None
-    return cast(State, reducer.state)
+        for lines in iter_blocks(source):
+            for body in lines:
+                lineno += 1
+                ev = fast(body)
+                if ev is None:
+                    ev = _exact_line(checker, body, name, lineno)
+                if checker.last_repeated and _repeats_earlier(
+                    source, checker.dialect, ev["event_id"], lineno
+                ):
+                    raise _duplicate(ev["event_id"], name, lineno)
+                try:
+                    apply(ev)
+                except CaseError as exc:
+                    raise exc.at(file=name, line=lineno) from None
+    return reducer.state
 
 
 @contextlib.contextmanager
@@ -190,7 +236,7 @@ def inspect_log(
     name = source_name(source)
     problems: list[Problem] = []
     events: list[dict[str, Any]] = []
-    checker = LogChecker(d)
+    checker = LogChecker(d, log_bytes=_log_bytes(source))
     seqs = _SeqFollower(checker, d)
     reducer = reducer if reducer is not None else Reducer(copy_data=False)
     known: set[str] | None = None  # every kept event_id, from the first repeated hash on
@@ -201,9 +247,12 @@ def inspect_log(
             try:
                 if isinstance(body, CaseError):
                     raise body
-                raw = parse(body, code="log_invalid", file=name, line=lineno)
-                seqs.before(raw)
-                ev = checker.check_value(raw, body)
+                # the compiled check, unless the line before left a seq question open
+                ev = checker.fast_line(body) if seqs.typo_next is None else None
+                if ev is None:
+                    raw = parse(body, code="log_invalid", file=name, line=lineno)
+                    seqs.before(raw)
+                    ev = checker.check_value(raw, body)
             except CaseError as exc:
                 seqs.refused(raw, expected)
                 problems.append(exc.at(file=name, line=lineno).problem())

@@ -30,6 +30,8 @@ import copy
 from collections.abc import Iterable
 from typing import Any, cast
 
+import orjson
+
 from .canonical import MAX_SAFE_INTEGER
 from .errors import CaseError
 from .shapes import JsonObject, State
@@ -150,8 +152,14 @@ class Reducer:
     resume point raises ``log_invalid``.
     """
 
-    def __init__(self, state: State | None = None, *, copy_data: bool = True) -> None:
+    def __init__(
+        self, state: State | None = None, *, copy_data: bool = True, freeze: bool = False
+    ) -> None:
         start = copy.deepcopy(state) if state else initial_state()
+        #: ``freeze``: each message but the last is held as its compact JSON text (``bytes``,
+        #: orjson's writing of it) from the moment the next one is added, for a caller that
+        #: only writes the state (about a fifth of the memory of the Python values)
+        self._freeze = freeze
         self.state: dict[str, Any] = cast(dict[str, Any], start)
         # Values taken from events are copied unless the caller hands over fresh objects
         # (the log reader does), so later changes to a caller's events cannot leak in.
@@ -176,6 +184,7 @@ class Reducer:
         child = Reducer.__new__(Reducer)
         child.state = dict(self.state)
         child._copy = self._copy
+        child._freeze = self._freeze
         child._saved = self._saved
         child._turn_ids = self._turn_ids
         child._snapshot_ids = self._snapshot_ids
@@ -217,7 +226,7 @@ class Reducer:
         Raises ``CaseError("log_invalid")`` for a broken rule; the state is then unchanged.
         """
         st = self.state
-        # the envelope rules first (seq, thread_id, epoch, branch_id), inline: once an event
+        # the envelope rules first (seq, thread_id here, epoch and branch_id in apply_read)
         last_seq = st["last_seq"]
         expected_seq = 0 if last_seq is None else last_seq + 1
         if ev["seq"] != expected_seq:
@@ -227,6 +236,13 @@ class Reducer:
             raise _fail(
                 ev, f"thread_id {ev['thread_id']!r} differs from {thread_id!r}", "/thread_id"
             )
+        self.apply_read(ev)
+
+    def apply_read(self, ev: dict[str, Any]) -> None:
+        """:meth:`apply` of an envelope whose seq and thread_id the log reader checked (seq
+        0, 1, 2, ... from this reducer's start, one thread_id: a fresh reducer fed in the
+        reader's order); every other rule as :meth:`apply`, the same refusals."""
+        st = self.state
         etype: str = ev["type"]
         want_epoch = st["epoch"] + 1 if etype == "restored" else st["epoch"]
         if ev["epoch"] != want_epoch:
@@ -247,12 +263,13 @@ class Reducer:
             if self._borrowed and etype in _CHANGES_BORROWED:
                 self._own()  # equal copies: a refused event still leaves the state as it was
             handler(self, ev, ev["data"])
-        if thread_id is None:
-            st["thread_id"] = ev["thread_id"]
+        st["thread_id"] = ev["thread_id"]
         st["last_seq"] = ev["seq"]
         st["last_event_id"] = ev["event_id"]
 
     def _in_turn(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
+        """Raise for an event of a turn (``data.turn_id``) that is not the open turn's (its
+        callers look first: a call an event fewer)."""
         st = self.state
         if st["status"] != "in_turn":
             why = (
@@ -268,6 +285,16 @@ class Reducer:
                 "/data/turn_id",
             )
 
+    def _add_message(self, message: dict[str, Any]) -> None:
+        """Append ``message``; with ``freeze``, the message before it becomes its JSON text
+        (the last one stays a value: a tool result may still merge into it)."""
+        msgs = self.state["messages"]
+        if self._freeze and msgs and type(msgs[-1]) is dict:
+            # copied to a bytes of its own length: orjson's own result keeps the whole
+            # buffer it wrote into allocated (4x the memory on a log of one long thread)
+            msgs[-1] = bytes(memoryview(orjson.dumps(msgs[-1])))
+        msgs.append(message)
+
     def _on_thread_started(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         if self._started:
             raise _fail(ev, "a second thread_started", "/type")
@@ -277,7 +304,7 @@ class Reducer:
     def _on_user_message(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         if self.state["status"] == "in_turn":
             raise _fail(ev, "user_message during a turn", "/type")
-        self.state["messages"].append({"role": "user", "content": self._copy(data["content"])})
+        self._add_message({"role": "user", "content": self._copy(data["content"])})
 
     def _on_turn_started(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         st = self.state
@@ -289,10 +316,12 @@ class Reducer:
         st["current_turn"] = data["turn_id"]
 
     def _on_model_requested(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
 
     def _on_model_responded(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         st = self.state
         totals = {}
         for key in ("input_tokens", "output_tokens"):
@@ -301,13 +330,12 @@ class Reducer:
                 message = f"usage.{key} would exceed 2^53-1 ({MAX_SAFE_INTEGER})"
                 raise _fail(ev, message, f"/data/usage/{key}")
         self._unshare()
-        st["messages"].append(
-            {"role": "assistant", "content": self._copy(data["message"]["content"])}
-        )
+        self._add_message({"role": "assistant", "content": self._copy(data["message"]["content"])})
         st["usage"].update(totals)
 
     def _on_tool_called(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         if data["tool_use_id"] in self.state["pending_tool_calls"]:
             raise _fail(
                 ev, f"tool_use_id {data['tool_use_id']!r} is already pending", "/data/tool_use_id"
@@ -316,7 +344,8 @@ class Reducer:
         self.state["pending_tool_calls"].append(data["tool_use_id"])
 
     def _on_tool_result(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         st = self.state
         if data["tool_use_id"] not in st["pending_tool_calls"]:
             raise _fail(
@@ -342,7 +371,7 @@ class Reducer:
             # replaced, not extended in place: a snapshot may share the old message
             msgs[-1] = {"role": "user", "content": [*last["content"], block]}
         else:
-            msgs.append({"role": "user", "content": [block]})
+            self._add_message({"role": "user", "content": [block]})
 
     def _on_sandbox_read(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
         self._check_artifact(ev, data)
@@ -419,7 +448,8 @@ class Reducer:
         st["branch_id"] = data["branch_id"]
 
     def _on_turn_completed(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         st = self.state
         if st["pending_tool_calls"]:
             raise _fail(
@@ -438,7 +468,8 @@ class Reducer:
         st["current_turn"] = None
 
     def _on_turn_failed(self, ev: dict[str, Any], data: dict[str, Any]) -> None:
-        self._in_turn(ev, data)
+        if self.state["status"] != "in_turn" or data["turn_id"] != self.state["current_turn"]:
+            self._in_turn(ev, data)  # raises: the event is not of the open turn
         st = self.state
         self._turn_ids.add(data["turn_id"])
         st["turns"].append(

@@ -371,26 +371,31 @@ def iter_lines(
     ``source`` is a path or a binary stream, read in blocks of 1 MiB (memory: a block and the
     longest line). A path that cannot be opened raises ``CaseError(code)``.
     """
+    name = source_name(source)
+    lineno = 0
+    for lines in iter_blocks(source, code=code):
+        for body in lines:
+            lineno += 1
+            if body[:1] == b"{" and body[-1:] != b"\r" and len(body) <= MAX_LINE_BYTES:
+                yield lineno, body  # the usual line: "{...}", within the limit
+            else:
+                yield lineno, line_rules(body, lineno, code, name)
+
+
+def iter_blocks(
+    source: str | os.PathLike[str] | IO[bytes], *, code: str = "log_invalid"
+) -> Iterator[list[bytes]]:
+    """The lines of a JSON Lines source without their ``\\n``, a list per block read (see
+    :func:`iter_lines`), none checked: the caller gives a line whose rules it has not ruled
+    out to :func:`line_rules` (the log reader's compiled check rules them out for a line
+    that orjson writes back byte for byte, as long as it is within :data:`MAX_LINE_BYTES`:
+    a longer line is given as its first ``MAX_LINE_BYTES + 1`` bytes). A path that cannot
+    be opened raises ``CaseError(code)``; a path is closed when the iterator is."""
     if isinstance(source, (str, os.PathLike)):
-        name = str(source)
-        fh: IO[bytes] = open_regular(source, code=code, limit=MAX_LOG_BYTES)
-        close = True
+        with open_regular(source, code=code, limit=MAX_LOG_BYTES) as fh:
+            yield from _blocks(fh)
     else:
-        fh = source
-        name = str(getattr(source, "name", None) or "<stream>")
-        close = False
-    try:
-        lineno = 0
-        for lines in _blocks(fh):
-            for body in lines:
-                lineno += 1
-                if body[:1] == b"{" and body[-1:] != b"\r" and len(body) <= MAX_LINE_BYTES:
-                    yield lineno, body  # the usual line: "{...}", within the limit
-                else:
-                    yield lineno, _line_rules(body, lineno, code, name)
-    finally:
-        if close:
-            fh.close()
+        yield from _blocks(source)
 
 
 #: How much :func:`iter_lines` reads at a time (its lines are cut from these blocks in C)
@@ -432,8 +437,10 @@ def _blocks(fh: IO[bytes]) -> Iterator[list[bytes]]:
         yield [b"".join(pieces)]
 
 
-def _line_rules(body: bytes, lineno: int, code: str, name: str) -> bytes | CaseError:
-    """``body``, or the CaseError of the line rule it breaks (spec/strict-json.md 3)."""
+def line_rules(body: bytes, lineno: int, code: str, name: str) -> bytes | CaseError:
+    """``body`` (line ``lineno`` of ``name``), or the ``CaseError(code)`` of the line rule it
+    breaks (spec/strict-json.md 3): over :data:`MAX_LINE_BYTES`, a CR line end, a byte order
+    mark on line 1, a blank line."""
     if len(body) > MAX_LINE_BYTES:
         return CaseError(code, "line longer than 64 MiB", file=name, line=lineno)
     if body.endswith(b"\r"):

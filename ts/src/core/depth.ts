@@ -24,7 +24,10 @@ export function maybeTooDeep(text: string | Uint8Array, limit: number = MAX_EVEN
       if (c === 0x5b || c === 0x7b) n++;
     }
   } else {
-    for (const c of text) if (c === 0x5b || c === 0x7b) n++;
+    for (let i = 0; i < text.length; i++) {
+      const c = text[i];
+      if (c === 0x5b || c === 0x7b) n++;
+    }
   }
   return n > limit;
 }
