@@ -43,12 +43,6 @@ def console(stream: str = "stdout") -> Console:
     return made
 
 
-def __getattr__(name: str) -> Any:
-    if name in ("stdout", "stderr"):
-        return console(name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-
-
 def _version(value: bool) -> None:
     if value:
         typer.echo(f"threads-cases {__version__}")

@@ -12,7 +12,7 @@ import typer
 
 from ..core.errors import CaseError
 from .agent_options import AgentOpt, AppDirOpt, agents_of
-from .app import app, note, print_json, stdout
+from .app import app, console, note, print_json
 from .params import check_exists, checked
 from .run_commands import (
     BaselineOpt,
@@ -201,10 +201,10 @@ def _show(change: BaselineChange, verb: str, as_json: bool, down: list[str]) -> 
     for e in entries:
         code = f" {e.code}" if e.code else ""
         why = f" (the implementation {e.implementation!r} is not known)" * (e in change.unknown)
-        stdout.print(
+        console("stdout").print(
             f"{'+' if change.added else '-'} {e.label}{code}: {e.reason}{why}", markup=False
         )
-    stdout.print(
+    console("stdout").print(
         f"{change.path}: {len(entries)} {verb}, {change.total} entr"
         f"{'y' if change.total == 1 else 'ies'}"
         + ("" if change.written else " (unchanged)")

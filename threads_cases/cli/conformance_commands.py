@@ -13,7 +13,7 @@ from rich.text import Text
 
 from ..core.errors import CaseError
 from ..core.texts import shown_text
-from .app import app, fail, note, print_json, stdout
+from .app import app, console, fail, note, print_json
 from .params import check_file, check_folder, checked
 from .run_commands import (
     FormatOpt,
@@ -87,13 +87,13 @@ def conformance(
         if fmt == "json":
             print_json({"changes": changes})
         elif not changes:
-            stdout.print("no result changed")
+            console("stdout").print("no result changed")
         else:
             table = Table("test", "implementation", "before", "after", header_style="bold")
             for c in changes:
                 shown = [str(c[k]) if c[k] is not None else "(absent)" for k in ("before", "after")]
                 table.add_row(c["case"], c["implementation"], *shown)
-            stdout.print(table)
+            console("stdout").print(table)
         raise typer.Exit(1 if changes else 0)
     from ..harness.run.registry import available_implementations, resolve_implementations
 
@@ -118,7 +118,14 @@ def conformance(
         raise
     from ..harness.report.reporters import Terminal
 
-    emit(suite, fmt, junit, "conformance", "test", terminal=Terminal(stdout, AREAS, verbose))
+    emit(
+        suite,
+        fmt,
+        junit,
+        "conformance",
+        "test",
+        terminal=Terminal(console("stdout"), AREAS, verbose),
+    )
     raise typer.Exit(suite.exit_status)
 
 
@@ -167,7 +174,7 @@ def implementations() -> None:
             problems.append(shown_text(f"{name}: {err.code}: {err.message}"))
         finally:
             impl.close()
-    print_table(stdout, table)
+    print_table(console("stdout"), table)
     for line in problems:  # printed whole, never cut to the table's width
         typer.echo(line)
     if not sys.stdout.isatty():

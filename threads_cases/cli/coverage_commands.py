@@ -15,7 +15,7 @@ from rich.text import Text
 from ..core.atomic import write_atomic
 from ..core.errors import CaseError
 from .agent_options import AgentOpt, AppDirOpt, agents_of
-from .app import app, print_refusal, render_error, stdout
+from .app import app, console, print_refusal, render_error
 from .native import PathProblem
 from .params import check_exists, check_out_file, checked
 from .run_commands import IsolationOpt, TimeoutOpt, choose_isolation
@@ -139,14 +139,18 @@ def _print(cov: object) -> None:
             cells.append(Text(f"{done}/{c['defined']} ({c['percent']}%)", style=style))
         table.add_row(cat, *cells)
     table.add_row(Text("total", style="bold"), *(Text(f"{cov.percent(n)}%") for n in names))
-    print_table(stdout, table)
-    stdout.print(TOTAL_COUNTS, markup=False)
+    print_table(console("stdout"), table)
+    console("stdout").print(TOTAL_COUNTS, markup=False)
     for n in names:
         ex = cov.exercised[n]
-        stdout.print(f"{n}: {ex.cases} case(s), {ex.tests} data-only test(s)", markup=False)
+        console("stdout").print(
+            f"{n}: {ex.cases} case(s), {ex.tests} data-only test(s)", markup=False
+        )
         for cat, c in per[n].items():
             if c["missing"]:
-                stdout.print(f"  not exercised {cat}: {', '.join(c['missing'])}", markup=False)
+                console("stdout").print(
+                    f"  not exercised {cat}: {', '.join(c['missing'])}", markup=False
+                )
         for key in ("tool_names", "stop_reasons"):
             seen = sorted(ex.seen.get(key, set()))
-            stdout.print(f"  {key}: {', '.join(map(repr, seen)) or '-'}", markup=False)
+            console("stdout").print(f"  {key}: {', '.join(map(repr, seen)) or '-'}", markup=False)

@@ -10,7 +10,7 @@ import typer
 
 from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
-from .app import app, fail, note, print_json, stdout, wants_json
+from .app import app, console, fail, note, print_json, wants_json
 from .params import AutoFormatOpt, check_log, check_log_or_case, checked
 
 DialectOpt = Annotated[
@@ -41,7 +41,7 @@ def reduce(
     else:
         from rich.json import JSON
 
-        stdout.print(JSON.from_data(state, indent=2, sort_keys=True))
+        console("stdout").print(JSON.from_data(state, indent=2, sort_keys=True))
 
 
 @app.command()
@@ -129,7 +129,7 @@ def validate(
 
 def _print_results(results: list[dict[str, Any]]) -> None:
     """The text output of ``validate``: each path's problems with their hints (stderr), its
-    log warnings, then ``PATH: valid`` (stdout) or ``PATH: <n> problem(s)`` (stderr)."""
+    log warnings, then ``PATH: valid`` (console("stdout")) or ``PATH: <n> problem(s)`` (stderr)."""
     for r in results:
         name = r.get("file", r.get("case"))
         print_problems(r["problems"])

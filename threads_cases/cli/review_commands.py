@@ -29,7 +29,7 @@ from ..review import (
     unfixable_problems,
     write_formatted,
 )
-from .app import app, fail, note, print_json, render_error, stdout
+from .app import app, console, fail, note, print_json, render_error
 from .params import FormatOpt, check_case, check_exists, check_folder, checked
 from .review_output import piped_width, print_fitted, refuse
 
@@ -59,7 +59,11 @@ def show(
     problems: list[Any] = []
     try:
         panel = render_case(
-            case, values=values, all_events=all_events, boxed=stdout.is_terminal, problems=problems
+            case,
+            values=values,
+            all_events=all_events,
+            boxed=console("stdout").is_terminal,
+            problems=problems,
         )
     except CaseError as err:
         raise fail(err) from None
@@ -210,7 +214,7 @@ def list_cases(
         )
     from ..harness.report.terminal import print_table  # rich only
 
-    print_table(stdout, table)  # piped: at its natural width, never cut
+    print_table(console("stdout"), table)  # piped: at its natural width, never cut
     for r in unreadable:  # as `run` and `validate` print it
         e = r["error"]
         where = {k: e[k] for k in ("file", "line", "pointer")}
@@ -299,7 +303,7 @@ def stale(
         )
     from ..harness.report.terminal import print_table  # rich only
 
-    print_table(stdout, table)  # piped: at its natural width, never cut
+    print_table(console("stdout"), table)  # piped: at its natural width, never cut
     typer.echo(f"{len(entries)} case(s) with unused recordings")
     raise typer.Exit(1 if unchecked else 0)
 

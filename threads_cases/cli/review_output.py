@@ -14,7 +14,7 @@ from rich.text import Text
 from ..core.errors import CaseError
 from ..review import Change, bookkeeping_line, split_bookkeeping
 from ..review.added import plain_text
-from .app import print_refusal, render_error, stdout
+from .app import console, print_refusal, render_error
 
 CASE_EXPECTED = "expected a case directory (a folder holding case.json)"
 
@@ -47,8 +47,8 @@ def print_fitted(renderable: Any) -> None:
     each part of a group (a line, a table) widened, when it must be, to the narrowest width
     that breaks none of its words (a table: its longest word per column), so a narrow
     ``$COLUMNS`` wraps at spaces only (spec/reports.md 4)."""
-    if stdout.is_terminal:
-        stdout.print(renderable, soft_wrap=False)
+    if console("stdout").is_terminal:
+        console("stdout").print(renderable, soft_wrap=False)
         return
     from rich.console import Console, Group
     from rich.measure import Measurement
@@ -67,7 +67,7 @@ def print_changes(
 ) -> None:
     """The changes by file; ids and timestamps in one line unless ``every`` (--all)."""
     if not changes:
-        stdout.print(f"no difference between {label_a} and {label_b}")
+        console("stdout").print(f"no difference between {label_a} and {label_b}")
         return
     typer.echo(f"--- {label_a}")
     typer.echo(f"+++ {label_b}")
@@ -80,7 +80,7 @@ def print_changes(
             current = c.file
             typer.echo(c.file)
         style = {"added": "green", "removed": "red", "changed": "yellow"}[c.kind]
-        stdout.print(Text("  " + c.render(), style=style))
+        console("stdout").print(Text("  " + c.render(), style=style))
     if not shown:
         return
     counts = {k: sum(1 for c in shown if c.kind == k) for k in ("added", "removed", "changed")}
