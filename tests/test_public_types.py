@@ -34,6 +34,7 @@ JSON_SIGNATURES = {
     "LiveRun.book",
     "LiveRun.ledger",
     "Reducer.apply",
+    "Reducer.apply_read",
     "SaveResult.to_json",
     "ScriptedModel.__init__",
     "ScriptedModel.respond",

@@ -238,7 +238,7 @@ class Reducer:
             )
         self.apply_read(ev)
 
-    def apply_read(self, ev: dict[str, Any]) -> None:
+    def apply_read(self, ev: JsonObject) -> None:
         """:meth:`apply` of an envelope whose seq and thread_id the log reader checked (seq
         0, 1, 2, ... from this reducer's start, one thread_id: a fresh reducer fed in the
         reader's order); every other rule as :meth:`apply`, the same refusals."""
