@@ -214,6 +214,7 @@ class _ForkServer:
         self.proc: subprocess.Popen[bytes] | None = None
         self.env: dict[str, str] = {}
         self.lock = threading.Lock()
+        self.pending = b""  # reply bytes read from the server's stdout, not yet taken
 
     def get(self, env: dict[str, str]) -> _ForkServer | None:
         """This server when it can run a call with ``env``, else None (a real subprocess)."""
@@ -233,7 +234,8 @@ class _ForkServer:
             cwd=ROOT,
         )
         assert self.proc.stdout is not None
-        ready = self.proc.stdout.readline()
+        self.pending = b""
+        ready = self._line(None)
         assert ready == b"ready\n", f"the CLI fork server did not start: {ready!r}"
 
     def run(
@@ -299,14 +301,29 @@ class _ForkServer:
             self.proc = None
 
     def _reply(self, prefix: bytes, timeout: float | None) -> str:
-        assert self.proc is not None and self.proc.stdout is not None
-        if timeout is not None and not select.select([self.proc.stdout], [], [], timeout)[0]:
-            raise TimeoutError
-        line = self.proc.stdout.readline()
+        line = self._line(timeout)
         if not line.startswith(prefix):
             self.stop()
             pytest.fail(f"the CLI fork server ended (answered {line!r})")
         return line[len(prefix) :].decode().strip()
+
+    def _line(self, timeout: float | None) -> bytes:
+        """The server's next reply line (b"" once it has ended), read from the pipe's
+        descriptor into a buffer of our own: a buffered reader's readline of ``pid`` could
+        take the ``status`` line that came right behind it into its own buffer, and a select
+        on the descriptor then waited ``timeout`` for a line already read (a CLI call that
+        ended at once read as hung). Raises TimeoutError when no line comes in ``timeout``."""
+        assert self.proc is not None and self.proc.stdout is not None
+        fd = self.proc.stdout.fileno()
+        while b"\n" not in self.pending:
+            if timeout is not None and not select.select([fd], [], [], timeout)[0]:
+                raise TimeoutError
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            self.pending += chunk
+        line, sep, self.pending = self.pending.partition(b"\n")
+        return line + sep
 
     def stop(self) -> None:
         """End the server (it saves its own coverage data at a normal exit)."""
