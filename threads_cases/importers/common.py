@@ -69,6 +69,24 @@ WRONG_FORMAT_HINT = (
 )
 
 
+def json_object(value: Any) -> dict[str, Any]:
+    """``value`` when it is a JSON object, else ``{}`` (a field of a damaged record read as
+    empty, never a traceback)."""
+    return value if isinstance(value, dict) else {}
+
+
+def content_text(value: Any) -> str:
+    """The text of a message's content: a string, or the ``text`` parts of a list of content
+    parts joined (other parts and other values give ``""``)."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, list):
+        return "".join(
+            p.get("text", "") for p in value if isinstance(p, dict) and p.get("type") == "text"
+        )
+    return ""
+
+
 def wrong_format_hint(file: str, asked: str) -> str:
     """The hint of a file that is not in the ``asked`` format at all: the format ``import
     auto`` detects in it, with the command that imports it, or :data:`WRONG_FORMAT_HINT`

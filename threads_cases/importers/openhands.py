@@ -51,14 +51,23 @@ import orjson
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .arguments import decode_arguments, js_numbers
-from .common import Extra, Ref, Reply, Result, Stats, Turn, cut_short, imported_agent
+from .common import (
+    Extra,
+    Ref,
+    Reply,
+    Result,
+    Stats,
+    Turn,
+    content_text,
+    cut_short,
+    imported_agent,
+    json_object,
+)
 from .cutjson import close_cut
 from .isotime import event_ms, iso_ms
 from .lenient import Note
 from .openhands_store import read_folder
 from .openhands_v1 import PROVIDER, V1Mapper, is_v1, v1_header
-from .openhands_v1 import obj as _obj
-from .openhands_v1 import text_of as _text
 
 OPENHANDS_HINT = (
     "pass an OpenHands trajectory: a JSON list of events (actions and observations), or an "
@@ -124,9 +133,9 @@ class OpenHandsSource:
         for ev in self.events:
             if not isinstance(ev, dict):
                 continue
-            args = _obj(ev.get("args"))
+            args = json_object(ev.get("args"))
             if ev.get("action") == "system" and not self.system:
-                self.system = _text(args.get("content"))
+                self.system = content_text(args.get("content"))
                 for t in args.get("tools") or []:
                     fn = t.get("function") if isinstance(t, dict) else None
                     if isinstance(fn, dict) and isinstance(fn.get("name"), str) and fn["name"]:
@@ -279,12 +288,12 @@ class _Mapper:
 
     def action(self, k: int, ev: dict[str, Any], ref: Ref) -> Iterator[Turn]:
         action, source = ev.get("action"), ev.get("source")
-        args = _obj(ev.get("args"))
+        args = json_object(ev.get("args"))
         if source == "user" and action == "message":
             if self.turn is not None:
                 yield self.turn
             self.turn, self.reply = (
-                Turn(_text(args.get("content")) or _text(ev.get("message")), ref),
+                Turn(content_text(args.get("content")) or content_text(ev.get("message")), ref),
                 None,
             )
             return
@@ -299,7 +308,7 @@ class _Mapper:
         reply = self.reply
         if reply is None or rid is None or reply.msg_id != rid:
             msg = _message(resp)
-            text = [{"type": "text", "text": t} for t in [_text(msg.get("content"))] if t]
+            text = [{"type": "text", "text": t} for t in [content_text(msg.get("content"))] if t]
             reply = self._add(Reply(text, ref, usage=_usage(resp), msg_id=rid))
         cid = tcm.get("tool_call_id")
         cid = cid if isinstance(cid, str) and cid else f"event-{ev.get('id', k)}"
@@ -329,7 +338,7 @@ class _Mapper:
         """An agent action that is no function call: a message, the finish, an old action."""
         action = str(ev.get("action"))
         if action == "finish":
-            text = _text(args.get("final_thought")) or _text(ev.get("message"))
+            text = content_text(args.get("final_thought")) or content_text(ev.get("message"))
             self._add(Reply([{"type": "text", "text": text}], ref, stop_reason="end_turn"))
             data = {"message": text}
             if isinstance(args.get("task_completed"), str):
@@ -337,10 +346,10 @@ class _Mapper:
             assert self.turn is not None
             self.turn.items.append(Extra("x_openhands.finish", data, ref, "finish"))
         elif action == "message":
-            text = _text(args.get("content")) or _text(ev.get("message"))
+            text = content_text(args.get("content")) or content_text(ev.get("message"))
             self._add(Reply([{"type": "text", "text": text}], ref))
         else:
-            thought = _text(args.get("thought"))
+            thought = content_text(args.get("thought"))
             cid = f"event-{ev.get('id')}"
             inp = {key: v for key, v in args.items() if v is not None and key != "thought"}
             inp = js_numbers(inp, [])
@@ -354,7 +363,7 @@ class _Mapper:
 
     def observation(self, ev: dict[str, Any], ref: Ref) -> None:
         obs = ev.get("observation")
-        extras = _obj(ev.get("extras"))
+        extras = json_object(ev.get("extras"))
         tcm, _ = _response(ev)
         cause = ev.get("cause")
         owner = self.by_event.get(cause) if isinstance(cause, (int, str)) else None
@@ -362,22 +371,24 @@ class _Mapper:
             r = self.by_call.get(tcm["tool_call_id"])
             owner = (r, tcm["tool_call_id"]) if r is not None else None
         if owner is not None and owner[1] not in owner[0].results:
-            meta = _obj(extras.get("metadata"))
+            meta = json_object(extras.get("metadata"))
             code = meta.get("exit_code")
             is_error = obs == "error" or (type(code) is int and code not in (0, -1))
-            owner[0].results[owner[1]] = Result(_text(ev.get("content")), is_error, ref)
+            owner[0].results[owner[1]] = Result(content_text(ev.get("content")), is_error, ref)
             return
         if obs == "agent_state_changed":
             self._state(extras, ref)
         elif obs == "error" and self.turn is not None:
             self.turn.items.append(
-                Extra("x_openhands.error", {"content": _text(ev.get("content"))}, ref, "error")
+                Extra(
+                    "x_openhands.error", {"content": content_text(ev.get("content"))}, ref, "error"
+                )
             )
         else:
             self.src.stats.skip(f"{obs} observation")
 
     def _state(self, extras: dict[str, Any], ref: Ref) -> None:
-        state, reason = extras.get("agent_state"), _text(extras.get("reason"))
+        state, reason = extras.get("agent_state"), content_text(extras.get("reason"))
         turn = self.turn
         if turn is None or turn.failed is not None:
             return

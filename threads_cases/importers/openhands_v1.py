@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from .arguments import decode_arguments, js_numbers
-from .common import Extra, Ref, Reply, Result, Stats, Turn
+from .common import Extra, Ref, Reply, Result, Stats, Turn, content_text, json_object
 from .isotime import event_ms
 from .lenient import Note
 
@@ -53,22 +53,6 @@ class V1Source(Protocol):
     def skip_event(self, k: int, why: str) -> None: ...
 
 
-def obj(value: Any) -> dict[str, Any]:
-    """``value`` when it is an object, else ``{}``."""
-    return value if isinstance(value, dict) else {}
-
-
-def text_of(value: Any) -> str:
-    """The text of a string or of a list of content parts (their ``text`` parts joined)."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, list):
-        return "".join(
-            p.get("text", "") for p in value if isinstance(p, dict) and p.get("type") == "text"
-        )
-    return ""
-
-
 def is_v1(events: list[Any]) -> bool:
     """Whether ``events`` are V1 events: one has a string ``kind`` and none a string
     ``action`` or ``observation`` (the older events' shape)."""
@@ -87,10 +71,10 @@ def v1_header(events: list[Any]) -> tuple[str, str, list[str]]:
     for ev in events:
         kind = ev.get("kind") if isinstance(ev, dict) else None
         if kind == "SystemPromptEvent" and not system:
-            system = text_of([ev.get("system_prompt")])
+            system = content_text([ev.get("system_prompt")])
         elif kind == "ConversationStateUpdateEvent" and not model and ev.get("key") == "stats":
-            usage = obj(obj(ev.get("value")).get("usage_to_metrics"))
-            name = obj(usage.get("default")).get("model_name")
+            usage = json_object(json_object(ev.get("value")).get("usage_to_metrics"))
+            name = json_object(usage.get("default")).get("model_name")
             model = name if isinstance(name, str) else ""
         elif kind == "ActionEvent" and ev.get("tool_name") not in (None, "", "finish"):
             tools.setdefault(str(ev["tool_name"]), None)
@@ -136,7 +120,7 @@ class V1Mapper:
         return reply
 
     def _message(self, ev: dict[str, Any], ref: Ref) -> Iterator[Turn]:
-        text = text_of(obj(ev.get("llm_message")).get("content"))
+        text = content_text(json_object(ev.get("llm_message")).get("content"))
         if ev.get("source") == "user":
             if self.turn is not None:
                 yield self.turn
@@ -151,10 +135,10 @@ class V1Mapper:
         if not (isinstance(cid, str) and cid and isinstance(name, str) and name):
             self.src.skip_event(k, "an ActionEvent needs a string `tool_call_id` and `tool_name`")
             return
-        thought = text_of(ev.get("thought"))
-        action = obj(ev.get("action"))
+        thought = content_text(ev.get("thought"))
+        action = json_object(ev.get("action"))
         if name == "finish":
-            answer = "\n\n".join(t for t in (thought, text_of(action.get("message"))) if t)
+            answer = "\n\n".join(t for t in (thought, content_text(action.get("message"))) if t)
             self._add(Reply([{"type": "text", "text": answer}], ref, stop_reason="end_turn"))
             assert self.turn is not None
             self.turn.items.append(Extra("x_openhands.finish", {"message": answer}, ref, "finish"))
@@ -165,7 +149,7 @@ class V1Mapper:
             blocks = [{"type": "text", "text": thought}] if thought else []
             reply = self._add(Reply(blocks, ref, msg_id=rid if isinstance(rid, str) else None))
         notes: list[Note] = []
-        call = obj(ev.get("tool_call"))
+        call = json_object(ev.get("tool_call"))
         if "arguments" in call:
             inp = decode_arguments(call["arguments"], notes)
         else:
@@ -196,14 +180,14 @@ class V1Mapper:
     def _observation(self, k: int, ev: dict[str, Any], ref: Ref) -> None:
         kind = ev["kind"]
         if kind == "ObservationEvent":
-            obs = obj(ev.get("observation"))
-            content, is_error = text_of(obs.get("content")), obs.get("is_error") is True
+            obs = json_object(ev.get("observation"))
+            content, is_error = content_text(obs.get("content")), obs.get("is_error") is True
         elif kind == "UserRejectObservation":
             reason = ev.get("rejection_reason")
             content = f"Action rejected: {reason if isinstance(reason, str) else ''}"
             is_error = True
         else:
-            content, is_error = text_of(ev.get("error")), True
+            content, is_error = content_text(ev.get("error")), True
         owner = self._owner(ev)
         if owner is not None and owner[1] not in owner[0].results:
             owner[0].results[owner[1]] = Result(content, is_error, ref)
@@ -224,10 +208,10 @@ class V1Mapper:
         elif kind == "InterruptEvent":
             turn.failed = ("interrupted", "the user interrupted the agent", ref)
         else:
-            code, detail = text_of(ev.get("code")), text_of(ev.get("detail"))
+            code, detail = content_text(ev.get("code")), content_text(ev.get("detail"))
             data = {"content": detail, "code": code}
             turn.items.append(Extra("x_openhands.error", data, ref, "error"))
-            kind_of = obj(ev.get("classification")).get("kind")
+            kind_of = json_object(ev.get("classification")).get("kind")
             provider = kind_of in _PROVIDER_KINDS or PROVIDER.search(f"{code} {detail}")
             failure = "provider_error" if provider else "agent_error"
             turn.failed = (failure, f"{code}: {detail}" if code else detail, ref)

@@ -42,24 +42,23 @@ import orjson
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .arguments import decode_arguments
-from .common import Extra, Ref, Reply, Result, Stats, Turn, import_error, imported_agent
+from .common import (
+    Extra,
+    Ref,
+    Reply,
+    Result,
+    Stats,
+    Turn,
+    content_text,
+    import_error,
+    imported_agent,
+)
 from .lenient import Note
 
 TRAJ_HINT = (
     "pass a SWE-agent trajectory (.traj: a JSON object with a `history` list); "
     "`threads-cases import auto FILE` names the formats it tries"
 )
-
-
-def _text(content: Any) -> str:
-    """A message's content as text (a string, or the text parts of a list)."""
-    if isinstance(content, str):
-        return content
-    if isinstance(content, list):
-        return "".join(
-            p.get("text", "") for p in content if isinstance(p, dict) and p.get("type") == "text"
-        )
-    return ""
 
 
 class SweAgentSource:
@@ -93,7 +92,7 @@ class SweAgentSource:
         self.info: dict[str, Any] = info if isinstance(info, dict) else {}
         self.system = next(
             (
-                _text(m.get("content"))
+                content_text(m.get("content"))
                 for m in self.history
                 if isinstance(m, dict) and m.get("role") == "system"
             ),
@@ -196,26 +195,28 @@ class SweAgentSource:
             elif role == "system":
                 self.stats.skip("system message (the agent's system text)")
             elif role == "user" and turn is None:
-                turn = Turn(_text(m.get("content")), ref)
+                turn = Turn(content_text(m.get("content")), ref)
             elif turn is None:
                 self._skip(k, f"a {role} message before the task")
             elif role == "assistant":
                 step += 1
                 notes: list[Note] = []
-                blocks = [{"type": "text", "text": t} for t in [_text(m.get("content"))] if t]
+                blocks = [
+                    {"type": "text", "text": t} for t in [content_text(m.get("content"))] if t
+                ]
                 last = Reply([*blocks, *self._calls(m, step, notes)], ref)
                 for n in notes:
                     self.stats.warn(k + 1, n.code, n.reason, f"history[{k}]: {n.message}")
                 turn.items.append(last)
             elif role == "tool" and last is not None:
                 ids = m.get("tool_call_ids")
-                content = _text(m.get("content"))
+                content = content_text(m.get("content"))
                 for cid in ids if isinstance(ids, list) else []:
                     last.results[cid] = Result(content, False, ref)
             elif role == "user" and last is not None and self._open(last):
-                last.results[self._open(last)] = Result(_text(m.get("content")), False, ref)
+                last.results[self._open(last)] = Result(content_text(m.get("content")), False, ref)
             else:
-                data = {"role": role, "content": _text(m.get("content"))}
+                data = {"role": role, "content": content_text(m.get("content"))}
                 turn.items.append(Extra("x_swe_agent.message", data, ref, "message"))
         if turn is not None:
             self._end(turn, last)

@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from ..common import Extra, Ref, Reply, Result, Stats, Turn
+from ..common import Extra, Ref, Reply, Result, Stats, Turn, json_object
 from ..isotime import event_ms
 from ..lenient import Note
 from .messages import Contents
@@ -36,11 +36,6 @@ from .messages import Contents
 STOP_REASONS = {"stop": "end_turn", "max_tokens": "max_tokens", "model_length": "max_tokens"}
 SCORING_SPANS = frozenset({"scorer", "scorers"})
 PROVIDER_ERROR = "provider_error"
-
-
-def _obj(value: Any) -> dict[str, Any]:
-    """``value`` when it is an object, else ``{}``."""
-    return value if isinstance(value, dict) else {}
 
 
 def _joined(a: Any, b: Any) -> Any:
@@ -82,7 +77,7 @@ class SampleMapper:
         self.where = where
         self.stats = stats
         self.warn = warn
-        transcript = _obj(sample.get("transcript"))  # older logs: events and content here
+        transcript = json_object(sample.get("transcript"))  # older logs: events and content here
         self.c = Contents(sample.get("attachments"), transcript.get("content"))
         data = sample.get("events_data")
         pool = data.get("messages") if isinstance(data, dict) else sample.get("message_pool")
@@ -154,7 +149,7 @@ class SampleMapper:
         notes: list[Note] = []
         for j, m in enumerate(inp):
             yield from self._message(m, Ref(f"{ref.base}m{j}", ref.ts, ref.line, ref.kind), notes)
-        output = _obj(ev.get("output"))
+        output = json_object(ev.get("output"))
         error = ev.get("error") or output.get("error")
         if isinstance(error, str) and error:
             yield from self._error(ev, error, ref)
@@ -171,7 +166,7 @@ class SampleMapper:
         for n in notes:
             self.warn(k, n.reason, n.message, code=n.code)
         sr = choice.get("stop_reason") if isinstance(choice, dict) else None
-        usage = _obj(output.get("usage"))
+        usage = json_object(output.get("usage"))
         reply = Reply(blocks, ref, stop_reason=STOP_REASONS.get(str(sr)), usage=usage)
         if not blocks:
             reply.blocks = [{"type": "text", "text": ""}]
