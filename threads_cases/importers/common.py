@@ -233,6 +233,9 @@ class Extra:
     data: dict[str, Any]
     ref: Ref
     suffix: str = "x"
+    #: ``data`` is known plain and written by orjson (``core.canonical.canonical_event_line``'s
+    #: ``data_plain``): it is not scanned again
+    plain: bool = False
 
 
 @dataclass
@@ -256,6 +259,9 @@ class Reply:
     last_uuid: str | None = None
     #: the token total of ``usage`` (set with it by the Claude Code mapping)
     usage_total: int = 0
+    #: ``blocks`` and ``usage`` are parts of a value known plain that orjson wrote
+    #: (``core.canonical.canonical_event_line``'s ``data_plain``): not scanned again
+    plain: bool = False
 
     def tool_uses(self) -> list[dict[str, Any]]:
         return [b for b in self.blocks if b.get("type") == "tool_use"]
@@ -270,6 +276,8 @@ class Turn:
     ref: Ref
     items: list[Reply | Extra] = field(default_factory=list)
     failed: tuple[str, str, Ref] | None = None
+    #: ``content`` is part of a value known plain that orjson wrote (as :class:`Reply`'s)
+    plain: bool = False
 
     @property
     def replies(self) -> list[Reply]:

@@ -218,7 +218,9 @@ class Emitter:
         )
 
     def extra(self, item: Extra) -> Iterator[dict[str, Any]]:
-        yield self._emit(item.type, item.data, item.ref, item.suffix, actor="system")
+        yield self._emit(
+            item.type, item.data, item.ref, item.suffix, actor="system", data_plain=item.plain
+        )
 
     def _turn_id(self, ref: Ref) -> str:
         base = _ID_BAD.sub("-", ref.base)[:100] or "turn"
@@ -232,7 +234,9 @@ class Emitter:
     def turn(self, turn: Turn) -> Iterator[dict[str, Any]]:
         """The events of one turn (module docstring)."""
         if turn.content is not None:
-            yield self._emit("user_message", {"content": turn.content}, turn.ref, "user")
+            yield self._emit(
+                "user_message", {"content": turn.content}, turn.ref, "user", data_plain=turn.plain
+            )
         tid = self._turn_id(turn.ref)
         # data of strings under ASCII keys is plain (canonical_event_line): not scanned
         yield self._emit(
@@ -279,6 +283,9 @@ class Emitter:
             },
             item.ref,
             "resp",
+            # usage_of keeps integers in range under the source's keys: plain when the blocks
+            # and usage were
+            data_plain=item.plain,
         )
         usage["input_tokens"] += u["input_tokens"]
         usage["output_tokens"] += u["output_tokens"]

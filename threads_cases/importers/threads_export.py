@@ -100,6 +100,9 @@ class ThreadsExportSource:
         #: ``(line number, canonical envelope)`` of each event, in order
         self.events: list[tuple[int, dict[str, Any]]] = []
         self.cut = False
+        #: the line numbers whose value is not plain (``core.canonical.is_plain``): the
+        #: events mapped from the other lines are written without scanning them again
+        self.not_plain: set[int] = set()
         self._read()
         self.started = next(
             (e["data"] for _, e in self.events[:1] if e.get("type") == "thread_started"), None
@@ -109,15 +112,15 @@ class ThreadsExportSource:
     def _refuse(self, line: int | None, message: str) -> CaseError:
         return import_error(message, file=self.file, line=line, kind=None, hint=EXPORT_HINT)
 
-    def _lines(self) -> Iterator[tuple[int, bytes, bool]]:
-        """``(line number, bytes without the newline, whether a newline ended it)``."""
+    def _lines(self) -> list[bytes]:
+        """The lines without their newlines; the last is ``b""`` when a newline ended the
+        file (the file is read whole: it is held whole anyway, as values, until mapped)."""
         with open_regular(self.path, code="io_error", limit=MAX_LOG_BYTES) as fh:
-            for n, raw in enumerate(fh, 1):
-                ended = raw.endswith(b"\n")
-                yield n, raw[:-1] if ended else raw, ended
+            return fh.read().split(b"\n")
 
     def _value(self, n: int, body: bytes, last: bool) -> dict[str, Any] | None:
-        """The line's object, checked canonical; ``None`` for a damaged last line (cut)."""
+        """The line's object, checked canonical; ``None`` for a damaged last line (cut). A
+        line that is not plain (``core.canonical.is_plain``) is noted in ``not_plain``."""
         try:
             # a value whose canonical line is the line read is strict JSON (a duplicate key,
             # an unsafe integer or nesting past 256 give other bytes or no canonical line)
@@ -136,7 +139,9 @@ class ThreadsExportSource:
             # whose UTF-16 order could differ (core.canonical.is_plain); any other line is
             # written by the JCS writer
             same = orjson.dumps(value, option=_SORTED) == body and is_plain(value)
-            same = same or canonical_line(value) == body
+            if not same:
+                self.not_plain.add(n)
+                same = canonical_line(value) == body
         except (CaseError, orjson.JSONEncodeError, TypeError):
             same = False
         if not same:
@@ -148,11 +153,16 @@ class ThreadsExportSource:
     def _read(self) -> None:
         prev = ""
         head: tuple[int, dict[str, Any]] | None = None
-        lines = list(self._lines())
+        lines = self._lines()
+        if lines[-1] == b"":
+            lines.pop()  # a newline ended the last line (or the file is empty)
+            cut = 0
+        else:
+            cut = len(lines)  # the number of the last line, which no newline ended
         if not lines:
             raise self._refuse(None, "the file is empty: no `threads export` header")
-        for n, body, ended in lines:
-            value = self._value(n, body, last=n == len(lines) and not ended)
+        for n, body in enumerate(lines, 1):
+            value = self._value(n, body, last=n == cut)
             if value is None:
                 self._cut_at(n, "its last line is cut short")
                 return
@@ -183,9 +193,11 @@ class ThreadsExportSource:
 
     def _event(self, n: int, value: dict[str, Any], prev: str) -> None:
         link = value.pop("prev_hash", None)
-        if not isinstance(link, str) or not _HEX.fullmatch(link):
+        if link == prev:
+            pass  # the hex digest of the line before: the form is right too
+        elif not isinstance(link, str) or not _HEX.fullmatch(link):
             raise self._refuse(n, "an event line without a prev_hash (64 lower-case hex digits)")
-        if link != prev:
+        else:
             raise self._refuse(
                 n,
                 f"the chain is broken: prev_hash is not the sha256 of line {n - 1} (a line at "
@@ -291,20 +303,27 @@ class ThreadsExportSource:
     def items(self) -> Iterator[Turn | Extra]:
         turn: Turn | None = None
         replies: list[Reply] = []
+        last_ts: Any = None
+        ms: int | None = None
         for n, ev in self.events:
-            etype, data = ev["type"], ev["data"]
-            ref = Ref(str(ev.get("event_id", f"L{n}")), parse_ts_ms(ev.get("ts")), n, etype)
+            etype, data, ts = ev["type"], ev["data"], ev.get("ts")
+            if type(ts) is not str or ts != last_ts:  # the events of one step share their ts
+                last_ts, ms = ts, parse_ts_ms(ts)
+            ref = Ref(str(ev.get("event_id", f"L{n}")), ms, n, etype)
             if etype == "thread_started" and n == self.events[0][0]:
                 continue
             if etype == "user_message":
                 if turn is not None:
                     cut_short(turn, "the next turn starts before this one ended", self.stats)
                     yield turn
-                turn, replies = Turn(data.get("content", ""), ref), []
+                turn, replies = (
+                    Turn(data.get("content", ""), ref, plain=n not in self.not_plain),
+                    [],
+                )
             elif etype in RECOMPUTED:
                 self.stats.skip(f"{etype} (recomputed by the import)")
             elif turn is not None and etype == "model_responded":
-                reply = self._reply(data, ref)
+                reply = self._reply(data, ref, n not in self.not_plain)
                 replies.append(reply)
                 turn.items.append(reply)
             elif turn is not None and etype == "tool_result":
@@ -317,7 +336,7 @@ class ThreadsExportSource:
                 yield turn
                 turn = None
             else:
-                extra = self._extra(etype, data, ref)
+                extra = self._extra(etype, data, ref, n not in self.not_plain)
                 if turn is not None:
                     turn.items.append(extra)
                 else:
@@ -332,7 +351,8 @@ class ThreadsExportSource:
             yield turn
 
     @staticmethod
-    def _reply(data: dict[str, Any], ref: Ref) -> Reply:
+    def _reply(data: dict[str, Any], ref: Ref, plain: bool) -> Reply:
+        """The reply of a model_responded (``plain``: its line was, see ``not_plain``)."""
         message = data.get("message")
         content = message.get("content") if isinstance(message, dict) else None
         blocks = [b for b in content if isinstance(b, dict)] if isinstance(content, list) else []
@@ -343,6 +363,7 @@ class ThreadsExportSource:
             ref,
             stop_reason=sr if isinstance(sr, str) else None,
             usage=usage if isinstance(usage, dict) else {},
+            plain=plain,
         )
 
     def _result(self, data: dict[str, Any], ref: Ref, replies: list[Reply]) -> None:
@@ -355,8 +376,8 @@ class ThreadsExportSource:
         self.stats.skip("tool_result whose call is not in the turn")
 
     @staticmethod
-    def _extra(etype: str, data: dict[str, Any], ref: Ref) -> Extra:
+    def _extra(etype: str, data: dict[str, Any], ref: Ref, plain: bool) -> Extra:
         """``x_threads.<type>`` (an ``x_`` type as it is), spelled as thread-log.md 4.1
         allows: other characters become ``-``, at most 120 after ``x_``."""
         name = etype[2:] if etype.startswith("x_") else f"threads.{etype}"
-        return Extra("x_" + (_XBAD.sub("-", name)[:120] or "threads"), data, ref, "x")
+        return Extra("x_" + (_XBAD.sub("-", name)[:120] or "threads"), data, ref, "x", plain)
