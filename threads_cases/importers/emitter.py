@@ -64,6 +64,38 @@ def usage_of(raw: Any) -> dict[str, Any]:
     return out
 
 
+def blocks_certain(blocks: Any) -> bool:
+    """Whether the schema's ``block`` rule (schemas/event.schema.json ``$defs.block``) surely
+    accepts every item of ``blocks``: a list of objects with a non-empty string ``type``,
+    and for the types the rule names, their fields (``text``, ``thinking`` strings; a
+    ``tool_use`` with non-empty string ``id`` and ``name`` and an object ``input``; an
+    ``image`` with an object ``source``). False when it cannot tell (a ``tool_result`` block,
+    any other shape): the caller then asks the schema's validator, which decides."""
+    if type(blocks) is not list:
+        return False
+    for b in blocks:
+        if type(b) is not dict:
+            return False
+        t = b.get("type")
+        if type(t) is not str or not t:
+            return False
+        if t == "text":
+            if type(b.get("text")) is not str:
+                return False
+        elif t == "tool_use":
+            bid, name = b.get("id"), b.get("name")
+            if type(bid) is not str or not bid or type(name) is not str or not name:
+                return False
+            if type(b.get("input")) is not dict:
+                return False
+        elif t == "thinking":
+            if type(b.get("thinking")) is not str:
+                return False
+        elif t == "tool_result" or (t == "image" and type(b.get("source")) is not dict):
+            return False
+    return True
+
+
 def stop_reason_of(reply: Reply, uses: list[dict[str, Any]] | None = None) -> str:
     """``tool_use`` when the reply calls a tool (``uses``: its tool_use blocks, when known);
     else the source's reason or ``end_turn``."""
@@ -158,8 +190,20 @@ class Emitter:
         see each caller); the envelope is the emitter's own too (the thread_id of the checked
         thread_started, ids of ``[A-Za-z0-9._:-]``), so such an event is not checked again
         unless its ``ts`` breaks the schema's pattern (``_ts_checked``)."""
+        # the usual event: a new id on its line's base, a time already formatted (the
+        # events of one source line share both); else _event_id and _ts decide
+        base, ms = self._id_base, ref.ts
+        eid = f"{base[1]}.{suffix}"
+        if ref.base != base[0] or eid in self._ids:
+            eid = self._event_id(ref.base, suffix)
+        else:
+            self._ids.add(eid)
+        if ms is None or ms <= self.last_ms:
+            ts = self._ts_text[1] if self._ts_text[0] == self.last_ms else self._ts(ref)
+        else:
+            ts = self._ts(ref)
         ev = {
-            "event_id": self._event_id(ref.base, suffix),
+            "event_id": eid,
             "thread_id": self.thread_id,
             "seq": self.seq,
             "type": etype,
@@ -167,7 +211,7 @@ class Emitter:
             "epoch": 0,
             "branch_id": "main",
             "critical": critical,
-            "ts": self._ts(ref),
+            "ts": ts,
             "data": data,
         }
         try:
@@ -184,7 +228,9 @@ class Emitter:
                 if check is None or not check.is_valid(ev):
                     self._checker.check_schema(ev)
                 self._ts_checked = True
-            self.reducer.apply(ev)
+            # seq and thread_id are the emitter's own: 0, 1, 2, ... from the reducer's start,
+            # the thread_started's id (the rules apply() adds to apply_read's)
+            self.reducer.apply_read(ev)
         except CaseError as err:
             where = err.location.pointer
             msg = f"{etype} {where}: {err.message}" if where else f"{etype}: {err.message}"
@@ -232,7 +278,15 @@ class Emitter:
     def turn(self, turn: Turn) -> Iterator[dict[str, Any]]:
         """The events of one turn (module docstring)."""
         if turn.content is not None:
-            yield self._emit("user_message", {"content": turn.content}, turn.ref, "user")
+            content = turn.content
+            yield self._emit(
+                "user_message",
+                {"content": content},
+                turn.ref,
+                "user",
+                # text, or blocks the block rule accepts: the one key the schema allows
+                fixed=type(content) is str or blocks_certain(content),
+            )
         tid = self._turn_id(turn.ref)
         # data of strings under ASCII keys is plain (canonical_event_line): not scanned
         yield self._emit(
@@ -279,6 +333,9 @@ class Emitter:
             },
             item.ref,
             "resp",
+            # the emitter's own keys, role, stop reason (never empty) and counts (usage_of):
+            # only the blocks could break the schema
+            fixed=blocks_certain(item.blocks),
         )
         usage["input_tokens"] += u["input_tokens"]
         usage["output_tokens"] += u["output_tokens"]
@@ -327,8 +384,10 @@ class Emitter:
                 critical=True,
                 # the call's strings, a bool and text: plain when the reply was
                 data_plain=reply_plain and type(res.content) is str and type(res.is_error) is bool,
-                # the call's checked strings: text and a bool cannot be refused
-                fixed=type(res.content) is str and type(res.is_error) is bool,
+                # the call's checked strings: text (or blocks the block rule accepts) and
+                # a bool cannot be refused
+                fixed=type(res.is_error) is bool
+                and (type(res.content) is str or blocks_certain(res.content)),
             )
 
     def _end(
