@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.canonical import canonical_event_line
+from ..core.canonical import canonical_event_line, is_plain
 from ..core.errors import CaseError
 from ..core.eventcheck import LogChecker
 from ..core.reducer import Reducer
@@ -286,6 +286,8 @@ class Emitter:
                 "user",
                 # text, or blocks the block rule accepts: the one key the schema allows
                 fixed=type(content) is str or blocks_certain(content),
+                # {"content": text} is plain (canonical_event_line): not scanned
+                data_plain=type(content) is str,
             )
         tid = self._turn_id(turn.ref)
         # data of strings under ASCII keys is plain (canonical_event_line): not scanned
@@ -323,19 +325,28 @@ class Emitter:
             fixed=True,  # the model of the checked thread_started, a hex digest
         )
         u = usage_of(item.usage)
+        stop = stop_reason_of(item, uses)
+        blocks = item.blocks
         yield self._emit(
             "model_responded",
             {
                 "turn_id": tid,
-                "message": {"role": "assistant", "content": item.blocks},
-                "stop_reason": stop_reason_of(item, uses),
+                "message": {"role": "assistant", "content": blocks},
+                "stop_reason": stop,
                 "usage": u,
             },
             item.ref,
             "resp",
+            # the rest is ASCII keys and strings: the data is plain when its usage and blocks
+            # are, at their depth in the event (data, message, content); when a scan cannot
+            # tell, canonical_event_line scans it all
+            data_plain=type(stop) is str
+            and is_plain(u, 2)
+            and type(blocks) is list
+            and is_plain(blocks, 3),
             # the emitter's own keys, role, stop reason (never empty) and counts (usage_of):
             # only the blocks could break the schema
-            fixed=blocks_certain(item.blocks),
+            fixed=blocks_certain(blocks),
         )
         usage["input_tokens"] += u["input_tokens"]
         usage["output_tokens"] += u["output_tokens"]
@@ -403,13 +414,19 @@ class Emitter:
         ``last_uses``: the tool_use blocks of ``last``."""
         end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
         if turn.failed is None and last is not None and not last_uses and not pending:
+            stop = stop_reason_of(last, last_uses)
             return self._emit(
                 "turn_completed",
-                {"turn_id": tid, "stop_reason": stop_reason_of(last, last_uses), "usage": usage},
+                {"turn_id": tid, "stop_reason": stop, "usage": usage},
                 end_ref,
                 "end",
                 # a stop reason that is never empty, counts the canonical bytes kept in range
                 fixed=True,
+                # strings and the turn's two counts: sums of its replies', within the thread's
+                # total, which the reducer keeps within 2^53-1
+                data_plain=type(stop) is str
+                and type(usage["input_tokens"]) is int
+                and type(usage["output_tokens"]) is int,
             )
         if turn.failed is not None:
             code, message = turn.failed[0], turn.failed[1]
