@@ -187,7 +187,9 @@ class RolloutMapper:
             t = obj.get("type")
             p = obj.get("payload")
             ref = Ref(f"L{lineno}", ms, lineno, str(t))
-            if t in ("session_meta", "turn_context"):
+            if t == "response_item" and type(p) is dict:  # the usual line, first
+                yield from self._response_item(p, ref)
+            elif t in ("session_meta", "turn_context"):
                 self.stats.skip(f"{t} line (its fields go to thread_started)")
             elif not isinstance(p, dict):
                 self.stats.skip(f"unknown line type {t!r}")
@@ -285,11 +287,13 @@ class RolloutMapper:
             turn.replies[-1].usage = last
         self.reply = None
 
-    def _response_item(self, p: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
+    def _response_item(self, p: dict[str, Any], ref: Ref) -> Iterable[Turn | Extra]:
+        """The items one response item ends (a message's; the others add to the open turn
+        and end none: an empty tuple, no generator made a line)."""
         pt = p.get("type")
         if pt == "message":
-            yield from self._message(p, ref)
-        elif pt == "reasoning":
+            return self._message(p, ref)
+        if pt == "reasoning":
             self._model_block({"type": "thinking", "thinking": reasoning_text(p)}, ref)
         elif pt in (*_CALLS, "local_shell_call"):
             self._call(p, ref)
@@ -298,7 +302,7 @@ class RolloutMapper:
             self.reply = None
             if owner is None:
                 self.stats.skip("tool output without its call in the turn")
-                return
+                return ()
             content, is_error = rollout_output(p.get("output"))
             owner.results[p["call_id"]] = Result(content, is_error, ref)
         elif pt == "web_search_call":
@@ -308,6 +312,7 @@ class RolloutMapper:
             self._model_block(block, ref)
         else:
             self.stats.skip(f"response_item {pt!r}")
+        return ()
 
     def _message(self, p: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
         role = p.get("role")
