@@ -212,3 +212,34 @@ def test_blocks_the_emitter_does_not_check_again_are_ones_the_schema_accepts(
     usual = ("text", "thinking", "tool_use", "web_search_call")
     if isinstance(block, dict) and block.get("type") in usual and valid:
         assert certain
+
+
+_OUTPUTS = [
+    '{"output":"ok","metadata":{"exit_code":0}}',
+    '{"output":"no","metadata":{"exit_code":2}}',
+    '{"metadata":{"exit_code":1},"metadata":{"exit_code":0}}',
+    '{"metadata":{"exit_code":0},"metadata":{"exit_code":1}}',
+    '{"metadata":{"exit_code":9007199254740993}}',
+    '{"metadata":{"exit_code":18446744073709551617}}',
+    '{"metadata":{"exit_code":1.0},"x":1,"x":2}',
+    '{"success":false}',
+    '{"success":false,"success":true}',
+    '{"success":true,"success":false}',
+    '\ufeff{"success":false}',
+    '{"a":"\\ud800","success":false}',
+    "[" * 300 + "]" * 300,
+    '{"metadata":' + "[" * 300 + "]" * 300 + ',"success":false}',
+    '{"metadata":{"exit_code":true}}',
+    "plain text, not JSON",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", _OUTPUTS, ids=lambda t: t[:40])
+def test_a_codex_output_is_an_error_as_the_strict_or_js_reading_says(text: str) -> None:
+    """rollout_output skips the strict round trip for text orjson reads as reporting no
+    error: the answer is still the one of the strict (else JSON.parse) reading."""
+    from threads_cases.importers.codex.rollout import _reports_error, rollout_output
+    from threads_cases.importers.codex.values import json_object
+
+    assert rollout_output(text) == (text, _reports_error(json_object(text)))
