@@ -144,7 +144,6 @@ def test_chunked_lines_are_the_lines_of_the_file(
     assert chunked == import_events("claude-code", sample)
 
 
-
 @pytest.mark.parametrize(
     ("text", "message"),
     [
