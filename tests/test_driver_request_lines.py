@@ -41,12 +41,12 @@ def test_hello_and_every_request_are_canonical_lines(tmp_path: Path) -> None:
         "rec", [sys.executable, str(tmp_path / "rec.py"), str(seen)], dialect="threads-py"
     )
     try:
-        impl.hello()
+        hello = impl.hello()
         impl.request({"cmd": "canonicalize", "value": {"b": [1.5, "é"], "a": None}})
     finally:
         impl.close()
     # the configured dialect reached the driver (driver-protocol.md 5.3a)
-    assert impl.hello()["implementation"]["version"] == "threads-py"
+    assert hello["implementation"]["version"] == "threads-py"
     lines = seen.read_bytes().splitlines()
     assert [json.loads(x)["cmd"] for x in lines[:2]] == ["hello", "canonicalize"]
     for line in lines:

@@ -123,15 +123,16 @@ def test_validate_suggests_fmt_exactly_when_fmt_formats_the_case(
     saved_case: Path, tmp_path: Path
 ) -> None:
     """validate's "run `threads-cases fmt`" is a promise: for each case, it appears on a line
-    of validate's output exactly when fmt then formats that case (a case with a schema problem,
-    a missing file or no fingerprint at all is refused by fmt, so validate must not send the
-    user there); a missing fingerprint reads "has none", never Python's None."""
+    of validate's output exactly when fmt then formats that case (a case with a schema problem
+    or a missing file is refused by fmt, so validate must not send the user there; one with no
+    fingerprint at all is formatted, case-format.md 4.3); a missing fingerprint reads "has
+    none", never Python's None."""
     root = mixed(saved_case)
     meta = json.loads((root / "ok" / "case.json").read_text())
-    shutil.copytree(root / "ok", root / "b-no-fingerprint")
+    shutil.copytree(root / "ok", root / "e-no-fingerprint")
     del meta["fingerprint"]
-    (root / "b-no-fingerprint" / "case.json").write_text(json.dumps(meta, indent=2))
-    for name in ("e1", "b-missing-model", "b-schema", "b-no-fingerprint"):
+    (root / "e-no-fingerprint" / "case.json").write_text(json.dumps(meta, indent=2))
+    for name in ("e1", "b-missing-model", "b-schema", "e-no-fingerprint"):
         shown = cli("validate", f"cases/{name}", cwd=tmp_path)
         out = shown.stdout + shown.stderr
         assert shown.returncode == 1 and "None" not in out, out
@@ -139,5 +140,30 @@ def test_validate_suggests_fmt_exactly_when_fmt_formats_the_case(
         fmt = cli("fmt", f"cases/{name}", cwd=tmp_path)
         assert suggests == (fmt.returncode == 0), (name, out, fmt.stderr)
         assert suggests == name.startswith("e"), name
-    shown = cli("validate", "cases/b-no-fingerprint", cwd=tmp_path)
+    shutil.copytree(root / "ok", root / "b-no-fingerprint-schema")
+    meta["bogus"] = 1
+    (root / "b-no-fingerprint-schema" / "case.json").write_text(json.dumps(meta, indent=2))
+    shown = cli("validate", "cases/b-no-fingerprint-schema", cwd=tmp_path)
     assert "case.json has none; fix the problems above first" in shown.stdout + shown.stderr
+
+
+def test_a_case_json_without_fingerprint_is_stale_and_fmt_adds_it(
+    saved_case: Path, tmp_path: Path
+) -> None:
+    """A case written by hand (or by another tool) without ``fingerprint``: validate names the
+    one problem fmt fixes, run warns and passes, fmt adds the fingerprint (case-format.md 4.3)."""
+    meta = json.loads((saved_case / "case.json").read_text())
+    saved = meta.pop("fingerprint")
+    (saved_case / "case.json").write_text(json.dumps(meta, indent=2))
+    p = cli("validate", str(saved_case), cwd=tmp_path)
+    assert p.returncode == 1
+    assert "case.json has none; run `threads-cases fmt`" in p.stderr, p.stderr
+    assert "required property" not in p.stderr
+    assert unfixable_problems(saved_case) == []
+    p = cli("run", str(saved_case), "--impl", "threads-py", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert "fingerprint_stale" in p.stderr
+    p = cli("fmt", str(saved_case), cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert json.loads((saved_case / "case.json").read_text())["fingerprint"] == saved
+    assert cli("validate", str(saved_case), cwd=tmp_path).returncode == 0

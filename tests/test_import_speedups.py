@@ -186,3 +186,105 @@ def test_an_indented_document_reads_as_the_walk_reads_it(
     fast = [parse(ours), parse(python)]
     monkeypatch.setattr(strictjson, "_writes_back", lambda value, data: False)
     assert fast == [parse(ours), parse(python)] == [value, value]
+
+
+_BLOCKS: list[Any] = [
+    {"type": "text", "text": "hi"},
+    {"type": "text", "text": 3},
+    {"type": "text"},
+    {"type": "thinking", "thinking": "t"},
+    {"type": "thinking", "thinking": None},
+    {"type": "tool_use", "id": "c1", "name": "bash", "input": {"x": [1, 2.5]}},
+    {"type": "tool_use", "id": "", "name": "bash", "input": {}},
+    {"type": "tool_use", "id": "c1", "name": "", "input": {}},
+    {"type": "tool_use", "id": "c1", "name": "bash", "input": "{}"},
+    {"type": "tool_use", "id": "c1", "name": "bash"},
+    {"type": "tool_result", "tool_use_id": "c1", "content": "ok", "is_error": False},
+    {"type": "tool_result", "tool_use_id": "c1", "is_error": "no"},
+    {"type": "image", "source": {"type": "url", "url": "u"}},
+    {"type": "image", "source": "u"},
+    {"type": "web_search_call", "action": {"q": 1}},
+    {"type": ""},
+    {"type": 1},
+    {"text": "no type"},
+    "text",
+    None,
+]
+
+
+@pytest.mark.parametrize("block", _BLOCKS, ids=lambda b: json.dumps(b)[:40])
+def test_blocks_the_emitter_does_not_check_again_are_ones_the_schema_accepts(
+    block: Any,
+) -> None:
+    """blocks_certain decides when the schema's validator is skipped: whatever it accepts,
+    the validators of model_responded, user_message and tool_result accept too."""
+    from threads_cases.core.schemas import compiled_event_validators
+    from threads_cases.importers.emitter import blocks_certain
+
+    check = compiled_event_validators()[0]
+    env = {
+        "event_id": "L1.x",
+        "thread_id": "t",
+        "seq": 1,
+        "actor_kind": "model",
+        "epoch": 0,
+        "branch_id": "main",
+        "critical": False,
+        "ts": "2026-01-01T00:00:00.000Z",
+    }
+    usage = {"input_tokens": 0, "output_tokens": 0}
+    events = {
+        "model_responded": {
+            "turn_id": "t1",
+            "message": {"role": "assistant", "content": [block]},
+            "stop_reason": "end_turn",
+            "usage": usage,
+        },
+        "user_message": {"content": [block]},
+        "tool_result": {
+            "turn_id": "t1",
+            "tool_use_id": "c1",
+            "name": "bash",
+            "content": [block],
+            "is_error": False,
+        },
+    }
+    certain = blocks_certain([block])
+    for etype, data in events.items():
+        valid = check[etype].is_valid({**env, "type": etype, "data": data})
+        assert valid or not certain, etype
+    # the usual blocks are decided here, without the validator
+    usual = ("text", "thinking", "tool_use", "web_search_call")
+    if isinstance(block, dict) and block.get("type") in usual and valid:
+        assert certain
+
+
+_OUTPUTS = [
+    '{"output":"ok","metadata":{"exit_code":0}}',
+    '{"output":"no","metadata":{"exit_code":2}}',
+    '{"metadata":{"exit_code":1},"metadata":{"exit_code":0}}',
+    '{"metadata":{"exit_code":0},"metadata":{"exit_code":1}}',
+    '{"metadata":{"exit_code":9007199254740993}}',
+    '{"metadata":{"exit_code":18446744073709551617}}',
+    '{"metadata":{"exit_code":1.0},"x":1,"x":2}',
+    '{"success":false}',
+    '{"success":false,"success":true}',
+    '{"success":true,"success":false}',
+    '\ufeff{"success":false}',
+    '{"a":"\\ud800","success":false}',
+    "[" * 300 + "]" * 300,
+    '{"metadata":' + "[" * 300 + "]" * 300 + ',"success":false}',
+    '{"metadata":{"exit_code":true}}',
+    "plain text, not JSON",
+    "",
+]
+
+
+@pytest.mark.parametrize("text", _OUTPUTS, ids=lambda t: t[:40])
+def test_a_codex_output_is_an_error_as_the_strict_or_js_reading_says(text: str) -> None:
+    """rollout_output skips the strict round trip for text orjson reads as reporting no
+    error: the answer is still the one of the strict (else JSON.parse) reading."""
+    from threads_cases.importers.codex.rollout import _reports_error, rollout_output
+    from threads_cases.importers.codex.values import json_object
+
+    assert rollout_output(text) == (text, _reports_error(json_object(text)))

@@ -430,6 +430,39 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
             hint=NOT_A_FILE_HINT,
         ),
     ),
+    (
+        "upstream-threads-case",
+        "A case.json of the upstream threads runtime's own conformance suite (kind, family, "
+        "clock; no format) is recognised and refused with one line, never a schema problem per "
+        "key.",
+        {
+            "case.json": put(
+                {
+                    "clock": {"start": "2026-01-01T00:00:00.000Z", "step_ms": 1},
+                    "description": "an invented upstream conformance case",
+                    "family": "tool-calls",
+                    "kind": "replay",
+                    "name": "weather-tool",
+                }
+            ),
+            "events.jsonl": '{"seq": 0}\n',
+        },
+        err(
+            "case_invalid",
+            "case.json",
+            message="this is a conformance case of the upstream threads runtime (its case.json "
+            "has kind, family and clock), not a threads-cases case",
+            hint="run it with the threads runtime's own conformance suite; threads-cases runs "
+            "the cases `threads-cases save` writes (spec/case-format.md 8.1)",
+        ),
+    ),
+    (
+        "fingerprint-missing-does-not-stop",
+        "A case.json without a fingerprint is a stale fingerprint, a warning: the case still "
+        "opens, and `fmt` adds it (case-format.md 4.3).",
+        {"case.json": put({k: v for k, v in doc(BASE, "case.json").items() if k != "fingerprint"})},
+        None,
+    ),
 ]
 
 
@@ -474,9 +507,18 @@ def python_answer(files: Files) -> dict[str, Any] | None:
 
 
 def main() -> int:
-    if OUT.exists():
-        shutil.rmtree(OUT)
-    OUT.mkdir(parents=True)
+    bad = write_tests(OUT)
+    print(f"wrote {len(TESTS) - bad} tests to {OUT.relative_to(ROOT)}")
+    return 1 if bad else 0
+
+
+def write_tests(out: Path) -> int:
+    """Write every test of ``TESTS`` into ``out`` (emptied first); returns how many the Python
+    loader disagrees with (each named on stderr and not written). tests/test_case_error_tests
+    compares a fresh ``out`` with the committed folder."""
+    if out.exists():
+        shutil.rmtree(out)
+    out.mkdir(parents=True)
     bad = 0
     for n, (slug, description, files, expected) in enumerate(TESTS, 1):
         got = python_answer(files)
@@ -489,9 +531,8 @@ def main() -> int:
         test = {"description": description, "base": BASE, "files": files, "error": expected}
         if slug in REPLAY_REFUSED_IN:
             test["replay_refused_in"] = REPLAY_REFUSED_IN[slug]
-        (OUT / f"{n:03d}-{slug}.json").write_bytes(canonical_document(test))
-    print(f"wrote {len(TESTS) - bad} tests to {OUT.relative_to(ROOT)}")
-    return 1 if bad else 0
+        (out / f"{n:03d}-{slug}.json").write_bytes(canonical_document(test))
+    return bad
 
 
 if __name__ == "__main__":

@@ -141,14 +141,15 @@ def _fast_scan(value: Any, depth: int) -> bool:
     raise _NotPlain
 
 
-def is_plain(value: Any) -> bool:
+def is_plain(value: Any, depth: int = 0) -> bool:
     """Whether ``value`` is *plain* (see :func:`canonical_line_plain`) as the fast scan tells
     it: True only for exact JSON types, no float, no key above U+D7FF, integers within
     +-(2^53-1) and nesting under 256 levels; False when it is not or the scan cannot tell.
     For a plain value that orjson writes, ``orjson.dumps(value, option=OPT_SORT_KEYS)`` is
-    its canonical line."""
+    its canonical line. ``depth``: the containers around ``value`` in the value it is part
+    of (the nesting rule counts them), 0 for a whole value."""
     try:
-        return _fast_scan(value, 0)
+        return _fast_scan(value, depth)
     except _NotPlain:
         return False
 

@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.canonical import canonical_event_line
+from ..core.canonical import canonical_event_line, is_plain
 from ..core.errors import CaseError
 from ..core.eventcheck import LogChecker
 from ..core.reducer import Reducer
@@ -62,6 +62,38 @@ def usage_of(raw: Any) -> dict[str, Any]:
             if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 2**53 - 1:
                 out[k] = v
     return out
+
+
+def blocks_certain(blocks: Any) -> bool:
+    """Whether the schema's ``block`` rule (schemas/event.schema.json ``$defs.block``) surely
+    accepts every item of ``blocks``: a list of objects with a non-empty string ``type``,
+    and for the types the rule names, their fields (``text``, ``thinking`` strings; a
+    ``tool_use`` with non-empty string ``id`` and ``name`` and an object ``input``; an
+    ``image`` with an object ``source``). False when it cannot tell (a ``tool_result`` block,
+    any other shape): the caller then asks the schema's validator, which decides."""
+    if type(blocks) is not list:
+        return False
+    for b in blocks:
+        if type(b) is not dict:
+            return False
+        t = b.get("type")
+        if type(t) is not str or not t:
+            return False
+        if t == "text":
+            if type(b.get("text")) is not str:
+                return False
+        elif t == "tool_use":
+            bid, name = b.get("id"), b.get("name")
+            if type(bid) is not str or not bid or type(name) is not str or not name:
+                return False
+            if type(b.get("input")) is not dict:
+                return False
+        elif t == "thinking":
+            if type(b.get("thinking")) is not str:
+                return False
+        elif t == "tool_result" or (t == "image" and type(b.get("source")) is not dict):
+            return False
+    return True
 
 
 def stop_reason_of(reply: Reply, uses: list[dict[str, Any]] | None = None) -> str:
@@ -158,8 +190,20 @@ class Emitter:
         see each caller); the envelope is the emitter's own too (the thread_id of the checked
         thread_started, ids of ``[A-Za-z0-9._:-]``), so such an event is not checked again
         unless its ``ts`` breaks the schema's pattern (``_ts_checked``)."""
+        # the usual event: a new id on its line's base, a time already formatted (the
+        # events of one source line share both); else _event_id and _ts decide
+        base, ms = self._id_base, ref.ts
+        eid = f"{base[1]}.{suffix}"
+        if ref.base != base[0] or eid in self._ids:
+            eid = self._event_id(ref.base, suffix)
+        else:
+            self._ids.add(eid)
+        if ms is None or ms <= self.last_ms:
+            ts = self._ts_text[1] if self._ts_text[0] == self.last_ms else self._ts(ref)
+        else:
+            ts = self._ts(ref)
         ev = {
-            "event_id": self._event_id(ref.base, suffix),
+            "event_id": eid,
             "thread_id": self.thread_id,
             "seq": self.seq,
             "type": etype,
@@ -167,7 +211,7 @@ class Emitter:
             "epoch": 0,
             "branch_id": "main",
             "critical": critical,
-            "ts": self._ts(ref),
+            "ts": ts,
             "data": data,
         }
         try:
@@ -184,7 +228,9 @@ class Emitter:
                 if check is None or not check.is_valid(ev):
                     self._checker.check_schema(ev)
                 self._ts_checked = True
-            self.reducer.apply(ev)
+            # seq and thread_id are the emitter's own: 0, 1, 2, ... from the reducer's start,
+            # the thread_started's id (the rules apply() adds to apply_read's)
+            self.reducer.apply_read(ev)
         except CaseError as err:
             where = err.location.pointer
             msg = f"{etype} {where}: {err.message}" if where else f"{etype}: {err.message}"
@@ -232,7 +278,17 @@ class Emitter:
     def turn(self, turn: Turn) -> Iterator[dict[str, Any]]:
         """The events of one turn (module docstring)."""
         if turn.content is not None:
-            yield self._emit("user_message", {"content": turn.content}, turn.ref, "user")
+            content = turn.content
+            yield self._emit(
+                "user_message",
+                {"content": content},
+                turn.ref,
+                "user",
+                # text, or blocks the block rule accepts: the one key the schema allows
+                fixed=type(content) is str or blocks_certain(content),
+                # {"content": text} is plain (canonical_event_line): not scanned
+                data_plain=type(content) is str,
+            )
         tid = self._turn_id(turn.ref)
         # data of strings under ASCII keys is plain (canonical_event_line): not scanned
         yield self._emit(
@@ -269,16 +325,28 @@ class Emitter:
             fixed=True,  # the model of the checked thread_started, a hex digest
         )
         u = usage_of(item.usage)
+        stop = stop_reason_of(item, uses)
+        blocks = item.blocks
         yield self._emit(
             "model_responded",
             {
                 "turn_id": tid,
-                "message": {"role": "assistant", "content": item.blocks},
-                "stop_reason": stop_reason_of(item, uses),
+                "message": {"role": "assistant", "content": blocks},
+                "stop_reason": stop,
                 "usage": u,
             },
             item.ref,
             "resp",
+            # the rest is ASCII keys and strings: the data is plain when its usage and blocks
+            # are, at their depth in the event (data, message, content); when a scan cannot
+            # tell, canonical_event_line scans it all
+            data_plain=type(stop) is str
+            and is_plain(u, 2)
+            and type(blocks) is list
+            and is_plain(blocks, 3),
+            # the emitter's own keys, role, stop reason (never empty) and counts (usage_of):
+            # only the blocks could break the schema
+            fixed=blocks_certain(blocks),
         )
         usage["input_tokens"] += u["input_tokens"]
         usage["output_tokens"] += u["output_tokens"]
@@ -327,8 +395,10 @@ class Emitter:
                 critical=True,
                 # the call's strings, a bool and text: plain when the reply was
                 data_plain=reply_plain and type(res.content) is str and type(res.is_error) is bool,
-                # the call's checked strings: text and a bool cannot be refused
-                fixed=type(res.content) is str and type(res.is_error) is bool,
+                # the call's checked strings: text (or blocks the block rule accepts) and
+                # a bool cannot be refused
+                fixed=type(res.is_error) is bool
+                and (type(res.content) is str or blocks_certain(res.content)),
             )
 
     def _end(
@@ -344,13 +414,19 @@ class Emitter:
         ``last_uses``: the tool_use blocks of ``last``."""
         end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
         if turn.failed is None and last is not None and not last_uses and not pending:
+            stop = stop_reason_of(last, last_uses)
             return self._emit(
                 "turn_completed",
-                {"turn_id": tid, "stop_reason": stop_reason_of(last, last_uses), "usage": usage},
+                {"turn_id": tid, "stop_reason": stop, "usage": usage},
                 end_ref,
                 "end",
                 # a stop reason that is never empty, counts the canonical bytes kept in range
                 fixed=True,
+                # strings and the turn's two counts: sums of its replies', within the thread's
+                # total, which the reducer keeps within 2^53-1
+                data_plain=type(stop) is str
+                and type(usage["input_tokens"]) is int
+                and type(usage["output_tokens"]) is int,
             )
         if turn.failed is not None:
             code, message = turn.failed[0], turn.failed[1]

@@ -159,7 +159,7 @@ def case_summary(path: Path) -> dict[str, Any]:
         name=case.name,
         dialects=case.dialects,
         portable=case.meta["portable"],
-        fingerprint=case.meta["fingerprint"],
+        fingerprint=case.meta.get("fingerprint"),
         fingerprint_ok=case.fingerprint_ok,
     )
     return row

@@ -278,7 +278,7 @@ def _header(path: Path | str, meta: dict[str, Any], fp_ok: bool, values: bool) -
         head,
         "fingerprint",
         Text(
-            short_fingerprint(meta["fingerprint"])
+            short_fingerprint(meta.get("fingerprint"))
             + ("" if fp_ok else "  stale: files changed since saving"),
             style="" if fp_ok else "yellow",
         ),

@@ -26,6 +26,8 @@ from ..source import TranscriptSource
 from .exec import EXEC_TYPES, ExecMapper, exec_item, exec_problem, exec_tool_name
 from .rollout import ROLLOUT_TYPES, RolloutMapper, records_turn_ends, rollout_problem
 
+_CALLS = ("function_call", "custom_tool_call")
+
 __all__ = ["EXEC_TYPES", "ROLLOUT_TYPES", "CodexSource"]
 
 
@@ -106,6 +108,26 @@ class CodexSource(TranscriptSource):
             self.thread_id = self.path.stem or "codex"
 
     def _take(self, idx: int, lineno: int, obj: Any) -> None:
+        if self.shape == "rollout" and type(obj) is dict and self.first_ts is not None:
+            # the usual rollout record, as the lines below take it: one call fewer a line
+            t = obj.get("type")
+            if type(t) is str:
+                problem = rollout_problem(obj)
+                if problem:
+                    self._invalid(lineno, t, problem)
+                    return
+                self.keep[idx] = 1
+                p = obj.get("payload")
+                if t != "response_item":
+                    if isinstance(p, dict):
+                        self._take_rollout(t, p)
+                elif isinstance(p, dict):  # _take_rollout's part for a response item
+                    pt = p.get("type")
+                    if pt in _CALLS:
+                        self._tools.setdefault(p["name"], None)
+                    elif pt == "local_shell_call":
+                        self._tools.setdefault("local_shell", None)
+                return
         kind, problem = self._problem(obj)
         if problem:
             self._invalid(lineno, kind, problem)

@@ -30,6 +30,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+import orjson
+
 from ..arguments import decode_arguments
 from ..common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short
 from ..lenient import Note
@@ -137,19 +139,34 @@ def usage_delta(total: dict[str, Any], before: dict[str, Any] | None) -> dict[st
     return out
 
 
+def _reports_error(obj: Any) -> bool:
+    """Whether a function call output's JSON object reports a failure: a non-zero integer
+    ``metadata.exit_code`` or ``success: false``."""
+    if not isinstance(obj, dict):
+        return False
+    md = obj.get("metadata")
+    code = md.get("exit_code") if isinstance(md, dict) else None
+    return (isinstance(code, int) and code != 0) or obj.get("success") is False
+
+
 def rollout_output(output: Any) -> tuple[Any, bool]:
     """``(content, is_error)`` of a function call output."""
     if isinstance(output, dict):
         ok = output.get("success")
         return blocks_or_text(output.get("content", output)), ok is False
     text = text_of(output)
-    obj = json_object(text)
-    is_error = False
-    if obj is not None:
-        md = obj.get("metadata")
-        code = md.get("exit_code") if isinstance(md, dict) else None
-        is_error = (isinstance(code, int) and code != 0) or obj.get("success") is False
-    return text, is_error
+    # The text's value only decides is_error (json_object: the strict reading, else
+    # JSON.parse's). Where the strict reader accepts the text, orjson reads the same
+    # value; where it refuses text orjson reads (a repeated key, an integer beyond 2^53,
+    # deeper than 256 levels), JSON.parse's value is orjson's but for those integers, which
+    # orjson keeps as integers: so text orjson reads as reporting no error reports none
+    # either way, without the strict round trip. Anything else is read by the rules.
+    try:
+        if not _reports_error(orjson.loads(text)):
+            return text, False
+    except orjson.JSONDecodeError:
+        pass
+    return text, _reports_error(json_object(text))
 
 
 def call_input(p: dict[str, Any], notes: list[Note]) -> tuple[dict[str, Any], str]:
@@ -187,7 +204,9 @@ class RolloutMapper:
             t = obj.get("type")
             p = obj.get("payload")
             ref = Ref(f"L{lineno}", ms, lineno, str(t))
-            if t in ("session_meta", "turn_context"):
+            if t == "response_item" and type(p) is dict:  # the usual line, first
+                yield from self._response_item(p, ref)
+            elif t in ("session_meta", "turn_context"):
                 self.stats.skip(f"{t} line (its fields go to thread_started)")
             elif not isinstance(p, dict):
                 self.stats.skip(f"unknown line type {t!r}")
@@ -285,11 +304,13 @@ class RolloutMapper:
             turn.replies[-1].usage = last
         self.reply = None
 
-    def _response_item(self, p: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
+    def _response_item(self, p: dict[str, Any], ref: Ref) -> Iterable[Turn | Extra]:
+        """The items one response item ends (a message's; the others add to the open turn
+        and end none: an empty tuple, no generator made a line)."""
         pt = p.get("type")
         if pt == "message":
-            yield from self._message(p, ref)
-        elif pt == "reasoning":
+            return self._message(p, ref)
+        if pt == "reasoning":
             self._model_block({"type": "thinking", "thinking": reasoning_text(p)}, ref)
         elif pt in (*_CALLS, "local_shell_call"):
             self._call(p, ref)
@@ -298,7 +319,7 @@ class RolloutMapper:
             self.reply = None
             if owner is None:
                 self.stats.skip("tool output without its call in the turn")
-                return
+                return ()
             content, is_error = rollout_output(p.get("output"))
             owner.results[p["call_id"]] = Result(content, is_error, ref)
         elif pt == "web_search_call":
@@ -308,6 +329,7 @@ class RolloutMapper:
             self._model_block(block, ref)
         else:
             self.stats.skip(f"response_item {pt!r}")
+        return ()
 
     def _message(self, p: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
         role = p.get("role")
