@@ -13,6 +13,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 from conftest import cli
 
 from threads_cases.case.directory import shared_names
@@ -50,6 +51,38 @@ def test_cli_validate_and_run_warn_about_a_shared_name(tmp_path: Path) -> None:
     shutil.rmtree(tmp_path / "cases" / "reads-copy")
     p = cli("validate", "cases", cwd=tmp_path)
     assert "share the name" not in p.stderr
+
+
+def test_run_warns_from_the_names_its_results_carry_whatever_jobs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The warning after a run comes from the names read where each case ran (a forked
+    worker under --jobs 2): the same warning as reading every case.json, with no read of
+    its own for the cases that ran; a case that did not run (-k) is read."""
+    import threads_cases.case.directory as directory
+    from threads_cases.case.discovery import discover
+    from threads_cases.harness.run.runner import run_suite
+
+    _two_of_one_name(tmp_path)
+    cases = discover([tmp_path / "cases"])
+    want = shared_names(cases)
+    assert len(want) == 1
+    for jobs in (1, 2):
+        suite = run_suite([tmp_path / "cases"], ["threads-py"], jobs=jobs)
+        known = {r.path: r.case_json_name for r in suite.results if r.case_json_name is not None}
+        assert known == {
+            str(c): "weather-stub" if c.name == "weather-stub" else "reads-notes" for c in cases
+        }
+        with monkeypatch.context() as m:
+            m.setattr(directory, "peek_case_name", lambda path: pytest.fail(f"read {path}"))
+            assert shared_names(cases, known) == want
+    suite = run_suite([tmp_path / "cases"], ["threads-py"], jobs=2, pattern="reads-copy")
+    known = {r.path: r.case_json_name for r in suite.results if r.case_json_name is not None}
+    assert list(known) == [str(tmp_path / "cases" / "reads-copy")]
+    assert shared_names(cases, known) == want
+    p = cli("run", "cases", "--impl", "threads-py", "--jobs", "2", "-k", "copy", cwd=tmp_path)
+    assert p.returncode == 0, p.stdout + p.stderr
+    assert p.stderr.count("share the name 'reads-notes'") == 1, p.stderr
 
 
 def test_cli_list_warns_about_a_shared_name_and_validate_json_carries_it(tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 
 import threads_cases.importers.request_hash as request_hash
@@ -141,6 +142,50 @@ def test_chunked_lines_are_the_lines_of_the_file(
     chunked = import_events("claude-code", sample)
     monkeypatch.setattr(source, "CHUNK", 1 << 19)
     assert chunked == import_events("claude-code", sample)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (b'{\n  "a": 1,\n  "a": 2\n}\n', "duplicate key 'a'"),
+        (b'{\n  "a": 9007199254740992\n}\n', "outside +-(2^53-1)"),
+        (b'{\n  "a": 123456789012345678901234\n}\n', "outside +-(2^53-1)"),
+        (b'{\n  "a\\u003a": 1,\n  "a:": 2\n}\n', "duplicate key 'a:'"),
+        (b"[" * 257 + b"]" * 257 + b"\n", "nesting deeper than 256"),
+    ],
+)
+def test_the_indented_round_trip_still_refuses(text: bytes, message: str) -> None:
+    """A document as the tools write one is accepted by the indented round trip; these are
+    refused as before (the round trip cannot give their bytes back)."""
+    with pytest.raises(CaseError) as exc:
+        parse(text, code="case_invalid", file="case.json")
+    assert exc.value.code == "case_invalid" and message in exc.value.message
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        b'{"a":9007199254740991,"b":-9007199254740991,"c":[{"d":null,"e":[]},{}]}',
+        b'{"a":1e21,"b":12345678901234567.0,"c":"12345678901234567890"}',
+        b'{"a:b":"c:d","\\u00e9":"\\ud83d\\ude00","n":-0.0,"f":1.5}',
+        b"[" * 200 + b"]" * 200,
+    ],
+)
+def test_an_indented_document_reads_as_the_walk_reads_it(
+    text: bytes, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A document spelled as the tools write one (orjson, two-space indent, final newline)
+    takes the indented round trip and reads as the walk reads it (forced by a round trip
+    that never matches); Python's spelling of the same value takes the walk."""
+    import threads_cases.core.strictjson as strictjson
+
+    value = json.loads(text)
+    ours = orjson.dumps(value, option=orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE)
+    python = json.dumps(value, indent=2).encode() + b"\n"
+    assert strictjson._writes_back(orjson.loads(ours), ours)
+    fast = [parse(ours), parse(python)]
+    monkeypatch.setattr(strictjson, "_writes_back", lambda value, data: False)
+    assert fast == [parse(ours), parse(python)] == [value, value]
 
 
 _BLOCKS: list[Any] = [

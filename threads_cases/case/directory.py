@@ -248,12 +248,17 @@ def peek_case_dialects(path: str | os.PathLike[str]) -> list[str] | None:
     return list(found)
 
 
-def shared_name_groups(cases: Sequence[str | os.PathLike[str]]) -> list[tuple[str, list[str]]]:
+def shared_name_groups(
+    cases: Sequence[str | os.PathLike[str]], known: Mapping[str, str | None] | None = None
+) -> list[tuple[str, list[str]]]:
     """Each name (from case.json, :func:`peek_case_name`) that two or more of ``cases``
-    share, with every path that holds it, by name."""
+    share, with every path that holds it, by name. ``known`` maps ``str(case)`` to the name
+    :func:`peek_case_name` gave it already (where the case ran: the forked workers of a run,
+    harness/run/forked.py): those cases are not read again."""
     by_name: dict[str, list[str]] = {}
     for case in cases:
-        name = peek_case_name(case)
+        key = str(case)
+        name = known[key] if known is not None and key in known else peek_case_name(case)
         if name is not None:
             by_name.setdefault(name, []).append(str(case))
     return [(name, paths) for name, paths in sorted(by_name.items()) if len(paths) > 1]
@@ -267,12 +272,16 @@ def shared_name_message(name: str, paths: Sequence[str]) -> str:
     )
 
 
-def shared_names(cases: Sequence[str | os.PathLike[str]]) -> list[str]:
+def shared_names(
+    cases: Sequence[str | os.PathLike[str]], known: Mapping[str, str | None] | None = None
+) -> list[str]:
     """A warning for each name (from case.json, :func:`peek_case_name`) that two or more of
     ``cases`` share, naming every path that holds it: reports, ``--last-failed`` and the
-    baseline key results by case name, so such cases stand for one another."""
+    baseline key results by case name, so such cases stand for one another. ``known``: the
+    names already peeked, as for :func:`shared_name_groups`."""
     return [
-        f"warning: {shared_name_message(name, paths)}" for name, paths in shared_name_groups(cases)
+        f"warning: {shared_name_message(name, paths)}"
+        for name, paths in shared_name_groups(cases, known)
     ]
 
 

@@ -247,6 +247,7 @@ class _Progress:
     def stop(self) -> None:
         if self.bar is not None:
             self.bar.stop()
+            self.bar = None
 
 
 def _last_failed_only(last_failed: bool) -> set[tuple[str, str]] | None:
@@ -276,10 +277,11 @@ def _run_with_progress(
 ) -> SuiteResult:
     """:func:`run_suite` on ``paths`` (default: the current folder) with ``--jobs`` (default:
     :func:`threads_cases.harness.run.pool.default_jobs` for the suite) and ``--shard``, and a
-    progress bar for pretty output on a terminal. The isolation line and the warnings about
-    shared case names come once every refusal is behind (the cases found, the shard and the
-    named implementations checked), just before the first case runs: never before a
-    refusal, when nothing ran under any isolation."""
+    progress bar for pretty output on a terminal. The isolation line comes once every
+    refusal is behind (the cases found, the shard and the named implementations checked),
+    just before the first case runs: never before a refusal, when nothing ran under any
+    isolation; the warnings about shared case names come after the run, from the names its
+    results carry (:func:`warn_shared_names`)."""
     from ..harness.run.pool import parse_shard
 
     parsed = parse_shard(shard) if shard is not None else None  # a refusal, before the bar
@@ -292,7 +294,6 @@ def _run_with_progress(
         line = agent_note(options.get("agents") or {}, [i.name for i in impls])
         if line:
             note(line)
-        warn_shared_names(paths or [Path(".")])
         progress.plan(total)
 
     from ..case.once import one_run
@@ -301,7 +302,7 @@ def _run_with_progress(
         from ..harness.run.runner import run_suite
 
         with one_run():  # each case.json read once, the cases found once (issue 33)
-            return run_suite(
+            suite = run_suite(
                 paths or [Path(".")],
                 impls,
                 jobs=jobs,  # None: the default for this suite (harness/run/pool.py)
@@ -310,6 +311,9 @@ def _run_with_progress(
                 on_plan=plan,
                 **options,
             )
+            progress.stop()
+            warn_shared_names(paths or [Path(".")], suite)  # the cases as the run found them
+            return suite
     finally:
         progress.stop()
 
@@ -473,12 +477,16 @@ def print_report_schema() -> None:
     print_json(schema_document("report.schema.json"))
 
 
-def warn_shared_names(paths: list[Path]) -> None:
-    """Warn, naming both paths, when two cases under ``paths`` share a name."""
+def warn_shared_names(paths: list[Path], suite: SuiteResult) -> None:
+    """Warn, naming both paths, when two cases under ``paths`` share a name: after the run,
+    from the names its results carry (each read where its case ran: in a forked worker
+    under ``--jobs N``, ``CaseResult.case_json_name``), reading case.json only for the
+    cases that did not run (``-k``, ``--shard``, ``--max-fail``)."""
     from ..case.directory import shared_names
     from ..case.discovery import discover
 
-    for text in shared_names(discover(paths)):
+    known = {r.path: r.case_json_name for r in suite.results if r.case_json_name is not None}
+    for text in shared_names(discover(paths), known):
         note(text)
 
 

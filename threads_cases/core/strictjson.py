@@ -12,8 +12,9 @@ with a :class:`~threads_cases.core.errors.CaseError` carrying the caller's reaso
 * in JSON Lines: blank lines, CR line ends, lines over :data:`MAX_LINE_BYTES`.
 
 Parsing uses orjson for speed. Text that orjson writes back byte for byte (with
-``OPT_STRICT_INTEGER``) is accepted at once: a duplicate key, an unsafe integer or nesting
-past 254 levels would change or refuse the written bytes. Other text is walked once:
+``OPT_STRICT_INTEGER``; compact, or indented by two spaces with a final newline as the
+tools write ``.json`` files) is accepted at once: a duplicate key, an unsafe integer or
+nesting past 255 levels would change or refuse the written bytes. Other text is walked once:
 duplicate keys are detected by counting the ``:`` bytes of the text against the keys and
 colons of the parsed value; a mismatch (or an escaped colon) re-parses the text with an exact
 slow path.
@@ -280,6 +281,26 @@ def _error_position(data: bytes, message: str, described: str) -> tuple[int, int
     return None
 
 
+#: orjson's two spellings of a text it writes: compact (JSON Lines), and indented by two
+#: spaces with a final newline (every ``.json`` file the tools write: canonical documents)
+_COMPACT = orjson.OPT_STRICT_INTEGER
+_INDENTED = orjson.OPT_STRICT_INTEGER | orjson.OPT_INDENT_2 | orjson.OPT_APPEND_NEWLINE
+
+
+def _writes_back(value: Any, data: bytes) -> bool:
+    """Whether orjson writes ``value`` back as ``data`` byte for byte: indented
+    (:data:`_INDENTED`) for text ending in a newline (which compact text never does), else
+    compact. Either spelling rules out what the walk of :func:`parse` looks for: a
+    duplicate key (the dropped one would be missing from the bytes), an integer outside
+    +-(2^53-1) (``OPT_STRICT_INTEGER`` refuses it), an integer token beyond 64 bits read as
+    a float (written back as a float), nesting deeper than 255 levels (orjson refuses to
+    write it) and an escaped colon (written back unescaped)."""
+    try:
+        return orjson.dumps(value, option=_INDENTED if data[-1:] == b"\n" else _COMPACT) == data
+    except (orjson.JSONEncodeError, TypeError):
+        return False
+
+
 def parse(
     data: bytes, *, code: str = "json_invalid", file: str | None = None, line: int | None = None
 ) -> JsonValue:
@@ -309,15 +330,9 @@ def parse(
         # a whole document (no JSON Lines line given): the line of the text the problem is on
         at_line = line if line is not None else (where[0] if where is not None else None)
         raise CaseError(code, msg, file=file, line=at_line, pointer=pointer) from None
-    # Fast path: text that orjson writes back byte for byte has no duplicate key (a dropped
-    # key would change the bytes), no integer outside +-(2^53-1) (OPT_STRICT_INTEGER refuses
-    # one) and no nesting deeper than 254 levels (orjson.dumps refuses that); an integer
-    # token beyond 64 bits, which orjson reads as a float, is written back differently.
-    try:
-        same = orjson.dumps(value, option=orjson.OPT_STRICT_INTEGER) == data
-    except (orjson.JSONEncodeError, TypeError):
-        same = False
-    if same:
+    # Fast path: text that orjson writes back byte for byte, compact or indented (a case's
+    # documents), has none of the problems the walk below looks for (:func:`_writes_back`).
+    if _writes_back(value, data):
         return value
     try:
         keys, colons = _walk(value, 0, [])

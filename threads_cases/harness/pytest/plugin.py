@@ -320,11 +320,16 @@ class CaseItem(pytest.Item):
             self.config.stash[_SHARED] = shared_listed(cases, baseline)
         return self.config.stash[_SHARED]
 
-    def _implementation(self) -> str | Implementation:
+    def _implementation(self) -> Implementation:
         isolated = bool(self.config.getoption("threads_cases_isolated"))
-        if self.impl == "threads-py" and not isolated:
-            return "threads-py"  # in process, under the egress guard
         cache = self.config.stash[_IMPLS]
+        if self.impl == "threads-py" and not isolated:
+            if self.impl not in cache:  # in process, under the egress guard: one a session,
+                from threads_cases.protocol.server import PythonImplementation
+
+                cache[self.impl] = PythonImplementation()  # as `run` has one for its cases
+            in_process: Implementation = cache[self.impl]
+            return in_process
         if self.impl not in cache:
             from threads_cases.harness.run.isolation import default_isolation
             from threads_cases.harness.run.registry import open_implementation

@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
+from ...case.directory import peek_case_name
 from ...case.discovery import suite_cases
 from ...case.loader import first_blocking, inspect_case
 from ...core.errors import CaseError, Location
@@ -107,6 +108,11 @@ class CaseResult:
     unreadable: bool = field(default=False, compare=False)
     #: the report line a forked worker encoded, ``(orjson stamp, canonical bytes)`` (.encoded)
     encoded: tuple[bytes, bytes] | None = field(default=None, repr=False, compare=False)
+    #: in a suite, on the first result of each case: the name its case.json gives
+    #: (``case.directory.peek_case_name``; ``""`` when it gives none), read where the case
+    #: ran, so that the warning about names two cases share needs no read of its own; None
+    #: on the other results and outside a suite (not reported)
+    case_json_name: str | None = field(default=None, repr=False, compare=False)
 
     def passed(self, strict: bool = False) -> bool:
         return self.verdict in ("pass", "skip", "xfail") or (
@@ -430,6 +436,7 @@ def run_suite(
     items = [(c, impls.index(i)) for c, i in work]
     opened = OpenedCases([c for c, _ in work])
     refs = dict(agents or {})  # the user's own agent of each implementation that has one
+    named: set[Path] = set()  # the cases whose case.json name a result carries (this process)
 
     def unjudged(item: tuple[Path, int]) -> CaseResult:
         impl = impls[item[1]]
@@ -438,7 +445,11 @@ def run_suite(
         def body(o: Inspected) -> CaseResult:  # once, or ``repeat.runs`` times combined
             return repeat_runs(lambda: run_one(item[0], impl, supply, o, live, ref), repeat, strict)
 
-        return opened.run(item[0], body)
+        result = opened.run(item[0], body)
+        if item[0] not in named:  # case.json's bytes are remembered by now (case/once.py)
+            named.add(item[0])
+            result.case_json_name = peek_case_name(item[0]) or ""
+        return result
 
     def judged(r: CaseResult) -> CaseResult:
         return r if baseline is None else apply_shared(r, baseline, shared, strict)
