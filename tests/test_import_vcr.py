@@ -551,6 +551,51 @@ def test_a_request_that_does_not_continue_starts_a_turn_with_a_warning(tmp_path:
     assert [(w.code, w.reason) for w in stats.warnings] == [("import_repaired", "not_continued")]
 
 
+def test_a_responses_request_naming_an_earlier_conversation_continues_it(tmp_path: Path) -> None:
+    """The Responses API's ``conversation`` holds the history on the provider's side, so a
+    later request naming it sends only what is new: a tool result pairs with its call and a
+    user message starts the next turn, with no ``not_continued`` warning; a conversation no
+    earlier request named still warns (spec/importers.md 6.4)."""
+    call = {"type": "function_call", "call_id": "c1", "name": "get_weather",
+            "arguments": '{"city": "Oslo"}'}  # fmt: skip
+
+    def answer(rid: str, output: dict[str, Any]) -> dict[str, Any]:
+        return {"id": rid, "model": "m", "status": "completed", "output": [output],
+                "usage": {"input_tokens": 3, "output_tokens": 2}}  # fmt: skip
+
+    def said(text: str) -> dict[str, Any]:
+        return {"type": "message", "role": "assistant",
+                "content": [{"type": "output_text", "text": text}]}  # fmt: skip
+
+    tools = [{"type": "function", "name": "get_weather", "parameters": {}}]
+
+    def ask(conversation: Any, items: list[dict[str, Any]]) -> dict[str, Any]:
+        return {"model": "m", "conversation": conversation, "input": items, "tools": tools}
+
+    created = {"id": "conv_1", "object": "conversation", "metadata": {}}
+    result = {"type": "function_call_output", "call_id": "c1", "output": "12 C, rain"}
+    src = write_cassette(
+        tmp_path / "conversation.yaml",
+        [
+            call_of("https://api.openai.com/v1/conversations", {}, created),
+            call_of(RESPONSES_URI, ask("conv_1", [{"role": "user", "content": "Weather?"}]),
+                    answer("resp_1", call)),
+            call_of(RESPONSES_URI, ask({"id": "conv_1"}, [result]),
+                    answer("resp_2", said("Rain."))),
+            call_of(RESPONSES_URI, ask("conv_1", [{"role": "user", "content": "Thanks"}]),
+                    answer("resp_3", said("Welcome."))),
+            call_of(RESPONSES_URI, ask("conv_2", [{"role": "user", "content": "Other"}]),
+                    answer("resp_4", said("New."))),
+        ],
+    )  # fmt: skip
+    events, stats = imported(src)
+    assert [t["text"] for t in list_turns(events)] == ["Weather?", "Thanks", "Other"]
+    assert pairs(events) == [({"city": "Oslo"}, "12 C, rain")]
+    assert [(w.code, w.reason) for w in stats.warnings] == [("import_repaired", "not_continued")]
+    assert "interaction 4" in stats.warnings[-1].message
+    assert set(save_and_run(tmp_path / "run", src).values()) == {"pass"}
+
+
 def test_an_unreadable_response_is_a_cut_turn_and_an_html_error_a_provider_error(
     tmp_path: Path,
 ) -> None:

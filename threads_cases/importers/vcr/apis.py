@@ -52,6 +52,8 @@ class Request:
     forced: str | None = None
     items: list[Item] = field(default_factory=list)
     previous: str | None = None
+    #: the OpenAI Responses ``conversation`` it names (an id, or ``{"id"}``); None without
+    conversation: str | None = None
     stream: bool = False
 
 
@@ -217,6 +219,10 @@ def _chat_request(body: dict[str, Any], req: Request, notes: list[Note]) -> None
 def _responses_request(body: dict[str, Any], req: Request, notes: list[Note]) -> None:
     req.system = _str(body.get("instructions"))
     req.previous = _str(body.get("previous_response_id")) or None
+    conversation = body.get("conversation")
+    if isinstance(conversation, dict):
+        conversation = conversation.get("id")
+    req.conversation = _str(conversation) or None
     req.tools = [
         _str(t.get("name"))
         for t in _list(body.get("tools"))

@@ -24,8 +24,10 @@ carry and the replies the responses hold.
   request is the same request again (an SDK retry): then it is the extension event only.
 * **Cut short.** A stream that stops before its end ends its turn with ``interrupted`` and
   a note.
-* A later request that holds no assistant item and no ``previous_response_id`` does not
-  continue the conversation: its last user message starts a turn, with a warning.
+* A later request that holds no assistant item, no ``previous_response_id`` and no
+  ``conversation`` an earlier request named (the server holds that history: its whole
+  ``input`` is new) does not continue the conversation: its last user message starts a
+  turn, with a warning.
 """
 
 from __future__ import annotations
@@ -51,6 +53,8 @@ class Conversation:
         self.started = False
         #: replies to a request forcing a tool by name: (reply, tool name)
         self.forced: list[tuple[Reply, str]] = []
+        #: the Responses ``conversation`` ids the requests so far named
+        self.conversations: set[str] = set()
 
     # ------------------------------------------------------------------ requests
     def request(self, req: Request, ref: Ref, *, retry: bool) -> Iterator[Turn | Extra]:
@@ -61,7 +65,8 @@ class Conversation:
         items = req.items
         if self.started:
             last = max((k for k, it in enumerate(items) if it.kind == "assistant"), default=-1)
-            if last < 0 and req.previous is None:
+            continued = req.previous is not None or req.conversation in self.conversations
+            if last < 0 and not continued:
                 users = [k for k, it in enumerate(items) if it.kind == "user"]
                 self.stats.warn(
                     ref.line or 0,
@@ -75,6 +80,8 @@ class Conversation:
             else:
                 items = items[last + 1 :]
         self.started = True
+        if req.conversation is not None:
+            self.conversations.add(req.conversation)
         for k, it in enumerate(items):
             sub = Ref(f"{ref.base}m{k}", ref.ts, ref.line, ref.kind)
             yield from self._item(it, sub)
