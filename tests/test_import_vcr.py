@@ -551,6 +551,35 @@ def test_a_request_that_does_not_continue_starts_a_turn_with_a_warning(tmp_path:
     assert [(w.code, w.reason) for w in stats.warnings] == [("import_repaired", "not_continued")]
 
 
+def test_anthropic_on_bedrock_and_vertex_is_the_messages_api(tmp_path: Path) -> None:
+    """Bedrock's invoke of an ``anthropic.`` model id (escaped ``:`` included) and Vertex
+    AI's rawPredict of a publishers/anthropic model carry the Messages API's body and answer
+    (spec/importers.md 6.2); another model's invoke is not a model call of ours."""
+    body = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 50,
+            "messages": [{"role": "user", "content": "Say hi"}]}  # fmt: skip
+    answer = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-x",
+              "content": [{"type": "text", "text": "hi"}], "stop_reason": "end_turn",
+              "usage": {"input_tokens": 3, "output_tokens": 1}}  # fmt: skip
+    uris = [
+        "https://bedrock-runtime.eu-central-1.amazonaws.com/model/eu.anthropic.claude-x-v1%3A0/invoke",
+        "https://us-east5-aiplatform.googleapis.com/v1/projects/p/locations/us-east5/"
+        "publishers/anthropic/models/claude-x@20250101:rawPredict",
+    ]
+    for k, uri in enumerate(uris):
+        src = write_cassette(tmp_path / f"cloud{k}.yaml", [call_of(uri, body, answer)])
+        events, _ = imported(src)
+        assert [t["text"] for t in list_turns(events)] == ["Say hi"], uri
+        assert replies(events) == [[{"type": "text", "text": "hi"}]]
+        assert set(save_and_run(tmp_path / f"run{k}", src).values()) == {"pass"}
+    llama = (
+        "https://bedrock-runtime.us-east-1.amazonaws.com/model/meta.llama3-8b-instruct-v1:0/invoke"
+    )
+    src = write_cassette(tmp_path / "llama.yaml", [call_of(llama, body, answer)])
+    with pytest.raises(CaseError) as refused:
+        imported(src)
+    assert refused.value.code == "import_invalid"
+
+
 def test_a_responses_request_naming_an_earlier_conversation_continues_it(tmp_path: Path) -> None:
     """The Responses API's ``conversation`` holds the history on the provider's side, so a
     later request naming it sends only what is new: a tool result pairs with its call and a

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 from ..arguments import decode_arguments
 from ..lenient import Note
@@ -76,14 +76,28 @@ def api_of(method: str, uri: str) -> str | None:
     """The API a request is a model call of, by its method and path, or None."""
     if method.upper() != "POST":
         return None
-    path = urlsplit(uri).path.rstrip("/")
+    path = unquote(urlsplit(uri).path.rstrip("/"))
     if path.endswith("/messages") and not path.endswith("/count_tokens"):
+        return ANTHROPIC
+    if _anthropic_on_a_cloud(path):
         return ANTHROPIC
     if path.endswith("/chat/completions"):
         return CHAT
     if path.endswith("/responses"):
         return RESPONSES
     return None
+
+
+def _anthropic_on_a_cloud(path: str) -> bool:
+    """An Anthropic model called through a cloud's own endpoint with the Messages API's body
+    and answer: Amazon Bedrock's ``/model/<id>/invoke`` for an ``anthropic.`` model id, Google
+    Vertex AI's ``.../publishers/anthropic/models/<model>:rawPredict`` (``:streamRawPredict``,
+    SSE) (spec/importers.md 6.2)."""
+    if path.startswith("/model/") and path.endswith("/invoke"):
+        return "anthropic." in path[len("/model/") : -len("/invoke")]
+    return "/publishers/anthropic/models/" in path and path.endswith(
+        (":rawPredict", ":streamRawPredict")
+    )
 
 
 def _str(v: Any) -> str:
