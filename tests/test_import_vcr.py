@@ -551,6 +551,50 @@ def test_a_request_that_does_not_continue_starts_a_turn_with_a_warning(tmp_path:
     assert [(w.code, w.reason) for w in stats.warnings] == [("import_repaired", "not_continued")]
 
 
+def test_a_background_response_is_answered_by_its_last_retrieve(tmp_path: Path) -> None:
+    """Responses background mode: the POST answers ``queued``, the client polls ``GET
+    /v1/responses/<id>`` until it completes; the reply is the last poll's, and a response
+    never completed in the cassette is a reply cut short with ``not_completed``
+    (spec/importers.md 6.3)."""
+    call = {"type": "function_call", "call_id": "c1", "name": "get_weather",
+            "arguments": '{"city": "Paris"}'}  # fmt: skip
+    said = {"type": "message", "role": "assistant",
+            "content": [{"type": "output_text", "text": "Sunny."}]}  # fmt: skip
+
+    def state(rid: str, status: str, output: list[Any]) -> dict[str, Any]:
+        return {"id": rid, "object": "response", "model": "m", "background": True,
+                "status": status, "output": output,
+                "usage": {"input_tokens": 5, "output_tokens": 2} if output else None}  # fmt: skip
+
+    def poll(rid: str, body: dict[str, Any]) -> dict[str, Any]:
+        got = call_of(f"{RESPONSES_URI}/{rid}?stream=false", None, body)
+        got["request"].update(method="GET", body=None)
+        return got
+
+    ask = [{"role": "user", "content": "Weather in Paris?"}]
+    result = {"type": "function_call_output", "call_id": "c1", "output": "sunny"}
+    later = {"model": "m", "background": True, "input": [*ask, call, result]}
+    interactions = [
+        call_of(RESPONSES_URI, {"model": "m", "background": True, "input": ask},
+                state("resp_1", "queued", [])),
+        poll("resp_1", state("resp_1", "completed", [call])),
+        call_of(RESPONSES_URI, later, state("resp_2", "queued", [])),
+        poll("resp_2", state("resp_2", "in_progress", [])),
+        poll("resp_2", state("resp_2", "completed", [said])),
+    ]  # fmt: skip
+    src = write_cassette(tmp_path / "background.yaml", interactions)
+    events, stats = imported(src)
+    assert pairs(events) == [({"city": "Paris"}, "sunny")]
+    assert replies(events)[-1] == [{"type": "text", "text": "Sunny."}]
+    assert stats.warnings == []
+    assert set(save_and_run(tmp_path / "run", src).values()) == {"pass"}
+    src = write_cassette(tmp_path / "pending.yaml", interactions[:4])
+    events, stats = imported(src)
+    assert of_type(events, "turn_failed")[0]["data"]["error"]["code"] == "interrupted"
+    assert [(w.code, w.reason) for w in stats.warnings] == [("import_repaired", "not_completed")]
+    assert set(save_and_run(tmp_path / "cut", src).values()) == {"pass"}
+
+
 def test_anthropic_on_bedrock_and_vertex_is_the_messages_api(tmp_path: Path) -> None:
     """Bedrock's invoke of an ``anthropic.`` model id (escaped ``:`` included) and Vertex
     AI's rawPredict of a publishers/anthropic model carry the Messages API's body and answer

@@ -23,7 +23,17 @@ import orjson
 
 from ..common import Extra, Ref, Stats, Turn, import_error, imported_agent
 from ..lenient import Note
-from .apis import APIS, Answer, Request, answer_of, api_of, error_message, request_of
+from .apis import (
+    APIS,
+    RESPONSES,
+    Answer,
+    Request,
+    answer_of,
+    api_of,
+    error_message,
+    request_of,
+    retrieved_id,
+)
 from .cassette import VCR_HINT, Interaction, read_cassette
 from .conversation import Conversation
 from .sse import is_stream, stream_answer
@@ -40,6 +50,15 @@ def _json(text: Any) -> Any:
         return None
 
 
+def _pending_id(body: Any) -> str | None:
+    """The id of a Responses body still ``queued`` or ``in_progress`` (background mode), or
+    None."""
+    if isinstance(body, dict) and body.get("status") in ("queued", "in_progress"):
+        rid = body.get("id")
+        return rid if isinstance(rid, str) and rid else None
+    return None
+
+
 class VcrSource:
     """One cassette, read and ready to map (:meth:`items`). Attributes: ``thread_id``,
     ``agent``, ``metadata``, ``start_ref``, ``api`` (the API of its first model call)."""
@@ -54,6 +73,8 @@ class VcrSource:
         self.strict = strict
         self.stats = stats if stats is not None else Stats()
         self.calls: list[tuple[Interaction, Request, Any]] = []
+        #: the last retrieve (``GET .../responses/<id>``) of each Responses id
+        self.polls: dict[str, Interaction] = {}
         for it in read_cassette(self.path):
             self._take(it)
         if not self.calls:
@@ -91,6 +112,9 @@ class VcrSource:
             return
         api = api_of(it.method, it.uri)
         if api is None:
+            polled = retrieved_id(it.method, it.uri)
+            if polled is not None:
+                self.polls[polled] = it  # the answer of a background response, later
             self.stats.skip("interaction that is not a model call")
             return
         body = _json(it.body)
@@ -137,6 +161,10 @@ class VcrSource:
         return Ref("session", self.first_ts, 1, "session")
 
     def _answer(self, it: Interaction, req: Request) -> Answer:
+        if req.api == RESPONSES and it.status < 400:
+            pending = _pending_id(it.parsed if it.parsed is not None else _json(it.text))
+            if pending is not None:
+                return self._polled(it, req, pending)
         notes: list[Note] = []
         if it.status >= 400:
             body = it.parsed if it.parsed is not None else _json(it.text)
@@ -154,6 +182,26 @@ class VcrSource:
                 ans = answer_of(req.api, body, notes)
         self._notes(it, notes, "response")
         return ans
+
+    def _polled(self, it: Interaction, req: Request, response_id: str) -> Answer:
+        """A background response (``queued`` / ``in_progress``): its answer is the last
+        retrieve of its id in the cassette; none, or one still pending, is a reply cut short
+        (spec/importers.md 6.3)."""
+        poll = self.polls.get(response_id)
+        answered = poll is not None and (
+            poll.status >= 400
+            or _pending_id(poll.parsed if poll.parsed is not None else _json(poll.text)) is None
+        )
+        if poll is None or not answered:
+            self.stats.warn(
+                it.line,
+                "import_repaired",
+                "not_completed",
+                f"interaction {it.index}: background response {response_id} is not completed "
+                "in the cassette (no retrieve of it answers it); its reply is cut short",
+            )
+            return Answer(cut=True)
+        return self._answer(poll, req)
 
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:

@@ -88,6 +88,15 @@ def api_of(method: str, uri: str) -> str | None:
     return None
 
 
+def retrieved_id(method: str, uri: str) -> str | None:
+    """The response id of an OpenAI Responses retrieve (``GET .../responses/<id>``), how a
+    client polls a background response (spec/importers.md 6.3), or None."""
+    if method.upper() != "GET":
+        return None
+    head, _, rid = unquote(urlsplit(uri).path.rstrip("/")).rpartition("/")
+    return rid if head.endswith("/responses") and rid.startswith("resp") else None
+
+
 def _anthropic_on_a_cloud(path: str) -> bool:
     """An Anthropic model called through a cloud's own endpoint with the Messages API's body
     and answer: Amazon Bedrock's ``/model/<id>/invoke`` for an ``anthropic.`` model id, Google
