@@ -262,9 +262,32 @@ class Reply:
     #: ``blocks`` and ``usage`` are parts of a value known plain that orjson wrote
     #: (``core.canonical.canonical_event_line``'s ``data_plain``): not scanned again
     plain: bool = False
+    #: a call id the reply gave to several tool_use blocks -> the ids its calls are written
+    #: with, in block order (``[id, id-dup2, ...]``, :func:`.callids.scope_call_ids`); None
+    #: while every id of the reply is its own
+    aliases: dict[str, list[str]] | None = None
 
     def tool_uses(self) -> list[dict[str, Any]]:
         return [b for b in self.blocks if b.get("type") == "tool_use"]
+
+    def answer(self, call_id: str, result: Result, *, replace: bool = True) -> bool:
+        """Record ``result`` as the result of this reply's call ``call_id``. Calls sharing
+        the id (:attr:`aliases`) are answered by occurrence: the first one not answered yet
+        takes it. When every call of the id is answered, the last one's result is replaced
+        (``replace``, a later copy wins) or ``result`` is dropped: False."""
+        ids = self.aliases.get(call_id) if self.aliases is not None else None
+        if ids is None:
+            if not replace and call_id in self.results:
+                return False
+            self.results[call_id] = result
+            return True
+        for cid in ids:
+            if cid not in self.results:
+                self.results[cid] = result
+                return True
+        if replace:
+            self.results[ids[-1]] = result
+        return replace
 
 
 @dataclass
@@ -290,7 +313,8 @@ class ImportWarning:
     1), ``code`` (``import_repaired`` | ``import_skipped``), ``reason`` (``duplicate_key``,
     ``big_integer``, ``lone_surrogate``, ``invalid_utf8``, ``nul_bytes``, ``joined_records``,
     ``cut_record``, ``invalid_line``; for a record's meaning ``reused_id``,
-    ``double_encoded``, ``arguments_not_json``, ``not_continued``) and a one-line
+    ``double_encoded``, ``arguments_not_json``, ``not_continued``, ``not_completed``,
+    ``duplicate_call_id``) and a one-line
     ``message``."""
 
     line: int

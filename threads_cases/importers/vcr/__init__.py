@@ -206,7 +206,7 @@ class VcrSource:
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:
         """Turns and extension events, in the cassette's order (:mod:`.conversation`)."""
-        conv = Conversation(self.stats)
+        conv = Conversation(self.stats, strict=self.strict, file=self.file)
         prev_body: Any = None
         prev_error = False
         for k, (it, req, body) in enumerate(self.calls):

@@ -36,17 +36,37 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
+from ..callids import report_duplicates, scope_call_ids
 from ..common import Extra, Ref, Reply, Result, Stats, Turn
 from .apis import ANY_TOOL, Answer, Item, Request
 
 PROVIDER_ERROR = "provider_error"
 
 
+def _joined(items: list[Item]) -> list[tuple[int, Item]]:
+    """``(index, item)`` of a request's items, consecutive assistant items (no user message
+    or tool result between them) joined into one, their blocks in order: one reply. The
+    Responses API gives each output item of a response (a message, its reasoning, each
+    ``function_call``) as an input item of its own, and the Messages API reads consecutive
+    messages of one role as one turn; a thread's turn cannot hold a reply calling no tool
+    followed by another reply (the runtime ends the turn at the first)."""
+    out: list[tuple[int, Item]] = []
+    for k, it in enumerate(items):
+        if it.kind == "assistant" and out and out[-1][1].kind == "assistant":
+            first, prev = out[-1]
+            out[-1] = (first, Item("assistant", blocks=[*prev.blocks, *it.blocks]))
+        else:
+            out.append((k, it))
+    return out
+
+
 class Conversation:
     """Builds turns from the requests and answers of a cassette, in order."""
 
-    def __init__(self, stats: Stats) -> None:
+    def __init__(self, stats: Stats, *, strict: bool = False, file: str = "") -> None:
         self.stats = stats
+        self.strict = strict
+        self.file = file
         self.turn: Turn | None = None
         self.owners: dict[str, Reply] = {}  # call id -> the latest reply that made it
         self.by_response: dict[str, Reply] = {}
@@ -82,7 +102,7 @@ class Conversation:
         self.started = True
         if req.conversation is not None:
             self.conversations.add(req.conversation)
-        for k, it in enumerate(items):
+        for k, it in _joined(items):
             sub = Ref(f"{ref.base}m{k}", ref.ts, ref.line, ref.kind)
             yield from self._item(it, sub)
 
@@ -118,7 +138,7 @@ class Conversation:
         if owner is None or key is None:
             self.stats.skip("tool result without its call in the recording")
             return
-        owner.results[key] = Result(content, is_error, ref)
+        owner.answer(key, Result(content, is_error, ref))  # repeated ids: by occurrence
 
     # ------------------------------------------------------------------ responses
     def _reply(self, reply: Reply, response_id: str | None = None) -> None:
@@ -129,6 +149,20 @@ class Conversation:
             )
             self.turn = Turn(None, reply.ref)
         self.turn.items.append(reply)
+        dups = scope_call_ids(reply)
+        if dups:
+            index, _, message = reply.ref.base[1:].partition("m")
+            where = f"interaction {index} " + (
+                f"request, message {message}" if message else "response"
+            )
+            report_duplicates(
+                dups,
+                where=where,
+                line=reply.ref.line,
+                stats=self.stats,
+                strict=self.strict,
+                file=self.file,
+            )
         for b in reply.tool_uses():
             self.owners[b["id"]] = reply
         if response_id:
