@@ -415,5 +415,7 @@ class ClaudeCodeSource(TranscriptSource):
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:
         """Map the kept records to turns and extension events (:mod:`.claude_mapping`)."""
-        mapper = ClaudeMapper(self.stats, cut_at_end=self.cut_at_end)
+        mapper = ClaudeMapper(
+            self.stats, cut_at_end=self.cut_at_end, strict=self.strict, file=self.file
+        )
         return mapper.items(self._kept_timed())

@@ -20,6 +20,11 @@ Compaction: a ``compact_boundary`` system record and the summary record after it
 (``isCompactSummary``, or a user record starting with the continuation preamble) are
 extension events (``x_claude_code.system`` and ``x_claude_code.compact_summary``) inside the
 turn they fall in; they never start or end a turn.
+
+Repeated call ids: a later record's ``tool_use`` whose id the reply already holds is a
+streaming copy (written once, above); two ``tool_use`` blocks of one record with the same
+id are two calls, answered by occurrence and written with ids of their own
+(:mod:`.callids`, an ``import_repaired`` warning ``duplicate_call_id``).
 """
 
 from __future__ import annotations
@@ -28,6 +33,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
+from .callids import report_duplicates, scope_call_ids
 from .common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short
 
 DROPPED_TYPES = ("progress", "queue-operation", "file-history-snapshot")
@@ -145,8 +151,12 @@ def _same_block(a: dict[str, Any], b: dict[str, Any]) -> str | None:
 class ClaudeMapper:
     """Maps the kept records of a Claude Code transcript to turns and extension events."""
 
-    def __init__(self, stats: Stats, *, cut_at_end: bool = False) -> None:
+    def __init__(
+        self, stats: Stats, *, cut_at_end: bool = False, strict: bool = False, file: str = ""
+    ) -> None:
         self.stats = stats
+        self.strict = strict  # a repeated call id is refused (callids.report_duplicates)
+        self.file = file
         #: the transcript ends in a damaged record (TranscriptSource.cut_at_end)
         self.cut_at_end = cut_at_end
         self.turn: Turn | None = None
@@ -249,7 +259,11 @@ class ClaudeMapper:
         else:  # a new reply keeps its line's blocks as they are
             reply = self.reply = Reply(list(blocks), ref, msg_id=mid)
             self.turn.items.append(reply)
-            for b in blocks:
+            if len(blocks) > 1:  # a repeated id among the line's calls (module docstring)
+                dups = scope_call_ids(reply)
+                if dups:
+                    self._duplicates(dups, mid, ref)
+            for b in reply.blocks:
                 if b["type"] == "tool_use":
                     self.owners[b["id"]] = reply
         usage = msg.get("usage") if isinstance(msg.get("usage"), dict) else obj.get("usage")
@@ -261,6 +275,12 @@ class ClaudeMapper:
             reply.stop_reason = msg["stop_reason"]
         uid = obj.get("uuid")
         reply.last_uuid = uid if isinstance(uid, str) else None
+
+    def _duplicates(self, dups: list[tuple[str, list[str]]], mid: str | None, ref: Ref) -> None:
+        where = f"assistant record of message {mid}" if mid else "assistant record"
+        report_duplicates(
+            dups, where=where, line=ref.line, stats=self.stats, strict=self.strict, file=self.file
+        )
 
     def _api_error(self, data: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
         """A provider error record: kept as ``x_claude_code.api_error``; the turn it falls in
@@ -322,8 +342,9 @@ class ClaudeMapper:
                 self.stats.skip("tool result without its tool call in the turn")
                 continue
             c = b.get("content")
-            owner.results[b["tool_use_id"]] = Result(
-                "" if c is None else c, bool(b.get("is_error")), ref
+            # calls of one reply sharing the id are answered by occurrence (Reply.answer)
+            owner.answer(
+                b["tool_use_id"], Result("" if c is None else c, bool(b.get("is_error")), ref)
             )
         if rest:
             yield from self._place(Extra("x_claude_code.meta", {"content": rest}, ref, "meta"))

@@ -51,6 +51,7 @@ import orjson
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .arguments import decode_arguments, js_numbers
+from .callids import report_duplicates, scope_call_ids
 from .common import (
     Extra,
     Ref,
@@ -324,7 +325,14 @@ class _Mapper:
                 k + 1, n.code, n.reason, f"event {k} (/{k}) call {cid}: {n.message}"
             )
         reply.blocks.append({"type": "tool_use", "id": cid, "name": name or "tool", "input": inp})
-        self.by_event[ev.get("id")] = (reply, cid)
+        dups = scope_call_ids(reply, len(reply.blocks) - 1)  # an id the reply already holds
+        if dups:
+            src = self.src
+            where = f"event {k} (/{k})"
+            report_duplicates(
+                dups, where=where, line=k + 1, stats=src.stats, strict=src.strict, file=src.file
+            )
+        self.by_event[ev.get("id")] = (reply, reply.blocks[-1]["id"])  # the id it is written with
         self.by_call[cid] = reply
 
     @staticmethod
@@ -367,15 +375,20 @@ class _Mapper:
         tcm, _ = _response(ev)
         cause = ev.get("cause")
         owner = self.by_event.get(cause) if isinstance(cause, (int, str)) else None
+        exact = owner is not None  # the action's own call, by its event id
         if owner is None and isinstance(tcm.get("tool_call_id"), str):
             r = self.by_call.get(tcm["tool_call_id"])
             owner = (r, tcm["tool_call_id"]) if r is not None else None
-        if owner is not None and owner[1] not in owner[0].results:
+        if owner is not None and (not exact or owner[1] not in owner[0].results):
             meta = json_object(extras.get("metadata"))
             code = meta.get("exit_code")
             is_error = obs == "error" or (type(code) is int and code not in (0, -1))
-            owner[0].results[owner[1]] = Result(content_text(ev.get("content")), is_error, ref)
-            return
+            res = Result(content_text(ev.get("content")), is_error, ref)
+            if exact:
+                owner[0].results[owner[1]] = res
+                return
+            if owner[0].answer(owner[1], res, replace=False):  # repeated ids: by occurrence
+                return
         if obs == "agent_state_changed":
             self._state(extras, ref)
         elif obs == "error" and self.turn is not None:

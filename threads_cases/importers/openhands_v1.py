@@ -30,6 +30,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from .arguments import decode_arguments, js_numbers
+from .callids import report_duplicates, scope_call_ids
 from .common import Extra, Ref, Reply, Result, Stats, Turn, content_text, json_object
 from .isotime import event_ms
 from .lenient import Note
@@ -49,6 +50,7 @@ class V1Source(Protocol):
 
     file: str
     stats: Stats
+    strict: bool
 
     def skip_event(self, k: int, why: str) -> None: ...
 
@@ -159,8 +161,16 @@ class V1Mapper:
                 k + 1, n.code, n.reason, f"event {k} (/{k}) call {cid}: {n.message}"
             )
         reply.blocks.append({"type": "tool_use", "id": cid, "name": name, "input": inp})
-        self.by_action[str(ev.get("id"))] = (reply, cid)
-        self.by_call.setdefault(cid, []).append((reply, cid))
+        dups = scope_call_ids(reply, len(reply.blocks) - 1)  # an id the reply already holds
+        if dups:
+            src = self.src
+            where = f"event {k} (/{k})"
+            report_duplicates(
+                dups, where=where, line=k + 1, stats=src.stats, strict=src.strict, file=src.file
+            )
+        own = reply.blocks[-1]["id"]  # the id the thread writes this call with
+        self.by_action[str(ev.get("id"))] = (reply, own)
+        self.by_call.setdefault(cid, []).append((reply, own))
 
     def _last(self) -> Reply | Extra | None:
         return self.turn.items[-1] if self.turn is not None and self.turn.items else None
@@ -172,9 +182,11 @@ class V1Mapper:
         if owner is not None:
             return owner
         cid = ev.get("tool_call_id")
-        for reply, c in reversed(self.by_call.get(cid, []) if isinstance(cid, str) else []):
+        calls = self.by_call.get(cid, []) if isinstance(cid, str) else []
+        for reply, c in reversed(calls):
             if c not in reply.results:
-                return reply, c
+                # calls of that reply sharing the id: the first not answered (by occurrence)
+                return next((r, c2) for r, c2 in calls if r is reply and c2 not in r.results)
         return None
 
     def _observation(self, k: int, ev: dict[str, Any], ref: Ref) -> None:

@@ -12,7 +12,8 @@ A trajectory is ``{"history": [...], "trajectory": [...], "info": {...}}``; the 
   once by section 4's rule); without it (older SWE-agent), the message's ``action`` is one
   call of the tool ``bash`` ``{"command": action}`` with the synthesised id
   ``step-<n>`` (``n`` counting the assistant messages from 1);
-* a ``tool`` message answers the calls its ``tool_call_ids`` name; a later ``user``
+* a ``tool`` message answers the calls its ``tool_call_ids`` name (calls of one reply
+  sharing an id by occurrence, :mod:`.callids`); a later ``user``
   message answers the synthesised call of the reply before it (the observation); one
   after a reply whose calls are answered is kept as ``x_swe_agent.message``.
 
@@ -42,6 +43,7 @@ import orjson
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .arguments import decode_arguments
+from .callids import report_duplicates, scope_call_ids
 from .common import (
     Extra,
     Ref,
@@ -207,12 +209,20 @@ class SweAgentSource:
                 last = Reply([*blocks, *self._calls(m, step, notes)], ref)
                 for n in notes:
                     self.stats.warn(k + 1, n.code, n.reason, f"history[{k}]: {n.message}")
+                report_duplicates(
+                    scope_call_ids(last),  # calls sharing an id: answered by occurrence
+                    where=f"history[{k}]",
+                    line=k + 1,
+                    stats=self.stats,
+                    strict=self.strict,
+                    file=self.file,
+                )
                 turn.items.append(last)
             elif role == "tool" and last is not None:
                 ids = m.get("tool_call_ids")
                 content = content_text(m.get("content"))
                 for cid in ids if isinstance(ids, list) else []:
-                    last.results[cid] = Result(content, False, ref)
+                    last.answer(cid, Result(content, False, ref))
             elif role == "user" and last is not None and self._open(last):
                 last.results[self._open(last)] = Result(content_text(m.get("content")), False, ref)
             else:

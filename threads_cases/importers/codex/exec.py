@@ -33,6 +33,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..arguments import decode_arguments
+from ..callids import report_duplicates, scope_call_ids
 from ..common import (
     PLACEHOLDER_PROMPT,
     Extra,
@@ -140,9 +141,13 @@ def exec_result(item: dict[str, Any]) -> tuple[Any, bool]:
 class ExecMapper:
     """Maps the kept lines of an exec stream to turns and extension events."""
 
-    def __init__(self, prompt: str | None, stats: Stats) -> None:
+    def __init__(
+        self, prompt: str | None, stats: Stats, *, strict: bool = False, file: str = ""
+    ) -> None:
         self.prompt = prompt
         self.stats = stats
+        self.strict = strict  # a repeated item id is refused (callids.report_duplicates)
+        self.file = file
         self.turn: Turn | None = None
         self.reply: Reply | None = None
         self.started: dict[str, tuple[dict[str, Any], Ref]] = {}
@@ -255,8 +260,14 @@ class ExecMapper:
             for n in notes:
                 where = f"arguments of {item['id']}: {n.message}"
                 self.stats.warn(ref.line or 0, n.code, n.reason, where)
+            dups = scope_call_ids(r, len(r.blocks) - 1)  # an item id the reply already holds
+            if dups:
+                report_duplicates(
+                    dups, where=str(it), line=ref.line, stats=self.stats, strict=self.strict,
+                    file=self.file,
+                )  # fmt: skip
             content, is_error = exec_result(item)
-            r.results[item["id"]] = Result(content, is_error, ref)
+            r.answer(item["id"], Result(content, is_error, ref))  # the call just added
         elif it == "todo_list":
             items = item.get("items")
             data: dict[str, Any] = {"items": items if isinstance(items, list) else []}

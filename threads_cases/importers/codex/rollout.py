@@ -9,11 +9,13 @@ instructions are ``x_codex.context {role, content}``; role ``assistant``: text b
 its summary), ``function_call`` / ``custom_tool_call`` / ``local_shell_call`` (``tool_use``;
 arguments decoded exactly once, :mod:`..arguments`; a custom tool's text input is
 ``{"input": text}``), ``function_call_output`` / ``custom_tool_call_output`` (the
-``tool_result`` of the call with the same ``call_id``; ``is_error`` when it reports a
-non-zero exit code or ``success: false``), ``web_search_call`` (a ``web_search_call``
-block). Event messages: ``token_count`` gives the usage of the reply before it,
-``turn_aborted`` fails the turn (``interrupted``), ``error`` -> ``x_codex.error``; the others
-repeat response items and are dropped (``task_complete`` marks the turn ended).
+``tool_result`` of the call with the same ``call_id``, calls of one reply sharing it
+answered by occurrence, :mod:`..callids`; a call repeating one of its reply whole is a copy,
+written once; ``is_error`` when it reports a non-zero exit code or ``success: false``),
+``web_search_call`` (a ``web_search_call`` block). Event messages: ``token_count`` gives
+the usage of the reply before it, ``turn_aborted`` fails the turn (``interrupted``),
+``error`` -> ``x_codex.error``; the others repeat response items and are dropped
+(``task_complete`` marks the turn ended).
 
 A turn completes only when the recording says so. Writers that record turn ends (a file
 holding a ``task_started`` or ``task_complete`` event, or whose ``session_meta.cli_version``
@@ -33,6 +35,7 @@ from typing import Any
 import orjson
 
 from ..arguments import decode_arguments
+from ..callids import report_duplicates, scope_call_ids
 from ..common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short
 from ..lenient import Note
 from .values import blocks_or_text, json_object, text_of
@@ -184,8 +187,18 @@ def call_input(p: dict[str, Any], notes: list[Note]) -> tuple[dict[str, Any], st
 class RolloutMapper:
     """Maps the kept lines of a rollout file to turns and extension events."""
 
-    def __init__(self, stats: Stats, *, cut_at_end: bool = False, turn_ends: bool = False) -> None:
+    def __init__(
+        self,
+        stats: Stats,
+        *,
+        cut_at_end: bool = False,
+        turn_ends: bool = False,
+        strict: bool = False,
+        file: str = "",
+    ) -> None:
         self.stats = stats
+        self.strict = strict  # a repeated call id is refused (callids.report_duplicates)
+        self.file = file
         #: the file ends in a damaged record (TranscriptSource.cut_at_end)
         self.cut_at_end = cut_at_end
         #: the writer records task_complete for every finished turn (:func:`records_turn_ends`)
@@ -321,7 +334,7 @@ class RolloutMapper:
                 self.stats.skip("tool output without its call in the turn")
                 return ()
             content, is_error = rollout_output(p.get("output"))
-            owner.results[p["call_id"]] = Result(content, is_error, ref)
+            owner.answer(p["call_id"], Result(content, is_error, ref))  # repeated ids: in order
         elif pt == "web_search_call":
             block = {"type": "web_search_call"}
             if isinstance(p.get("action"), dict):
@@ -363,8 +376,19 @@ class RolloutMapper:
         for n in notes:
             assert ref.line is not None
             self.stats.warn(ref.line, n.code, n.reason, f"arguments of {call_id}: {n.message}")
-        if self.reply is not None and any(b.get("id") == call_id for b in self.reply.tool_uses()):
-            self.stats.skip(f"{pt} repeating a call_id")
+        block = {"type": "tool_use", "id": call_id, "name": name, "input": inp}
+        if self.reply is not None and block in self.reply.blocks:
+            self.stats.skip(f"{pt} repeating a call of its reply")  # a copy: written once
             return
-        r = self._model_block({"type": "tool_use", "id": call_id, "name": name, "input": inp}, ref)
+        r = self._model_block(block, ref)
+        dups = scope_call_ids(r, len(r.blocks) - 1)  # another call with an id of the reply
+        if dups:
+            report_duplicates(
+                dups,
+                where=str(pt),
+                line=ref.line,
+                stats=self.stats,
+                strict=self.strict,
+                file=self.file,
+            )
         self.owners[call_id] = r

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import CaseError
+from ..callids import DUPLICATE_CALL_ID
 from ..common import Extra, Ref, Stats, Turn, cut_short, imported_agent
 from ..isotime import iso_ms
 from .archive import INSPECT_HINT, LogFile, SampleRef, read_log_file
@@ -178,7 +179,7 @@ class InspectSource:
     # ------------------------------------------------------------------ mapping
     def _warn(self, k: int, reason: str, message: str, *, code: str = "import_skipped") -> None:
         where = f"{self.ref.where}#/events/{k}"
-        if self.strict and code == "import_skipped":
+        if self.strict and (code == "import_skipped" or reason == DUPLICATE_CALL_ID):
             raise self._refuse(f"{where}: {message}", f"/events/{k}")
         self.stats.warn(k + 1, code, reason, f"{where}: {message}")
 

@@ -10,7 +10,8 @@
   its results). A later input adds what comes after its last assistant message: a user
   message starts the next turn; a tool message answers a call no tool event answered.
 * **Tool events** answer the call of their ``id`` in the latest reply that made it (never by
-  position); one whose id no reply made is kept as ``x_inspect.tool``.
+  position; calls of one reply sharing the id by occurrence, :mod:`..callids`); one whose
+  id no reply made is kept as ``x_inspect.tool``.
 * **Sandbox events** (exec, read_file, write_file) are the work of the tool call they run in,
   whose recorded result is the stub: kept as ``x_inspect.sandbox {action, cmd?, file?,
   result?, output?}`` in the turn.
@@ -28,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from ..callids import DUPLICATE_CALL_ID, duplicate_message, scope_call_ids
 from ..common import Extra, Ref, Reply, Result, Stats, Turn, json_object
 from ..isotime import event_ms
 from ..lenient import Note
@@ -118,14 +120,17 @@ class SampleMapper:
         elif role == "tool":
             cid = m.get("tool_call_id")
             owner = self.owners.get(cid) if isinstance(cid, str) else None
-            if owner is not None and cid not in owner.results:
+            if owner is not None:  # unless a tool event answered it: the first result wins
                 content, is_error = self.c.result(m.get("content"), m.get("error"))
-                owner.results[str(cid)] = Result(content, is_error, ref)
+                owner.answer(str(cid), Result(content, is_error, ref), replace=False)
 
     def _reply(self, reply: Reply) -> None:
         if self.turn is None:
             self.turn = Turn(None, reply.ref)
         self.turn.items.append(reply)
+        for cid, ids in scope_call_ids(reply):  # calls sharing an id: answered in order
+            k = (reply.ref.line or 1) - 1
+            self.warn(k, DUPLICATE_CALL_ID, duplicate_message(cid, ids), code="import_repaired")
         for b in reply.tool_uses():
             self.owners[b["id"]] = reply
 
@@ -189,8 +194,8 @@ class SampleMapper:
         if ev.get("pending"):
             return  # no result yet
         content, is_error = self.c.result(ev.get("result"), ev.get("error"))
-        if owner is not None and cid not in owner.results:
-            owner.results[str(cid)] = Result(content, is_error or ev.get("failed") is True, ref)
+        res = Result(content, is_error or ev.get("failed") is True, ref)
+        if owner is not None and owner.answer(str(cid), res, replace=False):  # by occurrence
             return
         data = {"id": str(cid), "function": str(ev.get("function") or ""), "result": content}
         self._extra(Extra("x_inspect.tool", data, ref, "tool"))
