@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -115,23 +115,30 @@ def import_error(
     return CaseError("import_invalid", text, file=file, line=line, hint=hint)
 
 
-def imported_agent(name: str, model: str, tools: Iterable[str]) -> dict[str, Any]:
-    """The ``agent`` of an imported thread: every tool external, effect by name."""
-    return {
-        "name": name,
-        "model": model,
-        "system": "",
-        "tools": [
+def imported_agent(
+    name: str,
+    model: str,
+    tools: Iterable[str],
+    definitions: Mapping[str, dict[str, Any]] | None = None,
+) -> dict[str, Any]:
+    """The ``agent`` of an imported thread: every tool external, effect by name; its
+    ``description`` and ``input_schema`` from ``definitions`` (by tool name) when the source
+    defines the tool, else ``""`` and ``{"type": "object"}`` (a transcript names its tools
+    only by their calls)."""
+    defs = definitions or {}
+    out = []
+    for n in tools:
+        d = defs.get(n) or {}
+        out.append(
             {
                 "name": n,
-                "description": "",
-                "input_schema": {"type": "object"},
+                "description": d.get("description", ""),
+                "input_schema": d.get("input_schema", {"type": "object"}),
                 "kind": "external",
                 "effect": tool_effect(n),
             }
-            for n in tools
-        ],
-    }
+        )
+    return {"name": name, "model": model, "system": "", "tools": out}
 
 
 def tool_effect(name: str) -> str:

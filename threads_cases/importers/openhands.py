@@ -317,7 +317,10 @@ class _Mapper:
             tcm.get("function_name") if isinstance(tcm.get("function_name"), str) else str(action)
         )
         notes: list[Note] = []
-        inp = self._arguments(resp, cid, notes)
+        # the n-th action of a reply naming an id takes the n-th tool call of that id
+        held = reply.aliases.get(cid) if reply.aliases else None
+        nth = len(held) if held else sum(b["id"] == cid for b in reply.tool_uses())
+        inp = self._arguments(resp, cid, notes, nth)
         if inp is None:
             inp = js_numbers({key: v for key, v in args.items() if v is not None}, notes)
         for n in notes:
@@ -336,10 +339,15 @@ class _Mapper:
         self.by_call[cid] = reply
 
     @staticmethod
-    def _arguments(resp: dict[str, Any], cid: str, notes: list[Note]) -> dict[str, Any] | None:
+    def _arguments(
+        resp: dict[str, Any], cid: str, notes: list[Note], nth: int = 0
+    ) -> dict[str, Any] | None:
+        """The decoded arguments of the ``nth`` (from 0) tool call ``cid`` of the response."""
         for c in _message(resp).get("tool_calls") or []:
             if isinstance(c, dict) and c.get("id") == cid and isinstance(c.get("function"), dict):
-                return decode_arguments(c["function"].get("arguments"), notes)
+                if nth == 0:
+                    return decode_arguments(c["function"].get("arguments"), notes)
+                nth -= 1
         return None
 
     def _plain(self, ev: dict[str, Any], args: dict[str, Any], ref: Ref) -> Iterator[Turn]:

@@ -91,8 +91,12 @@ class VcrSource:
         self.system = first.system
         self.answers = [self._answer(it, req) for it, req, _ in self.calls]
         tools: dict[str, None] = {}
+        #: each tool's definition, from the first request that defines it
+        self.definitions: dict[str, dict[str, Any]] = {}
         for _, req, _ in self.calls:
             tools.update(dict.fromkeys(req.tools))
+            for n, d in req.definitions.items():
+                self.definitions.setdefault(n, d)
         called = [b for it in first.items for b in it.blocks]
         called += [b for ans in self.answers for b in ans.blocks]
         tools.update(dict.fromkeys(b["name"] for b in called if b.get("type") == "tool_use"))
@@ -148,7 +152,7 @@ class VcrSource:
             ans = it.parsed if it.parsed is not None else _json(it.text)
             if isinstance(ans, dict) and isinstance(ans.get("model"), str) and not model:
                 model = ans["model"]
-        agent = imported_agent("vcr", model, self.tools)
+        agent = imported_agent("vcr", model, self.tools, self.definitions)
         agent["system"] = self.system
         return agent
 

@@ -2,7 +2,10 @@
 the Anthropic Messages API (``POST .../v1/messages``), OpenAI Chat Completions
 (``POST .../chat/completions``) and the OpenAI Responses API (``POST .../responses``).
 
-A request becomes a :class:`Request`: the model, the system text, the tool names, the tool
+A request becomes a :class:`Request`: the model, the system text, the tools it defines
+(names, and each one's description and input schema: Anthropic ``{name, description,
+input_schema}``, Chat ``{type: function, function: {name, description, parameters}}``,
+Responses ``{type: function, name, description, parameters}``), the tool
 the request forces (``tool_choice`` naming a tool, or :data:`ANY_TOOL` for one requiring a
 call of any tool: the structured-output patterns) and its
 conversation as :class:`Item` s: ``user`` (a real user message), ``assistant`` (a reply in
@@ -22,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from ..arguments import decode_arguments
+from ..arguments import decode_arguments, js_numbers
 from ..lenient import Note
 
 ANTHROPIC, CHAT, RESPONSES = "anthropic-messages", "openai-chat", "openai-responses"
@@ -49,6 +52,8 @@ class Request:
     model: str = ""
     system: str = ""
     tools: list[str] = field(default_factory=list)
+    #: each tool's definition by name: ``{"description", "input_schema"}`` (:func:`_tool_def`)
+    definitions: dict[str, dict[str, Any]] = field(default_factory=dict)
     forced: str | None = None
     items: list[Item] = field(default_factory=list)
     previous: str | None = None
@@ -174,10 +179,32 @@ def _anthropic_blocks(content: Any, notes: list[Note]) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------ requests
+def _define(req: Request, name: Any, description: Any, schema: Any, notes: list[Note]) -> None:
+    """Add the tool ``name`` to ``req`` with its definition as the agent holds one: the
+    ``description`` (``""`` when the request gives none) and the input schema (an object;
+    ``{"type": "object"}`` when the request gives none, as a server tool of the provider's
+    does), integers beyond 2^53 in it read as section 4 reads them (``big_integer``)."""
+    name = _str(name)
+    if not name:
+        return
+    req.tools.append(name)
+    req.definitions.setdefault(
+        name,
+        {
+            "description": _str(description),
+            "input_schema": (
+                js_numbers(schema, notes) if isinstance(schema, dict) else {"type": "object"}
+            ),
+        },
+    )
+
+
 def _anthropic_request(body: dict[str, Any], req: Request, notes: list[Note]) -> None:
     system = body.get("system")
     req.system = _texts(system) if not isinstance(system, str) else system
-    req.tools = [_str(t.get("name")) for t in _list(body.get("tools")) if isinstance(t, dict)]
+    for t in _list(body.get("tools")):
+        if isinstance(t, dict):
+            _define(req, t.get("name"), t.get("description"), t.get("input_schema"), notes)
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "tool":
         req.forced = _str(choice.get("name")) or None
@@ -206,7 +233,7 @@ def _chat_request(body: dict[str, Any], req: Request, notes: list[Note]) -> None
     for t in _list(body.get("tools")):
         fn = t.get("function") if isinstance(t, dict) else None
         if isinstance(fn, dict):
-            req.tools.append(_str(fn.get("name")))
+            _define(req, fn.get("name"), fn.get("description"), fn.get("parameters"), notes)
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
         req.forced = _str(choice["function"].get("name")) or None
@@ -246,11 +273,9 @@ def _responses_request(body: dict[str, Any], req: Request, notes: list[Note]) ->
     if isinstance(conversation, dict):
         conversation = conversation.get("id")
     req.conversation = _str(conversation) or None
-    req.tools = [
-        _str(t.get("name"))
-        for t in _list(body.get("tools"))
-        if isinstance(t, dict) and t.get("type") == "function"
-    ]
+    for t in _list(body.get("tools")):
+        if isinstance(t, dict) and t.get("type") == "function":
+            _define(req, t.get("name"), t.get("description"), t.get("parameters"), notes)
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "function":
         req.forced = _str(choice.get("name")) or None
