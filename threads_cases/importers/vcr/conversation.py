@@ -6,14 +6,17 @@ carry and the replies the responses hold.
   holds are its replies, its tool results their stubs). The last user message starts the
   first recorded turn.
 * **Replies.** Each model-call response is one reply of the open turn (its usage, its stop
-  reason); a streamed one is reassembled first (:mod:`.sse`).
+  reason); a streamed one is reassembled first (:mod:`.sse`). Consecutive assistant items
+  of a request's history (no user message or tool result between them) are one reply
+  (:func:`_joined`).
 * **Tool results come from the next request.** A cassette records no tool execution: the
   results a later request sends (its items after its last assistant item; all of them with
   ``previous_response_id``) answer the calls and become the stubs. A call id is scoped to
   its response: a result pairs with the call of that id in the latest response that made
   it, a prefixed id ``<response id>:<call id>`` with that response's call, a result with
   only a tool name (Chat's ``function`` role) with the first call of that name not yet
-  answered, never by position.
+  answered, never by position. Calls of one response sharing an id are answered by
+  occurrence and written with ids of their own (:mod:`..callids`, ``duplicate_call_id``).
 * **A new user message** in a later request ends the open turn and starts the next.
 * **Structured output.** A reply to a request that forces a tool (``tool_choice`` naming
   it, or requiring a call of any tool: such a conversation can only end on a call) whose
