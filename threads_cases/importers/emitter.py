@@ -420,8 +420,14 @@ class Emitter:
         """turn_completed, or turn_failed (the source's failure, or ``interrupted``);
         ``last_uses``: the tool_use blocks of ``last``."""
         end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
-        if turn.failed is None and last is not None and not last_uses and not pending:
-            stop = stop_reason_of(last, last_uses)
+        stop = stop_reason_of(last, last_uses) if last is not None else ""
+        if (
+            turn.failed is None
+            and last is not None
+            and not last_uses
+            and not pending
+            and (stop != "pause_turn")
+        ):
             return self._emit(
                 "turn_completed",
                 {"turn_id": tid, "stop_reason": stop, "usage": usage},
@@ -439,6 +445,9 @@ class Emitter:
             code, message = turn.failed[0], turn.failed[1]
         elif last is None:
             code, message = "interrupted", "the turn ended before the model replied"
+        elif stop == "pause_turn" and not last_uses and not pending:
+            # a paused reply goes on with the next model call (replay.md 3.2): none recorded
+            code, message = "interrupted", "the turn ended while the model's reply was paused"
         else:
             code, message = (
                 "interrupted",
