@@ -138,8 +138,9 @@ def import_(
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,
     import_skipped); --strict refuses them instead. --format json prints {output, events,
-    turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}, and a refusal
-    as {code, message} (same exit status).
+    turns, bytes, warnings: [{line, code, reason, message}], skipped, notes} (the notes and
+    warnings then only there, not on stderr as well), and a refusal as {code, message} (same
+    exit status).
 
     Exit status: 0 written; 1 with --strict a malformed line (error[import_invalid]:
     FILE:LINE: <line type>: message), or an I/O error; 2 bad arguments.
@@ -153,10 +154,10 @@ def import_(
         )
     except CaseError as err:  # under --format json: {"code","message"} on stdout
         raise fail(err, out_format) from None
-    report_stats(report.stats, verbose=verbose, file=file)
-    if out_format == "json":
+    if out_format == "json":  # the notes and warnings are in it: not on stderr as well
         print_json(import_summary(report))
         return
+    report_stats(report.stats, verbose=verbose, file=file)
     typer.echo(f"wrote {out}: {report.events} events, {report.turns} turn(s)")
 
 
