@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .case.directory import CaseExpectation
 from .case.save import EMPTY_EXPECTATION_WARNING, SaveError, SaveResult
+from .case.wording import API, Hints, worded
 from .core.dialects import CANONICAL
 from .core.errors import CaseError
 
@@ -110,6 +111,7 @@ def save_log(
     secrets: str = "refuse",
     verify: bool = True,
     agent: Any = None,
+    hints: Hints = API,
 ) -> SaveResult:
     """Save turn ``turn`` (1-based, as ``threads-cases turns`` numbers them) or the turn after
     the event ``at`` of ``log`` as the case ``dir/name`` (spec/case-format.md 5 and 7).
@@ -125,6 +127,9 @@ def save_log(
     ``verify`` replays the case before it is written (``replay_failed`` when it would not
     pass), with ``agent`` when given (an ``AgentSpec`` or a reference such as
     ``"my_agent:agent"``, whose handlers a custom sandbox tool needs; spec/replay.md 8).
+    ``hints`` words the refusals' hints for who acts on them: ``"api"`` names the keywords
+    (``overwrite=True``), ``"cli"`` (what the ``save`` command passes) only its flags
+    (:mod:`threads_cases.case.wording`).
 
     Returns a :class:`SaveResult`; refusals use the codes of ``save_case`` plus
     ``invalid_request`` (both or neither of ``at``/``turn``; a turn out of range). Raises
@@ -168,7 +173,7 @@ def save_log(
     except CaseError as err:
         result = SaveResult(False, error=SaveError.of(err))
     if not result.ok:
-        return result
+        return worded(result, hints)
     kept = (w for w in result.warnings if w != EMPTY_EXPECTATION_WARNING)  # said above
     return dataclasses.replace(result, warnings=(*warnings, *kept))
 
