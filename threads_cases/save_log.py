@@ -45,13 +45,30 @@ class ImportFailed(Exception):
 
 
 def _resolve_turn(
-    events: list[dict[str, Any]], at: str | None, turn: int | None
+    events: list[dict[str, Any]],
+    at: str | None,
+    turn: int | None,
+    *,
+    log: Any,
+    from_format: str | None,
+    hints: Hints,
 ) -> tuple[str, int | None]:
-    """The fork point and the turn number (``None`` when ``at`` starts no listed turn)."""
-    from .case.turns import fork_point, list_turns
+    """The fork point and the turn number (``None`` when ``at`` starts no listed turn). A
+    turn out of range of a recording (``from_format``) is told how to list that recording's
+    turns: ``turns`` reads thread logs, so the recording is imported first."""
+    from .case.turns import LIST_TURNS_HINT, fork_point, list_turns
 
     if turn is not None:
-        return fork_point(events, turn), turn
+        try:
+            return fork_point(events, turn), turn
+        except CaseError as err:
+            if from_format is None or err.hint != LIST_TURNS_HINT:
+                raise
+            from .importers.recordings import turns_hint
+
+            loc = err.location
+            hint = turns_hint(log, from_format, hints)
+            raise CaseError(err.code, err.message, file=loc.file, line=loc.line, hint=hint) from None
     assert at is not None
     n = next((t["index"] for t in list_turns(events) if t["fork_point"] == at), None)
     return at, n
@@ -64,6 +81,7 @@ def _open(
     artifacts: Any,
     dialect: str,
     warnings: list[str],
+    hints: Hints,
 ) -> Thread:
     from .reference.thread import Thread
 
@@ -89,7 +107,14 @@ def _open(
     elif artifacts is None and isinstance(log, (str, os.PathLike)):
         beside = Path(log).parent / "artifacts"  # where Thread.write_artifacts puts them
         artifacts = beside if beside.is_dir() else None
-    return Thread.open(source, artifacts=artifacts, dialect=dialect)
+    try:
+        return Thread.open(source, artifacts=artifacts, dialect=dialect)
+    except CaseError as err:
+        if from_format is not None or not isinstance(log, (str, os.PathLike)):
+            raise
+        from .importers.recordings import log_error
+
+        raise log_error(err, log, hints) from None  # a recording: import it, or --from
 
 
 def save_log(
@@ -140,10 +165,15 @@ def save_log(
         if (at is None) == (turn is None):
             raise CaseError("invalid_request", "give exactly one of --at EVENT_ID and --turn N")
         thread = _open(
-            log, from_format=from_format, artifacts=artifacts, dialect=dialect, warnings=warnings
+            log,
+            from_format=from_format,
+            artifacts=artifacts,
+            dialect=dialect,
+            warnings=warnings,
+            hints=hints,
         )
         events = cast(list[dict[str, Any]], list(thread.events))
-        at, n = _resolve_turn(events, at, turn)
+        at, n = _resolve_turn(events, at, turn, log=log, from_format=from_format, hints=hints)
         musts, expects = list(must), list(expect)
         drafting = draft is True or (draft is None and not musts and not expects)
         if drafting:

@@ -167,7 +167,15 @@ def _load(log: Path, dialect: str) -> list[dict[str, Any]]:
 
         return cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))
     except CaseError as err:
-        raise fail(err) from None
+        raise fail(log_refusal(err, log)) from None
+
+
+def log_refusal(err: CaseError, log: Path) -> CaseError:
+    """The log reader's refusal of ``log``, or, when ``log`` is a recording ``import auto``
+    detects, the refusal saying what it is and the command that imports it."""
+    from ..importers.recordings import log_error
+
+    return log_error(err, log)
 
 
 @app.command()
@@ -190,7 +198,7 @@ def turns(
     try:
         found = list_turns(cast("Iterator[dict[str, Any]]", read_log(log, dialect=dialect)))
     except CaseError as err:
-        raise fail(err) from None
+        raise fail(log_refusal(err, log)) from None
     if wants_json(fmt):
         print_json(found)
         return

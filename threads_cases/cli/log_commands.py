@@ -37,7 +37,9 @@ def reduce(
             return
         state = d.encode_state(reduce_log(log, dialect=d))
     except CaseError as err:
-        raise fail(err) from None
+        from ..importers.recordings import log_error
+
+        raise fail(log_error(err, log)) from None
     else:
         from rich.json import JSON
 
@@ -71,6 +73,7 @@ def validate(
     from ..case.directory import shared_name_groups, shared_name_message
     from ..case.discovery import discover
     from ..core.log import inspect_log
+    from ..importers.recordings import log_problems
     from ..review import validate_case
 
     try:
@@ -95,6 +98,7 @@ def validate(
             shared.extend(shared_name_groups(cases))
         else:
             events, problems = inspect_log(path, dialect=d)
+            problems = log_problems(problems, path)  # a recording: what it is, once
             warnings = [] if problems else _request_warnings(path, events)
             results.append(
                 {
