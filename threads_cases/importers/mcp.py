@@ -176,7 +176,10 @@ def read_mcp_calls(path: str | os.PathLike[str]) -> McpCalls:
         doc = None
     found = _from_document(doc, out) if isinstance(doc, dict) else False
     if not found and not _from_lines(data, out):
-        raise _refuse(p, "not an MCP session cassette: no interactions list and no JSON-RPC line")
+        from .wrong_format import reworded  # another format, empty or binary: say which
+
+        refused = _refuse(p, "not an MCP session cassette: no interactions list and no JSON-RPC line")
+        raise reworded(refused, p, "mcp")
     return out
 
 

@@ -28,6 +28,7 @@ WHAT = {
     "claude-code": "a Claude Code transcript",
     "codex": "a Codex session",
     "threads": "a `threads export` file",
+    "mcp": "an MCP session cassette",
 }
 
 
