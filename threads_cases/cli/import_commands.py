@@ -140,7 +140,8 @@ def import_(
     import_skipped); --strict refuses them instead. --format json prints {output, events,
     turns, bytes, warnings: [{line, code, reason, message}], skipped, notes} (the notes and
     warnings then only there, not on stderr as well), and a refusal as {code, message} (same
-    exit status).
+    exit status). The default is pretty, piped too: the log goes to -o and stdout holds one
+    status line (spec/reports.md 5.4).
 
     Exit status: 0 written; 1 with --strict a malformed line (error[import_invalid]:
     FILE:LINE: <line type>: message), or an I/O error; 2 bad arguments.

@@ -11,7 +11,7 @@ import typer
 from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
 from .app import app, console, fail, note, print_json, wants_json
-from .params import AutoFormatOpt, check_log, check_log_or_case, checked
+from .params import AutoFormatOpt, FormatOpt, check_log, check_log_or_case, checked
 
 DialectOpt = Annotated[
     str, typer.Option("--dialect", help="The log's dialect: threads-py or threads-ts.")
@@ -56,7 +56,7 @@ def validate(
         ),
     ],
     dialect: DialectOpt = CANONICAL,
-    fmt: AutoFormatOpt = None,
+    fmt: FormatOpt = "pretty",  # a verdict a CI log shows: text unless asked (reports.md 5.4)
 ) -> None:
     """Check each LOG or CASE and report every problem found; exit 0 when all are valid, 1
     otherwise.
