@@ -52,7 +52,9 @@ def test_replay_failed_names_no_verify_without_the_keyword_on_the_command_line(
 ) -> None:
     log, at = _logged(tmp_path)
     never = json.dumps(NEVER.expect[0])
-    p = cli("save", log, "--at", at, "--name", "bad", "--dir", "cases", "--expect", never, cwd=tmp_path)
+    p = cli(
+        "save", log, "--at", at, "--name", "bad", "--dir", "cases", "--expect", never, cwd=tmp_path
+    )
     assert p.returncode == 2 and "error[replay_failed]" in p.stderr, p.stderr
     assert "--no-verify" in p.stderr and "verify=False" not in p.stderr
     t, at2 = build_thread()

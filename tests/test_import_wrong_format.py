@@ -21,13 +21,33 @@ IMPORTERS = HERE / "importers"
 #: a file of each format -> (its format, what it is)
 FILES = {
     "cassette.yaml": (IMPORTERS / "vcr" / "anthropic-messages-tools.yaml", "vcr", "a VCR cassette"),
-    "run.traj": (IMPORTERS / "swe-agent" / "text-actions.traj", "swe-agent", "a SWE-agent trajectory"),
-    "log.eval": (IMPORTERS / "inspect-ai" / "react-agent.eval", "inspect-ai", "an inspect-ai eval log"),
-    "log.json": (IMPORTERS / "inspect-ai" / "chat-log.json", "inspect-ai", "an inspect-ai eval log"),
-    "events.json": (IMPORTERS / "openhands" / "function-calling.json", "openhands", "an OpenHands trajectory"),
+    "run.traj": (
+        IMPORTERS / "swe-agent" / "text-actions.traj",
+        "swe-agent",
+        "a SWE-agent trajectory",
+    ),
+    "log.eval": (
+        IMPORTERS / "inspect-ai" / "react-agent.eval",
+        "inspect-ai",
+        "an inspect-ai eval log",
+    ),
+    "log.json": (
+        IMPORTERS / "inspect-ai" / "chat-log.json",
+        "inspect-ai",
+        "an inspect-ai eval log",
+    ),
+    "events.json": (
+        IMPORTERS / "openhands" / "function-calling.json",
+        "openhands",
+        "an OpenHands trajectory",
+    ),
     "rollout.jsonl": (IMPORTERS / "codex-rollout-basic.jsonl", "codex", "a Codex session"),
-    "session.jsonl": (IMPORTERS / "claude-code-fork.jsonl", "claude-code", "a Claude Code transcript"),
-}  # fmt: skip
+    "session.jsonl": (
+        IMPORTERS / "claude-code-fork.jsonl",
+        "claude-code",
+        "a Claude Code transcript",
+    ),
+}
 FORMATS = ["claude-code", "codex", "vcr", "swe-agent", "inspect-ai", "openhands", "threads"]
 
 

@@ -17,12 +17,28 @@ IMPORTERS = HERE / "importers"
 #: file name -> (source, format, what it is)
 RECORDINGS = {
     "cassette.yaml": (IMPORTERS / "vcr" / "anthropic-messages-tools.yaml", "vcr", "a VCR cassette"),
-    "run.traj": (IMPORTERS / "swe-agent" / "text-actions.traj", "swe-agent", "a SWE-agent trajectory"),
-    "log.eval": (IMPORTERS / "inspect-ai" / "react-agent.eval", "inspect-ai", "an inspect-ai eval log"),
-    "log.json": (IMPORTERS / "inspect-ai" / "chat-log.json", "inspect-ai", "an inspect-ai eval log"),
+    "run.traj": (
+        IMPORTERS / "swe-agent" / "text-actions.traj",
+        "swe-agent",
+        "a SWE-agent trajectory",
+    ),
+    "log.eval": (
+        IMPORTERS / "inspect-ai" / "react-agent.eval",
+        "inspect-ai",
+        "an inspect-ai eval log",
+    ),
+    "log.json": (
+        IMPORTERS / "inspect-ai" / "chat-log.json",
+        "inspect-ai",
+        "an inspect-ai eval log",
+    ),
     "rollout.jsonl": (IMPORTERS / "codex-rollout-basic.jsonl", "codex", "a Codex session"),
-    "session.jsonl": (IMPORTERS / "claude-code-fork.jsonl", "claude-code", "a Claude Code transcript"),
-}  # fmt: skip
+    "session.jsonl": (
+        IMPORTERS / "claude-code-fork.jsonl",
+        "claude-code",
+        "a Claude Code transcript",
+    ),
+}
 
 
 @pytest.mark.parametrize("name", list(RECORDINGS))
@@ -64,7 +80,14 @@ def test_a_thread_log_keeps_the_readers_own_refusal(tmp_path: Path) -> None:
     p = cli("turns", "damaged.jsonl", cwd=tmp_path)
     assert p.returncode == 1 and "damaged.jsonl:1: not valid JSON" in p.stderr
     assert "looks like" not in p.stderr
-    ts = HERE.parent / "spec" / "conformance" / "cases" / "overwrite-then-read" / "log.threads-ts.jsonl"
+    ts = (
+        HERE.parent
+        / "spec"
+        / "conformance"
+        / "cases"
+        / "overwrite-then-read"
+        / "log.threads-ts.jsonl"
+    )
     p = cli("turns", ts, cwd=tmp_path)
     assert "pass --dialect threads-ts" in p.stderr and "not a thread log" not in p.stderr
     (tmp_path / "noise.bin").write_bytes(bytes(range(256)) * 4)

@@ -68,7 +68,9 @@ def _resolve_turn(
 
             loc = err.location
             hint = turns_hint(log, from_format, hints)
-            raise CaseError(err.code, err.message, file=loc.file, line=loc.line, hint=hint) from None
+            raise CaseError(
+                err.code, err.message, file=loc.file, line=loc.line, hint=hint
+            ) from None
     assert at is not None
     n = next((t["index"] for t in list_turns(events) if t["fork_point"] == at), None)
     return at, n

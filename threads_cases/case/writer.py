@@ -33,8 +33,8 @@ from secrets import token_hex
 
 from ..core.errors import CaseError
 from .directory import check_case_name, read_case_files
-from .wording import OVERWRITE_HINT
 from .layout import check_case_paths
+from .wording import OVERWRITE_HINT
 
 #: How long a writer waits for the lock of a case before ``io_error``.
 LOCK_WAIT_SECONDS = 120.0

@@ -178,7 +178,9 @@ def read_mcp_calls(path: str | os.PathLike[str]) -> McpCalls:
     if not found and not _from_lines(data, out):
         from .wrong_format import reworded  # another format, empty or binary: say which
 
-        refused = _refuse(p, "not an MCP session cassette: no interactions list and no JSON-RPC line")
+        refused = _refuse(
+            p, "not an MCP session cassette: no interactions list and no JSON-RPC line"
+        )
         raise reworded(refused, p, "mcp")
     return out
 

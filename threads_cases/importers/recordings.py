@@ -69,7 +69,6 @@ def turns_hint(path: str | os.PathLike[str], fmt: str, hints: Hints = CLI) -> st
     return f'list its turns with list_turns(import_events("{fmt}", FILE))'
 
 
-
 def not_a_thread_log(path: str | os.PathLike[str], hints: Hints = CLI) -> CaseError | None:
     """``CaseError("log_invalid")`` saying what the file at ``path`` is and how to import it,
     when it is a recording ``import auto`` detects; else ``None`` (the reader's own error

@@ -52,7 +52,9 @@ def not_text(data: bytes) -> str | None:
         data.decode("utf-8")
     except UnicodeDecodeError as exc:
         if exc.reason != "unexpected end of data" or exc.start < len(data) - 4:
-            return f"not text: the byte at offset {exc.start} (0x{data[exc.start]:02x}) is not UTF-8"
+            return (
+                f"not text: the byte at offset {exc.start} (0x{data[exc.start]:02x}) is not UTF-8"
+            )
     for i, b in enumerate(data):
         if b in _CONTROL:
             return f"not text: a control byte (0x{b:02x}) at offset {i}"
