@@ -145,3 +145,17 @@ def test_supply_on_a_vcr_cassette_says_what_it_is(tmp_path: Path) -> None:
     (tmp_path / "empty.json").write_bytes(b"")
     p = cli("supply", "empty.json", "-o", "s.json", cwd=tmp_path)
     assert "empty.json: the file is empty" in p.stderr
+
+
+def test_run_supply_with_a_vcr_cassette_says_what_it_is(tmp_path: Path) -> None:
+    """`run --supply cassette.yaml` read the cassette as a supply document: "not valid JSON"."""
+    cases = HERE.parent / "spec" / "conformance" / "cases" / "reads-notes"
+    shutil.copytree(cases, tmp_path / "cases" / "reads-notes")
+    shutil.copyfile(FILES["cassette.yaml"][0], tmp_path / "cassette.yaml")
+    p = cli("run", "cases", "--impl", "threads-py", "--supply", "cassette.yaml", cwd=tmp_path)
+    assert p.returncode == 2, p.stderr
+    assert p.stderr.startswith(
+        "error[invalid_request]: cassette.yaml: this looks like a VCR cassette (vcr), "
+        "not an MCP session cassette\n"
+    ), p.stderr
+    assert "not valid JSON" not in p.stderr

@@ -222,3 +222,13 @@ def mcp_supply(path: str | os.PathLike[str], *, prefix: str = "") -> dict[str, A
     if not calls:
         raise _refuse(p, "the cassette holds no answered tools/call request")
     return {"calls": calls}
+
+
+def supply_refusal(err: CaseError, path: str | os.PathLike[str]) -> CaseError:
+    """``err``, the refusal of ``--supply FILE`` read as a supply document, or the refusal
+    saying what the file is when it is a recording of another format (a VCR cassette of
+    LLM API calls is imported as a thread, never a supply) or empty or binary
+    (:func:`~.wrong_format.reworded`)."""
+    from .wrong_format import reworded
+
+    return reworded(err, path, "mcp")
