@@ -197,6 +197,23 @@ def _import_lines(
     **options: Any,
 ) -> Iterator[tuple[dict[str, Any], bytes]]:
     """:func:`iter_import` with each event's canonical line (JCS bytes, no newline)."""
+    try:
+        yield from _checked_lines(fmt, path, stats=stats, **options)
+    except CaseError as err:
+        if err.code != "import_invalid":
+            raise
+        from .wrong_format import reworded  # only when refusing: detection reads the file
+
+        raise reworded(err, path, fmt) from None
+
+
+def _checked_lines(
+    fmt: str,
+    path: str | os.PathLike[str],
+    *,
+    stats: Stats | None,
+    **options: Any,
+) -> Iterator[tuple[dict[str, Any], bytes]]:
     stats = stats if stats is not None else Stats()
     src = open_source(fmt, path, stats=stats, **options)
     em = Emitter(
@@ -208,10 +225,18 @@ def _import_lines(
     )
     for ev in em.start():
         yield ev, em.last_line
+    turns = 0
     for item in src.items():
+        turns += isinstance(item, Turn)
         events = em.turn(item) if isinstance(item, Turn) else em.extra(item)
         for ev in events:
             yield ev, em.last_line
+    if not turns:  # a file of another format some importer reads as nothing
+        from .wrong_format import no_turn_refusal
+
+        refused = no_turn_refusal(path, fmt)
+        if refused is not None:
+            raise refused
     if em.missing_results:
         stats.skip(
             "tool call with no result before the next reply (recorded as an error result)",

@@ -23,7 +23,8 @@ exit status fails it with that status as the error code (``exit_cost``, ``exit_c
 ``exit_format``, ``early_exit``...), and a trajectory without one fails ``interrupted``
 with a note. Tools are external (the stubs are the recorded observations); the model is
 ``info.model_stats``-free: ``replay_config`` names it when it is JSON holding
-``agent.model.name``.
+``agent.model.name``; without it (older runs), the run folder does when SWE-agent named it
+``<model>__<data>__<config>__t-<temperature>...`` (:func:`_run_model`); else ``""``.
 
 Reason codes: ``import_invalid`` (not a trajectory: no ``history`` list; a malformed
 message is skipped with ``import_skipped``, reason ``invalid_line``, or refused with
@@ -33,6 +34,7 @@ message is skipped with ``import_skipped``, reason ``invalid_line``, or refused 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -54,6 +56,17 @@ from .common import (
     imported_agent,
 )
 from .lenient import Note
+
+#: SWE-agent's name of a run folder: ``<model>__<data>__<config>__t-<temperature>__p-...``
+_RUN_FOLDER = re.compile(r"^(?P<model>[^_].*?)__.+__t-\d")
+
+
+def _run_model(path: Path) -> str:
+    """The model the folder holding ``path`` names, when SWE-agent named it as it names a
+    run (``gpt4__swe-bench-dev__default__t-0.00__p-0.95__c-3.00__install-1``), else ``""``."""
+    m = _RUN_FOLDER.match(path.resolve().parent.name)
+    return m.group("model") if m else ""
+
 
 TRAJ_HINT = (
     "pass a SWE-agent trajectory (.traj: a JSON object with a `history` list); "
@@ -98,7 +111,7 @@ class SweAgentSource:
             ),
             "",
         )
-        self.model = self._model(doc.get("replay_config"))
+        self.model = self._model(doc.get("replay_config")) or _run_model(self.path)
         tools: dict[str, None] = {}
         for m in self.history:
             if isinstance(m, dict) and m.get("role") == "assistant":
