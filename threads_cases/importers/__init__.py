@@ -106,6 +106,8 @@ def open_source(
     format they are ``invalid_request``.
     """
     stats = stats if stats is not None else Stats()
+    if strict:  # every warning a refusal (Stats.strict_file)
+        stats.strict_file = os.fspath(path)
     if fmt == "auto":
         from .detect import detect_format
 
