@@ -16,6 +16,7 @@ from conftest import cli
 from imported_cases import run_both, save_turns
 
 from threads_cases.case.turns import list_turns
+from threads_cases.core.errors import CaseError
 from threads_cases.importers import Stats, import_events, import_to_file
 from threads_cases.importers.arguments import decode_arguments
 from threads_cases.importers.lenient import Note
@@ -401,9 +402,11 @@ def test_29a_a_reused_uuid_keeps_both_prompts_as_turns_of_their_own() -> None:
     (w,) = stats.warnings
     assert (w.line, w.code, w.reason) == (3, "import_repaired", "reused_id")
     assert "of line 1 " in w.message  # names both lines
-    # both modes: the line itself reads
-    strict, _ = imported("claude-code", TRIALS / "29a-cc-uuid-reused.jsonl", strict=True)
-    assert len(list_turns(strict)) == 2
+    # --strict refuses whatever the lenient reading warns about, at the line it names
+    with pytest.raises(CaseError) as exc:
+        imported("claude-code", TRIALS / "29a-cc-uuid-reused.jsonl", strict=True)
+    assert exc.value.code == "import_invalid" and exc.value.location.line == 3
+    assert "reused_id" in exc.value.message
 
 
 def test_29a_every_turn_saves_and_passes(tmp_path: Path) -> None:
