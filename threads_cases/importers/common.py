@@ -343,16 +343,29 @@ class Stats:
     def skip(self, kind: str, n: int = 1) -> None:
         self.skipped[kind] += n
 
-    def warn(self, line: int, code: str, reason: str, message: str) -> None:
+    def warn(
+        self, line: int, code: str, reason: str, message: str, *, hint: str = STRICT_HINT
+    ) -> None:
+        """Record a warning; under ``--strict`` refuse instead, with ``hint``."""
         if self.strict_file is not None:
             raise import_error(
                 f"{reason}: {message}",
                 file=self.strict_file,
                 line=line or None,
                 kind=None,
-                hint=STRICT_HINT,
+                hint=hint,
             )
         self.warnings.append(ImportWarning(line, code, reason, message))
+
+
+def stats_for(stats: Stats | None, *, strict: bool, file: str) -> Stats:
+    """``stats`` (a new :class:`Stats` when None), refusing every warning under ``strict``
+    (:attr:`Stats.strict_file`): each source takes its stats through here, so a source
+    built directly with ``strict=True`` refuses what ``open_source`` would."""
+    out = stats if stats is not None else Stats()
+    if strict and out.strict_file is None:
+        out.strict_file = file
+    return out
 
 
 #: why a turn open at the end of a transcript whose last record is damaged is cut short

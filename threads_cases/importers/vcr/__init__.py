@@ -21,7 +21,16 @@ from typing import Any
 
 import orjson
 
-from ..common import CUT_STOP_REASON, Extra, Ref, Stats, Turn, import_error, imported_agent
+from ..common import (
+    CUT_STOP_REASON,
+    Extra,
+    Ref,
+    Stats,
+    Turn,
+    import_error,
+    imported_agent,
+    stats_for,
+)
 from ..lenient import Note
 from .apis import (
     APIS,
@@ -78,7 +87,7 @@ class VcrSource:
         self.path = Path(path)
         self.file = str(path)
         self.strict = strict
-        self.stats = stats if stats is not None else Stats()
+        self.stats = stats_for(stats, strict=strict, file=str(path))
         self.calls: list[tuple[Interaction, Request, Any]] = []
         #: the last retrieve (``GET .../responses/<id>``) of each Responses id
         self.polls: dict[str, Interaction] = {}
