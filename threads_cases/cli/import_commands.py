@@ -138,9 +138,9 @@ def import_(
 
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,
-    import_skipped); --strict refuses every such warning instead. --format json prints {output, events,
-    turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}, and a refusal
-    as {code, message} (same exit status).
+    import_skipped); --strict refuses every such warning instead. --format json prints
+    {output, events, turns, bytes, warnings: [{line, code, reason, message}], skipped,
+    notes}, and a refusal as {code, message} (same exit status).
 
     Exit status: 0 written; 1 with --strict a place a warning would name (error[import_invalid]:
     FILE:LINE: <line type or reason>: message), or an I/O error; 2 bad arguments.
