@@ -227,3 +227,27 @@ def test_strict_refuses_a_meaning_level_repair_too() -> None:
         imported("openhands", src, strict=True)
     assert exc.value.code == "import_invalid" and exc.value.location.line == w.line
     assert exc.value.message == f"double_encoded: {w.message}"
+
+
+def test_a_conversation_folder_whose_last_event_file_is_cut(tmp_path: Path) -> None:
+    """The event store (12.3): the last file cut short names where its text stops and is
+    dropped (``cut_record``); an earlier file broken before its end is skipped
+    (``invalid_line``), never taken for a cut."""
+    events = json.loads((IMPORTERS / "openhands" / "function-calling.json").read_text())
+    folder = tmp_path / "conv" / "events"
+    folder.mkdir(parents=True)
+    for k, e in enumerate(events):
+        (folder / f"{k}.json").write_text(json.dumps(e, indent=2), encoding="utf-8")
+    last = folder / f"{len(events) - 1}.json"
+    text = last.read_text(encoding="utf-8")
+    last.write_text(text[: len(text) // 2], encoding="utf-8")
+    (folder / "3.json").write_text('{"id": 3, "source": "agent"} junk', encoding="utf-8")
+    _, stats = imported("openhands", tmp_path / "conv")
+    by_reason = {w.reason: w for w in stats.warnings}
+    cut = by_reason["cut_record"]
+    assert cut.line == len(events) and cut.message.startswith(
+        f"events/{len(events) - 1}.json stops at line "
+    )
+    assert "the event is dropped" in cut.message
+    bad = by_reason["invalid_line"]
+    assert bad.line == 4 and bad.message.startswith("events/3.json is not JSON: line 1 column 30")

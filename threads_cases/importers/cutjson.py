@@ -186,6 +186,8 @@ class Document:
     cut: Cut | None = None
     line: int = 0
     message: str = ""
+    #: the message's first part: ``<what> stops at line L column C, ... (cut short)``
+    stops: str = ""
 
 
 def read_document(data: bytes, what: str) -> Document:
@@ -218,4 +220,4 @@ def read_document(data: bytes, what: str) -> Document:
         raise NotJson(f"{stops}, and no whole value of it can be read", line)
     wline, wcol = line_col(text, max(cut.offset - 1, 0))
     message = f"{stops}: read to its last whole value, which ends at line {wline} column {wcol}"
-    return Document(cut.value, cut, line, message)
+    return Document(cut.value, cut, line, message, stops)
