@@ -267,6 +267,10 @@ def test_20d_a_rollout_stopping_before_task_complete_is_an_interrupted_turn() ->
     assert turn["status"] == "failed"
     assert of_type(events, "turn_failed")[0]["data"]["error"]["code"] == "interrupted"
     assert any("before its task_complete event" in n for n in stats.notes)
+    # the last reply may have gone on past the end of the file: it says so, not end_turn
+    assert [e["data"]["stop_reason"] for e in of_type(events, "model_responded")][-1] == (
+        "interrupted"
+    )
 
 
 def test_20d_the_interrupted_turn_saves_and_passes(tmp_path: Path) -> None:
@@ -283,6 +287,11 @@ def test_20d_other_forms_mid_file_and_writers_that_show_it(tmp_path: Path) -> No
     events, stats = imported("codex", src)
     assert [t["status"] for t in list_turns(events)] == ["failed", "completed"]
     assert any("the next turn starts before its task_complete event" in n for n in stats.notes)
+    # the file goes on after that turn: its reply was not cut
+    assert [e["data"]["stop_reason"] for e in of_type(events, "model_responded")] == [
+        "end_turn",
+        "end_turn",
+    ]
 
     body = [event("task_started"), user("a"), said("partial")]
     src = write(tmp_path / "started.jsonl", rollout(body, version="0.44.0"))
