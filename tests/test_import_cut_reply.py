@@ -129,3 +129,18 @@ def test_a_claude_code_reply_cut_with_no_stop_reason_says_interrupted(tmp_path: 
         if last["stop_reason"] == "interrupted":
             seen += 1
     assert seen > 3
+
+
+def test_a_codex_exec_stream_stopping_inside_its_turn_says_interrupted(tmp_path: Path) -> None:
+    """``codex exec --json`` ends every turn with turn.completed: a stream without it stops
+    inside the turn, and its last reply (no stop reason recorded) may have gone on."""
+    lines = (HERE / "importers" / "codex-exec-basic.jsonl").read_bytes().splitlines(True)
+    assert b"turn.completed" in lines[-1]
+    whole, _ = imported("codex", HERE / "importers" / "codex-exec-basic.jsonl", prompt="go")
+    assert of_type(whole, "model_responded")[-1]["data"]["stop_reason"] == "end_turn"
+    src = tmp_path / "exec.jsonl"
+    src.write_bytes(b"".join(lines[:-1]))
+    events, stats = imported("codex", src, prompt="go")
+    assert of_type(events, "model_responded")[-1]["data"]["stop_reason"] == "interrupted"
+    assert of_type(events, "turn_failed")[0]["data"]["error"]["code"] == "interrupted"
+    assert any("recorded as interrupted" in n for n in stats.notes)
