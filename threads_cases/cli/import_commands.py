@@ -120,8 +120,9 @@ def import_(
         bool,
         typer.Option(
             "--strict",
-            help="Refuse the file at the first line that is not strict JSON or is malformed "
-            "(default: repair or skip it with a warning).",
+            help="Refuse the file at the first place the import would repair, skip or cut "
+            "short with a warning (a line that is not strict JSON or is malformed, a stream "
+            "or file cut short...); default: read it with the warning.",
         ),
     ] = False,
     verbose: Annotated[
@@ -137,14 +138,14 @@ def import_(
 
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,
-    import_skipped); --strict refuses them instead. --format json prints {output, events,
-    turns, bytes, warnings: [{line, code, reason, message}], skipped, notes} (the notes and
-    warnings then only there, not on stderr as well), and a refusal as {code, message} (same
-    exit status). The default is pretty, piped too: the log goes to -o and stdout holds one
-    status line (spec/reports.md 5.4).
+    import_skipped); --strict refuses every such warning instead. --format json prints
+    {output, events, turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}
+    (the notes and warnings then only there, not on stderr as well), and a refusal as
+    {code, message} (same exit status). The default is pretty, piped too: the log goes to -o
+    and stdout holds one status line (spec/reports.md 5.4).
 
-    Exit status: 0 written; 1 with --strict a malformed line (error[import_invalid]:
-    FILE:LINE: <line type>: message), or an I/O error; 2 bad arguments.
+    Exit status: 0 written; 1 with --strict a place a warning would name (error[import_invalid]:
+    FILE:LINE: <line type or reason>: message), or an I/O error; 2 bad arguments.
     """
     from ..importers import import_to_file
 

@@ -30,7 +30,8 @@ The log written is canonical (``threads_cases.core.log.encode_log``), every even
 Reading is lenient by default: a line that is not strict JSON is read as its writer's
 ``JSON.parse`` reads it, damaged lines are recovered or skipped, malformed records skipped;
 each such line is an ``import_repaired`` / ``import_skipped`` warning in ``Stats.warnings``
-(:mod:`.lenient`). ``strict=True`` refuses the first such line instead.
+(:mod:`.lenient`). ``strict=True`` refuses the first such warning instead (every one:
+``Stats.strict_file``), a recording cut short too.
 
 Reason codes: ``import_invalid`` (exit 1: with ``strict``, a malformed transcript line,
 reported as ``FILE:LINE: <line type>: message``; nothing is written), ``invalid_request``
@@ -106,6 +107,8 @@ def open_source(
     format they are ``invalid_request``.
     """
     stats = stats if stats is not None else Stats()
+    if strict:  # every warning a refusal (Stats.strict_file)
+        stats.strict_file = os.fspath(path)
     if fmt == "auto":
         from .detect import detect_format
 

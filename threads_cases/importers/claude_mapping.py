@@ -197,6 +197,8 @@ class ClaudeMapper:
                     if last is None
                     else ", and its last reply has no final stop reason"
                 )
+                if last is not None and last.stop_reason is None:
+                    last.cut = True  # it never said how it ended: not end_turn
                 cut_short(self.turn, why, self.stats)
             yield from self._finish(self.turn)
 

@@ -42,7 +42,16 @@ from ..core.reducer import Reducer
 from ..core.schemas import compiled_event_validators
 from ..core.timestamps import format_ts
 from ..reference.runtime import ACTOR
-from .common import Extra, Ref, Reply, Result, Turn, import_error, tool_effect
+from .common import (
+    CUT_STOP_REASON,
+    Extra,
+    Ref,
+    Reply,
+    Result,
+    Turn,
+    import_error,
+    tool_effect,
+)
 from .request_hash import RequestHasher
 
 MISSING_RESULT = "[no result for this tool call is recorded in the transcript]"
@@ -97,8 +106,11 @@ def blocks_certain(blocks: Any) -> bool:
 
 
 def stop_reason_of(reply: Reply, uses: list[dict[str, Any]] | None = None) -> str:
-    """``tool_use`` when the reply calls a tool (``uses``: its tool_use blocks, when known);
+    """:data:`CUT_STOP_REASON` for a reply the recording stops inside (:attr:`Reply.cut`);
+    ``tool_use`` when the reply calls a tool (``uses``: its tool_use blocks, when known);
     else the source's reason or ``end_turn``."""
+    if reply.cut:
+        return CUT_STOP_REASON
     if reply.tool_uses() if uses is None else uses:
         return "tool_use"
     sr = reply.stop_reason

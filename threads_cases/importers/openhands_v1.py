@@ -156,7 +156,7 @@ class V1Mapper:
             inp = js_numbers({a: v for a, v in action.items() if a != "kind" and v is not None}, [])
         for n in notes:
             self.src.stats.warn(
-                k + 1, n.code, n.reason, f"event {k} (/{k}) call {cid}: {n.message}"
+                k + 1, n.code, n.reason, f"event {k + 1} (/{k}) call {cid}: {n.message}"
             )
         reply.blocks.append({"type": "tool_use", "id": cid, "name": name, "input": inp})
         self.by_action[str(ev.get("id"))] = (reply, cid)

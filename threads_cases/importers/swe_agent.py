@@ -54,7 +54,9 @@ from .common import (
     content_text,
     import_error,
     imported_agent,
+    stats_for,
 )
+from .cutjson import CUT_HINT, NotJson, read_document
 from .lenient import Note
 
 #: SWE-agent's name of a run folder: ``<model>__<data>__<config>__t-<temperature>__p-...``
@@ -85,22 +87,11 @@ class SweAgentSource:
         self.path = Path(path)
         self.file = str(path)
         self.strict = strict
-        self.stats = stats if stats is not None else Stats()
+        self.stats = stats_for(stats, strict=strict, file=str(path))
+        #: the file was cut short (closed after its last whole value)
+        self.cut = False
         data = read_regular(self.path, code="io_error", limit=MAX_LOG_BYTES)
-        try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            raise import_error(
-                f"not JSON: {exc}", file=self.file, line=None, kind=None, hint=TRAJ_HINT
-            ) from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("history"), list):
-            raise CaseError(
-                "import_invalid",
-                "not a SWE-agent trajectory: no `history` list",
-                file=self.file,
-                hint=TRAJ_HINT,
-            )
-        self.history: list[Any] = doc["history"]
+        doc, self.history = self._read(data)
         info = doc.get("info")
         self.info: dict[str, Any] = info if isinstance(info, dict) else {}
         self.system = next(
@@ -118,6 +109,48 @@ class SweAgentSource:
                 for name in self._call_names(m):
                     tools.setdefault(name, None)
         self.tools = list(tools)
+
+    def _read(self, data: bytes) -> tuple[dict[str, Any], list[Any]]:
+        """The document and its ``history``; a file cut short is closed after its last whole
+        value (:mod:`.cutjson`), the history entry it stops inside dropped, with a
+        ``cut_record`` warning (``--strict``: refused)."""
+        try:
+            read = read_document(data, "the trajectory")
+        except NotJson as exc:
+            raise import_error(
+                exc.message, file=self.file, line=exc.line, kind=None, hint=TRAJ_HINT
+            ) from None
+        doc = read.value
+        if not isinstance(doc, dict) or not isinstance(doc.get("history"), list):
+            if read.cut is not None:  # the writer stopped before the history list
+                raise import_error(
+                    f"{read.message}; it stops before its `history` list, so no step of "
+                    "the run can be read",
+                    file=self.file,
+                    line=read.line,
+                    kind=None,
+                    hint=CUT_HINT,
+                )
+            raise CaseError(
+                "import_invalid",
+                "not a SWE-agent trajectory: no `history` list",
+                file=self.file,
+                hint=TRAJ_HINT,
+            )
+        history: list[Any] = doc["history"]
+        if read.cut is not None:
+            path = read.cut.open_path
+            if len(path) > 1 and path[0] == "history" and isinstance(path[1], int):
+                history = history[: path[1]]  # the entry the file stops inside is partial
+            self.cut = True
+            self.stats.warn(
+                read.line,
+                "import_repaired",
+                "cut_record",
+                f"{read.message}; the history entry it stops inside is dropped",
+                hint=CUT_HINT,
+            )
+        return doc, history
 
     @staticmethod
     def _model(config: Any) -> str:
@@ -260,6 +293,11 @@ class SweAgentSource:
             code = status.split(" ")[0].strip("()") or "exit"
             turn.failed = (code, f"the run ended: {status}", last.ref if last else turn.ref)
         else:
-            why = "the trajectory records no exit status: the run stopped inside the turn"
+            why = (
+                "the trajectory is cut short before its exit status: the run stopped "
+                "inside the turn"
+                if self.cut
+                else "the trajectory records no exit status: the run stopped inside the turn"
+            )
             turn.failed = ("interrupted", why, last.ref if last else turn.ref)
             self.stats.notes.append(f"{self.file}: the turn is recorded as interrupted: {why}")

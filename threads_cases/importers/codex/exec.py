@@ -175,6 +175,9 @@ class ExecMapper:
         if self.turn is not None:
             # every turn of a stream written to its end has turn.completed or turn.failed
             turn = self._close(self.turn)
+            replies = turn.replies
+            if replies and replies[-1].stop_reason is None:
+                replies[-1].cut = True  # it may have gone on: a reply cut short (section 1)
             cut_short(turn, NO_TURN_END, self.stats)
             yield turn
 

@@ -234,10 +234,21 @@ class RolloutMapper:
                 if at_end
                 else "the next turn starts before its task_complete event"
             )
+            self._stopped_inside(turn, at_end)
             cut_short(turn, why, self.stats)
         elif at_end and self.cut_at_end:
+            self._stopped_inside(turn, at_end)
             cut_short(turn, f"{CUT_AT_END}, before its task_complete event", self.stats)
         return turn
+
+    @staticmethod
+    def _stopped_inside(turn: Turn, at_end: bool) -> None:
+        """The file stops inside ``turn``: its last reply, which no record gave a stop
+        reason (a rollout writes none), may have gone on, so it is a reply cut short
+        (spec/importers.md section 1). A turn the next one ends was not cut."""
+        replies = turn.replies
+        if at_end and replies and replies[-1].stop_reason is None:
+            replies[-1].cut = True
 
     def _new_turn(self, turn: Turn | None) -> None:
         self.turn, self.reply, self.owners, self.ended = turn, None, {}, False

@@ -72,7 +72,7 @@ class Conversation:
                     ref.line or 0,
                     "import_repaired",
                     "not_continued",
-                    f"interaction {ref.base[1:]}: the request does not continue the "
+                    f"interaction {int(ref.base[1:]) + 1}: the request does not continue the "
                     "conversation (no assistant message, no previous_response_id); "
                     "its last user message starts a turn",
                 )
@@ -147,7 +147,12 @@ class Conversation:
                 yield from self._cut(ref)
                 return
         reply = Reply(
-            blocks, ref, stop_reason=ans.stop_reason, usage=ans.usage, msg_id=ans.response_id
+            blocks,
+            ref,
+            stop_reason=ans.stop_reason,
+            usage=ans.usage,
+            msg_id=ans.response_id,
+            cut=ans.cut,  # its stop reason: interrupted, never a claim that it ended
         )
         self._reply(reply, ans.response_id)
         if req.forced:
@@ -160,7 +165,7 @@ class Conversation:
         turn = self.turn
         if turn is None:
             return
-        why = f"the response of interaction {ref.base[1:]} stops before its end"
+        why = f"the response of interaction {int(ref.base[1:]) + 1} stops before its end"
         turn.failed = ("interrupted", why, ref)
         self.stats.notes.append(
             f"line {ref.line}: the turn is recorded as interrupted (turn_failed), "
