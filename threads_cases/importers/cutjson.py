@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from .wrong_format import HEAD, not_text
+
 _WS = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 #: deeper than strict JSON's 256 levels is no document a writer closes: not recovered
@@ -162,9 +164,11 @@ CUT_HINT = (
 
 class NotJson(ValueError):
     """A document that is not JSON and was not cut short: ``message`` names the line and
-    column where reading stops, ``line`` the line."""
+    column where reading stops, ``line`` the line; for bytes that are not text, ``message``
+    names the first byte that is not (:func:`.wrong_format.not_text`) and ``line`` is
+    ``None``."""
 
-    def __init__(self, message: str, line: int) -> None:
+    def __init__(self, message: str, line: int | None) -> None:
         super().__init__(message)
         self.message, self.line = message, line
 
@@ -211,6 +215,9 @@ def read_document(data: bytes, what: str) -> Document:
         raise NotJson(f"{what} is not JSON: {first.msg}", 1)
     end = len(text.rstrip())
     if first.pos < end:
+        binary = not_text(data[:HEAD])
+        if binary is not None:  # not JSON because not text: say where the text breaks
+            raise NotJson(binary, None)
         line, col = line_col(text, first.pos)
         raise NotJson(f"{what} is not JSON: line {line} column {col}: {first.msg}", line)
     line, col = line_col(text, max(end - 1, 0))
