@@ -96,9 +96,12 @@ def api_error(obj: dict[str, Any]) -> dict[str, Any] | None:
     integer), ``error_type`` (the provider's error type in the text) and ``error`` (the
     record's own ``error`` label) where given."""
     msg = obj["message"]
+    flagged = obj.get("isApiErrorMessage") is True
+    if not flagged and msg.get("model") != "<synthetic>":
+        return None  # neither flagged nor synthetic: the usual reply, its text not joined
     text = text_of(msg["content"])
     synthetic = msg.get("model") == "<synthetic>" and text.lstrip().startswith("API Error")
-    if obj.get("isApiErrorMessage") is not True and not synthetic:
+    if not flagged and not synthetic:
         return None
     data: dict[str, Any] = {"text": text}
     m = _STATUS.search(text)

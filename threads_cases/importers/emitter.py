@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.canonical import canonical_event_line, is_plain
+from ..core.canonical import MAX_SAFE_INTEGER, canonical_event_line, is_plain
 from ..core.errors import CaseError
 from ..core.eventcheck import LogChecker
 from ..core.reducer import Reducer
@@ -68,7 +68,10 @@ def usage_of(raw: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
     if isinstance(raw, dict):
         for k, v in raw.items():
-            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 2**53 - 1:
+            # an exact int first (the usual count): a bool is an int too, never a count
+            if (type(v) is int or (isinstance(v, int) and not isinstance(v, bool))) and (
+                0 <= v <= MAX_SAFE_INTEGER
+            ):
                 out[k] = v
     return out
 
