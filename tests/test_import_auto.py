@@ -50,7 +50,6 @@ def test_a_gzipped_cassette_is_detected(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "holds"),
     [
-        (b"", "an empty file"),
         (b"# notes\nnot json\n", "no JSON line"),
         (b'{"kind": "x", "n": 1}\n[1, 2]\n', "2 JSON line(s) of no known type"),
     ],

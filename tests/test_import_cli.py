@@ -296,14 +296,13 @@ EXAMPLES = Path(__file__).resolve().parent.parent / "examples" / "sessions"
 def test_a_file_of_another_format_is_pointed_at_the_format_detected(
     tmp_path: Path, asked: str, sample: str, found: str
 ) -> None:
-    """`import claude-code` on a VCR cassette named only claude-code and codex: the hint now
-    names the format `import auto` detects, with the command that imports the file."""
+    """`import claude-code` on a VCR cassette named only claude-code and codex: the refusal
+    now names the format `import auto` detects, with the command that imports the file."""
     path = EXAMPLES / sample
     p = cli("import", asked, str(path), "-o", "out.jsonl", cwd=tmp_path)
     assert p.returncode == 1 and "error[import_invalid]" in p.stderr
-    want = (
-        f"  hint: this looks like the {found} format: `threads-cases import {found} {path} -o LOG`"
-    )
+    assert f"{path}: this looks like " in p.stderr and f"({found}), not " in p.stderr
+    want = f"  hint: import it with `threads-cases import {found} {path} -o LOG`"
     assert want in p.stderr, p.stderr
     assert not (tmp_path / "out.jsonl").exists()
 

@@ -127,11 +127,11 @@ def test_vcr_anthropic_results_pair_with_repeated_ids_by_occurrence(tmp_path: Pa
     reply = next(e for e in events if e["type"] == "model_responded")
     assert [b["id"] for b in reply["data"]["message"]["content"]] == ["toolu_1", "toolu_1-dup2"]
     (message,) = duplicates(stats)
-    assert message.startswith("interaction 0 response: 2 tool calls of one reply have the id")
+    assert message.startswith("interaction 1 response: 2 tool calls of one reply have the id")
     assert "'toolu_1'" in message and "'toolu_1-dup2'" in message
     assert [w.code for w in stats.warnings] == ["import_repaired"]
     assert [t["status"] for t in list_turns(events)] == ["completed"]
-    refused_in_strict("vcr", src, "interaction 0 response", "'toolu_1'")
+    refused_in_strict("vcr", src, "interaction 1 response", "'toolu_1'")
     saves_and_passes("vcr", src, tmp_path)
 
 
@@ -472,7 +472,7 @@ def test_openhands_actions_of_one_response_with_one_tool_call_id(tmp_path: Path)
         ("toolu_01-dup2", "view", "/workspace/calc.py"),
     ]
     assert got[0][2] == "test_calc.py" and "def add" in str(got[1][2])
-    assert [m.split(":")[0] for m in duplicates(stats)] == ["event 6 (/6)"]
+    assert [m.split(":")[0] for m in duplicates(stats)] == ["event 7 (/6)"]
     refused_in_strict("openhands", src, "'toolu_01'")
 
 

@@ -288,3 +288,73 @@ def test_a_codex_output_is_an_error_as_the_strict_or_js_reading_says(text: str) 
     from threads_cases.importers.codex.values import json_object
 
     assert rollout_output(text) == (text, _reports_error(json_object(text)))
+
+
+_MORE_BLOCKS = [
+    *_BLOCKS,
+    {"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text", "text": "x"}]},
+    {"type": "tool_result", "tool_use_id": "c1", "content": [{"type": "text"}]},
+    {"type": "tool_result", "tool_use_id": "", "content": "ok"},
+    {"type": "tool_result", "tool_use_id": "c1", "is_error": None},
+    {"type": "tool_result", "tool_use_id": 1, "content": "ok"},
+    {"type": "tool_use", "id": "", "name": "bash", "input": {}},
+    {"type": "tool_use", "id": "c1", "name": "", "input": {}},
+    {"type": "thinking", "thinking": 1},
+    {"type": "text", "text": None},
+]
+
+
+@pytest.mark.parametrize("block", _MORE_BLOCKS, ids=lambda b: json.dumps(b)[:40])
+def test_the_usual_block_is_one_the_full_block_check_accepts(block: Any) -> None:
+    """claude_code._usual_block lets a block skip _block_problem: whatever it accepts,
+    _block_problem accepts; and line_problem gives the answer it gave block by block."""
+    from threads_cases.importers.claude_code import _block_problem, _usual_block, line_problem
+
+    usual = isinstance(block, dict) and _usual_block(block)
+    problem = _block_problem(block)
+    assert problem is None or not usual
+    usual_types = ("text", "thinking", "tool_use", "tool_result")
+    if isinstance(block, dict) and block.get("type") in usual_types and problem is None:
+        nested = block.get("type") == "tool_result" and isinstance(block.get("content"), list)
+        assert usual or nested
+    rec = {"type": "assistant", "message": {"role": "assistant", "content": [block]}}
+    assert line_problem(rec) == (None if problem is None else f"message.content[0]{problem}")
+
+
+@pytest.mark.parametrize(
+    "record",
+    [
+        {"message": {"model": "m", "content": [{"type": "text", "text": "API Error: 500"}]}},
+        {"message": {"model": "<synthetic>", "content": [{"type": "text", "text": " API Error"}]}},
+        {"message": {"model": "<synthetic>", "content": [{"type": "text", "text": "No"}]}},
+        {"message": {"model": "<synthetic>", "content": "API Error (429) rate"}},
+        {"isApiErrorMessage": True, "message": {"model": "m", "content": "overloaded"}},
+        {"isApiErrorMessage": 1, "message": {"model": "m", "content": "API Error"}},
+        {"isApiErrorMessage": True, "error": "x", "message": {"content": []}},
+    ],
+)
+def test_a_reply_is_an_api_error_as_the_full_test_says(record: dict[str, Any]) -> None:
+    """api_error tells the usual reply by its flag and model before joining its text: the
+    same answer as the test on the joined text."""
+    from threads_cases.importers.claude_mapping import api_error, text_of
+
+    msg = record["message"]
+    text = text_of(msg["content"])
+    synthetic = msg.get("model") == "<synthetic>" and text.lstrip().startswith("API Error")
+    is_error = record.get("isApiErrorMessage") is True or synthetic
+    data = api_error(record)
+    assert (data is not None) == is_error
+    if data is not None:
+        assert data["text"] == text
+
+
+def test_usage_keeps_the_counts_it_kept() -> None:
+    """usage_of takes an exact int at once; a bool, a float, a negative or unsafe count and
+    an int subclass are decided as before."""
+    from threads_cases.importers.emitter import usage_of
+
+    class Count(int):
+        pass
+
+    raw = {"input_tokens": 3, "a": True, "b": 1.0, "c": -1, "d": 2**53, "e": Count(4), "f": 0}
+    assert usage_of(raw) == {"input_tokens": 3, "output_tokens": 0, "e": 4, "f": 0}

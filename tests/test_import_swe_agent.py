@@ -112,3 +112,34 @@ def test_every_trajectory_saves_and_passes_on_both_implementations(tmp_path: Pat
             assert p.returncode == 0, p.stderr
     p = cli("run", "cases", "--impl", "threads-py", "--impl", "threads-ts", cwd=tmp_path)
     assert p.returncode == 0, p.stdout + p.stderr
+
+
+def test_the_model_comes_from_the_run_folder_when_no_replay_config_names_it(
+    tmp_path: Path,
+) -> None:
+    """Older SWE-agent runs keep no replay_config: the run folder, named by SWE-agent as
+    <model>__<data>__<config>__t-..., is where the model is (as in SWE-agent's own
+    tests/test_data/trajectories/gpt4__swe-bench-dev-easy_first_only__default__t-0.00...)."""
+    run = tmp_path / "gpt4__swe-bench-dev__default__t-0.00__p-0.95__c-3.00__install-1"
+    run.mkdir()
+    (run / "task-1.traj").write_bytes((TRAJ / "text-actions.traj").read_bytes())
+    events, _ = imported(run / "task-1.traj")
+    assert of_type(events, "thread_started")[0]["data"]["agent"]["model"] == "gpt4"
+    # a folder of another name names no model
+    other = tmp_path / "runs"
+    other.mkdir()
+    (other / "task-1.traj").write_bytes((TRAJ / "text-actions.traj").read_bytes())
+    events, _ = imported(other / "task-1.traj")
+    assert of_type(events, "thread_started")[0]["data"]["agent"]["model"] == ""
+
+
+def test_show_prints_no_empty_parentheses_for_an_unknown_model(tmp_path: Path) -> None:
+    saved = cli(
+        "save", TRAJ / "text-actions.traj", "--from", "swe-agent", "--turn", "1",
+        "--name", "t", "--dir", "cases", cwd=tmp_path,
+    )  # fmt: skip
+    assert saved.returncode == 0, saved.stderr
+    shown = cli("show", "cases/t", "--all", cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "agent swe-agent, tools: bash" in shown.stdout
+    assert "()" not in shown.stdout

@@ -16,6 +16,7 @@ from conftest import cli
 from imported_cases import run_both, save_turns
 
 from threads_cases.case.turns import list_turns
+from threads_cases.core.errors import CaseError
 from threads_cases.importers import Stats, import_events, import_to_file
 from threads_cases.importers.arguments import decode_arguments
 from threads_cases.importers.lenient import Note
@@ -266,6 +267,10 @@ def test_20d_a_rollout_stopping_before_task_complete_is_an_interrupted_turn() ->
     assert turn["status"] == "failed"
     assert of_type(events, "turn_failed")[0]["data"]["error"]["code"] == "interrupted"
     assert any("before its task_complete event" in n for n in stats.notes)
+    # the last reply may have gone on past the end of the file: it says so, not end_turn
+    assert [e["data"]["stop_reason"] for e in of_type(events, "model_responded")][-1] == (
+        "interrupted"
+    )
 
 
 def test_20d_the_interrupted_turn_saves_and_passes(tmp_path: Path) -> None:
@@ -282,6 +287,11 @@ def test_20d_other_forms_mid_file_and_writers_that_show_it(tmp_path: Path) -> No
     events, stats = imported("codex", src)
     assert [t["status"] for t in list_turns(events)] == ["failed", "completed"]
     assert any("the next turn starts before its task_complete event" in n for n in stats.notes)
+    # the file goes on after that turn: its reply was not cut
+    assert [e["data"]["stop_reason"] for e in of_type(events, "model_responded")] == [
+        "end_turn",
+        "end_turn",
+    ]
 
     body = [event("task_started"), user("a"), said("partial")]
     src = write(tmp_path / "started.jsonl", rollout(body, version="0.44.0"))
@@ -401,9 +411,11 @@ def test_29a_a_reused_uuid_keeps_both_prompts_as_turns_of_their_own() -> None:
     (w,) = stats.warnings
     assert (w.line, w.code, w.reason) == (3, "import_repaired", "reused_id")
     assert "of line 1 " in w.message  # names both lines
-    # both modes: the line itself reads
-    strict, _ = imported("claude-code", TRIALS / "29a-cc-uuid-reused.jsonl", strict=True)
-    assert len(list_turns(strict)) == 2
+    # --strict refuses whatever the lenient reading warns about, at the line it names
+    with pytest.raises(CaseError) as exc:
+        imported("claude-code", TRIALS / "29a-cc-uuid-reused.jsonl", strict=True)
+    assert exc.value.code == "import_invalid" and exc.value.location.line == 3
+    assert "reused_id" in exc.value.message
 
 
 def test_29a_every_turn_saves_and_passes(tmp_path: Path) -> None:

@@ -228,6 +228,8 @@ def test_cli_lists_every_repair_in_json_and_verbose(tmp_path: Path) -> None:
     assert out["turns"] == 3 and out["output"] == "t.jsonl"
     assert {w["code"] for w in out["warnings"]} == {"import_repaired", "import_skipped"}
     assert all(set(w) == {"line", "code", "reason", "message"} for w in out["warnings"])
+    assert p.stderr == ""  # in the JSON, said once (spec/importers.md section 4)
+    p = cli("import", "claude-code", src, "-o", "t.jsonl", "-v", cwd=tmp_path)
     lines = [x for x in p.stderr.splitlines() if x.startswith("warning[")]
     assert len(lines) == len(out["warnings"])
     assert lines[-1].startswith(f"warning[import_skipped]: {src}:10: nul_bytes: ")

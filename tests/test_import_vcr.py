@@ -174,7 +174,7 @@ def test_chat_completions_arguments_decoded_once_results_by_id() -> None:
     assert [(w.line, w.code, w.reason) for w in stats.warnings] == [
         (2, "import_repaired", "double_encoded")
     ]
-    assert "interaction 0 response" in stats.warnings[0].message
+    assert "interaction 1 response" in stats.warnings[0].message
     started = of_type(events, "thread_started")[0]["data"]["agent"]
     assert started["system"] == "You look things up."
     assert started["model"] == "gpt-4o-mini"
@@ -305,11 +305,11 @@ def test_damaged_interactions_are_skipped_with_a_warning_and_strict_refuses(tmp_
     events, stats = imported(src)
     assert [t["status"] for t in list_turns(events)] == ["completed"]
     assert [(w.code, w.reason) for w in stats.warnings][:1] == [("import_skipped", "invalid_line")]
-    assert "interaction 1: has no response mapping" in stats.warnings[0].message
+    assert "interaction 2: has no response mapping" in stats.warnings[0].message
     assert stats.skipped["interaction that is not a model call"] == 1
     with pytest.raises(CaseError) as exc:
         imported(src, strict=True)
-    assert exc.value.code == "import_invalid" and "interaction 1" in exc.value.message
+    assert exc.value.code == "import_invalid" and "interaction 2" in exc.value.message
 
 
 @pytest.mark.parametrize(
@@ -665,7 +665,7 @@ def test_a_responses_request_naming_an_earlier_conversation_continues_it(tmp_pat
     assert [t["text"] for t in list_turns(events)] == ["Weather?", "Thanks", "Other"]
     assert pairs(events) == [({"city": "Oslo"}, "12 C, rain")]
     assert [(w.code, w.reason) for w in stats.warnings] == [("import_repaired", "not_continued")]
-    assert "interaction 4" in stats.warnings[-1].message
+    assert "interaction 5" in stats.warnings[-1].message
     assert set(save_and_run(tmp_path / "run", src).values()) == {"pass"}
 
 
@@ -706,6 +706,6 @@ def test_a_big_integer_in_a_tool_input_becomes_the_javascript_number(tmp_path: P
     )
     events, stats = imported(src)
     assert of_type(events, "tool_called")[0]["data"]["input"] == {"post": "1234567890123456800"}
-    assert [(w.reason, "interaction 0 response" in w.message) for w in stats.warnings] == [
+    assert [(w.reason, "interaction 1 response" in w.message) for w in stats.warnings] == [
         ("big_integer", True)
     ]

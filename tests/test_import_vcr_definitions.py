@@ -153,7 +153,7 @@ def test_anthropic_tools_keep_description_and_schema(tmp_path: Path) -> None:
     assert got["undeclared"]["input_schema"] == {"type": "object"}
     big = got["count"]["input_schema"]["properties"]["n"]["maximum"]
     assert big == "9007199254740992"  # the JavaScript number, as a string (section 4)
-    assert [(w.reason, "interaction 0 request" in w.message) for w in stats.warnings] == [
+    assert [(w.reason, "interaction 1 request" in w.message) for w in stats.warnings] == [
         ("big_integer", True)
     ]
     saves_and_passes(src, tmp_path)

@@ -40,11 +40,6 @@ def _half_checked(tmp_path: Path) -> None:
 #: name -> (arguments, what stderr shows without -q, how to prepare tmp_path)
 COMMANDS = {
     "import": (["import", "claude-code", str(JOINED), "-o", "j.jsonl"], "warning[import_r", None),
-    "import-json": (
-        ["import", "claude-code", str(JOINED), "-o", "j.jsonl", "--format", "json"],
-        "warning[import_r",
-        None,
-    ),
     "save-from": (
         ["save", str(JOINED), "--from", "claude-code", "--turn", "1", "--name", "j", "--dir", "c"],
         "warning[import_r",
@@ -103,3 +98,17 @@ def _stable(out: str) -> list[object]:
 def test_quiet_still_prints_errors(tmp_path: Path) -> None:
     p = cli("import", "claude-code", "missing.jsonl", "-o", "j.jsonl", "-q", cwd=tmp_path)
     assert p.returncode != 0 and "error[" in p.stderr
+
+
+def test_import_json_says_each_note_and_warning_once(tmp_path: Path) -> None:
+    """Under ``import --format json`` the notes and warnings are part of the result on stdout
+    (spec/importers.md section 4): they are not printed on stderr as well, so a terminal
+    showing both streams shows each once."""
+    p = cli("import", "claude-code", JOINED, "-o", "j.jsonl", "--format", "json", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    doc = json.loads(p.stdout)
+    assert doc["warnings"], doc
+    assert p.stderr == "", p.stderr
+    plain = cli("import", "claude-code", JOINED, "-o", "k.jsonl", cwd=tmp_path)
+    for w in doc["warnings"]:  # the same warnings, on stderr, without --format json
+        assert plain.stderr.count(f"{w['reason']}: {w['message']}") == 1, plain.stderr

@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any, cast
 
 from .case.directory import CaseExpectation
 from .case.save import EMPTY_EXPECTATION_WARNING, SaveError, SaveResult
+from .case.wording import API, Hints, worded
 from .core.dialects import CANONICAL
 from .core.errors import CaseError
 
@@ -44,13 +45,32 @@ class ImportFailed(Exception):
 
 
 def _resolve_turn(
-    events: list[dict[str, Any]], at: str | None, turn: int | None
+    events: list[dict[str, Any]],
+    at: str | None,
+    turn: int | None,
+    *,
+    log: Any,
+    from_format: str | None,
+    hints: Hints,
 ) -> tuple[str, int | None]:
-    """The fork point and the turn number (``None`` when ``at`` starts no listed turn)."""
-    from .case.turns import fork_point, list_turns
+    """The fork point and the turn number (``None`` when ``at`` starts no listed turn). A
+    turn out of range of a recording (``from_format``) is told how to list that recording's
+    turns: ``turns`` reads thread logs, so the recording is imported first."""
+    from .case.turns import LIST_TURNS_HINT, fork_point, list_turns
 
     if turn is not None:
-        return fork_point(events, turn), turn
+        try:
+            return fork_point(events, turn), turn
+        except CaseError as err:
+            if from_format is None or err.hint != LIST_TURNS_HINT:
+                raise
+            from .importers.recordings import turns_hint
+
+            loc = err.location
+            hint = turns_hint(log, from_format, hints)
+            raise CaseError(
+                err.code, err.message, file=loc.file, line=loc.line, hint=hint
+            ) from None
     assert at is not None
     n = next((t["index"] for t in list_turns(events) if t["fork_point"] == at), None)
     return at, n
@@ -63,6 +83,7 @@ def _open(
     artifacts: Any,
     dialect: str,
     warnings: list[str],
+    hints: Hints,
 ) -> Thread:
     from .reference.thread import Thread
 
@@ -88,7 +109,14 @@ def _open(
     elif artifacts is None and isinstance(log, (str, os.PathLike)):
         beside = Path(log).parent / "artifacts"  # where Thread.write_artifacts puts them
         artifacts = beside if beside.is_dir() else None
-    return Thread.open(source, artifacts=artifacts, dialect=dialect)
+    try:
+        return Thread.open(source, artifacts=artifacts, dialect=dialect)
+    except CaseError as err:
+        if from_format is not None or not isinstance(log, (str, os.PathLike)):
+            raise
+        from .importers.recordings import log_error
+
+        raise log_error(err, log, hints) from None  # a recording: import it, or --from
 
 
 def save_log(
@@ -110,6 +138,7 @@ def save_log(
     secrets: str = "refuse",
     verify: bool = True,
     agent: Any = None,
+    hints: Hints = API,
 ) -> SaveResult:
     """Save turn ``turn`` (1-based, as ``threads-cases turns`` numbers them) or the turn after
     the event ``at`` of ``log`` as the case ``dir/name`` (spec/case-format.md 5 and 7).
@@ -125,6 +154,9 @@ def save_log(
     ``verify`` replays the case before it is written (``replay_failed`` when it would not
     pass), with ``agent`` when given (an ``AgentSpec`` or a reference such as
     ``"my_agent:agent"``, whose handlers a custom sandbox tool needs; spec/replay.md 8).
+    ``hints`` words the refusals' hints for who acts on them: ``"api"`` names the keywords
+    (``overwrite=True``), ``"cli"`` (what the ``save`` command passes) only its flags
+    (:mod:`threads_cases.case.wording`).
 
     Returns a :class:`SaveResult`; refusals use the codes of ``save_case`` plus
     ``invalid_request`` (both or neither of ``at``/``turn``; a turn out of range). Raises
@@ -135,10 +167,15 @@ def save_log(
         if (at is None) == (turn is None):
             raise CaseError("invalid_request", "give exactly one of --at EVENT_ID and --turn N")
         thread = _open(
-            log, from_format=from_format, artifacts=artifacts, dialect=dialect, warnings=warnings
+            log,
+            from_format=from_format,
+            artifacts=artifacts,
+            dialect=dialect,
+            warnings=warnings,
+            hints=hints,
         )
         events = cast(list[dict[str, Any]], list(thread.events))
-        at, n = _resolve_turn(events, at, turn)
+        at, n = _resolve_turn(events, at, turn, log=log, from_format=from_format, hints=hints)
         musts, expects = list(must), list(expect)
         drafting = draft is True or (draft is None and not musts and not expects)
         if drafting:
@@ -168,7 +205,7 @@ def save_log(
     except CaseError as err:
         result = SaveResult(False, error=SaveError.of(err))
     if not result.ok:
-        return result
+        return worded(result, hints)
     kept = (w for w in result.warnings if w != EMPTY_EXPECTATION_WARNING)  # said above
     return dataclasses.replace(result, warnings=(*warnings, *kept))
 

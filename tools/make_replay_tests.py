@@ -155,6 +155,26 @@ def tool_input_refusals() -> Built:
     return t, at, CaseExpectation(must=must), "forbid"
 
 
+@test("009-pause-turn")
+def pause_turn() -> Built:
+    """A reply whose stop_reason is pause_turn (a provider pausing a long turn) does not end
+    the turn: the next model call goes on with the paused reply as the request's last message,
+    and the turn completes on the reply after it (replay.md 3.2, step 8)."""
+    t = thread("pause-turn", ())
+    at = t.events[-1]["event_id"]
+    paused = text_reply("Searching the first source.", **u(20, 0, 8))
+    paused["stop_reason"] = "pause_turn"
+    replies = [paused, text_reply("Both sources agree: 4°C.", **u(40, 0, 9))]
+    t.run_turn("Check two sources for the weather", ScriptedModel(replies))
+    expect = [
+        {"type": "model_responded", "data": {"stop_reason": "pause_turn"}},
+        {"type": "model_requested"},
+        {"type": "model_responded", "data": {"stop_reason": "end_turn"}},
+        {"type": "turn_completed", "data": {"stop_reason": "end_turn"}},
+    ]
+    return t, at, CaseExpectation(expect=expect), "forbid"
+
+
 #: The stop tests (spec/conformance.md 2.14): a copy of one of the case directories above with
 #: its recording cut, whose replay stops; each file pins the stop (code, stop key, message),
 #: the events recorded, the request hashes and what was consumed.

@@ -89,6 +89,10 @@ def list_turns(
     return turns
 
 
+#: the hint of a turn out of range (save_log words it for a recording given with --from)
+LIST_TURNS_HINT = "list them with `threads-cases turns LOG`"
+
+
 def turn_events(
     events: Sequence[dict[str, Any]], n: int
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -101,7 +105,7 @@ def turn_events(
         raise CaseError(
             "invalid_request",
             f"--turn {n} is out of range: the log has {len(turns)} turn(s)",
-            hint="list them with `threads-cases turns LOG`",
+            hint=LIST_TURNS_HINT,
         )
     turn = turns[n - 1]
     return turn, turn.pop("events")

@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from ..core.errors import REASON_HINTS
 from ..core.reducer import Reducer
+from .wording import NO_VERIFY_HINT
 
 #: reasons a freshly saved case may drift for and still be written
 TOLERATED = frozenset({"request_diverged", "no_expectations"})
@@ -40,12 +40,13 @@ CAUSE_HINTS: dict[str, str] = {
 
 def replay_failed_hint(causes: Iterable[str | None]) -> str:
     """The hint of a ``replay_failed`` whose failing checks and reasons have ``causes`` codes:
-    the cause's own remedy when it has one (:data:`CAUSE_HINTS`), else ``--no-verify``."""
+    the cause's own remedy when it has one (:data:`CAUSE_HINTS`), else ``--no-verify``
+    (worded for the API: :data:`~.wording.NO_VERIFY_HINT`)."""
     found = set(causes)
     for code, hint in CAUSE_HINTS.items():
         if code in found:
             return hint
-    return REASON_HINTS["replay_failed"]
+    return NO_VERIFY_HINT
 
 
 def request_mismatches(events: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:

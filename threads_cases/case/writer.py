@@ -34,6 +34,7 @@ from secrets import token_hex
 from ..core.errors import CaseError
 from .directory import check_case_name, read_case_files
 from .layout import check_case_paths
+from .wording import OVERWRITE_HINT
 
 #: How long a writer waits for the lock of a case before ``io_error``.
 LOCK_WAIT_SECONDS = 120.0
@@ -198,7 +199,10 @@ def _existing(target: Path, files: dict[str, bytes], overwrite: bool) -> str | N
     case is there and ``overwrite`` is false; None otherwise."""
     if target.is_symlink() or (target.exists() and not target.is_dir()):
         raise CaseError(
-            "case_exists", f"{target} exists and is not a case directory", file=str(target)
+            "case_exists",
+            f"{target} exists and is not a case directory",
+            file=str(target),
+            hint="move it away, or choose another name",  # overwriting never replaces it
         )
     if not target.exists():
         return None
@@ -213,7 +217,7 @@ def _existing(target: Path, files: dict[str, bytes], overwrite: bool) -> str | N
             "case_exists",
             f"a different case is already at {target}",
             file=str(target),
-            hint="pass --overwrite (overwrite=True) to replace it",
+            hint=OVERWRITE_HINT,  # worded for the API; the CLI's: case/wording.py
         )
     return None
 

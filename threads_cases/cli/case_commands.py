@@ -186,6 +186,7 @@ def save(
                 secrets="redact" if redact else "allow" if allow_secrets else "refuse",
                 verify=not no_verify,
                 agent=agents_of(agent, app_dir).get("threads-py"),
+                hints="cli",  # its hints name --overwrite, never overwrite=True
             )
         except CaseError as err:
             if err.code in ("import_invalid", "io_error"):

@@ -120,8 +120,9 @@ def import_(
         bool,
         typer.Option(
             "--strict",
-            help="Refuse the file at the first line that is not strict JSON or is malformed "
-            "(default: repair or skip it with a warning).",
+            help="Refuse the file at the first place the import would repair, skip or cut "
+            "short with a warning (a line that is not strict JSON or is malformed, a stream "
+            "or file cut short...); default: read it with the warning.",
         ),
     ] = False,
     verbose: Annotated[
@@ -137,12 +138,14 @@ def import_(
 
     Lines that are not strict JSON are read as their writer reads them, damaged lines are
     recovered or skipped, each with a warning naming the line (import_repaired,
-    import_skipped); --strict refuses them instead. --format json prints {output, events,
-    turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}, and a refusal
-    as {code, message} (same exit status).
+    import_skipped); --strict refuses every such warning instead. --format json prints
+    {output, events, turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}
+    (the notes and warnings then only there, not on stderr as well), and a refusal as
+    {code, message} (same exit status). The default is pretty, piped too: the log goes to -o
+    and stdout holds one status line (spec/reports.md 5.4).
 
-    Exit status: 0 written; 1 with --strict a malformed line (error[import_invalid]:
-    FILE:LINE: <line type>: message), or an I/O error; 2 bad arguments.
+    Exit status: 0 written; 1 with --strict a place a warning would name (error[import_invalid]:
+    FILE:LINE: <line type or reason>: message), or an I/O error; 2 bad arguments.
     """
     from ..importers import import_to_file
 
@@ -153,10 +156,10 @@ def import_(
         )
     except CaseError as err:  # under --format json: {"code","message"} on stdout
         raise fail(err, out_format) from None
-    report_stats(report.stats, verbose=verbose, file=file)
-    if out_format == "json":
+    if out_format == "json":  # the notes and warnings are in it: not on stderr as well
         print_json(import_summary(report))
         return
+    report_stats(report.stats, verbose=verbose, file=file)
     typer.echo(f"wrote {out}: {report.events} events, {report.turns} turn(s)")
 
 
@@ -166,7 +169,15 @@ def _load(log: Path, dialect: str) -> list[dict[str, Any]]:
 
         return cast(list[dict[str, Any]], list(read_log(log, dialect=dialect)))
     except CaseError as err:
-        raise fail(err) from None
+        raise fail(log_refusal(err, log)) from None
+
+
+def log_refusal(err: CaseError, log: Path) -> CaseError:
+    """The log reader's refusal of ``log``, or, when ``log`` is a recording ``import auto``
+    detects, the refusal saying what it is and the command that imports it."""
+    from ..importers.recordings import log_error
+
+    return log_error(err, log)
 
 
 @app.command()
@@ -189,7 +200,7 @@ def turns(
     try:
         found = list_turns(cast("Iterator[dict[str, Any]]", read_log(log, dialect=dialect)))
     except CaseError as err:
-        raise fail(err) from None
+        raise fail(log_refusal(err, log)) from None
     if wants_json(fmt):
         print_json(found)
         return

@@ -11,7 +11,7 @@ import typer
 from ..core.dialects import CANONICAL, get_dialect
 from ..core.errors import CaseError
 from .app import app, console, fail, note, print_json, wants_json
-from .params import AutoFormatOpt, check_log, check_log_or_case, checked
+from .params import AutoFormatOpt, FormatOpt, check_log, check_log_or_case, checked
 
 DialectOpt = Annotated[
     str, typer.Option("--dialect", help="The log's dialect: threads-py or threads-ts.")
@@ -37,7 +37,9 @@ def reduce(
             return
         state = d.encode_state(reduce_log(log, dialect=d))
     except CaseError as err:
-        raise fail(err) from None
+        from ..importers.recordings import log_error
+
+        raise fail(log_error(err, log)) from None
     else:
         from rich.json import JSON
 
@@ -54,7 +56,7 @@ def validate(
         ),
     ],
     dialect: DialectOpt = CANONICAL,
-    fmt: AutoFormatOpt = None,
+    fmt: FormatOpt = "pretty",  # a verdict a CI log shows: text unless asked (reports.md 5.4)
 ) -> None:
     """Check each LOG or CASE and report every problem found; exit 0 when all are valid, 1
     otherwise.
@@ -71,6 +73,7 @@ def validate(
     from ..case.directory import shared_name_groups, shared_name_message
     from ..case.discovery import discover
     from ..core.log import inspect_log
+    from ..importers.recordings import log_problems
     from ..review import validate_case
 
     try:
@@ -95,6 +98,7 @@ def validate(
             shared.extend(shared_name_groups(cases))
         else:
             events, problems = inspect_log(path, dialect=d)
+            problems = log_problems(problems, path)  # a recording: what it is, once
             warnings = [] if problems else _request_warnings(path, events)
             results.append(
                 {

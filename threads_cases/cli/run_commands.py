@@ -208,12 +208,16 @@ def load_supply(path: Path | None) -> dict[str, Any] | None:
     cassette read as one (spec/importers.md section 10)."""
     if path is None:
         return None
-    from ..importers.mcp import is_mcp_cassette, mcp_supply
+    from ..importers.mcp import is_mcp_cassette, mcp_supply, supply_refusal
     from ..reference.replay import check_supply  # the runtime, only when answers are given
 
     if is_mcp_cassette(path):
         return check_supply(mcp_supply(path), source=str(path))
-    return check_supply(read_json_file(path, code="invalid_request"), source=str(path))
+    try:
+        doc = read_json_file(path, code="invalid_request")
+    except CaseError as err:  # a cassette of LLM calls, say, is no supply: say what it is
+        raise supply_refusal(err, path) from None
+    return check_supply(doc, source=str(path))
 
 
 class _Progress:

@@ -32,12 +32,11 @@ REASON_HINTS: dict[str, str] = {
     "with no tool call in flight at the fork point",
     "egress_policy_unsupported": "record the thread with a sandbox that blocks the network, "
     "such as FakeSandbox",
-    "case_exists": "pass --overwrite (overwrite=True) to replace it, or choose another --name",
+    "case_exists": "pass --overwrite to replace it, or choose another --name",
     "secret_detected": "pass --redact to replace them with stable placeholders, or "
     "--allow-secrets to save them knowingly",
     "case_too_large": "save a turn with smaller inputs, or fork later in the thread",
-    "replay_failed": "save with --no-verify (verify=False) to keep a case that fails today "
-    "on purpose",
+    "replay_failed": "save with --no-verify to keep a case that fails today on purpose",
     "sandbox_content_missing": "save the case again with --sandbox DIR holding the files as "
     "they were when the turn ran",
     "case_invalid": "run `threads-cases validate CASE` to see every problem of the case",

@@ -30,7 +30,8 @@ The log written is canonical (``threads_cases.core.log.encode_log``), every even
 Reading is lenient by default: a line that is not strict JSON is read as its writer's
 ``JSON.parse`` reads it, damaged lines are recovered or skipped, malformed records skipped;
 each such line is an ``import_repaired`` / ``import_skipped`` warning in ``Stats.warnings``
-(:mod:`.lenient`). ``strict=True`` refuses the first such line instead.
+(:mod:`.lenient`). ``strict=True`` refuses the first such warning instead (every one:
+``Stats.strict_file``), a recording cut short too.
 
 Reason codes: ``import_invalid`` (exit 1: with ``strict``, a malformed transcript line,
 reported as ``FILE:LINE: <line type>: message``; nothing is written), ``invalid_request``
@@ -106,6 +107,8 @@ def open_source(
     format they are ``invalid_request``.
     """
     stats = stats if stats is not None else Stats()
+    if strict:  # every warning a refusal (Stats.strict_file)
+        stats.strict_file = os.fspath(path)
     if fmt == "auto":
         from .detect import detect_format
 
@@ -197,6 +200,23 @@ def _import_lines(
     **options: Any,
 ) -> Iterator[tuple[dict[str, Any], bytes]]:
     """:func:`iter_import` with each event's canonical line (JCS bytes, no newline)."""
+    try:
+        yield from _checked_lines(fmt, path, stats=stats, **options)
+    except CaseError as err:
+        if err.code != "import_invalid":
+            raise
+        from .wrong_format import reworded  # only when refusing: detection reads the file
+
+        raise reworded(err, path, fmt) from None
+
+
+def _checked_lines(
+    fmt: str,
+    path: str | os.PathLike[str],
+    *,
+    stats: Stats | None,
+    **options: Any,
+) -> Iterator[tuple[dict[str, Any], bytes]]:
     stats = stats if stats is not None else Stats()
     src = open_source(fmt, path, stats=stats, **options)
     em = Emitter(
@@ -208,10 +228,18 @@ def _import_lines(
     )
     for ev in em.start():
         yield ev, em.last_line
+    turns = 0
     for item in src.items():
+        turns += isinstance(item, Turn)
         events = em.turn(item) if isinstance(item, Turn) else em.extra(item)
         for ev in events:
             yield ev, em.last_line
+    if not turns:  # a file of another format some importer reads as nothing
+        from .wrong_format import no_turn_refusal
+
+        refused = no_turn_refusal(path, fmt)
+        if refused is not None:
+            raise refused
     if em.missing_results:
         stats.skip(
             "tool call with no result before the next reply (recorded as an error result)",

@@ -15,8 +15,8 @@ id as ``<id>-dup2``, ``<id>-dup3``... (the next free number when the reply alrea
 that id), in the reply's content and in their ``tool_called`` / ``tool_result`` events, and
 records the ids in :attr:`.common.Reply.aliases`, which :meth:`.common.Reply.answer` follows.
 Each repeated id is an ``import_repaired`` warning, reason ``duplicate_call_id``, naming the
-place and the id (:func:`report_duplicates`); ``strict`` refuses it (``import_invalid``): the
-import writes ids the recording does not hold.
+place and the id (:func:`report_duplicates`); ``strict`` refuses it (``import_invalid``), as
+every warning.
 
 Ids reused by *different* replies are no duplicates: a call id is scoped to its reply (each
 reply's calls are answered before the next reply is made, so the reducer never holds two).
@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from .common import Reply, Stats, import_error
+from .common import Reply, Stats
 
 #: the reason of the warning (spec/importers.md section 4)
 DUPLICATE_CALL_ID = "duplicate_call_id"
@@ -78,20 +78,11 @@ def duplicate_message(call_id: str, ids: list[str]) -> str:
 
 
 def report_duplicates(
-    dups: list[tuple[str, list[str]]],
-    *,
-    where: str,
-    line: int | None,
-    stats: Stats,
-    strict: bool,
-    file: str,
-    kind: str | None = None,
+    dups: list[tuple[str, list[str]]], *, where: str, line: int | None, stats: Stats
 ) -> None:
     """One ``import_repaired`` warning (reason ``duplicate_call_id``) per repeated id of
     :func:`scope_call_ids`, its message led by ``where`` (the place, as the importer's other
-    warnings name it); with ``strict``, ``import_invalid`` at ``file:line`` instead."""
+    warnings name it); under ``--strict`` the stats refuse it (:class:`.common.Stats`)."""
     for call_id, ids in dups:
         message = f"{where}: {duplicate_message(call_id, ids)}"
-        if strict:
-            raise import_error(message, file=file, line=line or None, kind=kind)
         stats.warn(line or 0, "import_repaired", DUPLICATE_CALL_ID, message)

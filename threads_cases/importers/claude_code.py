@@ -170,10 +170,41 @@ def line_problem(obj: Any) -> str | None:
         if u is not None and not isinstance(u, dict):
             return "message.usage must be an object"
     for i, b in enumerate(content):
+        if type(b) is dict and _usual_block(b):
+            continue  # what _block_problem accepts, told in one step
         p = _block_problem(b)
         if p:
             return f"message.content[{i}]{p}"
     return None
+
+
+def _usual_block(b: dict[str, Any]) -> bool:
+    """Whether ``b`` is a usual block :func:`_block_problem` surely finds nothing wrong with
+    (a text, tool_use, thinking block, or a tool_result whose content is not a list of
+    blocks), by exact types; False when it cannot tell (:func:`_block_problem` decides)."""
+    t = b.get("type")
+    if t == "text":
+        return type(b.get("text")) is str
+    if t == "tool_use":
+        i, n = b.get("id"), b.get("name")
+        return (
+            type(i) is str
+            and i != ""
+            and type(n) is str
+            and n != ""
+            and (type(b.get("input")) is dict)
+        )
+    if t == "tool_result":
+        u, e = b.get("tool_use_id"), b.get("is_error")
+        return (
+            type(u) is str
+            and u != ""
+            and (e is None or type(e) is bool)
+            and type(b.get("content")) is not list
+        )
+    if t == "thinking":
+        return type(b.get("thinking")) is str
+    return False
 
 
 class ClaudeCodeSource(TranscriptSource):
@@ -415,7 +446,5 @@ class ClaudeCodeSource(TranscriptSource):
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:
         """Map the kept records to turns and extension events (:mod:`.claude_mapping`)."""
-        mapper = ClaudeMapper(
-            self.stats, cut_at_end=self.cut_at_end, strict=self.strict, file=self.file
-        )
+        mapper = ClaudeMapper(self.stats, cut_at_end=self.cut_at_end)
         return mapper.items(self._kept_timed())

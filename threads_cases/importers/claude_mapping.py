@@ -102,9 +102,12 @@ def api_error(obj: dict[str, Any]) -> dict[str, Any] | None:
     integer), ``error_type`` (the provider's error type in the text) and ``error`` (the
     record's own ``error`` label) where given."""
     msg = obj["message"]
+    flagged = obj.get("isApiErrorMessage") is True
+    if not flagged and msg.get("model") != "<synthetic>":
+        return None  # neither flagged nor synthetic: the usual reply, its text not joined
     text = text_of(msg["content"])
     synthetic = msg.get("model") == "<synthetic>" and text.lstrip().startswith("API Error")
-    if obj.get("isApiErrorMessage") is not True and not synthetic:
+    if not flagged and not synthetic:
         return None
     data: dict[str, Any] = {"text": text}
     m = _STATUS.search(text)
@@ -151,12 +154,8 @@ def _same_block(a: dict[str, Any], b: dict[str, Any]) -> str | None:
 class ClaudeMapper:
     """Maps the kept records of a Claude Code transcript to turns and extension events."""
 
-    def __init__(
-        self, stats: Stats, *, cut_at_end: bool = False, strict: bool = False, file: str = ""
-    ) -> None:
+    def __init__(self, stats: Stats, *, cut_at_end: bool = False) -> None:
         self.stats = stats
-        self.strict = strict  # a repeated call id is refused (callids.report_duplicates)
-        self.file = file
         #: the transcript ends in a damaged record (TranscriptSource.cut_at_end)
         self.cut_at_end = cut_at_end
         self.turn: Turn | None = None
@@ -207,6 +206,8 @@ class ClaudeMapper:
                     if last is None
                     else ", and its last reply has no final stop reason"
                 )
+                if last is not None and last.stop_reason is None:
+                    last.cut = True  # it never said how it ended: not end_turn
                 cut_short(self.turn, why, self.stats)
             yield from self._finish(self.turn)
 
@@ -279,7 +280,10 @@ class ClaudeMapper:
     def _duplicates(self, dups: list[tuple[str, list[str]]], mid: str | None, ref: Ref) -> None:
         where = f"assistant record of message {mid}" if mid else "assistant record"
         report_duplicates(
-            dups, where=where, line=ref.line, stats=self.stats, strict=self.strict, file=self.file
+            dups,
+            where=where,
+            line=ref.line,
+            stats=self.stats,
         )
 
     def _api_error(self, data: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:

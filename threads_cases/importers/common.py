@@ -252,6 +252,17 @@ class Result:
     ref: Ref
 
 
+#: the stop reason of a reply the recording stops inside (:attr:`Reply.cut`;
+#: spec/importers.md section 1): the word its turn's ``turn_failed`` code says
+CUT_STOP_REASON = "interrupted"
+
+#: the hint of a refusal under ``--strict`` of what the lenient reading repairs or skips
+STRICT_HINT = (
+    "--strict refuses what the import would repair, skip or cut short with a warning; "
+    "import without --strict to read it with that warning, or fix the file"
+)
+
+
 @dataclass
 class Reply:
     """One model reply: its blocks, the source's stop_reason, usage, and the results of its
@@ -273,6 +284,10 @@ class Reply:
     #: with, in block order (``[id, id-dup2, ...]``, :func:`.callids.scope_call_ids`); None
     #: while every id of the reply is its own
     aliases: dict[str, list[str]] | None = None
+    #: the recording stops inside this reply (a stream cut short, a background response
+    #: never completed, a transcript cut after a reply with no stop reason): it never said
+    #: how it ended, so its stop reason is :data:`CUT_STOP_REASON`, never ``end_turn``
+    cut: bool = False
 
     def tool_uses(self) -> list[dict[str, Any]]:
         return [b for b in self.blocks if b.get("type") == "tool_use"]
@@ -342,18 +357,46 @@ class ImportWarning:
 class Stats:
     """What an import skipped or changed: ``skipped`` lines per kind (``--verbose``),
     ``invalid`` (lines skipped as unreadable or malformed), ``warnings`` (every repair and
-    skip with its line, :class:`ImportWarning`) and ``notes``."""
+    skip with its line, :class:`ImportWarning`) and ``notes``.
+
+    ``strict_file``, set under ``--strict`` (the transcript's name), makes every warning a
+    refusal instead: ``import_invalid`` at ``FILE:LINE: <reason>: <message>``
+    (spec/importers.md section 4, "--strict"). Strict is the one rule "refuse whatever the
+    lenient reading would repair, skip or cut short", kept in this one place so no
+    importer can warn where it should refuse."""
 
     skipped: Counter[str] = field(default_factory=Counter)
     invalid: int = 0
     notes: list[str] = field(default_factory=list)
     warnings: list[ImportWarning] = field(default_factory=list)
+    strict_file: str | None = None
 
     def skip(self, kind: str, n: int = 1) -> None:
         self.skipped[kind] += n
 
-    def warn(self, line: int, code: str, reason: str, message: str) -> None:
+    def warn(
+        self, line: int, code: str, reason: str, message: str, *, hint: str = STRICT_HINT
+    ) -> None:
+        """Record a warning; under ``--strict`` refuse instead, with ``hint``."""
+        if self.strict_file is not None:
+            raise import_error(
+                f"{reason}: {message}",
+                file=self.strict_file,
+                line=line or None,
+                kind=None,
+                hint=hint,
+            )
         self.warnings.append(ImportWarning(line, code, reason, message))
+
+
+def stats_for(stats: Stats | None, *, strict: bool, file: str) -> Stats:
+    """``stats`` (a new :class:`Stats` when None), refusing every warning under ``strict``
+    (:attr:`Stats.strict_file`): each source takes its stats through here, so a source
+    built directly with ``strict=True`` refuses what ``open_source`` would."""
+    out = stats if stats is not None else Stats()
+    if strict and out.strict_file is None:
+        out.strict_file = file
+    return out
 
 
 #: why a turn open at the end of a transcript whose last record is damaged is cut short

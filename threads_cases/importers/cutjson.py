@@ -20,6 +20,8 @@ from typing import Any
 
 import orjson
 
+from .wrong_format import HEAD, not_text
+
 _WS = re.compile(r"[ \t\r\n]*")
 _STRING = re.compile(r'"[^"\\]*+(?:\\.[^"\\]*+)*+"', re.DOTALL)
 #: deeper than strict JSON's 256 levels is no document a writer closes: not recovered
@@ -151,3 +153,78 @@ def close_cut(text: str) -> Cut | None:
         return None
     path = [o.key for o in scan.stack if o.key is not None]
     return Cut(value, path, end)
+
+
+#: the hint of a refusal (``--strict``) of a document cut short
+CUT_HINT = (
+    "the file is cut short (its writer stopped in the middle of a write); without --strict "
+    "its complete leading entries import, the turn open there interrupted"
+)
+
+
+class NotJson(ValueError):
+    """A document that is not JSON and was not cut short: ``message`` names the line and
+    column where reading stops, ``line`` the line; for bytes that are not text, ``message``
+    names the first byte that is not (:func:`.wrong_format.not_text`) and ``line`` is
+    ``None``."""
+
+    def __init__(self, message: str, line: int | None) -> None:
+        super().__init__(message)
+        self.message, self.line = message, line
+
+
+def line_col(text: str, offset: int) -> tuple[int, int]:
+    """The line and column (both from 1, the column in characters) of ``text[offset]``."""
+    start = text.rfind("\n", 0, offset) + 1
+    return text.count("\n", 0, offset) + 1, offset - start + 1
+
+
+@dataclass(frozen=True)
+class Document:
+    """One JSON document read (:func:`read_document`): ``value``; for a document cut short,
+    ``cut`` (where it was closed), ``line`` (the line its text stops on) and ``message``
+    (a warning's text naming the line and column where the text stops and where its last
+    whole value ends)."""
+
+    value: Any
+    cut: Cut | None = None
+    line: int = 0
+    message: str = ""
+    #: the message's first part: ``<what> stops at line L column C, ... (cut short)``
+    stops: str = ""
+
+
+def read_document(data: bytes, what: str) -> Document:
+    """``data`` read as one JSON document with orjson, or, when its text stops in the middle
+    of a value (orjson's error is at its end), the document closed after its last whole
+    value (:func:`close_cut`). ``what`` names it in messages ("the file", a member's name).
+
+    Raises :class:`NotJson` when the text breaks JSON before its end (a damaged document,
+    not a cut one: nothing is guessed), or when it is cut but nothing of it can be closed
+    (no container opens at its start, nesting past :data:`MAX_DEPTH`)."""
+    try:
+        return Document(orjson.loads(data))
+    except orjson.JSONDecodeError as exc:
+        first = exc
+    text = data.decode("utf-8", "replace")
+    try:
+        orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        first = exc
+    else:  # whole, but its bytes are not UTF-8: not a cut, and not JSON
+        raise NotJson(f"{what} is not JSON: {first.msg}", 1)
+    end = len(text.rstrip())
+    if first.pos < end:
+        binary = not_text(data[:HEAD])
+        if binary is not None:  # not JSON because not text: say where the text breaks
+            raise NotJson(binary, None)
+        line, col = line_col(text, first.pos)
+        raise NotJson(f"{what} is not JSON: line {line} column {col}: {first.msg}", line)
+    line, col = line_col(text, max(end - 1, 0))
+    stops = f"{what} stops at line {line} column {col}, in the middle of a value (cut short)"
+    cut = close_cut(text)
+    if cut is None:
+        raise NotJson(f"{stops}, and no whole value of it can be read", line)
+    wline, wcol = line_col(text, max(cut.offset - 1, 0))
+    message = f"{stops}: read to its last whole value, which ends at line {wline} column {wcol}"
+    return Document(cut.value, cut, line, message, stops)

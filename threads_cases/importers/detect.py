@@ -22,7 +22,8 @@ bytes say it is gzipped) and tries, in order:
 
 The first format one of the first :data:`HEAD_LINES` records shows wins. A file none fits is
 refused with ``import_invalid``, the message naming each format tried and why it did not
-fit; a thread log (``event_id`` and ``thread_id``) is refused with the hint that it needs no
+fit (an empty file: ``the file is empty``; bytes that are not text: the offset of the first
+one); a thread log (``event_id`` and ``thread_id``) is refused with the hint that it needs no
 import.
 """
 
@@ -156,11 +157,15 @@ def detect_format(path: str | os.PathLike[str]) -> str:
             )
         if kind is not None:
             return kind
-    seen = (
-        f"{len(records)} JSON line(s) of no known type"
-        if records
-        else ("no JSON line" if head.strip() else "an empty file")
-    )
+    if not head.strip():
+        empty = "the file holds only blank lines" if head else "the file is empty"
+        raise CaseError("import_invalid", empty, file=str(path), hint=AUTO_HINT)
+    from .wrong_format import not_text
+
+    binary = None if records else not_text(head)
+    if binary is not None:  # the byte that is not text, not a list of formats tried
+        raise CaseError("import_invalid", binary, file=str(path), hint=AUTO_HINT)
+    seen = f"{len(records)} JSON line(s) of no known type" if records else "no JSON line"
     raise CaseError(
         "import_invalid",
         f"no format fits: tried vcr (no top-level `interactions:` key), swe-agent (not a JSON "

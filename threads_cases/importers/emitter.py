@@ -35,14 +35,23 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from ..core.canonical import canonical_event_line, is_plain
+from ..core.canonical import MAX_SAFE_INTEGER, canonical_event_line, is_plain
 from ..core.errors import CaseError
 from ..core.eventcheck import LogChecker
 from ..core.reducer import Reducer
 from ..core.schemas import compiled_event_validators
 from ..core.timestamps import format_ts
 from ..reference.runtime import ACTOR
-from .common import Extra, Ref, Reply, Result, Turn, import_error, tool_effect
+from .common import (
+    CUT_STOP_REASON,
+    Extra,
+    Ref,
+    Reply,
+    Result,
+    Turn,
+    import_error,
+    tool_effect,
+)
 from .request_hash import RequestHasher
 
 MISSING_RESULT = "[no result for this tool call is recorded in the transcript]"
@@ -59,7 +68,10 @@ def usage_of(raw: Any) -> dict[str, Any]:
     out: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
     if isinstance(raw, dict):
         for k, v in raw.items():
-            if isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= 2**53 - 1:
+            # an exact int first (the usual count): a bool is an int too, never a count
+            if (type(v) is int or (isinstance(v, int) and not isinstance(v, bool))) and (
+                0 <= v <= MAX_SAFE_INTEGER
+            ):
                 out[k] = v
     return out
 
@@ -97,8 +109,11 @@ def blocks_certain(blocks: Any) -> bool:
 
 
 def stop_reason_of(reply: Reply, uses: list[dict[str, Any]] | None = None) -> str:
-    """``tool_use`` when the reply calls a tool (``uses``: its tool_use blocks, when known);
+    """:data:`CUT_STOP_REASON` for a reply the recording stops inside (:attr:`Reply.cut`);
+    ``tool_use`` when the reply calls a tool (``uses``: its tool_use blocks, when known);
     else the source's reason or ``end_turn``."""
+    if reply.cut:
+        return CUT_STOP_REASON
     if reply.tool_uses() if uses is None else uses:
         return "tool_use"
     sr = reply.stop_reason
@@ -420,8 +435,14 @@ class Emitter:
         """turn_completed, or turn_failed (the source's failure, or ``interrupted``);
         ``last_uses``: the tool_use blocks of ``last``."""
         end_ref = turn.failed[2] if turn.failed else (last.ref if last else turn.ref)
-        if turn.failed is None and last is not None and not last_uses and not pending:
-            stop = stop_reason_of(last, last_uses)
+        stop = stop_reason_of(last, last_uses) if last is not None else ""
+        if (
+            turn.failed is None
+            and last is not None
+            and not last_uses
+            and not pending
+            and (stop != "pause_turn")
+        ):
             return self._emit(
                 "turn_completed",
                 {"turn_id": tid, "stop_reason": stop, "usage": usage},
@@ -439,6 +460,9 @@ class Emitter:
             code, message = turn.failed[0], turn.failed[1]
         elif last is None:
             code, message = "interrupted", "the turn ended before the model replied"
+        elif stop == "pause_turn" and not last_uses and not pending:
+            # a paused reply goes on with the next model call (replay.md 3.2): none recorded
+            code, message = "interrupted", "the turn ended while the model's reply was paused"
         else:
             code, message = (
                 "interrupted",

@@ -176,7 +176,12 @@ def read_mcp_calls(path: str | os.PathLike[str]) -> McpCalls:
         doc = None
     found = _from_document(doc, out) if isinstance(doc, dict) else False
     if not found and not _from_lines(data, out):
-        raise _refuse(p, "not an MCP session cassette: no interactions list and no JSON-RPC line")
+        from .wrong_format import reworded  # another format, empty or binary: say which
+
+        refused = _refuse(
+            p, "not an MCP session cassette: no interactions list and no JSON-RPC line"
+        )
+        raise reworded(refused, p, "mcp")
     return out
 
 
@@ -217,3 +222,13 @@ def mcp_supply(path: str | os.PathLike[str], *, prefix: str = "") -> dict[str, A
     if not calls:
         raise _refuse(p, "the cassette holds no answered tools/call request")
     return {"calls": calls}
+
+
+def supply_refusal(err: CaseError, path: str | os.PathLike[str]) -> CaseError:
+    """``err``, the refusal of ``--supply FILE`` read as a supply document, or the refusal
+    saying what the file is when it is a recording of another format (a VCR cassette of
+    LLM API calls is imported as a thread, never a supply) or empty or binary
+    (:func:`~.wrong_format.reworded`)."""
+    from .wrong_format import reworded
+
+    return reworded(err, path, "mcp")

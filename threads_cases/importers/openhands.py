@@ -46,8 +46,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .arguments import decode_arguments, js_numbers
@@ -63,8 +61,9 @@ from .common import (
     cut_short,
     imported_agent,
     json_object,
+    stats_for,
 )
-from .cutjson import close_cut
+from .cutjson import CUT_HINT, NotJson, read_document
 from .isotime import event_ms, iso_ms
 from .lenient import Note
 from .openhands_store import read_folder
@@ -119,7 +118,7 @@ class OpenHandsSource:
         self.path = Path(path)
         self.file = str(path)
         self.strict = strict
-        self.stats = stats if stats is not None else Stats()
+        self.stats = stats_for(stats, strict=strict, file=str(path))
         self.cut = False
         self.names: list[str] = []
         self.base_model = ""
@@ -166,21 +165,21 @@ class OpenHandsSource:
         data = read_regular(self.path, code="io_error", limit=MAX_LOG_BYTES)
         open_path: list[str | int] | None = None
         try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            cut = close_cut(data.decode("utf-8", "replace"))
-            if cut is None:
-                raise self._refuse(f"not JSON: {exc}") from None
-            if self.strict:
-                why = f"the file stops after {cut.offset} characters (cut short)"
-                raise self._refuse(why) from None
-            doc, open_path = cut.value, cut.open_path
+            read = read_document(data, "the trajectory")
+        except NotJson as exc:
+            raise CaseError(
+                "import_invalid", exc.message, file=self.file, line=exc.line, hint=OPENHANDS_HINT
+            ) from None
+        doc = read.value
+        if read.cut is not None:
+            open_path = read.cut.open_path
             self.cut = True
             self.stats.warn(
-                1,
+                read.line,
                 "import_repaired",
                 "cut_record",
-                f"the file stops after {cut.offset} characters: read to there",
+                f"{read.message}; the event it stops inside is dropped",
+                hint=CUT_HINT,
             )
         if isinstance(doc, dict):
             key = "trajectory" if isinstance(doc.get("trajectory"), list) else "history"
@@ -237,9 +236,10 @@ class OpenHandsSource:
         """Skip event ``k`` (``import_skipped``, ``invalid_line``), or refuse it (strict);
         the message names its file in the folder form."""
         where = f"{self.names[k]}: " if k < len(self.names) else ""
+        message = f"{where}event {k + 1} (/{k}): {why}"
         if self.strict:
-            raise self._refuse(f"{where}event {k}: {why}", f"/{k}")
-        self.stats.warn(k + 1, "import_skipped", "invalid_line", f"{where}event {k} (/{k}): {why}")
+            raise self._refuse(message, f"/{k}")
+        self.stats.warn(k + 1, "import_skipped", "invalid_line", message)
 
     def items(self) -> Iterator[Turn | Extra]:
         if self.v1:
@@ -325,15 +325,18 @@ class _Mapper:
             inp = js_numbers({key: v for key, v in args.items() if v is not None}, notes)
         for n in notes:
             self.src.stats.warn(
-                k + 1, n.code, n.reason, f"event {k} (/{k}) call {cid}: {n.message}"
+                k + 1, n.code, n.reason, f"event {k + 1} (/{k}) call {cid}: {n.message}"
             )
         reply.blocks.append({"type": "tool_use", "id": cid, "name": name or "tool", "input": inp})
         dups = scope_call_ids(reply, len(reply.blocks) - 1)  # an id the reply already holds
         if dups:
             src = self.src
-            where = f"event {k} (/{k})"
+            where = f"event {k + 1} (/{k})"
             report_duplicates(
-                dups, where=where, line=k + 1, stats=src.stats, strict=src.strict, file=src.file
+                dups,
+                where=where,
+                line=k + 1,
+                stats=src.stats,
             )
         self.by_event[ev.get("id")] = (reply, reply.blocks[-1]["id"])  # the id it is written with
         self.by_call[cid] = reply

@@ -7,9 +7,10 @@ conversation folder or its ``events/`` folder. Files are read in the order of th
 ``n``; other names are ignored.
 
 * a file that is not one JSON value is skipped with ``import_skipped`` (reason
-  ``invalid_line``, the message naming the file); the last one is an event cut short while
-  it was written: dropped with ``import_repaired`` (reason ``cut_record``) and the source
-  marked cut;
+  ``invalid_line``, the message naming the file, line and column); the last one, when its
+  text stops in the middle of a value (:func:`.cutjson.read_document`), is an event cut
+  short while it was written: dropped with ``import_repaired`` (reason ``cut_record``) and
+  the source marked cut;
 * a missing index (``event-3`` after ``event-1``) is warned ``import_repaired`` (reason
   ``missing_event``);
 * ``strict`` refuses each of these with ``import_invalid`` naming the file; a folder with no
@@ -29,6 +30,7 @@ import orjson
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .common import Stats
+from .cutjson import NotJson, read_document
 
 #: an event file's name: its index, then (from the SDK) the event id
 EVENT_FILE = re.compile(r"^(?:event-)?(\d+)(?:-[0-9A-Za-z-]+)?\.json$")
@@ -84,18 +86,23 @@ def read_folder(
             stats.warn(k + 1, "import_repaired", "missing_event", why)
         expected = idx + 1
         try:
-            event = orjson.loads(read_regular(p, code="io_error", limit=MAX_LOG_BYTES))
-        except orjson.JSONDecodeError as exc:
-            last = k == len(files) - 1
-            why = f"{where}: " + ("stops in the middle (cut short)" if last else f"not JSON: {exc}")
+            read = read_document(read_regular(p, code="io_error", limit=MAX_LOG_BYTES), where)
+            why = read.stops  # "" for a whole file
+        except NotJson as exc:
+            read, why = None, exc.message
+        if read is None or why:
+            # the last file cut short is the event being written when the writer stopped
+            last = read is not None and k == len(files) - 1
             if strict:
                 raise refuse(why) from None
+            if last:
+                why += ": the event is dropped, the folder read to the event before"
             code, reason = (
                 ("import_repaired", "cut_record") if last else ("import_skipped", "invalid_line")
             )
-            stats.warn(k + 1, code, reason, why + ("; read to the event before" if last else ""))
+            stats.warn(k + 1, code, reason, why)
             out.cut = out.cut or last
             continue
-        out.events.append(event)
+        out.events.append(read.value)
         out.names.append(where)
     return out

@@ -50,7 +50,6 @@ class V1Source(Protocol):
 
     file: str
     stats: Stats
-    strict: bool
 
     def skip_event(self, k: int, why: str) -> None: ...
 
@@ -158,15 +157,18 @@ class V1Mapper:
             inp = js_numbers({a: v for a, v in action.items() if a != "kind" and v is not None}, [])
         for n in notes:
             self.src.stats.warn(
-                k + 1, n.code, n.reason, f"event {k} (/{k}) call {cid}: {n.message}"
+                k + 1, n.code, n.reason, f"event {k + 1} (/{k}) call {cid}: {n.message}"
             )
         reply.blocks.append({"type": "tool_use", "id": cid, "name": name, "input": inp})
         dups = scope_call_ids(reply, len(reply.blocks) - 1)  # an id the reply already holds
         if dups:
             src = self.src
-            where = f"event {k} (/{k})"
+            where = f"event {k + 1} (/{k})"
             report_duplicates(
-                dups, where=where, line=k + 1, stats=src.stats, strict=src.strict, file=src.file
+                dups,
+                where=where,
+                line=k + 1,
+                stats=src.stats,
             )
         own = reply.blocks[-1]["id"]  # the id the thread writes this call with
         self.by_action[str(ev.get("id"))] = (reply, own)

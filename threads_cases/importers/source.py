@@ -35,7 +35,7 @@ from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, open_regular
 from ..core.strictjson import parse
 from ..core.timestamps import valid_ts_ms
-from .common import Stats, check_timestamp, import_error, parse_ts_ms
+from .common import Stats, check_timestamp, import_error, parse_ts_ms, stats_for
 from .lenient import read_line
 
 #: ``times`` of a record without a time (below every valid time, MIN_MS)
@@ -83,7 +83,7 @@ class TranscriptSource:
     ) -> None:
         self.path = Path(path)
         self.file = str(path)
-        self.stats = stats or Stats()
+        self.stats = stats_for(stats, strict=strict, file=str(path))
         self.strict = strict
         self.keep = bytearray()
         self.times = array("q")  # per record: its time in ms, or NO_TIME

@@ -24,7 +24,8 @@ exit status fails it with that status as the error code (``exit_cost``, ``exit_c
 ``exit_format``, ``early_exit``...), and a trajectory without one fails ``interrupted``
 with a note. Tools are external (the stubs are the recorded observations); the model is
 ``info.model_stats``-free: ``replay_config`` names it when it is JSON holding
-``agent.model.name``.
+``agent.model.name``; without it (older runs), the run folder does when SWE-agent named it
+``<model>__<data>__<config>__t-<temperature>...`` (:func:`_run_model`); else ``""``.
 
 Reason codes: ``import_invalid`` (not a trajectory: no ``history`` list; a malformed
 message is skipped with ``import_skipped``, reason ``invalid_line``, or refused with
@@ -34,6 +35,7 @@ message is skipped with ``import_skipped``, reason ``invalid_line``, or refused 
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -54,8 +56,21 @@ from .common import (
     content_text,
     import_error,
     imported_agent,
+    stats_for,
 )
+from .cutjson import CUT_HINT, NotJson, read_document
 from .lenient import Note
+
+#: SWE-agent's name of a run folder: ``<model>__<data>__<config>__t-<temperature>__p-...``
+_RUN_FOLDER = re.compile(r"^(?P<model>[^_].*?)__.+__t-\d")
+
+
+def _run_model(path: Path) -> str:
+    """The model the folder holding ``path`` names, when SWE-agent named it as it names a
+    run (``gpt4__swe-bench-dev__default__t-0.00__p-0.95__c-3.00__install-1``), else ``""``."""
+    m = _RUN_FOLDER.match(path.resolve().parent.name)
+    return m.group("model") if m else ""
+
 
 TRAJ_HINT = (
     "pass a SWE-agent trajectory (.traj: a JSON object with a `history` list); "
@@ -74,22 +89,11 @@ class SweAgentSource:
         self.path = Path(path)
         self.file = str(path)
         self.strict = strict
-        self.stats = stats if stats is not None else Stats()
+        self.stats = stats_for(stats, strict=strict, file=str(path))
+        #: the file was cut short (closed after its last whole value)
+        self.cut = False
         data = read_regular(self.path, code="io_error", limit=MAX_LOG_BYTES)
-        try:
-            doc = orjson.loads(data)
-        except orjson.JSONDecodeError as exc:
-            raise import_error(
-                f"not JSON: {exc}", file=self.file, line=None, kind=None, hint=TRAJ_HINT
-            ) from None
-        if not isinstance(doc, dict) or not isinstance(doc.get("history"), list):
-            raise CaseError(
-                "import_invalid",
-                "not a SWE-agent trajectory: no `history` list",
-                file=self.file,
-                hint=TRAJ_HINT,
-            )
-        self.history: list[Any] = doc["history"]
+        doc, self.history = self._read(data)
         info = doc.get("info")
         self.info: dict[str, Any] = info if isinstance(info, dict) else {}
         self.system = next(
@@ -100,13 +104,55 @@ class SweAgentSource:
             ),
             "",
         )
-        self.model = self._model(doc.get("replay_config"))
+        self.model = self._model(doc.get("replay_config")) or _run_model(self.path)
         tools: dict[str, None] = {}
         for m in self.history:
             if isinstance(m, dict) and m.get("role") == "assistant":
                 for name in self._call_names(m):
                     tools.setdefault(name, None)
         self.tools = list(tools)
+
+    def _read(self, data: bytes) -> tuple[dict[str, Any], list[Any]]:
+        """The document and its ``history``; a file cut short is closed after its last whole
+        value (:mod:`.cutjson`), the history entry it stops inside dropped, with a
+        ``cut_record`` warning (``--strict``: refused)."""
+        try:
+            read = read_document(data, "the trajectory")
+        except NotJson as exc:
+            raise import_error(
+                exc.message, file=self.file, line=exc.line, kind=None, hint=TRAJ_HINT
+            ) from None
+        doc = read.value
+        if not isinstance(doc, dict) or not isinstance(doc.get("history"), list):
+            if read.cut is not None:  # the writer stopped before the history list
+                raise import_error(
+                    f"{read.message}; it stops before its `history` list, so no step of "
+                    "the run can be read",
+                    file=self.file,
+                    line=read.line,
+                    kind=None,
+                    hint=CUT_HINT,
+                )
+            raise CaseError(
+                "import_invalid",
+                "not a SWE-agent trajectory: no `history` list",
+                file=self.file,
+                hint=TRAJ_HINT,
+            )
+        history: list[Any] = doc["history"]
+        if read.cut is not None:
+            path = read.cut.open_path
+            if len(path) > 1 and path[0] == "history" and isinstance(path[1], int):
+                history = history[: path[1]]  # the entry the file stops inside is partial
+            self.cut = True
+            self.stats.warn(
+                read.line,
+                "import_repaired",
+                "cut_record",
+                f"{read.message}; the history entry it stops inside is dropped",
+                hint=CUT_HINT,
+            )
+        return doc, history
 
     @staticmethod
     def _model(config: Any) -> str:
@@ -214,8 +260,6 @@ class SweAgentSource:
                     where=f"history[{k}]",
                     line=k + 1,
                     stats=self.stats,
-                    strict=self.strict,
-                    file=self.file,
                 )
                 turn.items.append(last)
             elif role == "tool" and last is not None:
@@ -257,6 +301,11 @@ class SweAgentSource:
             code = status.split(" ")[0].strip("()") or "exit"
             turn.failed = (code, f"the run ended: {status}", last.ref if last else turn.ref)
         else:
-            why = "the trajectory records no exit status: the run stopped inside the turn"
+            why = (
+                "the trajectory is cut short before its exit status: the run stopped "
+                "inside the turn"
+                if self.cut
+                else "the trajectory records no exit status: the run stopped inside the turn"
+            )
             turn.failed = ("interrupted", why, last.ref if last else turn.ref)
             self.stats.notes.append(f"{self.file}: the turn is recorded as interrupted: {why}")

@@ -58,6 +58,7 @@ from .common import (
     import_error,
     imported_agent,
     parse_ts_ms,
+    stats_for,
     tool_effect,
 )
 
@@ -95,7 +96,7 @@ class ThreadsExportSource:
         self.path = Path(path)
         self.file = str(path)
         self.strict = strict
-        self.stats = stats if stats is not None else Stats()
+        self.stats = stats_for(stats, strict=strict, file=str(path))
         self.header: dict[str, Any] = {}
         #: ``(line number, canonical envelope)`` of each event, in order
         self.events: list[tuple[int, dict[str, Any]]] = []

@@ -32,6 +32,8 @@ from .sandbox import NoSuchFile
 from .tool_calls import ExternalCaller, HandlerFailed, HandlerMissing, call_tool
 
 STEP_LIMIT = 64
+# the stop reasons after which a turn goes on with the next model call (spec/replay.md 3.2, 8)
+_GOES_ON = frozenset(("tool_use", "pause_turn"))
 
 # re-exported: the guard lives in egress.py, the clock format in core/timestamps.py
 __all__ = ["EgressBlocked", "block_egress", "format_ts", "parse_ts"]
@@ -316,7 +318,7 @@ class _Turn:
                 for block in reply["message"]["content"]:
                     if block.get("type") == "tool_use":
                         self.run_tool(block)
-                if reply["stop_reason"] != "tool_use":
+                if reply["stop_reason"] not in _GOES_ON:
                     return self.complete(reply["stop_reason"])
         except _Stopped as stopped:
             return self.stop(stopped.args[0])

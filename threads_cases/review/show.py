@@ -70,7 +70,8 @@ def _sub(data: dict[str, Any], key: str) -> dict[str, Any]:
 def _thread_started(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
     agent = _sub(data, "agent")
     tools = [str(x.get("name")) for x in agent.get("tools", []) if isinstance(x, dict)]
-    return f"agent {agent.get('name')} ({agent.get('model')}), tools: {', '.join(tools) or '-'}"
+    model = f" ({agent.get('model')})" if agent.get("model") else ""  # no empty "()"
+    return f"agent {agent.get('name')}{model}, tools: {', '.join(tools) or '-'}"
 
 
 def _user_message(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
@@ -83,7 +84,8 @@ def _turn_started(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str
 
 
 def _model_requested(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:
-    return f"{data.get('model')} request {short_fingerprint(data.get('request_sha256'))}"
+    model = f"{data.get('model')} " if data.get("model") else ""  # an import may know none
+    return f"{model}request {short_fingerprint(data.get('request_sha256'))}"
 
 
 def _model_responded(ev: dict[str, Any], data: dict[str, Any], values: bool) -> str:

@@ -188,13 +188,6 @@ class CodexSource(TranscriptSource):
     def items(self) -> Iterator[Turn | Extra]:
         """Map the kept lines to turns and extension events (:mod:`.exec`, :mod:`.rollout`)."""
         if self.shape == "exec":
-            exec_mapper = ExecMapper(self.prompt, self.stats, strict=self.strict, file=self.file)
-            return exec_mapper.items(self._kept())
-        mapper = RolloutMapper(
-            self.stats,
-            cut_at_end=self.cut_at_end,
-            turn_ends=self.turn_ends,
-            strict=self.strict,
-            file=self.file,
-        )
+            return ExecMapper(self.prompt, self.stats).items(self._kept())
+        mapper = RolloutMapper(self.stats, cut_at_end=self.cut_at_end, turn_ends=self.turn_ends)
         return mapper.items(self._kept_timed())

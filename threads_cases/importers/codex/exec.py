@@ -141,13 +141,9 @@ def exec_result(item: dict[str, Any]) -> tuple[Any, bool]:
 class ExecMapper:
     """Maps the kept lines of an exec stream to turns and extension events."""
 
-    def __init__(
-        self, prompt: str | None, stats: Stats, *, strict: bool = False, file: str = ""
-    ) -> None:
+    def __init__(self, prompt: str | None, stats: Stats) -> None:
         self.prompt = prompt
         self.stats = stats
-        self.strict = strict  # a repeated item id is refused (callids.report_duplicates)
-        self.file = file
         self.turn: Turn | None = None
         self.reply: Reply | None = None
         self.started: dict[str, tuple[dict[str, Any], Ref]] = {}
@@ -180,6 +176,9 @@ class ExecMapper:
         if self.turn is not None:
             # every turn of a stream written to its end has turn.completed or turn.failed
             turn = self._close(self.turn)
+            replies = turn.replies
+            if replies and replies[-1].stop_reason is None:
+                replies[-1].cut = True  # it may have gone on: a reply cut short (section 1)
             cut_short(turn, NO_TURN_END, self.stats)
             yield turn
 
@@ -263,8 +262,7 @@ class ExecMapper:
             dups = scope_call_ids(r, len(r.blocks) - 1)  # an item id the reply already holds
             if dups:
                 report_duplicates(
-                    dups, where=str(it), line=ref.line, stats=self.stats, strict=self.strict,
-                    file=self.file,
+                    dups, where=str(it), line=ref.line, stats=self.stats,
                 )  # fmt: skip
             content, is_error = exec_result(item)
             r.answer(item["id"], Result(content, is_error, ref))  # the call just added

@@ -187,18 +187,8 @@ def call_input(p: dict[str, Any], notes: list[Note]) -> tuple[dict[str, Any], st
 class RolloutMapper:
     """Maps the kept lines of a rollout file to turns and extension events."""
 
-    def __init__(
-        self,
-        stats: Stats,
-        *,
-        cut_at_end: bool = False,
-        turn_ends: bool = False,
-        strict: bool = False,
-        file: str = "",
-    ) -> None:
+    def __init__(self, stats: Stats, *, cut_at_end: bool = False, turn_ends: bool = False) -> None:
         self.stats = stats
-        self.strict = strict  # a repeated call id is refused (callids.report_duplicates)
-        self.file = file
         #: the file ends in a damaged record (TranscriptSource.cut_at_end)
         self.cut_at_end = cut_at_end
         #: the writer records task_complete for every finished turn (:func:`records_turn_ends`)
@@ -247,10 +237,21 @@ class RolloutMapper:
                 if at_end
                 else "the next turn starts before its task_complete event"
             )
+            self._stopped_inside(turn, at_end)
             cut_short(turn, why, self.stats)
         elif at_end and self.cut_at_end:
+            self._stopped_inside(turn, at_end)
             cut_short(turn, f"{CUT_AT_END}, before its task_complete event", self.stats)
         return turn
+
+    @staticmethod
+    def _stopped_inside(turn: Turn, at_end: bool) -> None:
+        """The file stops inside ``turn``: its last reply, which no record gave a stop
+        reason (a rollout writes none), may have gone on, so it is a reply cut short
+        (spec/importers.md section 1). A turn the next one ends was not cut."""
+        replies = turn.replies
+        if at_end and replies and replies[-1].stop_reason is None:
+            replies[-1].cut = True
 
     def _new_turn(self, turn: Turn | None) -> None:
         self.turn, self.reply, self.owners, self.ended = turn, None, {}, False
@@ -388,7 +389,5 @@ class RolloutMapper:
                 where=str(pt),
                 line=ref.line,
                 stats=self.stats,
-                strict=self.strict,
-                file=self.file,
             )
         self.owners[call_id] = r

@@ -28,8 +28,8 @@ from pathlib import Path
 from typing import Any
 
 from ...core.errors import CaseError
-from ..callids import DUPLICATE_CALL_ID
-from ..common import Extra, Ref, Stats, Turn, cut_short, imported_agent
+from ..common import Extra, Ref, Stats, Turn, cut_short, imported_agent, stats_for
+from ..cutjson import CUT_HINT
 from ..isotime import iso_ms
 from .archive import INSPECT_HINT, LogFile, SampleRef, read_log_file
 from .sample import SampleMapper
@@ -59,22 +59,15 @@ class InspectSource:
         self.path = Path(path)
         self.file = str(path)
         self.strict = strict
-        self.stats = stats if stats is not None else Stats()
+        self.stats = stats_for(stats, strict=strict, file=str(path))
         self.log: LogFile = read_log_file(self.path, strict=strict)
         self.ref = self._pick(sample, epoch)
         try:
             doc, self.open_path = self.ref.load()
         except ValueError as exc:  # the sample's member is not JSON, nor JSON cut short
             raise self._refuse(str(exc)) from None
-        if self.log.cut and strict:
-            raise CaseError(
-                "import_invalid",
-                f"{self.log.cut[0]} (cut short)",
-                file=self.file,
-                hint=INSPECT_HINT,
-            )
-        for why in self.log.cut:
-            self.stats.warn(1, "import_repaired", "cut_record", why)
+        for line, why in self.log.cut:  # under --strict the first is refused
+            self.stats.warn(line, "import_repaired", "cut_record", why, hint=CUT_HINT)
         if not isinstance(doc, dict):
             raise self._refuse("the sample is not a JSON object", self.ref.where)
         self.doc: dict[str, Any] = doc
@@ -179,7 +172,7 @@ class InspectSource:
     # ------------------------------------------------------------------ mapping
     def _warn(self, k: int, reason: str, message: str, *, code: str = "import_skipped") -> None:
         where = f"{self.ref.where}#/events/{k}"
-        if self.strict and (code == "import_skipped" or reason == DUPLICATE_CALL_ID):
+        if self.strict and code == "import_skipped":
             raise self._refuse(f"{where}: {message}", f"/events/{k}")
         self.stats.warn(k + 1, code, reason, f"{where}: {message}")
 

@@ -24,11 +24,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
 from ...core.errors import CaseError
 from ...core.files import MAX_LOG_BYTES, read_regular
-from ..cutjson import close_cut
+from ..cutjson import CUT_HINT, NotJson, read_document
 
 INSPECT_HINT = (
     "pass an inspect-ai log: a .eval archive (header.json, samples/<id>_epoch_<n>.json) or a "
@@ -57,24 +55,38 @@ class LogFile:
 
     header: dict[str, Any]
     samples: list[SampleRef] = field(default_factory=list)
-    cut: list[str] = field(default_factory=list)
+    #: ``(line, message)`` per damage: the line of a ``.json`` log its text stops on (1 in
+    #: an archive, whose messages name the member and the line in it)
+    cut: list[tuple[int, str]] = field(default_factory=list)
 
 
-def _loads(data: bytes, where: str, cuts: list[str]) -> tuple[Any, list[str | int] | None]:
-    """A JSON document, or the cut document closed (its open path), with a note in ``cuts``."""
+def _loads(
+    data: bytes, where: str, cuts: list[tuple[int, str]], *, line_in_file: bool = False
+) -> tuple[Any, list[str | int] | None]:
+    """A JSON document, or the cut document closed (its open path), with a note in ``cuts``
+    naming the line and column where its text stops (:func:`..cutjson.read_document`)."""
     try:
-        return orjson.loads(data), None
-    except orjson.JSONDecodeError as exc:
-        text = data.decode("utf-8", "replace")
-        cut = close_cut(text)
-        if cut is None:
-            raise _Unreadable(f"{where}: not JSON ({exc})") from None
-        cuts.append(f"{where}: the document stops after {cut.offset} characters: read to there")
-        return cut.value, cut.open_path
+        read = read_document(data, where)
+    except NotJson as exc:
+        raise _Unreadable(exc.message, exc.line if line_in_file else None) from None
+    if read.cut is None:
+        return read.value, None
+    message = f"{read.message}; the event it stops inside is dropped"
+    cuts.append((read.line if line_in_file else 1, message))
+    return read.value, read.cut.open_path
 
 
 class _Unreadable(ValueError):
-    pass
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def refuse_cut(file: str, cut: tuple[int, str]) -> CaseError:
+    """The ``--strict`` refusal of a damaged log: as :meth:`..common.Stats.warn` words it."""
+    return CaseError(
+        "import_invalid", f"cut_record: {cut[1]}", file=file, line=cut[0], hint=CUT_HINT
+    )
 
 
 def _members_of_cut_zip(data: bytes) -> tuple[dict[str, bytes], str | None]:
@@ -109,7 +121,7 @@ def _members_of_cut_zip(data: bytes) -> tuple[dict[str, bytes], str | None]:
 
 
 def _archive(data: bytes, file: str, strict: bool) -> LogFile:
-    cuts: list[str] = []
+    cuts: list[tuple[int, str]] = []
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as zf:
             names = zf.namelist()
@@ -125,9 +137,9 @@ def _archive(data: bytes, file: str, strict: bool) -> LogFile:
         members, stopped = _members_of_cut_zip(data)
         names = list(members)
         if stopped is not None:
-            cuts.append(f"the archive stops inside member {stopped}")
+            cuts.append((1, f"the archive stops inside member {stopped}"))
         else:
-            cuts.append("the archive has no central directory: read from its local headers")
+            cuts.append((1, "the archive has no central directory: read from its local headers"))
     head = members.get("header.json") or members.get("_journal/start.json")
     header: Any = {}
     if head is not None:
@@ -155,13 +167,15 @@ def read_log_file(path: Path, *, strict: bool) -> LogFile:
     data = read_regular(path, code="io_error", limit=MAX_LOG_BYTES)
     if data[:4] == b"PK\x03\x04":
         return _archive(data, file, strict)
-    cuts: list[str] = []
+    cuts: list[tuple[int, str]] = []
     try:
-        doc, open_path = _loads(data, "the log", cuts)
+        doc, open_path = _loads(data, "the log", cuts, line_in_file=True)
     except _Unreadable as exc:
-        raise CaseError("import_invalid", str(exc), file=file, hint=INSPECT_HINT) from None
+        raise CaseError(
+            "import_invalid", str(exc), file=file, line=exc.line, hint=INSPECT_HINT
+        ) from None
     if cuts and strict:
-        raise CaseError("import_invalid", f"{cuts[0]} (cut short)", file=file, hint=INSPECT_HINT)
+        raise refuse_cut(file, cuts[0])
     if not isinstance(doc, dict) or not isinstance(doc.get("samples", []), list):
         raise CaseError(
             "import_invalid",

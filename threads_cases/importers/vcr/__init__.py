@@ -21,7 +21,16 @@ from typing import Any
 
 import orjson
 
-from ..common import Extra, Ref, Stats, Turn, import_error, imported_agent
+from ..common import (
+    CUT_STOP_REASON,
+    Extra,
+    Ref,
+    Stats,
+    Turn,
+    import_error,
+    imported_agent,
+    stats_for,
+)
 from ..lenient import Note
 from .apis import (
     APIS,
@@ -39,6 +48,13 @@ from .conversation import Conversation
 from .sse import is_stream, stream_answer
 
 __all__ = ["APIS", "VcrSource"]
+
+#: what ends a whole stream of each API (its absence: the stream was cut short)
+STREAM_END = {
+    "anthropic-messages": "message_stop",
+    "openai-chat": "finish_reason",
+    "openai-responses": "response.completed or response.incomplete",
+}
 
 
 def _json(text: Any) -> Any:
@@ -71,7 +87,7 @@ class VcrSource:
         self.path = Path(path)
         self.file = str(path)
         self.strict = strict
-        self.stats = stats if stats is not None else Stats()
+        self.stats = stats_for(stats, strict=strict, file=str(path))
         self.calls: list[tuple[Interaction, Request, Any]] = []
         #: the last retrieve (``GET .../responses/<id>``) of each Responses id
         self.polls: dict[str, Interaction] = {}
@@ -105,7 +121,7 @@ class VcrSource:
         self.first_ts = next((it.ts for it, _, _ in self.calls if it.ts is not None), None)
 
     def _skip(self, it: Interaction, why: str) -> None:
-        message = f"interaction {it.index}: {why}"
+        message = f"interaction {it.index + 1}: {why}"
         if self.strict:
             raise import_error(message, file=self.file, line=it.line or None, kind=None)
         self.stats.warn(it.line, "import_skipped", "invalid_line", message)
@@ -134,7 +150,7 @@ class VcrSource:
     def _notes(self, it: Interaction, notes: list[Note], where: str) -> None:
         for n in notes:
             self.stats.warn(
-                it.line, n.code, n.reason, f"interaction {it.index} {where}: {n.message}"
+                it.line, n.code, n.reason, f"interaction {it.index + 1} {where}: {n.message}"
             )
 
     # ------------------------------------------------------------------ header
@@ -177,6 +193,15 @@ class VcrSource:
             ans = answer_of(req.api, it.parsed, notes)
         elif is_stream(it.text, it.headers.get("content-type", "")):
             ans = stream_answer(req.api, it.text, notes)
+            if ans.cut:
+                self.stats.warn(
+                    it.line,
+                    "import_repaired",
+                    "cut_record",
+                    f"interaction {it.index + 1}: the streamed response stops before its end "
+                    f"(no {STREAM_END[req.api]}): its reply is what was received, its stop "
+                    f"reason {CUT_STOP_REASON}",
+                )
         else:
             body = _json(it.text)
             if body is None:
@@ -201,7 +226,7 @@ class VcrSource:
                 it.line,
                 "import_repaired",
                 "not_completed",
-                f"interaction {it.index}: background response {response_id} is not completed "
+                f"interaction {it.index + 1}: background response {response_id} is not completed "
                 "in the cassette (no retrieve of it answers it); its reply is cut short",
             )
             return Answer(cut=True)
@@ -210,7 +235,7 @@ class VcrSource:
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:
         """Turns and extension events, in the cassette's order (:mod:`.conversation`)."""
-        conv = Conversation(self.stats, strict=self.strict, file=self.file)
+        conv = Conversation(self.stats)
         prev_body: Any = None
         prev_error = False
         for k, (it, req, body) in enumerate(self.calls):

@@ -66,10 +66,8 @@ def _joined(items: list[Item]) -> list[tuple[int, Item]]:
 class Conversation:
     """Builds turns from the requests and answers of a cassette, in order."""
 
-    def __init__(self, stats: Stats, *, strict: bool = False, file: str = "") -> None:
+    def __init__(self, stats: Stats) -> None:
         self.stats = stats
-        self.strict = strict
-        self.file = file
         self.turn: Turn | None = None
         self.owners: dict[str, Reply] = {}  # call id -> the latest reply that made it
         self.by_response: dict[str, Reply] = {}
@@ -95,7 +93,7 @@ class Conversation:
                     ref.line or 0,
                     "import_repaired",
                     "not_continued",
-                    f"interaction {ref.base[1:]}: the request does not continue the "
+                    f"interaction {int(ref.base[1:]) + 1}: the request does not continue the "
                     "conversation (no assistant message, no previous_response_id); "
                     "its last user message starts a turn",
                 )
@@ -154,17 +152,15 @@ class Conversation:
         self.turn.items.append(reply)
         dups = scope_call_ids(reply)
         if dups:
-            index, _, message = reply.ref.base[1:].partition("m")
-            where = f"interaction {index} " + (
-                f"request, message {message}" if message else "response"
+            index, _, message = reply.ref.base[1:].partition("m")  # counted from 1 in words
+            where = f"interaction {int(index) + 1} " + (
+                f"request, message {int(message) + 1}" if message else "response"
             )
             report_duplicates(
                 dups,
                 where=where,
                 line=reply.ref.line,
                 stats=self.stats,
-                strict=self.strict,
-                file=self.file,
             )
         for b in reply.tool_uses():
             self.owners[b["id"]] = reply
@@ -184,7 +180,12 @@ class Conversation:
                 yield from self._cut(ref)
                 return
         reply = Reply(
-            blocks, ref, stop_reason=ans.stop_reason, usage=ans.usage, msg_id=ans.response_id
+            blocks,
+            ref,
+            stop_reason=ans.stop_reason,
+            usage=ans.usage,
+            msg_id=ans.response_id,
+            cut=ans.cut,  # its stop reason: interrupted, never a claim that it ended
         )
         self._reply(reply, ans.response_id)
         if req.forced:
@@ -197,7 +198,7 @@ class Conversation:
         turn = self.turn
         if turn is None:
             return
-        why = f"the response of interaction {ref.base[1:]} stops before its end"
+        why = f"the response of interaction {int(ref.base[1:]) + 1} stops before its end"
         turn.failed = ("interrupted", why, ref)
         self.stats.notes.append(
             f"line {ref.line}: the turn is recorded as interrupted (turn_failed), "

@@ -27,6 +27,8 @@ import { FileMissing, checkPath, sha256Hex, type SandboxProvider } from "./sandb
 import type { JsonObject, JsonValue } from "../core/strictjson.js";
 
 export const STEP_LIMIT = 64;
+/** The stop reasons after which a turn goes on with the next model call (spec/replay.md 3.2, 8). */
+const GOES_ON: ReadonlySet<string> = new Set(["tool_use", "pause_turn"]);
 
 /** actor_kind of each event type. */
 export const ACTOR: Readonly<Record<string, string>> = {
@@ -307,7 +309,7 @@ class Turn {
         for (const block of reply.message.content) {
           if (block["type"] === "tool_use") this.runTool(block);
         }
-        if (reply.stop_reason !== "tool_use") return this.complete(reply.stop_reason);
+        if (!GOES_ON.has(reply.stop_reason)) return this.complete(reply.stop_reason);
       }
     } catch (err) {
       if (err instanceof Stopped) return this.stop(err.err);
