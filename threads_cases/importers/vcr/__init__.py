@@ -42,6 +42,7 @@ from .apis import (
     error_message,
     request_of,
     retrieved_id,
+    tool_definition,
 )
 from .cassette import VCR_HINT, Interaction, read_cassette
 from .conversation import Conversation
@@ -109,10 +110,13 @@ class VcrSource:
         tools: dict[str, None] = {}
         #: each tool's definition, from the first request that defines it
         self.definitions: dict[str, dict[str, Any]] = {}
-        for _, req, _ in self.calls:
+        for it, req, _ in self.calls:
             tools.update(dict.fromkeys(req.tools))
             for n, d in req.definitions.items():
-                self.definitions.setdefault(n, d)
+                if n not in self.definitions:
+                    notes: list[Note] = []
+                    self.definitions[n] = tool_definition(d, notes)
+                    self._notes(it, notes, "request")
         called = [b for it in first.items for b in it.blocks]
         called += [b for ans in self.answers for b in ans.blocks]
         tools.update(dict.fromkeys(b["name"] for b in called if b.get("type") == "tool_use"))

@@ -179,11 +179,12 @@ def _anthropic_blocks(content: Any, notes: list[Note]) -> list[dict[str, Any]]:
 
 
 # ------------------------------------------------------------------ requests
-def _define(req: Request, name: Any, description: Any, schema: Any, notes: list[Note]) -> None:
+def _define(req: Request, name: Any, description: Any, schema: Any) -> None:
     """Add the tool ``name`` to ``req`` with its definition as the agent holds one: the
     ``description`` (``""`` when the request gives none) and the input schema (an object;
     ``{"type": "object"}`` when the request gives none, as a server tool of the provider's
-    does), integers beyond 2^53 in it read as section 4 reads them (``big_integer``)."""
+    does). The schema is the request's value: :func:`tool_definition` reads the one the
+    agent keeps (every request repeats the tools, so only the first of each is read)."""
     name = _str(name)
     if not name:
         return
@@ -192,11 +193,15 @@ def _define(req: Request, name: Any, description: Any, schema: Any, notes: list[
         name,
         {
             "description": _str(description),
-            "input_schema": (
-                js_numbers(schema, notes) if isinstance(schema, dict) else {"type": "object"}
-            ),
+            "input_schema": schema if isinstance(schema, dict) else {"type": "object"},
         },
     )
+
+
+def tool_definition(definition: dict[str, Any], notes: list[Note]) -> dict[str, Any]:
+    """A definition of :attr:`Request.definitions` as the agent keeps it: integers beyond
+    +-(2^53-1) in its schema read as section 4 reads them (``big_integer`` notes)."""
+    return {**definition, "input_schema": js_numbers(definition["input_schema"], notes)}
 
 
 def _anthropic_request(body: dict[str, Any], req: Request, notes: list[Note]) -> None:
@@ -204,7 +209,7 @@ def _anthropic_request(body: dict[str, Any], req: Request, notes: list[Note]) ->
     req.system = _texts(system) if not isinstance(system, str) else system
     for t in _list(body.get("tools")):
         if isinstance(t, dict):
-            _define(req, t.get("name"), t.get("description"), t.get("input_schema"), notes)
+            _define(req, t.get("name"), t.get("description"), t.get("input_schema"))
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "tool":
         req.forced = _str(choice.get("name")) or None
@@ -233,7 +238,7 @@ def _chat_request(body: dict[str, Any], req: Request, notes: list[Note]) -> None
     for t in _list(body.get("tools")):
         fn = t.get("function") if isinstance(t, dict) else None
         if isinstance(fn, dict):
-            _define(req, fn.get("name"), fn.get("description"), fn.get("parameters"), notes)
+            _define(req, fn.get("name"), fn.get("description"), fn.get("parameters"))
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and isinstance(choice.get("function"), dict):
         req.forced = _str(choice["function"].get("name")) or None
@@ -275,7 +280,7 @@ def _responses_request(body: dict[str, Any], req: Request, notes: list[Note]) ->
     req.conversation = _str(conversation) or None
     for t in _list(body.get("tools")):
         if isinstance(t, dict) and t.get("type") == "function":
-            _define(req, t.get("name"), t.get("description"), t.get("parameters"), notes)
+            _define(req, t.get("name"), t.get("description"), t.get("parameters"))
     choice = body.get("tool_choice")
     if isinstance(choice, dict) and choice.get("type") == "function":
         req.forced = _str(choice.get("name")) or None
