@@ -10,8 +10,9 @@ from pathlib import Path
 
 from test_import_vcr import CHAT_URI, call_of, imported, save_and_run, write_cassette
 
-TOOLS = [{"type": "function", "function": {"name": "get_weather", "description": "Weather",
-          "parameters": {"type": "object", "properties": {"city": {"type": "string"}}}}}]  # fmt: skip
+CITY = {"type": "object", "properties": {"city": {"type": "string"}}}
+WEATHER = {"name": "get_weather", "description": "Weather", "parameters": CITY}
+TOOLS = [{"type": "function", "function": WEATHER}]
 
 
 def call(n: int, city: str) -> dict[str, object]:
