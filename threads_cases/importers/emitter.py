@@ -382,7 +382,8 @@ class Emitter:
         pending: list[str],
     ) -> Iterator[dict[str, Any]]:
         """tool_called and tool_result per tool_use block (``uses``); a call of the final reply
-        without a result is added to ``pending``, one of an earlier reply gets an error result.
+        without a result is added to ``pending`` and ends the reply's calls (the turn is
+        interrupted right after it), one of an earlier reply gets an error result.
 
         Called right after the reply's model_responded: when that event was plain, each
         tool_called's data (strings and an ``input`` that is part of the reply's content) is
@@ -407,8 +408,10 @@ class Emitter:
                 res = Result(MISSING_RESULT, True, item.ref)
                 self.missing_results += 1
             if res is None:
+                # the recording stops at this call: a replay is interrupted right after its
+                # tool_called (replay.md 3.9), so the reply's later calls are never made
                 pending.append(block["id"])
-                continue
+                break
             yield self._emit(
                 "tool_result",
                 {**call, "content": res.content, "is_error": res.is_error},
