@@ -2,8 +2,8 @@
 ids"): in every importer that pairs results with calls by id, the results pair by
 occurrence within the reply (the first result with id X answers the first call with id X,
 the second the second), each call keeps its own result, the later calls are written as
-``X-dup2``... (so the thread's ids are its own: two unanswered calls of one id could not
-even be written, the reducer refusing a second pending id), and an ``import_repaired``
+``X-dup2``... (so the thread, whose results name their call by id alone, tells the calls
+apart), and an ``import_repaired``
 warning ``duplicate_call_id`` names the place and the id; ``--strict`` refuses it.
 
 Every recording here is written for these tests (ids, paths and texts invented); the
@@ -136,13 +136,12 @@ def test_vcr_anthropic_results_pair_with_repeated_ids_by_occurrence(tmp_path: Pa
 
 
 def test_vcr_unanswered_repeated_ids_import_as_an_interrupted_turn(tmp_path: Path) -> None:
-    """Two pending calls of one id: the reducer refuses a second pending id, so only ids of
-    their own let the thread be written at all."""
+    """No result for either call: the turn stops at the first call, as a replay does
+    (spec/importers.md 1), and the reply's content still tells its two calls apart."""
     events, stats = imported("vcr", anthropic_cassette(tmp_path / "open.yaml", answered=False))
-    assert [(c, r) for c, _, r in calls_and_results(events)] == [
-        ("toolu_1", None),
-        ("toolu_1-dup2", None),
-    ]
+    assert [(c, r) for c, _, r in calls_and_results(events)] == [("toolu_1", None)]
+    reply = next(e for e in events if e["type"] == "model_responded")
+    assert [b["id"] for b in reply["data"]["message"]["content"]] == ["toolu_1", "toolu_1-dup2"]
     assert [t["status"] for t in list_turns(events)] == ["failed"]
     assert len(duplicates(stats)) == 1
 

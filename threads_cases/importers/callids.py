@@ -5,8 +5,8 @@ message repeats a ``tool_use`` id; OpenAI's ``tool_calls`` ids and Responses ``c
 are unique too), so a result names its call by id alone. A hand-written or damaged
 recording can still give two calls of one reply the same id, and the results the next
 request (or the transcript) holds then carry that id twice. Paired by id alone, both calls
-would get the same result, and the thread could not even be written when neither is
-answered (the reducer refuses a second pending call of one id, reducer.md 4.6).
+would get the same result; and a thread's ``tool_result`` names its call by ``tool_use_id``
+alone (reducer.md 4.7), so the thread itself could not tell them apart.
 
 So the importers pair such results by occurrence within the reply, as the calls were made:
 the first result with id X answers the first call with id X, the second the second. The
