@@ -143,3 +143,26 @@ def test_show_prints_no_empty_parentheses_for_an_unknown_model(tmp_path: Path) -
     assert shown.returncode == 0, shown.stderr
     assert "agent swe-agent, tools: bash" in shown.stdout
     assert "()" not in shown.stdout
+
+
+NO_TURN = "the file holds no turn (no user message the recorded run went on from)"
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {"trajectory": [], "history": [], "info": {}},
+        {"history": [{"role": "system", "content": "You are a coding agent."}], "info": {}},
+    ],
+)
+def test_a_trajectory_of_no_turn_says_so_in_a_note(tmp_path: Path, doc: dict[str, Any]) -> None:
+    """A history that never reaches a user message imports as a thread of no turn, and the
+    import says nothing can be saved from it (spec/importers.md 1), never a silent 0."""
+    path = tmp_path / "empty.traj"
+    path.write_text(json.dumps(doc))
+    stats = Stats()
+    events = import_events("swe-agent", path, stats=stats)
+    assert [e["type"] for e in events] == ["thread_started"]
+    assert [n for n in stats.notes if n.startswith(NO_TURN)] == [stats.notes[-1]]
+    p = cli("import", "swe-agent", path, "-o", tmp_path / "log.jsonl", cwd=tmp_path)
+    assert p.returncode == 0 and f"note: {NO_TURN}" in p.stderr

@@ -240,6 +240,10 @@ def _checked_lines(
         refused = no_turn_refusal(path, fmt)
         if refused is not None:
             raise refused
+        stats.notes.append(
+            "the file holds no turn (no user message the recorded run went on from): "
+            "the log holds its thread_started alone, and nothing of it can be saved as a case"
+        )
     if em.missing_results:
         stats.skip(
             "tool call with no result before the next reply (recorded as an error result)",
