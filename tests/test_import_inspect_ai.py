@@ -283,3 +283,27 @@ def test_older_log_shapes(tmp_path: Path) -> None:
     path.write_text(json.dumps(doc))
     got, _ = imported(path)
     assert [t["status"] for t in list_turns(got)] == ["completed"]
+
+
+def test_a_sample_with_no_model_event_is_a_turn_of_its_input(tmp_path: Path) -> None:
+    """A solver that never called the model: the turn is the sample's input (its user
+    message), interrupted before a reply, and it saves and passes on both implementations
+    (spec/importers.md 11); it had no user_message, so turns listed none of it."""
+    sample = {"id": "s1", "epoch": 1, "input": "What is 2+2?", "target": "4",
+              "messages": [{"role": "user", "content": "What is 2+2?"}], "output": {},
+              "events": [{"event": "sample_init", "sample": {"input": "What is 2+2?"}},
+                         {"event": "tool", "id": "c1", "function": "bash",
+                          "arguments": {"cmd": "expr 2 + 2"}, "result": "4\n"}]}  # fmt: skip
+    log = {"version": 2, "status": "success", "eval": {"task": "math", "model": "openai/gpt-x"},
+           "samples": [sample]}  # fmt: skip
+    path = tmp_path / "nomodel.json"
+    path.write_text(json.dumps(log))
+    events = import_events("inspect-ai", path)
+    assert [e["type"] for e in events][:3] == ["thread_started", "user_message", "turn_started"]
+    turns = list_turns(events)
+    assert [(t["text"], t["status"]) for t in turns] == [("What is 2+2?", "failed")]
+    log_file = tmp_path / "log.jsonl"
+    import_to_file("inspect-ai", path, log_file)
+    names = save_turns(log_file, tmp_path / "cases")
+    results = run_both(tmp_path / "cases", tmp_path)
+    assert {results[(n, impl)]["verdict"] for n in names for impl in IMPLEMENTATIONS} == {"pass"}

@@ -178,16 +178,25 @@ class InspectSource:
 
     def items(self) -> Iterator[Turn | Extra]:
         mapper = SampleMapper(self.doc, self.ref.where, self.stats, self._warn, self.file)
-        if self.events:
-            yield from mapper.items(self.events)
-        else:
-            yield from mapper.from_messages(self.doc.get("messages"))
+        made = 0
+        for item in (
+            mapper.items(self.events)
+            if self.events
+            else mapper.from_messages(self.doc.get("messages"))
+        ):
+            made += isinstance(item, Turn)
+            yield item
         turn = mapper.turn
-        if turn is None and self.cut and mapper.c.content(self.doc.get("input")):
+        given = mapper.c.content(self.doc.get("input"))
+        if turn is None and self.cut and given:
             # the log stops before the first model call: the turn of the sample's input
-            turn = Turn(mapper.c.content(self.doc.get("input")), self.start_ref)
+            turn = Turn(given, self.start_ref)
         if turn is None:
             return
+        if turn.content is None and not made and given:
+            # no model call said the user's message (events before any, or none at all):
+            # the sample's first turn is its input's (spec/importers.md 11)
+            turn.content = given
         self._end(turn)
         yield turn
 
