@@ -97,6 +97,7 @@ def test_an_unknown_sample_is_refused_listing_the_samples() -> None:
         imported(EVAL, sample="nope")
     assert exc.value.code == "invalid_request"
     assert "count-lines (epoch 1)" in exc.value.message
+    assert exc.value.message.startswith("no sample nope in the log; it holds "), exc.value.message
     with pytest.raises(CaseError) as exc:
         imported(CHAT, sample="s1", epoch=1, branch="x")
     assert exc.value.code == "invalid_request"

@@ -97,10 +97,14 @@ class InspectSource:
             if (sample is None or s.id == sample) and (epoch is None or s.epoch == epoch)
         ]
         if not found:
+            asked = " ".join(
+                f"{what} {value}"
+                for what, value in (("sample", sample), ("epoch", epoch))
+                if value is not None
+            )
             raise CaseError(
                 "invalid_request",
-                f"no sample {sample if sample is not None else '*'} epoch "
-                f"{epoch if epoch is not None else '*'} in the log; it holds {_list(samples)}",
+                f"no {asked} in the log; it holds {_list(samples)}",
                 file=self.file,
                 hint="pass --sample ID and --epoch N of one of them",
             )
