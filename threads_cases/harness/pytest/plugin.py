@@ -251,7 +251,8 @@ def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Col
     unless a command-line argument names the folder or a path inside it, where pytest
     matches each level of the path: then a :class:`CaseFolder` holds the :class:`CaseFile`.
     The node ids are the same either way (``<case dir>/case.json::<name>[<impl>]``). A case
-    folder is data, not a test package: a ``conftest.py`` inside one is not loaded. A
+    folder is data, not a test package: a ``conftest.py`` inside one is not loaded (unless
+    the folder is named on the command line, as pytest loads those of its arguments). A
     ``case.json`` that is a folder: the case is still collected (as ``run`` and ``list``
     find it), so that its item fails with the CLI's error instead of the case being skipped
     without a word."""
