@@ -74,6 +74,37 @@ def test_collection_reads_only_each_case_name(
     ]
 
 
+def test_every_argument_form_selects_the_same_node_ids(pytester: pytest.Pytester) -> None:
+    """A case below a folder argument is one node (its case.json) under the folder's; a case
+    folder named on the command line (or a path inside it) gets a folder node above it, for
+    pytest's matching of each path level: the node ids are the same, and an item's node id
+    given back to pytest (a re-run of a failure) selects that item alone."""
+    copy_cases(pytester.path)
+    every, _ = pytester.inline_genitems("--threads-cases", "cases", *QUIET)
+    ids = sorted(i.nodeid for i in every)
+    assert ids == [f"cases/{n}/case.json::{n}[threads-py]" for n in sorted(SOME)]
+    for arg in ("cases/weather-stub", "cases/weather-stub/case.json", ids[1]):
+        items, _ = pytester.inline_genitems("--threads-cases", "cases", arg, *QUIET)
+        assert [i.nodeid for i in items] == [ids[1]], arg
+    picked = pytester.runpytest("--threads-cases", "cases", ids[0], ids[2], *QUIET)
+    picked.assert_outcomes(passed=2)
+
+
+def test_a_symlinked_case_folder_is_collected_where_it_leads(pytester: pytest.Pytester) -> None:
+    """A case folder that is a symlink is judged by where it leads: into the configured
+    folders it is collected (under its link's name), out of them it is not."""
+    cases = copy_cases(pytester.path, ("weather-stub", "reads-notes"))
+    shutil.copytree(CASES / "writes-summary", pytester.path / "elsewhere" / "writes-summary")
+    (cases / "alias").symlink_to(cases / "reads-notes", target_is_directory=True)
+    (cases / "out").symlink_to(pytester.path / "elsewhere" / "writes-summary")
+    items, _ = pytester.inline_genitems("--threads-cases", "cases", *QUIET)
+    assert sorted(i.nodeid for i in items) == [
+        "cases/alias/case.json::reads-notes[threads-py]",
+        "cases/reads-notes/case.json::reads-notes[threads-py]",
+        "cases/weather-stub/case.json::weather-stub[threads-py]",
+    ]
+
+
 def test_a_failing_case_reports_like_the_cli(pytester: pytest.Pytester) -> None:
     cases = copy_cases(pytester.path)
     edit(cases / "weather-stub" / "model.json", lambda d: d["replies"].pop())

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import fnmatch
 import os
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from ..core.errors import CaseError
@@ -25,19 +25,28 @@ def discover(paths: Iterable[str | os.PathLike[str]]) -> list[Path]:
 
 
 def _discover(paths: list[str]) -> list[Path]:
-    found: set[Path] = set()
+    return sorted(set(_found(paths)))
+
+
+def has_cases(paths: Iterable[str | os.PathLike[str]]) -> bool:
+    """Whether :func:`discover` would find a case under ``paths``: the same rules, stopping
+    at the first case (the pytest plugin's "no cases found" check; pytest walks the folders
+    itself)."""
+    return next(_found([os.fspath(p) for p in paths]), None) is not None
+
+
+def _found(paths: list[str]) -> Iterator[Path]:
     for p in map(Path, paths):
         if p.name == "case.json" and p.is_file():
             p = p.parent  # the case.json of a case stands for the case
         if os.path.lexists(p / "case.json"):  # of any kind: a case that is case_invalid
-            found.add(p)  # when it is not a regular file (a folder, a symlink loop...)
+            yield p  # when it is not a regular file (a folder, a symlink loop...)
             continue
         if p.is_dir():
             for c in p.rglob("case.json"):
                 rel = c.parent.relative_to(p)
                 if not any(part.startswith(".") for part in rel.parts):
-                    found.add(c.parent)
-    return sorted(found)
+                    yield c.parent
 
 
 def suite_cases(paths: list[str | os.PathLike[str]], pattern: str | None) -> list[Path]:

@@ -59,7 +59,7 @@ def check_case_dirs(dirs: list[Path]) -> None:
     """Raise the usage error of a path that does not exist or is a file, or of folders that
     hold no case (``threads-cases run`` refuses "no cases found", exit 2; else pytest would
     end "no tests ran", exit 5, with no reason)."""
-    from ...case.discovery import NO_CASES_HINT, discover
+    from ...case.discovery import NO_CASES_HINT, has_cases
 
     expected = "pass a folder holding case directories (each with a case.json)"
     for d in dirs:
@@ -70,7 +70,7 @@ def check_case_dirs(dirs: list[Path]) -> None:
         if not d.is_dir():
             what = "is a file, not a folder holding cases"
             raise usage_error(CaseError("invalid_request", what, file=str(d), hint=expected))
-    if not discover(dirs):
+    if not has_cases(dirs):  # stops at the first case: pytest's collection walks them
         where = str(dirs[0]) if len(dirs) == 1 else None
         err = CaseError("invalid_request", "no cases found", file=where, hint=NO_CASES_HINT)
         raise usage_error(err)

@@ -89,6 +89,8 @@ _AGENTS = pytest.StashKey[dict[str, Any]]()
 _STRICT = pytest.StashKey[bool]()
 #: the session's reads remembered (case/once.py), closed when it ends
 _SESSION = pytest.StashKey[contextlib.ExitStack]()
+#: folder -> its resolved path, for the case folders collection looks at (:func:`_resolved`)
+_RESOLVED = pytest.StashKey[dict[Path, Path]]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -242,23 +244,45 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def pytest_collect_directory(path: Path, parent: pytest.Collector) -> pytest.Collector | None:
-    """A case directory under the configured folders is one collector whose only child is
-    its case.json (:class:`CaseFolder`): pytest never walks the case's logs, recordings and
-    artifacts, one walk of the folders for the whole session. A ``case.json`` that is a
-    folder: the case is still collected (as ``run`` and ``list`` find it), so that its item
-    fails with the CLI's error instead of the case being skipped without a word."""
+    """A case directory under the configured folders is collected through its case.json
+    alone: pytest never walks the case's logs, recordings and artifacts, one walk of the
+    folders for the whole session. The case.json's :class:`CaseFile` is the folder's node
+    itself (one node a case, not a folder node above it: collection's cost is per node),
+    unless a command-line argument names the folder or a path inside it, where pytest
+    matches each level of the path: then a :class:`CaseFolder` holds the :class:`CaseFile`.
+    The node ids are the same either way (``<case dir>/case.json::<name>[<impl>]``). A case
+    folder is data, not a test package: a ``conftest.py`` inside one is not loaded (unless
+    the folder is named on the command line, as pytest loads those of its arguments). A
+    ``case.json`` that is a folder: the case is still collected (as ``run`` and ``list``
+    find it), so that its item fails with the CLI's error instead of the case being skipped
+    without a word."""
     if path.name == "case.json":
         return pytest_collect_file(path, parent)
     if not os.path.lexists(path / "case.json"):
         return None
     dirs = parent.config.stash.get(_DIRS, [])
-    if not any(_inside(path.resolve(), d) for d in dirs):
+    if not any(_inside(_resolved(path, parent.config), d) for d in dirs):
         return None
-    return CaseFolder.from_parent(parent, path=path)
+    if parent.session.isinitpath(path, with_parents=True):
+        return CaseFolder.from_parent(parent, path=path)
+    return CaseFile.from_parent(parent, path=path / "case.json")
+
+
+def _resolved(path: Path, config: pytest.Config) -> Path:
+    """``path.resolve()``: from its folder's, resolved once a session, when ``path`` is not
+    a symlink (the same path; ``resolve`` reads every component's link, for each case)."""
+    if path.is_symlink():
+        return path.resolve()
+    folders = config.stash.setdefault(_RESOLVED, {})
+    folder = folders.get(path.parent)
+    if folder is None:
+        folder = folders[path.parent] = path.parent.resolve()
+    return folder / path.name
 
 
 class CaseFolder(pytest.Directory):
-    """A case directory: its case.json alone is collected (the case loads when it runs)."""
+    """A case directory that a command-line argument names (or a path inside it): its
+    case.json alone is collected (the case loads when it runs)."""
 
     def collect(self) -> Any:
         found = pytest_collect_file(self.path / "case.json", self)
