@@ -260,7 +260,8 @@ def import_events(fmt: str, path: str | os.PathLike[str], **options: Any) -> lis
 class ImportReport:
     """What :func:`import_to_file` wrote: ``path``, ``events``, ``turns``, ``bytes`` and the
     :class:`~threads_cases.importers.common.Stats` (skipped lines per kind, invalid lines,
-    notes)."""
+    notes). ``turns`` counts the turns with user input, the ones ``threads-cases turns``
+    lists and ``save --turn`` numbers (a turn without user input cannot be saved)."""
 
     path: Path
     events: int = 0
@@ -284,7 +285,7 @@ def _write(
     for ev, line in events:
         batch.append(line if canonical else encode_log([cast(Event, ev)], dialect=dialect)[:-1])
         report.events += 1
-        if ev["type"] == "turn_started":
+        if ev["type"] == "user_message":  # the turns `threads-cases turns` lists and numbers
             report.turns += 1
         if len(batch) >= flush_every:
             batch.append(b"")  # the last line's newline, without copying the batch again
