@@ -45,7 +45,7 @@ from .apis import (
     tool_definition,
 )
 from .cassette import VCR_HINT, Interaction, read_cassette
-from .conversation import Conversation
+from .conversation import Conversation, calls_text, proven_calls
 from .sse import is_stream, stream_answer
 
 __all__ = ["APIS", "VcrSource"]
@@ -106,7 +106,7 @@ class VcrSource:
         first = self.calls[0][1]
         self.api = first.api
         self.system = first.system
-        self.answers = [self._answer(it, req) for it, req, _ in self.calls]
+        self.answers = [self._answer(k, it, req) for k, (it, req, _) in enumerate(self.calls)]
         tools: dict[str, None] = {}
         #: each tool's definition, from the first request that defines it
         self.definitions: dict[str, dict[str, Any]] = {}
@@ -184,11 +184,12 @@ class VcrSource:
     def start_ref(self) -> Ref:
         return Ref("session", self.first_ts, 1, "session")
 
-    def _answer(self, it: Interaction, req: Request) -> Answer:
+    def _answer(self, k: int, it: Interaction, req: Request) -> Answer:
+        """The answer of model call ``k`` (its interaction ``it``, its request ``req``)."""
         if req.api == RESPONSES and it.status < 400:
             pending = _pending_id(it.parsed if it.parsed is not None else _json(it.text))
             if pending is not None:
-                return self._polled(it, req, pending)
+                return self._polled(k, it, req, pending)
         notes: list[Note] = []
         if it.status >= 400:
             body = it.parsed if it.parsed is not None else _json(it.text)
@@ -198,14 +199,7 @@ class VcrSource:
         elif is_stream(it.text, it.headers.get("content-type", "")):
             ans = stream_answer(req.api, it.text, notes)
             if ans.cut:
-                self.stats.warn(
-                    it.line,
-                    "import_repaired",
-                    "cut_record",
-                    f"interaction {it.index + 1}: the streamed response stops before its end "
-                    f"(no {STREAM_END[req.api]}): its reply is what was received, its stop "
-                    f"reason {CUT_STOP_REASON}",
-                )
+                self._cut_stream(k, it, req, ans)
         else:
             body = _json(it.text)
             if body is None:
@@ -216,7 +210,35 @@ class VcrSource:
         self._notes(it, notes, "response")
         return ans
 
-    def _polled(self, it: Interaction, req: Request, response_id: str) -> Answer:
+    def _cut_stream(self, k: int, it: Interaction, req: Request, ans: Answer) -> None:
+        """A stream of call ``k`` cut short: its calls still streaming rebuilt from the later
+        request that sends them back with their results (:func:`proven_calls`), else its
+        reply what was received; a ``cut_record`` warning either way (spec 6.3)."""
+        head = (
+            f"interaction {it.index + 1}: the streamed response stops before its end "
+            f"(no {STREAM_END[req.api]})"
+        )
+        later = [r for _, r, _ in self.calls[k + 1 :]]
+        got = proven_calls(ans.dropped, later) if ans.error is None else None
+        if got is not None:
+            j, calls = got
+            ans.blocks += calls
+            ans.cut, ans.stop_reason, ans.dropped = False, "tool_use", []
+            by = self.calls[k + 1 + j][0].index + 1
+            back = "them back with their results" if len(calls) > 1 else "it back with its result"
+            message = (
+                f"{head} while its {calls_text(calls)} still streamed: rebuilt from interaction "
+                f"{by}'s request, which sends {back}; its stop reason tool_use"
+            )
+        else:
+            dropped = f" ({calls_text(ans.dropped)} still streaming dropped)" if ans.dropped else ""
+            message = (
+                f"{head}: its reply is what was received{dropped}, its stop reason "
+                f"{CUT_STOP_REASON}"
+            )
+        self.stats.warn(it.line, "import_repaired", "cut_record", message)
+
+    def _polled(self, k: int, it: Interaction, req: Request, response_id: str) -> Answer:
         """A background response (``queued`` / ``in_progress``): its answer is the last
         retrieve of its id in the cassette; none, or one still pending, is a reply cut short
         (spec/importers.md 6.3)."""
@@ -234,7 +256,7 @@ class VcrSource:
                 "in the cassette (no retrieve of it answers it); its reply is cut short",
             )
             return Answer(cut=True)
-        return self._answer(poll, req)
+        return self._answer(k, poll, req)
 
     # ------------------------------------------------------------------ pass 2
     def items(self) -> Iterator[Turn | Extra]:

@@ -66,7 +66,8 @@ class Request:
 class Answer:
     """One response: ``blocks``, ``stop_reason``, ``usage`` ({input_tokens, output_tokens,
     ...}), ``response_id``, ``model``; ``cut`` when a stream stops before its end;
-    ``error`` (a message) when the provider answered with an error."""
+    ``error`` (a message) when the provider answered with an error; ``dropped``: the calls
+    of a stream cut short that were still streaming."""
 
     blocks: list[dict[str, Any]] = field(default_factory=list)
     stop_reason: str | None = None
@@ -75,6 +76,9 @@ class Answer:
     model: str = ""
     cut: bool = False
     error: str | None = None
+    #: of a stream cut short, its calls whose arguments were still streaming (dropped):
+    #: ``{"id", "name"}`` each, in the stream's order
+    dropped: list[dict[str, Any]] = field(default_factory=list)
 
 
 def api_of(method: str, uri: str) -> str | None:

@@ -35,6 +35,7 @@ carry and the replies the responses hold.
 
 from __future__ import annotations
 
+import copy
 import json
 from collections.abc import Iterator
 from typing import Any
@@ -61,6 +62,39 @@ def _joined(items: list[Item]) -> list[tuple[int, Item]]:
         else:
             out.append((k, it))
     return out
+
+
+def calls_text(calls: list[dict[str, Any]]) -> str:
+    """``call get_time (call_1)``, ``calls a (c1), b (c2)``: calls named in a message."""
+    named = ", ".join(f"{c.get('name') or 'tool'} ({c.get('id')})" for c in calls)
+    return f"call{'s' if len(calls) > 1 else ''} {named}"
+
+
+def proven_calls(
+    dropped: list[dict[str, Any]], later: list[Request]
+) -> tuple[int, list[dict[str, Any]]] | None:
+    """The calls of a stream cut short that were still streaming (``dropped``, by id), as
+    the first of the ``later`` requests that sends any of them back gives them (name and
+    arguments as the client sent them), when it sends back every one of them, each followed
+    by its result: ``(index in later, tool_use blocks in dropped's order)``, else None. The
+    client could only send back a call it received whole, with the result of running it."""
+    ids = [c.get("id") for c in dropped]
+    if not ids or not all(isinstance(i, str) and i for i in ids):
+        return None
+    wanted = {str(i) for i in ids}
+    for j, req in enumerate(later):
+        sent: dict[str, dict[str, Any]] = {}
+        answered: set[str] = set()
+        for item in req.items:
+            for b in item.blocks if item.kind == "assistant" else []:
+                if b.get("type") == "tool_use" and b.get("id") in wanted:
+                    sent.setdefault(b["id"], b)
+            answered.update(r[0] for r in item.results if r[0] in sent)
+        if sent:
+            if answered >= wanted:
+                return j, [copy.deepcopy(sent[str(i)]) for i in ids]
+            return None
+    return None
 
 
 class Conversation:
@@ -177,7 +211,7 @@ class Conversation:
                 b for b in blocks if b.get("type") != "tool_use" or b.get("input") is not None
             ]
             if not blocks:  # nothing of the reply was received: the turn stops before it
-                yield from self._cut(ref)
+                yield from self._cut(ref, ans.dropped)
                 return
         reply = Reply(
             blocks,
@@ -191,14 +225,17 @@ class Conversation:
         if req.forced:
             self.forced.append((reply, req.forced))
         if ans.cut:
-            yield from self._cut(ref)
+            yield from self._cut(ref, ans.dropped)
 
-    def _cut(self, ref: Ref) -> Iterator[Turn]:
-        """The open turn ends ``interrupted`` at a response cut short, with a note."""
+    def _cut(self, ref: Ref, dropped: list[dict[str, Any]]) -> Iterator[Turn]:
+        """The open turn ends ``interrupted`` at a response cut short, with a note naming
+        the ``dropped`` calls (still streaming)."""
         turn = self.turn
         if turn is None:
             return
         why = f"the response of interaction {int(ref.base[1:]) + 1} stops before its end"
+        if dropped:
+            why += f", its {calls_text(dropped)} still streaming (dropped)"
         turn.failed = ("interrupted", why, ref)
         self.stats.notes.append(
             f"line {ref.line}: the turn is recorded as interrupted (turn_failed), "

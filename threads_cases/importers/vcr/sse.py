@@ -15,8 +15,9 @@ response (spec/importers.md 6.3).
 
 A stream that stops before its end (no ``message_stop``, no ``finish_reason``, no
 ``response.completed``) is an :class:`Answer` with ``cut``: its tool calls whose arguments
-were still streaming are dropped, its text kept. Tool arguments are decoded once, when the
-block is whole.
+were still streaming are dropped (listed in ``dropped``: a Chat stream says no call is
+whole before its ``finish_reason``, so all of its calls), its text kept. Tool arguments are
+decoded once, when the block is whole.
 """
 
 from __future__ import annotations
@@ -100,8 +101,9 @@ def _anthropic(evs: list[tuple[str, Any]], notes: list[Note]) -> Answer:
     for i in sorted(blocks):
         b = blocks[i]
         if b.get("type") == "tool_use":
-            if i not in done:
-                continue  # its arguments were still streaming
+            if i not in done:  # its arguments were still streaming
+                ans.dropped.append({"id": b.get("id"), "name": b.get("name")})
+                continue
             b["input"] = (
                 decode_arguments("".join(args[i]), notes) if args[i] else b.get("input", {})
             )
@@ -147,16 +149,18 @@ def _chat(evs: list[tuple[str, Any]], notes: list[Note]) -> Answer:
                 ans.cut = False
     if "".join(text):
         ans.blocks.append({"type": "text", "text": "".join(text)})
-    if not ans.cut:
-        for i in sorted(calls):
-            c = calls[i]
-            block = {
-                "type": "tool_use",
-                "id": c.get("id") or f"call_{i}",
-                "name": c.get("name") or "tool",
-            }
-            block["input"] = decode_arguments("".join(c["args"]), notes)
-            ans.blocks.append(block)
+    for i in sorted(calls):
+        c = calls[i]
+        block = {
+            "type": "tool_use",
+            "id": c.get("id") or f"call_{i}",
+            "name": c.get("name") or "tool",
+        }
+        if ans.cut:  # no chunk says a call's arguments are whole: each may still stream
+            ans.dropped.append({"id": block["id"], "name": block["name"]})
+            continue
+        block["input"] = decode_arguments("".join(c["args"]), notes)
+        ans.blocks.append(block)
     return ans
 
 
@@ -164,6 +168,7 @@ def _responses(evs: list[tuple[str, Any]], notes: list[Note]) -> Answer:
     items: list[Any] = []
     text: list[str] = []
     rid, model = None, ""
+    streaming: dict[Any, dict[str, Any]] = {}  # function_call items added, not yet done
     for _, d in evs:
         t = d.get("type") if isinstance(d, dict) else None
         resp = d.get("response") if isinstance(d, dict) else None
@@ -175,8 +180,12 @@ def _responses(evs: list[tuple[str, Any]], notes: list[Note]) -> Answer:
             return Answer(response_id=rid, model=model, error=error_message(0, resp or {}))
         if t == "error":
             return Answer(response_id=rid, model=model, error=error_message(0, d))
-        if t == "response.output_item.done" and isinstance(d.get("item"), dict):
+        if t == "response.output_item.added" and isinstance(d.get("item"), dict):
+            if d["item"].get("type") == "function_call":
+                streaming[d["item"].get("id")] = d["item"]
+        elif t == "response.output_item.done" and isinstance(d.get("item"), dict):
             items.append(d["item"])
+            streaming.pop(d["item"].get("id"), None)
             text = []
         elif t == "response.output_text.delta" and isinstance(d.get("delta"), str):
             text.append(d["delta"])
@@ -184,6 +193,7 @@ def _responses(evs: list[tuple[str, Any]], notes: list[Note]) -> Answer:
     ans.cut = True
     if "".join(text):
         ans.blocks.append({"type": "text", "text": "".join(text)})
+    ans.dropped = [{"id": c.get("call_id"), "name": c.get("name")} for c in streaming.values()]
     return ans
 
 
