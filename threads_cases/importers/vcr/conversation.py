@@ -26,7 +26,9 @@ carry and the replies the responses hold.
   the turn with ``provider_error`` and ``x_vcr.error {status, message}``, unless the next
   request is the same request again (an SDK retry): then it is the extension event only.
 * **Cut short.** A stream that stops before its end ends its turn with ``interrupted`` and
-  a note.
+  a note naming the calls dropped while still streaming; unless the first later request
+  sending any of them back sends all with their results (:func:`proven_calls`): then the
+  reply was rebuilt from them (spec/importers.md 6.3) and the turn goes on.
 * A later request that holds no assistant item, no ``previous_response_id`` and no
   ``conversation`` an earlier request named (the server holds that history: its whole
   ``input`` is new) does not continue the conversation: its last user message starts a
