@@ -7,9 +7,11 @@ numbers invented); every saved turn replays ``pass`` on both implementations.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
+from conftest import cli
 from test_import_vcr import (
     ANTHROPIC_URI,
     CHAT_URI,
@@ -142,6 +144,12 @@ def test_a_later_request_with_another_call_id_proves_nothing_and_counts_agree(
             "its call clock (call_k) still streaming (dropped)"
         ), name
         assert reported_and_listed(tmp_path, src) == (1, 1), name
+        log = tmp_path / f"{name}.jsonl"
+        p = cli("import", "auto", src, "-o", log, cwd=tmp_path)
+        assert p.returncode == 0 and f"wrote {log}: " in p.stdout, p.stderr
+        assert p.stdout.rstrip().endswith(" 1 turn(s)"), p.stdout
+        p = cli("turns", log, "--format", "json", cwd=tmp_path)
+        assert [t["index"] for t in json.loads(p.stdout)] == [1], p.stdout
         assert set(save_and_run(tmp_path / f"run_{name}", src).values()) == {"pass"}, name
 
 

@@ -368,6 +368,27 @@ def test_import_to_file_is_atomic(tmp_path: Path) -> None:
     assert len(list(read_log(out))) == report.events
 
 
+def test_the_reported_turn_count_is_what_turns_lists(tmp_path: Path) -> None:
+    """A reply before any user message is a turn without user input: written, but never
+    listed nor saved, so the count an import reports (``wrote LOG: N events, M turn(s)``)
+    leaves it out, for every format (spec/importers.md 5)."""
+    text = [{"type": "text", "text": "resumed"}]
+    f = write_lines(
+        tmp_path / "t.jsonl",
+        [
+            cc("a0", None, "assistant", text, stop="end_turn"),
+            cc("u1", "a0", "user", "go on"),
+            cc("a1", "u1", "assistant", [{"type": "text", "text": "done"}], stop="end_turn"),
+        ],
+    )
+    out = tmp_path / "out.jsonl"
+    report = import_to_file("claude-code", f, out)
+    events = list(read_log(out))
+    assert len(of_type(events, "turn_started")) == 2
+    assert [t["text"] for t in list_turns(events)] == ["go on"]
+    assert report.turns == 1
+
+
 # --------------------------------------------------------------------------- codex
 def test_codex_exec_prompt_and_placeholder() -> None:
     stats = Stats()
