@@ -230,7 +230,8 @@ def _checked_lines(
         yield ev, em.last_line
     turns = 0
     for item in src.items():
-        turns += isinstance(item, Turn)
+        # a turn without user input is never listed nor saved (case/turns.py): not a turn here
+        turns += isinstance(item, Turn) and item.content is not None
         events = em.turn(item) if isinstance(item, Turn) else em.extra(item)
         for ev in events:
             yield ev, em.last_line
