@@ -389,6 +389,41 @@ class Stats:
         self.warnings.append(ImportWarning(line, code, reason, message))
 
 
+#: the reason of a usage count that is not one (spec/importers.md section 4)
+INVALID_USAGE = "invalid_usage"
+_MAX_COUNT = 2**53 - 1
+
+
+def usage_problems(raw: Any) -> list[tuple[str, Any]]:
+    """The ``(key, value)`` of each number of a reply's usage that is not a token count (a
+    non-negative integer within 2^53-1): the emitter writes it as 0 (``input_tokens``,
+    ``output_tokens``) or drops it, with an ``invalid_usage`` warning. Values that are no
+    numbers (a ``service_tier`` name, a nested breakdown) are not counts and not listed."""
+    if not isinstance(raw, dict):
+        return []
+    return [
+        (k, v)
+        for k, v in raw.items()
+        if type(v) is not bool
+        and isinstance(v, int | float)
+        and not (type(v) is int and 0 <= v <= _MAX_COUNT)
+    ]
+
+
+def warn_usage(raw: Any, line: int | None, stats: Stats) -> None:
+    """One ``invalid_usage`` warning per :func:`usage_problems` of ``raw`` (under
+    ``--strict``, a refusal)."""
+    for k, v in usage_problems(raw):
+        done = "written as 0" if k in ("input_tokens", "output_tokens") else "dropped"
+        stats.warn(
+            line or 0,
+            "import_repaired",
+            INVALID_USAGE,
+            f"the reply's usage {k} is {v!r}, not a non-negative integer within 2^53-1: "
+            f"{done}",
+        )
+
+
 def stats_for(stats: Stats | None, *, strict: bool, file: str) -> Stats:
     """``stats`` (a new :class:`Stats` when None), refusing every warning under ``strict``
     (:attr:`Stats.strict_file`): each source takes its stats through here, so a source

@@ -40,6 +40,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
+import orjson
+
 from ..core.errors import pointer_join
 
 MAX_SAFE_INTEGER = 2**53 - 1
@@ -47,6 +49,8 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _RECORD_START = re.compile(r"\{\s*\"")
 _DECODER = json.JSONDecoder()
+#: 20 digits in a row: the shortest integer token orjson may read as a double (beyond 2^64)
+_LONG_DIGITS = re.compile("[0-9]{20}")
 
 
 @dataclass(frozen=True)
@@ -149,6 +153,21 @@ class _JsReader:
                 key = self._fix_surrogates(k, path)
                 out[key] = self._fix_surrogates(v, (*path, key))
             return out
+        return value
+
+
+def loads_exact(text: str) -> Any:
+    """``orjson.loads(text)``, except that every integer keeps its exact value: orjson reads
+    an integer token beyond 64 bits as a double, silently, so a text holding one is read
+    again by a reader that keeps it (the caller then applies section 4's ``big_integer``
+    rule, :func:`..arguments.js_numbers`, where the value needs it). Raises
+    ``orjson.JSONDecodeError`` where orjson does."""
+    value = orjson.loads(text)
+    if _LONG_DIGITS.search(text) is None:
+        return value
+    try:  # orjson read it: the same JSON, only the integers read exactly
+        return json.loads(text)
+    except (ValueError, RecursionError):
         return value
 
 

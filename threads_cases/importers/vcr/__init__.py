@@ -31,7 +31,7 @@ from ..common import (
     imported_agent,
     stats_for,
 )
-from ..lenient import Note
+from ..lenient import Note, loads_exact
 from .apis import (
     APIS,
     RESPONSES,
@@ -62,7 +62,7 @@ def _json(text: Any) -> Any:
     if isinstance(text, dict):
         return text
     try:
-        return orjson.loads(text) if isinstance(text, str) and text else None
+        return loads_exact(text) if isinstance(text, str) and text else None
     except orjson.JSONDecodeError:
         return None
 

@@ -26,7 +26,7 @@ from typing import Any
 import orjson
 
 from ..arguments import decode_arguments
-from ..lenient import Note
+from ..lenient import Note, loads_exact
 from .apis import _FINISH, ANTHROPIC, CHAT, Answer, _dict, answer_of, chat_usage, error_message
 
 
@@ -40,7 +40,7 @@ def events(text: str) -> list[tuple[str, Any]]:
             if data:
                 raw = "\n".join(data)
                 try:
-                    value: Any = orjson.loads(raw)
+                    value: Any = loads_exact(raw)
                 except orjson.JSONDecodeError:
                     value = raw
                 out.append((name or "message", value))
