@@ -419,8 +419,7 @@ def warn_usage(raw: Any, line: int | None, stats: Stats) -> None:
             line or 0,
             "import_repaired",
             INVALID_USAGE,
-            f"the reply's usage {k} is {v!r}, not a non-negative integer within 2^53-1: "
-            f"{done}",
+            f"the reply's usage {k} is {v!r}, not a non-negative integer within 2^53-1: {done}",
         )
 
 

@@ -154,7 +154,7 @@ def _user_content(content: Any) -> Any:
 def _tool_use(call_id: Any, name: Any, args: Any, notes: list[Note]) -> dict[str, Any]:
     return {
         "type": "tool_use",
-        "id": _str(call_id) or "call",
+        "id": _str(call_id),  # "": named by the conversation (empty_call_id)
         "name": _str(name) or "tool",
         "input": decode_arguments(args, notes),
     }
