@@ -336,7 +336,8 @@ class ImportWarning:
     ``big_integer``, ``lone_surrogate``, ``invalid_utf8``, ``nul_bytes``, ``joined_records``,
     ``cut_record``, ``invalid_line``; for a record's meaning ``reused_id``,
     ``double_encoded``, ``arguments_not_json``, ``not_continued``, ``not_completed``,
-    ``duplicate_call_id``) and a one-line
+    ``duplicate_call_id``, ``invalid_usage``, ``unmatched_result``, ``empty_call_id``) and a
+    one-line
     ``message``."""
 
     line: int
