@@ -27,10 +27,13 @@ def call(body: dict[str, Any], resp: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def cassette(tmp_path: Path, use: dict[str, Any], result_id: str, usage: Any = None) -> Path:
+def cassette(
+    tmp_path: Path, use: dict[str, Any], result_id: str, usage: Any = None, before: Any = ()
+) -> Path:
     """Two calls: a reply calling ``use``, then a request answering it with ``result_id``
-    (the response bodies' text written by json.dumps, which keeps big integers)."""
-    first = {"id": "m1", "content": [use], "stop_reason": "tool_use", "usage": usage or {}}
+    (the response bodies' text written by json.dumps, which keeps big integers); ``before``:
+    blocks the first reply holds before the call."""
+    first = {"id": "m1", "content": [*before, use], "stop_reason": "tool_use", "usage": usage or {}}
     result = {"type": "tool_result", "tool_use_id": result_id, "content": "buy milk"}
     history = [ASK, {"role": "assistant", "content": [use]}, {"role": "user", "content": [result]}]
     done = {"id": "m2", "content": [{"type": "text", "text": "milk"}], "stop_reason": "end_turn"}
@@ -108,3 +111,36 @@ def test_a_call_with_an_empty_id_gets_one_and_its_empty_id_result(tmp_path: Path
     message = strict_refusal(path)
     assert message.startswith("empty_call_id: interaction 1 response: tool call 1 ('read_file')")
     assert "schema" not in message
+
+
+def test_a_big_integer_in_a_block_kept_as_it_is_warns_too(tmp_path: Path) -> None:
+    """A server tool's block (kept as the provider gave it) holds numbers as a tool input
+    does: a big integer is the JavaScript number with a warning, not a schema refusal."""
+    use = {"type": "tool_use", "id": "t1", "name": "get", "input": {}}
+    server = {"type": "server_tool_use", "id": "s1", "name": "web_search", "input": {"n": 2**70}}
+    path = cassette(tmp_path, use, "t1", before=[server])
+    events, stats = imported(path)
+    assert of_type(events, "model_responded")[0]["message"]["content"][0]["input"] == {
+        "n": 1.1805916207174113e21
+    }
+    assert [w.reason for w in stats.warnings] == ["big_integer"]
+
+
+def test_a_swe_agent_object_argument_beyond_64_bits_warns_big_integer(tmp_path: Path) -> None:
+    """A single-document format (read by cutjson) keeps the integer exact, so the
+    arguments' section 4 rule sees it (orjson alone made it a double without a word)."""
+    call_ = {"id": "call_1", "type": "function", "function": {"name": "bash", "arguments": {}}}
+    history = [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": "count"},
+        {"role": "assistant", "content": "ok", "tool_calls": [call_]},
+        {"role": "tool", "content": "done", "tool_call_ids": ["call_1"]},
+    ]
+    doc = json.dumps({"history": history, "trajectory": [], "info": {}})
+    doc = doc.replace('"arguments": {}', '"arguments": {"n": 1180591620717411303424}')
+    path = tmp_path / "run.traj"
+    path.write_text(doc, encoding="utf-8")
+    stats = Stats()
+    events = import_events("swe-agent", path, stats=stats)
+    assert of_type(events, "tool_called")[0]["input"] == {"n": 1.1805916207174113e21}
+    assert "big_integer" in [w.reason for w in stats.warnings]

@@ -49,8 +49,10 @@ _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 _SURROGATE = re.compile("[\ud800-\udfff]")
 _RECORD_START = re.compile(r"\{\s*\"")
 _DECODER = json.JSONDecoder()
-#: 20 digits in a row: the shortest integer token orjson may read as a double (beyond 2^64)
-_LONG_DIGITS = re.compile("[0-9]{20}")
+#: a number token of 20 digits or more (the shortest integer orjson may read as a double,
+#: beyond 2^64) where a value starts: after ``:``, ``[`` or ``,``
+_LONG = r"[:\[,][ \t\r\n]*-?[0-9]{20}"
+_LONG_DIGITS, _LONG_DIGITS_B = re.compile(_LONG), re.compile(_LONG.encode())
 
 
 @dataclass(frozen=True)
@@ -156,14 +158,17 @@ class _JsReader:
         return value
 
 
-def loads_exact(text: str) -> Any:
+def loads_exact(text: str | bytes) -> Any:
     """``orjson.loads(text)``, except that every integer keeps its exact value: orjson reads
     an integer token beyond 64 bits as a double, silently, so a text holding one is read
     again by a reader that keeps it (the caller then applies section 4's ``big_integer``
     rule, :func:`..arguments.js_numbers`, where the value needs it). Raises
     ``orjson.JSONDecodeError`` where orjson does."""
     value = orjson.loads(text)
-    if _LONG_DIGITS.search(text) is None:
+    if isinstance(text, bytes):
+        if _LONG_DIGITS_B.search(text) is None:
+            return value
+    elif _LONG_DIGITS.search(text) is None:
         return value
     try:  # orjson read it: the same JSON, only the integers read exactly
         return json.loads(text)

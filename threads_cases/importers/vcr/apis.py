@@ -174,6 +174,8 @@ def _anthropic_blocks(content: Any, notes: list[Note]) -> list[dict[str, Any]]:
             b = {"type": "thinking", "thinking": _str(b.get("thinking"))}
         elif b["type"] == "redacted_thinking":
             continue
+        elif len(b) > 2 or b["type"] != "text":  # kept as it is: its numbers as section 4's
+            b = js_numbers(b, notes)
         out.append(b)
     return out
 
