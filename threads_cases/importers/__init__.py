@@ -225,6 +225,7 @@ def _checked_lines(
         agent=src.agent,
         metadata=src.metadata,
         start_ref=src.start_ref,
+        stats=stats,
     )
     for ev in em.start():
         yield ev, em.last_line

@@ -344,6 +344,13 @@ class ClaudeMapper:
             owner = self.owners.get(b["tool_use_id"])
             if owner is None or self.turn is None:
                 self.stats.skip("tool result without its tool call in the turn")
+                self.stats.warn(
+                    ref.line or 0,
+                    "import_repaired",
+                    "unmatched_result",
+                    f"a tool_result with tool_use_id {b['tool_use_id']!r} answers no tool call "
+                    "of the turn; dropped",
+                )
                 continue
             c = b.get("content")
             # calls of one reply sharing the id are answered by occurrence (Reply.answer)

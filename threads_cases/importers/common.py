@@ -336,7 +336,8 @@ class ImportWarning:
     ``big_integer``, ``lone_surrogate``, ``invalid_utf8``, ``nul_bytes``, ``joined_records``,
     ``cut_record``, ``invalid_line``; for a record's meaning ``reused_id``,
     ``double_encoded``, ``arguments_not_json``, ``not_continued``, ``not_completed``,
-    ``duplicate_call_id``) and a one-line
+    ``duplicate_call_id``, ``invalid_usage``, ``unmatched_result``, ``empty_call_id``) and a
+    one-line
     ``message``."""
 
     line: int
@@ -387,6 +388,40 @@ class Stats:
                 hint=hint,
             )
         self.warnings.append(ImportWarning(line, code, reason, message))
+
+
+#: the reason of a usage count that is not one (spec/importers.md section 4)
+INVALID_USAGE = "invalid_usage"
+_MAX_COUNT = 2**53 - 1
+
+
+def usage_problems(raw: Any) -> list[tuple[str, Any]]:
+    """The ``(key, value)`` of each number of a reply's usage that is not a token count (a
+    non-negative integer within 2^53-1): the emitter writes it as 0 (``input_tokens``,
+    ``output_tokens``) or drops it, with an ``invalid_usage`` warning. Values that are no
+    numbers (a ``service_tier`` name, a nested breakdown) are not counts and not listed."""
+    if not isinstance(raw, dict):
+        return []
+    return [
+        (k, v)
+        for k, v in raw.items()
+        if type(v) is not bool
+        and isinstance(v, int | float)
+        and not (type(v) is int and 0 <= v <= _MAX_COUNT)
+    ]
+
+
+def warn_usage(raw: Any, line: int | None, stats: Stats) -> None:
+    """One ``invalid_usage`` warning per :func:`usage_problems` of ``raw`` (under
+    ``--strict``, a refusal)."""
+    for k, v in usage_problems(raw):
+        done = "written as 0" if k in ("input_tokens", "output_tokens") else "dropped"
+        stats.warn(
+            line or 0,
+            "import_repaired",
+            INVALID_USAGE,
+            f"the reply's usage {k} is {v!r}, not a non-negative integer within 2^53-1: {done}",
+        )
 
 
 def stats_for(stats: Stats | None, *, strict: bool, file: str) -> Stats:

@@ -20,6 +20,7 @@ from typing import Any
 
 import orjson
 
+from .lenient import loads_exact
 from .wrong_format import HEAD, not_text
 
 _WS = re.compile(r"[ \t\r\n]*")
@@ -148,7 +149,7 @@ def close_cut(text: str) -> Cut | None:
         return None
     end, closers = scan.best
     try:
-        value = orjson.loads(text[:end].rstrip().rstrip(",") + closers)
+        value = loads_exact(text[:end].rstrip().rstrip(",") + closers)
     except orjson.JSONDecodeError:
         return None
     path = [o.key for o in scan.stack if o.key is not None]
@@ -203,7 +204,7 @@ def read_document(data: bytes, what: str) -> Document:
     not a cut one: nothing is guessed), or when it is cut but nothing of it can be closed
     (no container opens at its start, nesting past :data:`MAX_DEPTH`)."""
     try:
-        return Document(orjson.loads(data))
+        return Document(loads_exact(data))  # integers exact: section 4's big_integer
     except orjson.JSONDecodeError as exc:
         first = exc
     text = data.decode("utf-8", "replace")

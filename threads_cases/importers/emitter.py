@@ -48,9 +48,11 @@ from .common import (
     Ref,
     Reply,
     Result,
+    Stats,
     Turn,
     import_error,
     tool_effect,
+    warn_usage,
 )
 from .request_hash import RequestHasher
 
@@ -137,8 +139,11 @@ class Emitter:
         agent: dict[str, Any],
         metadata: dict[str, Any],
         start_ref: Ref,
+        stats: Stats | None = None,
     ) -> None:
         self.file = file
+        #: where a usage that is no count is warned of (``invalid_usage``); None: not warned
+        self.stats = stats
         self.thread_id = thread_id
         self.agent = agent
         self.metadata = metadata
@@ -343,6 +348,8 @@ class Emitter:
             fixed=True,  # the model of the checked thread_started, a hex digest
         )
         u = usage_of(item.usage)
+        if self.stats is not None:
+            warn_usage(item.usage, item.ref.line, self.stats)
         stop = stop_reason_of(item, uses)
         blocks = item.blocks
         yield self._emit(

@@ -333,6 +333,12 @@ class RolloutMapper:
             self.reply = None
             if owner is None:
                 self.stats.skip("tool output without its call in the turn")
+                self.stats.warn(
+                    ref.line or 0,
+                    "import_repaired",
+                    "unmatched_result",
+                    f"{pt} with call id {p['call_id']!r} answers no call of the turn; dropped",
+                )
                 return ()
             content, is_error = rollout_output(p.get("output"))
             owner.answer(p["call_id"], Result(content, is_error, ref))  # repeated ids: in order

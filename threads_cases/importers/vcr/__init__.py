@@ -31,7 +31,7 @@ from ..common import (
     imported_agent,
     stats_for,
 )
-from ..lenient import Note
+from ..lenient import Note, loads_exact
 from .apis import (
     APIS,
     RESPONSES,
@@ -58,11 +58,16 @@ STREAM_END = {
 }
 
 
-def _json(text: Any) -> Any:
+def _json(text: Any, *, exact: bool = True) -> Any:
+    """A body's JSON value, its integers exact (``exact``: section 4's ``big_integer`` rule
+    needs them) or as orjson reads them (a later request's history, whose replies the
+    responses already gave: read with orjson alone, so the cost stays linear in the file)."""
     if isinstance(text, dict):
         return text
     try:
-        return orjson.loads(text) if isinstance(text, str) and text else None
+        if not (isinstance(text, str) and text):
+            return None
+        return loads_exact(text) if exact else orjson.loads(text)
     except orjson.JSONDecodeError:
         return None
 
@@ -141,7 +146,7 @@ class VcrSource:
                 self.polls[polled] = it  # the answer of a background response, later
             self.stats.skip("interaction that is not a model call")
             return
-        body = _json(it.body)
+        body = _json(it.body, exact=not self.calls)
         if not isinstance(body, dict):
             self._skip(it, "the request body is not a JSON object")
             return

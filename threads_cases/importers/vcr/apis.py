@@ -158,7 +158,7 @@ def _user_content(content: Any) -> Any:
 def _tool_use(call_id: Any, name: Any, args: Any, notes: list[Note]) -> dict[str, Any]:
     return {
         "type": "tool_use",
-        "id": _str(call_id) or "call",
+        "id": _str(call_id),  # "": named by the conversation (empty_call_id)
         "name": _str(name) or "tool",
         "input": decode_arguments(args, notes),
     }
@@ -178,6 +178,8 @@ def _anthropic_blocks(content: Any, notes: list[Note]) -> list[dict[str, Any]]:
             b = {"type": "thinking", "thinking": _str(b.get("thinking"))}
         elif b["type"] == "redacted_thinking":
             continue
+        elif len(b) > 2 or b["type"] != "text":  # kept as it is: its numbers as section 4's
+            b = js_numbers(b, notes)
         out.append(b)
     return out
 

@@ -47,6 +47,13 @@ from ..common import Extra, Ref, Reply, Result, Stats, Turn
 from .apis import ANY_TOOL, Answer, Item, Request
 
 PROVIDER_ERROR = "provider_error"
+#: the reasons of a result that answers no call and of a call given no id (importers.md 6.4)
+UNMATCHED_RESULT, EMPTY_CALL_ID = "unmatched_result", "empty_call_id"
+
+
+def _index(ref: Ref) -> int:
+    """The interaction (counted from 1) of a reference ``i<index>[m<message>]``."""
+    return int(ref.base[1:].partition("m")[0]) + 1
 
 
 def _joined(items: list[Item]) -> list[tuple[int, Item]]:
@@ -159,7 +166,7 @@ class Conversation:
         self, call_id: str | None, name: str | None, content: Any, is_error: bool, ref: Ref
     ) -> None:
         owner, key = None, call_id
-        if call_id:
+        if call_id or (call_id == "" and "" in self.owners):  # "": a call given no id
             owner = self.owners.get(call_id)
             if owner is None and ":" in call_id:
                 rid, _, cid = call_id.partition(":")
@@ -174,6 +181,14 @@ class Conversation:
                     break
         if owner is None or key is None:
             self.stats.skip("tool result without its call in the recording")
+            what = f"id {call_id!r}" if call_id is not None else f"tool name {name!r}"
+            self.stats.warn(
+                ref.line or 0,
+                "import_repaired",
+                UNMATCHED_RESULT,
+                f"interaction {_index(ref)} request: a tool result with {what} answers no "
+                "call of an earlier reply; dropped",
+            )
             return
         owner.answer(key, Result(content, is_error, ref))  # repeated ids: by occurrence
 
@@ -186,12 +201,13 @@ class Conversation:
             )
             self.turn = Turn(None, reply.ref)
         self.turn.items.append(reply)
+        index, _, message = reply.ref.base[1:].partition("m")  # counted from 1 in words
+        where = f"interaction {int(index) + 1} " + (
+            f"request, message {int(message) + 1}" if message else "response"
+        )
+        self._name_empty_ids(reply, where)
         dups = scope_call_ids(reply)
         if dups:
-            index, _, message = reply.ref.base[1:].partition("m")  # counted from 1 in words
-            where = f"interaction {int(index) + 1} " + (
-                f"request, message {int(message) + 1}" if message else "response"
-            )
             report_duplicates(
                 dups,
                 where=where,
@@ -200,8 +216,42 @@ class Conversation:
             )
         for b in reply.tool_uses():
             self.owners[b["id"]] = reply
+        if reply.aliases is not None and "" in reply.aliases:
+            self.owners[""] = reply
         if response_id:
             self.by_response[response_id] = reply
+
+    def _name_empty_ids(self, reply: Reply, where: str) -> None:
+        """Give each call of ``reply`` whose id is empty (``""``, which no thread event can
+        hold) the id ``<where as a word>-call<k>`` (``k``: its place among the reply's calls,
+        from 1), deterministic as SWE-agent's synthesised ids are, with an
+        ``import_repaired`` warning (``empty_call_id``). Results with the empty id answer
+        those calls by occurrence (:attr:`.common.Reply.aliases`)."""
+        uses = [k for k, b in enumerate(reply.blocks) if b.get("type") == "tool_use"]
+        held = {reply.blocks[k].get("id") for k in uses}
+        if "" not in held:
+            return
+        stem = where.replace(", message ", "-m").replace(" ", "-")
+        ids: list[str] = []
+        for n, k in enumerate(uses, 1):
+            if reply.blocks[k].get("id") != "":
+                continue
+            new = f"{stem}-call{n}"
+            while new in held:
+                new += "x"
+            held.add(new)
+            ids.append(new)
+            reply.blocks[k] = {**reply.blocks[k], "id": new}  # the source's value stays
+            self.stats.warn(
+                reply.ref.line or 0,
+                "import_repaired",
+                EMPTY_CALL_ID,
+                f"{where}: tool call {n} ({reply.blocks[k].get('name')!r}) has an empty id; "
+                f"written as {new!r} (results with an empty id answer it by occurrence)",
+            )
+        aliases = reply.aliases if reply.aliases is not None else {}
+        aliases[""] = ids
+        reply.aliases = aliases
 
     def answer(self, req: Request, ans: Answer, ref: Ref) -> Iterator[Turn | Extra]:
         """The reply (or error) of one response."""

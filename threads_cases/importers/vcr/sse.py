@@ -27,7 +27,7 @@ from typing import Any
 import orjson
 
 from ..arguments import decode_arguments
-from ..lenient import Note
+from ..lenient import Note, loads_exact, long_integer_in
 from .apis import _FINISH, ANTHROPIC, CHAT, Answer, _dict, answer_of, chat_usage, error_message
 
 
@@ -36,12 +36,13 @@ def events(text: str) -> list[tuple[str, Any]]:
     text (``[DONE]``)."""
     out: list[tuple[str, Any]] = []
     name, data = "", list[str]()
+    loads = loads_exact if long_integer_in(text) else orjson.loads  # one scan of the body
     for line in [*text.splitlines(), ""]:
         if not line:
             if data:
                 raw = "\n".join(data)
                 try:
-                    value: Any = orjson.loads(raw)
+                    value: Any = loads(raw)
                 except orjson.JSONDecodeError:
                     value = raw
                 out.append((name or "message", value))
