@@ -11,43 +11,14 @@ from pathlib import Path
 
 import pytest
 from conftest import cli
+from recording_files import RECORDINGS
 
 from threads_cases.core.errors import CaseError
 from threads_cases.importers import import_events
 from threads_cases.importers.mcp import mcp_supply
 
 HERE = Path(__file__).resolve().parent
-IMPORTERS = HERE / "importers"
-#: a file of each format -> (its format, what it is)
-FILES = {
-    "cassette.yaml": (IMPORTERS / "vcr" / "anthropic-messages-tools.yaml", "vcr", "a VCR cassette"),
-    "run.traj": (
-        IMPORTERS / "swe-agent" / "text-actions.traj",
-        "swe-agent",
-        "a SWE-agent trajectory",
-    ),
-    "log.eval": (
-        IMPORTERS / "inspect-ai" / "react-agent.eval",
-        "inspect-ai",
-        "an inspect-ai eval log",
-    ),
-    "log.json": (
-        IMPORTERS / "inspect-ai" / "chat-log.json",
-        "inspect-ai",
-        "an inspect-ai eval log",
-    ),
-    "events.json": (
-        IMPORTERS / "openhands" / "function-calling.json",
-        "openhands",
-        "an OpenHands trajectory",
-    ),
-    "rollout.jsonl": (IMPORTERS / "codex-rollout-basic.jsonl", "codex", "a Codex session"),
-    "session.jsonl": (
-        IMPORTERS / "claude-code-fork.jsonl",
-        "claude-code",
-        "a Claude Code transcript",
-    ),
-}
+
 FORMATS = ["claude-code", "codex", "vcr", "swe-agent", "inspect-ai", "openhands", "threads"]
 
 
@@ -57,12 +28,12 @@ def _refusal(fmt: str, path: Path) -> CaseError:
     return exc.value
 
 
-@pytest.mark.parametrize("name", list(FILES))
+@pytest.mark.parametrize("name", list(RECORDINGS))
 @pytest.mark.parametrize("asked", FORMATS)
 def test_a_file_of_another_format_is_named_with_its_command(
     tmp_path: Path, name: str, asked: str
 ) -> None:
-    src, fmt, what = FILES[name]
+    src, fmt, what = RECORDINGS[name]
     if fmt == asked:
         return  # its own importer reads it
     path = tmp_path / name
@@ -74,7 +45,7 @@ def test_a_file_of_another_format_is_named_with_its_command(
 
 
 def test_the_cli_says_it_in_one_line_and_in_json(tmp_path: Path) -> None:
-    shutil.copyfile(FILES["run.traj"][0], tmp_path / "run.traj")
+    shutil.copyfile(RECORDINGS["run.traj"][0], tmp_path / "run.traj")
     p = cli("import", "inspect-ai", "run.traj", "-o", "t.jsonl", cwd=tmp_path)
     assert p.returncode == 1 and not (tmp_path / "t.jsonl").exists()
     assert p.stderr.splitlines() == [
@@ -122,7 +93,7 @@ def test_a_control_byte_is_named_too(tmp_path: Path) -> None:
 
 def test_a_damaged_line_of_the_right_format_keeps_its_refusal(tmp_path: Path) -> None:
     """--strict on a later damaged line of a real transcript: the line's own refusal."""
-    lines = FILES["session.jsonl"][0].read_bytes().splitlines()
+    lines = RECORDINGS["session.jsonl"][0].read_bytes().splitlines()
     path = tmp_path / "s.jsonl"
     path.write_bytes(b"\n".join([lines[0], b'{"type": "user",', *lines[1:]]) + b"\n")
     with pytest.raises(CaseError) as exc:
@@ -132,7 +103,7 @@ def test_a_damaged_line_of_the_right_format_keeps_its_refusal(tmp_path: Path) ->
 
 def test_supply_on_a_vcr_cassette_says_what_it_is(tmp_path: Path) -> None:
     path = tmp_path / "cassette.yaml"
-    shutil.copyfile(FILES["cassette.yaml"][0], path)
+    shutil.copyfile(RECORDINGS["cassette.yaml"][0], path)
     with pytest.raises(CaseError) as exc:
         mcp_supply(path)
     err = exc.value
@@ -151,7 +122,7 @@ def test_run_supply_with_a_vcr_cassette_says_what_it_is(tmp_path: Path) -> None:
     """`run --supply cassette.yaml` read the cassette as a supply document: "not valid JSON"."""
     cases = HERE.parent / "spec" / "conformance" / "cases" / "reads-notes"
     shutil.copytree(cases, tmp_path / "cases" / "reads-notes")
-    shutil.copyfile(FILES["cassette.yaml"][0], tmp_path / "cassette.yaml")
+    shutil.copyfile(RECORDINGS["cassette.yaml"][0], tmp_path / "cassette.yaml")
     p = cli("run", "cases", "--impl", "threads-py", "--supply", "cassette.yaml", cwd=tmp_path)
     assert p.returncode == 2, p.stderr
     assert p.stderr.startswith(

@@ -11,34 +11,9 @@ from pathlib import Path
 
 import pytest
 from conftest import cli
+from recording_files import RECORDINGS
 
 HERE = Path(__file__).resolve().parent
-IMPORTERS = HERE / "importers"
-#: file name -> (source, format, what it is)
-RECORDINGS = {
-    "cassette.yaml": (IMPORTERS / "vcr" / "anthropic-messages-tools.yaml", "vcr", "a VCR cassette"),
-    "run.traj": (
-        IMPORTERS / "swe-agent" / "text-actions.traj",
-        "swe-agent",
-        "a SWE-agent trajectory",
-    ),
-    "log.eval": (
-        IMPORTERS / "inspect-ai" / "react-agent.eval",
-        "inspect-ai",
-        "an inspect-ai eval log",
-    ),
-    "log.json": (
-        IMPORTERS / "inspect-ai" / "chat-log.json",
-        "inspect-ai",
-        "an inspect-ai eval log",
-    ),
-    "rollout.jsonl": (IMPORTERS / "codex-rollout-basic.jsonl", "codex", "a Codex session"),
-    "session.jsonl": (
-        IMPORTERS / "claude-code-fork.jsonl",
-        "claude-code",
-        "a Claude Code transcript",
-    ),
-}
 
 
 @pytest.mark.parametrize("name", list(RECORDINGS))
