@@ -15,7 +15,7 @@ id as ``<id>-dup2``, ``<id>-dup3``... (the next free number when the reply alrea
 that id), in the reply's content and in their ``tool_called`` / ``tool_result`` events, and
 records the ids in :attr:`.common.Reply.aliases`, which :meth:`.common.Reply.answer` follows.
 Each repeated id is an ``import_repaired`` warning, reason ``duplicate_call_id``, naming the
-place and the id (:func:`report_duplicates`); ``strict`` refuses it (``import_invalid``), as
+place and the id (:func:`scope_and_report`); ``strict`` refuses it (``import_invalid``), as
 every warning.
 
 Ids reused by *different* replies are no duplicates: a call id is scoped to its reply (each
@@ -77,12 +77,13 @@ def duplicate_message(call_id: str, ids: list[str]) -> str:
     )
 
 
-def report_duplicates(
-    dups: list[tuple[str, list[str]]], *, where: str, line: int | None, stats: Stats
+def scope_and_report(
+    reply: Reply, start: int = 0, *, where: str, line: int | None, stats: Stats
 ) -> None:
-    """One ``import_repaired`` warning (reason ``duplicate_call_id``) per repeated id of
-    :func:`scope_call_ids`, its message led by ``where`` (the place, as the importer's other
-    warnings name it); under ``--strict`` the stats refuse it (:class:`.common.Stats`)."""
-    for call_id, ids in dups:
+    """:func:`scope_call_ids` from ``reply.blocks[start]`` on, then one ``import_repaired``
+    warning (reason ``duplicate_call_id``) per repeated id, its message led by ``where`` (the
+    place, as the importer's other warnings name it); under ``--strict`` the stats refuse it
+    (:class:`.common.Stats`)."""
+    for call_id, ids in scope_call_ids(reply, start):
         message = f"{where}: {duplicate_message(call_id, ids)}"
         stats.warn(line or 0, "import_repaired", DUPLICATE_CALL_ID, message)

@@ -33,7 +33,7 @@ import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .callids import report_duplicates, scope_call_ids
+from .callids import scope_and_report
 from .common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short
 
 DROPPED_TYPES = ("progress", "queue-operation", "file-history-snapshot")
@@ -261,9 +261,8 @@ class ClaudeMapper:
             reply = self.reply = Reply(list(blocks), ref, msg_id=mid)
             self.turn.items.append(reply)
             if len(blocks) > 1:  # a repeated id among the line's calls (module docstring)
-                dups = scope_call_ids(reply)
-                if dups:
-                    self._duplicates(dups, mid, ref)
+                where = f"assistant record of message {mid}" if mid else "assistant record"
+                scope_and_report(reply, where=where, line=ref.line, stats=self.stats)
             for b in reply.blocks:
                 if b["type"] == "tool_use":
                     self.owners[b["id"]] = reply
@@ -276,15 +275,6 @@ class ClaudeMapper:
             reply.stop_reason = msg["stop_reason"]
         uid = obj.get("uuid")
         reply.last_uuid = uid if isinstance(uid, str) else None
-
-    def _duplicates(self, dups: list[tuple[str, list[str]]], mid: str | None, ref: Ref) -> None:
-        where = f"assistant record of message {mid}" if mid else "assistant record"
-        report_duplicates(
-            dups,
-            where=where,
-            line=ref.line,
-            stats=self.stats,
-        )
 
     def _api_error(self, data: dict[str, Any], ref: Ref) -> Iterator[Turn | Extra]:
         """A provider error record: kept as ``x_claude_code.api_error``; the turn it falls in

@@ -49,7 +49,7 @@ from typing import Any
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .arguments import decode_arguments, js_numbers
-from .callids import report_duplicates, scope_call_ids
+from .callids import scope_and_report
 from .common import (
     Extra,
     Ref,
@@ -328,16 +328,11 @@ class _Mapper:
                 k + 1, n.code, n.reason, f"event {k + 1} (/{k}) call {cid}: {n.message}"
             )
         reply.blocks.append({"type": "tool_use", "id": cid, "name": name or "tool", "input": inp})
-        dups = scope_call_ids(reply, len(reply.blocks) - 1)  # an id the reply already holds
-        if dups:
-            src = self.src
-            where = f"event {k + 1} (/{k})"
-            report_duplicates(
-                dups,
-                where=where,
-                line=k + 1,
-                stats=src.stats,
-            )
+        # an id the reply already holds
+        where = f"event {k + 1} (/{k})"
+        scope_and_report(
+            reply, len(reply.blocks) - 1, where=where, line=k + 1, stats=self.src.stats
+        )
         self.by_event[ev.get("id")] = (reply, reply.blocks[-1]["id"])  # the id it is written with
         self.by_call[cid] = reply
 

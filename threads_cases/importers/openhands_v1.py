@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from typing import Any, Protocol
 
 from .arguments import decode_arguments, js_numbers
-from .callids import report_duplicates, scope_call_ids
+from .callids import scope_and_report
 from .common import Extra, Ref, Reply, Result, Stats, Turn, content_text, json_object
 from .isotime import event_ms
 from .lenient import Note
@@ -160,16 +160,11 @@ class V1Mapper:
                 k + 1, n.code, n.reason, f"event {k + 1} (/{k}) call {cid}: {n.message}"
             )
         reply.blocks.append({"type": "tool_use", "id": cid, "name": name, "input": inp})
-        dups = scope_call_ids(reply, len(reply.blocks) - 1)  # an id the reply already holds
-        if dups:
-            src = self.src
-            where = f"event {k + 1} (/{k})"
-            report_duplicates(
-                dups,
-                where=where,
-                line=k + 1,
-                stats=src.stats,
-            )
+        # an id the reply already holds
+        where = f"event {k + 1} (/{k})"
+        scope_and_report(
+            reply, len(reply.blocks) - 1, where=where, line=k + 1, stats=self.src.stats
+        )
         own = reply.blocks[-1]["id"]  # the id the thread writes this call with
         self.by_action[str(ev.get("id"))] = (reply, own)
         self.by_call.setdefault(cid, []).append((reply, own))

@@ -45,7 +45,7 @@ import orjson
 from ..core.errors import CaseError
 from ..core.files import MAX_LOG_BYTES, read_regular
 from .arguments import decode_arguments
-from .callids import report_duplicates, scope_call_ids
+from .callids import scope_and_report
 from .common import (
     Extra,
     Ref,
@@ -255,12 +255,8 @@ class SweAgentSource:
                 last = Reply([*blocks, *self._calls(m, step, notes)], ref)
                 for n in notes:
                     self.stats.warn(k + 1, n.code, n.reason, f"history[{k}]: {n.message}")
-                report_duplicates(
-                    scope_call_ids(last),  # calls sharing an id: answered by occurrence
-                    where=f"history[{k}]",
-                    line=k + 1,
-                    stats=self.stats,
-                )
+                # calls sharing an id: answered by occurrence
+                scope_and_report(last, where=f"history[{k}]", line=k + 1, stats=self.stats)
                 turn.items.append(last)
             elif role == "tool" and last is not None:
                 ids = m.get("tool_call_ids")

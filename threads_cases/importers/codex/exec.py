@@ -33,7 +33,7 @@ from collections.abc import Iterable, Iterator
 from typing import Any
 
 from ..arguments import decode_arguments
-from ..callids import report_duplicates, scope_call_ids
+from ..callids import scope_and_report
 from ..common import (
     PLACEHOLDER_PROMPT,
     Extra,
@@ -259,11 +259,8 @@ class ExecMapper:
             for n in notes:
                 where = f"arguments of {item['id']}: {n.message}"
                 self.stats.warn(ref.line or 0, n.code, n.reason, where)
-            dups = scope_call_ids(r, len(r.blocks) - 1)  # an item id the reply already holds
-            if dups:
-                report_duplicates(
-                    dups, where=str(it), line=ref.line, stats=self.stats,
-                )  # fmt: skip
+            # an item id the reply already holds
+            scope_and_report(r, len(r.blocks) - 1, where=str(it), line=ref.line, stats=self.stats)
             content, is_error = exec_result(item)
             r.answer(item["id"], Result(content, is_error, ref))  # the call just added
         elif it == "todo_list":

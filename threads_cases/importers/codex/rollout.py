@@ -35,7 +35,7 @@ from typing import Any
 import orjson
 
 from ..arguments import decode_arguments
-from ..callids import report_duplicates, scope_call_ids
+from ..callids import scope_and_report
 from ..common import CUT_AT_END, Extra, Ref, Reply, Result, Stats, Turn, cut_short
 from ..lenient import Note
 from .values import blocks_or_text, json_object, text_of
@@ -388,12 +388,6 @@ class RolloutMapper:
             self.stats.skip(f"{pt} repeating a call of its reply")  # a copy: written once
             return
         r = self._model_block(block, ref)
-        dups = scope_call_ids(r, len(r.blocks) - 1)  # another call with an id of the reply
-        if dups:
-            report_duplicates(
-                dups,
-                where=str(pt),
-                line=ref.line,
-                stats=self.stats,
-            )
+        # another call with an id of the reply
+        scope_and_report(r, len(r.blocks) - 1, where=str(pt), line=ref.line, stats=self.stats)
         self.owners[call_id] = r

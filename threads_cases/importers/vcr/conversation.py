@@ -42,7 +42,7 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from ..callids import report_duplicates, scope_call_ids
+from ..callids import scope_and_report
 from ..common import Extra, Ref, Reply, Result, Stats, Turn
 from .apis import ANY_TOOL, Answer, Item, Request
 
@@ -206,14 +206,7 @@ class Conversation:
             f"request, message {int(message) + 1}" if message else "response"
         )
         self._name_empty_ids(reply, where)
-        dups = scope_call_ids(reply)
-        if dups:
-            report_duplicates(
-                dups,
-                where=where,
-                line=reply.ref.line,
-                stats=self.stats,
-            )
+        scope_and_report(reply, where=where, line=reply.ref.line, stats=self.stats)
         for b in reply.tool_uses():
             self.owners[b["id"]] = reply
         if reply.aliases is not None and "" in reply.aliases:
