@@ -463,6 +463,13 @@ TESTS: list[tuple[str, str, Files, dict[str, Any] | None]] = [
         {"case.json": put({k: v for k, v in doc(BASE, "case.json").items() if k != "fingerprint"})},
         None,
     ),
+    (
+        "name-leading-dash",
+        "A case name starting with '-' (read as an option by a shell's commands) is refused at "
+        "/name.",
+        meta(name="-rf"),
+        err("case_invalid", "case.json", None, "/name"),
+    ),
 ]
 
 

@@ -21,12 +21,11 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "tests"))
 OUT = ROOT / "spec" / "conformance" / "save-errors"
 
-from test_conformance_save_errors import run_test  # noqa: E402
-
 from threads_cases.core.canonical import canonical_document  # noqa: E402
+from threads_cases.core.errors import CaseError  # noqa: E402
+from threads_cases.protocol.server import PythonImplementation  # noqa: E402
 from threads_cases.reference.agent import BUILTIN_TOOLS, AgentSpec  # noqa: E402
 from threads_cases.reference.model import ScriptedModel, text_reply, tool_reply  # noqa: E402
 from threads_cases.reference.runtime import Clock  # noqa: E402
@@ -130,6 +129,7 @@ TESTS: list[tuple[str, str, dict[str, Any]]] = [
             },
         },
     ),
+    ("name-leading-dash", "A case name starting with '-' is refused.", {"name": "-rf"}),
 ]
 
 
@@ -149,12 +149,33 @@ def build(description: str, change: dict[str, Any]) -> dict[str, Any]:
     }
     work = Path(tempfile.mkdtemp(prefix="save-errors-"))
     try:
-        got = run_test({**test, "existing": test["existing"]}, work)
+        got = refusal(test, work)
     finally:
         shutil.rmtree(work)
     if not got:
         raise SystemExit(f"{description}: the save did not refuse")
     return {**test, "error": got}
+
+
+def refusal(test: dict[str, Any], work: Path) -> dict[str, Any] | None:
+    """The ``{code, hint}`` threads-py's own ``save_case`` refuses ``test`` with (after a first
+    save with no options when ``existing``), or None when it saves: what each implementation's
+    answer is compared with (harness/check/conformance_library.py ``save_errors_test``)."""
+    impl = PythonImplementation()
+    message = {
+        "cmd": "save_case",
+        "thread": {"log": test["log"], "artifacts": test["artifacts"]},
+        "name": test["name"],
+        "at": test["at"],
+        "dir": str(work / "cases"),
+    }
+    if test["existing"]:
+        impl.request(message)
+    try:
+        impl.request({**message, **test["options"]})
+    except CaseError as err:
+        return {"code": err.code, "hint": err.hint}
+    return None
 
 
 def main() -> None:

@@ -62,12 +62,12 @@ _HEX64 = re.compile(r"[0-9a-f]{64}")
 
 
 def check_case_name(name: Any) -> str:
-    """Return ``name`` if it is a valid case name (spec/case-format.md, section 1).
+    """Return ``name`` if it is a valid case name (spec/case-format.md, section 2).
 
     1 to 64 of ASCII letters, digits, ``.``, ``_``, ``-``; not ``.`` or ``..`` nor any other name
-    starting with ``.`` (hidden; reserved for a save's temporary directories); no Windows device
-    name (CON, NUL, COM1, ...) in any case or with any extension. Raises
-    ``CaseError("invalid_request")``.
+    starting with ``.`` (hidden; reserved for a save's temporary directories) or with ``-``
+    (read as options by shell commands); no Windows device name (CON, NUL, COM1, ...) in any
+    case or with any extension. Raises ``CaseError("invalid_request")``.
     """
     if not isinstance(name, str) or not _NAME.fullmatch(name):
         raise CaseError(
@@ -81,6 +81,9 @@ def check_case_name(name: Any) -> str:
         # .<name>.old-*), and discover() skips hidden folders: such a case could be deleted
         # by another save and would never run
         raise CaseError("invalid_request", f"case name {quote(name)} must not start with '.'")
+    if name.startswith("-"):
+        # a folder named -rf reads as options to rm, ls and threads-cases run alike
+        raise CaseError("invalid_request", f"case name {quote(name)} must not start with '-'")
     if is_device_name(name):
         raise CaseError("invalid_request", f"case name {quote(name)} is a Windows device name")
     return name

@@ -45,7 +45,11 @@ def save(
         ),
     ],
     name: Annotated[
-        str, typer.Option("--name", help="The case name (1-64 ASCII letters, digits, . _ -).")
+        str,
+        typer.Option(
+            "--name",
+            help="The case name (1-64 ASCII letters, digits, . _ -; not starting with . or -).",
+        ),
     ],
     dir: Annotated[
         Path,

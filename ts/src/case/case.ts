@@ -60,6 +60,10 @@ export function checkCaseName(name: unknown): string {
     // hidden names are where a save keeps its temporary directories (.<name>.tmp-*, .<name>.old-*)
     throw new CaseError("invalid_request", `case name ${quote(name)} must not start with '.'`);
   }
+  if (name.startsWith("-")) {
+    // a folder named -rf reads as options to rm, ls and threads-cases run alike
+    throw new CaseError("invalid_request", `case name ${quote(name)} must not start with '-'`);
+  }
   if (isDeviceName(name)) throw new CaseError("invalid_request", `case name ${quote(name)} is a Windows device name`);
   return name;
 }
