@@ -199,3 +199,22 @@ def refusal_or_none(path: Path) -> CaseError | None:
     except CaseError as err:
         return err
     return None
+
+
+def test_a_result_that_answers_no_call_is_dropped_with_a_warning(tmp_path: Path) -> None:
+    base = events()
+    stray = next(e for e in base if e["type"] == "tool_result")
+    at = base.index(stray)
+    orphan = {**stray, "data": {**stray["data"], "tool_use_id": "t-nowhere"}}
+    changed = [*base[: at + 1], orphan, *base[at + 1 :]]
+    changed = [{**e, "seq": n, "event_id": f"ev{n}"} for n, e in enumerate(changed)]
+    src = write_export(tmp_path / "t.jsonl", export_lines(changed))
+    evs, stats = imported(src)
+    assert [t["status"] for t in list_turns(evs)] == ["completed", "completed"]
+    (w,) = stats.warnings
+    assert (w.line, w.code, w.reason) == (at + 3, "import_repaired", "unmatched_result")
+    assert "'t-nowhere' answers no tool call of the turn; dropped" in w.message
+    assert stats.skipped["tool_result whose call is not in the turn"] == 1
+    err = refusal(src, strict=True)
+    assert err.code == "import_invalid" and err.location.line == at + 3
+    assert "unmatched_result" in err.message

@@ -375,6 +375,12 @@ class ThreadsExportSource:
                 reply.results[str(cid)] = Result(data.get("content", ""), is_error, ref)
                 return
         self.stats.skip("tool_result whose call is not in the turn")
+        self.stats.warn(
+            ref.line or 0,
+            "import_repaired",
+            "unmatched_result",
+            f"a tool_result with tool_use_id {cid!r} answers no tool call of the turn; dropped",
+        )
 
     @staticmethod
     def _extra(etype: str, data: dict[str, Any], ref: Ref, plain: bool) -> Extra:
