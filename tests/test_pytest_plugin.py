@@ -163,6 +163,19 @@ def test_plugin_is_inert_without_options(pytester: pytest.Pytester) -> None:
     result.assert_outcomes(passed=1)
 
 
+def test_pytest_help_lists_every_option(pytester: pytest.Pytester) -> None:
+    # argparse %-formats each help text: an unescaped "95%)" crashed `pytest --help` in every
+    # project where the package is installed
+    from threads_cases.harness.pytest.options import OPTIONS
+
+    result = pytester.runpytest("--help", *QUIET)
+    assert result.ret == 0, result.stderr.str()
+    shown = result.stdout.str()
+    for flag, _ in OPTIONS:
+        assert flag in shown
+    assert "pass rate (Wilson 95%)" in shown
+
+
 def test_fixture_and_cases_helper(pytester: pytest.Pytester) -> None:
     copy_cases(pytester.path, ("weather-stub", "reads-notes"))
     pytester.makepyfile(

@@ -103,7 +103,7 @@ OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
             "type": int,
             "default": 1,
             "help": "with --threads-cases-live: run each case N times, its item reporting the "
-            "pass rate (Wilson 95%), pass^k and flips (spec/replay.md 11.9)",
+            "pass rate (Wilson 95%%), pass^k and flips (spec/replay.md 11.9)",
         },
     ),
     (
