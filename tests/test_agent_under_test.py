@@ -255,6 +255,7 @@ def test_the_pytest_plugins_hints_name_its_own_options(project: Path) -> None:
     flat = " ".join(missing.stdout.replace("│", " ").split())
     assert "hint: replay your own agent, which holds the handler: --threads-cases-agent" in flat
     assert " --agent " not in flat
+    assert "in the settings, or --threads-cases-impl" in flat and " --impl " not in flat
     bad = subprocess.run(
         [*base, "--threads-cases", "cases", "--threads-cases-agent", "stock_agnt:agent"],
         cwd=project,

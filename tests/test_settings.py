@@ -37,6 +37,10 @@ BAD = [
     ("baseline = 3", "tool.threads-cases.baseline", "baseline ="),
     ('baseline = ""', "tool.threads-cases.baseline", "baseline ="),
     ('baseline = ["a"]', "tool.threads-cases.baseline", "baseline ="),
+    ('impl = "threads-py"', "tool.threads-cases.impl", 'impl = ["threads-py"]'),
+    ("impl = []", "tool.threads-cases.impl", 'impl = ["threads-py"]'),
+    ('impl = ["threads-rs"]', "tool.threads-cases.impl", 'impl = ["threads-py"]'),
+    ('impl = ["threads-py", "threads-py"]', "tool.threads-cases.impl", "impl = ["),
     # unknown keys: a misspelt one was dropped without a word
     ('colour = "red"', "tool.threads-cases.colour", "strict, baseline, implementations"),
     ('implementations = { x = { command = ["d"], colour = "red" } }', ".x.colour", "command,"),

@@ -41,7 +41,10 @@ PathsArg = Annotated[
 ]
 ImplOpt = Annotated[
     list[str] | None,
-    typer.Option("--impl", help="Implementation to run (repeatable; default: every available)."),
+    typer.Option(
+        "--impl",
+        help="Implementation to run (repeatable; default: the impl setting, else every available).",
+    ),
 ]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the change as JSON.")]
 
@@ -68,6 +71,7 @@ def _run(
     from ..harness.run.registry import (
         available_implementations,
         configured,
+        impl_setting,
         resolve_implementations,
         strict_setting,
     )
@@ -82,10 +86,11 @@ def _run(
         else:
             current = load_baseline(baseline)
         agents = agents_of(options.agent, options.app_dir)
+        named = impl or impl_setting()
         impls = resolve_implementations(
-            impl or available_implementations(),
+            named or available_implementations(),
             timeout=options.timeout,
-            required=True if impl else set(configured()),
+            required=True if named else set(configured()),
             isolation=choose_isolation(options.isolation),
         )
         suite = run_suite(

@@ -43,7 +43,10 @@ def coverage(
     ] = None,
     impl: Annotated[
         list[str] | None,
-        typer.Option("--impl", help="Implementation (repeatable; default: every available)."),
+        typer.Option(
+            "--impl",
+            help="Implementation (repeatable; default: the impl setting, else every available).",
+        ),
     ] = None,
     fmt: Annotated[
         str, typer.Option("--format", help="pretty, or json (sorted: meant to be committed).")
@@ -84,17 +87,22 @@ def coverage(
         fail_under_limits,
         suite_coverage,
     )
-    from ..harness.run.registry import available_implementations, resolve_implementations
+    from ..harness.run.registry import (
+        available_implementations,
+        impl_setting,
+        resolve_implementations,
+    )
 
     if fmt not in ("pretty", "json"):
         render_error(CaseError("invalid_request", f"--format must be pretty or json, not {fmt!r}"))
         raise typer.Exit(2)
     try:
         agents = agents_of(agent, app_dir)
+        named = impl or impl_setting()
         impls = resolve_implementations(
-            impl or available_implementations(),
+            named or available_implementations(),
             timeout=timeout,
-            required=bool(impl),
+            required=bool(named),
             isolation=choose_isolation(isolation),
         )
         cov = suite_coverage(paths or [Path(".")], impls, jobs=os.cpu_count() or 1, agents=agents)

@@ -334,7 +334,9 @@ def run(
     impl: Annotated[
         list[str] | None,
         typer.Option(
-            "--impl", help="Implementation to run (repeatable; default: every available)."
+            "--impl",
+            help="Implementation to run (repeatable; default: the impl setting, else every "
+            "available).",
         ),
     ] = None,
     fmt: FormatOpt = "pretty",

@@ -54,7 +54,9 @@ REASON_HINTS: dict[str, str] = {
     'for bad arguments it returns ToolResult("why", is_error=True) (spec/replay.md 8.1)',
     "handler_missing": "replay your own agent, which holds the handler: --agent "
     "module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent in "
-    "threads-cases.toml or under [tool.threads-cases] of pyproject.toml (spec/replay.md 8)",
+    "threads-cases.toml or under [tool.threads-cases] of pyproject.toml; with an agent in one "
+    'language only, run that implementation alone: impl = ["threads-py"] in the settings, or '
+    "--impl (spec/replay.md 8)",
 }
 
 #: Exit status per reason code; anything not listed exits 1.

@@ -25,8 +25,9 @@ OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
             "dest": "threads_cases_impl",
             "metavar": "NAME",
             "default": None,
-            "help": "implementation to run each case on (repeatable; default threads-py and "
-            "the implementations configured under [tool.threads-cases])",
+            "help": "implementation to run each case on (repeatable; default the impl "
+            "setting, else threads-py and the implementations configured under "
+            "[tool.threads-cases])",
         },
     ),
     (

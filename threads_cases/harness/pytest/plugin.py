@@ -152,6 +152,7 @@ def pytest_configure(config: pytest.Config) -> None:
     from threads_cases.harness.run.registry import (
         available_implementations,
         configured,
+        impl_setting,
         implementation_dialect,
         strict_setting,
     )
@@ -163,9 +164,11 @@ def pytest_configure(config: pytest.Config) -> None:
             config.invocation_params.dir,
         )
         known = available_implementations()  # checks [tool.threads-cases] too
-        # a configured implementation is named (spec/driver-protocol.md 5.4), as for `run`
-        named = config.getoption("threads_cases_impl") or list(configured())
-        names = config.getoption("threads_cases_impl") or ["threads-py", *named]
+        # a configured implementation is named (spec/driver-protocol.md 5.4), as for `run`;
+        # so is each one of the impl setting, which replaces the default
+        given = config.getoption("threads_cases_impl") or impl_setting()
+        named = given or list(configured())
+        names = given or ["threads-py", *named]
         config.stash[_AGENTS] = _agents(config, configured())
         config.stash[_STRICT] = strict_setting()  # the settings read once per session
     except CaseError as err:

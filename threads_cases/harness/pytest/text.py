@@ -10,14 +10,18 @@ import re
 from ..run.runner import CaseResult
 
 #: The CLI's options a hint may name, and the plugin's spelling of each.
-_OPTIONS = {"--agent": "--threads-cases-agent", "--app-dir": "--threads-cases-app-dir"}
-_OPTION = re.compile(r"(?<![\w-])(--agent|--app-dir)(?![\w-])")
+_OPTIONS = {
+    "--agent": "--threads-cases-agent",
+    "--app-dir": "--threads-cases-app-dir",
+    "--impl": "--threads-cases-impl",
+}
+_OPTION = re.compile(r"(?<![\w-])(--agent|--app-dir|--impl)(?![\w-])")
 
 
 def pytest_wording(hint: str) -> str:
-    """``hint`` as a pytest user acts on it: the CLI's ``--agent`` and ``--app-dir`` become
-    the plugin's ``--threads-cases-agent`` and ``--threads-cases-app-dir``; the rest is
-    unchanged."""
+    """``hint`` as a pytest user acts on it: the CLI's ``--agent``, ``--app-dir`` and
+    ``--impl`` become the plugin's ``--threads-cases-agent``, ``--threads-cases-app-dir`` and
+    ``--threads-cases-impl``; the rest is unchanged."""
     return _OPTION.sub(lambda m: _OPTIONS[m.group(1)], hint)
 
 

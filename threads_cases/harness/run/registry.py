@@ -170,6 +170,21 @@ def available_implementations() -> list[str]:
     return [*BUILTIN, *[n for n in configured() if n not in BUILTIN]]
 
 
+def impl_setting(start: Path | None = None) -> list[str] | None:
+    """``impl = [...]`` under ``[tool.threads-cases]`` (or in threads-cases.toml): the
+    implementations a command runs when no ``--impl`` is given, in order (spec/reports.md
+    3.2); None when not set. Raises ``CaseError("invalid_request")`` for a value that is not a
+    list of known, distinct implementation names."""
+    names = settings_table(start)[1].get("impl")
+    return list(names) if names is not None else None
+
+
+def default_implementations() -> list[str]:
+    """The implementations a run, ``coverage`` or ``baseline update`` uses without
+    ``--impl``: the ``impl`` setting, else every available one."""
+    return impl_setting() or available_implementations()
+
+
 def implementation_dialect(name: str) -> str:
     """The dialect of the implementation ``name`` (built in, else configured) without
     starting it. Raises ``CaseError`` as :func:`configured` does, and ``invalid_request`` for

@@ -9,6 +9,7 @@ Keys (spec/driver-protocol.md 5.3, spec/reports.md 5.1, spec/replay.md 12.1)::
     strict = true                           # a boolean
     baseline = ".threads-cases/baseline.json"   # a non-empty string (a path)
     pass_env = ["MY_AGENT_HOME", "MY_AGENT_*"]   # variables drivers get beyond the allow-list
+    impl = ["threads-py"]                   # the implementations run without --impl
 
     agent = "notes_agent:agent"             # a string, or a table {implementation: ref}
     app-dir = ["src"]                       # a string or a list of strings (folders)
@@ -62,6 +63,8 @@ def _shape(src: Path, what: str) -> str:
         "app-dir": f'write app-dir = ["src"] {where} (folders the agent is imported from)',
         "pass_env": f'write pass_env = ["MY_VAR", "MY_PREFIX_*"] {where} (variable names, '
         "each optionally ending in *; spec/driver-protocol.md 5.6)",
+        "impl": f'write impl = ["threads-py"] {where} (the implementations run when no --impl '
+        "is given: threads-py, threads-ts or one of [implementations]; spec/reports.md 3.2)",
     }[what]
 
 
@@ -140,7 +143,7 @@ def settings_table(start: Path | None = None) -> tuple[Path, dict[str, Any]]:
 
 
 #: the keys of the settings table, and of one implementation's table
-KEYS = ("strict", "baseline", "implementations", "agent", "app-dir", "pass_env")
+KEYS = ("strict", "baseline", "implementations", "agent", "app-dir", "pass_env", "impl")
 IMPLEMENTATION_KEYS = ("command", "dialect", "timeout")
 #: implementations a configuration may not redefine (harness/run/registry.py BUILTIN)
 BUILTIN_NAMES = ("threads-py", "threads-ts")
@@ -213,6 +216,33 @@ def check_settings(src: Path, table: dict[str, Any]) -> None:
     for name, spec in impls.items():
         _check_implementation(src, name, spec)
     _check_agent(src, table)
+    _check_impl(src, table, [*BUILTIN_NAMES, *impls])
+
+
+def _check_impl(src: Path, table: dict[str, Any], known: list[str]) -> None:
+    """``impl``: a non-empty list of distinct implementation names, each built in or
+    configured in the same file (spec/reports.md 3.2)."""
+    names = table.get("impl", ["threads-py"])
+    if not (isinstance(names, list) and names and all(isinstance(n, str) for n in names)):
+        want = "a non-empty list of implementation names"
+        raise _refuse(src, _key(src, "impl"), want, names, "impl")
+    for name in names:
+        if name not in known:
+            raise CaseError(
+                "invalid_request",
+                f"{_key(src, 'impl')} names the unknown implementation {name!r}; known: "
+                f"{', '.join(known)}",
+                file=str(src),
+                hint=_shape(src, "impl"),
+            )
+    if len(set(names)) != len(names):
+        twice = next(n for n in names if names.count(n) > 1)
+        raise CaseError(
+            "invalid_request",
+            f"{_key(src, 'impl')} names {twice!r} twice",
+            file=str(src),
+            hint=_shape(src, "impl"),
+        )
 
 
 def _check_agent(src: Path, table: dict[str, Any]) -> None:

@@ -56,20 +56,26 @@ def suite_implementations(
     validate_protocol: bool,
     isolation: str | None,
 ) -> list[Implementation]:
-    """The implementations a run uses: ``impl`` (``--impl``), else every available one; those
-    named (with ``--impl``, or configured in pyproject.toml) must start. ``isolation`` is the
+    """The implementations a run uses: ``impl`` (``--impl``), else the ``impl`` setting, else
+    every available one; those named (with ``--impl`` or the setting, or configured in
+    pyproject.toml) must start. ``isolation`` is the
     asked mode, else netns where available, else guard. Raises ``CaseError``
     (``invalid_request``, ``dialect_unknown``...) before any starts."""
     from .isolation import check_mode, default_isolation
-    from .registry import available_implementations, configured, resolve_implementations
+    from .registry import (
+        available_implementations,
+        configured,
+        impl_setting,
+        resolve_implementations,
+    )
 
-    names = impl or available_implementations()
+    named = impl or impl_setting()
     return resolve_implementations(
-        names,
+        named or available_implementations(),
         timeout=timeout,
         isolated=isolated,
         validate_protocol=validate_protocol,
-        required=True if impl else set(configured()),
+        required=True if named else set(configured()),
         isolation=check_mode(isolation) if isolation is not None else default_isolation(),
     )
 

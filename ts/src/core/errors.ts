@@ -73,7 +73,8 @@ export const REASON_HINTS: Readonly<Partial<Record<ReasonCode, string>>> = {
     "check the agent reference (--agent, or agent in threads-cases.toml or under [tool.threads-cases] of pyproject.toml) and --app-dir: threads-py takes module:attribute, threads-ts ./file.mjs#export (spec/replay.md 8)",
   handler_failed: 'the handler itself threw, not the model\'s input: fix the handler; for bad arguments it returns new ToolResult("why", true) (spec/replay.md 8.1)',
   handler_missing:
-    "replay your own agent, which holds the handler: --agent module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent in threads-cases.toml or under [tool.threads-cases] of pyproject.toml (spec/replay.md 8)",
+    'replay your own agent, which holds the handler: --agent module:attribute (threads-py) or --agent ./agent.mjs#export (threads-ts), or agent in threads-cases.toml or under [tool.threads-cases] of pyproject.toml; with an agent in one language only, run that implementation alone: impl = ["threads-py"] in the settings, or --impl (spec/replay.md 8)',
+
 };
 
 /** Exit status per reason code; anything not listed exits 1. */
