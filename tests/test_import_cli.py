@@ -236,7 +236,7 @@ def test_a_malformed_line_is_skipped_by_default_and_the_rest_imported(tmp_path: 
         cwd=tmp_path,
     )
     assert p.returncode == 0, p.stderr
-    assert "skipped 1 unreadable or malformed line(s)" in p.stderr
+    assert "skipped 1 unreadable or malformed record(s), each named above" in p.stderr
     p = cli("turns", "out.jsonl", "--format", "json", cwd=tmp_path)
     assert [t["text"] for t in json.loads(p.stdout)] == ["Say hello in Greek", "And in Russian?"]
 
@@ -312,3 +312,17 @@ def test_a_file_of_no_known_format_is_pointed_at_import_auto(tmp_path: Path) -> 
     p = cli("import", "claude-code", "junk.jsonl", "-o", "out.jsonl", cwd=tmp_path)
     assert p.returncode == 1
     assert "  hint: `threads-cases import auto FILE -o LOG` tries every format" in p.stderr
+
+
+def test_the_skipped_count_is_the_skips_named_above(tmp_path: Path) -> None:
+    # a record cut short and joined to the next whole record leaves no whole line skipped:
+    # the count said "skipped 1" under two import_skipped warnings, or nothing under one
+    good = (SAMPLES / "claude-code-parallel.jsonl").read_bytes().splitlines(keepends=True)
+    cut = good[1][: len(good[1]) // 2]
+    damaged = tmp_path / "damaged.jsonl"
+    damaged.write_bytes(good[0] + cut + good[1] + b"\0" * 64 + b"\n" + b"".join(good[2:]))
+    p = cli("import", "claude-code", damaged, "-o", "out.jsonl", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    skipped = [line for line in p.stderr.splitlines() if "warning[import_skipped]" in line]
+    assert len(skipped) == 2, p.stderr
+    assert "skipped 2 unreadable or malformed record(s), each named above" in p.stderr
