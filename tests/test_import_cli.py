@@ -6,6 +6,7 @@ their cases replayed by one `run`, each sample's result checked on its own)."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 from conftest import cli
 
 SAMPLES = Path(__file__).resolve().parent / "importers"
+CONFORMANCE = Path(__file__).resolve().parents[1] / "spec" / "conformance" / "cases"
 
 #: The implementations every saved case is run on (add "threads-ts" once its driver exists).
 IMPLEMENTATIONS: tuple[str, ...] = ("threads-py", "threads-ts")
@@ -326,3 +328,33 @@ def test_the_skipped_count_is_the_skips_named_above(tmp_path: Path) -> None:
     skipped = [line for line in p.stderr.splitlines() if "warning[import_skipped]" in line]
     assert len(skipped) == 2, p.stderr
     assert "skipped 2 unreadable or malformed record(s), each named above" in p.stderr
+
+
+def test_output_dash_writes_the_log_to_standard_output(tmp_path: Path) -> None:
+    src = SAMPLES / "claude-code-parallel.jsonl"
+    p = cli("import", "claude-code", src, "-o", "file.jsonl", cwd=tmp_path)
+    assert p.returncode == 0, p.stderr
+    dash = cli("import", "claude-code", src, "-o", "-", cwd=tmp_path)
+    assert dash.returncode == 0, dash.stderr
+    assert dash.stdout == (tmp_path / "file.jsonl").read_text("utf-8")
+    assert not (tmp_path / "-").exists()
+    status = p.stdout.strip().removeprefix("wrote file.jsonl: ")
+    assert dash.stderr.strip().splitlines()[-1] == f"wrote standard output: {status}"
+    # a refused import writes nothing there either
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"not": "a transcript"}\n')
+    refused = cli("import", "claude-code", bad, "-o", "-", "--strict", cwd=tmp_path)
+    assert refused.returncode != 0 and refused.stdout == ""
+    both = cli("import", "claude-code", src, "-o", "-", "--format", "json", cwd=tmp_path)
+    assert both.returncode == 2 and json.loads(both.stdout)["code"] == "invalid_request"
+    assert "both write standard output" in both.stdout
+
+
+def test_an_option_that_writes_a_file_refuses_dash(tmp_path: Path) -> None:
+    # it made a file named "-" where a user meant standard output
+    shutil.copytree(CONFORMANCE / "reads-notes", tmp_path / "cases" / "reads-notes")
+    for args in (["coverage", "cases", "-o", "-"], ["run", "cases", "--junit", "-"]):
+        p = cli(*args, cwd=tmp_path)
+        assert p.returncode == 2, p.stderr
+        assert "-: this option writes a file, not standard output" in p.stderr
+    assert not (tmp_path / "-").exists()

@@ -23,13 +23,13 @@ from .params import (
     FormatOpt,
     check_log,
     check_not_input,
-    check_out_file,
+    check_out_file_or_stdout,
     check_transcript,
     checked,
 )
 
 if TYPE_CHECKING:
-    from collections.abc import Iterator
+    from collections.abc import Callable, Iterator
 
     from ..importers import ImportReport, Stats
 
@@ -98,7 +98,10 @@ def import_(
     out: Annotated[
         Path,
         typer.Option(
-            "-o", "--output", help="The thread log to write.", callback=checked(check_out_file)
+            "-o",
+            "--output",
+            help="The thread log to write (- for standard output).",
+            callback=checked(check_out_file_or_stdout),
         ),
     ],
     branch: Annotated[
@@ -145,25 +148,56 @@ def import_(
     {output, events, turns, bytes, warnings: [{line, code, reason, message}], skipped, notes}
     (the notes and warnings then only there, not on stderr as well), and a refusal as
     {code, message} (same exit status). The default is pretty, piped too: the log goes to -o
-    and stdout holds one status line (spec/reports.md 5.4).
+    and stdout holds one status line; -o - writes the log to stdout and the status line to
+    stderr (spec/reports.md 5.4).
 
     Exit status: 0 written; 1 with --strict a place a warning would name (error[import_invalid]:
     FILE:LINE: <line type or reason>: message), or an I/O error; 2 bad arguments.
     """
     from ..importers import import_to_file
 
-    check_not_input(out, [file], "transcript")
-    try:
-        report = import_to_file(
-            fmt, file, out, branch=branch, prompt=prompt, strict=strict, sample=sample, epoch=epoch
+    to_stdout = str(out) == "-"
+    if to_stdout and out_format == "json":
+        err = CaseError(
+            "invalid_request",
+            "-o - and --format json would both write standard output",
+            hint="write the log to a file (-o FILE), or leave --format json out",
         )
+        raise fail(err, out_format) from None
+    check_not_input(None if to_stdout else out, [file], "transcript")
+
+    def write(to: Path) -> ImportReport:
+        return import_to_file(
+            fmt, file, to, branch=branch, prompt=prompt, strict=strict, sample=sample, epoch=epoch
+        )
+
+    try:
+        report = _import_to_stdout(write) if to_stdout else write(out)
     except CaseError as err:  # under --format json: {"code","message"} on stdout
         raise fail(err, out_format) from None
     if out_format == "json":  # the notes and warnings are in it: not on stderr as well
         print_json(import_summary(report))
         return
     report_stats(report.stats, verbose=verbose, file=file)
-    typer.echo(f"wrote {out}: {report.events} events, {report.turns} turn(s)")
+    status = f"{report.events} events, {report.turns} turn(s)"
+    if to_stdout:  # the log is standard output: the status line goes beside the notes
+        note(f"wrote standard output: {status}")
+    else:
+        typer.echo(f"wrote {out}: {status}")
+
+
+def _import_to_stdout(write: Callable[[Path], ImportReport]) -> ImportReport:
+    """``import -o -``: the log written whole into a temporary file first (``write``), so
+    that a refused import writes nothing to standard output either, then copied there."""
+    import shutil
+    import tempfile
+
+    with tempfile.TemporaryDirectory(prefix="threads-cases-import-") as tmp:
+        report = write(Path(tmp) / "log.jsonl")
+        with report.path.open("rb") as src:
+            shutil.copyfileobj(src, sys.stdout.buffer)
+        sys.stdout.buffer.flush()
+    return report
 
 
 def _load(log: Path, dialect: str) -> list[dict[str, Any]]:

@@ -187,10 +187,24 @@ def check_folder_to_write(path: Path, what: str) -> None:
 def check_out_file(path: Path) -> None:
     """A file to write: may be missing, must not be a folder, nor inside a case directory
     (a case holds only the files of its format; one more makes it invalid), nor below a
-    file (its missing folders are created)."""
+    file (its missing folders are created), nor ``-``: an option that writes standard output
+    itself does so when it is left out, and one writing a file would create a file named
+    ``-`` (:func:`check_out_file_or_stdout` takes ``-`` as standard output)."""
+    if str(path) == "-":
+        raise PathProblem(
+            "-: this option writes a file, not standard output",
+            "give the path of a file to write (leave the option out where the command "
+            "prints to standard output without it)",
+        )
     if path.is_dir():
         raise PathProblem(f"{path}: is a folder", "expected the path of a file to write")
     check_not_in_case(path)
+
+
+def check_out_file_or_stdout(path: Path) -> None:
+    """As :func:`check_out_file`, with ``-`` taken as standard output."""
+    if str(path) != "-":
+        check_out_file(path)
 
 
 def check_baseline(path: Path) -> None:
