@@ -132,9 +132,12 @@ def recover(
     mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
     if isinstance(exc, yaml.reader.ReaderError):
         trimmed = _whole_utf8(data)
-        doc = _load(trimmed, loader) if trimmed != data else None
-        if doc is None:
+        if trimmed == data:  # bytes that are not UTF-8 before the end: damaged
             raise import_error(f"not YAML: {exc}", file=file, line=None, kind=None, hint=hint)
+        try:  # the text stops inside a character: read without it
+            doc = yaml.load(trimmed, Loader=loader)
+        except yaml.MarkedYAMLError as again:
+            return recover(trimmed, starts, again, file, hint, loader)
         cut = partial_last(trimmed, doc, starts, file, cut=True)
         return doc, cut or CassetteCut(line, _stops(line, col, "inside a character"))
     if mark is not None and mark.line < line0:
