@@ -41,14 +41,16 @@ import zlib
 from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ...core.errors import CaseError
 from ...core.files import MAX_LOG_BYTES, open_regular
 from ..common import import_error, parse_ts_ms
-from .cut import CassetteCut, gunzip_cut, nothing_whole, partial_last, recover, stop_place
+
+if TYPE_CHECKING:  # .cut is imported on the cut path only: the whole file never pays for it
+    from .cut import CassetteCut
 
 try:
     _LOADER: Any = yaml.CSafeLoader
@@ -102,6 +104,8 @@ def read_bytes(path: Path) -> tuple[bytes, str | None]:
             return gzip.decompress(data), None
         except (OSError, EOFError, zlib.error) as exc:
             first = exc
+        from .cut import gunzip_cut
+
         try:
             return gunzip_cut(data)
         except zlib.error:
@@ -204,13 +208,25 @@ def is_cassette(doc: Any) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("interactions"), list)
 
 
-@dataclass
 class Cassette:
     """A cassette read: its ``interactions`` and, when the file is cut short, ``cut``
     (:class:`.cut.CassetteCut`: where, and the warning's text)."""
 
-    interactions: list[Interaction]
-    cut: CassetteCut | None = None
+    __slots__ = ("cut", "interactions")
+
+    def __init__(self, interactions: list[Interaction], cut: CassetteCut | None = None) -> None:
+        self.interactions, self.cut = interactions, cut
+
+
+def _last_whole(doc: dict[str, Any]) -> bool:
+    """Whether the last entry of a cassette that reads has its response ``status`` code
+    (the last key vcrpy writes of an entry): the whole file's O(1) check (:mod:`.cut`)."""
+    entries = doc["interactions"]
+    raw = entries[-1] if entries else None
+    resp = raw.get("response") if isinstance(raw, dict) else None
+    status = resp.get("status") if isinstance(resp, dict) else None
+    code = status.get("code") if isinstance(status, dict) else status
+    return not entries or isinstance(code, int)
 
 
 def _refuse_shape(doc: Any, file: str) -> CaseError:
@@ -232,11 +248,19 @@ def _parse(data: bytes, starts: list[int], file: str, gz: bool) -> tuple[Any, Ca
             raise import_error(
                 f"not YAML: {exc}", file=file, line=None, kind=None, hint=VCR_HINT
             ) from None
+        from .cut import recover
+
         return recover(data, starts, exc, file, VCR_HINT, _LOADER)
     if not is_cassette(doc):
         if gz:  # the gzip stream stops before a whole interaction
+            from .cut import nothing_whole, stop_place
+
             raise nothing_whole(file, *stop_place(data))
         raise _refuse_shape(doc, file)
+    if _last_whole(doc):
+        return doc, None
+    from .cut import partial_last
+
     return doc, partial_last(data, doc, starts, file)
 
 
@@ -256,6 +280,8 @@ def read_cassette(path: Path) -> Cassette:
             exc.code, f"{gz_cut}; {exc.message}", file=file, line=exc.location.line, hint=exc.hint
         ) from None
     if gz_cut is not None:  # what is lost after the text is not known: ``lost``
+        from .cut import CassetteCut
+
         if cut is None:
             cut = CassetteCut(data.count(b"\n") + 1, "every interaction it holds is whole")
         cut = replace(cut, message=f"{gz_cut}; {cut.message}", lost=True)
