@@ -315,7 +315,8 @@ def test_damaged_interactions_are_skipped_with_a_warning_and_strict_refuses(tmp_
 @pytest.mark.parametrize(
     ("body", "says"),
     [
-        (b"interactions: [\n", "not YAML"),
+        (b"interactions: [\n", "before its first interaction ends (cut short)"),
+        (b"interactions:\n  - 1\n bad: 2\nversion: 1\n", "not YAML: line 3 column 2"),
         (b"- 1\n- 2\n", "not a VCR cassette"),
         (b"version: 1\n", "not a VCR cassette"),
         (b"interactions: []\nversion: 1\n", "no interaction is a model call"),

@@ -438,18 +438,22 @@ def stats_for(stats: Stats | None, *, strict: bool, file: str) -> Stats:
 CUT_AT_END = "the transcript ends in a damaged record inside this turn"
 
 
-def cut_short(turn: Turn, why: str, stats: Stats) -> None:
+def cut_short(turn: Turn, why: str, stats: Stats, *, place: str | None = None) -> None:
     """Fail ``turn`` with ``interrupted`` (``why``) where it would otherwise complete, with a
     note in ``stats``: the transcript stopped inside it (spec/importers.md section 1). A turn
     with no reply, or whose last reply calls a tool, fails ``interrupted`` anyway (the
     emitter's rule), and gets the note too: the cut is why it did not complete. A turn whose
-    failure the source recorded gets none."""
+    failure the source recorded gets none. ``place`` (where the text stops, as the note
+    names it: ``line 94``, ``samples/1_epoch_1.json line 1 column 1200``) leads the note in
+    place of the line the turn starts on, for a format whose lines are no turns' places."""
     if turn.failed is not None:
         return  # the source recorded how the turn ended
     replies = turn.replies
     if replies and not replies[-1].tool_uses():
         turn.failed = ("interrupted", why, replies[-1].ref)
-    stats.notes.append(
-        f"line {turn.ref.line}: the turn starting here is recorded as interrupted "
-        f"(turn_failed), not completed: {why}"
+    where = (
+        f"line {turn.ref.line}: the turn starting here"
+        if place is None
+        else (f"{place}: the turn open where the text stops")
     )
+    stats.notes.append(f"{where} is recorded as interrupted (turn_failed), not completed: {why}")

@@ -193,6 +193,8 @@ class Document:
     message: str = ""
     #: the message's first part: ``<what> stops at line L column C, ... (cut short)``
     stops: str = ""
+    #: the column (from 1, in characters) of ``line`` where the text stops
+    column: int = 0
 
 
 def read_document(data: bytes, what: str) -> Document:
@@ -228,4 +230,4 @@ def read_document(data: bytes, what: str) -> Document:
         raise NotJson(f"{stops}, and no whole value of it can be read", line)
     wline, wcol = line_col(text, max(cut.offset - 1, 0))
     message = f"{stops}: read to its last whole value, which ends at line {wline} column {wcol}"
-    return Document(cut.value, cut, line, message, stops)
+    return Document(cut.value, cut, line, message, stops, col)

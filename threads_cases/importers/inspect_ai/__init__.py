@@ -204,6 +204,19 @@ class InspectSource:
         self._end(turn)
         yield turn
 
+    def _cut_short(self, turn: Turn) -> None:
+        """The open turn of a sample its log stops inside: interrupted, the note naming where
+        the text stops (the ``.json`` log's line, or the member's line and column) and the
+        event dropped."""
+        ref, path = self.ref, self.open_path or []
+        stop = self.log.stops.get(ref.where) or self.log.stops.get("the log", "")
+        doc = ref.where if ref.where in self.log.stops else "the log"
+        why = f"{doc} stops at {stop.removeprefix(doc).strip()}" if stop else f"{doc} stops"
+        why += f", inside sample {ref.id} (epoch {ref.epoch})"
+        if len(path) > 1 and path[0] == "events" and isinstance(path[1], int):
+            why += f", in its event {path[1] + 1} (/events/{path[1]}), which is dropped"
+        cut_short(turn, why, self.stats, place=stop.partition(" column ")[0] or None)
+
     def _end(self, turn: Turn) -> None:
         """How the sample's last turn ends (module docstring)."""
         replies = turn.replies
@@ -213,7 +226,7 @@ class InspectSource:
         if turn.failed is not None:
             return
         if self.cut:
-            cut_short(turn, f"the log stops inside sample {self.ref.id}", self.stats)
+            self._cut_short(turn)
             return
         if isinstance(limit, dict) and isinstance(limit.get("type"), str):
             kind = limit["type"]

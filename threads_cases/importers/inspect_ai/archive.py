@@ -55,16 +55,26 @@ class LogFile:
 
     header: dict[str, Any]
     samples: list[SampleRef] = field(default_factory=list)
-    #: ``(line, message)`` per damage: the line of a ``.json`` log its text stops on (1 in
-    #: an archive, whose messages name the member and the line in it)
+    #: ``(line, message)`` per damage: the line its text stops on (of a ``.json`` log, or
+    #: of the member of an archive the message names; 1 for the archive's own damage)
     cut: list[tuple[int, str]] = field(default_factory=list)
+    #: where the text of each document cut short stops, by the ``where`` of its samples
+    #: (a member's name, or ``the log``): ``line L column C`` (of the ``.json`` log) or
+    #: ``<member> line L column C``
+    stops: dict[str, str] = field(default_factory=dict)
 
 
 def _loads(
-    data: bytes, where: str, cuts: list[tuple[int, str]], *, line_in_file: bool = False
+    data: bytes,
+    where: str,
+    cuts: list[tuple[int, str]],
+    stops: dict[str, str],
+    *,
+    line_in_file: bool = False,
 ) -> tuple[Any, list[str | int] | None]:
     """A JSON document, or the cut document closed (its open path), with a note in ``cuts``
-    naming the line and column where its text stops (:func:`..cutjson.read_document`)."""
+    naming the line and column where its text stops (:func:`..cutjson.read_document`), and
+    that place in ``stops`` (``where`` its key)."""
     try:
         read = read_document(data, where)
     except NotJson as exc:
@@ -72,7 +82,9 @@ def _loads(
     if read.cut is None:
         return read.value, None
     message = f"{read.message}; the event it stops inside is dropped"
-    cuts.append((read.line if line_in_file else 1, message))
+    cuts.append((read.line, message))
+    place = f"line {read.line} column {read.column}"
+    stops[where] = place if line_in_file else f"{where} {place}"
     return read.value, read.cut.open_path
 
 
@@ -137,24 +149,25 @@ def _archive(data: bytes, file: str, strict: bool) -> LogFile:
         members, stopped = _members_of_cut_zip(data)
         names = list(members)
         if stopped is not None:
-            cuts.append((1, f"the archive stops inside member {stopped}"))
+            cuts.append((1, f"the archive stops at byte {len(data)}, inside member {stopped}"))
         else:
             cuts.append((1, "the archive has no central directory: read from its local headers"))
     head = members.get("header.json") or members.get("_journal/start.json")
     header: Any = {}
+    stops: dict[str, str] = {}
     if head is not None:
         try:
-            header, _ = _loads(head, "header.json", cuts)
+            header, _ = _loads(head, "header.json", cuts, stops)
         except _Unreadable:
             header = {}
-    log = LogFile(header if isinstance(header, dict) else {}, cut=cuts)
+    log = LogFile(header if isinstance(header, dict) else {}, cut=cuts, stops=stops)
     for name in names:
         m = SAMPLE_MEMBER.match(name)
         if m is None:
             continue
 
         def load(name: str = name) -> tuple[Any, list[str | int] | None]:
-            return _loads(members[name], name, log.cut)
+            return _loads(members[name], name, log.cut, log.stops)
 
         log.samples.append(SampleRef(m.group(1), int(m.group(2)), name, load))
     return log
@@ -168,8 +181,9 @@ def read_log_file(path: Path, *, strict: bool) -> LogFile:
     if data[:4] == b"PK\x03\x04":
         return _archive(data, file, strict)
     cuts: list[tuple[int, str]] = []
+    stops: dict[str, str] = {}
     try:
-        doc, open_path = _loads(data, "the log", cuts, line_in_file=True)
+        doc, open_path = _loads(data, "the log", cuts, stops, line_in_file=True)
     except _Unreadable as exc:
         raise CaseError(
             "import_invalid", str(exc), file=file, line=exc.line, hint=INSPECT_HINT
@@ -184,7 +198,7 @@ def read_log_file(path: Path, *, strict: bool) -> LogFile:
             file=file,
             hint=INSPECT_HINT,
         )
-    log = LogFile({k: v for k, v in doc.items() if k != "samples"}, cut=cuts)
+    log = LogFile({k: v for k, v in doc.items() if k != "samples"}, cut=cuts, stops=stops)
     samples = doc.get("samples") or []
     for i, s in enumerate(samples):
         if not isinstance(s, dict):

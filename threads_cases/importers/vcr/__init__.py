@@ -6,7 +6,11 @@ or the OpenAI Responses API (:mod:`.apis`, by method and path) are read in order
 bodies reassembled (:mod:`.sse`), and built into turns (:mod:`.conversation`). Other
 interactions (token counts, file uploads, GETs) are skipped and counted by ``--verbose``.
 
-Damaged input is read leniently: an interaction whose request or response body is not JSON,
+A cassette cut short (the file stops inside an interaction: ``head -c N``, a gzip stream
+that stops) is read to its last whole interaction with a ``cut_record`` warning
+(:mod:`.cassette`, :mod:`.cut`); the one it stops in keeps its request when that is whole,
+with no reply, and ends its turn ``interrupted``. Damaged input is read leniently: an
+interaction whose request or response body is not JSON,
 or that has no response, is skipped with an ``import_skipped`` warning (reason
 ``invalid_line``) naming its line; ``strict`` refuses it (``import_invalid``). A file that
 is not a cassette, or a cassette holding no model call, is refused (``import_invalid``).
@@ -27,10 +31,12 @@ from ..common import (
     Ref,
     Stats,
     Turn,
+    cut_short,
     import_error,
     imported_agent,
     stats_for,
 )
+from ..cutjson import CUT_HINT
 from ..lenient import Note, loads_exact
 from .apis import (
     APIS,
@@ -97,7 +103,14 @@ class VcrSource:
         self.calls: list[tuple[Interaction, Request, Any]] = []
         #: the last retrieve (``GET .../responses/<id>``) of each Responses id
         self.polls: dict[str, Interaction] = {}
-        for it in read_cassette(self.path):
+        cassette = read_cassette(self.path)
+        #: where the cassette is cut short (None: it is whole)
+        self.cut = cassette.cut
+        if self.cut is not None:  # under --strict, the refusal
+            self.stats.warn(
+                self.cut.line, "import_repaired", "cut_record", self.cut.message, hint=CUT_HINT
+            )
+        for it in cassette.interactions:
             self._take(it)
         if not self.calls:
             raise import_error(
@@ -191,6 +204,8 @@ class VcrSource:
 
     def _answer(self, k: int, it: Interaction, req: Request) -> Answer:
         """The answer of model call ``k`` (its interaction ``it``, its request ``req``)."""
+        if it.cut:  # the cassette stops inside its response: nothing of the reply is read
+            return Answer(cut=True)
         if req.api == RESPONSES and it.status < 400:
             pending = _pending_id(it.parsed if it.parsed is not None else _json(it.text))
             if pending is not None:
@@ -280,4 +295,9 @@ class VcrSource:
             else:
                 yield from conv.answer(req, ans, ref)
             prev_body, prev_error = body, ans.error is not None
-        yield from conv.finish()
+        lost = self.cut is not None and self.cut.lost
+        for turn in conv.finish(cut=lost):
+            if lost and not (turn.replies and not turn.replies[-1].tool_uses()):
+                # the cassette stops after a reply whose calls no request answers: say why
+                cut_short(turn, "the cassette stops before a request answers its calls", self.stats)
+            yield turn

@@ -23,8 +23,13 @@ response's ``Date`` header.
 Each :class:`Interaction` carries the line of the file (of the decompressed text) where its
 ``- request:`` entry starts, so warnings and refusals name ``FILE:LINE``.
 
-Reason codes: ``io_error`` (the file cannot be read), ``import_invalid`` (not YAML, not a
-cassette: the message says what the file holds instead).
+A file cut short (``head -c N``, a gzip stream that stops) is read to its last whole
+interaction, the one the text stops in kept as its request alone when that is whole
+(:mod:`.cut`); YAML damaged in the middle stays a refusal naming the line and column.
+
+Reason codes: ``io_error`` (the file cannot be read), ``import_invalid`` (not YAML, damaged in
+the middle, cut before its first interaction ends, not a cassette: the message says what
+the file holds instead).
 """
 
 from __future__ import annotations
@@ -33,16 +38,19 @@ import contextlib
 import gzip
 import re
 import zlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from email.utils import parsedate_to_datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
 from ...core.errors import CaseError
 from ...core.files import MAX_LOG_BYTES, open_regular
 from ..common import import_error, parse_ts_ms
+
+if TYPE_CHECKING:  # .cut is imported on the cut path only: the whole file never pays for it
+    from .cut import CassetteCut
 
 try:
     _LOADER: Any = yaml.CSafeLoader
@@ -79,44 +87,36 @@ class Interaction:
     #: a response body a recorder kept as a YAML mapping (``parsed_body``), else None
     parsed: dict[str, Any] | None = None
     problems: list[str] = field(default_factory=list)
+    #: the cassette stops inside this interaction's response: its request is whole, its
+    #: response not recorded (:mod:`.cut`)
+    cut: bool = False
 
 
-def read_bytes(path: Path) -> bytes:
-    """The cassette's bytes, decompressed when the file is gzipped (``io_error`` when it
-    cannot be read, ``import_invalid`` when the gzip stream is damaged)."""
+def read_bytes(path: Path) -> tuple[bytes, str | None]:
+    """The cassette's bytes, decompressed when the file is gzipped, and, when its gzip
+    stream stops before its end, why (its text is what decompresses: :func:`.cut.gunzip_cut`);
+    ``io_error`` when it cannot be read, ``import_invalid`` when the gzip stream is damaged
+    in the middle."""
     with open_regular(path, code="io_error", limit=MAX_LOG_BYTES) as fh:
         data = fh.read()
     if data[:2] == b"\x1f\x8b":
         try:
-            return gzip.decompress(data)
+            return gzip.decompress(data), None
         except (OSError, EOFError, zlib.error) as exc:
+            first = exc
+        from .cut import gunzip_cut
+
+        try:
+            return gunzip_cut(data)
+        except zlib.error:
             raise import_error(
-                f"the gzipped cassette cannot be decompressed ({exc})",
+                f"the gzipped cassette cannot be decompressed ({first})",
                 file=str(path),
                 line=None,
                 kind=None,
                 hint=VCR_HINT,
             ) from None
-    return data
-
-
-def load_yaml(data: bytes, file: str) -> Any:
-    """The YAML document of a cassette (``import_invalid`` at the line of a YAML error)."""
-    try:
-        return yaml.load(data, Loader=_LOADER)  # CSafeLoader or SafeLoader: no tags run code
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        raise import_error(
-            f"not YAML: {exc.problem}",
-            file=file,
-            line=mark.line + 1 if mark is not None else None,
-            kind=None,
-            hint=VCR_HINT,
-        ) from None
-    except yaml.YAMLError as exc:
-        raise import_error(
-            f"not YAML: {exc}", file=file, line=None, kind=None, hint=VCR_HINT
-        ) from None
+    return data, None
 
 
 def _text(value: Any, encoding: str = "") -> str:
@@ -208,29 +208,94 @@ def is_cassette(doc: Any) -> bool:
     return isinstance(doc, dict) and isinstance(doc.get("interactions"), list)
 
 
-def read_cassette(path: Path) -> list[Interaction]:
-    """The interactions of the cassette at ``path`` (module docstring). Raises
-    ``import_invalid`` for a file that is not a cassette, ``io_error`` when unreadable."""
-    data = read_bytes(path)
-    doc = load_yaml(data, str(path))
+class Cassette:
+    """A cassette read: its ``interactions`` and, when the file is cut short, ``cut``
+    (:class:`.cut.CassetteCut`: where, and the warning's text)."""
+
+    __slots__ = ("cut", "interactions")
+
+    def __init__(self, interactions: list[Interaction], cut: CassetteCut | None = None) -> None:
+        self.interactions, self.cut = interactions, cut
+
+
+def _last_whole(doc: dict[str, Any]) -> bool:
+    """Whether the last entry of a cassette that reads has its response ``status`` code
+    (the last key vcrpy writes of an entry): the whole file's O(1) check (:mod:`.cut`)."""
+    entries = doc["interactions"]
+    raw = entries[-1] if entries else None
+    resp = raw.get("response") if isinstance(raw, dict) else None
+    status = resp.get("status") if isinstance(resp, dict) else None
+    code = status.get("code") if isinstance(status, dict) else status
+    return not entries or isinstance(code, int)
+
+
+def _refuse_shape(doc: Any, file: str) -> CaseError:
+    what = type(doc).__name__ if doc is not None else "nothing"
+    if isinstance(doc, dict):
+        what = f"a mapping without an `interactions` list (keys: {', '.join(map(str, doc))[:80]})"
+    return CaseError(
+        "import_invalid", f"not a VCR cassette: the YAML holds {what}", file=file, hint=VCR_HINT
+    )
+
+
+def _parse(data: bytes, starts: list[int], file: str, gz: bool) -> tuple[Any, CassetteCut | None]:
+    """The YAML document of a cassette and where it is cut (None: whole; :mod:`.cut`).
+    ``gz``: its gzip stream stops, so a text too short to be a cassette is cut short."""
+    try:
+        doc = yaml.load(data, Loader=_LOADER)  # CSafeLoader or SafeLoader: no tags run code
+    except yaml.YAMLError as exc:
+        if not isinstance(exc, yaml.MarkedYAMLError | yaml.reader.ReaderError):
+            raise import_error(
+                f"not YAML: {exc}", file=file, line=None, kind=None, hint=VCR_HINT
+            ) from None
+        from .cut import recover
+
+        return recover(data, starts, exc, file, VCR_HINT, _LOADER)
     if not is_cassette(doc):
-        what = type(doc).__name__ if doc is not None else "nothing"
-        if isinstance(doc, dict):
-            what = (
-                f"a mapping without an `interactions` list (keys: {', '.join(map(str, doc))[:80]})"
-            )
+        if gz:  # the gzip stream stops before a whole interaction
+            from .cut import nothing_whole, stop_place
+
+            raise nothing_whole(file, *stop_place(data))
+        raise _refuse_shape(doc, file)
+    if _last_whole(doc):
+        return doc, None
+    from .cut import partial_last
+
+    return doc, partial_last(data, doc, starts, file)
+
+
+def read_cassette(path: Path) -> Cassette:
+    """The interactions of the cassette at ``path`` (module docstring); a file cut short
+    read to its last whole interaction (:mod:`.cut`). Raises ``import_invalid`` for a file
+    that is not a cassette, ``io_error`` when unreadable."""
+    file = str(path)
+    data, gz_cut = read_bytes(path)
+    starts = [m.start() for m in _ENTRY.finditer(data)]
+    try:
+        doc, cut = _parse(data, starts, file, gz_cut is not None)
+    except CaseError as exc:
+        if gz_cut is None:
+            raise
         raise CaseError(
-            "import_invalid",
-            f"not a VCR cassette: the YAML holds {what}",
-            file=str(path),
-            hint=VCR_HINT,
-        )
+            exc.code, f"{gz_cut}; {exc.message}", file=file, line=exc.location.line, hint=exc.hint
+        ) from None
+    if gz_cut is not None:  # what is lost after the text is not known: ``lost``
+        from .cut import CassetteCut
+
+        if cut is None:
+            cut = CassetteCut(data.count(b"\n") + 1, "every interaction it holds is whole")
+        cut = replace(cut, message=f"{gz_cut}; {cut.message}", lost=True)
     lines, line, pos = [], 1, 0
-    for m in _ENTRY.finditer(data):  # counted on from the entry before: linear in the file
-        line += data.count(b"\n", pos, m.start())
-        pos = m.start()
+    for start in starts:  # counted on from the entry before: linear in the file
+        line += data.count(b"\n", pos, start)
+        pos = start
         lines.append(line)
     entries = doc["interactions"]
-    if len(lines) != len(entries):  # written by another YAML emitter: name the entries only
-        lines = [0] * len(entries)
-    return [_interaction(k, lines[k], raw) for k, raw in enumerate(entries)]
+    if cut is not None and cut.request is not None:
+        entries = [*entries, {"request": cut.request}]
+    if len(lines) < len(entries) or (cut is None and len(lines) != len(entries)):
+        lines = [0] * len(entries)  # written by another YAML emitter: name the entries only
+    out = [_interaction(k, lines[k], raw) for k, raw in enumerate(entries)]
+    if cut is not None and cut.request is not None:
+        out[-1].cut, out[-1].problems = True, []
+    return Cassette(out, cut)

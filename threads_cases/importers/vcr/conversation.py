@@ -337,7 +337,12 @@ class Conversation:
         self.forced = [(r, n) for r, n in self.forced if id(r) not in mine]
         return turn
 
-    def finish(self) -> Iterator[Turn]:
+    def finish(self, *, cut: bool = False) -> Iterator[Turn]:
+        """The turn still open at the end of the cassette. ``cut``: the cassette stops
+        after it (cut short), so a forced call no request answers may have been answered
+        in what is lost: it stays a call, never taken for the answer."""
         if self.turn is not None:
+            if cut:
+                self.forced = []
             yield self._close(self.turn)
             self.turn = None

@@ -31,20 +31,29 @@ from ..lenient import Note, loads_exact, long_integer_in
 from .apis import _FINISH, ANTHROPIC, CHAT, Answer, _dict, answer_of, chat_usage, error_message
 
 
-def events(text: str) -> list[tuple[str, Any]]:
+def events(text: str, notes: list[Note] | None = None) -> list[tuple[str, Any]]:
     """The ``(event name, data)`` pairs of an SSE body; data that is not JSON is kept as
-    text (``[DONE]``)."""
+    text (``[DONE]``). With ``notes``, each event whose data is whole (a blank line ends it)
+    but neither JSON nor ``[DONE]`` is damaged, not cut: dropped with an ``import_skipped``
+    note (reason ``invalid_line``) naming the event (from 1); the body's last event, when
+    no blank line ends it, is where the stream was cut and is kept as its text."""
     out: list[tuple[str, Any]] = []
-    name, data = "", list[str]()
+    name, data, seen = "", list[str](), 0
     loads = loads_exact if long_integer_in(text) else orjson.loads  # one scan of the body
-    for line in [*text.splitlines(), ""]:
+    line: str | None
+    for line in [*text.splitlines(), None]:  # None: the body ends (no blank line there)
         if not line:
             if data:
+                seen += 1
                 raw = "\n".join(data)
                 try:
                     value: Any = loads(raw)
                 except orjson.JSONDecodeError:
                     value = raw
+                    if notes is not None and line is not None and raw != "[DONE]":
+                        _damaged(seen, name or "message", raw, notes)
+                        name, data = "", list[str]()
+                        continue
                 out.append((name or "message", value))
             name, data = "", list[str]()
         elif line.startswith("event:"):
@@ -52,6 +61,18 @@ def events(text: str) -> list[tuple[str, Any]]:
         elif line.startswith("data:"):
             data.append(line[5:].lstrip(" "))
     return out
+
+
+def _damaged(k: int, name: str, raw: str, notes: list[Note]) -> None:
+    shown = raw if len(raw) <= 40 else f"{raw[:40]}..."
+    notes.append(
+        Note(
+            "import_skipped",
+            "invalid_line",
+            f"streamed event {k} ({name}) is whole but its data is not JSON ({shown!r}): "
+            "skipped, the events after it read",
+        )
+    )
 
 
 def is_stream(text: str, content_type: str) -> bool:
@@ -200,7 +221,7 @@ def _responses(evs: list[tuple[str, Any]], notes: list[Note]) -> Answer:
 
 def stream_answer(api: str, text: str, notes: list[Note]) -> Answer:
     """The :class:`Answer` of a streamed body of ``api`` (module docstring)."""
-    evs = events(text)
+    evs = events(text, notes)
     if api == ANTHROPIC:
         return _anthropic(evs, notes)
     if api == CHAT:
