@@ -151,6 +151,22 @@ class _ByType(dict[str, Any]):
 
 
 @cache
+def _event_document() -> dict[str, Any]:
+    """``schemas/event.schema.json`` alone (read once with orjson): the event validators need
+    no other document (it has no ``$ref`` to another file; tests/test_import_fast_paths.py), so
+    a process that checks events reads one file, not every shipped one."""
+    doc: dict[str, Any] = orjson.loads((schemas_dir() / "event.schema.json").read_bytes())
+    return doc
+
+
+@cache
+def _event_registry() -> Any:
+    """A jsonschema-rs registry of :func:`_event_document` alone."""
+    doc = _event_document()
+    return jsonschema_rs.Registry([(doc["$id"], doc)])
+
+
+@cache
 def compiled_event_validators() -> tuple[dict[str, Any], Any]:
     """One jsonschema-rs validator per event type of section 3.3 of spec/thread-log.md for a
     canonical envelope, ``({type: validator}, extension)``: each holds the envelope schema, the
@@ -161,7 +177,7 @@ def compiled_event_validators() -> tuple[dict[str, Any], Any]:
     valid here exactly when :func:`fast_validator` of that definition and
     :func:`~threads_cases.core.timestamps.check_ts` accept it. Each validator is compiled on
     first use: look a type up with ``[type]`` (``KeyError`` for a type of no section)."""
-    defs = _documents()["event.schema.json"]["$defs"]
+    defs = _event_document()["$defs"]
 
     def compiled(etype: Any, data: dict[str, Any] | None) -> Any:
         # the envelope's own schema object with ts's pattern the whole rule, and for a type
@@ -172,7 +188,7 @@ def compiled_event_validators() -> tuple[dict[str, Any], Any]:
         if data is not None:
             props["type"] = {"const": etype}
             props["data"] = {**props["data"], **data}  # both apply (2020-12)
-        return jsonschema_rs.validator_for(schema, registry=_rs_registry())
+        return jsonschema_rs.validator_for(schema, registry=_event_registry())
 
     refs = {}
     for part in defs["event.threads-py"]["allOf"]:

@@ -283,19 +283,25 @@ def _write(
     """Write ``events`` (with their canonical lines) to ``fh`` in ``dialect``, in batches,
     counting events, turns and bytes. The canonical dialect reuses the checked bytes."""
     batch: list[bytes] = []
+    add = batch.append
     canonical = dialect == CANONICAL
+    events_n = turns = written = 0  # counted here, into the report once at the end
     for ev, line in events:
-        batch.append(line if canonical else encode_log([cast(Event, ev)], dialect=dialect)[:-1])
-        report.events += 1
+        add(line if canonical else encode_log([cast(Event, ev)], dialect=dialect)[:-1])
         if ev["type"] == "user_message":  # the turns `threads-cases turns` lists and numbers
-            report.turns += 1
+            turns += 1
         if len(batch) >= flush_every:
-            batch.append(b"")  # the last line's newline, without copying the batch again
-            report.bytes += fh.write(b"\n".join(batch))
-            batch = []
+            events_n += len(batch)
+            add(b"")  # the last line's newline, without copying the batch again
+            written += fh.write(b"\n".join(batch))
+            batch.clear()
     if batch:
-        batch.append(b"")
-        report.bytes += fh.write(b"\n".join(batch))
+        events_n += len(batch)
+        add(b"")
+        written += fh.write(b"\n".join(batch))
+    report.events += events_n
+    report.turns += turns
+    report.bytes += written
 
 
 def import_to_file(

@@ -289,6 +289,10 @@ class ClaudeCodeSource(TranscriptSource):
                 held[idx] = None  # pass 2 never maps it: not held
                 continue
             t = obj.get("type")
+            # the copy of a tool's output Claude Code writes beside its tool_result (often a
+            # third of the file): never mapped, so freed now, while its memory is warm, rather
+            # than held for pass 2 (it is not part of what tells a copied line either)
+            obj.pop("toolUseResult", None)
             known += t in LINE_TYPES
             side = bool(obj.get("isSidechain"))
             self._take(idx, obj, t, side)

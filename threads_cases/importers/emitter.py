@@ -67,15 +67,25 @@ TS_FORM = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}\.[0
 def usage_of(raw: Any) -> dict[str, Any]:
     """A usage object: ``input_tokens`` and ``output_tokens`` (0 when missing) plus the other
     integer counts of ``raw`` (cache tokens...); everything else is dropped."""
+    return usage_kept(raw)[0]
+
+
+def usage_kept(raw: Any) -> tuple[dict[str, Any], bool]:
+    """:func:`usage_of` of ``raw`` and whether it kept every value of ``raw`` (then
+    :func:`~.common.usage_problems` finds none: each value is a count)."""
     out: dict[str, Any] = {"input_tokens": 0, "output_tokens": 0}
-    if isinstance(raw, dict):
-        for k, v in raw.items():
-            # an exact int first (the usual count): a bool is an int too, never a count
-            if (type(v) is int or (isinstance(v, int) and not isinstance(v, bool))) and (
-                0 <= v <= MAX_SAFE_INTEGER
-            ):
+    if not isinstance(raw, dict):
+        return out, False
+    every = True
+    for k, v in raw.items():
+        if type(v) is int:  # the usual count
+            if 0 <= v <= MAX_SAFE_INTEGER:
                 out[k] = v
-    return out
+                continue
+        elif isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_SAFE_INTEGER:
+            out[k] = v  # kept (a bool is an int too, never a count); usage_problems decides
+        every = False
+    return out, every
 
 
 def blocks_certain(blocks: Any) -> bool:
@@ -153,8 +163,9 @@ class Emitter:
         self.reducer = Reducer(copy_data=False)
         self.hasher = RequestHasher(agent["model"], agent["system"], agent["tools"])
         self._checker = LogChecker(unique_ids=False)  # _event_id makes the ids unique
-        #: {type: one validator of the whole event}, compiled on first use (core.schemas)
-        self._by_type = compiled_event_validators()[0]
+        #: {type: one validator of the whole event}, compiled on first use (core.schemas),
+        #: and the one of an ``x_`` type (the envelope: no section of the event schema applies)
+        self._by_type, self._extension = compiled_event_validators()
         #: whether the current ts text (``_ts_text``) keeps the schema's ts pattern
         self._ts_checked = False
         #: the canonical bytes (JCS, no newline) of the last event emitted
@@ -186,11 +197,11 @@ class Emitter:
         if ref.ts is not None and ref.ts > self.last_ms:
             self.last_ms = ref.ts
         if self._ts_text[0] != self.last_ms:  # events of one source line share their time
-            text = format_ts(self.last_ms)
-            self._ts_text = (self.last_ms, text)
-            # the schema's whole rule for this ts (an event that carries it is then checked
-            # only when its data needs it)
-            self._ts_checked = TS_FORM.fullmatch(text) is not None
+            # format_ts writes a real date of years 0001-9999 in TS_FORM's layout, or raises
+            # (tests/test_import_fast_paths.py): the schema's whole rule for this ts, so an
+            # event that carries it is checked only when its data needs it
+            self._ts_text = (self.last_ms, format_ts(self.last_ms))
+            self._ts_checked = True
         return self._ts_text[1]
 
     def _emit(
@@ -268,11 +279,14 @@ class Emitter:
         return ev
 
     def _compiled(self, etype: str) -> Any:
-        """The validator of ``etype``, compiled now; None for a type of no section (``x_``)."""
+        """The validator of ``etype``, compiled now; for a type of no section (``x_``), the
+        envelope's (the event schema holds nothing more for it: the same answer, without
+        compiling the whole event schema; a type that is not ``x_`` fails it, and
+        ``check_schema`` words the refusal)."""
         try:
             return self._by_type[etype]
         except KeyError:
-            return None
+            return self._extension
 
     # ------------------------------------------------------------------ items
     def start(self) -> Iterator[dict[str, Any]]:
@@ -347,8 +361,8 @@ class Emitter:
             data_plain=True,  # strings under ASCII keys
             fixed=True,  # the model of the checked thread_started, a hex digest
         )
-        u = usage_of(item.usage)
-        if self.stats is not None:
+        u, every = usage_kept(item.usage)
+        if self.stats is not None and not every:  # every value a count: nothing to warn of
             warn_usage(item.usage, item.ref.line, self.stats)
         stop = stop_reason_of(item, uses)
         blocks = item.blocks
